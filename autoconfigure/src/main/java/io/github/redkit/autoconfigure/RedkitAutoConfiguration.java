@@ -1,0 +1,46 @@
+package io.github.redkit.autoconfigure;
+
+import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * The core every Redkit capability builds on: the keyspace, the script runner and the
+ * SpEL key evaluator. Backs off when there is no {@link RedisConnectionFactory}.
+ */
+@AutoConfiguration(afterName = RedkitAutoConfiguration.DATA_REDIS_AUTO_CONFIGURATION)
+@ConditionalOnClass(RedisConnectionFactory.class)
+@ConditionalOnBean(RedisConnectionFactory.class)
+@EnableConfigurationProperties(RedkitProperties.class)
+public final class RedkitAutoConfiguration {
+
+	static final String DATA_REDIS_AUTO_CONFIGURATION = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration";
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisKeyspace redkitKeyspace(RedkitProperties properties) {
+		return new RedisKeyspace(properties.getKeyPrefix());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisScriptRunner redkitScriptRunner(RedisConnectionFactory connectionFactory) {
+		return new RedisScriptRunner(connectionFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	KeyExpressionEvaluator redkitKeyExpressionEvaluator(BeanFactory beanFactory) {
+		return new KeyExpressionEvaluator(beanFactory);
+	}
+
+}

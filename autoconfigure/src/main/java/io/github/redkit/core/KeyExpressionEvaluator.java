@@ -1,0 +1,109 @@
+package io.github.redkit.core;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.CachedExpressionEvaluator;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ExpressionException;
+
+/**
+ * Evaluates the SpEL key expressions of Redkit's annotations: method arguments by name
+ * ({@code #userId}) or position ({@code #p0}), {@code #root.method},
+ * {@code #root.target}, {@code #root.args}, and beans ({@code @tenants.current()}).
+ * Expressions are parsed once per method and cached. A key must not be null or empty:
+ * that is an error, never a key named "null".
+ */
+public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
+
+	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
+
+	private final BeanFactoryResolver beanResolver;
+
+	/**
+	 * Creates an evaluator.
+	 * @param beanFactory resolves {@code @beanName} references, may be {@code null}
+	 */
+	public KeyExpressionEvaluator(BeanFactory beanFactory) {
+		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+	}
+
+	/**
+	 * Evaluates a key expression for one invocation.
+	 * @param expression the SpEL expression
+	 * @param method the invoked method
+	 * @param target the target object
+	 * @param args the arguments
+	 * @return the key, never null or empty
+	 * @throws KeyExpressionException when the expression is invalid, fails, or yields
+	 * null or an empty string
+	 */
+	public String evaluate(String expression, Method method, Object target, Object[] args) {
+		Class<?> targetClass = AopUtils.getTargetClass(target);
+		Method specificMethod = AopUtils.getMostSpecificMethod(method, targetClass);
+		Object value;
+		try {
+			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(specificMethod, targetClass),
+					expression);
+			MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
+					new KeyExpressionRoot(specificMethod, target, args), specificMethod, args,
+					getParameterNameDiscoverer());
+			if (this.beanResolver != null) {
+				context.setBeanResolver(this.beanResolver);
+			}
+			value = parsed.getValue(context);
+		}
+		catch (ExpressionException ex) {
+			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(specificMethod)
+					+ " failed: " + ex.getMessage(), ex);
+		}
+		if (value == null) {
+			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(specificMethod)
+					+ " evaluated to null; a key needs a value (check the argument names, compile with -parameters)");
+		}
+		String key = value.toString();
+		if (key.isEmpty()) {
+			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(specificMethod)
+					+ " evaluated to an empty key");
+		}
+		return key;
+	}
+
+	private static String describe(Method method) {
+		return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
+	}
+
+	/**
+	 * The root object of a key expression.
+	 *
+	 * @param method the invoked method
+	 * @param target the target object
+	 * @param args the arguments
+	 */
+	public record KeyExpressionRoot(Method method, Object target, Object[] args) {
+
+		/**
+		 * The invoked method's name.
+		 * @return the name
+		 */
+		public String methodName() {
+			return this.method.getName();
+		}
+
+		/**
+		 * The target's class.
+		 * @return the class
+		 */
+		public Class<?> targetClass() {
+			return AopUtils.getTargetClass(this.target);
+		}
+
+	}
+
+}

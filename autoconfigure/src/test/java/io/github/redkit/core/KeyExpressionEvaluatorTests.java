@@ -1,0 +1,87 @@
+package io.github.redkit.core;
+
+import java.lang.reflect.Method;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.util.ReflectionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class KeyExpressionEvaluatorTests {
+
+	private final DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+
+	private final KeyExpressionEvaluator evaluator = new KeyExpressionEvaluator(this.beanFactory);
+
+	private final Service service = new Service();
+
+	private final Method charge = ReflectionUtils.findMethod(Service.class, "charge", String.class, int.class);
+
+	@Test
+	void argumentsByNameAndPosition() {
+		Object[] args = { "u1", 5 };
+		assertThat(this.evaluator.evaluate("'user:' + #userId", this.charge, this.service, args)).isEqualTo("user:u1");
+		assertThat(this.evaluator.evaluate("#p1", this.charge, this.service, args)).isEqualTo("5");
+	}
+
+	@Test
+	void rootMethodTargetAndArgs() {
+		Object[] args = { "u1", 5 };
+		assertThat(this.evaluator.evaluate("#root.methodName", this.charge, this.service, args)).isEqualTo("charge");
+		assertThat(this.evaluator.evaluate("#root.target.name", this.charge, this.service, args)).isEqualTo("svc");
+		assertThat(this.evaluator.evaluate("#root.args[0]", this.charge, this.service, args)).isEqualTo("u1");
+	}
+
+	@Test
+	void beansByName() {
+		this.beanFactory.registerSingleton("tenants", new Tenants());
+		assertThat(this.evaluator.evaluate("@tenants.current()", this.charge, this.service, new Object[] { "u", 1 }))
+			.isEqualTo("acme");
+	}
+
+	@Test
+	void nullIsAClearErrorNotAKeyNamedNull() {
+		assertThatExceptionOfType(KeyExpressionException.class)
+			.isThrownBy(() -> this.evaluator.evaluate("#userId", this.charge, this.service, new Object[] { null, 1 }))
+			.withMessageContaining("'#userId'")
+			.withMessageContaining("Service.charge()")
+			.withMessageContaining("null");
+	}
+
+	@Test
+	void emptyIsAClearError() {
+		assertThatExceptionOfType(KeyExpressionException.class)
+			.isThrownBy(() -> this.evaluator.evaluate("#userId", this.charge, this.service, new Object[] { "", 1 }))
+			.withMessageContaining("empty");
+	}
+
+	@Test
+	void invalidExpressionIsAClearError() {
+		assertThatExceptionOfType(KeyExpressionException.class)
+			.isThrownBy(() -> this.evaluator.evaluate("#userId +", this.charge, this.service, new Object[] { "u", 1 }))
+			.withMessageContaining("'#userId +'");
+	}
+
+	static class Service {
+
+		public String getName() {
+			return "svc";
+		}
+
+		void charge(String userId, int amount) {
+		}
+
+	}
+
+	static class Tenants {
+
+		public String current() {
+			return "acme";
+		}
+
+	}
+
+}

@@ -1,0 +1,71 @@
+package io.github.redkit.core;
+
+import java.util.List;
+
+import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+@ParameterizedClass
+@EnumSource(RedisTopology.class)
+class RedisScriptRunnerTests {
+
+	private static final LuaScript<Long> TIME_AND_KEYS = LuaScript.load("test_time_and_keys", Long.class);
+
+	private static final LuaScript<Long> FAILING = LuaScript.load("test_failing", Long.class);
+
+	@Parameter
+	RedisTopology topology;
+
+	private RedisServer redis;
+
+	private RedisScriptRunner runner;
+
+	private final RedisKeyspace keyspace = new RedisKeyspace("redkit-test");
+
+	@BeforeEach
+	void connect() {
+		this.redis = this.topology.server();
+		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
+	}
+
+	@Test
+	void runsAScriptInOneRoundTripOnKeysThatShareATag() {
+		List<String> keys = List.of(this.keyspace.key("test").tag("user:1").part("a").build(),
+				this.keyspace.key("test").tag("user:1").part("b").build());
+		this.runner.execute(TIME_AND_KEYS, keys, "warm-up");
+		CommandStats before = this.redis.commandStats();
+		Long redisMillis = this.runner.execute(TIME_AND_KEYS, keys, "v");
+		CommandStats used = this.redis.commandStats().since(before);
+		assertThat(used.calls("evalsha")).isEqualTo(1);
+		assertThat(used.total() - used.calls("set") - used.calls("time")).isEqualTo(1);
+		assertThat(redisMillis).isCloseTo(System.currentTimeMillis(), org.assertj.core.data.Offset.offset(60_000L));
+		assertThat(this.runner.template().opsForValue().get(keys.get(1))).isEqualTo("v");
+		assertThat(this.runner.template().getExpire(keys.get(0))).isPositive();
+	}
+
+	@Test
+	void aFailingScriptIsNamedInTheError() {
+		assertThatExceptionOfType(RedkitScriptException.class)
+			.isThrownBy(() -> this.runner.execute(FAILING, List.of(this.keyspace.key("test").tag("x").build())))
+			.withMessageContaining("'test_failing'")
+			.withMessageContaining("broken on purpose")
+			.satisfies((ex) -> assertThat(ex.getScriptName()).isEqualTo("test_failing"));
+	}
+
+	@Test
+	void aMissingScriptIsAClearError() {
+		assertThatIllegalStateException().isThrownBy(() -> LuaScript.load("no_such_script", Long.class))
+			.withMessageContaining("no_such_script");
+	}
+
+}

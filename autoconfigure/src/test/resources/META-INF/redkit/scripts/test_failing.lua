@@ -1,0 +1,2 @@
+-- Test script: always fails.
+return redis.error_reply('ERR broken on purpose')

@@ -1,0 +1,79 @@
+package io.github.redkit.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * Runs Redkit side by side with its peers against one local Redis it starts, and prints
+ * one Markdown table.
+ * <p>
+ * Usage: {@code java -jar benchmarks/target/redkit-benchmarks.jar [suite ...]
+ * [--threads=1,16] [--warmup=2s] [--duration=5s]}; suites: {@code all} (default) or any
+ * of {@link #SUITES}.
+ */
+public final class BenchmarkMain {
+
+	static final Map<String, Supplier<Suite>> SUITES = new LinkedHashMap<>();
+
+	static {
+		SUITES.put("baseline", ClientBaselineSuite::create);
+	}
+
+	private BenchmarkMain() {
+	}
+
+	public static void main(String[] args) {
+		List<String> names = new ArrayList<>();
+		List<Integer> threads = List.of(1, 16);
+		Duration warmup = Duration.ofSeconds(2);
+		Duration duration = Duration.ofSeconds(5);
+		for (String arg : args) {
+			if (arg.startsWith("--threads=")) {
+				threads = Arrays.stream(arg.substring(10).split(",")).map(Integer::valueOf).toList();
+			}
+			else if (arg.startsWith("--warmup=")) {
+				warmup = DurationStyle.detectAndParse(arg.substring(9));
+			}
+			else if (arg.startsWith("--duration=")) {
+				duration = DurationStyle.detectAndParse(arg.substring(11));
+			}
+			else if (arg.equals("all")) {
+				names.addAll(SUITES.keySet());
+			}
+			else if (SUITES.containsKey(arg)) {
+				names.add(arg);
+			}
+			else {
+				throw new IllegalArgumentException("Unknown argument '" + arg + "'; suites: " + SUITES.keySet());
+			}
+		}
+		if (names.isEmpty()) {
+			names.addAll(SUITES.keySet());
+		}
+		try (RedisServer redis = RedisServers.startStandalone()) {
+			System.out.printf("Redis %s (%s), %d cores, Java %s%n", redis.version(), redis.description(),
+					Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+			BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration);
+			List<Result> results = new ArrayList<>();
+			for (String name : names) {
+				Suite suite = SUITES.get(name).get();
+				System.out.println("== " + suite.capability());
+				results.addAll(runner.run(suite, threads));
+			}
+			System.out.println();
+			System.out.println(ResultTable.markdown(results));
+		}
+		System.exit(0);
+	}
+
+}

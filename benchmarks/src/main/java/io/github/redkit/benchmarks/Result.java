@@ -1,0 +1,24 @@
+package io.github.redkit.benchmarks;
+
+/**
+ * The measurement of one contender at one thread count.
+ *
+ * @param capability the capability
+ * @param contender the contender's name
+ * @param threads the number of threads
+ * @param opsPerSecond operations per second
+ * @param p50Micros median latency in microseconds
+ * @param p99Micros 99th percentile latency in microseconds
+ * @param commandsPerOp commands Redis ran per operation, those inside scripts included
+ * @param roundTripsPerOp commands the client sent per operation
+ * @param ratio throughput relative to the suite's reference at the same thread count
+ */
+public record Result(String capability, String contender, int threads, double opsPerSecond, double p50Micros,
+		double p99Micros, double commandsPerOp, double roundTripsPerOp, double ratio) {
+
+	Result withRatio(double ratio) {
+		return new Result(this.capability, this.contender, this.threads, this.opsPerSecond, this.p50Micros,
+				this.p99Micros, this.commandsPerOp, this.roundTripsPerOp, ratio);
+	}
+
+}

@@ -1,0 +1,17 @@
+package io.github.redkit.benchmarks;
+
+import java.util.List;
+import java.util.function.Function;
+
+import io.github.redkit.test.RedisServer;
+
+/**
+ * The contenders of one capability; the first one is the reference the others are
+ * compared with.
+ *
+ * @param capability the capability, e.g. {@code rate limit}
+ * @param contenders factories of the contenders, given the Redis to use
+ */
+public record Suite(String capability, List<Function<RedisServer, Contender>> contenders) {
+
+}

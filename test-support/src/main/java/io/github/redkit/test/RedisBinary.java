@@ -1,0 +1,117 @@
+package io.github.redkit.test;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+
+/**
+ * Finds a {@code redis-server} executable: the one named by {@code REDKIT_REDIS_SERVER}
+ * (a path, or {@code embedded}), else the one on the {@code PATH}, else the binary
+ * shipped in the {@code com.github.codemonstur:embedded-redis} artifact (Redis 6.2).
+ */
+public final class RedisBinary {
+
+	private static final String EMBEDDED_MARKER_CLASS = "redis.embedded.RedisServer";
+
+	private RedisBinary() {
+	}
+
+	/**
+	 * Returns the path of a runnable {@code redis-server}.
+	 * @return the executable
+	 * @throws IllegalStateException when none can be found
+	 */
+	public static Path locate() {
+		String configured = System.getenv("REDKIT_REDIS_SERVER");
+		if ("embedded".equals(configured)) {
+			return embedded().orElseThrow(() -> new IllegalStateException(
+					"REDKIT_REDIS_SERVER=embedded, but embedded-redis has no binary for this platform"));
+		}
+		if (configured != null && !configured.isBlank()) {
+			return Path.of(configured);
+		}
+		return onPath().or(RedisBinary::embedded)
+			.orElseThrow(() -> new IllegalStateException("No redis-server found: install one (e.g. "
+					+ "'apt-get install -y redis-server'), set REDKIT_REDIS_SERVER, or put "
+					+ "com.github.codemonstur:embedded-redis on the classpath"));
+	}
+
+	/**
+	 * Returns the binary shipped in the embedded-redis artifact, extracted to a temporary
+	 * directory.
+	 * @return the executable, if the artifact is present and has one for this platform
+	 */
+	public static Optional<Path> embedded() {
+		try {
+			Class<?> marker = Class.forName(EMBEDDED_MARKER_CLASS, false, RedisBinary.class.getClassLoader());
+			File jar = new File(marker.getProtectionDomain().getCodeSource().getLocation().toURI());
+			try (JarFile file = new JarFile(jar)) {
+				return file.stream()
+					.filter((entry) -> matchesPlatform(entry.getName()))
+					.findFirst()
+					.map((entry) -> extract(file, entry));
+			}
+		}
+		catch (ClassNotFoundException | URISyntaxException ex) {
+			return Optional.empty();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static Optional<Path> onPath() {
+		String path = System.getenv("PATH");
+		if (path == null) {
+			return Optional.empty();
+		}
+		for (String dir : path.split(File.pathSeparator)) {
+			Path candidate = Path.of(dir, "redis-server");
+			if (Files.isExecutable(candidate)) {
+				return Optional.of(candidate);
+			}
+		}
+		return Optional.empty();
+	}
+
+	private static boolean matchesPlatform(String name) {
+		if (!name.startsWith("redis-server-") || name.contains("/")) {
+			return false;
+		}
+		String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
+		String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
+		String wantedOs = os.contains("mac") ? "darwin" : (os.contains("win") ? "windows" : "linux");
+		String wantedArch = (arch.contains("aarch64") || arch.contains("arm64")) ? "arm64"
+				: (arch.contains("64") ? "amd64" : "386");
+		return name.contains(wantedOs) && name.contains(wantedArch);
+	}
+
+	private static Path extract(JarFile jar, JarEntry entry) {
+		Path target = Path.of(System.getProperty("java.io.tmpdir"), "redkit-redis", entry.getName());
+		try {
+			if (!Files.exists(target) || Files.size(target) != entry.getSize()) {
+				Files.createDirectories(target.getParent());
+				Path partial = Files.createTempFile(target.getParent(), entry.getName(), ".part");
+				try (InputStream in = jar.getInputStream(entry)) {
+					Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
+				}
+				Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+			}
+			target.toFile().setExecutable(true);
+			return target;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot extract " + entry.getName(), ex);
+		}
+	}
+
+}

@@ -1,0 +1,126 @@
+package io.github.redkit.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One {@code redis-server} process on the loopback interface, without persistence.
+ */
+final class RedisProcess {
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
+
+	private final Path binary;
+
+	private final Path directory;
+
+	private final int port;
+
+	private final List<String> extraArgs;
+
+	private Process process;
+
+	RedisProcess(Path binary, Path directory, int port, List<String> extraArgs) {
+		this.binary = binary;
+		this.directory = directory;
+		this.port = port;
+		this.extraArgs = extraArgs;
+	}
+
+	int port() {
+		return this.port;
+	}
+
+	synchronized void start() {
+		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--port", String.valueOf(this.port),
+				"--bind", RedisServer.HOST, "--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir",
+				this.directory.toString()));
+		command.addAll(this.extraArgs);
+		try {
+			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(this.directory.resolve("redis-" + this.port + ".log").toFile())
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot start " + this.binary, ex);
+		}
+		awaitPong();
+	}
+
+	private void awaitPong() {
+		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+		RuntimeException last = null;
+		while (System.nanoTime() < deadline) {
+			if (!this.process.isAlive()) {
+				throw new IllegalStateException("redis-server exited with " + this.process.exitValue() + "; see "
+						+ this.directory.resolve("redis-" + this.port + ".log"));
+			}
+			try (RespClient client = RespClient.connect(RedisServer.HOST, this.port, Duration.ofSeconds(1))) {
+				if ("PONG".equals(client.call("PING"))) {
+					return;
+				}
+			}
+			catch (RuntimeException ex) {
+				last = ex;
+			}
+			sleep(20);
+		}
+		throw new IllegalStateException("redis-server on port " + this.port + " did not answer within " + START_TIMEOUT,
+				last);
+	}
+
+	synchronized void stop() {
+		if (this.process == null) {
+			return;
+		}
+		signal("CONT");
+		try (RespClient client = RespClient.connect(RedisServer.HOST, this.port, Duration.ofSeconds(1))) {
+			client.call("SHUTDOWN", "NOSAVE");
+		}
+		catch (RuntimeException ex) {
+			// SHUTDOWN closes the connection without a reply; a dead server needs no
+			// shutdown
+		}
+		try {
+			if (!this.process.waitFor(5, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.process = null;
+	}
+
+	synchronized void signal(String signal) {
+		if (this.process == null || !this.process.isAlive()) {
+			return;
+		}
+		try {
+			new ProcessBuilder("kill", "-" + signal, String.valueOf(this.process.pid())).start()
+				.waitFor(5, TimeUnit.SECONDS);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

@@ -1,0 +1,101 @@
+package io.github.redkit.test;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class RedisServersTests {
+
+	@Test
+	void standaloneAnswersAndReportsItsVersion() {
+		RedisServer redis = RedisServers.standalone();
+		try (RespClient client = redis.client(redis.port())) {
+			assertThat(client.call("PING")).isEqualTo("PONG");
+		}
+		assertThat(redis.version()).matches("\\d+\\.\\d+\\.\\d+");
+		assertThat(redis.springProperties()).contains("spring.data.redis.port=" + redis.port());
+	}
+
+	@Test
+	void clusterServesKeysOfEverySlotThroughSpringDataRedis() {
+		RedisServer redis = RedisServers.cluster();
+		assertThat(redis.isCluster()).isTrue();
+		assertThat(redis.ports()).hasSize(3);
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		try {
+			StringRedisTemplate template = new StringRedisTemplate(factory);
+			IntStream.range(0, 100).forEach((i) -> template.opsForValue().set("servers-test:" + i, "v" + i));
+			assertThat(template.opsForValue().get("servers-test:42")).isEqualTo("v42");
+			long keysOnNodes = redis.callOnEveryNode("DBSIZE")
+				.stream()
+				.mapToLong((n) -> (Long) n)
+				.filter((n) -> n > 0)
+				.count();
+			assertThat(keysOnNodes).as("keys spread over every master").isEqualTo(3);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void commandStatsCountCommandsBetweenSnapshots() {
+		RedisServer redis = RedisServers.standalone();
+		try (RespClient client = redis.client(redis.port())) {
+			CommandStats before = redis.commandStats();
+			client.call("SET", "stats-test", "1");
+			client.call("INCR", "stats-test");
+			client.call("INCR", "stats-test");
+			CommandStats used = redis.commandStats().since(before);
+			assertThat(used.calls("incr")).isEqualTo(2);
+			assertThat(used.calls("set")).isEqualTo(1);
+			assertThat(used.total()).isEqualTo(3);
+		}
+	}
+
+	@Test
+	void commandLogTellsClientCommandsFromScriptCommands() {
+		RedisServer redis = RedisServers.standalone();
+		try (RespClient client = redis.client(redis.port())) {
+			CommandLog log = CommandLog.record(redis, () -> {
+				client.call("EVAL", "redis.call('INCR', KEYS[1]); return redis.call('INCR', KEYS[1])", "1", "log-test");
+				client.call("GET", "log-test");
+			});
+			assertThat(log.roundTrips()).isEqualTo(2);
+			assertThat(log.scriptCommands()).hasSize(2).allMatch((command) -> command.startsWith("\"incr\""));
+			assertThat(log.roundTrips((command) -> command.startsWith("\"eval\""))).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void dedicatedServerCanBeStoppedStartedPausedAndResumed() {
+		try (RedisServer redis = RedisServers.startStandalone()) {
+			redis.stop();
+			assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> redis.client(redis.port()).call("PING"));
+			redis.start();
+			redis.pause();
+			redis.resume();
+			try (RespClient client = redis.client(redis.port())) {
+				assertThat(client.call("PING")).isEqualTo("PONG");
+			}
+		}
+	}
+
+	@Test
+	void embeddedBinaryRunsWhenNoRedisIsInstalled() {
+		Optional<Path> embedded = RedisBinary.embedded();
+		assertThat(embedded).as("embedded-redis ships a binary for this platform").isPresent();
+		try (RedisServer redis = ProcessRedisServer.standalone(embedded.get())) {
+			assertThat(redis.version()).startsWith("6.2");
+		}
+	}
+
+}
