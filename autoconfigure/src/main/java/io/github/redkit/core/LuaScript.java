@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.lettuce.core.ScriptOutputType;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -25,9 +28,12 @@ public final class LuaScript<T> {
 
 	private final RedisScript<T> script;
 
+	private final byte[] source;
+
 	private LuaScript(String name, RedisScript<T> script) {
 		this.name = name;
 		this.script = script;
+		this.source = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**
@@ -66,6 +72,32 @@ public final class LuaScript<T> {
 	 */
 	public RedisScript<T> redisScript() {
 		return this.script;
+	}
+
+	/**
+	 * The script's source, for {@code EVAL} after a {@code NOSCRIPT} answer.
+	 * @return the UTF-8 bytes of the source
+	 */
+	byte[] source() {
+		return this.source;
+	}
+
+	/**
+	 * How Lettuce should read the script's reply.
+	 * @return the output type matching the result type
+	 */
+	ScriptOutputType outputType() {
+		Class<?> type = this.script.getResultType();
+		if (type == null) {
+			return ScriptOutputType.STATUS;
+		}
+		if (Long.class.equals(type)) {
+			return ScriptOutputType.INTEGER;
+		}
+		if (Boolean.class.equals(type)) {
+			return ScriptOutputType.BOOLEAN;
+		}
+		return List.class.isAssignableFrom(type) ? ScriptOutputType.MULTI : ScriptOutputType.VALUE;
 	}
 
 	@Override

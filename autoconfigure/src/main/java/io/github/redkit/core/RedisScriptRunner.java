@@ -1,18 +1,44 @@
 package io.github.redkit.core;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs Redkit's scripts and commands on the application's Redis connection, with string
  * keys and arguments. An error answered by Redis becomes a {@link RedkitScriptException}
- * naming the script; a connection failure or a timeout keeps its Spring type so that
+ * naming the script; a connection failure or a timeout keeps its Spring type
+ * ({@code RedisConnectionFailureException}, {@link QueryTimeoutException}) so that
  * callers can apply their failure policy.
+ * <p>
+ * With Lettuce, {@link #executeAsync} sends the script without blocking a thread, which
+ * lets a caller bound the wait ({@link #execute(LuaScript, Duration, List, String...)})
+ * and send scripts for several cluster slots at once.
  */
 public class RedisScriptRunner {
+
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			RedisScriptRunner.class.getClassLoader());
+
+	private final RedisConnectionFactory connectionFactory;
 
 	private final StringRedisTemplate template;
 
@@ -21,11 +47,12 @@ public class RedisScriptRunner {
 	 * @param connectionFactory the application's connection factory
 	 */
 	public RedisScriptRunner(RedisConnectionFactory connectionFactory) {
+		this.connectionFactory = connectionFactory;
 		this.template = new StringRedisTemplate(connectionFactory);
 	}
 
 	/**
-	 * Runs a script: one round trip.
+	 * Runs a script: one round trip, bounded only by the client's command timeout.
 	 * @param <T> the result type
 	 * @param script the script
 	 * @param keys the keys it touches (in a cluster they must share a slot)
@@ -42,11 +69,172 @@ public class RedisScriptRunner {
 	}
 
 	/**
+	 * Runs a script and waits at most {@code timeout} for the answer.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments
+	 * @return what the script returned
+	 * @throws QueryTimeoutException when Redis did not answer in time
+	 */
+	public <T> T execute(LuaScript<T> script, Duration timeout, List<String> keys, String... args) {
+		return await(executeAsync(script, keys, args), timeout, script.name());
+	}
+
+	/**
+	 * Sends a script without waiting for the answer.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments
+	 * @return the answer, completed exceptionally with a {@link DataAccessException}
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, String... args) {
+		RedisConnection connection;
+		try {
+			connection = this.connectionFactory.getConnection();
+		}
+		catch (DataAccessException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		try {
+			Object nativeConnection = connection.getNativeConnection();
+			if (LETTUCE_PRESENT && nativeConnection instanceof RedisScriptingAsyncCommands<?, ?>) {
+				@SuppressWarnings("unchecked")
+				RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
+				return LettuceScripts.execute(commands, script, encode(keys), encode(List.of(args)));
+			}
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(translate(script, ex));
+		}
+		finally {
+			connection.close();
+		}
+		try {
+			return CompletableFuture.completedFuture(execute(script, keys, args));
+		}
+		catch (DataAccessException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Waits for an answer at most {@code timeout}, translating failures.
+	 * @param <T> the result type
+	 * @param answer the pending answer
+	 * @param timeout how long to wait
+	 * @param what what is awaited, for the timeout message
+	 * @return the answer
+	 * @throws DataAccessException when the call failed or timed out
+	 */
+	public static <T> T await(CompletableFuture<T> answer, Duration timeout, String what) {
+		try {
+			return answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			answer.cancel(false);
+			throw new QueryTimeoutException("Redis did not answer " + what + " within " + timeout.toMillis() + " ms",
+					ex);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof DataAccessException dataAccess) {
+				throw dataAccess;
+			}
+			throw new RedisSystemException("Redis call " + what + " failed", cause);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new QueryTimeoutException("Interrupted while waiting for " + what, ex);
+		}
+	}
+
+	/**
 	 * The template behind this runner, for plain commands.
 	 * @return a template with string serializers
 	 */
 	public StringRedisTemplate template() {
 		return this.template;
+	}
+
+	/**
+	 * The connection factory behind this runner.
+	 * @return the connection factory
+	 */
+	public RedisConnectionFactory connectionFactory() {
+		return this.connectionFactory;
+	}
+
+	private static byte[][] encode(List<String> values) {
+		byte[][] encoded = new byte[values.size()][];
+		for (int i = 0; i < encoded.length; i++) {
+			encoded[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+		}
+		return encoded;
+	}
+
+	static DataAccessException translate(LuaScript<?> script, Throwable failure) {
+		Throwable ex = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		if (ex instanceof DataAccessException dataAccess) {
+			return dataAccess;
+		}
+		DataAccessException translated = (ex instanceof Exception exception)
+				? new LettuceExceptionConverter().convert(exception) : null;
+		if (translated == null || translated.getClass() == RedisSystemException.class) {
+			return new RedkitScriptException(script.name(), ex);
+		}
+		return translated;
+	}
+
+	/**
+	 * The Lettuce path, kept apart so that the class loads without Lettuce.
+	 */
+	private static final class LettuceScripts {
+
+		static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
+				LuaScript<T> script, byte[][] keys, byte[][] args) {
+			CompletableFuture<Object> reply = commands
+				.<Object>evalsha(script.redisScript().getSha1(), script.outputType(), keys, args)
+				.toCompletableFuture()
+				.exceptionallyCompose((ex) -> isNoScript(ex)
+						? commands.<Object>eval(script.source(), script.outputType(), keys, args).toCompletableFuture()
+						: CompletableFuture.failedFuture(ex));
+			CompletableFuture<T> result = new CompletableFuture<>();
+			reply.whenComplete((value, ex) -> {
+				if (ex != null) {
+					result.completeExceptionally(translate(script, ex));
+				}
+				else {
+					result.complete(convert(value));
+				}
+			});
+			return result;
+		}
+
+		private static boolean isNoScript(Throwable ex) {
+			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			return cause instanceof RedisNoScriptException
+					|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
+		}
+
+		@SuppressWarnings("unchecked")
+		private static <T> T convert(Object value) {
+			if (value instanceof byte[] bytes) {
+				return (T) new String(bytes, StandardCharsets.UTF_8);
+			}
+			if (value instanceof List<?> list) {
+				List<Object> converted = new ArrayList<>(list.size());
+				for (Object item : list) {
+					converted.add(convert(item));
+				}
+				return (T) converted;
+			}
+			return (T) value;
+		}
+
 	}
 
 }

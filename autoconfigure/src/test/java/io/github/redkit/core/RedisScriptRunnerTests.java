@@ -1,5 +1,6 @@
 package io.github.redkit.core;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.github.redkit.test.CommandStats;
@@ -51,6 +52,25 @@ class RedisScriptRunnerTests {
 		assertThat(redisMillis).isCloseTo(System.currentTimeMillis(), org.assertj.core.data.Offset.offset(60_000L));
 		assertThat(this.runner.template().opsForValue().get(keys.get(1))).isEqualTo("v");
 		assertThat(this.runner.template().getExpire(keys.get(0))).isPositive();
+	}
+
+	@Test
+	void runsAsynchronouslyAndReloadsAScriptRedisForgot() {
+		List<String> keys = List.of(this.keyspace.key("test").tag("async").build());
+		this.redis.callOnEveryNode("SCRIPT", "FLUSH");
+		Long first = this.runner.execute(TIME_AND_KEYS, Duration.ofSeconds(5), keys, "a");
+		Long second = RedisScriptRunner.await(this.runner.executeAsync(TIME_AND_KEYS, keys, "b"), Duration.ofSeconds(5),
+				"test");
+		assertThat(second).isGreaterThanOrEqualTo(first);
+		assertThat(this.runner.template().opsForValue().get(keys.get(0))).isEqualTo("b");
+	}
+
+	@Test
+	void anAsynchronousFailureIsNamedToo() {
+		assertThatExceptionOfType(RedkitScriptException.class)
+			.isThrownBy(() -> this.runner.execute(FAILING, Duration.ofSeconds(5),
+					List.of(this.keyspace.key("test").tag("x").build())))
+			.withMessageContaining("'test_failing'");
 	}
 
 	@Test
