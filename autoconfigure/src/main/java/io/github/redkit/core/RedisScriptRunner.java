@@ -16,8 +16,10 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.ClassUtils;
@@ -41,6 +43,8 @@ public class RedisScriptRunner {
 	private final RedisConnectionFactory connectionFactory;
 
 	private final StringRedisTemplate template;
+
+	private volatile Boolean cluster;
 
 	/**
 	 * Creates a runner on a connection factory.
@@ -160,6 +164,27 @@ public class RedisScriptRunner {
 	}
 
 	/**
+	 * Whether the connection is to a Redis Cluster, where the keys of one script must
+	 * share a slot.
+	 * @return {@code true} for a cluster
+	 */
+	public boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			cluster = (LETTUCE_PRESENT && this.connectionFactory instanceof LettuceConnectionFactory lettuce)
+					? lettuce.isClusterAware() : isClusterConnection();
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
+	private boolean isClusterConnection() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return connection instanceof RedisClusterConnection;
+		}
+	}
+
+	/**
 	 * The connection factory behind this runner.
 	 * @return the connection factory
 	 */
@@ -181,7 +206,7 @@ public class RedisScriptRunner {
 		if (ex instanceof DataAccessException dataAccess) {
 			return dataAccess;
 		}
-		DataAccessException translated = (ex instanceof Exception exception)
+		DataAccessException translated = (LETTUCE_PRESENT && ex instanceof Exception exception)
 				? new LettuceExceptionConverter().convert(exception) : null;
 		if (translated == null || translated.getClass() == RedisSystemException.class) {
 			return new RedkitScriptException(script.name(), ex);

@@ -1,0 +1,93 @@
+package io.github.redkit.autoconfigure;
+
+import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.ratelimit.MicrometerRateLimitMetrics;
+import io.github.redkit.ratelimit.RateLimitDecisionListener;
+import io.github.redkit.ratelimit.RateLimitMetrics;
+import io.github.redkit.ratelimit.RateLimitedAdvisor;
+import io.github.redkit.ratelimit.RateLimitedInterceptor;
+import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.ratelimit.RedisRateLimiter;
+import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
+import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.http.ProblemDetail;
+
+/**
+ * Rate limiting: the {@link RateLimiter} bean, the {@code @RateLimited} advisor,
+ * Micrometer metrics and the Spring MVC mapping of refusals to {@code 429}.
+ */
+@AutoConfiguration(after = RedkitAutoConfiguration.class)
+@ConditionalOnBean(RedisScriptRunner.class)
+@ConditionalOnBooleanProperty(name = "redkit.rate-limit.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimiter redkitRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, RateLimitProperties properties,
+			ObjectProvider<RateLimitMetrics> metrics) {
+		return new RedisRateLimiter(runner, keyspace, properties.policies(), properties.getFailureMode(),
+				properties.getTimeout(), properties.getFailureCooldown(),
+				metrics.getIfAvailable(() -> RateLimitMetrics.NONE));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static RateLimitedAdvisor redkitRateLimitedAdvisor(ObjectProvider<RateLimiter> rateLimiter,
+			ObjectProvider<KeyExpressionEvaluator> evaluator, ObjectProvider<RateLimitDecisionListener> listeners,
+			ObjectProvider<RateLimitProperties> properties) {
+		int order = properties.getObject().getOrder();
+		return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimiter, evaluator, listeners), order);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	@ConditionalOnBean(MeterRegistry.class)
+	static class RateLimitMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitMetrics redkitRateLimitMetrics(MeterRegistry registry) {
+			return new MicrometerRateLimitMetrics(registry);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(ProblemDetail.class)
+	static class RateLimitWebConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitExceptionHandler redkitRateLimitExceptionHandler() {
+			return new RateLimitExceptionHandler();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBooleanProperty(name = "redkit.rate-limit.response-headers", matchIfMissing = true)
+		RateLimitResponseHeaders redkitRateLimitResponseHeaders() {
+			return new RateLimitResponseHeaders();
+		}
+
+	}
+
+}

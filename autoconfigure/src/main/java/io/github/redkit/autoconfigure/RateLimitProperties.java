@@ -1,0 +1,228 @@
+package io.github.redkit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitFailureMode;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitWindow;
+
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Rate limiting: named limits and what to do when Redis cannot be reached.
+ */
+@ConfigurationProperties("redkit.rate-limit")
+public class RateLimitProperties implements InitializingBean {
+
+	/**
+	 * Whether rate limiting (the RateLimiter bean and @RateLimited) is enabled.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * What to do when Redis cannot be reached in time: 'allow' lets calls through (fail
+	 * open), 'deny' refuses them (fail closed, 503 in Spring MVC).
+	 */
+	private RateLimitFailureMode failureMode = RateLimitFailureMode.ALLOW;
+
+	/**
+	 * How long a decision waits for Redis before the failure mode applies.
+	 */
+	private Duration timeout = Duration.ofMillis(500);
+
+	/**
+	 * How long after a Redis failure the failure mode applies without asking Redis, so
+	 * that an outage does not add the timeout to every call. 0 asks Redis every time.
+	 */
+	private Duration failureCooldown = Duration.ofSeconds(1);
+
+	/**
+	 * Whether allowed HTTP responses carry the RateLimit and RateLimit-Policy headers
+	 * (refused ones always do).
+	 */
+	private boolean responseHeaders = true;
+
+	/**
+	 * Order of the @RateLimited interceptor; the default runs it before idempotency,
+	 * locks and transactions.
+	 */
+	private int order = RedkitAdvisorOrder.RATE_LIMIT;
+
+	/**
+	 * Named limits, used by @RateLimited("name") and RateLimiter.tryAcquire("name", ...).
+	 */
+	private Map<String, Limit> limits = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public RateLimitFailureMode getFailureMode() {
+		return this.failureMode;
+	}
+
+	public void setFailureMode(RateLimitFailureMode failureMode) {
+		this.failureMode = failureMode;
+	}
+
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public Duration getFailureCooldown() {
+		return this.failureCooldown;
+	}
+
+	public void setFailureCooldown(Duration failureCooldown) {
+		this.failureCooldown = failureCooldown;
+	}
+
+	public boolean isResponseHeaders() {
+		return this.responseHeaders;
+	}
+
+	public void setResponseHeaders(boolean responseHeaders) {
+		this.responseHeaders = responseHeaders;
+	}
+
+	public int getOrder() {
+		return this.order;
+	}
+
+	public void setOrder(int order) {
+		this.order = order;
+	}
+
+	public Map<String, Limit> getLimits() {
+		return this.limits;
+	}
+
+	public void setLimits(Map<String, Limit> limits) {
+		this.limits = limits;
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		if (this.timeout == null || this.timeout.isNegative() || this.timeout.isZero()) {
+			throw new IllegalArgumentException("redkit.rate-limit.timeout must be > 0 (was " + this.timeout + ")");
+		}
+		if (this.failureCooldown == null || this.failureCooldown.isNegative()) {
+			throw new IllegalArgumentException(
+					"redkit.rate-limit.failure-cooldown must be >= 0 (was " + this.failureCooldown + ")");
+		}
+		this.limits.forEach((name, limit) -> limit.toPolicy("redkit.rate-limit.limits." + name));
+	}
+
+	/**
+	 * The named limits as policies.
+	 * @return the policies by name
+	 */
+	public Map<String, RateLimitPolicy> policies() {
+		Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
+		this.limits.forEach((name, limit) -> policies.put(name, limit.toPolicy("redkit.rate-limit.limits." + name)));
+		return policies;
+	}
+
+	/**
+	 * One named limit.
+	 */
+	public static class Limit {
+
+		/**
+		 * Counting algorithm: fixed-window, sliding-window or token-bucket.
+		 */
+		private RateLimitAlgorithm algorithm = RateLimitAlgorithm.SLIDING_WINDOW;
+
+		/**
+		 * Windows, each a limit per period; a call must be under every one.
+		 */
+		private List<Window> windows = new ArrayList<>();
+
+		public RateLimitAlgorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(RateLimitAlgorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public List<Window> getWindows() {
+			return this.windows;
+		}
+
+		public void setWindows(List<Window> windows) {
+			this.windows = windows;
+		}
+
+		RateLimitPolicy toPolicy(String property) {
+			if (this.windows == null || this.windows.isEmpty()) {
+				throw new IllegalArgumentException(property + ".windows must list at least one window, e.g. "
+						+ "windows: [ { limit: 10, period: 1s } ]");
+			}
+			List<RateLimitWindow> windows = new ArrayList<>();
+			for (int i = 0; i < this.windows.size(); i++) {
+				Window window = this.windows.get(i);
+				String at = property + ".windows[" + i + "]";
+				if (window.getLimit() <= 0) {
+					throw new IllegalArgumentException(at + ".limit must be > 0 (was " + window.getLimit() + ")");
+				}
+				if (window.getPeriod() == null || window.getPeriod().toMillis() < 1) {
+					throw new IllegalArgumentException(
+							at + ".period must be at least 1ms (was " + window.getPeriod() + ")");
+				}
+				windows.add(RateLimitWindow.of(window.getLimit(), window.getPeriod()));
+			}
+			return new RateLimitPolicy(this.algorithm, windows);
+		}
+
+	}
+
+	/**
+	 * A limit per period.
+	 */
+	public static class Window {
+
+		/**
+		 * Calls allowed per period (for token-bucket: the bucket size).
+		 */
+		private long limit;
+
+		/**
+		 * The period, e.g. 1s, 1m, 1h.
+		 */
+		private Duration period;
+
+		public long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(long limit) {
+			this.limit = limit;
+		}
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
+		}
+
+	}
+
+}

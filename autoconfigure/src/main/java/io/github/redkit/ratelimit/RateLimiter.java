@@ -1,0 +1,59 @@
+package io.github.redkit.ratelimit;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Decides whether a call is under its rate limit, in one Redis round trip over every
+ * window and every identifier. A call that is refused consumes nothing.
+ */
+public interface RateLimiter {
+
+	/**
+	 * Takes one permit of a named limit for one identifier.
+	 * @param limitName the limit, configured under {@code redkit.rate-limit.limits}
+	 * @param key the identifier (user id, IP, API key...)
+	 * @return the decision
+	 */
+	default RateLimitDecision tryAcquire(String limitName, String key) {
+		return tryAcquire(limitName, List.of(key), 1);
+	}
+
+	/**
+	 * Takes {@code cost} permits of a named limit for every identifier, or none at all.
+	 * @param limitName the limit, configured under {@code redkit.rate-limit.limits}
+	 * @param keys the identifiers; all must be under every window
+	 * @param cost permits to take, at least 1
+	 * @return the decision
+	 * @throws IllegalArgumentException when the limit is unknown or the arguments invalid
+	 * @throws RateLimiterUnavailableException when Redis cannot be reached and the
+	 * failure mode is {@code deny}
+	 */
+	RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost);
+
+	/**
+	 * Takes {@code cost} permits of an explicit policy, counted under {@code limitName}.
+	 * @param limitName the name the counters and metrics are kept under
+	 * @param policy the policy to apply
+	 * @param keys the identifiers; all must be under every window
+	 * @param cost permits to take, at least 1
+	 * @return the decision
+	 */
+	RateLimitDecision tryAcquire(String limitName, RateLimitPolicy policy, List<String> keys, int cost);
+
+	/**
+	 * Adds or replaces a named limit at run time, e.g. per plan or tenant. Counters are
+	 * kept for every window whose period and algorithm are unchanged.
+	 * @param limitName the limit name
+	 * @param policy the new policy
+	 */
+	void define(String limitName, RateLimitPolicy policy);
+
+	/**
+	 * The policy of a named limit.
+	 * @param limitName the limit name
+	 * @return the policy, if the limit exists
+	 */
+	Optional<RateLimitPolicy> policy(String limitName);
+
+}

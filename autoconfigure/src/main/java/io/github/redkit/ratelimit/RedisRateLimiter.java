@@ -1,0 +1,247 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.util.Assert;
+
+/**
+ * The {@link RateLimiter} on Redis. On a standalone server (or Sentinel) one script
+ * decides every window of every identifier; on a cluster the identifiers are grouped by
+ * slot, the groups are decided concurrently, and what a group took is given back when
+ * another group refuses the call.
+ * <p>
+ * When Redis does not answer within the timeout, the {@linkplain RateLimitFailureMode
+ * failure mode} applies, and keeps applying without asking Redis for the failure
+ * cooldown, so that an outage does not add the timeout to every call.
+ */
+public class RedisRateLimiter implements RateLimiter {
+
+	private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
+
+	private static final Map<RateLimitAlgorithm, LuaScript<List>> SCRIPTS = new EnumMap<>(RateLimitAlgorithm.class);
+
+	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_refund", Long.class);
+
+	static {
+		for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
+			SCRIPTS.put(algorithm, LuaScript.load(algorithm.scriptName(), List.class));
+		}
+	}
+
+	private final RedisScriptRunner runner;
+
+	private final RedisKeyspace keyspace;
+
+	private final Map<String, RateLimitPolicy> policies = new ConcurrentHashMap<>();
+
+	private final RateLimitFailureMode failureMode;
+
+	private final Duration timeout;
+
+	private final Duration failureCooldown;
+
+	private final RateLimitMetrics metrics;
+
+	private final boolean cluster;
+
+	private volatile long coolingDownUntil;
+
+	/**
+	 * Creates a rate limiter.
+	 * @param runner runs the scripts
+	 * @param keyspace builds the keys
+	 * @param policies the named limits
+	 * @param failureMode what to do when Redis cannot be reached
+	 * @param timeout how long a decision waits for Redis
+	 * @param failureCooldown how long the failure mode applies without asking Redis after
+	 * a failure
+	 * @param metrics records decisions
+	 */
+	public RedisRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, Map<String, RateLimitPolicy> policies,
+			RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown, RateLimitMetrics metrics) {
+		this.runner = runner;
+		this.keyspace = keyspace;
+		this.policies.putAll(policies);
+		this.failureMode = failureMode;
+		this.timeout = timeout;
+		this.failureCooldown = failureCooldown;
+		this.metrics = metrics;
+		this.cluster = runner.isCluster();
+		this.coolingDownUntil = System.nanoTime();
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost) {
+		RateLimitPolicy policy = this.policies.get(limitName);
+		if (policy == null) {
+			throw new IllegalArgumentException("No rate limit named '" + limitName
+					+ "': configure it under redkit.rate-limit.limits or define it; known limits: "
+					+ this.policies.keySet());
+		}
+		return tryAcquire(limitName, policy, keys, cost);
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String limitName, RateLimitPolicy policy, List<String> keys, int cost) {
+		Assert.hasText(limitName, "A rate limit needs a name");
+		Assert.notNull(policy, "A rate limit needs a policy");
+		Assert.notEmpty(keys, () -> "Rate limit '" + limitName + "' needs at least one key");
+		Assert.isTrue(cost >= 1, () -> "Rate limit '" + limitName + "': cost must be at least 1 (was " + cost + ")");
+		long start = System.nanoTime();
+		if (cost > policy.smallestLimit()) {
+			return record(limitName, start, refuseOverLimit(policy, cost));
+		}
+		if (System.nanoTime() - this.coolingDownUntil < 0) {
+			return failed(limitName, start, null);
+		}
+		try {
+			return record(limitName, start, decide(limitName, policy, keys, cost));
+		}
+		catch (DataAccessException ex) {
+			this.coolingDownUntil = System.nanoTime() + this.failureCooldown.toNanos();
+			return failed(limitName, start, ex);
+		}
+	}
+
+	private RateLimitDecision decide(String limitName, RateLimitPolicy policy, List<String> keys, int cost) {
+		String[] args = arguments(policy, cost);
+		LuaScript<List> script = SCRIPTS.get(policy.algorithm());
+		List<List<String>> groups = groupBySlot(limitName, policy, keys);
+		if (groups.size() == 1) {
+			return decision(policy, this.runner.execute(script, this.timeout, groups.get(0), args));
+		}
+		List<CompletableFuture<List>> answers = new ArrayList<>(groups.size());
+		for (List<String> group : groups) {
+			answers.add(this.runner.executeAsync(script, group, args));
+		}
+		long deadline = System.nanoTime() + this.timeout.toNanos();
+		List<RateLimitDecision> decisions = new ArrayList<>(groups.size());
+		for (CompletableFuture<List> answer : answers) {
+			Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0));
+			decisions.add(decision(policy, RedisScriptRunner.await(answer, left, script.name())));
+		}
+		return combine(policy, groups, decisions, cost);
+	}
+
+	private RateLimitDecision combine(RateLimitPolicy policy, List<List<String>> groups,
+			List<RateLimitDecision> decisions, int cost) {
+		boolean refused = decisions.stream().anyMatch((decision) -> !decision.allowed());
+		RateLimitDecision result = decisions.get(0);
+		for (int i = 0; i < decisions.size(); i++) {
+			RateLimitDecision decision = decisions.get(i);
+			if (!refused) {
+				result = (decision.remaining() < result.remaining()) ? decision : result;
+			}
+			else if (decision.allowed()) {
+				refund(policy, groups.get(i), cost);
+			}
+			else if (result.allowed() || decision.retryAfter().compareTo(result.retryAfter()) > 0) {
+				result = decision;
+			}
+		}
+		return result;
+	}
+
+	private void refund(RateLimitPolicy policy, List<String> keys, int cost) {
+		List<String> args = new ArrayList<>(List.of(String.valueOf(cost), policy.algorithm().id()));
+		args.addAll(List.of(arguments(policy, cost)).subList(1, 2 + 2 * policy.windows().size()));
+		this.runner.executeAsync(REFUND, keys, args.toArray(String[]::new)).exceptionally((ex) -> {
+			logger.warn("Could not give back permits of a refused call on " + keys, ex);
+			return null;
+		});
+	}
+
+	private List<List<String>> groupBySlot(String limitName, RateLimitPolicy policy, List<String> identifiers) {
+		Map<Integer, List<String>> groups = new LinkedHashMap<>();
+		for (String identifier : identifiers) {
+			Assert.hasText(identifier, () -> "Rate limit '" + limitName + "': a key must not be null or empty");
+			RedisKeyspace.Key base = this.keyspace.key("ratelimit").part(limitName).tag(identifier);
+			List<String> keys = new ArrayList<>(policy.windows().size());
+			for (RateLimitWindow window : policy.windows()) {
+				keys.add(base.part(policy.algorithm().keyPart(), Long.toString(window.period().toMillis())).build());
+			}
+			int slot = this.cluster ? ClusterSlotHashUtil.calculateSlot(keys.get(0)) : 0;
+			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).addAll(keys);
+		}
+		return new ArrayList<>(groups.values());
+	}
+
+	private static String[] arguments(RateLimitPolicy policy, int cost) {
+		List<RateLimitWindow> windows = policy.windows();
+		String[] args = new String[2 + 2 * windows.size()];
+		args[0] = Integer.toString(cost);
+		args[1] = Integer.toString(windows.size());
+		for (int j = 0; j < windows.size(); j++) {
+			args[2 + 2 * j] = Long.toString(windows.get(j).limit());
+			args[3 + 2 * j] = Long.toString(windows.get(j).period().toMillis());
+		}
+		return args;
+	}
+
+	private static RateLimitDecision decision(RateLimitPolicy policy, List<?> reply) {
+		boolean allowed = ((Number) reply.get(0)).longValue() == 1;
+		long remaining = ((Number) reply.get(1)).longValue();
+		Duration retryAfter = Duration.ofMillis(((Number) reply.get(2)).longValue());
+		Duration resetAfter = Duration.ofMillis(((Number) reply.get(3)).longValue());
+		RateLimitWindow window = policy.windows().get((int) ((Number) reply.get(4)).longValue());
+		return new RateLimitDecision(allowed, remaining, allowed ? Duration.ZERO : retryAfter, resetAfter, window);
+	}
+
+	private static RateLimitDecision refuseOverLimit(RateLimitPolicy policy, int cost) {
+		RateLimitWindow window = policy.windows()
+			.stream()
+			.filter((candidate) -> candidate.limit() < cost)
+			.findFirst()
+			.orElseThrow();
+		return new RateLimitDecision(false, 0, window.period(), window.period(), window);
+	}
+
+	private RateLimitDecision record(String limitName, long start, RateLimitDecision decision) {
+		this.metrics.record(limitName,
+				decision.allowed() ? RateLimitMetrics.Outcome.ALLOWED : RateLimitMetrics.Outcome.DENIED,
+				System.nanoTime() - start);
+		return decision;
+	}
+
+	private RateLimitDecision failed(String limitName, long start, DataAccessException cause) {
+		if (cause != null) {
+			logger.warn("Rate limit '" + limitName + "' could not be decided (failure mode " + this.failureMode + "): "
+					+ cause.getMessage());
+		}
+		if (this.failureMode == RateLimitFailureMode.ALLOW) {
+			this.metrics.record(limitName, RateLimitMetrics.Outcome.FAILED_OPEN, System.nanoTime() - start);
+			return RateLimitDecision.failedOpen();
+		}
+		this.metrics.record(limitName, RateLimitMetrics.Outcome.FAILED_CLOSED, System.nanoTime() - start);
+		throw new RateLimiterUnavailableException(limitName, this.failureCooldown, cause);
+	}
+
+	@Override
+	public void define(String limitName, RateLimitPolicy policy) {
+		Assert.hasText(limitName, "A rate limit needs a name");
+		Assert.notNull(policy, "A rate limit needs a policy");
+		this.policies.put(limitName, policy);
+	}
+
+	@Override
+	public Optional<RateLimitPolicy> policy(String limitName) {
+		return Optional.ofNullable(this.policies.get(limitName));
+	}
+
+}

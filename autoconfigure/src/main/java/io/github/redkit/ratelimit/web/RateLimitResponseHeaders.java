@@ -1,0 +1,37 @@
+package io.github.redkit.ratelimit.web;
+
+import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitDecisionListener;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * Writes {@code RateLimit} and {@code RateLimit-Policy} on the response of a request
+ * whose {@code @RateLimited} call was allowed, while the response is not committed yet.
+ */
+public class RateLimitResponseHeaders implements RateLimitDecisionListener {
+
+	@Override
+	public void allowed(String limitName, RateLimitPolicy policy, RateLimitDecision decision) {
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		if (!(attributes instanceof ServletRequestAttributes servlet)) {
+			return;
+		}
+		HttpServletResponse response = servlet.getResponse();
+		if (response == null || response.isCommitted()) {
+			return;
+		}
+		if (policy != null) {
+			response.setHeader(RateLimitHeaders.POLICY, RateLimitHeaders.policy(limitName, policy));
+		}
+		String state = RateLimitHeaders.state(limitName, decision);
+		if (state != null) {
+			response.setHeader(RateLimitHeaders.STATE, state);
+		}
+	}
+
+}

@@ -1,0 +1,234 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+@ParameterizedClass
+@EnumSource(RedisTopology.class)
+class RedisRateLimiterTests {
+
+	@Parameter
+	RedisTopology topology;
+
+	private RedisServer redis;
+
+	private RedisScriptRunner runner;
+
+	private RedisRateLimiter limiter;
+
+	private final String id = UUID.randomUUID().toString();
+
+	@BeforeEach
+	void createLimiter() {
+		this.redis = this.topology.server();
+		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
+		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("rl-test"), Map.of(),
+				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RateLimitMetrics.NONE);
+	}
+
+	private RateLimitPolicy policy(RateLimitAlgorithm algorithm, RateLimitWindow... windows) {
+		return new RateLimitPolicy(algorithm, List.of(windows));
+	}
+
+	private RateLimitDecision acquire(RateLimitPolicy policy, String... keys) {
+		return this.limiter.tryAcquire(this.id, policy, List.of(keys), 1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void allowsUpToTheLimitThenRefuses(RateLimitAlgorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(3, Duration.ofHours(1)));
+		assertThat(acquire(policy, "u").remaining()).isEqualTo(2);
+		assertThat(acquire(policy, "u").remaining()).isEqualTo(1);
+		RateLimitDecision last = acquire(policy, "u");
+		assertThat(last.allowed()).isTrue();
+		assertThat(last.remaining()).isZero();
+		RateLimitDecision refused = acquire(policy, "u");
+		assertThat(refused.allowed()).isFalse();
+		// a sliding window may have to wait into the next window, until the weighted
+		// count drops
+		assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofHours(2));
+		assertThat(refused.window()).isEqualTo(policy.windows().get(0));
+		assertThat(acquire(policy, "other").allowed()).as("identifiers are counted apart").isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void aRefusedCallConsumesNothingInAnyWindowOrIdentifier(RateLimitAlgorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(2, Duration.ofHours(1)),
+				RateLimitWindow.of(5, Duration.ofDays(1)));
+		acquire(policy, "exhausted");
+		acquire(policy, "exhausted");
+		for (int i = 0; i < 3; i++) {
+			assertThat(acquire(policy, "fresh", "exhausted").allowed()).isFalse();
+		}
+		RateLimitDecision fresh = acquire(policy, "fresh");
+		assertThat(fresh.allowed()).isTrue();
+		assertThat(fresh.remaining()).as("nothing was taken from 'fresh' by the refused calls").isEqualTo(1);
+		await().atMost(Duration.ofSeconds(2))
+			.untilAsserted(() -> assertThat(acquire(policy, "fresh").remaining()).isZero());
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void everyWindowMustAllow(RateLimitAlgorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(10, Duration.ofHours(1)),
+				RateLimitWindow.of(2, Duration.ofDays(1)));
+		acquire(policy, "u");
+		RateLimitDecision second = acquire(policy, "u");
+		assertThat(second.remaining()).isZero();
+		assertThat(second.window()).isEqualTo(policy.windows().get(1));
+		RateLimitDecision refused = acquire(policy, "u");
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.window().period()).isEqualTo(Duration.ofDays(1));
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void costTakesSeveralPermitsAndACostAboveTheLimitIsRefusedWithoutAsking(RateLimitAlgorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(5, Duration.ofHours(1)));
+		assertThat(this.limiter.tryAcquire(this.id, policy, List.of("u"), 3).remaining()).isEqualTo(2);
+		assertThat(this.limiter.tryAcquire(this.id, policy, List.of("u"), 3).allowed()).isFalse();
+		assertThat(this.limiter.tryAcquire(this.id, policy, List.of("u"), 2).allowed()).isTrue();
+		CommandLog log = CommandLog.record(this.redis,
+				() -> assertThat(this.limiter.tryAcquire(this.id, policy, List.of("v"), 6).allowed()).isFalse());
+		assertThat(log.roundTrips()).isZero();
+		assertThat(acquire(policy, "v").remaining()).isEqualTo(4);
+	}
+
+	@Test
+	void oneDecisionOverThreeWindowsAndTwoIdentifiersIsOneScriptCallPerSlot() {
+		RateLimitPolicy policy = policy(RateLimitAlgorithm.SLIDING_WINDOW,
+				RateLimitWindow.of(10, Duration.ofSeconds(1)), RateLimitWindow.of(120, Duration.ofMinutes(1)),
+				RateLimitWindow.of(240, Duration.ofHours(1)));
+		acquire(policy, "ip:10.0.0.1", "user:42");
+		CommandLog log = CommandLog.record(this.redis, () -> acquire(policy, "ip:10.0.0.1", "user:42"));
+		long slots = List.of("ip:10.0.0.1", "user:42")
+			.stream()
+			.map((identifier) -> ClusterSlotHashUtil.calculateSlot("{" + identifier.replace(":", "%3A") + "}"))
+			.distinct()
+			.count();
+		assertThat(log.roundTrips()).isEqualTo(this.redis.isCluster() ? slots : 1);
+		assertThat(log.clientCommands()).allMatch((command) -> command.startsWith("\"evalsha\""));
+		assertThat(log.scriptCommands()).noneMatch((command) -> command.contains("\"keys\""));
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void everyKeyGetsATtlInTheSameScript(RateLimitAlgorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(10, Duration.ofMinutes(1)),
+				RateLimitWindow.of(100, Duration.ofHours(1)));
+		acquire(policy, "ttl");
+		for (RateLimitWindow window : policy.windows()) {
+			String key = new RedisKeyspace("rl-test").key("ratelimit")
+				.part(this.id)
+				.tag("ttl")
+				.part(algorithm.keyPart(), Long.toString(window.period().toMillis()))
+				.build();
+			Long ttl = this.runner.template().getExpire(key, java.util.concurrent.TimeUnit.MILLISECONDS);
+			assertThat(ttl).isPositive().isLessThanOrEqualTo(2 * window.period().toMillis());
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void sixteenThreadsGetExactlyTheLimit(RateLimitAlgorithm algorithm) throws Exception {
+		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(100, Duration.ofHours(1)));
+		AtomicInteger allowed = new AtomicInteger();
+		ExecutorService pool = Executors.newFixedThreadPool(16);
+		try {
+			List<Future<?>> futures = new java.util.ArrayList<>();
+			for (int t = 0; t < 16; t++) {
+				futures.add(pool.submit(() -> {
+					for (int i = 0; i < 20; i++) {
+						if (acquire(policy, "shared").allowed()) {
+							allowed.incrementAndGet();
+						}
+					}
+				}));
+			}
+			for (Future<?> future : futures) {
+				future.get();
+			}
+		}
+		finally {
+			pool.shutdown();
+		}
+		assertThat(allowed.get()).isEqualTo(100);
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void aRefusedCallSucceedsOnceItsRetryAfterHasPassed(RateLimitAlgorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(2, Duration.ofMillis(300)));
+		acquire(policy, "retry");
+		acquire(policy, "retry");
+		RateLimitDecision refused = acquire(policy, "retry");
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(600));
+		long retryAt = System.nanoTime() + refused.retryAfter().toNanos();
+		await().atMost(Duration.ofSeconds(3))
+			.pollInterval(Duration.ofMillis(10))
+			.until(() -> System.nanoTime() > retryAt);
+		await().atMost(Duration.ofMillis(200))
+			.pollInterval(Duration.ofMillis(10))
+			.untilAsserted(() -> assertThat(acquire(policy, "retry").allowed()).isTrue());
+	}
+
+	@Test
+	void aLimitDefinedAtRunTimeKeepsItsCounters() {
+		String name = "plan-" + this.id;
+		this.limiter.define(name,
+				policy(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitWindow.of(5, Duration.ofHours(1))));
+		for (int i = 0; i < 3; i++) {
+			this.limiter.tryAcquire(name, "tenant");
+		}
+		this.limiter.define(name,
+				policy(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitWindow.of(10, Duration.ofHours(1))));
+		assertThat(this.limiter.tryAcquire(name, "tenant").remaining()).isEqualTo(6);
+		assertThat(this.limiter.policy(name)).get().extracting((p) -> p.windows().get(0).limit()).isEqualTo(10L);
+	}
+
+	@Test
+	void anUnknownLimitIsAClearError() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.limiter.tryAcquire("nope", "u"))
+			.withMessageContaining("'nope'")
+			.withMessageContaining("redkit.rate-limit.limits");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "{", "}", "a:b", "{user}:1", "ключ", "😀", "a b\n" })
+	void hostileIdentifiersNeitherBreakKeysNorShareCounters(String hostile) {
+		RateLimitPolicy policy = policy(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitWindow.of(1, Duration.ofHours(1)));
+		assertThat(acquire(policy, hostile).allowed()).isTrue();
+		assertThat(acquire(policy, hostile).allowed()).isFalse();
+		assertThat(acquire(policy, hostile + "x").allowed()).isTrue();
+		assertThat(acquire(policy, "x".repeat(10_000)).allowed()).isTrue();
+	}
+
+}
