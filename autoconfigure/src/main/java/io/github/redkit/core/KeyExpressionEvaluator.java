@@ -1,6 +1,8 @@
 package io.github.redkit.core;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,6 +14,9 @@ import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 
 /**
  * Evaluates the SpEL key expressions of Redkit's annotations: method arguments by name
@@ -23,6 +28,8 @@ import org.springframework.expression.ExpressionException;
 public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
+
+	private final Map<String, List<String>> variables = new ConcurrentHashMap<>(64);
 
 	private final BeanFactoryResolver beanResolver;
 
@@ -57,6 +64,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 			if (this.beanResolver != null) {
 				context.setBeanResolver(this.beanResolver);
 			}
+			rejectNullArguments(expression, parsed, context, specificMethod);
 			value = parsed.getValue(context);
 		}
 		catch (ExpressionException ex) {
@@ -73,6 +81,41 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 					+ " evaluated to an empty key");
 		}
 		return key;
+	}
+
+	private void rejectNullArguments(String expression, Expression parsed, MethodBasedEvaluationContext context,
+			Method method) {
+		for (String variable : this.variables.computeIfAbsent(expression, (key) -> variables(parsed))) {
+			if (context.lookupVariable(variable) == null) {
+				throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(method)
+						+ ": argument '" + variable + "' is null; a key built from it would contain \"null\"");
+			}
+		}
+	}
+
+	/**
+	 * The variables an expression uses without handling null itself (no {@code ?.},
+	 * {@code ?:} or {@code ? :} anywhere in it).
+	 */
+	private static List<String> variables(Expression parsed) {
+		if (!(parsed instanceof SpelExpression spel) || parsed.getExpressionString().contains("?")) {
+			return List.of();
+		}
+		List<String> variables = new ArrayList<>();
+		collectVariables(spel.getAST(), variables);
+		return variables;
+	}
+
+	private static void collectVariables(SpelNode node, List<String> variables) {
+		if (node instanceof VariableReference) {
+			String name = node.toStringAST().substring(1);
+			if (!name.equals("root") && !name.equals("this")) {
+				variables.add(name);
+			}
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			collectVariables(node.getChild(i), variables);
+		}
 	}
 
 	private static String describe(Method method) {

@@ -11,7 +11,8 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  * What a {@link RateLimited} method asks for, resolved once per method: the limit name,
  * an inline policy if any, the key expressions and the cost.
  *
- * @param limitName the limit (for an inline limit: {@code Class.method})
+ * @param limitName the limit (for an inline limit: {@code Class.method}, or {@code Class}
+ * when the annotation is on the class)
  * @param inlinePolicy the inline policy, or {@code null} for a named limit
  * @param keyExpressions the SpEL key expressions; empty for one shared key
  * @param cost permits per call
@@ -30,7 +31,8 @@ record RateLimitedOperation(String limitName, RateLimitPolicy inlinePolicy, Stri
 	 */
 	static RateLimitedOperation of(Method method, Class<?> targetClass) {
 		RateLimited annotation = AnnotatedElementUtils.findMergedAnnotation(method, RateLimited.class);
-		if (annotation == null) {
+		boolean onClass = annotation == null;
+		if (onClass) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, RateLimited.class);
 		}
 		if (annotation == null) {
@@ -58,8 +60,9 @@ record RateLimitedOperation(String limitName, RateLimitPolicy inlinePolicy, Stri
 			throw new IllegalStateException(where + ": an inline limit needs a period of at least 1ms");
 		}
 		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(RateLimitWindow.of(annotation.limit(), period));
-		return new RateLimitedOperation(targetClass.getSimpleName() + "." + method.getName(), policy, annotation.key(),
-				annotation.cost());
+		// an inline limit on a class is shared by all its methods
+		String name = onClass ? targetClass.getSimpleName() : targetClass.getSimpleName() + "." + method.getName();
+		return new RateLimitedOperation(name, policy, annotation.key(), annotation.cost());
 	}
 
 }

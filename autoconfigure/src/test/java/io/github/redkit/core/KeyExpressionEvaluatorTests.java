@@ -52,6 +52,20 @@ class KeyExpressionEvaluatorTests {
 	}
 
 	@Test
+	void aNullArgumentInsideAConcatenationIsAClearErrorToo() {
+		assertThatExceptionOfType(KeyExpressionException.class).isThrownBy(
+				() -> this.evaluator.evaluate("'user:' + #userId", this.charge, this.service, new Object[] { null, 1 }))
+			.withMessageContaining("argument 'userId' is null");
+	}
+
+	@Test
+	void anExpressionThatHandlesNullItselfMayUseANullArgument() {
+		assertThat(
+				this.evaluator.evaluate("#userId ?: 'anonymous'", this.charge, this.service, new Object[] { null, 1 }))
+			.isEqualTo("anonymous");
+	}
+
+	@Test
 	void emptyIsAClearError() {
 		assertThatExceptionOfType(KeyExpressionException.class)
 			.isThrownBy(() -> this.evaluator.evaluate("#userId", this.charge, this.service, new Object[] { "", 1 }))

@@ -1,0 +1,83 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisServerCommands;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What each algorithm lets through around a window boundary, timed on Redis' clock: a
+ * burst at the end of one window and another at the start of the next.
+ */
+class RateLimitAlgorithmBoundaryTests {
+
+	private static final Duration PERIOD = Duration.ofMillis(400);
+
+	private RedisScriptRunner runner;
+
+	private RedisRateLimiter limiter;
+
+	@BeforeEach
+	void createLimiter() {
+		this.runner = new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory());
+		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("rl-boundary"), Map.of(),
+				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RateLimitMetrics.NONE);
+	}
+
+	@Test
+	void fixedWindowLetsTwiceTheLimitThroughAcrossABoundary() {
+		assertThat(burstsAroundBoundary(RateLimitAlgorithm.FIXED_WINDOW)).isEqualTo(10);
+	}
+
+	@Test
+	void slidingWindowDoesNot() {
+		assertThat(burstsAroundBoundary(RateLimitAlgorithm.SLIDING_WINDOW)).isLessThanOrEqualTo(6);
+	}
+
+	@Test
+	void tokenBucketRefillsOnlyWhatTimeEarned() {
+		assertThat(burstsAroundBoundary(RateLimitAlgorithm.TOKEN_BUCKET)).isLessThanOrEqualTo(6);
+	}
+
+	private int burstsAroundBoundary(RateLimitAlgorithm algorithm) {
+		RateLimitPolicy policy = new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(5, PERIOD)));
+		String name = UUID.randomUUID().toString();
+		long period = PERIOD.toMillis();
+		long offset = redisMillis() - System.currentTimeMillis();
+		long nextBoundary = ((System.currentTimeMillis() + offset) / period + 1) * period;
+		waitUntil(nextBoundary - offset + period - 60);
+		int allowed = burst(name, policy);
+		waitUntil(nextBoundary - offset + period + 10);
+		return allowed + burst(name, policy);
+	}
+
+	private int burst(String name, RateLimitPolicy policy) {
+		int allowed = 0;
+		for (int i = 0; i < 5; i++) {
+			allowed += this.limiter.tryAcquire(name, policy, List.of("u"), 1).allowed() ? 1 : 0;
+		}
+		return allowed;
+	}
+
+	private long redisMillis() {
+		return this.runner.template().execute(RedisServerCommands::time, true);
+	}
+
+	private static void waitUntil(long epochMillis) {
+		while (System.currentTimeMillis() < epochMillis) {
+			LockSupport.parkNanos(1_000_000);
+		}
+	}
+
+}

@@ -1,0 +1,164 @@
+package io.github.redkit.ratelimit;
+
+import java.util.UUID;
+
+import io.github.redkit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.core.KeyExpressionException;
+import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.RedisServers;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class RateLimitedAnnotationTests {
+
+	private final String prefix = "ann-" + UUID.randomUUID();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
+		.withPropertyValues(RedisServers.standalone().springProperties())
+		.withPropertyValues("redkit.key-prefix=" + this.prefix, "redkit.rate-limit.limits.login.windows[0].limit=2",
+				"redkit.rate-limit.limits.login.windows[0].period=1h")
+		.withUserConfiguration(Services.class);
+
+	@Test
+	void aNamedLimitPerArgumentRefusesTheThirdCallWithTheLimitName() {
+		this.runner.run((context) -> {
+			LoginService service = context.getBean(LoginService.class);
+			service.login("alice");
+			service.login("alice");
+			service.login("bob");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.login("alice"))
+				.satisfies((ex) -> {
+					assertThat(ex.getLimitName()).isEqualTo("login");
+					assertThat(ex.getRetryAfter()).isPositive();
+				});
+			assertThat(service.calls()).as("a refused call does not run the method").isEqualTo(3);
+		});
+	}
+
+	@Test
+	void anInlineLimitWithSeveralKeysAndACost() {
+		this.runner.run((context) -> {
+			LoginService service = context.getBean(LoginService.class);
+			service.export("u1", "10.0.0.1");
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> service.export("u2", "10.0.0.1"))
+				.satisfies((ex) -> assertThat(ex.getLimitName()).isEqualTo("LoginService.export"));
+		});
+	}
+
+	@Test
+	void aClassLevelAnnotationLimitsEveryMethodWithOneSharedKey() {
+		this.runner.run((context) -> {
+			ReportService reports = context.getBean(ReportService.class);
+			reports.daily();
+			reports.weekly();
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(reports::daily);
+		});
+	}
+
+	@Test
+	void aKeyThatEvaluatesToNullIsAClearError() {
+		this.runner.run((context) -> assertThatExceptionOfType(KeyExpressionException.class)
+			.isThrownBy(() -> context.getBean(LoginService.class).login(null))
+			.withMessageContaining("'user' is null"));
+	}
+
+	@Test
+	void oneAnnotatedCallIsOneRoundTrip() {
+		this.runner.run((context) -> {
+			LoginService service = context.getBean(LoginService.class);
+			service.login("warm-up");
+			CommandLog log = CommandLog.record(RedisServers.standalone(), () -> service.login("counted"));
+			assertThat(log.roundTrips()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void anInconsistentAnnotationFailsAtStartUpNamingTheMethod() {
+		this.runner.withUserConfiguration(BrokenConfiguration.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("Broken.both()")
+				.hasMessageContaining("not both"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Services {
+
+		@Bean
+		LoginService loginService() {
+			return new LoginService();
+		}
+
+		@Bean
+		ReportService reportService() {
+			return new ReportService();
+		}
+
+	}
+
+	static class LoginService {
+
+		private int calls;
+
+		@RateLimited(value = "login", key = "'user:' + #user")
+		void login(String user) {
+			if (user == null) {
+				throw new IllegalStateException("never reached: the key is evaluated first");
+			}
+			this.calls++;
+		}
+
+		int calls() {
+			return this.calls;
+		}
+
+		@RateLimited(limit = 4, period = "1h", cost = 3, key = { "'user:' + #user", "'ip:' + #ip" })
+		void export(String user, String ip) {
+		}
+
+	}
+
+	@RateLimited(limit = 2, period = "1h")
+	static class ReportService {
+
+		void daily() {
+		}
+
+		void weekly() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BrokenConfiguration {
+
+		@Bean
+		Broken broken() {
+			return new Broken();
+		}
+
+	}
+
+	static class Broken {
+
+		@RateLimited(value = "login", limit = 3, period = "1m")
+		void both() {
+		}
+
+	}
+
+}
