@@ -2,6 +2,7 @@ package io.github.redkit.autoconfigure;
 
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.ratelimit.MicrometerRateLimitMetrics;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
@@ -23,9 +24,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.http.ProblemDetail;
 
 /**
@@ -52,8 +55,12 @@ public final class RateLimitAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static RateLimitedAdvisor redkitRateLimitedAdvisor(ObjectProvider<RateLimiter> rateLimiter,
 			ObjectProvider<KeyExpressionEvaluator> evaluator, ObjectProvider<RateLimitDecisionListener> listeners,
-			ObjectProvider<RateLimitProperties> properties) {
-		int order = properties.getObject().getOrder();
+			Environment environment) {
+		// read from the environment: binding the properties bean this early would keep it
+		// from being post-processed
+		int order = Binder.get(environment)
+			.bind("redkit.rate-limit.order", Integer.class)
+			.orElse(RedkitAdvisorOrder.RATE_LIMIT);
 		return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimiter, evaluator, listeners), order);
 	}
 

@@ -34,7 +34,9 @@ public final class RedkitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedisScriptRunner redkitScriptRunner(RedisConnectionFactory connectionFactory) {
-		return new RedisScriptRunner(connectionFactory);
+		RedisScriptRunner runner = new RedisScriptRunner(connectionFactory);
+		runner.connectInBackground();
+		return runner;
 	}
 
 	@Bean

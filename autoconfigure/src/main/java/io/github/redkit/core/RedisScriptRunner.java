@@ -7,8 +7,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -40,11 +43,19 @@ public class RedisScriptRunner {
 	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			RedisScriptRunner.class.getClassLoader());
 
+	private static final Executor CONNECTOR = Executors.newCachedThreadPool((task) -> {
+		Thread thread = new Thread(task, "redkit-connect");
+		thread.setDaemon(true);
+		return thread;
+	});
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final StringRedisTemplate template;
 
 	private volatile Boolean cluster;
+
+	private volatile boolean connected;
 
 	/**
 	 * Creates a runner on a connection factory.
@@ -53,6 +64,21 @@ public class RedisScriptRunner {
 	public RedisScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 		this.template = new StringRedisTemplate(connectionFactory);
+	}
+
+	/**
+	 * Opens the shared connection on a background thread, so that the first call does not
+	 * pay for it and start-up does not wait for Redis.
+	 */
+	public void connectInBackground() {
+		CompletableFuture.runAsync(() -> {
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				this.connected = true;
+			}
+			catch (RuntimeException ex) {
+				// the first call will try again and apply its own failure policy
+			}
+		}, CONNECTOR);
 	}
 
 	/**
@@ -95,9 +121,21 @@ public class RedisScriptRunner {
 	 * @return the answer, completed exceptionally with a {@link DataAccessException}
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, String... args) {
+		if (this.connected) {
+			return send(script, keys, args);
+		}
+		// until a connection has been made, making one blocks for the connect timeout: do
+		// it on
+		// another thread so that callers can still bound their wait
+		return CompletableFuture.supplyAsync(() -> send(script, keys, args), CONNECTOR)
+			.thenCompose(Function.identity());
+	}
+
+	private <T> CompletableFuture<T> send(LuaScript<T> script, List<String> keys, String... args) {
 		RedisConnection connection;
 		try {
 			connection = this.connectionFactory.getConnection();
+			this.connected = true;
 		}
 		catch (DataAccessException ex) {
 			return CompletableFuture.failedFuture(ex);

@@ -1,0 +1,163 @@
+package io.github.redkit.autoconfigure;
+
+import java.util.List;
+import java.util.Optional;
+
+import io.github.redkit.ratelimit.MicrometerRateLimitMetrics;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitMetrics;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitedAdvisor;
+import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
+import io.github.redkit.test.RedisServers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				RateLimitAutoConfiguration.class))
+		.withPropertyValues(RedisServers.standalone().springProperties());
+
+	@Test
+	void providesTheRateLimiterTheAdvisorAndNamedLimits() {
+		this.runner.withPropertyValues("redkit.rate-limit.limits.api.algorithm=token-bucket",
+				"redkit.rate-limit.limits.api.windows[0].limit=10", "redkit.rate-limit.limits.api.windows[0].period=1s",
+				"redkit.rate-limit.limits.api.windows[1].limit=120",
+				"redkit.rate-limit.limits.api.windows[1].period=1m")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimiter.class)
+					.hasSingleBean(RateLimitedAdvisor.class)
+					.doesNotHaveBean(RateLimitExceptionHandler.class);
+				RateLimitPolicy api = context.getBean(RateLimiter.class).policy("api").orElseThrow();
+				assertThat(api.algorithm()).isEqualTo(RateLimitAlgorithm.TOKEN_BUCKET);
+				assertThat(api.windows()).hasSize(2);
+			});
+	}
+
+	@Test
+	void canBeTurnedOff() {
+		this.runner.withPropertyValues("redkit.rate-limit.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RateLimiter.class)
+				.doesNotHaveBean(RateLimitedAdvisor.class));
+	}
+
+	@Test
+	void backsOffWithoutRedis() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimiter.class));
+	}
+
+	@Test
+	void recordsMetricsWhenAMeterRegistryExists() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withPropertyValues("redkit.rate-limit.limits.m.windows[0].limit=1",
+					"redkit.rate-limit.limits.m.windows[0].period=1h")
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				String key = "metrics-" + System.nanoTime();
+				limiter.tryAcquire("m", key);
+				limiter.tryAcquire("m", key);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.counter(MicrometerRateLimitMetrics.DECISIONS, "limit", "m", "outcome", "allowed")
+					.count()).isEqualTo(1);
+				assertThat(registry.counter(MicrometerRateLimitMetrics.DECISIONS, "limit", "m", "outcome", "denied")
+					.count()).isEqualTo(1);
+				assertThat(registry.timer(MicrometerRateLimitMetrics.DURATION, "limit", "m").count()).isEqualTo(2);
+			});
+	}
+
+	@Test
+	void theRateLimiterCanBeReplaced() {
+		this.runner.withUserConfiguration(CustomRateLimiter.class)
+			.run((context) -> assertThat(context.getBean(RateLimiter.class)).isSameAs(CustomRateLimiter.INSTANCE));
+	}
+
+	@Test
+	void aLimitWithoutWindowsFailsStartUpNamingTheProperty() {
+		this.runner.withPropertyValues("redkit.rate-limit.limits.api.algorithm=fixed-window")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.limits.api.windows must list at least one window"));
+	}
+
+	@Test
+	void aZeroLimitFailsStartUpNamingTheProperty() {
+		this.runner
+			.withPropertyValues("redkit.rate-limit.limits.api.windows[0].limit=0",
+					"redkit.rate-limit.limits.api.windows[0].period=1s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.limits.api.windows[0].limit must be > 0"));
+	}
+
+	@Test
+	void aZeroPeriodFailsStartUpNamingTheProperty() {
+		this.runner
+			.withPropertyValues("redkit.rate-limit.limits.api.windows[0].limit=5",
+					"redkit.rate-limit.limits.api.windows[0].period=0s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.limits.api.windows[0].period must be at least 1ms"));
+	}
+
+	@Test
+	void anUnknownFailureModeFailsStartUpNamingTheProperty() {
+		this.runner.withPropertyValues("redkit.rate-limit.failure-mode=maybe")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("redkit.rate-limit.failure-mode"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CustomRateLimiter {
+
+		static final RateLimiter INSTANCE = new RateLimiter() {
+
+			@Override
+			public RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost) {
+				return null;
+			}
+
+			@Override
+			public RateLimitDecision tryAcquire(String limitName, RateLimitPolicy policy, List<String> keys, int cost) {
+				return null;
+			}
+
+			@Override
+			public void define(String limitName, RateLimitPolicy policy) {
+			}
+
+			@Override
+			public Optional<RateLimitPolicy> policy(String limitName) {
+				return Optional.empty();
+			}
+
+		};
+
+		@Bean
+		RateLimiter customRateLimiter() {
+			return INSTANCE;
+		}
+
+		@Bean
+		RateLimitMetrics unusedMetrics() {
+			return RateLimitMetrics.NONE;
+		}
+
+	}
+
+}
