@@ -22,6 +22,8 @@ public record RateLimitPolicy(RateLimitAlgorithm algorithm, List<RateLimitWindow
 		Assert.notNull(algorithm, "A rate-limit policy needs an algorithm");
 		Assert.notEmpty(windows, "A rate-limit policy needs at least one window");
 		windows = List.copyOf(windows);
+		long periods = windows.stream().map(RateLimitWindow::period).distinct().count();
+		Assert.isTrue(periods == windows.size(), () -> "The windows of a rate-limit policy need distinct periods");
 	}
 
 	/**

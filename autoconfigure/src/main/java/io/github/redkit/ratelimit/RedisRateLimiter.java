@@ -171,13 +171,15 @@ public class RedisRateLimiter implements RateLimiter {
 		Map<Integer, List<String>> groups = new LinkedHashMap<>();
 		for (String identifier : identifiers) {
 			Assert.hasText(identifier, () -> "Rate limit '" + limitName + "': a key must not be null or empty");
-			RedisKeyspace.Key base = this.keyspace.key("ratelimit").part(limitName).tag(identifier);
-			List<String> keys = new ArrayList<>(policy.windows().size());
-			for (RateLimitWindow window : policy.windows()) {
-				keys.add(base.part(policy.algorithm().keyPart(), Long.toString(window.period().toMillis())).build());
-			}
-			int slot = this.cluster ? ClusterSlotHashUtil.calculateSlot(keys.get(0)) : 0;
-			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).addAll(keys);
+			// one hash per identifier holds every window, so a decision reads and writes
+			// it once
+			String key = this.keyspace.key("ratelimit")
+				.part(limitName)
+				.tag(identifier)
+				.part(policy.algorithm().keyPart())
+				.build();
+			int slot = this.cluster ? ClusterSlotHashUtil.calculateSlot(key) : 0;
+			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(key);
 		}
 		return new ArrayList<>(groups.values());
 	}

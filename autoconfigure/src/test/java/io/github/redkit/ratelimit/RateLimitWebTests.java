@@ -39,15 +39,17 @@ class RateLimitWebTests {
 			assertThat(first.statusCode()).isEqualTo(200);
 			assertThat(first.headers().firstValue("RateLimit-Policy"))
 				.hasValue("\"api-1s\";q=2;w=1, \"api-1h\";q=100;w=3600");
-			// a sliding window forgets a call two periods after its window started: t is 1 or 2
-			assertThat(first.headers().firstValue("RateLimit")).hasValueSatisfying(
-					(value) -> assertThat(value).matches("\"api-1s\";r=1;t=[12]"));
+			// a sliding window forgets a call two periods after its window started: t is
+			// 1 or 2
+			assertThat(first.headers().firstValue("RateLimit"))
+				.hasValueSatisfying((value) -> assertThat(value).matches("\"api-1s\";r=1;t=[12]"));
 			assertThat(get(context, "/hello?user=" + user).statusCode()).isEqualTo(200);
 			HttpResponse<String> refused = get(context, "/hello?user=" + user);
 			assertThat(refused.statusCode()).isEqualTo(429);
-			assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
-			assertThat(refused.headers().firstValue("RateLimit")).hasValueSatisfying(
-					(value) -> assertThat(value).matches("\"api-1s\";r=0;t=[12]"));
+			assertThat(refused.headers().firstValue("Retry-After"))
+				.hasValueSatisfying((value) -> assertThat(value).matches("[12]"));
+			assertThat(refused.headers().firstValue("RateLimit"))
+				.hasValueSatisfying((value) -> assertThat(value).matches("\"api-1s\";r=0;t=[12]"));
 			assertThat(refused.headers().firstValue("RateLimit-Policy")).isPresent();
 			assertThat(refused.headers().firstValue("Content-Type"))
 				.hasValueSatisfying((type) -> assertThat(type).startsWith("application/problem+json"));

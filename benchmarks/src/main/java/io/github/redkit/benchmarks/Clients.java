@@ -22,6 +22,11 @@ final class Clients {
 	}
 
 	static ConfigurableApplicationContext springContext(RedisServer redis, Class<?>... extraConfiguration) {
+		return springContext(redis, Map.of(), extraConfiguration);
+	}
+
+	static ConfigurableApplicationContext springContext(RedisServer redis, Map<String, Object> properties,
+			Class<?>... extraConfiguration) {
 		Class<?>[] sources = new Class<?>[extraConfiguration.length + 1];
 		sources[0] = BenchmarkApplication.class;
 		System.arraycopy(extraConfiguration, 0, sources, 1, extraConfiguration.length);
@@ -29,6 +34,7 @@ final class Clients {
 			.logStartupInfo(false)
 			.properties(Map.of("spring.data.redis.host", RedisServer.HOST, "spring.data.redis.port", redis.port(),
 					"spring.main.banner-mode", "off", "logging.level.root", "warn"))
+			.properties(properties)
 			.run();
 	}
 
