@@ -47,19 +47,38 @@ class RateLimitAlgorithmBoundaryTests {
 
 	@Test
 	void tokenBucketRefillsOnlyWhatTimeEarned() {
-		assertThat(burstsAroundBoundary(RateLimitAlgorithm.TOKEN_BUCKET)).isEqualTo(5);
+		RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.TOKEN_BUCKET,
+				List.of(RateLimitWindow.of(5, PERIOD)));
+		String name = UUID.randomUUID().toString();
+		assertThat(this.limiter.tryAcquire(name, policy, List.of("u"), 5).allowed()).isTrue();
+		RateLimitDecision refused = this.limiter.tryAcquire(name, policy, List.of("u"), 5);
+		assertThat(refused.allowed()).isFalse();
+		long oneToken = System.nanoTime() + Duration.ofMillis(200).toNanos();
+		waitUntil(System.currentTimeMillis() + 220);
+		assertThat(this.limiter.tryAcquire(name, policy, List.of("u"), 1).allowed()).isTrue();
+		if (System.nanoTime() - oneToken < Duration.ofMillis(150).toNanos()) {
+			assertThat(this.limiter.tryAcquire(name, policy, List.of("u"), 2).allowed()).isFalse();
+		}
 	}
 
 	private int burstsAroundBoundary(RateLimitAlgorithm algorithm) {
 		RateLimitPolicy policy = new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(5, PERIOD)));
-		String name = UUID.randomUUID().toString();
 		long period = PERIOD.toMillis();
-		long offset = redisMillis() - System.currentTimeMillis();
-		long nextBoundary = ((System.currentTimeMillis() + offset) / period + 1) * period;
-		waitUntil(nextBoundary - offset + period - 300);
-		int allowed = burst(name, policy);
-		waitUntil(nextBoundary - offset + period + 20);
-		return allowed + burst(name, policy);
+		for (int attempt = 0;; attempt++) {
+			String name = UUID.randomUUID().toString();
+			long offset = redisMillis() - System.currentTimeMillis();
+			long boundary = ((System.currentTimeMillis() + offset) / period + 2) * period - offset;
+			waitUntil(boundary - 300);
+			int allowed = burst(name, policy);
+			long first = System.currentTimeMillis();
+			waitUntil(boundary + 20);
+			allowed += burst(name, policy);
+			// on a loaded machine a call can be late: try again unless it landed where
+			// planned
+			if ((first < boundary - 50 && System.currentTimeMillis() < boundary + 250) || attempt == 4) {
+				return allowed;
+			}
+		}
 	}
 
 	/**
