@@ -70,8 +70,11 @@ public final class RedkitCacheAutoConfiguration {
 		return new RedkitCacheManagerCustomizer(defaults, caches, properties.jitterFraction(),
 				valueSerializer(properties, beanFactory),
 				(policies) -> new RedkitCacheWriter(
-						RedisCacheWriter.nonLockingRedisCacheWriter(runner.connectionFactory(),
-								new ScanBatchStrategy(properties.getClearBatchSize())),
+						RedisCacheWriter.create(runner.connectionFactory(),
+								(writer) -> writer.batchStrategy(new ScanBatchStrategy(properties.getClearBatchSize()))
+									// a put is visible once it returns: single flight
+									// relies on it
+									.immediateWrites()),
 						policies, singleFlight, runner, cacheEvents, properties.getStaleOnError().getMaxEntries()),
 				properties.isEnableStatistics());
 	}
