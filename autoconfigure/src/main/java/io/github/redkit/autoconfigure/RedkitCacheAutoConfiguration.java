@@ -54,7 +54,7 @@ public final class RedkitCacheAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(name = "redkitCacheManagerCustomizer")
+	@ConditionalOnMissingBean
 	RedkitCacheManagerCustomizer redkitCacheManagerCustomizer(RedkitCacheProperties properties,
 			RedisScriptRunner runner, SingleFlight singleFlight, ObjectProvider<CacheEvents> events,
 			BeanFactory beanFactory) {

@@ -166,7 +166,7 @@ public class RedkitCacheProperties implements InitializingBean {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(
-					"redkit.cache.ttl-jitter must be a percentage in [0%, 100%) such as 10%: " + ex.getMessage(), ex);
+					"redkit.cache.ttl-jitter must be a percentage in [0%, 100%) such as 10%: " + ex.getMessage());
 		}
 		positive(this.defaultTtl, "redkit.cache.default-ttl", true);
 		if (this.clearBatchSize <= 0) {
