@@ -122,8 +122,9 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 
 	@Override
 	public int getPhase() {
-		// after the container (DEFAULT_PHASE), so that it is running when we subscribe
-		return SmartLifecycle.DEFAULT_PHASE + 100;
+		// the container's phase: a listener may be added before or after the container
+		// starts, and the start-up read below does not need the subscription
+		return this.container.getPhase();
 	}
 
 	@Override
