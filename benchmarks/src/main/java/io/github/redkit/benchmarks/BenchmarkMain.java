@@ -28,6 +28,7 @@ public final class BenchmarkMain {
 	static {
 		SUITES.put("baseline", ClientBaselineSuite::create);
 		SUITES.put("ratelimit", RateLimitSuite::create);
+		SUITES.put("cache", CacheSuite::create);
 	}
 
 	private BenchmarkMain() {

@@ -1,0 +1,133 @@
+package io.github.redkit.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.redkit.cache.CacheEvents;
+import io.github.redkit.cache.CacheJson;
+import io.github.redkit.cache.CachePolicy;
+import io.github.redkit.cache.CacheSpec;
+import io.github.redkit.cache.MicrometerCacheEvents;
+import io.github.redkit.cache.RedkitCacheManagerCustomizer;
+import io.github.redkit.cache.RedkitCacheWriter;
+import io.github.redkit.cache.ScanBatchStrategy;
+import io.github.redkit.cache.SingleFlight;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.micrometer.core.instrument.MeterRegistry;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.cache.autoconfigure.RedisCacheManagerBuilderCustomizer;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.cache.RedisCacheWriter;
+import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Customizes Spring Boot's Redis cache manager (see
+ * {@link RedkitCacheManagerCustomizer}); it never creates a cache manager of its own.
+ */
+@AutoConfiguration(after = RedkitAutoConfiguration.class,
+		beforeName = "org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration")
+@ConditionalOnClass({ RedisCacheManagerBuilderCustomizer.class, RedisCacheWriter.class })
+@ConditionalOnBean(RedisScriptRunner.class)
+@ConditionalOnBooleanProperty(name = "redkit.cache.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedkitCacheProperties.class)
+public final class RedkitCacheAutoConfiguration {
+
+	private static final boolean JACKSON_PRESENT = ClassUtils.isPresent("tools.jackson.databind.json.JsonMapper",
+			RedkitCacheAutoConfiguration.class.getClassLoader());
+
+	@Bean
+	@ConditionalOnMissingBean
+	SingleFlight redkitCacheSingleFlight(RedisScriptRunner runner, RedisKeyspace keyspace) {
+		return new SingleFlight(runner, keyspace);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedkitCacheManagerCustomizer redkitCacheManagerCustomizer(RedkitCacheProperties properties,
+			RedisScriptRunner runner, SingleFlight singleFlight, ObjectProvider<CacheEvents> events,
+			BeanFactory beanFactory) {
+		CacheSpec defaults = new CacheSpec(properties.getDefaultTtl(), properties.isCacheNulls(),
+				policy(properties, null));
+		Map<String, CacheSpec> caches = new LinkedHashMap<>();
+		properties.getCaches()
+			.forEach((name, settings) -> caches.put(name,
+					new CacheSpec((settings.getTtl() != null) ? settings.getTtl() : properties.getDefaultTtl(),
+							(settings.getCacheNulls() != null) ? settings.getCacheNulls() : properties.isCacheNulls(),
+							policy(properties, settings))));
+		CacheEvents cacheEvents = events.getIfAvailable(() -> CacheEvents.NONE);
+		return new RedkitCacheManagerCustomizer(defaults, caches, properties.jitterFraction(),
+				valueSerializer(properties, beanFactory),
+				(policies) -> new RedkitCacheWriter(
+						RedisCacheWriter.create(runner.connectionFactory(),
+								(writer) -> writer.batchStrategy(new ScanBatchStrategy(properties.getClearBatchSize()))
+									// a put is visible once it returns: single flight
+									// relies on it
+									.immediateWrites()),
+						policies, singleFlight, runner, cacheEvents, properties.getStaleOnError().getMaxEntries()),
+				properties.isEnableStatistics());
+	}
+
+	private static RedisSerializer<Object> valueSerializer(RedkitCacheProperties properties, BeanFactory beanFactory) {
+		if (!properties.isJsonValues()) {
+			return null;
+		}
+		if (!JACKSON_PRESENT) {
+			throw new IllegalStateException(
+					"redkit.cache.json-values=true needs Jackson 3 (tools.jackson.core:jackson-databind) on the class path");
+		}
+		return JsonSupport.serializer(properties, beanFactory);
+	}
+
+	private static CachePolicy policy(RedkitCacheProperties properties, RedkitCacheProperties.CacheSettings settings) {
+		boolean singleFlight = choose((settings != null) ? settings.getSingleFlight() : null,
+				properties.getSingleFlight().isEnabled());
+		boolean early = choose((settings != null) ? settings.getEarlyRefresh() : null,
+				properties.getEarlyRefresh().isEnabled());
+		boolean stale = choose((settings != null) ? settings.getStaleOnError() : null,
+				properties.getStaleOnError().isEnabled());
+		return new CachePolicy(singleFlight, properties.getSingleFlight().getWaitTime(),
+				properties.getSingleFlight().getLease(), early ? properties.getEarlyRefresh().getBeta() : 0, stale);
+	}
+
+	private static boolean choose(Boolean specific, boolean fallback) {
+		return (specific != null) ? specific : fallback;
+	}
+
+	/**
+	 * Kept apart so that the configuration class loads without Jackson.
+	 */
+	private static final class JsonSupport {
+
+		static RedisSerializer<Object> serializer(RedkitCacheProperties properties, BeanFactory beanFactory) {
+			JsonMapper json = beanFactory.getBeanProvider(JsonMapper.class)
+				.getIfAvailable(() -> JsonMapper.builder().build());
+			return CacheJson.serializer(json, properties.getTrustedPackages());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class CacheMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		CacheEvents redkitCacheEvents(ObjectProvider<MeterRegistry> registry) {
+			return new MicrometerCacheEvents(registry::getIfAvailable);
+		}
+
+	}
+
+}

@@ -1,0 +1,367 @@
+package io.github.redkit.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redkit.cache.JitteredTtl;
+
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Properties of Redkit's customization of Spring Boot's Redis cache manager.
+ */
+@ConfigurationProperties("redkit.cache")
+public class RedkitCacheProperties implements InitializingBean {
+
+	/** Whether Redkit customizes Spring Boot's Redis cache manager. */
+	private boolean enabled = true;
+
+	/**
+	 * Time to live of the entries of caches without their own; overrides
+	 * spring.cache.redis.time-to-live.
+	 */
+	private Duration defaultTtl = Duration.ofMinutes(10);
+
+	/**
+	 * Share of the TTL cut at random from each entry ("10%" or "0.1"), so entries written
+	 * together expire apart.
+	 */
+	private String ttlJitter = "10%";
+
+	/** Whether null results are cached (as a JSON null marker). */
+	private boolean cacheNulls = true;
+
+	/**
+	 * Whether values are stored as JSON (never JDK serialization); false keeps Spring's
+	 * configured serializer.
+	 */
+	private boolean jsonValues = true;
+
+	/**
+	 * Packages whose types may be read back from JSON; empty allows any type (trust what
+	 * is in Redis).
+	 */
+	private List<String> trustedPackages = List.of();
+
+	/**
+	 * Whether Spring's cache statistics (hits, misses, puts) are collected, for the cache
+	 * metrics.
+	 */
+	private boolean enableStatistics = true;
+
+	/** Keys per SCAN batch when a cache is cleared (never KEYS). */
+	private int clearBatchSize = 500;
+
+	/** Single flight of @Cacheable(sync = true) across instances. */
+	private final SingleFlight singleFlight = new SingleFlight();
+
+	/** Probabilistic early refresh of hits (only for @Cacheable(sync = true)). */
+	private final EarlyRefresh earlyRefresh = new EarlyRefresh();
+
+	/** Serving the last value this instance saw when Redis fails. */
+	private final StaleOnError staleOnError = new StaleOnError();
+
+	/** Per-cache settings, by cache name. */
+	private Map<String, CacheSettings> caches = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Duration getDefaultTtl() {
+		return this.defaultTtl;
+	}
+
+	public void setDefaultTtl(Duration defaultTtl) {
+		this.defaultTtl = defaultTtl;
+	}
+
+	public String getTtlJitter() {
+		return this.ttlJitter;
+	}
+
+	public void setTtlJitter(String ttlJitter) {
+		this.ttlJitter = ttlJitter;
+	}
+
+	public boolean isCacheNulls() {
+		return this.cacheNulls;
+	}
+
+	public void setCacheNulls(boolean cacheNulls) {
+		this.cacheNulls = cacheNulls;
+	}
+
+	public boolean isJsonValues() {
+		return this.jsonValues;
+	}
+
+	public void setJsonValues(boolean jsonValues) {
+		this.jsonValues = jsonValues;
+	}
+
+	public List<String> getTrustedPackages() {
+		return this.trustedPackages;
+	}
+
+	public void setTrustedPackages(List<String> trustedPackages) {
+		this.trustedPackages = trustedPackages;
+	}
+
+	public boolean isEnableStatistics() {
+		return this.enableStatistics;
+	}
+
+	public void setEnableStatistics(boolean enableStatistics) {
+		this.enableStatistics = enableStatistics;
+	}
+
+	public int getClearBatchSize() {
+		return this.clearBatchSize;
+	}
+
+	public void setClearBatchSize(int clearBatchSize) {
+		this.clearBatchSize = clearBatchSize;
+	}
+
+	public SingleFlight getSingleFlight() {
+		return this.singleFlight;
+	}
+
+	public EarlyRefresh getEarlyRefresh() {
+		return this.earlyRefresh;
+	}
+
+	public StaleOnError getStaleOnError() {
+		return this.staleOnError;
+	}
+
+	public Map<String, CacheSettings> getCaches() {
+		return this.caches;
+	}
+
+	public void setCaches(Map<String, CacheSettings> caches) {
+		this.caches = caches;
+	}
+
+	/**
+	 * The jitter as a fraction.
+	 * @return the fraction in [0, 1)
+	 */
+	public double jitterFraction() {
+		return JitteredTtl.parseJitter(this.ttlJitter);
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		try {
+			jitterFraction();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					"redkit.cache.ttl-jitter must be a percentage in [0%, 100%) such as 10%: " + ex.getMessage());
+		}
+		positive(this.defaultTtl, "redkit.cache.default-ttl", true);
+		if (this.clearBatchSize <= 0) {
+			throw new IllegalArgumentException("redkit.cache.clear-batch-size must be > 0");
+		}
+		positive(this.singleFlight.waitTime, "redkit.cache.single-flight.wait-time", true);
+		positive(this.singleFlight.lease, "redkit.cache.single-flight.lease", false);
+		if (!(this.earlyRefresh.beta > 0)) {
+			throw new IllegalArgumentException("redkit.cache.early-refresh.beta must be > 0");
+		}
+		if (this.staleOnError.maxEntries <= 0) {
+			throw new IllegalArgumentException("redkit.cache.stale-on-error.max-entries must be > 0");
+		}
+		this.caches.forEach((name, settings) -> {
+			if (settings.ttl != null) {
+				positive(settings.ttl, "redkit.cache.caches." + name + ".ttl", true);
+			}
+		});
+	}
+
+	private static void positive(Duration value, String property, boolean zeroAllowed) {
+		if (value == null || value.isNegative() || (!zeroAllowed && value.isZero())) {
+			throw new IllegalArgumentException(property + " must be " + (zeroAllowed ? ">= 0" : "> 0"));
+		}
+	}
+
+	/**
+	 * Single flight across instances.
+	 */
+	public static class SingleFlight {
+
+		/**
+		 * Whether only one instance computes a missing value of a @Cacheable(sync = true)
+		 * method.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Longest wait for another instance's value; then the caller computes it itself.
+		 */
+		private Duration waitTime = Duration.ofSeconds(5);
+
+		/** Lifetime of the lock if its holder dies while computing. */
+		private Duration lease = Duration.ofSeconds(30);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getWaitTime() {
+			return this.waitTime;
+		}
+
+		public void setWaitTime(Duration waitTime) {
+			this.waitTime = waitTime;
+		}
+
+		public Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(Duration lease) {
+			this.lease = lease;
+		}
+
+	}
+
+	/**
+	 * Probabilistic early expiration.
+	 */
+	public static class EarlyRefresh {
+
+		/**
+		 * Whether hits of every cache may be refreshed early (per cache:
+		 * caches.<name>.early-refresh).
+		 */
+		private boolean enabled;
+
+		/** How eagerly to refresh: 1.0 is the usual value, higher refreshes earlier. */
+		private double beta = 1.0;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public double getBeta() {
+			return this.beta;
+		}
+
+		public void setBeta(double beta) {
+			this.beta = beta;
+		}
+
+	}
+
+	/**
+	 * Stale values when Redis fails.
+	 */
+	public static class StaleOnError {
+
+		/**
+		 * Whether every cache serves the last value seen when Redis fails (per cache:
+		 * caches.<name>.stale-on-error).
+		 */
+		private boolean enabled;
+
+		/** How many values are kept in memory for that, least recently used out. */
+		private int maxEntries = 10_000;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMaxEntries() {
+			return this.maxEntries;
+		}
+
+		public void setMaxEntries(int maxEntries) {
+			this.maxEntries = maxEntries;
+		}
+
+	}
+
+	/**
+	 * Settings of one cache; unset values fall back to the defaults above.
+	 */
+	public static class CacheSettings {
+
+		/** Time to live of this cache's entries. */
+		private Duration ttl;
+
+		/** Whether null results are cached. */
+		private Boolean cacheNulls;
+
+		/** Whether hits are refreshed early. */
+		private Boolean earlyRefresh;
+
+		/** Whether the last value seen is served when Redis fails. */
+		private Boolean staleOnError;
+
+		/** Whether single flight applies to this cache. */
+		private Boolean singleFlight;
+
+		public Duration getTtl() {
+			return this.ttl;
+		}
+
+		public void setTtl(Duration ttl) {
+			this.ttl = ttl;
+		}
+
+		public Boolean getCacheNulls() {
+			return this.cacheNulls;
+		}
+
+		public void setCacheNulls(Boolean cacheNulls) {
+			this.cacheNulls = cacheNulls;
+		}
+
+		public Boolean getEarlyRefresh() {
+			return this.earlyRefresh;
+		}
+
+		public void setEarlyRefresh(Boolean earlyRefresh) {
+			this.earlyRefresh = earlyRefresh;
+		}
+
+		public Boolean getStaleOnError() {
+			return this.staleOnError;
+		}
+
+		public void setStaleOnError(Boolean staleOnError) {
+			this.staleOnError = staleOnError;
+		}
+
+		public Boolean getSingleFlight() {
+			return this.singleFlight;
+		}
+
+		public void setSingleFlight(Boolean singleFlight) {
+			this.singleFlight = singleFlight;
+		}
+
+	}
+
+}

@@ -1,0 +1,121 @@
+package io.github.redkit.autoconfigure;
+
+import java.util.List;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.pubsub.ChannelPublisher;
+import io.github.redkit.pubsub.ControlStateHealthIndicator;
+import io.github.redkit.pubsub.ControlStateListener;
+import io.github.redkit.pubsub.ControlStateSubscription;
+import io.github.redkit.pubsub.JsonChannelPublisher;
+import io.github.redkit.pubsub.MicrometerPubSubMetrics;
+import io.github.redkit.pubsub.PubSubMetrics;
+import io.github.redkit.pubsub.RedisControlState;
+import io.micrometer.core.instrument.MeterRegistry;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * Redkit's pub/sub: {@link ChannelPublisher} (JSON), {@link RedisControlState} and, when
+ * the application has {@link ControlStateListener} beans, the subscription that keeps
+ * them in step (on Spring Boot's {@link RedisMessageListenerContainer}), with a health
+ * indicator and metrics.
+ */
+@AutoConfiguration(after = RedkitAutoConfiguration.class,
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass({ JsonMapper.class, RedisMessageListenerContainer.class })
+@ConditionalOnBean(RedisScriptRunner.class)
+@ConditionalOnBooleanProperty(name = "redkit.pubsub.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedkitPubSubProperties.class)
+public final class RedkitPubSubAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ChannelPublisher redkitChannelPublisher(RedisScriptRunner runner, ObjectProvider<JsonMapper> mapper,
+			ObjectProvider<PubSubMetrics> metrics) {
+		return new JsonChannelPublisher(runner.template(), mapper.getIfAvailable(() -> JsonMapper.builder().build()),
+				metrics.getIfAvailable(() -> PubSubMetrics.NONE));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisControlState redkitControlState(RedisScriptRunner runner, RedisKeyspace keyspace,
+			RedkitPubSubProperties properties) {
+		RedkitPubSubProperties.Control control = properties.getControl();
+		String channel = (control.getChannel() != null) ? control.getChannel()
+				: keyspace.key("pubsub").part("control").build();
+		return new RedisControlState(runner, keyspace, channel, control.getStateTtl(), control.getAckTtl());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RedisMessageListenerContainer.class)
+	@ConditionalOnBean(ControlStateListener.class)
+	RedisMessageListenerContainer redkitListenerContainer(RedisScriptRunner runner) {
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(runner.connectionFactory());
+		return container;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ControlStateListener.class)
+	ControlStateSubscription redkitControlStateSubscription(RedisMessageListenerContainer container,
+			RedisControlState state, List<ControlStateListener> listeners, ObjectProvider<JsonMapper> mapper,
+			ObjectProvider<PubSubMetrics> metrics, RedkitPubSubProperties properties, Environment environment) {
+		RedkitPubSubProperties.Control control = properties.getControl();
+		String subscriberId = (control.getSubscriberId() != null) ? control.getSubscriberId()
+				: defaultSubscriberId(environment);
+		return new ControlStateSubscription(container, state, listeners,
+				mapper.getIfAvailable(() -> JsonMapper.builder().build()),
+				metrics.getIfAvailable(() -> PubSubMetrics.NONE), subscriberId, control.getAckTtl().dividedBy(3));
+	}
+
+	private static String defaultSubscriberId(Environment environment) {
+		String host = System.getenv("HOSTNAME");
+		if (host == null || host.isBlank()) {
+			host = "localhost";
+		}
+		return environment.getProperty("spring.application.name", "application") + "@" + host + ":"
+				+ ProcessHandle.current().pid();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class PubSubMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(MeterRegistry.class)
+		PubSubMetrics redkitPubSubMetrics(MeterRegistry registry) {
+			return new MicrometerPubSubMetrics(registry);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(HealthIndicator.class)
+	static class PubSubHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "redkitControlStateHealthIndicator")
+		@ConditionalOnBean(ControlStateListener.class)
+		ControlStateHealthIndicator redkitControlStateHealthIndicator(ControlStateSubscription subscription) {
+			return new ControlStateHealthIndicator(subscription);
+		}
+
+	}
+
+}

@@ -1,0 +1,63 @@
+package io.github.redkit.cache;
+
+import java.util.UUID;
+
+import io.github.redkit.cache.CacheTestApp.Catalog;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * With stale-on-error a cache keeps answering with the last value this instance saw while
+ * Redis is down; without it the failure reaches the caller. A dedicated server is
+ * stopped.
+ */
+class StaleOnErrorTests {
+
+	private static RedisServer server;
+
+	@BeforeAll
+	static void start() {
+		server = RedisServers.startStandalone();
+	}
+
+	@AfterAll
+	static void stop() {
+		server.close();
+	}
+
+	@Test
+	void servesTheLastValueSeenWhileRedisIsDown() {
+		CacheTestApp
+			.runner(server, "redkit.cache.caches.resilient.stale-on-error=true", "spring.data.redis.timeout=300ms")
+			.run((context) -> {
+				Catalog catalog = context.getBean(Catalog.class);
+				String id = UUID.randomUUID().toString();
+				String value = catalog.resilient(id);
+				assertThat(catalog.resilient(id)).isEqualTo(value);
+				server.stop();
+				try {
+					assertThat(catalog.resilient(id)).isEqualTo(value);
+					assertThat(CacheTestApp.loads(id)).isEqualTo(1);
+					String other = UUID.randomUUID().toString();
+					assertThat(catalog.resilient(other)).isEqualTo("resilient-" + other);
+					assertThatException().isThrownBy(() -> catalog.defaults(UUID.randomUUID().toString()));
+				}
+				finally {
+					server.start();
+				}
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("redkit.cache.redis-errors").tag("outcome", "stale").counter().count())
+					.isEqualTo(1);
+				assertThat(registry.get("redkit.cache.redis-errors").tag("outcome", "miss").counter().count())
+					.isEqualTo(1);
+			});
+	}
+
+}
