@@ -183,15 +183,16 @@ class IdempotentStepsTests {
 
 	@Test
 	void aClaimAndACompletionAreOneRoundTripEachAndTheKeysExpire() {
-		// scripts Redis has not seen yet cost a NOSCRIPT answer once
-		this.steps.claim("warm-up:" + this.auction, "bid", NOTHING, null);
-		this.steps.complete("warm-up:" + this.auction, "bid", "done");
-		CommandLog claim = CommandLog.record(this.topology.server(),
-				() -> this.steps.claim(this.auction, "bid", NOTHING, Duration.ofHours(1)));
-		assertThat(claim.roundTrips()).isEqualTo(1);
-		CommandLog complete = CommandLog.record(this.topology.server(),
-				() -> this.steps.complete(this.auction, "bid", "done"));
-		assertThat(complete.roundTrips()).isEqualTo(1);
+		// scripts the node has not seen yet cost a NOSCRIPT answer once
+		StepClaim warmUp = this.steps.claim(this.auction, "warm-up", NOTHING, Duration.ofHours(1), null, null);
+		this.steps.complete(warmUp, "done");
+		StepClaim[] claim = new StepClaim[1];
+		CommandLog claiming = CommandLog.record(this.topology.server(), () -> claim[0] = this.steps.claim(this.auction,
+				"bid", Set.of("warm-up"), Duration.ofHours(1), null, null));
+		assertThat(claiming.roundTrips()).isEqualTo(1);
+		assertThat(claim[0].outcome()).isEqualTo(StepOutcome.CLAIMED);
+		CommandLog completing = CommandLog.record(this.topology.server(), () -> this.steps.complete(claim[0], "done"));
+		assertThat(completing.roundTrips()).isEqualTo(1);
 		RedisKeyspace.Key key = new RedisKeyspace("redkit-test").key("idempotency").tag(this.auction);
 		for (String part : List.of("state", "results")) {
 			long ttl = this.runner.template().getExpire(key.part(part).build());
