@@ -28,7 +28,8 @@ if command == 'delete' then
   return {existed, 0, 0}
 end
 
-if redis.call('EXISTS', KEYS[1]) == 0 then
+local stored = redis.call('GET', KEYS[1])
+if not stored then
   return {-1, 0, 0}
 end
 
@@ -36,10 +37,11 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 -- lazy settlement: bounded per call so that a script stays short; the rest go next call
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
+local balance = tonumber(stored)
 for _, id in ipairs(expired) do
   local reserved = redis.call('HGET', KEYS[2], id)
   if reserved then
-    redis.call('INCRBY', KEYS[1], reserved)
+    balance = redis.call('INCRBY', KEYS[1], reserved)
     redis.call('HDEL', KEYS[2], id)
   end
   redis.call('ZREM', KEYS[3], id)
@@ -53,7 +55,6 @@ if KEYS[4] then
   end
 end
 
-local balance = tonumber(redis.call('GET', KEYS[1]))
 local applied = 0
 
 if command == 'spend' then

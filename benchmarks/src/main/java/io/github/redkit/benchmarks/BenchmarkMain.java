@@ -27,6 +27,8 @@ public final class BenchmarkMain {
 
 	static {
 		SUITES.put("baseline", ClientBaselineSuite::create);
+		SUITES.put("idempotency", IdempotencySuite::steps);
+		SUITES.put("budget", IdempotencySuite::budgets);
 	}
 
 	private BenchmarkMain() {
