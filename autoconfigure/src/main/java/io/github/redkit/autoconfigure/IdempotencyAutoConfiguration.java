@@ -3,6 +3,7 @@ package io.github.redkit.autoconfigure;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.idempotency.IdempotencySettings;
 import io.github.redkit.idempotency.IdempotentStepAdvisor;
 import io.github.redkit.idempotency.IdempotentStepInterceptor;
@@ -27,6 +28,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
  * Idempotent, ordered steps: the {@link IdempotentSteps} bean, the
@@ -59,10 +61,15 @@ public final class IdempotencyAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static IdempotentStepAdvisor redkitIdempotentStepAdvisor(ObjectProvider<IdempotentSteps> steps,
 				ObjectProvider<KeyExpressionEvaluator> keys, ObjectProvider<JsonMapper> jsonMapper,
-				IdempotencyProperties properties) {
+				Environment environment) {
+			// read from the environment: binding the properties bean this early would
+			// keep it
+			// from the other post-processors
 			IdempotentStepInterceptor interceptor = new IdempotentStepInterceptor(steps::getObject, keys::getObject,
 					() -> new StepResults(jsonMapper.getIfAvailable(JsonMapper.builder()::build)));
-			return new IdempotentStepAdvisor(interceptor, properties.getOrder());
+			int order = environment.getProperty("redkit.idempotency.order", Integer.class,
+					RedkitAdvisorOrder.IDEMPOTENCY);
+			return new IdempotentStepAdvisor(interceptor, order);
 		}
 
 	}
