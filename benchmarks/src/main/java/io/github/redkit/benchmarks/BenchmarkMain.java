@@ -29,6 +29,8 @@ public final class BenchmarkMain {
 		SUITES.put("baseline", ClientBaselineSuite::create);
 		SUITES.put("ratelimit", RateLimitSuite::create);
 		SUITES.put("cache", CacheSuite::create);
+		SUITES.put("idempotency", IdempotencySuite::steps);
+		SUITES.put("budget", IdempotencySuite::budgets);
 	}
 
 	private BenchmarkMain() {

@@ -1,0 +1,102 @@
+package io.github.redkit.autoconfigure;
+
+import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.idempotency.IdempotencySettings;
+import io.github.redkit.idempotency.IdempotentStepAdvisor;
+import io.github.redkit.idempotency.IdempotentStepInterceptor;
+import io.github.redkit.idempotency.IdempotentSteps;
+import io.github.redkit.idempotency.MicrometerStepMetrics;
+import io.github.redkit.idempotency.RedisIdempotentSteps;
+import io.github.redkit.idempotency.StepMetrics;
+import io.github.redkit.idempotency.StepResults;
+import io.github.redkit.idempotency.web.IdempotencyExceptionHandler;
+import io.micrometer.core.instrument.MeterRegistry;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * Idempotent, ordered steps: the {@link IdempotentSteps} bean, the
+ * {@code @IdempotentStep} advisor, their metrics and the Spring MVC answers.
+ */
+@AutoConfiguration(after = RedkitAutoConfiguration.class)
+@ConditionalOnClass(name = "tools.jackson.databind.json.JsonMapper")
+@ConditionalOnBean(RedisScriptRunner.class)
+@ConditionalOnBooleanProperty(name = "redkit.idempotency.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyProperties.class)
+public final class IdempotencyAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotentSteps redkitIdempotentSteps(RedisScriptRunner runner, RedisKeyspace keyspace,
+			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties,
+			ObjectProvider<StepMetrics> metrics) {
+		IdempotencySettings settings = new IdempotencySettings(properties.getTtl(), properties.getInProgressLease(),
+				properties.getTimeout());
+		return new RedisIdempotentSteps(runner, keyspace, jsonMapper.getIfAvailable(JsonMapper.builder()::build),
+				settings, metrics.getIfAvailable(() -> StepMetrics.NONE));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.aop.support.AbstractPointcutAdvisor")
+	static class AdvisorConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static IdempotentStepAdvisor redkitIdempotentStepAdvisor(ObjectProvider<IdempotentSteps> steps,
+				ObjectProvider<KeyExpressionEvaluator> keys, ObjectProvider<JsonMapper> jsonMapper,
+				Environment environment) {
+			// read from the environment: binding the properties bean this early would
+			// keep it
+			// from the other post-processors
+			IdempotentStepInterceptor interceptor = new IdempotentStepInterceptor(steps::getObject, keys::getObject,
+					() -> new StepResults(jsonMapper.getIfAvailable(JsonMapper.builder()::build)));
+			int order = environment.getProperty("redkit.idempotency.order", Integer.class,
+					RedkitAdvisorOrder.IDEMPOTENCY);
+			return new IdempotentStepAdvisor(interceptor, order);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		StepMetrics redkitStepMetrics(ObjectProvider<MeterRegistry> registry) {
+			return new MicrometerStepMetrics(registry::getIfAvailable);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+	static class WebConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotencyExceptionHandler redkitIdempotencyExceptionHandler() {
+			return new IdempotencyExceptionHandler();
+		}
+
+	}
+
+}

@@ -1,0 +1,96 @@
+package io.github.redkit.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.redkit.core.RedkitAdvisorOrder;
+
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Properties of idempotent steps ({@code @IdempotentStep}, {@code IdempotentSteps}).
+ */
+@ConfigurationProperties("redkit.idempotency")
+public class IdempotencyProperties implements InitializingBean {
+
+	/**
+	 * Whether idempotent steps are enabled.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * How long an operation's steps and results are kept when the annotation names no
+	 * ttl.
+	 */
+	private Duration ttl = Duration.ofHours(48);
+
+	/**
+	 * How long a claim holds a step while it runs; after it a crashed holder no longer
+	 * blocks retries.
+	 */
+	private Duration inProgressLease = Duration.ofSeconds(30);
+
+	/**
+	 * Longest wait for Redis; then the call fails (steps fail closed).
+	 */
+	private Duration timeout = Duration.ofSeconds(2);
+
+	/**
+	 * Order of the @IdempotentStep advisor (rate limit, idempotency, lock, transaction).
+	 */
+	private int order = RedkitAdvisorOrder.IDEMPOTENCY;
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Duration getTtl() {
+		return this.ttl;
+	}
+
+	public void setTtl(Duration ttl) {
+		this.ttl = ttl;
+	}
+
+	public Duration getInProgressLease() {
+		return this.inProgressLease;
+	}
+
+	public void setInProgressLease(Duration inProgressLease) {
+		this.inProgressLease = inProgressLease;
+	}
+
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public int getOrder() {
+		return this.order;
+	}
+
+	public void setOrder(int order) {
+		this.order = order;
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		requirePositive(this.ttl, "redkit.idempotency.ttl");
+		requirePositive(this.inProgressLease, "redkit.idempotency.in-progress-lease");
+		requirePositive(this.timeout, "redkit.idempotency.timeout");
+	}
+
+	static void requirePositive(Duration value, String property) {
+		if (value == null || value.toMillis() <= 0) {
+			throw new IllegalArgumentException(property + " must be > 0 (was " + value + ")");
+		}
+	}
+
+}

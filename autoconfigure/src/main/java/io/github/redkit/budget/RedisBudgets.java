@@ -1,0 +1,172 @@
+package io.github.redkit.budget;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.util.Assert;
+
+/**
+ * {@link Budgets} on Redis: every call is one {@code budget_apply} script on the keys of
+ * one budget, which share a hash tag: {@code <prefix>:budget:{<id>}:balance},
+ * {@code :reservations} (id &rarr; amount), {@code :deadlines} (id &rarr; deadline) and
+ * {@code :op:<kind>:<operation id>} (the first result of an idempotent call, with a ttl).
+ */
+public class RedisBudgets implements Budgets {
+
+	private static final LuaScript<List> APPLY = LuaScript.load("budget_apply", List.class);
+
+	private final RedisScriptRunner runner;
+
+	private final RedisKeyspace keyspace;
+
+	private final Duration timeout;
+
+	private final Duration operationTtl;
+
+	private final BudgetMetrics metrics;
+
+	/**
+	 * Creates budgets.
+	 * @param runner runs the scripts
+	 * @param keyspace builds the keys
+	 * @param timeout the longest wait for Redis; then the call fails (closed)
+	 * @param operationTtl how long the first result of an idempotent call is kept
+	 * @param metrics receives outcomes
+	 */
+	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
+			BudgetMetrics metrics) {
+		this.runner = runner;
+		this.keyspace = keyspace;
+		this.timeout = timeout;
+		this.operationTtl = operationTtl;
+		this.metrics = metrics;
+	}
+
+	@Override
+	public boolean create(String budgetId, long amount) {
+		return create(budgetId, amount, false);
+	}
+
+	@Override
+	public boolean create(String budgetId, long amount, boolean replace) {
+		checkAmount(amount, true);
+		return call(budgetId, null, null, "create", amount, replace ? "1" : "0", "0").applied();
+	}
+
+	@Override
+	public boolean delete(String budgetId) {
+		return call(budgetId, null, null, "delete", 0, "", "0").applied();
+	}
+
+	@Override
+	public long remaining(String budgetId) {
+		return call(budgetId, null, null, "remaining", 0, "", "0").result().remaining();
+	}
+
+	@Override
+	public SpendResult spend(String budgetId, long amount) {
+		checkAmount(amount, false);
+		return record("spend", call(budgetId, null, null, "spend", amount, "", "0")).result();
+	}
+
+	@Override
+	public SpendResult spend(String budgetId, long amount, String operationId) {
+		checkAmount(amount, false);
+		return record("spend", call(budgetId, "spend", operationId, "spend", amount, "", ttl())).result();
+	}
+
+	@Override
+	public SpendResult refund(String budgetId, long amount, String operationId) {
+		checkAmount(amount, false);
+		return record("refund", call(budgetId, "refund", operationId, "refund", amount, "", ttl())).result();
+	}
+
+	@Override
+	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl) {
+		checkAmount(amount, false);
+		Assert.isTrue(ttl != null && ttl.toMillis() > 0, "A reservation needs a positive ttl");
+		String id = UUID.randomUUID().toString();
+		Answer answer = record("reserve", call(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + ""));
+		return answer.applied() ? Optional.of(new Reservation(budgetId, id, amount)) : Optional.empty();
+	}
+
+	@Override
+	public SpendResult commit(Reservation reservation, long actualAmount) {
+		Assert.notNull(reservation, "Reservation must not be null");
+		Assert.isTrue(actualAmount >= 0 && actualAmount <= reservation.amount(), () -> "Committed amount "
+				+ actualAmount + " must be between 0 and the reserved " + reservation.amount());
+		return record("commit", call(reservation.budgetId(), "commit", reservation.id(), "commit", actualAmount,
+				reservation.id(), ttl()))
+			.result();
+	}
+
+	@Override
+	public void release(Reservation reservation) {
+		Assert.notNull(reservation, "Reservation must not be null");
+		record("release", call(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0"));
+	}
+
+	private String ttl() {
+		return Long.toString(this.operationTtl.toMillis());
+	}
+
+	private Answer record(String operation, Answer answer) {
+		this.metrics.record(operation, answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused");
+		return answer;
+	}
+
+	private Answer call(String budgetId, String kind, String operationId, String command, long amount, String id,
+			String ttl) {
+		Assert.hasText(budgetId, "Budget id must not be empty");
+		List<String> keys = keys(budgetId, kind, operationId);
+		List<?> reply;
+		try {
+			reply = this.runner.execute(APPLY, this.timeout, keys, command, Long.toString(amount), id, ttl);
+		}
+		catch (DataAccessException ex) {
+			this.metrics.record(command, "unavailable");
+			throw ex;
+		}
+		long applied = (Long) reply.get(0);
+		if (applied < 0) {
+			throw new BudgetNotFoundException(budgetId);
+		}
+		return new Answer(new SpendResult(applied == 1, (Long) reply.get(1)), (Long) reply.get(2) == 1);
+	}
+
+	private List<String> keys(String budgetId, String kind, String operationId) {
+		RedisKeyspace.Key budget = this.keyspace.key("budget").tag(budgetId);
+		List<String> keys = new ArrayList<>(4);
+		keys.add(budget.part("balance").build());
+		keys.add(budget.part("reservations").build());
+		keys.add(budget.part("deadlines").build());
+		if (kind != null) {
+			Assert.hasText(operationId, "Operation id must not be empty");
+			keys.add(budget.part("op", kind, operationId).build());
+		}
+		return keys;
+	}
+
+	private static void checkAmount(long amount, boolean zeroAllowed) {
+		Assert.isTrue(amount > 0 || (zeroAllowed && amount == 0),
+				() -> "Amount " + amount + " must be " + (zeroAllowed ? ">= 0" : "> 0"));
+		Assert.isTrue(amount <= MAX_AMOUNT, () -> "Amount " + amount + " exceeds " + MAX_AMOUNT);
+	}
+
+	private record Answer(SpendResult result, boolean replayed) {
+
+		boolean applied() {
+			return this.result.applied();
+		}
+
+	}
+
+}

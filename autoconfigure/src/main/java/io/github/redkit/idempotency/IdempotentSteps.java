@@ -1,0 +1,84 @@
+package io.github.redkit.idempotency;
+
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * Idempotent, ordered steps of operations, for code that cannot use
+ * {@link IdempotentStep}. Claim a step; if {@link StepOutcome#CLAIMED}, do the work and
+ * {@link #complete} it, or {@link #abandon} it when the work failed. Every call is one
+ * script call; when Redis cannot be reached in time it throws a
+ * {@code DataAccessException} (steps fail closed).
+ */
+public interface IdempotentSteps {
+
+	/**
+	 * Claims a step.
+	 * @param operation the operation id
+	 * @param step the step
+	 * @param after the steps that must be done, exactly, before it
+	 * @param ttl how long the operation's record is kept, {@code null} for the default
+	 * @return the decision
+	 */
+	StepOutcome claim(String operation, String step, Set<String> after, Duration ttl);
+
+	/**
+	 * Claims a step, with every option and the full answer.
+	 * @param operation the operation id
+	 * @param step the step
+	 * @param after the steps that must be done, exactly, before it
+	 * @param ttl how long the operation's record is kept, {@code null} for the default
+	 * @param lease how long the claim holds the step, {@code null} for the default
+	 * @param fingerprint the request's fingerprint, {@code null} or empty for none
+	 * @return the decision with what was recorded
+	 * @throws IdempotencyKeyReusedException when the step was claimed with another
+	 * fingerprint
+	 */
+	StepClaim claim(String operation, String step, Set<String> after, Duration ttl, Duration lease, String fingerprint);
+
+	/**
+	 * Records a step as done with its result (stored as JSON); the first completion wins.
+	 * @param operation the operation id
+	 * @param step the step
+	 * @param result the result, may be {@code null}
+	 */
+	void complete(String operation, String step, Object result);
+
+	/**
+	 * Records a claimed step as done with its result.
+	 * @param claim the claim
+	 * @param result the result, may be {@code null}
+	 */
+	void complete(StepClaim claim, Object result);
+
+	/**
+	 * Removes a step's in-progress claim, whoever holds it, so that a retry can run it.
+	 * @param operation the operation id
+	 * @param step the step
+	 */
+	void abandon(String operation, String step);
+
+	/**
+	 * Removes a claim if it still holds the step.
+	 * @param claim the claim
+	 */
+	void abandon(StepClaim claim);
+
+	/**
+	 * The steps of an operation that are done.
+	 * @param operation the operation id
+	 * @return the done steps, empty when none
+	 */
+	Set<String> recordedSteps(String operation);
+
+	/**
+	 * A done step's result.
+	 * @param <T> the result type
+	 * @param operation the operation id
+	 * @param step the step
+	 * @param type the result type
+	 * @return the result, {@code null} when the step is not done (or returned null)
+	 */
+	<T> T result(String operation, String step, Class<T> type);
+
+}

@@ -1,0 +1,58 @@
+package io.github.redkit.idempotency;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import io.github.redkit.core.AnnotationDurations;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/**
+ * An {@link IdempotentStep} annotation parsed once per method and target class.
+ *
+ * @param operation the operation expression
+ * @param step the step name
+ * @param after the steps it comes after
+ * @param ttl the record's ttl, {@code null} for the default
+ * @param lease the claim's lease, {@code null} for the default
+ * @param fingerprint the fingerprint expression, {@code null} for none
+ * @param resultType the method's generic return type
+ */
+record StepDefinition(String operation, String step, Set<String> after, Duration ttl, Duration lease,
+		String fingerprint, Type resultType) {
+
+	static StepDefinition of(Method method, Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		IdempotentStep annotation = AnnotatedElementUtils.findMergedAnnotation(specific, IdempotentStep.class);
+		String where = "@IdempotentStep on " + specific.getDeclaringClass().getSimpleName() + "." + specific.getName()
+				+ "()";
+		if (annotation == null) {
+			throw new IllegalStateException("No @IdempotentStep on " + specific);
+		}
+		if (annotation.step().isBlank() || annotation.operation().isBlank()) {
+			throw new IllegalStateException(where + " needs an operation and a step");
+		}
+		Set<String> after = new LinkedHashSet<>(Arrays.asList(annotation.after()));
+		if (after.contains(annotation.step())) {
+			throw new IllegalStateException(where + ": step '" + annotation.step() + "' cannot come after itself");
+		}
+		Class<?> returnType = specific.getReturnType();
+		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
+			throw new IllegalStateException(where + ": asynchronous results are not supported; return the value");
+		}
+		Duration ttl = AnnotationDurations.parse(annotation.ttl(), null, where.replace("@IdempotentStep", "ttl of"));
+		Duration lease = AnnotationDurations.parse(annotation.lease(), null,
+				where.replace("@IdempotentStep", "lease of"));
+		String fingerprint = annotation.fingerprint().isBlank() ? null : annotation.fingerprint();
+		return new StepDefinition(annotation.operation(), annotation.step(), Set.copyOf(after), ttl, lease, fingerprint,
+				(returnType == void.class) ? null : specific.getGenericReturnType());
+	}
+
+}

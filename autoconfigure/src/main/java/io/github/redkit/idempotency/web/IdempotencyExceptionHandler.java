@@ -1,0 +1,47 @@
+package io.github.redkit.idempotency.web;
+
+import io.github.redkit.idempotency.IdempotencyKeyReusedException;
+import io.github.redkit.idempotency.StepInProgressException;
+import io.github.redkit.idempotency.StepOutOfOrderException;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * Maps the refusals of {@code @IdempotentStep} to HTTP answers with a ProblemDetail body:
+ * a step out of order is 409 Conflict (the request is valid but the operation's state
+ * does not allow it), a step in progress is 409 Conflict (retry later), and an
+ * idempotency key reused with another payload is 422 Unprocessable Content.
+ */
+@RestControllerAdvice
+public class IdempotencyExceptionHandler {
+
+	@ExceptionHandler(StepOutOfOrderException.class)
+	ResponseEntity<ProblemDetail> outOfOrder(StepOutOfOrderException ex) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+		problem.setTitle("Step out of order");
+		problem.setProperty("step", ex.getStep());
+		problem.setProperty("expectedSteps", ex.getExpectedSteps());
+		problem.setProperty("recordedSteps", ex.getRecordedSteps());
+		return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+	}
+
+	@ExceptionHandler(StepInProgressException.class)
+	ResponseEntity<ProblemDetail> inProgress(StepInProgressException ex) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+		problem.setTitle("Step in progress");
+		problem.setProperty("step", ex.getStep());
+		return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+	}
+
+	@ExceptionHandler(IdempotencyKeyReusedException.class)
+	ResponseEntity<ProblemDetail> keyReused(IdempotencyKeyReusedException ex) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, ex.getMessage());
+		problem.setTitle("Idempotency key reused");
+		return ResponseEntity.status(HttpStatus.UNPROCESSABLE_CONTENT).body(problem);
+	}
+
+}

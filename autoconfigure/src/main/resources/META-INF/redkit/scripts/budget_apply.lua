@@ -1,0 +1,102 @@
+-- Every budget decision in one call: expired reservations are settled first (their money
+-- comes back), then the command checks everything before it changes anything.
+-- KEYS[1] balance (integer minor units), KEYS[2] reservations hash (id -> amount),
+-- KEYS[3] reservation deadlines sorted set (id -> deadline ms),
+-- KEYS[4] (optional) the record of an idempotent command: "<applied>|<remaining>"
+-- ARGV[1] command: create | delete | remaining | spend | refund | reserve | commit | release
+-- ARGV[2] amount, ARGV[3] reservation id (reserve, commit, release) or '1' to replace (create),
+-- ARGV[4] ttl ms of the reservation (reserve) or of the record in KEYS[4]
+-- Returns {applied: 1 | 0 | -1 (no such budget), remaining, 1 when replayed from KEYS[4]}
+local command = ARGV[1]
+local amount = tonumber(ARGV[2])
+
+if command == 'create' then
+  if ARGV[3] == '1' then
+    redis.call('DEL', KEYS[2], KEYS[3])
+    redis.call('SET', KEYS[1], ARGV[2])
+    return {1, amount, 0}
+  end
+  if redis.call('SET', KEYS[1], ARGV[2], 'NX') then
+    return {1, amount, 0}
+  end
+  return {0, tonumber(redis.call('GET', KEYS[1])), 0}
+end
+
+if command == 'delete' then
+  local existed = redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[2], KEYS[3])
+  return {existed, 0, 0}
+end
+
+local stored = redis.call('GET', KEYS[1])
+if not stored then
+  return {-1, 0, 0}
+end
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- lazy settlement: bounded per call so that a script stays short; the rest go next call
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
+local balance = tonumber(stored)
+for _, id in ipairs(expired) do
+  local reserved = redis.call('HGET', KEYS[2], id)
+  if reserved then
+    balance = redis.call('INCRBY', KEYS[1], reserved)
+    redis.call('HDEL', KEYS[2], id)
+  end
+  redis.call('ZREM', KEYS[3], id)
+end
+
+if KEYS[4] then
+  local first = redis.call('GET', KEYS[4])
+  if first then
+    local applied, remaining = string.match(first, '^(%-?%d+)|(%-?%d+)$')
+    return {tonumber(applied), tonumber(remaining), 1}
+  end
+end
+
+local applied = 0
+
+if command == 'spend' then
+  if balance >= amount then
+    balance = redis.call('DECRBY', KEYS[1], amount)
+    applied = 1
+  end
+elseif command == 'refund' then
+  balance = redis.call('INCRBY', KEYS[1], amount)
+  applied = 1
+elseif command == 'reserve' then
+  if balance >= amount then
+    balance = redis.call('DECRBY', KEYS[1], amount)
+    redis.call('HSET', KEYS[2], ARGV[3], amount)
+    redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[3])
+    applied = 1
+  end
+  return {applied, balance, 0}
+elseif command == 'commit' or command == 'release' then
+  local reserved = redis.call('HGET', KEYS[2], ARGV[3])
+  if not reserved then
+    -- released, committed or expired (its money is back): nothing to do, nothing recorded
+    return {0, balance, 0}
+  end
+  local back = tonumber(reserved)
+  if command == 'commit' then
+    if amount > back then
+      return redis.error_reply('ERR commit of ' .. amount .. ' exceeds the reserved ' .. reserved)
+    end
+    back = back - amount
+  end
+  if back > 0 then
+    balance = redis.call('INCRBY', KEYS[1], back)
+  end
+  redis.call('HDEL', KEYS[2], ARGV[3])
+  redis.call('ZREM', KEYS[3], ARGV[3])
+  applied = 1
+elseif command ~= 'remaining' then
+  return redis.error_reply('ERR unknown budget command ' .. command)
+end
+
+if KEYS[4] then
+  redis.call('SET', KEYS[4], applied .. '|' .. balance, 'PX', ARGV[4])
+end
+return {applied, balance, 0}

@@ -1,0 +1,23 @@
+-- Records a step as done with its result; the first completion wins.
+-- KEYS[1] state hash, KEYS[2] results hash (see idempotency_claim.lua)
+-- ARGV[1] step, ARGV[2] result JSON, ARGV[3] ttl ms when the claim is gone, ARGV[4] fingerprint when the claim is gone
+-- Returns 1 when recorded, 0 when the step was already done
+local step = ARGV[1]
+local current = redis.call('HGET', KEYS[1], step)
+local ttl = tonumber(ARGV[3])
+local fingerprint = ARGV[4]
+if current then
+  if string.sub(current, 1, 1) == 'd' then
+    return 0
+  end
+  local claimTtl, claimFingerprint = string.match(current, '^p|%d+|(%d+)|[^|]*|(.*)$')
+  ttl = tonumber(claimTtl)
+  fingerprint = claimFingerprint
+end
+redis.call('HSET', KEYS[1], step, 'd|' .. fingerprint)
+redis.call('HSET', KEYS[2], step, ARGV[2])
+-- the operation lives as long as its longest-lived step
+local keep = math.max(ttl, redis.call('PTTL', KEYS[1]))
+redis.call('PEXPIRE', KEYS[1], keep)
+redis.call('PEXPIRE', KEYS[2], keep)
+return 1

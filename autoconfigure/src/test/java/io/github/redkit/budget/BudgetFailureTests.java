@@ -1,0 +1,70 @@
+package io.github.redkit.budget;
+
+import java.time.Duration;
+import java.util.Set;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.idempotency.IdempotencySettings;
+import io.github.redkit.idempotency.IdempotentSteps;
+import io.github.redkit.idempotency.RedisIdempotentSteps;
+import io.github.redkit.idempotency.StepMetrics;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Budgets and steps fail closed, within their timeout, when Redis does not answer.
+ */
+class BudgetFailureTests {
+
+	private static RedisServer redis;
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	@BeforeAll
+	static void start() {
+		redis = RedisServers.startStandalone();
+		connectionFactory = redis.createConnectionFactory();
+	}
+
+	@AfterAll
+	static void stop() {
+		connectionFactory.destroy();
+		redis.close();
+	}
+
+	@Test
+	void aFrozenRedisRefusesWithinTheTimeout() {
+		RedisScriptRunner runner = new RedisScriptRunner(connectionFactory);
+		RedisKeyspace keyspace = new RedisKeyspace("redkit-test");
+		Budgets budgets = new RedisBudgets(runner, keyspace, Duration.ofMillis(300), Duration.ofHours(1),
+				BudgetMetrics.NONE);
+		IdempotentSteps steps = new RedisIdempotentSteps(runner, keyspace, JsonMapper.builder().build(),
+				new IdempotencySettings(Duration.ofHours(1), Duration.ofSeconds(30), Duration.ofMillis(300)),
+				StepMetrics.NONE);
+		budgets.create("frozen", 100);
+		redis.pause();
+		try {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> budgets.spend("frozen", 10));
+			assertThatExceptionOfType(DataAccessException.class)
+				.isThrownBy(() -> steps.claim("frozen", "bid", Set.of(), null));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+		}
+		finally {
+			redis.resume();
+		}
+		assertThat(budgets.remaining("frozen")).isIn(90L, 100L);
+	}
+
+}
