@@ -85,6 +85,8 @@ final class LockAcquisition {
 		}
 		catch (DataAccessException ex) {
 			this.locks.metrics().acquireAttempt(this.name, "error", elapsed());
+			// the unanswered attempt may still run once Redis answers again: undo it then
+			this.locks.releaseLater(this.keys, this.token);
 			throw new LockUnavailableException(
 					"Could not acquire lock '" + this.key + "' (" + this.name + "): " + ex.getMessage(), ex);
 		}

@@ -152,6 +152,17 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 		return released == 1;
 	}
 
+	/**
+	 * Sends a release without waiting: after a timed-out acquire, the release is queued
+	 * behind it on the same connection, so a lock taken late is given back at once.
+	 * @param keys the lock's keys
+	 * @param token the token of the attempt
+	 */
+	void releaseLater(List<String> keys, String token) {
+		this.runner.executeAsync(RELEASE, List.of(keys.get(0), keys.get(2)), token)
+			.whenComplete((released, ex) -> logger.debug("Released a late lock '" + keys.get(0) + "': " + released));
+	}
+
 	void lost(RedisLockHandle handle) {
 		this.metrics.leaseLost(handle.name());
 		for (LockListener listener : this.listeners) {
