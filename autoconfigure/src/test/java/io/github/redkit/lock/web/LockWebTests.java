@@ -11,17 +11,12 @@ import io.github.redkit.lock.LockHandle;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
@@ -31,46 +26,39 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
-@SpringBootTest(classes = LockWebTests.App.class)
-@AutoConfigureMockMvc
+/**
+ * A {@code @DistributedLock} controller method in Spring MVC: 409 problem detail when the
+ * lock is held elsewhere. The context is a servlet one with only the auto-configurations
+ * the lock needs (a full {@code @SpringBootTest} costs a minute on the shared machines).
+ */
 class LockWebTests {
 
-	@DynamicPropertySource
-	static void redis(DynamicPropertyRegistry registry) {
-		for (String property : RedisServers.standalone().springProperties()) {
-			String[] pair = property.split("=", 2);
-			registry.add(pair[0], () -> pair[1]);
-		}
-		registry.add("redkit.key-prefix", () -> "redkit-test");
-	}
-
-	@Autowired
-	MockMvc mvc;
-
-	@Autowired
-	DistributedLocks locks;
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				LockAutoConfiguration.class, AopAutoConfiguration.class))
+		.withPropertyValues(RedisServers.standalone().springProperties())
+		.withPropertyValues("redkit.key-prefix=redkit-test")
+		.withBean(Orders.class);
 
 	@Test
-	void aLockedResourceAnswers409WithAProblemDetail() throws Exception {
-		String id = UUID.randomUUID().toString();
-		this.mvc.perform(get("/orders/" + id + "/ship")).andExpect(status().isOk());
-		try (LockHandle held = this.locks.tryLock("order:" + id, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow()) {
-			this.mvc.perform(get("/orders/" + id + "/ship"))
-				.andExpect(status().isConflict())
-				.andExpect(content().contentTypeCompatibleWith("application/problem+json"))
-				.andExpect(jsonPath("$.title").value("Lock not acquired"))
-				.andExpect(jsonPath("$.lock").value("'order:' + #id"))
-				.andExpect(jsonPath("$.status").value(409));
-		}
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-			LockAutoConfiguration.class })
-	@Import(Orders.class)
-	static class App {
-
+	void aLockedResourceAnswers409WithAProblemDetail() {
+		this.runner.run((context) -> {
+			MockMvc mvc = MockMvcBuilders.standaloneSetup(context.getBean(Orders.class))
+				.setControllerAdvice(context.getBean(LockExceptionHandler.class))
+				.build();
+			String id = UUID.randomUUID().toString();
+			mvc.perform(get("/orders/" + id + "/ship")).andExpect(status().isOk());
+			try (LockHandle held = context.getBean(DistributedLocks.class)
+				.tryLock("order:" + id, Duration.ZERO, Duration.ofSeconds(10))
+				.orElseThrow()) {
+				mvc.perform(get("/orders/" + id + "/ship"))
+					.andExpect(status().isConflict())
+					.andExpect(content().contentTypeCompatibleWith("application/problem+json"))
+					.andExpect(jsonPath("$.title").value("Lock not acquired"))
+					.andExpect(jsonPath("$.lock").value("'order:' + #id"))
+					.andExpect(jsonPath("$.status").value(409));
+			}
+		});
 	}
 
 	@RestController
