@@ -27,6 +27,7 @@ public final class BenchmarkMain {
 
 	static {
 		SUITES.put("baseline", ClientBaselineSuite::create);
+		SUITES.put("lock", LockSuite::create);
 	}
 
 	private BenchmarkMain() {
