@@ -175,6 +175,8 @@ class DistributedLocksTests {
 		assertThat(waited).isBetween(Duration.ofMillis(300), Duration.ofSeconds(3));
 		holder.close();
 		assertThat(this.registry.get("redkit.lock.acquire").tag("outcome", "not_acquired").counter().count()).isOne();
+		assertThat(this.registry.get("redkit.lock.wait").tag("outcome", "not_acquired").timer().count()).isOne();
+		assertThat(this.registry.get("redkit.lock.wait").tag("name", DistributedLocks.UNNAMED).timers()).hasSize(2);
 	}
 
 	@Test
