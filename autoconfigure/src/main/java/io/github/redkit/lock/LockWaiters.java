@@ -11,6 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -89,6 +90,8 @@ final class LockWaiters {
 		if (this.container == null) {
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(this.connectionFactory);
+			// waking waiters only releases semaphores: no thread per message needed
+			container.setTaskExecutor(new SyncTaskExecutor());
 			container.setErrorHandler((ex) -> logger.debug("Lock notification failed", ex));
 			container.afterPropertiesSet();
 			container.start();

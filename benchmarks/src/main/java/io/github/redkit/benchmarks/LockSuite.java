@@ -2,7 +2,7 @@ package io.github.redkit.benchmarks;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
@@ -59,7 +59,10 @@ final class LockSuite {
 		@Override
 		public void operate(int thread, long iteration) {
 			String key = "raw-lock:" + Keys.of(thread, iteration);
-			String token = UUID.randomUUID().toString();
+			// not UUID.randomUUID(): its shared SecureRandom would slow the reference
+			// down
+			String token = Long.toHexString(ThreadLocalRandom.current().nextLong())
+					+ Long.toHexString(ThreadLocalRandom.current().nextLong());
 			if (Boolean.TRUE.equals(this.template.opsForValue().setIfAbsent(key, token, LEASE))) {
 				this.template.execute(COMPARE_AND_DELETE, List.of(key), token);
 			}
