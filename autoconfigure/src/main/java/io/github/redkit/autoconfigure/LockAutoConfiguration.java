@@ -29,6 +29,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Distributed locks: the {@link DistributedLocks} bean, the {@code @DistributedLock}
@@ -59,8 +60,9 @@ public final class LockAutoConfiguration {
 			Environment environment) {
 		// collaborators are resolved on first call: advisors are created before other
 		// beans
-		LockInterceptor interceptor = new LockInterceptor(locks::getObject, evaluator::getObject,
-				() -> properties.getObject().getWaitTime());
+		LockInterceptor interceptor = new LockInterceptor(SingletonSupplier.of(locks::getObject),
+				SingletonSupplier.of(evaluator::getObject),
+				SingletonSupplier.of(() -> properties.getObject().getWaitTime()));
 		int order = environment.getProperty("redkit.lock.order", Integer.class, RedkitAdvisorOrder.LOCK);
 		return new LockAdvisor(interceptor, order);
 	}

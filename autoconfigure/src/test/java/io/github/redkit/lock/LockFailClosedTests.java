@@ -2,6 +2,7 @@ package io.github.redkit.lock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -23,31 +24,56 @@ class LockFailClosedTests {
 	@Test
 	void aFrozenRedisRefusesTheLockWithinTheTimeoutAndTheCodeDoesNotRun() {
 		try (RedisServer redis = RedisServers.startStandalone()) {
-			LettuceConnectionFactory factory = redis.createConnectionFactory();
-			RedisDistributedLocks locks = new RedisDistributedLocks(new RedisScriptRunner(factory),
-					new RedisKeyspace("redkit-test"),
-					new LockSettings(Duration.ofSeconds(30), Duration.ofMillis(200), Duration.ofSeconds(1)),
-					LockMetrics.NONE, List.of());
-			try {
-				locks.tryLock("warm", Duration.ZERO, Duration.ofSeconds(1)).orElseThrow().close();
-				redis.pause();
-				boolean[] ran = new boolean[1];
-				long start = System.nanoTime();
-				assertThatExceptionOfType(LockUnavailableException.class)
-					.isThrownBy(() -> locks.withLock("invoice-1", Duration.ofSeconds(5), null, () -> ran[0] = true))
-					.withMessageContaining("invoice-1");
-				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-				assertThat(ran[0]).isFalse();
-				redis.resume();
-				// the attempt Redis received while frozen is undone once it answers again
-				await().atMost(Duration.ofSeconds(5))
-					.until(() -> locks.tryLock("invoice-1", Duration.ZERO, Duration.ofSeconds(1)).isPresent());
-			}
-			finally {
-				redis.resume();
-				locks.destroy();
-				factory.destroy();
-			}
+			failsClosed(redis);
+			renewalsThatCannotReachRedisEndInALostLease(redis);
+		}
+	}
+
+	private void renewalsThatCannotReachRedisEndInALostLease(RedisServer redis) {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		List<LockHandle> lost = new CopyOnWriteArrayList<>();
+		RedisDistributedLocks locks = new RedisDistributedLocks(new RedisScriptRunner(factory),
+				new RedisKeyspace("redkit-test"),
+				new LockSettings(Duration.ofMillis(300), Duration.ofMillis(100), Duration.ofSeconds(1)),
+				LockMetrics.NONE, List.of(lost::add));
+		try {
+			LockHandle handle = locks.tryLock("renewed", Duration.ZERO, null).orElseThrow();
+			redis.pause();
+			await().atMost(Duration.ofSeconds(5)).until(() -> lost.contains(handle));
+			assertThat(handle.isHeld()).isFalse();
+		}
+		finally {
+			redis.resume();
+			locks.destroy();
+			factory.destroy();
+		}
+	}
+
+	private void failsClosed(RedisServer redis) {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		RedisDistributedLocks locks = new RedisDistributedLocks(new RedisScriptRunner(factory),
+				new RedisKeyspace("redkit-test"),
+				new LockSettings(Duration.ofSeconds(30), Duration.ofMillis(200), Duration.ofSeconds(1)),
+				LockMetrics.NONE, List.of());
+		try {
+			locks.tryLock("warm", Duration.ZERO, Duration.ofSeconds(1)).orElseThrow().close();
+			redis.pause();
+			boolean[] ran = new boolean[1];
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockUnavailableException.class)
+				.isThrownBy(() -> locks.withLock("invoice-1", Duration.ofSeconds(5), null, () -> ran[0] = true))
+				.withMessageContaining("invoice-1");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+			assertThat(ran[0]).isFalse();
+			redis.resume();
+			// the attempt Redis received while frozen is undone once it answers again
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> locks.tryLock("invoice-1", Duration.ZERO, Duration.ofSeconds(1)).isPresent());
+		}
+		finally {
+			redis.resume();
+			locks.destroy();
+			factory.destroy();
 		}
 	}
 
