@@ -32,6 +32,9 @@ final class LockAcquisition {
 
 	private final boolean renewed;
 
+	// when the last attempt was sent: the lease is counted from there
+	private long sent;
+
 	LockAcquisition(RedisDistributedLocks locks, String name, String key, Duration wait, Duration lease,
 			boolean renewed) {
 		this.locks = locks;
@@ -70,8 +73,6 @@ final class LockAcquisition {
 		return Optional.of(this.locks.acquired(this.name, this.key, this.keys, this.token, result, this.sent,
 				this.lease, this.renewed));
 	}
-
-	private long sent;
 
 	private long attempt() {
 		long remainingMillis = Math.max(0, remainingNanos() / 1_000_000);

@@ -22,7 +22,7 @@ import static org.awaitility.Awaitility.await;
 class LockFailClosedTests {
 
 	@Test
-	void aFrozenRedisRefusesTheLockWithinTheTimeoutAndTheCodeDoesNotRun() {
+	void aFrozenRedisFailsLocksClosedAndEndsRenewedLeases() {
 		try (RedisServer redis = RedisServers.startStandalone()) {
 			failsClosed(redis);
 			renewalsThatCannotReachRedisEndInALostLease(redis);
