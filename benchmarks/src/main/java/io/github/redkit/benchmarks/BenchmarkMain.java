@@ -31,6 +31,7 @@ public final class BenchmarkMain {
 		SUITES.put("cache", CacheSuite::create);
 		SUITES.put("idempotency", IdempotencySuite::steps);
 		SUITES.put("budget", IdempotencySuite::budgets);
+		SUITES.put("lock", LockSuite::create);
 	}
 
 	private BenchmarkMain() {

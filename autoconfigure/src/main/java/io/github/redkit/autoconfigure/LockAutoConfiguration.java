@@ -1,0 +1,97 @@
+package io.github.redkit.autoconfigure;
+
+import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.lock.LockAdvisor;
+import io.github.redkit.lock.LockInterceptor;
+import io.github.redkit.lock.LockListener;
+import io.github.redkit.lock.LockMetrics;
+import io.github.redkit.lock.LockSettings;
+import io.github.redkit.lock.MicrometerLockMetrics;
+import io.github.redkit.lock.RedisDistributedLocks;
+import io.github.redkit.lock.web.LockExceptionHandler;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Distributed locks: the {@link DistributedLocks} bean, the {@code @DistributedLock}
+ * advisor, Micrometer metrics when a registry is present, and the Spring MVC mapping of
+ * lock failures to problem details.
+ */
+@AutoConfiguration(after = RedkitAutoConfiguration.class)
+@ConditionalOnBean(RedisScriptRunner.class)
+@ConditionalOnBooleanProperty(name = "redkit.lock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LockProperties.class)
+public final class LockAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(DistributedLocks.class)
+	RedisDistributedLocks redkitDistributedLocks(RedisScriptRunner runner, RedisKeyspace keyspace,
+			LockProperties properties, ObjectProvider<LockMetrics> metrics, ObjectProvider<LockListener> listeners) {
+		LockSettings settings = new LockSettings(properties.getLeaseTime(), properties.getRedisTimeout(),
+				properties.getRetryInterval());
+		return new RedisDistributedLocks(runner, keyspace, settings, metrics.getIfAvailable(() -> LockMetrics.NONE),
+				listeners.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static LockAdvisor redkitLockAdvisor(ObjectProvider<DistributedLocks> locks,
+			ObjectProvider<KeyExpressionEvaluator> evaluator, ObjectProvider<LockProperties> properties,
+			Environment environment) {
+		// collaborators are resolved on first call: advisors are created before other
+		// beans
+		LockInterceptor interceptor = new LockInterceptor(SingletonSupplier.of(locks::getObject),
+				SingletonSupplier.of(evaluator::getObject),
+				SingletonSupplier.of(() -> properties.getObject().getWaitTime()));
+		int order = environment.getProperty("redkit.lock.order", Integer.class, RedkitAdvisorOrder.LOCK);
+		return new LockAdvisor(interceptor, order);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static final class LockMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		LockMetrics redkitLockMetrics(ObjectProvider<MeterRegistry> registry) {
+			MeterRegistry meterRegistry = registry.getIfAvailable();
+			return (meterRegistry != null) ? new MicrometerLockMetrics(meterRegistry) : LockMetrics.NONE;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = Type.SERVLET)
+	@ConditionalOnClass(
+			name = { "org.springframework.web.servlet.DispatcherServlet", "org.springframework.http.ProblemDetail" })
+	static final class LockWebConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		LockExceptionHandler redkitLockExceptionHandler() {
+			return new LockExceptionHandler();
+		}
+
+	}
+
+}

@@ -1,0 +1,112 @@
+package io.github.redkit.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+import org.springframework.dao.DataAccessException;
+
+/**
+ * One call to {@code tryLock}: an attempt, and while the wait lasts, a sleep until the
+ * holder's release is published (or the lease ends, or a jittered fallback interval
+ * passes), then another attempt. Every attempt is one script call.
+ */
+final class LockAcquisition {
+
+	private final RedisDistributedLocks locks;
+
+	private final String name;
+
+	private final String key;
+
+	private final List<String> keys;
+
+	private final String token = RedisDistributedLocks.newToken();
+
+	private final long start = System.nanoTime();
+
+	private final long deadline;
+
+	private final Duration lease;
+
+	private final boolean renewed;
+
+	// when the last attempt was sent: the lease is counted from there
+	private long sent;
+
+	LockAcquisition(RedisDistributedLocks locks, String name, String key, Duration wait, Duration lease,
+			boolean renewed) {
+		this.locks = locks;
+		this.name = name;
+		this.key = key;
+		this.keys = locks.keys(key);
+		this.deadline = this.start + wait.toNanos();
+		this.lease = lease;
+		this.renewed = renewed;
+	}
+
+	Optional<LockHandle> acquire() {
+		long result = attempt();
+		if (result <= 0 && remainingNanos() > 0) {
+			LockWaiters.Waiter waiter = this.locks.waiters().subscribe(this.keys.get(0));
+			try {
+				// try again once subscribed: a release published before the subscription
+				// would otherwise be missed
+				result = attempt();
+				while (result <= 0 && remainingNanos() > 0) {
+					waiter.await(sleep(-result));
+					result = attempt();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				this.locks.waiters().unsubscribe(waiter);
+			}
+		}
+		if (result <= 0) {
+			this.locks.metrics().acquireAttempt(this.name, "not_acquired", elapsed());
+			return Optional.empty();
+		}
+		return Optional.of(this.locks.acquired(this.name, this.key, this.keys, this.token, result, this.sent,
+				this.lease, this.renewed));
+	}
+
+	private long attempt() {
+		long remainingMillis = Math.max(0, remainingNanos() / 1_000_000);
+		this.sent = System.nanoTime();
+		try {
+			long result = this.locks.acquireScript(this.keys, this.token, this.lease, remainingMillis);
+			if (result > 0) {
+				this.locks.metrics().acquireAttempt(this.name, "acquired", elapsed());
+			}
+			return result;
+		}
+		catch (DataAccessException ex) {
+			this.locks.metrics().acquireAttempt(this.name, "error", elapsed());
+			// the unanswered attempt may still run once Redis answers again: undo it then
+			this.locks.releaseLater(this.keys, this.token);
+			throw new LockUnavailableException(
+					"Could not acquire lock '" + this.key + "' (" + this.name + "): " + ex.getMessage(), ex);
+		}
+	}
+
+	private Duration sleep(long leaseLeftMillis) {
+		long fallback = this.locks.settings().retryInterval().toNanos();
+		// jitter keeps waiters that missed a notification from retrying in lockstep
+		long jittered = fallback / 2 + ThreadLocalRandom.current().nextLong(fallback / 2 + 1);
+		long untilLeaseEnds = leaseLeftMillis * 1_000_000 + 1_000_000;
+		return Duration.ofNanos(Math.max(0, Math.min(Math.min(jittered, untilLeaseEnds), remainingNanos())));
+	}
+
+	private long remainingNanos() {
+		return this.deadline - System.nanoTime();
+	}
+
+	private Duration elapsed() {
+		return Duration.ofNanos(System.nanoTime() - this.start);
+	}
+
+}

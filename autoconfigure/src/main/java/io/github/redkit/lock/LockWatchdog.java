@@ -1,0 +1,102 @@
+package io.github.redkit.lock;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Watches held locks on one daemon thread: renews the leases of locks taken without an
+ * explicit lease (every third of the lease, without blocking the thread), and notices
+ * when a lease runs out while its holder still runs, so that the loss is reported while
+ * it matters, not at release time.
+ */
+final class LockWatchdog {
+
+	private static final Log logger = LogFactory.getLog(LockWatchdog.class);
+
+	private final ScheduledThreadPoolExecutor executor;
+
+	LockWatchdog() {
+		this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "redkit-lock-watchdog");
+			thread.setDaemon(true);
+			return thread;
+		});
+		// released locks cancel their task: keep the queue small
+		this.executor.setRemoveOnCancelPolicy(true);
+	}
+
+	void watch(RedisLockHandle handle, Duration lease, RedisDistributedLocks locks) {
+		if (handle.renewed()) {
+			long period = Math.max(1, lease.toNanos() / 3);
+			AtomicBoolean inFlight = new AtomicBoolean();
+			handle.watch = this.executor.scheduleWithFixedDelay(() -> renew(handle, lease, locks, inFlight), period,
+					period, TimeUnit.NANOSECONDS);
+		}
+		else {
+			long remaining = handle.leaseEndNanos() - System.nanoTime();
+			handle.watch = this.executor.schedule(() -> expire(handle), Math.max(0, remaining), TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private void expire(RedisLockHandle handle) {
+		long remaining = handle.leaseEndNanos() - System.nanoTime();
+		if (handle.state() != RedisLockHandle.HELD) {
+			return;
+		}
+		if (remaining > 0) {
+			// extended meanwhile: look again when the new lease ends
+			handle.watch = this.executor.schedule(() -> expire(handle), remaining, TimeUnit.NANOSECONDS);
+			return;
+		}
+		handle.markLost();
+	}
+
+	private void renew(RedisLockHandle handle, Duration lease, RedisDistributedLocks locks, AtomicBoolean inFlight) {
+		if (handle.state() != RedisLockHandle.HELD) {
+			cancel(handle);
+			return;
+		}
+		if (handle.leaseEnded()) {
+			// renewals kept failing until the lease ran out: Redis may have given it away
+			locks.metrics().renewal(handle.name(), "lost");
+			handle.markLost();
+			cancel(handle);
+			return;
+		}
+		if (!inFlight.compareAndSet(false, true)) {
+			return;
+		}
+		long sent = System.nanoTime();
+		locks.extendAsync(handle, lease).whenComplete((extended, ex) -> {
+			inFlight.set(false);
+			if (ex != null) {
+				locks.metrics().renewal(handle.name(), "error");
+				logger.debug("Could not renew lock '" + handle.key() + "'; retrying until its lease ends", ex);
+			}
+			else if (extended) {
+				handle.extended(sent, lease);
+				locks.metrics().renewal(handle.name(), "renewed");
+			}
+			else {
+				locks.metrics().renewal(handle.name(), "lost");
+				handle.markLost();
+			}
+		});
+	}
+
+	private static void cancel(RedisLockHandle handle) {
+		if (handle.watch != null) {
+			handle.watch.cancel(false);
+		}
+	}
+
+	void shutdown() {
+		this.executor.shutdownNow();
+	}
+
+}

@@ -1,0 +1,49 @@
+package io.github.redkit.lock;
+
+import java.time.Duration;
+
+/**
+ * Runs code under a lock: the shared path of {@code @DistributedLock} and
+ * {@link DistributedLocks#withLock}. Refuses re-entrant acquisition, makes the handle
+ * reachable through {@link DistributedLocks#current()}, and reports a lease lost while
+ * the code ran as a {@link LockLostException}.
+ */
+final class LockedExecution {
+
+	private LockedExecution() {
+	}
+
+	static <T> T run(DistributedLocks locks, String name, String key, Duration wait, Duration lease,
+			LockContext.LockedCall<T> call) throws Throwable {
+		if (LockContext.holds(key)) {
+			// waiting for ourselves would only end when the wait time runs out
+			throw new IllegalStateException("Lock '" + key + "' is already held by this thread: Redkit locks are not"
+					+ " re-entrant (use DistributedLocks.current() to reach the held lock)");
+		}
+		long start = System.nanoTime();
+		LockHandle handle = locks.tryLock(name, key, wait, lease)
+			.orElseThrow(() -> new LockNotAcquiredException(name, key, Duration.ofNanos(System.nanoTime() - start)));
+		T result;
+		try {
+			result = LockContext.runWith(handle, call);
+		}
+		catch (Throwable ex) {
+			handle.close();
+			throw ex;
+		}
+		if (!closeAndCheck(handle)) {
+			throw new LockLostException(handle);
+		}
+		return result;
+	}
+
+	private static boolean closeAndCheck(LockHandle handle) {
+		if (handle instanceof RedisLockHandle redis) {
+			return redis.closeAndCheck();
+		}
+		boolean held = handle.isHeld();
+		handle.close();
+		return held;
+	}
+
+}

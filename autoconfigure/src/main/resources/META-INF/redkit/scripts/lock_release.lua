@@ -1,0 +1,13 @@
+-- Releases a lock only for its holder, and wakes the waiters if anyone waits.
+-- KEYS[1] the lock, KEYS[2] its "someone waits" flag (one hash tag)
+-- ARGV[1] the holder's token
+-- Returns 1 when released, 0 when the caller no longer held it.
+if redis.call('get', KEYS[1]) ~= ARGV[1] then
+	return 0
+end
+redis.call('del', KEYS[1])
+if redis.call('del', KEYS[2]) == 1 then
+	-- the channel is named after the lock key
+	redis.call('publish', KEYS[1], '')
+end
+return 1

@@ -1,0 +1,125 @@
+package io.github.redkit.autoconfigure;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.lock.LockAdvisor;
+import io.github.redkit.lock.LockHandle;
+import io.github.redkit.lock.LockMetrics;
+import io.github.redkit.lock.MicrometerLockMetrics;
+import io.github.redkit.lock.RedisDistributedLocks;
+import io.github.redkit.lock.web.LockExceptionHandler;
+import io.github.redkit.test.RedisServers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LockAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				LockAutoConfiguration.class, AopAutoConfiguration.class))
+		.withPropertyValues(RedisServers.standalone().springProperties());
+
+	@Test
+	void providesTheLocksAndTheAdvisorWithDefaults() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(RedisDistributedLocks.class)
+				.hasSingleBean(LockAdvisor.class)
+				.doesNotHaveBean(LockExceptionHandler.class);
+			assertThat(context.getBean(LockAdvisor.class).getOrder()).isEqualTo(RedkitAdvisorOrder.LOCK);
+			LockProperties properties = context.getBean(LockProperties.class);
+			assertThat(properties.getWaitTime()).isZero();
+			assertThat(properties.getLeaseTime()).isEqualTo(Duration.ofSeconds(30));
+			try (LockHandle handle = context.getBean(DistributedLocks.class)
+				.tryLock("autoconfig", Duration.ZERO, Duration.ofSeconds(5))
+				.orElseThrow()) {
+				assertThat(handle.isHeld()).isTrue();
+			}
+		});
+	}
+
+	@Test
+	void usesMicrometerWhenARegistryIsPresent() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.run((context) -> assertThat(context).getBean(LockMetrics.class).isInstanceOf(MicrometerLockMetrics.class));
+	}
+
+	@Test
+	void theOrderIsConfigurable() {
+		this.runner.withPropertyValues("redkit.lock.order=42")
+			.run((context) -> assertThat(context.getBean(LockAdvisor.class).getOrder()).isEqualTo(42));
+	}
+
+	@Test
+	void canBeDisabled() {
+		this.runner.withPropertyValues("redkit.lock.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(DistributedLocks.class)
+				.doesNotHaveBean(LockAdvisor.class));
+	}
+
+	@Test
+	void theLocksCanBeReplaced() {
+		this.runner.withUserConfiguration(CustomLocks.class).run((context) -> {
+			assertThat(context).hasSingleBean(DistributedLocks.class).doesNotHaveBean(RedisDistributedLocks.class);
+			assertThat(context).hasSingleBean(LockAdvisor.class);
+		});
+	}
+
+	@Test
+	void badPropertiesFailStartUpNamingTheProperty() {
+		this.runner.withPropertyValues("redkit.lock.lease-time=0s")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.lock.lease-time"));
+		this.runner.withPropertyValues("redkit.lock.wait-time=-1s")
+			.run((context) -> assertThat(context.getStartupFailure()).hasStackTraceContaining("redkit.lock.wait-time"));
+		this.runner.withPropertyValues("redkit.lock.redis-timeout=0ms")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.lock.redis-timeout"));
+	}
+
+	@Test
+	void mapsLockFailuresInServletApplications() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+					LockAutoConfiguration.class))
+			.withPropertyValues(RedisServers.standalone().springProperties())
+			.run((context) -> assertThat(context).hasSingleBean(LockExceptionHandler.class));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CustomLocks {
+
+		@Bean
+		DistributedLocks customLocks() {
+			return new DistributedLocks() {
+
+				@Override
+				public Optional<LockHandle> tryLock(String name, String key, Duration wait, Duration lease) {
+					return Optional.empty();
+				}
+
+				@Override
+				public <T> T withLock(String key, Duration wait, Duration lease, Supplier<T> action) {
+					return action.get();
+				}
+
+			};
+		}
+
+	}
+
+}

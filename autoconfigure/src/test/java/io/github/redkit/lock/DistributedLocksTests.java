@@ -1,0 +1,234 @@
+package io.github.redkit.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.RedisTopology;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link RedisDistributedLocks} against a real Redis: exclusion, fencing, ownership,
+ * waking, round trips.
+ */
+@ParameterizedClass
+@EnumSource(RedisTopology.class)
+class DistributedLocksTests {
+
+	@Parameter
+	RedisTopology topology;
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	private final List<LockHandle> lost = new CopyOnWriteArrayList<>();
+
+	private RedisScriptRunner runner;
+
+	private StringRedisTemplate redis;
+
+	private RedisDistributedLocks locks;
+
+	private final String key = "order-" + UUID.randomUUID();
+
+	@BeforeEach
+	void connect() {
+		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
+		this.redis = this.runner.template();
+		this.locks = new RedisDistributedLocks(this.runner, new RedisKeyspace("redkit-test"), LockSettings.defaults(),
+				new MicrometerLockMetrics(this.registry), List.of(this.lost::add));
+	}
+
+	@AfterEach
+	void close() {
+		this.locks.destroy();
+	}
+
+	private String lockKey(String key) {
+		return this.locks.keys(key).get(0);
+	}
+
+	@Test
+	void sixteenThreadsDoingReadModifyWriteUnderTheLockLoseNoUpdateAndSeeIncreasingFencingTokens() throws Exception {
+		int threads = 16;
+		int iterations = 15;
+		String counter = "redkit-test:counter:" + this.key;
+		AtomicLong highestFence = new AtomicLong();
+		List<Long> staleFences = new CopyOnWriteArrayList<>();
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> done = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				done.add(executor.submit(() -> {
+					for (int i = 0; i < iterations; i++) {
+						this.locks.withLock(this.key, Duration.ofSeconds(30), Duration.ofSeconds(10), () -> {
+							// the protected resource refuses a token that is not above
+							// every
+							// token it has seen
+							long fence = DistributedLocks.current().orElseThrow().fencingToken();
+							if (highestFence.getAndAccumulate(fence, Math::max) >= fence) {
+								staleFences.add(fence);
+							}
+							String value = this.redis.opsForValue().get(counter);
+							long next = ((value != null) ? Long.parseLong(value) : 0) + 1;
+							this.redis.opsForValue().set(counter, Long.toString(next), Duration.ofMinutes(5));
+							return null;
+						});
+					}
+				}));
+			}
+			for (Future<?> future : done) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(this.redis.opsForValue().get(counter)).isEqualTo(Integer.toString(threads * iterations));
+		assertThat(staleFences).isEmpty();
+		assertThat(this.registry.get("redkit.lock.acquire").tag("outcome", "acquired").counter().count())
+			.isEqualTo(threads * iterations);
+		assertThat(this.lost).isEmpty();
+	}
+
+	@Test
+	void aHolderWhoseLeaseExpiredCannotReleaseOrExtendTheNextHoldersLock() {
+		LockHandle first = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(100)).orElseThrow();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.redis.hasKey(lockKey(this.key)));
+		assertThat(first.isHeld()).isFalse();
+		LockHandle second = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(first.extend(Duration.ofSeconds(30))).isFalse();
+		first.close();
+		assertThat(second.isHeld()).isTrue();
+		assertThat(this.redis.hasKey(lockKey(this.key))).isTrue();
+		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
+		second.close();
+		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
+		assertThat(this.lost).containsExactly(first);
+		assertThat(this.registry.get("redkit.lock.lease.lost").counter().count()).isOne();
+	}
+
+	@Test
+	void aWaiterIsWokenByTheReleaseWellBeforeTheFallbackRetry() throws Exception {
+		LockHandle holder = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<Long> acquiredAt = executor.submit(() -> {
+				try (LockHandle handle = this.locks.tryLock(this.key, Duration.ofSeconds(20), Duration.ofSeconds(10))
+					.orElseThrow()) {
+					return System.nanoTime();
+				}
+			});
+			// release once the waiter listens and has slept past its attempt after
+			// subscribing
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> subscribers(lockKey(this.key)) > 0 && this.redis.hasKey(this.locks.keys(this.key).get(2)));
+			long releasedAt = System.nanoTime();
+			holder.close();
+			Duration handover = Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);
+			// the fallback retry sleeps 500 ms to 1 s
+			assertThat(handover).isLessThan(Duration.ofMillis(250));
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private long subscribers(String channel) {
+		long count = 0;
+		for (Object reply : this.topology.server().callOnEveryNode("PUBSUB", "NUMSUB", channel)) {
+			List<?> pair = (List<?>) reply;
+			count += Long.parseLong(String.valueOf(pair.get(1)));
+		}
+		return count;
+	}
+
+	@Test
+	void aWaiterGivesUpAfterItsWaitTime() {
+		LockHandle holder = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+		long start = System.nanoTime();
+		Optional<LockHandle> refused = this.locks.tryLock(this.key, Duration.ofMillis(300), Duration.ofSeconds(1));
+		Duration waited = Duration.ofNanos(System.nanoTime() - start);
+		assertThat(refused).isEmpty();
+		assertThat(waited).isBetween(Duration.ofMillis(300), Duration.ofSeconds(3));
+		holder.close();
+		assertThat(this.registry.get("redkit.lock.acquire").tag("outcome", "not_acquired").counter().count()).isOne();
+		assertThat(this.registry.get("redkit.lock.wait").tag("outcome", "not_acquired").timer().count()).isOne();
+		assertThat(this.registry.get("redkit.lock.wait").tag("name", DistributedLocks.UNNAMED).timers()).hasSize(2);
+	}
+
+	@Test
+	void aWaiterTakesALockWhoseHolderDiedWhenItsLeaseEnds() {
+		this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+		long start = System.nanoTime();
+		LockHandle next = this.locks.tryLock(this.key, Duration.ofSeconds(5), Duration.ofSeconds(5)).orElseThrow();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(900));
+		next.close();
+	}
+
+	@Test
+	void theLockBelongsToTheAcquisitionNotToTheThread() throws Exception {
+		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+		ExecutorService virtualThreads = virtualThreadsIfAvailable();
+		try {
+			assertThat(virtualThreads.submit(() -> this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1)))
+				.get()).isEmpty();
+			assertThat(virtualThreads.submit(() -> handle.extend(Duration.ofSeconds(20))).get()).isTrue();
+			virtualThreads.submit(handle::close).get();
+		}
+		finally {
+			virtualThreads.shutdownNow();
+		}
+		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
+		assertThat(handle.isHeld()).isFalse();
+	}
+
+	private static ExecutorService virtualThreadsIfAvailable() {
+		try {
+			// the build targets Java 17; on 21+ the handle is used from virtual threads
+			return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+		}
+		catch (ReflectiveOperationException ex) {
+			return Executors.newCachedThreadPool();
+		}
+	}
+
+	@Test
+	void acquireAndReleaseAreOneRoundTripEach() {
+		// the same key first: each cluster node loads the scripts on their first use
+		// there
+		this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow().close();
+		LockHandle[] handle = new LockHandle[1];
+		CommandLog acquire = CommandLog.record(this.topology.server(),
+				() -> handle[0] = this.locks.tryLock(this.key, Duration.ofSeconds(5), Duration.ofSeconds(10))
+					.orElseThrow());
+		CommandLog release = CommandLog.record(this.topology.server(), handle[0]::close);
+		assertThat(acquire.roundTrips((command) -> command.contains(this.key))).isOne();
+		assertThat(release.roundTrips((command) -> command.contains(this.key))).isOne();
+		assertThat(release.scriptCommands())
+			.noneMatch((command) -> command.contains("publish") && command.contains(this.key));
+	}
+
+}

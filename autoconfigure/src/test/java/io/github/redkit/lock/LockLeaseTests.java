@@ -1,0 +1,130 @@
+package io.github.redkit.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.RedisTopology;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Leases: renewal while the protected code runs, and detection of a lost lease.
+ */
+@ParameterizedClass
+@EnumSource(RedisTopology.class)
+class LockLeaseTests {
+
+	private static final Duration LEASE = Duration.ofMillis(300);
+
+	@Parameter
+	RedisTopology topology;
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	private final List<LockHandle> lost = new CopyOnWriteArrayList<>();
+
+	private StringRedisTemplate redis;
+
+	private RedisDistributedLocks locks;
+
+	private final String key = "job-" + UUID.randomUUID();
+
+	@BeforeEach
+	void connect() {
+		RedisScriptRunner runner = new RedisScriptRunner(this.topology.connectionFactory());
+		this.redis = runner.template();
+		this.locks = new RedisDistributedLocks(runner, new RedisKeyspace("redkit-test"),
+				new LockSettings(LEASE, Duration.ofSeconds(2), Duration.ofSeconds(1)),
+				new MicrometerLockMetrics(this.registry), List.of(this.lost::add));
+	}
+
+	@AfterEach
+	void close() {
+		this.locks.destroy();
+	}
+
+	@Test
+	void aLockWithTheDefaultLeaseIsRenewedWhileTheActionRuns() {
+		String lockKey = this.locks.keys(this.key).get(0);
+		long start = System.nanoTime();
+		String result = this.locks.withLock(this.key, Duration.ZERO, null, () -> {
+			LockHandle handle = DistributedLocks.current().orElseThrow();
+			// run for four leases, checking all along that the lock stays
+			await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+				assertThat(this.redis.hasKey(lockKey)).isTrue();
+				assertThat(handle.isHeld()).isTrue();
+				return System.nanoTime() - start > 4 * LEASE.toNanos();
+			});
+			return "done";
+		});
+		assertThat(result).isEqualTo("done");
+		assertThat(this.redis.hasKey(lockKey)).isFalse();
+		assertThat(this.registry.get("redkit.lock.renewals").tag("outcome", "renewed").counter().count())
+			.isGreaterThanOrEqualTo(3);
+		assertThat(this.registry.get("redkit.lock.held").timer().totalTime(java.util.concurrent.TimeUnit.MILLISECONDS))
+			.isGreaterThan(3 * LEASE.toMillis());
+		assertThat(this.lost).isEmpty();
+	}
+
+	@Test
+	void aRenewalRefusedByRedisMarksTheLockLostAndTheActionFails() {
+		String lockKey = this.locks.keys(this.key).get(0);
+		assertThatExceptionOfType(LockLostException.class)
+			.isThrownBy(() -> this.locks.withLock(this.key, Duration.ZERO, null, () -> {
+				LockHandle handle = DistributedLocks.current().orElseThrow();
+				// as after a failover to a replica that never saw the lock
+				this.redis.delete(lockKey);
+				await().atMost(Duration.ofSeconds(5)).until(() -> !handle.isHeld());
+				assertThat(this.lost).containsExactly(handle);
+				return "unprotected";
+			}))
+			.satisfies((ex) -> assertThat(ex.getHandle().key()).isEqualTo(this.key));
+		assertThat(this.registry.get("redkit.lock.lease.lost").counter().count()).isOne();
+		assertThat(this.registry.get("redkit.lock.renewals").tag("outcome", "lost").counter().count()).isOne();
+	}
+
+	@Test
+	void anExplicitLeaseThatRunsOutWhileHeldIsReportedWithoutWaitingForTheRelease() {
+		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(150)).orElseThrow();
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.lost.contains(handle));
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(handle.extend(Duration.ofSeconds(1))).isFalse();
+		handle.close();
+		assertThat(this.lost).hasSize(1);
+		assertThat(this.registry.get("redkit.lock.lease.lost").counter().count()).isOne();
+	}
+
+	@Test
+	void anExplicitLeaseIsNotRenewed() {
+		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.redis.hasKey(this.locks.keys(this.key).get(0)));
+		assertThat(handle.isHeld()).isFalse();
+		handle.close();
+	}
+
+	@Test
+	void extendMovesTheLeaseForward() {
+		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+		assertThat(handle.extend(Duration.ofSeconds(30))).isTrue();
+		assertThat(this.redis.getExpire(this.locks.keys(this.key).get(0))).isGreaterThan(20);
+		assertThat(handle.isHeld()).isTrue();
+		handle.close();
+		assertThat(this.lost).isEmpty();
+	}
+
+}

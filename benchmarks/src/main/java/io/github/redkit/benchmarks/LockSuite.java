@@ -1,0 +1,172 @@
+package io.github.redkit.benchmarks;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.lock.LockHandle;
+import io.github.redkit.test.RedisServer;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.integration.redis.util.RedisLockRegistry;
+
+/**
+ * Acquire + release of an uncontended lock, spread over {@link Keys#COUNT} keys: raw
+ * {@code SET NX PX} + compare-and-delete (the reference), Redkit, Redisson {@code RLock}
+ * and Spring Integration's {@code RedisLockRegistry}.
+ */
+final class LockSuite {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private LockSuite() {
+	}
+
+	static Suite create() {
+		return new Suite("lock (acquire + release)",
+				List.of(RawSetNx::new, RedkitLock::new, RedissonLock::new, SpringIntegrationLock::new));
+	}
+
+	static final class RawSetNx implements Contender {
+
+		private static final RedisScript<Long> COMPARE_AND_DELETE = new DefaultRedisScript<>(
+				"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
+				Long.class);
+
+		private final ConfigurableApplicationContext context;
+
+		private final StringRedisTemplate template;
+
+		RawSetNx(RedisServer redis) {
+			this.context = Clients.springContext(redis);
+			this.template = this.context.getBean(StringRedisTemplate.class);
+		}
+
+		@Override
+		public String name() {
+			return "raw SET NX PX + compare-and-delete EVALSHA";
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			String key = "raw-lock:" + Keys.of(thread, iteration);
+			// not UUID.randomUUID(): its shared SecureRandom would slow the reference
+			// down
+			String token = Long.toHexString(ThreadLocalRandom.current().nextLong())
+					+ Long.toHexString(ThreadLocalRandom.current().nextLong());
+			if (Boolean.TRUE.equals(this.template.opsForValue().setIfAbsent(key, token, LEASE))) {
+				this.template.execute(COMPARE_AND_DELETE, List.of(key), token);
+			}
+		}
+
+		@Override
+		public void close() {
+			this.context.close();
+		}
+
+	}
+
+	static final class RedkitLock implements Contender {
+
+		private final ConfigurableApplicationContext context;
+
+		private final DistributedLocks locks;
+
+		RedkitLock(RedisServer redis) {
+			this.context = Clients.springContext(redis);
+			this.locks = this.context.getBean(DistributedLocks.class);
+		}
+
+		@Override
+		public String name() {
+			return "Redkit DistributedLocks.tryLock + close";
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			this.locks.tryLock(Keys.of(thread, iteration), Duration.ZERO, LEASE).ifPresent(LockHandle::close);
+		}
+
+		@Override
+		public void close() {
+			this.context.close();
+		}
+
+	}
+
+	static final class RedissonLock implements Contender {
+
+		private final RedissonClient redisson;
+
+		RedissonLock(RedisServer redis) {
+			this.redisson = Clients.redisson(redis);
+		}
+
+		@Override
+		public String name() {
+			return "Redisson RLock.tryLock(0, lease) + unlock";
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			RLock lock = this.redisson.getLock("redisson-lock:" + Keys.of(thread, iteration));
+			try {
+				if (lock.tryLock(0, LEASE.toMillis(), TimeUnit.MILLISECONDS)) {
+					lock.unlock();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+		@Override
+		public void close() {
+			this.redisson.shutdown();
+		}
+
+	}
+
+	static final class SpringIntegrationLock implements Contender {
+
+		private final ConfigurableApplicationContext context;
+
+		private final RedisLockRegistry registry;
+
+		SpringIntegrationLock(RedisServer redis) {
+			this.context = Clients.springContext(redis);
+			this.registry = new RedisLockRegistry(this.context.getBean(RedisConnectionFactory.class), "si-lock",
+					LEASE.toMillis());
+		}
+
+		@Override
+		public String name() {
+			return "Spring Integration RedisLockRegistry tryLock + unlock";
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			Lock lock = this.registry.obtain(Keys.of(thread, iteration));
+			if (lock.tryLock()) {
+				lock.unlock();
+			}
+		}
+
+		@Override
+		public void close() {
+			this.registry.destroy();
+			this.context.close();
+		}
+
+	}
+
+}
