@@ -19,7 +19,6 @@ import io.github.redkit.core.RedisScriptRunner;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.StringRedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.Assert;
@@ -89,14 +88,13 @@ public class RedisQueueTemplate implements QueueTemplate {
 		if (payloads.isEmpty()) {
 			return;
 		}
-		String ready = keys(queue).ready();
-		List<String> elements = new ArrayList<>(payloads.size());
-		payloads.forEach((payload) -> elements.add(element(payload)));
+		byte[] ready = bytes(keys(queue).ready());
+		List<byte[]> elements = new ArrayList<>(payloads.size());
+		payloads.forEach((payload) -> elements.add(bytes(element(payload))));
 		this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-			StringRedisConnection strings = (StringRedisConnection) connection;
 			for (int from = 0; from < elements.size(); from += SEND_CHUNK) {
-				List<String> chunk = elements.subList(from, Math.min(elements.size(), from + SEND_CHUNK));
-				strings.rPush(ready, chunk.toArray(String[]::new));
+				List<byte[]> chunk = elements.subList(from, Math.min(elements.size(), from + SEND_CHUNK));
+				connection.listCommands().rPush(ready, chunk.toArray(byte[][]::new));
 			}
 			return null;
 		});
@@ -121,13 +119,12 @@ public class RedisQueueTemplate implements QueueTemplate {
 	public QueueStats stats(String queue) {
 		QueueKeys k = keys(queue);
 		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-			StringRedisConnection strings = (StringRedisConnection) connection;
-			strings.lLen(k.ready());
-			strings.zCard(k.delayed());
-			strings.zCard(k.inFlight());
-			strings.zCard(k.deadIndex());
-			strings.lIndex(k.ready(), 0);
-			strings.time();
+			connection.listCommands().lLen(bytes(k.ready()));
+			connection.zSetCommands().zCard(bytes(k.delayed()));
+			connection.zSetCommands().zCard(bytes(k.inFlight()));
+			connection.zSetCommands().zCard(bytes(k.deadIndex()));
+			connection.listCommands().lIndex(bytes(k.ready()), 0);
+			connection.serverCommands().time();
 			return null;
 		});
 		Duration age = Duration.ZERO;
@@ -271,7 +268,11 @@ public class RedisQueueTemplate implements QueueTemplate {
 	}
 
 	byte[] readyKeyBytes(String queue) {
-		return keys(queue).ready().getBytes(StandardCharsets.UTF_8);
+		return bytes(keys(queue).ready());
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	private String lifoFlag(String queue) {
