@@ -5,12 +5,18 @@
 -- KEYS[1] ready list, KEYS[2] in-flight zset (score = deadline), KEYS[3] delayed zset
 -- (score = due time), KEYS[4] collapse hash (sha1(payload) -> pending delayed element)
 -- ARGV[1] '1' = LIFO (pop the tail) else FIFO, ARGV[2] visibility timeout ms,
--- ARGV[3] reaper batch size
--- Returns {element, now} or {'', wait ms until the next deadline/due time, -1 = none}.
+-- ARGV[3] reaper batch size, ARGV[4] optional: an in-flight element to acknowledge first
+-- (a consumer acks its last message and takes the next in one round trip)
+-- Returns {element, now, acked} or {'', wait ms until the next deadline/due time
+-- (-1 = none), acked}; acked is 1 when ARGV[4] was still in flight and is now removed.
 -- Elements are "<id>|<deliveries>|<json>".
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local batch = tonumber(ARGV[3])
+local acked = 0
+if ARGV[4] and ARGV[4] ~= '' then
+	acked = redis.call('ZREM', KEYS[2], ARGV[4])
+end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
 for _, e in ipairs(expired) do
@@ -57,7 +63,7 @@ if not e then
 	if wait == 0 then
 		wait = 1
 	end
-	return { '', tostring(wait) }
+	return { '', tostring(wait), acked }
 end
 
 local p1 = string.find(e, '|', 1, true)
@@ -65,4 +71,4 @@ local p2 = string.find(e, '|', p1 + 1, true)
 local deliveries = tonumber(string.sub(e, p1 + 1, p2 - 1)) + 1
 local claimed = string.sub(e, 1, p1) .. deliveries .. string.sub(e, p2)
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), claimed)
-return { claimed, tostring(now) }
+return { claimed, tostring(now), acked }

@@ -36,6 +36,11 @@ final class QueueConsumer implements Runnable {
 
 	private RedisConnection blockingConnection;
 
+	/**
+	 * Handled and not yet acknowledged: the next claim acknowledges it (one round trip).
+	 */
+	private QueueMessage<Object> pendingAck;
+
 	QueueConsumer(String queue, QueueMessageHandler handler, RedisQueueTemplate template,
 			RedisConnectionFactory connectionFactory, Duration pollTimeout) {
 		this.queue = queue;
@@ -50,7 +55,8 @@ final class QueueConsumer implements Runnable {
 		try {
 			while (this.running) {
 				try {
-					RedisQueueTemplate.Claim claim = this.template.claim(this.queue);
+					RedisQueueTemplate.Claim claim = this.template.claim(this.queue, this.pendingAck);
+					this.pendingAck = null;
 					if (claim.envelope() != null) {
 						handle(claim.envelope());
 					}
@@ -67,8 +73,22 @@ final class QueueConsumer implements Runnable {
 			}
 		}
 		finally {
+			flushAck();
 			closeConnection();
 		}
+	}
+
+	private void flushAck() {
+		if (this.pendingAck != null && !this.killed) {
+			try {
+				this.template.ack(this.pendingAck);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Cannot acknowledge message " + this.pendingAck.id() + " of queue '" + this.queue
+						+ "'; it comes back after its visibility timeout", ex);
+			}
+		}
+		this.pendingAck = null;
 	}
 
 	private void handle(Envelope envelope) {
@@ -101,7 +121,7 @@ final class QueueConsumer implements Runnable {
 		}
 		this.template.observer().handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
 		if (failure == null) {
-			this.template.ack(message);
+			this.pendingAck = message;
 		}
 		else {
 			logger.debug("Listener of queue '" + this.queue + "' failed on message " + message.id(), failure);

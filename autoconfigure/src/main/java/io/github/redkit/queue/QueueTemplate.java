@@ -62,6 +62,15 @@ public interface QueueTemplate {
 	<T> Optional<QueueMessage<T>> receive(String queue, Class<T> type);
 
 	/**
+	 * Acknowledges a message and takes the next one of the same queue, in one round trip.
+	 * @param <T> the payload type
+	 * @param done the message to acknowledge
+	 * @param type the payload type of the next message
+	 * @return the next message, if there is one
+	 */
+	<T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type);
+
+	/**
 	 * Acknowledges a message: it is done and leaves the queue.
 	 * @param message the message
 	 * @return {@code false} when its visibility timeout had expired (it may be delivered

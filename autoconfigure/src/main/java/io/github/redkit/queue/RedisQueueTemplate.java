@@ -139,8 +139,14 @@ public class RedisQueueTemplate implements QueueTemplate {
 
 	@Override
 	public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
-		Claim claim = claim(queue);
+		Claim claim = claim(queue, null);
 		return (claim.envelope() != null) ? Optional.of(read(queue, claim.envelope(), type)) : Optional.empty();
+	}
+
+	@Override
+	public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
+		Claim claim = claim(done.queue(), done);
+		return (claim.envelope() != null) ? Optional.of(read(done.queue(), claim.envelope(), type)) : Optional.empty();
 	}
 
 	@Override
@@ -224,12 +230,17 @@ public class RedisQueueTemplate implements QueueTemplate {
 	/**
 	 * Takes one message (reaping expired and due ones first), without waiting.
 	 * @param queue the queue name
+	 * @param done a message of this queue to acknowledge first, or {@code null}
 	 * @return the claimed envelope, or how long until something may become ready
 	 */
-	Claim claim(String queue) {
+	Claim claim(String queue, QueueMessage<?> done) {
 		QueueSettings settings = settings(queue);
 		List<?> reply = this.runner.execute(CLAIM, keys(queue).claimKeys(), lifoFlag(queue),
-				Long.toString(settings.visibilityTimeout().toMillis()), Integer.toString(REAP_BATCH));
+				Long.toString(settings.visibilityTimeout().toMillis()), Integer.toString(REAP_BATCH),
+				(done != null) ? done.envelope().raw() : "");
+		if (done != null && reply.get(2) instanceof Number acked && acked.longValue() > 0) {
+			this.observer.processed(queue);
+		}
 		String element = (String) reply.get(0);
 		if (element == null || element.isEmpty()) {
 			return new Claim(null, Long.parseLong(String.valueOf(reply.get(1))));

@@ -174,6 +174,11 @@ class QueueAutoConfigurationTests {
 				}
 
 				@Override
+				public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
+					return Optional.empty();
+				}
+
+				@Override
 				public boolean ack(QueueMessage<?> message) {
 					return false;
 				}

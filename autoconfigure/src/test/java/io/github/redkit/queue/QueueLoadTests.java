@@ -68,7 +68,11 @@ class QueueLoadTests {
 		containers.forEach(QueueListenerContainer::start);
 		try {
 			await().atMost(Duration.ofMinutes(2)).until(() -> processed.size() >= MESSAGES / 2);
+			long half = System.nanoTime();
 			containers.get(0).kill();
+			System.out.printf("Queue load test (%s): sent and half processed in %d ms, kill took %d ms%n",
+					this.topology, Duration.ofNanos(half - start).toMillis(),
+					Duration.ofNanos(System.nanoTime() - half).toMillis());
 			Set<Integer> victimAtDeath = Set.copyOf(takenByVictim);
 			await().atMost(Duration.ofMinutes(2))
 				.pollInterval(Duration.ofMillis(200))

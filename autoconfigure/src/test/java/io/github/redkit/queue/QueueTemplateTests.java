@@ -77,6 +77,18 @@ class QueueTemplateTests {
 	}
 
 	@Test
+	void ackAndReceiveSettlesOneAndTakesTheNextInOneCall() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		QueueMessage<Email> first = this.template.receive(queue, Email.class).orElseThrow();
+		QueueMessage<Email> second = this.template.ackAndReceive(first, Email.class).orElseThrow();
+		assertThat(second.payload().number()).isEqualTo(2);
+		assertThat(this.template.ack(first)).isFalse();
+		assertThat(this.template.ackAndReceive(second, Email.class)).isEmpty();
+		assertThat(this.template.stats(queue).inFlight()).isZero();
+	}
+
+	@Test
 	void aFailedMessageIsRetriedThenDeadLetteredWithItsLastErrorAndCanBeRequeued() {
 		String queue = this.support.queue();
 		this.template.send(queue, new Email("a", 1));

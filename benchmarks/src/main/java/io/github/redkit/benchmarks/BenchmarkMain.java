@@ -27,6 +27,8 @@ public final class BenchmarkMain {
 
 	static {
 		SUITES.put("baseline", ClientBaselineSuite::create);
+		SUITES.put("queue", QueueSuite::enqueue);
+		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 	}
 
 	private BenchmarkMain() {
