@@ -23,8 +23,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Many messages through four consumers with random failures, one consumer killed midway:
- * every message is processed, none is lost, and only the killed consumer's message in
- * hand may be processed twice. The count is the system property
+ * every message is processed, none is lost, and only the killed consumer's messages in
+ * hand (at most one per thread) may be processed twice. The count is the system property
  * {@code redkit.queue.load-test.messages} (default 100,000).
  */
 @ParameterizedClass
@@ -32,6 +32,9 @@ import static org.awaitility.Awaitility.await;
 class QueueLoadTests {
 
 	private static final int MESSAGES = Integer.getInteger("redkit.queue.load-test.messages", 100_000);
+
+	/** Threads per consumer: the consumers are latency-bound, not Redis-bound. */
+	private static final int THREADS = 4;
 
 	@Parameter
 	RedisTopology topology;
@@ -46,7 +49,7 @@ class QueueLoadTests {
 		List<QueueListenerContainer> containers = new ArrayList<>();
 		for (int c = 0; c < 4; c++) {
 			boolean victim = c == 0;
-			containers.add(support.container(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+			containers.add(support.container(queue, THREADS, QueueTestSupport.handler(Email.class, (payload) -> {
 				int number = ((Email) payload).number();
 				if (victim) {
 					takenByVictim.add(number);
@@ -87,7 +90,7 @@ class QueueLoadTests {
 					this.topology, MESSAGES, failures.get(), duplicates.size(),
 					Duration.ofNanos(System.nanoTime() - start).toMillis());
 			assertThat(failures).hasPositiveValue();
-			assertThat(duplicates.keySet()).hasSizeLessThanOrEqualTo(1).isSubsetOf(victimAtDeath);
+			assertThat(duplicates.keySet()).hasSizeLessThanOrEqualTo(THREADS).isSubsetOf(victimAtDeath);
 			assertThat(duplicates.values()).allMatch((count) -> count == 2);
 			assertThat(support.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
 		}
