@@ -46,6 +46,12 @@ public class RedisQueueTemplate implements QueueTemplate {
 
 	private static final int SEND_CHUNK = 1000;
 
+	/**
+	 * The take runs on Lettuce's asynchronous API (cheaper per call than the template's
+	 * script executor); the client's own command timeout normally answers first.
+	 */
+	private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(60);
+
 	private final RedisScriptRunner runner;
 
 	private final StringRedisTemplate redis;
@@ -235,7 +241,7 @@ public class RedisQueueTemplate implements QueueTemplate {
 	 */
 	Claim claim(String queue, QueueMessage<?> done) {
 		QueueSettings settings = settings(queue);
-		List<?> reply = this.runner.execute(CLAIM, keys(queue).claimKeys(), lifoFlag(queue),
+		List<?> reply = this.runner.execute(CLAIM, CLAIM_TIMEOUT, keys(queue).claimKeys(), lifoFlag(queue),
 				Long.toString(settings.visibilityTimeout().toMillis()), Integer.toString(REAP_BATCH),
 				(done != null) ? done.envelope().raw() : "");
 		if (done != null && reply.get(2) instanceof Number acked && acked.longValue() > 0) {
