@@ -32,6 +32,8 @@ public final class BenchmarkMain {
 		SUITES.put("idempotency", IdempotencySuite::steps);
 		SUITES.put("budget", IdempotencySuite::budgets);
 		SUITES.put("lock", LockSuite::create);
+		SUITES.put("queue", QueueSuite::enqueue);
+		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 	}
 
 	private BenchmarkMain() {

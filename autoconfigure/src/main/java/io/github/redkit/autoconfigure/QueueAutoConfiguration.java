@@ -1,0 +1,87 @@
+package io.github.redkit.autoconfigure;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.queue.MicrometerQueueObserver;
+import io.github.redkit.queue.QueueGauges;
+import io.github.redkit.queue.QueueListenerContainerFactory;
+import io.github.redkit.queue.QueueListenerRegistry;
+import io.github.redkit.queue.QueueObserver;
+import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.RedisQueueTemplate;
+import io.micrometer.core.instrument.MeterRegistry;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Queues: the {@link QueueTemplate}, the {@code @QueueListener} containers and the queue
+ * metrics.
+ */
+@AutoConfiguration(after = RedkitAutoConfiguration.class)
+@ConditionalOnBean(RedisScriptRunner.class)
+@ConditionalOnClass(name = "tools.jackson.databind.json.JsonMapper")
+@ConditionalOnBooleanProperty(name = "redkit.queue.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(QueueProperties.class)
+public final class QueueAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(QueueTemplate.class)
+	RedisQueueTemplate redkitQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace,
+			ObjectProvider<JsonMapper> jsonMapper, QueueProperties properties, ObjectProvider<QueueObserver> observer) {
+		return new RedisQueueTemplate(runner, keyspace, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
+				properties::settings, observer.getIfAvailable(() -> QueueObserver.NONE));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RedisQueueTemplate.class)
+	QueueListenerContainerFactory redkitQueueListenerContainerFactory(RedisQueueTemplate template,
+			RedisConnectionFactory connectionFactory, QueueProperties properties) {
+		return new QueueListenerContainerFactory(template, connectionFactory, properties.getPollTimeout(),
+				properties.getShutdownTimeout());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static QueueListenerRegistry redkitQueueListenerRegistry(Environment environment,
+			ObjectProvider<QueueListenerContainerFactory> factory) {
+		return new QueueListenerRegistry(environment, factory);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class QueueMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		QueueObserver redkitQueueObserver(ObjectProvider<MeterRegistry> registry) {
+			MeterRegistry meters = registry.getIfAvailable();
+			return (meters != null) ? new MicrometerQueueObserver(meters) : QueueObserver.NONE;
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		QueueGauges redkitQueueGauges(ObjectProvider<MeterRegistry> registry, QueueTemplate template,
+				QueueProperties properties) {
+			QueueGauges gauges = new QueueGauges(template, properties.getQueues().keySet());
+			registry.ifAvailable(gauges::bindTo);
+			return gauges;
+		}
+
+	}
+
+}

@@ -1,0 +1,223 @@
+package io.github.redkit.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueSettings;
+
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Properties of Redkit's queues.
+ */
+@ConfigurationProperties("redkit.queue")
+public class QueueProperties implements InitializingBean {
+
+	/**
+	 * Whether to enable queues.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Longest blocking wait of a consumer on an empty queue; also bounds how late an idle
+	 * consumer notices expired and due messages.
+	 */
+	private Duration pollTimeout = Duration.ofSeconds(1);
+
+	/**
+	 * How long stopping the application waits for messages being handled before giving
+	 * them back to their queue.
+	 */
+	private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+	/**
+	 * Settings of queues not listed under 'queues'.
+	 */
+	private Queue defaults = new Queue();
+
+	/**
+	 * Settings per queue name; these queues also get gauges.
+	 */
+	private Map<String, Queue> queues = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Duration getPollTimeout() {
+		return this.pollTimeout;
+	}
+
+	public void setPollTimeout(Duration pollTimeout) {
+		this.pollTimeout = pollTimeout;
+	}
+
+	public Duration getShutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	public Queue getDefaults() {
+		return this.defaults;
+	}
+
+	public void setDefaults(Queue defaults) {
+		this.defaults = defaults;
+	}
+
+	public Map<String, Queue> getQueues() {
+		return this.queues;
+	}
+
+	public void setQueues(Map<String, Queue> queues) {
+		this.queues = queues;
+	}
+
+	/**
+	 * The settings of a queue: its own, else the defaults.
+	 * @param name the queue name
+	 * @return the settings
+	 */
+	public QueueSettings settings(String name) {
+		Queue queue = this.queues.get(name);
+		return ((queue != null) ? queue : this.defaults).toSettings();
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		positive(this.pollTimeout, "redkit.queue.poll-timeout");
+		positive(this.shutdownTimeout, "redkit.queue.shutdown-timeout");
+		this.defaults.validate("redkit.queue.defaults");
+		this.queues.forEach((name, queue) -> queue.validate("redkit.queue.queues." + name));
+	}
+
+	static void positive(Duration value, String property) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException(property + " must be > 0");
+		}
+	}
+
+	/**
+	 * Settings of one queue.
+	 */
+	public static class Queue {
+
+		/**
+		 * Order in which ready messages are taken: fifo or lifo.
+		 */
+		private QueueOrder order = QueueOrder.FIFO;
+
+		/**
+		 * How long a taken message may stay unacknowledged before it is delivered again.
+		 */
+		private Duration visibilityTimeout = Duration.ofSeconds(30);
+
+		/**
+		 * Deliveries before a failing message is dead-lettered (or dropped).
+		 */
+		private int maxAttempts = 5;
+
+		/**
+		 * Delay before a failed message is delivered again.
+		 */
+		private final QueueBackoffProperties backoff = new QueueBackoffProperties();
+
+		/**
+		 * Whether exhausted messages go to the dead-letter queue (else they are dropped).
+		 */
+		private boolean deadLetter = true;
+
+		/**
+		 * How long dead letters are kept.
+		 */
+		private Duration deadLetterRetention = Duration.ofDays(7);
+
+		/**
+		 * What sendDelayed does with a payload equal to one still waiting: first-wins,
+		 * last-wins or none.
+		 */
+		private CollapsePolicy collapse = CollapsePolicy.NONE;
+
+		public QueueOrder getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(QueueOrder order) {
+			this.order = order;
+		}
+
+		public Duration getVisibilityTimeout() {
+			return this.visibilityTimeout;
+		}
+
+		public void setVisibilityTimeout(Duration visibilityTimeout) {
+			this.visibilityTimeout = visibilityTimeout;
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public QueueBackoffProperties getBackoff() {
+			return this.backoff;
+		}
+
+		public boolean isDeadLetter() {
+			return this.deadLetter;
+		}
+
+		public void setDeadLetter(boolean deadLetter) {
+			this.deadLetter = deadLetter;
+		}
+
+		public Duration getDeadLetterRetention() {
+			return this.deadLetterRetention;
+		}
+
+		public void setDeadLetterRetention(Duration deadLetterRetention) {
+			this.deadLetterRetention = deadLetterRetention;
+		}
+
+		public CollapsePolicy getCollapse() {
+			return this.collapse;
+		}
+
+		public void setCollapse(CollapsePolicy collapse) {
+			this.collapse = collapse;
+		}
+
+		QueueSettings toSettings() {
+			return new QueueSettings(this.order, this.visibilityTimeout, this.maxAttempts, this.backoff.toPolicy(),
+					this.deadLetter, this.deadLetterRetention, this.collapse);
+		}
+
+		void validate(String prefix) {
+			if (this.order == null || this.collapse == null) {
+				throw new IllegalArgumentException(prefix + ".order and " + prefix + ".collapse must be set");
+			}
+			positive(this.visibilityTimeout, prefix + ".visibility-timeout");
+			positive(this.deadLetterRetention, prefix + ".dead-letter-retention");
+			if (this.maxAttempts <= 0) {
+				throw new IllegalArgumentException(prefix + ".max-attempts must be > 0");
+			}
+			this.backoff.validate(prefix + ".backoff");
+		}
+
+	}
+
+}

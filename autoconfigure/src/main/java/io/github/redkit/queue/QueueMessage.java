@@ -1,0 +1,74 @@
+package io.github.redkit.queue;
+
+import java.time.Instant;
+
+/**
+ * A message taken from a queue: acknowledge it with {@link QueueTemplate#ack} or report
+ * its failure with {@link QueueTemplate#fail} before its visibility timeout expires.
+ *
+ * @param <T> the payload type
+ */
+public final class QueueMessage<T> {
+
+	private final String queue;
+
+	private final Envelope envelope;
+
+	private final T payload;
+
+	QueueMessage(String queue, Envelope envelope, T payload) {
+		this.queue = queue;
+		this.envelope = envelope;
+		this.payload = payload;
+	}
+
+	/**
+	 * The queue it was taken from.
+	 * @return the queue name
+	 */
+	public String queue() {
+		return this.queue;
+	}
+
+	/**
+	 * The message's id, unique and stable across redeliveries.
+	 * @return the id
+	 */
+	public String id() {
+		return this.envelope.id();
+	}
+
+	/**
+	 * How many times it has been delivered, this delivery included.
+	 * @return 1 for the first delivery
+	 */
+	public int deliveries() {
+		return this.envelope.deliveries();
+	}
+
+	/**
+	 * When it was first sent (by the sender's clock).
+	 * @return the send time
+	 */
+	public Instant sentAt() {
+		return this.envelope.sentAt();
+	}
+
+	/**
+	 * The payload.
+	 * @return the payload read from JSON
+	 */
+	public T payload() {
+		return this.payload;
+	}
+
+	Envelope envelope() {
+		return this.envelope;
+	}
+
+	@Override
+	public String toString() {
+		return "QueueMessage[queue=" + this.queue + ", id=" + id() + ", deliveries=" + deliveries() + "]";
+	}
+
+}

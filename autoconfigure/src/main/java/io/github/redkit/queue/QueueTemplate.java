@@ -1,0 +1,120 @@
+package io.github.redkit.queue;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Sends messages to Redis queues and, for code that polls instead of using
+ * {@link QueueListener @QueueListener}, takes them with at-least-once delivery: a taken
+ * message is in flight until it is acknowledged, failed (retried with backoff, then
+ * dead-lettered) or its visibility timeout expires (then it is delivered again). Payloads
+ * are stored as JSON.
+ */
+public interface QueueTemplate {
+
+	/**
+	 * Appends a message (one {@code RPUSH}).
+	 * @param queue the queue name
+	 * @param payload the payload, written as JSON
+	 */
+	void send(String queue, Object payload);
+
+	/**
+	 * Appends many messages in order, pipelined.
+	 * @param queue the queue name
+	 * @param payloads the payloads, written as JSON
+	 */
+	void sendAll(String queue, Collection<?> payloads);
+
+	/**
+	 * Schedules a message that becomes ready after a delay measured on the Redis clock,
+	 * applying the queue's collapse policy to an equal payload still waiting.
+	 * @param queue the queue name
+	 * @param payload the payload, written as JSON
+	 * @param delay the delay
+	 * @return {@code false} when it collapsed with a pending equal payload
+	 */
+	boolean sendDelayed(String queue, Object payload, Duration delay);
+
+	/**
+	 * The number of ready messages (neither delayed nor in flight).
+	 * @param queue the queue name
+	 * @return the ready count
+	 */
+	long size(String queue);
+
+	/**
+	 * Counts of every state of a queue and the age of its oldest ready message.
+	 * @param queue the queue name
+	 * @return the statistics
+	 */
+	QueueStats stats(String queue);
+
+	/**
+	 * Takes one ready message without waiting, if there is one.
+	 * @param <T> the payload type
+	 * @param queue the queue name
+	 * @param type the payload type
+	 * @return the message, in flight until acknowledged or failed
+	 */
+	<T> Optional<QueueMessage<T>> receive(String queue, Class<T> type);
+
+	/**
+	 * Acknowledges a message and takes the next one of the same queue, in one round trip.
+	 * @param <T> the payload type
+	 * @param done the message to acknowledge
+	 * @param type the payload type of the next message
+	 * @return the next message, if there is one
+	 */
+	<T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type);
+
+	/**
+	 * Acknowledges a message: it is done and leaves the queue.
+	 * @param message the message
+	 * @return {@code false} when its visibility timeout had expired (it may be delivered
+	 * again)
+	 */
+	boolean ack(QueueMessage<?> message);
+
+	/**
+	 * Reports that a message could not be handled: it is retried after the queue's
+	 * backoff, or dead-lettered with this error after {@code max-attempts} deliveries.
+	 * @param message the message
+	 * @param error why
+	 * @return what happened to it
+	 */
+	FailureOutcome fail(QueueMessage<?> message, Throwable error);
+
+	/**
+	 * Gives a message back to the queue at once, without counting the delivery.
+	 * @param message the message
+	 * @return {@code false} when it was not in flight any more
+	 */
+	boolean release(QueueMessage<?> message);
+
+	/**
+	 * The oldest dead letters of a queue.
+	 * @param queue the queue name
+	 * @param limit how many at most
+	 * @return dead letters, oldest first
+	 */
+	List<DeadLetter> deadLetters(String queue, int limit);
+
+	/**
+	 * Moves one dead letter back to the queue with a fresh delivery count.
+	 * @param queue the queue name
+	 * @param id the message id
+	 * @return {@code false} when there is no such dead letter
+	 */
+	boolean requeueDeadLetter(String queue, String id);
+
+	/**
+	 * Moves every dead letter back to the queue with a fresh delivery count.
+	 * @param queue the queue name
+	 * @return how many were re-queued
+	 */
+	long requeueDeadLetters(String queue);
+
+}

@@ -1,0 +1,324 @@
+package io.github.redkit.queue;
+
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.Assert;
+
+/**
+ * The Redis implementation of {@link QueueTemplate}; also what listener containers take
+ * messages through.
+ */
+public class RedisQueueTemplate implements QueueTemplate {
+
+	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class);
+
+	private static final LuaScript<Long> FAIL = LuaScript.load("queue_fail", Long.class);
+
+	private static final LuaScript<Long> RELEASE = LuaScript.load("queue_release", Long.class);
+
+	private static final LuaScript<Long> DELAY = LuaScript.load("queue_delay", Long.class);
+
+	private static final LuaScript<Long> REQUEUE = LuaScript.load("queue_requeue", Long.class);
+
+	/**
+	 * How many expired or due messages one claim moves at most: keeps the script short.
+	 */
+	static final int REAP_BATCH = 100;
+
+	private static final int SEND_CHUNK = 1000;
+
+	/**
+	 * The take runs on Lettuce's asynchronous API (cheaper per call than the template's
+	 * script executor); the client's own command timeout normally answers first.
+	 */
+	private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(60);
+
+	private final RedisScriptRunner runner;
+
+	private final StringRedisTemplate redis;
+
+	private final RedisKeyspace keyspace;
+
+	private final JsonMapper json;
+
+	private final Function<String, QueueSettings> settings;
+
+	private final QueueObserver observer;
+
+	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a template.
+	 * @param runner the script runner
+	 * @param keyspace the keyspace
+	 * @param json the JSON mapper
+	 * @param settings the settings of each queue by name
+	 * @param observer what is told about acks and failures
+	 */
+	public RedisQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace, JsonMapper json,
+			Function<String, QueueSettings> settings, QueueObserver observer) {
+		this.runner = runner;
+		this.redis = runner.template();
+		this.keyspace = keyspace;
+		this.json = json;
+		this.settings = settings;
+		this.observer = observer;
+	}
+
+	@Override
+	public void send(String queue, Object payload) {
+		this.redis.opsForList().rightPush(keys(queue).ready(), element(payload));
+	}
+
+	@Override
+	public void sendAll(String queue, Collection<?> payloads) {
+		if (payloads.isEmpty()) {
+			return;
+		}
+		byte[] ready = bytes(keys(queue).ready());
+		List<byte[]> elements = new ArrayList<>(payloads.size());
+		payloads.forEach((payload) -> elements.add(bytes(element(payload))));
+		this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (int from = 0; from < elements.size(); from += SEND_CHUNK) {
+				List<byte[]> chunk = elements.subList(from, Math.min(elements.size(), from + SEND_CHUNK));
+				connection.listCommands().rPush(ready, chunk.toArray(byte[][]::new));
+			}
+			return null;
+		});
+	}
+
+	@Override
+	public boolean sendDelayed(String queue, Object payload, Duration delay) {
+		Assert.isTrue(delay != null && !delay.isNegative(), "delay must not be null or negative");
+		QueueKeys k = keys(queue);
+		Long scheduled = this.runner.execute(DELAY, List.of(k.delayed(), k.collapse()), element(payload),
+				Long.toString(delay.toMillis()), settings(queue).collapse().scriptValue());
+		return scheduled != null && scheduled == 1L;
+	}
+
+	@Override
+	public long size(String queue) {
+		Long size = this.redis.opsForList().size(keys(queue).ready());
+		return (size != null) ? size : 0;
+	}
+
+	@Override
+	public QueueStats stats(String queue) {
+		QueueKeys k = keys(queue);
+		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			connection.listCommands().lLen(bytes(k.ready()));
+			connection.zSetCommands().zCard(bytes(k.delayed()));
+			connection.zSetCommands().zCard(bytes(k.inFlight()));
+			connection.zSetCommands().zCard(bytes(k.deadIndex()));
+			connection.listCommands().lIndex(bytes(k.ready()), 0);
+			connection.serverCommands().time();
+			return null;
+		});
+		Duration age = Duration.ZERO;
+		if (replies.get(4) instanceof String head) {
+			long now = ((Number) replies.get(5)).longValue();
+			Instant sent = Envelope.sentAt(head.substring(0, Math.max(0, head.indexOf('|'))));
+			age = Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
+		}
+		return new QueueStats(count(replies.get(0)), count(replies.get(1)), count(replies.get(2)),
+				count(replies.get(3)), age);
+	}
+
+	@Override
+	public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
+		Claim claim = claim(queue, null);
+		return (claim.envelope() != null) ? Optional.of(read(queue, claim.envelope(), type)) : Optional.empty();
+	}
+
+	@Override
+	public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
+		Claim claim = claim(done.queue(), done);
+		return (claim.envelope() != null) ? Optional.of(read(done.queue(), claim.envelope(), type)) : Optional.empty();
+	}
+
+	@Override
+	public boolean ack(QueueMessage<?> message) {
+		Long removed = this.redis.opsForZSet().remove(keys(message.queue()).inFlight(), message.envelope().raw());
+		boolean acked = removed != null && removed > 0;
+		if (acked) {
+			this.observer.processed(message.queue());
+		}
+		return acked;
+	}
+
+	@Override
+	public FailureOutcome fail(QueueMessage<?> message, Throwable error) {
+		QueueSettings queue = settings(message.queue());
+		boolean exhausted = message.deliveries() >= queue.maxAttempts();
+		String mode = !exhausted ? "retry" : queue.deadLetter() ? "dead" : "drop";
+		long backoff = exhausted ? 0 : queue.backoff().delayAfter(message.deliveries()).toMillis();
+		Long result = this.runner.execute(FAIL, keys(message.queue()).failKeys(), message.envelope().raw(), mode,
+				Long.toString(backoff), message.id(), describe(error),
+				Long.toString(queue.deadLetterRetention().toMillis()));
+		FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
+			case 1 -> FailureOutcome.RETRIED;
+			case 2 -> FailureOutcome.DEAD_LETTERED;
+			case 3 -> FailureOutcome.DROPPED;
+			default -> FailureOutcome.NOT_OWNED;
+		};
+		this.observer.failed(message.queue(), outcome);
+		return outcome;
+	}
+
+	@Override
+	public boolean release(QueueMessage<?> message) {
+		QueueKeys k = keys(message.queue());
+		Long released = this.runner.execute(RELEASE, List.of(k.inFlight(), k.ready()), message.envelope().raw(),
+				lifoFlag(message.queue()));
+		return released != null && released == 1L;
+	}
+
+	@Override
+	public List<DeadLetter> deadLetters(String queue, int limit) {
+		QueueKeys k = keys(queue);
+		List<String> ids = new ArrayList<>(
+				Objects.requireNonNull(this.redis.opsForZSet().range(k.deadIndex(), 0, limit - 1)));
+		if (ids.isEmpty()) {
+			return List.of();
+		}
+		List<Object> elements = this.redis.opsForHash().multiGet(k.dead(), new ArrayList<>(ids));
+		List<Object> errors = this.redis.opsForHash().multiGet(k.deadErrors(), new ArrayList<>(ids));
+		List<Double> times = this.redis.opsForZSet().score(k.deadIndex(), ids.toArray());
+		List<DeadLetter> letters = new ArrayList<>();
+		for (int i = 0; i < ids.size(); i++) {
+			if (elements.get(i) instanceof String raw) {
+				Envelope envelope = Envelope.parse(raw);
+				Double time = times.get(i);
+				letters.add(new DeadLetter(envelope.id(), envelope.json(), envelope.deliveries(),
+						(String) errors.get(i), Instant.ofEpochMilli((time != null) ? time.longValue() : 0)));
+			}
+		}
+		return letters;
+	}
+
+	@Override
+	public boolean requeueDeadLetter(String queue, String id) {
+		Long moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(), id, "1");
+		return moved != null && moved > 0;
+	}
+
+	@Override
+	public long requeueDeadLetters(String queue) {
+		long total = 0;
+		Long moved;
+		do {
+			moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(), "", Integer.toString(REAP_BATCH));
+			total += (moved != null) ? moved : 0;
+		}
+		while (moved != null && moved > 0);
+		return total;
+	}
+
+	/**
+	 * Takes one message (reaping expired and due ones first), without waiting.
+	 * @param queue the queue name
+	 * @param done a message of this queue to acknowledge first, or {@code null}
+	 * @return the claimed envelope, or how long until something may become ready
+	 */
+	Claim claim(String queue, QueueMessage<?> done) {
+		QueueSettings settings = settings(queue);
+		List<?> reply = this.runner.execute(CLAIM, CLAIM_TIMEOUT, keys(queue).claimKeys(), lifoFlag(queue),
+				Long.toString(settings.visibilityTimeout().toMillis()), Integer.toString(REAP_BATCH),
+				(done != null) ? done.envelope().raw() : "");
+		if (done != null && reply.get(2) instanceof Number acked && acked.longValue() > 0) {
+			this.observer.processed(queue);
+		}
+		String element = (String) reply.get(0);
+		if (element == null || element.isEmpty()) {
+			return new Claim(null, Long.parseLong(String.valueOf(reply.get(1))));
+		}
+		return new Claim(Envelope.parse(element), 0);
+	}
+
+	<T> QueueMessage<T> read(String queue, Envelope envelope, Type type) {
+		JavaType javaType = this.json.getTypeFactory().constructType(type);
+		T payload = this.json.readValue(envelope.json(), javaType);
+		return new QueueMessage<>(queue, envelope, payload);
+	}
+
+	/**
+	 * A message that cannot be read is settled like a failure, so it cannot block a
+	 * queue.
+	 * @param queue the queue name
+	 * @param envelope the unreadable message
+	 * @param error why it could not be read
+	 * @return what happened to it
+	 */
+	FailureOutcome failUnreadable(String queue, Envelope envelope, Throwable error) {
+		return fail(new QueueMessage<>(queue, envelope, null), error);
+	}
+
+	QueueKeys keys(String queue) {
+		return this.keys.computeIfAbsent(queue, (name) -> QueueKeys.of(this.keyspace, name));
+	}
+
+	QueueSettings settings(String queue) {
+		return this.settings.apply(queue);
+	}
+
+	QueueObserver observer() {
+		return this.observer;
+	}
+
+	byte[] readyKeyBytes(String queue) {
+		return bytes(keys(queue).ready());
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private String lifoFlag(String queue) {
+		return (settings(queue).order() == QueueOrder.LIFO) ? "1" : "0";
+	}
+
+	private String element(Object payload) {
+		Assert.notNull(payload, "payload must not be null");
+		return Envelope.create(this.json.writeValueAsString(payload)).raw();
+	}
+
+	private static long count(Object reply) {
+		return (reply instanceof Number number) ? number.longValue() : 0;
+	}
+
+	private static String describe(Throwable error) {
+		String text = error.getClass().getName() + ((error.getMessage() != null) ? ": " + error.getMessage() : "");
+		return (text.length() > 2000) ? text.substring(0, 2000) : text;
+	}
+
+	/**
+	 * The answer of the claim script.
+	 *
+	 * @param envelope the claimed message, or {@code null}
+	 * @param waitMillis when nothing was claimed: how long until a delayed message is due
+	 * or an in-flight one expires ({@code -1} = nothing pending)
+	 */
+	record Claim(Envelope envelope, long waitMillis) {
+
+	}
+
+}

@@ -1,0 +1,216 @@
+package io.github.redkit.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.redkit.queue.DeadLetter;
+import io.github.redkit.queue.FailureOutcome;
+import io.github.redkit.queue.QueueListener;
+import io.github.redkit.queue.QueueListenerRegistry;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.RedisQueueTemplate;
+import io.github.redkit.test.RedisServers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class QueueAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				QueueAutoConfiguration.class, AopAutoConfiguration.class))
+		.withPropertyValues(RedisServers.standalone().springProperties())
+		.withPropertyValues("redkit.key-prefix=redkit-test-" + UUID.randomUUID(), "redkit.queue.poll-timeout=100ms");
+
+	@Test
+	void providesTheTemplateAndTheListenerRegistry() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(RedisQueueTemplate.class)
+			.hasSingleBean(QueueListenerRegistry.class));
+	}
+
+	@Test
+	void canBeDisabled() {
+		this.runner.withPropertyValues("redkit.queue.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(QueueTemplate.class)
+				.doesNotHaveBean(QueueListenerRegistry.class));
+	}
+
+	@Test
+	void theTemplateCanBeReplaced() {
+		this.runner.withUserConfiguration(CustomTemplate.class)
+			.run((context) -> assertThat(context).hasSingleBean(QueueTemplate.class)
+				.doesNotHaveBean(RedisQueueTemplate.class)
+				.hasBean("customQueueTemplate"));
+	}
+
+	@Test
+	void aBadQueuePropertyFailsStartUpNamingIt() {
+		this.runner.withPropertyValues("redkit.queue.queues.emails.max-attempts=0")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.queue.queues.emails.max-attempts must be > 0"));
+		this.runner.withPropertyValues("redkit.queue.queues.emails.backoff.jitter=2")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.queue.queues.emails.backoff.jitter must be between 0 and 1"));
+	}
+
+	@Test
+	void aListenerMethodHandlesPayloadsAndMetricsCountThem() {
+		this.runner.withUserConfiguration(Listeners.class, Metrics.class)
+			.withPropertyValues("redkit.queue.queues.emails.max-attempts=2",
+					"redkit.queue.queues.emails.backoff.type=fixed", "redkit.queue.queues.emails.backoff.delay=10ms",
+					"redkit.queue.queues.emails.collapse=first-wins", "listeners.concurrency=2")
+			.run((context) -> {
+				QueueTemplate template = context.getBean(QueueTemplate.class);
+				Listeners listeners = context.getBean(Listeners.class);
+				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "fail")));
+				assertThat(template.sendDelayed("emails", Map.of("to", "c"), Duration.ofMillis(50))).isTrue();
+				assertThat(template.sendDelayed("emails", Map.of("to", "c"), Duration.ofMillis(50))).isFalse();
+				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 3);
+				await().atMost(Duration.ofSeconds(10)).until(() -> template.deadLetters("emails", 10).size() == 1);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.get("redkit.queue.messages")
+					.tags("queue", "emails", "outcome", "processed")
+					.counter()
+					.count()).isEqualTo(3);
+				assertThat(meters.get("redkit.queue.messages").tags("outcome", "retried").counter().count())
+					.isEqualTo(1);
+				assertThat(meters.get("redkit.queue.messages").tags("outcome", "dead-lettered").counter().count())
+					.isEqualTo(1);
+				assertThat(meters.get("redkit.queue.processing").tags("outcome", "failure").timer().count())
+					.isEqualTo(2);
+				assertThat(meters.get("redkit.queue.depth")
+					.tags("queue", "emails", "state", "dead-letter")
+					.gauge()
+					.value()).isEqualTo(1);
+				assertThat(meters.get("redkit.queue.depth").tags("state", "ready").gauge().value()).isZero();
+				assertThat(meters.get("redkit.queue.oldest.age").gauge().value()).isZero();
+			});
+	}
+
+	@Test
+	void stoppingTheApplicationStopsTheListeners() {
+		this.runner.withUserConfiguration(Listeners.class).run((context) -> {
+			QueueListenerRegistry registry = context.getBean(QueueListenerRegistry.class);
+			assertThat(registry.containers()).hasSize(1).allMatch((container) -> container.isRunning());
+			context.close();
+			assertThat(registry.containers()).noneMatch((container) -> container.isRunning());
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Listeners {
+
+		final List<Map<String, String>> received = new CopyOnWriteArrayList<>();
+
+		@QueueListener(queue = "emails", concurrency = "${listeners.concurrency:1}")
+		void onEmail(Map<String, String> email) {
+			if ("fail".equals(email.get("to"))) {
+				throw new IllegalStateException("cannot send");
+			}
+			this.received.add(email);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Metrics {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CustomTemplate {
+
+		@Bean
+		QueueTemplate customQueueTemplate() {
+			return new QueueTemplate() {
+
+				@Override
+				public void send(String queue, Object payload) {
+				}
+
+				@Override
+				public void sendAll(String queue, java.util.Collection<?> payloads) {
+				}
+
+				@Override
+				public boolean sendDelayed(String queue, Object payload, Duration delay) {
+					return true;
+				}
+
+				@Override
+				public long size(String queue) {
+					return 0;
+				}
+
+				@Override
+				public QueueStats stats(String queue) {
+					return new QueueStats(0, 0, 0, 0, Duration.ZERO);
+				}
+
+				@Override
+				public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
+					return Optional.empty();
+				}
+
+				@Override
+				public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
+					return Optional.empty();
+				}
+
+				@Override
+				public boolean ack(QueueMessage<?> message) {
+					return false;
+				}
+
+				@Override
+				public FailureOutcome fail(QueueMessage<?> message, Throwable error) {
+					return FailureOutcome.NOT_OWNED;
+				}
+
+				@Override
+				public boolean release(QueueMessage<?> message) {
+					return false;
+				}
+
+				@Override
+				public List<DeadLetter> deadLetters(String queue, int limit) {
+					return List.of();
+				}
+
+				@Override
+				public boolean requeueDeadLetter(String queue, String id) {
+					return false;
+				}
+
+				@Override
+				public long requeueDeadLetters(String queue) {
+					return 0;
+				}
+
+			};
+		}
+
+	}
+
+}

@@ -1,0 +1,164 @@
+package io.github.redkit.queue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+
+import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+@ParameterizedClass
+@EnumSource(RedisTopology.class)
+class QueueListenerContainerTests {
+
+	@Parameter
+	RedisTopology topology;
+
+	private QueueTestSupport support;
+
+	private final List<QueueListenerContainer> containers = new CopyOnWriteArrayList<>();
+
+	@BeforeEach
+	void setUp() {
+		this.support = new QueueTestSupport(this.topology);
+	}
+
+	@AfterEach
+	void stopContainers() {
+		this.containers.forEach(QueueListenerContainer::stop);
+	}
+
+	@Test
+	void handlesMessagesAsTheyArriveAndAcknowledgesThem() {
+		String queue = this.support.queue();
+		List<Email> received = new CopyOnWriteArrayList<>();
+		start(queue, 2, (payload) -> received.add((Email) payload), Duration.ofSeconds(5));
+		this.support.template.sendAll(queue, IntStream.range(0, 50).mapToObj((i) -> new Email("x", i)).toList());
+		await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 50);
+		this.support.template.send(queue, new Email("late", 99));
+		await().atMost(Duration.ofSeconds(5)).until(() -> received.size() == 51);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.support.template.stats(queue), (stats) -> stats.inFlight() == 0 && stats.ready() == 0);
+	}
+
+	@Test
+	void aThrowingListenerIsRetriedThenDeadLettered() {
+		String queue = this.support.queue();
+		AtomicInteger calls = new AtomicInteger();
+		start(queue, 1, (payload) -> {
+			calls.incrementAndGet();
+			throw new IllegalArgumentException("bad address");
+		}, Duration.ofSeconds(5));
+		this.support.template.send(queue, new Email("a", 1));
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.support.template.deadLetters(queue, 10).size() == 1);
+		assertThat(calls).hasValue(3);
+		assertThat(this.support.template.deadLetters(queue, 10).get(0).error())
+			.isEqualTo("java.lang.IllegalArgumentException: bad address");
+	}
+
+	@Test
+	void aMessageOfADeadConsumerIsRedeliveredAfterTheVisibilityTimeout() throws Exception {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
+		CountDownLatch taken = new CountDownLatch(1);
+		QueueListenerContainer dying = start(queue, 1, (payload) -> {
+			taken.countDown();
+			new CountDownLatch(1).await();
+		}, Duration.ofSeconds(5));
+		this.support.template.send(queue, new Email("a", 1));
+		assertThat(taken.await(10, TimeUnit.SECONDS)).isTrue();
+		dying.kill();
+		this.containers.remove(dying);
+		Map<Integer, Integer> deliveries = new ConcurrentHashMap<>();
+		start(queue, 1, (payload) -> deliveries.merge(((Email) payload).number(), 1, Integer::sum),
+				Duration.ofSeconds(5));
+		await().atMost(Duration.ofSeconds(10)).until(() -> deliveries.containsKey(1));
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.support.template.stats(queue).inFlight() == 0);
+		assertThat(deliveries).containsExactly(Map.entry(1, 1));
+	}
+
+	@Test
+	void delayedMessagesReachAnIdleListenerWithoutSleepPolling() {
+		String queue = this.support.queue();
+		Set<Integer> received = ConcurrentHashMap.newKeySet();
+		start(queue, 1, (payload) -> received.add(((Email) payload).number()), Duration.ofSeconds(5));
+		this.support.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(250));
+		await().atMost(Duration.ofSeconds(5)).until(() -> received.contains(1));
+	}
+
+	@Test
+	void twoConsumersNeverGetTheSameDueMessage() {
+		String queue = this.support.queue();
+		Map<Integer, Integer> deliveries = new ConcurrentHashMap<>();
+		for (int i = 0; i < 2; i++) {
+			start(queue, 2, (payload) -> deliveries.merge(((Email) payload).number(), 1, Integer::sum),
+					Duration.ofSeconds(5));
+		}
+		for (int i = 0; i < 200; i++) {
+			this.support.template.sendDelayed(queue, new Email("x", i), Duration.ofMillis(50 + (i % 5) * 20));
+		}
+		await().atMost(Duration.ofSeconds(15)).until(() -> deliveries.size() == 200);
+		assertThat(deliveries.values()).allMatch((count) -> count == 1);
+	}
+
+	@Test
+	void stopLetsTheMessageInHandFinish() throws Exception {
+		String queue = this.support.queue();
+		CountDownLatch started = new CountDownLatch(1);
+		Set<Integer> finished = ConcurrentHashMap.newKeySet();
+		QueueListenerContainer container = start(queue, 1, (payload) -> {
+			started.countDown();
+			Thread.sleep(300); // a slow handler, not a wait for time
+			finished.add(((Email) payload).number());
+		}, Duration.ofSeconds(5));
+		this.support.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		container.stop();
+		assertThat(finished).containsExactly(1);
+		QueueStats stats = this.support.template.stats(queue);
+		assertThat(stats.inFlight()).isZero();
+		assertThat(stats.ready()).isEqualTo(1);
+	}
+
+	@Test
+	void stopGivesBackAMessageThatDoesNotFinishInTime() throws Exception {
+		String queue = this.support.queue();
+		CountDownLatch started = new CountDownLatch(1);
+		QueueListenerContainer container = start(queue, 1, (payload) -> {
+			started.countDown();
+			new CountDownLatch(1).await();
+		}, Duration.ofMillis(200));
+		this.support.template.send(queue, new Email("a", 1));
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		container.stop();
+		QueueStats stats = this.support.template.stats(queue);
+		assertThat(stats.inFlight()).isZero();
+		assertThat(stats.ready()).isEqualTo(1);
+		assertThat(this.support.template.receive(queue, Email.class).orElseThrow().deliveries()).isEqualTo(1);
+	}
+
+	private QueueListenerContainer start(String queue, int concurrency, QueueTestSupport.ThrowingConsumer handler,
+			Duration shutdownTimeout) {
+		QueueListenerContainer container = this.support.container(queue, concurrency,
+				QueueTestSupport.handler(Email.class, handler), shutdownTimeout);
+		this.containers.add(container);
+		container.start();
+		return container;
+	}
+
+}

@@ -1,0 +1,124 @@
+package io.github.redkit.queue;
+
+import java.util.List;
+import java.util.UUID;
+
+import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The queue scripts called directly, on raw keys.
+ */
+@ParameterizedClass
+@EnumSource(RedisTopology.class)
+class QueueScriptsTests {
+
+	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class);
+
+	private static final LuaScript<Long> FAIL = LuaScript.load("queue_fail", Long.class);
+
+	private static final LuaScript<Long> DELAY = LuaScript.load("queue_delay", Long.class);
+
+	private static final LuaScript<Long> RELEASE = LuaScript.load("queue_release", Long.class);
+
+	private static final LuaScript<Long> REQUEUE = LuaScript.load("queue_requeue", Long.class);
+
+	@Parameter
+	RedisTopology topology;
+
+	private RedisScriptRunner runner;
+
+	private StringRedisTemplate redis;
+
+	private QueueKeys keys;
+
+	@BeforeEach
+	void setUp() {
+		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
+		this.redis = this.runner.template();
+		this.keys = QueueKeys.of(QueueTestSupport.KEYSPACE, "scripts-" + UUID.randomUUID());
+	}
+
+	@Test
+	void claimTracksTheMessageInFlightWithARedisDeadlineAndCountsTheDelivery() {
+		this.redis.opsForList().rightPushAll(this.keys.ready(), "a|0|{}", "b|4|{}");
+		List<?> first = claim("0", 60_000);
+		assertThat(first.get(0)).isEqualTo("a|1|{}");
+		long now = Long.parseLong((String) first.get(1));
+		assertThat(this.redis.opsForZSet().score(this.keys.inFlight(), "a|1|{}")).isEqualTo(now + 60_000.0);
+		assertThat(claim("0", 60_000).get(0)).isEqualTo("b|5|{}");
+		List<?> empty = claim("0", 60_000);
+		assertThat(empty.get(0)).isEqualTo("");
+		assertThat(Long.parseLong((String) empty.get(1))).as("wait hint = next in-flight deadline")
+			.isBetween(59_000L, 60_000L);
+	}
+
+	@Test
+	void claimReapsAtMostOneBatchOfExpiredMessages() {
+		for (int i = 0; i < 150; i++) {
+			this.redis.opsForZSet().add(this.keys.inFlight(), "m" + i + "|1|{}", 1);
+		}
+		assertThat(claim("1", 1000).get(0)).isNotEqualTo("");
+		assertThat(this.redis.opsForZSet().zCard(this.keys.inFlight())).isEqualTo(50 + 1);
+		assertThat(this.redis.opsForList().size(this.keys.ready())).isEqualTo(99);
+	}
+
+	@Test
+	void claimWithNothingPendingAsksForAnUnboundedWait() {
+		assertThat(claim("0", 1000)).map(String::valueOf).containsExactly("", "-1", "0");
+	}
+
+	@Test
+	void delayCollapsesOnThePayloadNotTheId() {
+		assertThat(delay("a|0|{\"x\":1}", 60_000, "first-wins")).isEqualTo(1);
+		assertThat(delay("b|0|{\"x\":1}", 60_000, "first-wins")).isZero();
+		assertThat(delay("c|0|{\"x\":1}", 10, "last-wins")).isZero();
+		assertThat(this.redis.opsForZSet().range(this.keys.delayed(), 0, -1)).containsExactly("c|0|{\"x\":1}");
+		assertThat(delay("d|0|{\"x\":2}", 0, "none")).isEqualTo(1);
+	}
+
+	@Test
+	void failOnlySettlesAMessageTheCallerStillOwns() {
+		assertThat(fail("a|1|{}", "retry")).isZero();
+		this.redis.opsForZSet().add(this.keys.inFlight(), "a|1|{}", Double.MAX_VALUE);
+		assertThat(fail("a|1|{}", "dead")).isEqualTo(2);
+		assertThat(this.redis.opsForHash().get(this.keys.deadErrors(), "a")).isEqualTo("boom");
+		assertThat(this.redis.getExpire(this.keys.dead())).isPositive();
+		assertThat(this.runner.execute(REQUEUE, this.keys.deadKeys(), "a", "1")).isEqualTo(1);
+		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("a|0|{}");
+	}
+
+	@Test
+	void releasePutsTheMessageBackWhereItIsTakenNext() {
+		this.redis.opsForList().rightPush(this.keys.ready(), "b|0|{}");
+		this.redis.opsForZSet().add(this.keys.inFlight(), "a|2|{}", Double.MAX_VALUE);
+		assertThat(this.runner.execute(RELEASE, List.of(this.keys.inFlight(), this.keys.ready()), "a|2|{}", "0"))
+			.isEqualTo(1);
+		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("a|1|{}", "b|0|{}");
+	}
+
+	private List<?> claim(String lifo, long visibilityMillis) {
+		return this.runner.execute(CLAIM, this.keys.claimKeys(), lifo, Long.toString(visibilityMillis), "100");
+	}
+
+	private Long delay(String element, long millis, String policy) {
+		return this.runner.execute(DELAY, List.of(this.keys.delayed(), this.keys.collapse()), element,
+				Long.toString(millis), policy);
+	}
+
+	private Long fail(String element, String mode) {
+		return this.runner.execute(FAIL, this.keys.failKeys(), element, mode, "0", element.substring(0, 1), "boom",
+				"60000");
+	}
+
+}

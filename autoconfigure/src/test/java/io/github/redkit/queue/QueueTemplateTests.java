@@ -1,0 +1,226 @@
+package io.github.redkit.queue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+
+import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+@ParameterizedClass
+@EnumSource(RedisTopology.class)
+class QueueTemplateTests {
+
+	@Parameter
+	RedisTopology topology;
+
+	private QueueTestSupport support;
+
+	private RedisQueueTemplate template;
+
+	@BeforeEach
+	void setUp() {
+		this.support = new QueueTestSupport(this.topology);
+		this.template = this.support.template;
+	}
+
+	@Test
+	void fifoHandsOutInSendOrder() {
+		String queue = this.support.queue();
+		this.template.send(queue, new Email("a", 1));
+		this.template.sendAll(queue, List.of(new Email("b", 2), new Email("c", 3)));
+		assertThat(this.template.size(queue)).isEqualTo(3);
+		assertThat(drain(queue)).containsExactly(1, 2, 3);
+	}
+
+	@Test
+	void lifoHandsOutTheNewestFirst() {
+		String queue = this.support.queue(QueueOrder.LIFO, Duration.ofSeconds(30), 3, CollapsePolicy.NONE);
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2), new Email("c", 3)));
+		assertThat(drain(queue)).containsExactly(3, 2, 1);
+	}
+
+	@Test
+	void sendAllPipelinesManyMessages() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, IntStream.range(0, 2500).mapToObj((i) -> new Email("x", i)).toList());
+		assertThat(this.template.size(queue)).isEqualTo(2500);
+		assertThat(this.template.stats(queue).oldestAge()).isLessThan(Duration.ofMinutes(1));
+	}
+
+	@Test
+	void anAcknowledgedMessageIsGoneAndAnUnacknowledgedOneIsInFlight() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		QueueMessage<Email> first = this.template.receive(queue, Email.class).orElseThrow();
+		QueueMessage<Email> second = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(first.deliveries()).isEqualTo(1);
+		assertThat(first.payload()).isEqualTo(new Email("a", 1));
+		assertThat(this.template.ack(first)).isTrue();
+		assertThat(this.template.ack(first)).isFalse();
+		QueueStats stats = this.template.stats(queue);
+		assertThat(stats.ready()).isZero();
+		assertThat(stats.inFlight()).isEqualTo(1);
+		assertThat(this.template.receive(queue, Email.class)).isEmpty();
+		assertThat(this.template.ack(second)).isTrue();
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+	}
+
+	@Test
+	void ackAndReceiveSettlesOneAndTakesTheNextInOneCall() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		QueueMessage<Email> first = this.template.receive(queue, Email.class).orElseThrow();
+		QueueMessage<Email> second = this.template.ackAndReceive(first, Email.class).orElseThrow();
+		assertThat(second.payload().number()).isEqualTo(2);
+		assertThat(this.template.ack(first)).isFalse();
+		assertThat(this.template.ackAndReceive(second, Email.class)).isEmpty();
+		assertThat(this.template.stats(queue).inFlight()).isZero();
+	}
+
+	@Test
+	void aFailedMessageIsRetriedThenDeadLetteredWithItsLastErrorAndCanBeRequeued() {
+		String queue = this.support.queue();
+		this.template.send(queue, new Email("a", 1));
+		for (int attempt = 1; attempt <= 3; attempt++) {
+			QueueMessage<Email> message = await().atMost(Duration.ofSeconds(5))
+				.until(() -> this.template.receive(queue, Email.class), Optional::isPresent)
+				.get();
+			assertThat(message.deliveries()).isEqualTo(attempt);
+			FailureOutcome outcome = this.template.fail(message, new IllegalStateException("boom " + attempt));
+			assertThat(outcome).isEqualTo((attempt < 3) ? FailureOutcome.RETRIED : FailureOutcome.DEAD_LETTERED);
+		}
+		assertThat(this.template.receive(queue, Email.class)).isEmpty();
+		List<DeadLetter> dead = this.template.deadLetters(queue, 10);
+		assertThat(dead).singleElement().satisfies((letter) -> {
+			assertThat(letter.deliveries()).isEqualTo(3);
+			assertThat(letter.error()).isEqualTo("java.lang.IllegalStateException: boom 3");
+			assertThat(letter.payloadJson()).contains("\"to\":\"a\"");
+		});
+		assertThat(this.template.requeueDeadLetter(queue, dead.get(0).id())).isTrue();
+		assertThat(this.template.requeueDeadLetter(queue, dead.get(0).id())).isFalse();
+		QueueMessage<Email> again = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(again.deliveries()).isEqualTo(1);
+		assertThat(again.id()).isEqualTo(dead.get(0).id());
+	}
+
+	@Test
+	void requeueAllMovesEveryDeadLetterBack() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(30), 1, CollapsePolicy.NONE);
+		this.template.sendAll(queue, IntStream.range(0, 150).mapToObj((i) -> new Email("x", i)).toList());
+		Optional<QueueMessage<Email>> message;
+		while ((message = this.template.receive(queue, Email.class)).isPresent()) {
+			assertThat(this.template.fail(message.get(), new RuntimeException()))
+				.isEqualTo(FailureOutcome.DEAD_LETTERED);
+		}
+		assertThat(this.template.stats(queue).deadLetters()).isEqualTo(150);
+		assertThat(this.template.requeueDeadLetters(queue)).isEqualTo(150);
+		assertThat(this.template.size(queue)).isEqualTo(150);
+		assertThat(this.template.deadLetters(queue, 10)).isEmpty();
+	}
+
+	@Test
+	void anUnacknowledgedMessageComesBackAfterTheVisibilityTimeout() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(200), 3, CollapsePolicy.NONE);
+		this.template.send(queue, new Email("a", 1));
+		QueueMessage<Email> taken = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.template.receive(queue, Email.class)).isEmpty();
+		QueueMessage<Email> again = await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.template.receive(queue, Email.class), Optional::isPresent)
+			.get();
+		assertThat(again.id()).isEqualTo(taken.id());
+		assertThat(again.deliveries()).isEqualTo(2);
+		assertThat(this.template.ack(taken)).as("the first taker lost it").isFalse();
+		assertThat(this.template.fail(taken, new RuntimeException())).isEqualTo(FailureOutcome.NOT_OWNED);
+		assertThat(this.template.ack(again)).isTrue();
+	}
+
+	@Test
+	void releaseGivesAMessageBackAtOnceWithoutCountingTheDelivery() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		QueueMessage<Email> taken = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.template.release(taken)).isTrue();
+		assertThat(this.template.release(taken)).isFalse();
+		QueueMessage<Email> again = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(again.id()).isEqualTo(taken.id());
+		assertThat(again.deliveries()).isEqualTo(1);
+	}
+
+	@Test
+	void aDelayedMessageBecomesReadyOnTheRedisClock() {
+		String queue = this.support.queue();
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(300))).isTrue();
+		assertThat(this.template.receive(queue, Email.class)).isEmpty();
+		assertThat(this.template.stats(queue).delayed()).isEqualTo(1);
+		QueueMessage<Email> message = await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.template.receive(queue, Email.class), Optional::isPresent)
+			.get();
+		assertThat(message.payload()).isEqualTo(new Email("a", 1));
+	}
+
+	@Test
+	void firstWinsDropsARepeatInsideTheDelay() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3, CollapsePolicy.FIRST_WINS);
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(300))).isTrue();
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofSeconds(60))).isFalse();
+		assertThat(this.template.sendDelayed(queue, new Email("b", 1), Duration.ofMillis(300))).isTrue();
+		assertThat(this.template.stats(queue).delayed()).isEqualTo(2);
+		List<Integer> taken = new ArrayList<>();
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			this.template.receive(queue, Email.class).ifPresent((m) -> taken.add(m.payload().number()));
+			return taken.size() == 2;
+		});
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(10)))
+			.as("once due, the same payload schedules again")
+			.isTrue();
+	}
+
+	@Test
+	void lastWinsRestartsTheDelay() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3, CollapsePolicy.LAST_WINS);
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(100))).isTrue();
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofSeconds(60))).isFalse();
+		assertThat(this.template.stats(queue).delayed()).isEqualTo(1);
+		await().during(Duration.ofMillis(400))
+			.atMost(Duration.ofSeconds(2))
+			.until(() -> this.template.receive(queue, Email.class).isEmpty());
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(50))).isFalse();
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.template.receive(queue, Email.class).isPresent());
+		assertThat(this.template.stats(queue).delayed()).isZero();
+	}
+
+	@Test
+	void noneKeepsEveryMessage() {
+		String queue = this.support.queue();
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(10))).isTrue();
+		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(10))).isTrue();
+		List<QueueMessage<Email>> taken = new ArrayList<>();
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			this.template.receive(queue, Email.class).ifPresent(taken::add);
+			return taken.size() == 2;
+		});
+		assertThat(taken.get(0).id()).isNotEqualTo(taken.get(1).id());
+	}
+
+	private List<Integer> drain(String queue) {
+		List<Integer> numbers = new ArrayList<>();
+		Optional<QueueMessage<Email>> message;
+		while ((message = this.template.receive(queue, Email.class)).isPresent()) {
+			numbers.add(message.get().payload().number());
+			this.template.ack(message.get());
+		}
+		return numbers;
+	}
+
+}

@@ -1,0 +1,85 @@
+package io.github.redkit.queue;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.RedisTopology;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Templates on the shared servers with per-test queue settings.
+ */
+final class QueueTestSupport {
+
+	static final RedisKeyspace KEYSPACE = new RedisKeyspace("redkit-test");
+
+	final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
+
+	final RedisQueueTemplate template;
+
+	final RedisTopology topology;
+
+	QueueTestSupport(RedisTopology topology, QueueObserver observer) {
+		this.topology = topology;
+		this.template = new RedisQueueTemplate(new RedisScriptRunner(topology.connectionFactory()), KEYSPACE,
+				JsonMapper.builder().build(), (name) -> this.settings.getOrDefault(name, QueueSettings.DEFAULTS),
+				observer);
+	}
+
+	QueueTestSupport(RedisTopology topology) {
+		this(topology, QueueObserver.NONE);
+	}
+
+	/**
+	 * A fresh queue name with fast settings.
+	 */
+	String queue(QueueOrder order, Duration visibility, int maxAttempts, CollapsePolicy collapse) {
+		String name = "q-" + UUID.randomUUID();
+		this.settings.put(name,
+				new QueueSettings(order, visibility, maxAttempts,
+						new BackoffPolicy(Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0), true,
+						Duration.ofHours(1), collapse));
+		return name;
+	}
+
+	String queue() {
+		return queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3, CollapsePolicy.NONE);
+	}
+
+	QueueListenerContainer container(String queue, int concurrency, QueueMessageHandler handler,
+			Duration shutdownTimeout) {
+		return new QueueListenerContainer(queue, concurrency, handler, this.template, this.topology.connectionFactory(),
+				Duration.ofMillis(100), shutdownTimeout);
+	}
+
+	static QueueMessageHandler handler(Class<?> type, ThrowingConsumer consumer) {
+		return new QueueMessageHandler() {
+
+			@Override
+			public java.lang.reflect.Type payloadType() {
+				return type;
+			}
+
+			@Override
+			public void handle(Object payload) throws Exception {
+				consumer.accept(payload);
+			}
+
+		};
+	}
+
+	interface ThrowingConsumer {
+
+		void accept(Object payload) throws Exception;
+
+	}
+
+	record Email(String to, int number) {
+
+	}
+
+}
