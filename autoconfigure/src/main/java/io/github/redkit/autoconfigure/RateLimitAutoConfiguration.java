@@ -66,13 +66,16 @@ public final class RateLimitAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(MeterRegistry.class)
-	@ConditionalOnBean(MeterRegistry.class)
 	static class RateLimitMetricsConfiguration {
 
+		// an ObjectProvider rather than @ConditionalOnBean: the registry's
+		// auto-configuration
+		// may be processed after this one
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitMetrics redkitRateLimitMetrics(MeterRegistry registry) {
-			return new MicrometerRateLimitMetrics(registry);
+		RateLimitMetrics redkitRateLimitMetrics(ObjectProvider<MeterRegistry> registry) {
+			MeterRegistry meterRegistry = registry.getIfUnique();
+			return (meterRegistry != null) ? new MicrometerRateLimitMetrics(meterRegistry) : RateLimitMetrics.NONE;
 		}
 
 	}

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -12,11 +14,15 @@ import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.MethodClassKey;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionException;
+import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.SpelParserConfiguration;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * Evaluates the SpEL key expressions of Redkit's annotations: method arguments by name
@@ -27,7 +33,15 @@ import org.springframework.expression.spel.standard.SpelExpression;
  */
 public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 
+	private static final Pattern PLAIN_ARGUMENT = Pattern.compile("#([A-Za-z_][A-Za-z0-9_]*)");
+
+	private static final Pattern POSITIONAL_ARGUMENT = Pattern.compile("[pa](\\d+)");
+
 	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
+
+	private final Map<MethodClassKey, Method> specificMethods = new ConcurrentHashMap<>(64);
+
+	private final Map<PlainArgumentKey, Integer> plainArguments = new ConcurrentHashMap<>(64);
 
 	private final Map<String, List<String>> variables = new ConcurrentHashMap<>(64);
 
@@ -38,6 +52,8 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @param beanFactory resolves {@code @beanName} references, may be {@code null}
 	 */
 	public KeyExpressionEvaluator(BeanFactory beanFactory) {
+		super(new SpelExpressionParser(
+				new SpelParserConfiguration(SpelCompilerMode.MIXED, KeyExpressionEvaluator.class.getClassLoader())));
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 	}
 
@@ -53,7 +69,15 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 */
 	public String evaluate(String expression, Method method, Object target, Object[] args) {
 		Class<?> targetClass = AopUtils.getTargetClass(target);
-		Method specificMethod = AopUtils.getMostSpecificMethod(method, targetClass);
+		MethodClassKey methodKey = new MethodClassKey(method, targetClass);
+		Method specificMethod = this.specificMethods.computeIfAbsent(methodKey,
+				(key) -> AopUtils.getMostSpecificMethod(method, targetClass));
+		Integer argument = this.plainArguments.computeIfAbsent(new PlainArgumentKey(methodKey, expression),
+				(key) -> plainArgument(expression, specificMethod));
+		if (argument >= 0) {
+			// '#userId' alone: no evaluation context needed
+			return checked(expression, specificMethod, args[argument]);
+		}
 		Object value;
 		try {
 			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(specificMethod, targetClass),
@@ -71,16 +95,44 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(specificMethod)
 					+ " failed: " + ex.getMessage(), ex);
 		}
+		return checked(expression, specificMethod, value);
+	}
+
+	private static String checked(String expression, Method method, Object value) {
 		if (value == null) {
-			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(specificMethod)
+			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(method)
 					+ " evaluated to null; a key needs a value (check the argument names, compile with -parameters)");
 		}
 		String key = value.toString();
 		if (key.isEmpty()) {
-			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(specificMethod)
-					+ " evaluated to an empty key");
+			throw new KeyExpressionException(
+					"Key expression '" + expression + "' on " + describe(method) + " evaluated to an empty key");
 		}
 		return key;
+	}
+
+	/**
+	 * The index of the argument an expression names when it is nothing else
+	 * ({@code #userId}, {@code #p0}, {@code #a0}), else -1.
+	 */
+	private int plainArgument(String expression, Method method) {
+		Matcher matcher = PLAIN_ARGUMENT.matcher(expression.trim());
+		if (!matcher.matches()) {
+			return -1;
+		}
+		String name = matcher.group(1);
+		String[] names = getParameterNameDiscoverer().getParameterNames(method);
+		for (int i = 0; names != null && i < names.length; i++) {
+			if (names[i].equals(name)) {
+				return i;
+			}
+		}
+		Matcher positional = POSITIONAL_ARGUMENT.matcher(name);
+		if (positional.matches()) {
+			int index = Integer.parseInt(positional.group(1));
+			return (index < method.getParameterCount()) ? index : -1;
+		}
+		return -1;
 	}
 
 	private void rejectNullArguments(String expression, Expression parsed, MethodBasedEvaluationContext context,
@@ -120,6 +172,9 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	private static String describe(Method method) {
 		return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
+	}
+
+	private record PlainArgumentKey(MethodClassKey method, String expression) {
 	}
 
 	/**

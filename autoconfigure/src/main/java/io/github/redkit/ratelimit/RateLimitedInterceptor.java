@@ -31,6 +31,8 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 
 	private final ObjectProvider<RateLimitDecisionListener> listeners;
 
+	private volatile Collaborators collaborators;
+
 	/**
 	 * Creates an interceptor; its collaborators are looked up on first use so that
 	 * creating the advisor does not create Redis beans early.
@@ -54,8 +56,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (operation == null) {
 			return invocation.proceed();
 		}
-		List<String> keys = keys(operation, invocation);
-		RateLimiter limiter = this.rateLimiter.getObject();
+		Collaborators collaborators = collaborators();
+		List<String> keys = keys(operation, invocation, collaborators.evaluator());
+		RateLimiter limiter = collaborators.rateLimiter();
 		RateLimitDecision decision = (operation.inlinePolicy() != null)
 				? limiter.tryAcquire(operation.limitName(), operation.inlinePolicy(), keys, operation.cost())
 				: limiter.tryAcquire(operation.limitName(), keys, operation.cost());
@@ -65,8 +68,22 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (!decision.allowed()) {
 			throw new RateLimitExceededException(operation.limitName(), policy, decision);
 		}
-		this.listeners.forEach((listener) -> listener.allowed(operation.limitName(), policy, decision));
+		for (RateLimitDecisionListener listener : collaborators.listeners()) {
+			listener.allowed(operation.limitName(), policy, decision);
+		}
 		return invocation.proceed();
+	}
+
+	private Collaborators collaborators() {
+		// looked up once: a bean factory lookup on every call costs more than the
+		// decision
+		Collaborators collaborators = this.collaborators;
+		if (collaborators == null) {
+			collaborators = new Collaborators(this.rateLimiter.getObject(), this.evaluator.getObject(),
+					this.listeners.orderedStream().toList());
+			this.collaborators = collaborators;
+		}
+		return collaborators;
 	}
 
 	/**
@@ -85,18 +102,22 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		return (operation != NOT_LIMITED) ? operation : null;
 	}
 
-	private List<String> keys(RateLimitedOperation operation, MethodInvocation invocation) {
+	private List<String> keys(RateLimitedOperation operation, MethodInvocation invocation,
+			KeyExpressionEvaluator evaluator) {
 		String[] expressions = operation.keyExpressions();
 		if (expressions.length == 0) {
 			return List.of(RateLimitedOperation.SHARED_KEY);
 		}
-		KeyExpressionEvaluator evaluator = this.evaluator.getObject();
 		List<String> keys = new ArrayList<>(expressions.length);
 		for (String expression : expressions) {
 			keys.add(evaluator.evaluate(expression, invocation.getMethod(), invocation.getThis(),
 					invocation.getArguments()));
 		}
 		return keys;
+	}
+
+	private record Collaborators(RateLimiter rateLimiter, KeyExpressionEvaluator evaluator,
+			List<RateLimitDecisionListener> listeners) {
 	}
 
 }
