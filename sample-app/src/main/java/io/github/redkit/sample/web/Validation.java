@@ -10,6 +10,8 @@ public final class Validation {
 
 	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]{3,20}");
 
+	private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,40}");
+
 	private Validation() {
 	}
 
@@ -21,6 +23,19 @@ public final class Validation {
 			throw ApiException.badRequest("'name' must be 3 to 20 letters, digits or '_'");
 		}
 		return name;
+	}
+
+	/**
+	 * An identifier from a path or body (campaigns, auctions).
+	 * @param field the field name for the message
+	 * @param id the value
+	 * @return the id
+	 */
+	public static String id(String field, String id) {
+		if (id == null || !ID.matcher(id).matches()) {
+			throw ApiException.badRequest("'" + field + "' must be 1 to 40 letters, digits, '_' or '-'");
+		}
+		return id;
 	}
 
 	public static String required(String field, String value, int maxLength) {
