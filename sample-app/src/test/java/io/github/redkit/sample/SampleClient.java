@@ -45,6 +45,10 @@ final class SampleClient implements AutoCloseable {
 		return this.context.getBean(StringRedisTemplate.class);
 	}
 
+	<T> T bean(Class<T> type) {
+		return this.context.getBean(type);
+	}
+
 	HttpResponse<String> get(String path, String... headers) throws Exception {
 		return send(request(path, headers).GET().build());
 	}

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redkit.sample.profile.LastSeen;
 import io.github.redkit.sample.retwis.Keys;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,7 +26,7 @@ class SampleRetwisTests {
 
 	@BeforeAll
 	static void start() {
-		app = new SampleClient();
+		app = new SampleClient("--sample.last-seen.delay=300ms");
 	}
 
 	@AfterAll
@@ -96,6 +97,34 @@ class SampleRetwisTests {
 			}
 		});
 		assertThat(app.get("/api/users/" + author).body()).contains("\"followers\":6");
+		// the profile is cached as JSON with the profiles TTL from application.yml
+		assertThat(app.redis().opsForValue().get("profiles::" + author)).contains("\"followers\":6");
+		assertThat(app.redis().getExpire("profiles::" + author)).isBetween(1L, 15L);
+	}
+
+	@Test
+	void lastSeenIsWrittenOnceAfterTheDelay() throws Exception {
+		String name = SampleClient.uniqueName("seen");
+		String auth = app.register(name);
+		long id = Long.parseLong((String) app.redis().opsForHash().get(Keys.USERS, name));
+		long before = System.currentTimeMillis();
+		// the first touch schedules the update; repeats while it is pending collapse into
+		// it
+		LastSeen lastSeen = app.bean(LastSeen.class);
+		assertThat(lastSeen.touch(id)).isTrue();
+		assertThat(lastSeen.touch(id)).isFalse();
+		assertThat(app.get("/api/timeline", "Authorization", auth).statusCode()).isEqualTo(200);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(app.redis().opsForHash().get(Keys.user(id), "lastSeen")).isNotNull());
+		assertThat(Long.parseLong((String) app.redis().opsForHash().get(Keys.user(id), "lastSeen")))
+			.isGreaterThanOrEqualTo(before);
+	}
+
+	@Test
+	void servesTheWebPage() throws Exception {
+		HttpResponse<String> page = app.get("/");
+		assertThat(page.statusCode()).isEqualTo(200);
+		assertThat(page.body()).contains("/api/posts").contains("/api/timeline");
 	}
 
 	@Test
