@@ -4,6 +4,7 @@ import java.util.Map;
 
 import io.github.redkit.budget.Reservation;
 import io.github.redkit.budget.SpendResult;
+import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.sample.web.AdminGuard;
 import io.github.redkit.sample.web.ApiException;
 import io.github.redkit.sample.web.Validation;
@@ -85,6 +86,8 @@ class AdsController {
 	}
 
 	@PostMapping("/api/ads/replay")
+	@RateLimited(limit = 10, period = "1m") // a demo that writes thousands of keys:
+											// shared cap
 	Map<String, Object> replay(@RequestBody(required = false) ReplayRequest request) throws InterruptedException {
 		long count = Validation.positive("auctions",
 				(request != null && request.auctions() != null) ? request.auctions() : 200L, 5_000);
