@@ -1,0 +1,34 @@
+package io.github.redkit.sample.analytics;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * Counts every API caller (by IP) in the day's unique-visitor HyperLogLog.
+ */
+@Configuration(proxyBeanMethods = false)
+class VisitCounter implements WebMvcConfigurer {
+
+	private final Analytics analytics;
+
+	VisitCounter(Analytics analytics) {
+		this.analytics = analytics;
+	}
+
+	@Override
+	public void addInterceptors(InterceptorRegistry registry) {
+		registry.addInterceptor(new HandlerInterceptor() {
+			@Override
+			public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+				VisitCounter.this.analytics.visit(request.getRemoteAddr());
+				return true;
+			}
+		}).addPathPatterns("/api/**");
+	}
+
+}
