@@ -15,7 +15,6 @@ import io.github.redkit.cache.CacheTestApp.Product;
 import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopology;
-import io.github.redkit.test.RespClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,10 +76,7 @@ class RedkitCacheTests {
 			for (int i = 0; i < 40; i++) {
 				catalog.shortLived(run + "-" + i);
 				long ttl = pttl("short-lived::" + run + "-" + i);
-				assertThat(ttl)
-					.as("TTL of entry %d, loads %d, lock %s", i, CacheTestApp.loads(run + "-" + i),
-							this.raw.keys("redkit:cache:*" + run + "-" + i + "*"))
-					.isPositive();
+				assertThat(ttl).as("TTL of entry %d", i).isPositive();
 				ttls.add(ttl);
 			}
 			assertThat(ttls).allSatisfy((ttl) -> assertThat(ttl).isBetween(23_900L, 30_000L));
