@@ -10,10 +10,20 @@ for i = 4, #ARGV, 2 do
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   end
 end
-local version = redis.call('INCR', KEYS[2])
+-- a counter that is gone (expired, or Redis restarted empty) starts again from Redis' clock in
+-- microseconds, so versions keep increasing and subscribers never ignore a new state as old
+local version
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  version = redis.call('INCR', KEYS[2])
+else
+  local t = redis.call('TIME')
+  version = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  redis.call('SET', KEYS[2], string.format('%.0f', version))
+end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
-redis.call('PUBLISH', ARGV[1], cjson.encode({ group = ARGV[3], version = version }))
+-- built by hand: cjson prints numbers with 14 significant digits, a version has 16
+redis.call('PUBLISH', ARGV[1], '{"group":' .. cjson.encode(ARGV[3]) .. ',"version":' .. string.format('%.0f', version) .. '}')
 return version
