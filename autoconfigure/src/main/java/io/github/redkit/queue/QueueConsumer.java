@@ -125,7 +125,13 @@ final class QueueConsumer implements Runnable {
 		}
 		else {
 			logger.debug("Listener of queue '" + this.queue + "' failed on message " + message.id(), failure);
-			this.template.fail(message, failure);
+			FailureOutcome outcome = this.template.fail(message, failure);
+			if (outcome == FailureOutcome.DEAD_LETTERED || outcome == FailureOutcome.DROPPED) {
+				// retries are routine (DEBUG above); giving up on a message is not
+				logger.warn("Listener of queue '" + this.queue + "' failed on message " + message.id()
+						+ " for the last time; it was "
+						+ ((outcome == FailureOutcome.DEAD_LETTERED) ? "dead-lettered" : "dropped") + ": " + failure);
+			}
 		}
 		this.current = null;
 	}
