@@ -40,7 +40,7 @@ final class LockAcquisition {
 		this.locks = locks;
 		this.name = name;
 		this.key = key;
-		this.keys = locks.keys(key);
+		this.keys = locks.redisKeys(key);
 		this.deadline = this.start + wait.toNanos();
 		this.lease = lease;
 		this.renewed = renewed;

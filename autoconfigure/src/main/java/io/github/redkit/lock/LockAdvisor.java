@@ -1,20 +1,12 @@
 package io.github.redkit.lock;
 
-import org.aopalliance.aop.Advice;
-
-import org.springframework.aop.Pointcut;
-import org.springframework.aop.support.AbstractPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import io.github.redkit.core.RedkitAdvisor;
 
 /**
  * Applies the {@link LockInterceptor} to methods annotated with {@link DistributedLock}
  * (on the method, or inherited from an interface or superclass method).
  */
-public class LockAdvisor extends AbstractPointcutAdvisor {
-
-	private final transient LockInterceptor interceptor;
-
-	private final transient Pointcut pointcut = new AnnotationMatchingPointcut(null, DistributedLock.class, true);
+public class LockAdvisor extends RedkitAdvisor {
 
 	/**
 	 * Creates an advisor.
@@ -23,18 +15,7 @@ public class LockAdvisor extends AbstractPointcutAdvisor {
 	 * around the transaction
 	 */
 	public LockAdvisor(LockInterceptor interceptor, int order) {
-		this.interceptor = interceptor;
-		setOrder(order);
-	}
-
-	@Override
-	public Pointcut getPointcut() {
-		return this.pointcut;
-	}
-
-	@Override
-	public Advice getAdvice() {
-		return this.interceptor;
+		super(DistributedLock.class, interceptor, order);
 	}
 
 }

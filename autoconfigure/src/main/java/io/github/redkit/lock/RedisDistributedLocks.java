@@ -98,7 +98,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 		}
 	}
 
-	List<String> keys(String key) {
+	List<String> redisKeys(String key) {
 		RedisKeyspace.Key lock = this.keyspace.key("lock").tag(key);
 		return List.of(lock.build(), lock.part("fence").build(), lock.part("waiters").build());
 	}
@@ -118,7 +118,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
 	boolean extend(RedisLockHandle handle, Duration lease) {
 		try {
-			return this.runner.execute(EXTEND, this.settings.redisTimeout(), handle.keys().subList(0, 1),
+			return this.runner.execute(EXTEND, this.settings.redisTimeout(), handle.redisKeys().subList(0, 1),
 					handle.token(), Long.toString(Math.max(1, lease.toMillis()))) == 1;
 		}
 		catch (DataAccessException ex) {
@@ -128,7 +128,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
 	CompletableFuture<Boolean> extendAsync(RedisLockHandle handle, Duration lease) {
 		return this.runner
-			.executeAsync(EXTEND, handle.keys().subList(0, 1), handle.token(), Long.toString(lease.toMillis()))
+			.executeAsync(EXTEND, handle.redisKeys().subList(0, 1), handle.token(), Long.toString(lease.toMillis()))
 			.orTimeout(this.settings.redisTimeout().toMillis(), TimeUnit.MILLISECONDS)
 			.thenApply((extended) -> extended == 1);
 	}
@@ -138,7 +138,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 		long released;
 		try {
 			released = this.runner.execute(RELEASE, this.settings.redisTimeout(),
-					List.of(handle.keys().get(0), handle.keys().get(2)), handle.token());
+					List.of(handle.redisKeys().get(0), handle.redisKeys().get(2)), handle.token());
 		}
 		catch (DataAccessException ex) {
 			// the lease ends the lock anyway; throwing here would hide the caller's

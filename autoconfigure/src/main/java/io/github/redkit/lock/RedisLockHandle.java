@@ -143,7 +143,7 @@ final class RedisLockHandle implements LockHandle {
 		return this.state.get();
 	}
 
-	List<String> keys() {
+	List<String> redisKeys() {
 		return this.keys;
 	}
 

@@ -2,10 +2,8 @@ package io.github.redkit.ratelimit;
 
 import java.lang.reflect.Method;
 
-import org.aopalliance.aop.Advice;
+import io.github.redkit.core.RedkitAdvisor;
 
-import org.springframework.aop.Pointcut;
-import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
@@ -14,11 +12,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  * and to every method of annotated classes. An inconsistent annotation fails when the
  * bean is created, not on its first call.
  */
-public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
-
-	private final RateLimitedInterceptor interceptor;
-
-	private final Pointcut pointcut;
+public class RateLimitedAdvisor extends RedkitAdvisor {
 
 	/**
 	 * Creates an advisor.
@@ -26,22 +20,16 @@ public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 	 * @param order the advisor's order
 	 */
 	public RateLimitedAdvisor(RateLimitedInterceptor interceptor, int order) {
-		this.interceptor = interceptor;
-		setOrder(order);
-		this.pointcut = new ValidatingMethodPointcut();
+		super(new ValidatingPointcut(interceptor), interceptor, order);
 	}
 
-	@Override
-	public Pointcut getPointcut() {
-		return this.pointcut;
-	}
+	private static final class ValidatingPointcut extends StaticMethodMatcherPointcut {
 
-	@Override
-	public Advice getAdvice() {
-		return this.interceptor;
-	}
+		private final RateLimitedInterceptor interceptor;
 
-	private final class ValidatingMethodPointcut extends StaticMethodMatcherPointcut {
+		ValidatingPointcut(RateLimitedInterceptor interceptor) {
+			this.interceptor = interceptor;
+		}
 
 		@Override
 		public boolean matches(Method method, Class<?> targetClass) {
@@ -49,7 +37,8 @@ public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 					&& !AnnotatedElementUtils.hasAnnotation(targetClass, RateLimited.class)) {
 				return false;
 			}
-			return RateLimitedAdvisor.this.interceptor.operation(method, targetClass) != null;
+			// resolving the operation validates the annotation
+			return this.interceptor.operation(method, targetClass) != null;
 		}
 
 	}

@@ -66,7 +66,7 @@ class DistributedLocksTests {
 	}
 
 	private String lockKey(String key) {
-		return this.locks.keys(key).get(0);
+		return this.locks.redisKeys(key).get(0);
 	}
 
 	@Test
@@ -144,7 +144,8 @@ class DistributedLocksTests {
 			// release once the waiter listens and has slept past its attempt after
 			// subscribing
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> subscribers(lockKey(this.key)) > 0 && this.redis.hasKey(this.locks.keys(this.key).get(2)));
+				.until(() -> subscribers(lockKey(this.key)) > 0
+						&& this.redis.hasKey(this.locks.redisKeys(this.key).get(2)));
 			long releasedAt = System.nanoTime();
 			holder.close();
 			Duration handover = Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);

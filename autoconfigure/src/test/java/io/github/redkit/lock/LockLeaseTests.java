@@ -60,7 +60,7 @@ class LockLeaseTests {
 
 	@Test
 	void aLockWithTheDefaultLeaseIsRenewedWhileTheActionRuns() {
-		String lockKey = this.locks.keys(this.key).get(0);
+		String lockKey = this.locks.redisKeys(this.key).get(0);
 		long start = System.nanoTime();
 		String result = this.locks.withLock(this.key, Duration.ZERO, null, () -> {
 			LockHandle handle = DistributedLocks.current().orElseThrow();
@@ -83,7 +83,7 @@ class LockLeaseTests {
 
 	@Test
 	void aRenewalRefusedByRedisMarksTheLockLostAndTheActionFails() {
-		String lockKey = this.locks.keys(this.key).get(0);
+		String lockKey = this.locks.redisKeys(this.key).get(0);
 		assertThatExceptionOfType(LockLostException.class)
 			.isThrownBy(() -> this.locks.withLock(this.key, Duration.ZERO, null, () -> {
 				LockHandle handle = DistributedLocks.current().orElseThrow();
@@ -112,7 +112,7 @@ class LockLeaseTests {
 	@Test
 	void anExplicitLeaseIsNotRenewed() {
 		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !this.redis.hasKey(this.locks.keys(this.key).get(0)));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.redis.hasKey(this.locks.redisKeys(this.key).get(0)));
 		assertThat(handle.isHeld()).isFalse();
 		handle.close();
 	}
@@ -121,7 +121,7 @@ class LockLeaseTests {
 	void extendMovesTheLeaseForward() {
 		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
 		assertThat(handle.extend(Duration.ofSeconds(30))).isTrue();
-		assertThat(this.redis.getExpire(this.locks.keys(this.key).get(0))).isGreaterThan(20);
+		assertThat(this.redis.getExpire(this.locks.redisKeys(this.key).get(0))).isGreaterThan(20);
 		assertThat(handle.isHeld()).isTrue();
 		handle.close();
 		assertThat(this.lost).isEmpty();

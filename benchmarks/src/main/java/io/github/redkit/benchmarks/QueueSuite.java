@@ -68,6 +68,19 @@ final class QueueSuite {
 			this.queues = this.context.getBean(QueueTemplate.class);
 		}
 
+		/**
+		 * Tops the queue up through Redkit, for the contenders that dequeue with Redkit.
+		 */
+		synchronized void refillWithQueueTemplate() {
+			if (this.queues.size(QUEUE) < 1000) {
+				List<Job> jobs = new ArrayList<>(FILL);
+				for (int i = 0; i < FILL; i++) {
+					jobs.add(Job.of(0, i));
+				}
+				this.queues.sendAll(QUEUE, jobs);
+			}
+		}
+
 		@Override
 		public void close() {
 			this.context.close();
@@ -179,7 +192,7 @@ final class QueueSuite {
 
 		RedkitReceiveAck(RedisServer redis) {
 			super(redis);
-			refill();
+			refillWithQueueTemplate();
 		}
 
 		@Override
@@ -191,20 +204,10 @@ final class QueueSuite {
 		public void operate(int thread, long iteration) {
 			QueueMessage<Job> message = this.queues.receive(QUEUE, Job.class).orElse(null);
 			if (message == null) {
-				refill();
+				refillWithQueueTemplate();
 				message = this.queues.receive(QUEUE, Job.class).orElseThrow();
 			}
 			this.queues.ack(message);
-		}
-
-		private synchronized void refill() {
-			if (this.queues.size(QUEUE) < 1000) {
-				List<Job> jobs = new ArrayList<>(FILL);
-				for (int i = 0; i < FILL; i++) {
-					jobs.add(Job.of(0, i));
-				}
-				this.queues.sendAll(QUEUE, jobs);
-			}
 		}
 
 	}
@@ -215,7 +218,7 @@ final class QueueSuite {
 
 		RedkitAckAndReceive(RedisServer redis) {
 			super(redis);
-			refill();
+			refillWithQueueTemplate();
 		}
 
 		@Override
@@ -230,20 +233,10 @@ final class QueueSuite {
 					: this.queues.receive(QUEUE, Job.class))
 				.orElse(null);
 			if (message == null) {
-				refill();
+				refillWithQueueTemplate();
 				message = this.queues.receive(QUEUE, Job.class).orElseThrow();
 			}
 			this.previous.set(message);
-		}
-
-		private synchronized void refill() {
-			if (this.queues.size(QUEUE) < 1000) {
-				List<Job> jobs = new ArrayList<>(FILL);
-				for (int i = 0; i < FILL; i++) {
-					jobs.add(Job.of(0, i));
-				}
-				this.queues.sendAll(QUEUE, jobs);
-			}
 		}
 
 	}
