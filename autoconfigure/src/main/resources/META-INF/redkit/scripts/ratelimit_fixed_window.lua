@@ -1,50 +1,62 @@
 -- Fixed window rate limit over every window of every identifier, checked before anything is consumed.
--- KEYS: one hash per identifier; field '<period_ms>:w' = index of the window the count belongs to,
--- '<period_ms>:c' = the count.
+-- KEYS: one string per identifier holding every window as four little-endian doubles:
+-- period_ms, index of the window the count belongs to, the count, 0 (the layout of the sliding window).
 -- ARGV: cost, n (windows), then limit_j, period_ms_j for each window
 -- returns {allowed, remaining, retry_after_ms, reset_after_ms, limiting window (0-based)}
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local call, tonumber, floor, max = redis.call, tonumber, math.floor, math.max
+local t = call('TIME')
+local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 local cost = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
-local fields = {}
-for j = 1, n do
-  fields[2 * j - 1] = ARGV[2 + 2 * j] .. ':w'
-  fields[2 * j] = ARGV[2 + 2 * j] .. ':c'
-end
+local format = string.rep('<dddd', n)
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
-local updates, ttls = {}, {}
+local values, ttls = {}, {}
 for k = 1, #KEYS do
-  local state = redis.call('HMGET', KEYS[k], unpack(fields))
-  local update, ttl = {}, 1
+  local stored = call('GET', KEYS[k])
+  local old, records = {}, 0
+  if stored and #stored % 32 == 0 then
+    records = #stored / 32
+    old = { struct.unpack(records == n and format or string.rep('<dddd', records), stored) }
+  end
+  local new, ttl, rolled = {}, 1, false
   for j = 1, n do
-    local limit = tonumber(ARGV[1 + 2 * j])
-    local period = tonumber(ARGV[2 + 2 * j])
-    local index = math.floor(now / period)
-    local count = 0
-    if tonumber(state[2 * j - 1]) == index then count = tonumber(state[2 * j]) end
+    local limit, period = tonumber(ARGV[1 + 2 * j]), tonumber(ARGV[2 + 2 * j])
+    local index = floor(now / period)
+    local count, last = 0, nil
+    for r = 0, records - 1 do
+      if old[4 * r + 1] == period then
+        last = old[4 * r + 2]
+        if last == index then count = old[4 * r + 3] end
+        break
+      end
+    end
     local window_end = (index + 1) * period - now
     local left = limit - count - cost
     if left < 0 then
       if allowed == 1 or window_end > retry then retry = window_end; limiting = j - 1 end
       allowed = 0
-      left = math.max(limit - count, 0)
+      left = max(limit - count, 0)
     end
     if remaining == nil or left < remaining then
       remaining = left
       reset = window_end
       if allowed == 1 then limiting = j - 1 end
     end
-    update[4 * j - 3], update[4 * j - 2] = fields[2 * j - 1], index
-    update[4 * j - 1], update[4 * j] = fields[2 * j], count + cost
-    ttl = math.max(ttl, window_end)
+    new[4 * j - 3], new[4 * j - 2], new[4 * j - 1], new[4 * j] = period, index, count + cost, 0
+    rolled = rolled or last ~= index
+    ttl = max(ttl, window_end)
   end
-  updates[k], ttls[k] = update, ttl
+  values[k] = struct.pack(format, unpack(new))
+  -- the expiry, the end of the longest window, only moves when a window rolls over
+  ttls[k] = rolled and ttl or nil
 end
 if allowed == 1 then
   for k = 1, #KEYS do
-    redis.call('HSET', KEYS[k], unpack(updates[k]))
-    redis.call('PEXPIRE', KEYS[k], ttls[k])
+    if ttls[k] then
+      call('SET', KEYS[k], values[k], 'PX', ttls[k])
+    else
+      call('SET', KEYS[k], values[k], 'KEEPTTL')
+    end
   end
 end
 return {allowed, remaining, retry, reset, limiting}

@@ -1,50 +1,56 @@
 -- Sliding window rate limit (the previous window's count weighted by how much of it the sliding
 -- window still covers) over every window of every identifier, checked before anything is consumed.
--- KEYS: one hash per identifier; per window: '<period_ms>:w' = index of the current window,
--- '<period_ms>:c' = its count, '<period_ms>:p' = the previous window's count.
+-- KEYS: one string per identifier holding every window as four little-endian doubles:
+-- period_ms, index of the current window, its count, the previous window's count. A packed string
+-- read with one GET and written with one SET costs Redis a third of a hash's HMGET + HSET + PEXPIRE.
 -- ARGV: cost, n (windows), then limit_j, period_ms_j for each window
 -- returns {allowed, remaining, retry_after_ms, reset_after_ms, limiting window (0-based)}
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local call, tonumber, floor, ceil, max = redis.call, tonumber, math.floor, math.ceil, math.max
+local t = call('TIME')
+local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 local cost = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
-local fields = {}
-for j = 1, n do
-  fields[3 * j - 2] = ARGV[2 + 2 * j] .. ':w'
-  fields[3 * j - 1] = ARGV[2 + 2 * j] .. ':c'
-  fields[3 * j] = ARGV[2 + 2 * j] .. ':p'
-end
+local format = string.rep('<dddd', n)
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
-local updates, ttls = {}, {}
+local values, ttls = {}, {}
 for k = 1, #KEYS do
-  local state = redis.call('HMGET', KEYS[k], unpack(fields))
-  local update, ttl = {}, 1
+  local stored = call('GET', KEYS[k])
+  local old, records = {}, 0
+  if stored and #stored % 32 == 0 then
+    records = #stored / 32
+    old = { struct.unpack(records == n and format or string.rep('<dddd', records), stored) }
+  end
+  local new, ttl, rolled = {}, 1, false
   for j = 1, n do
-    local limit = tonumber(ARGV[1 + 2 * j])
-    local period = tonumber(ARGV[2 + 2 * j])
-    local index = math.floor(now / period)
+    local limit, period = tonumber(ARGV[1 + 2 * j]), tonumber(ARGV[2 + 2 * j])
+    local index = floor(now / period)
     local elapsed = now - index * period
-    local stored = tonumber(state[3 * j - 2])
-    local current, previous = 0, 0
-    if stored == index then
-      current, previous = tonumber(state[3 * j - 1]), tonumber(state[3 * j])
-    elseif stored == index - 1 then
-      previous = tonumber(state[3 * j - 1])
+    local current, previous, last = 0, 0, nil
+    for r = 0, records - 1 do
+      if old[4 * r + 1] == period then
+        last = old[4 * r + 2]
+        if last == index then
+          current, previous = old[4 * r + 3], old[4 * r + 4]
+        elseif last == index - 1 then
+          previous = old[4 * r + 3]
+        end
+        break
+      end
     end
     local used = previous * (period - elapsed) / period + current
-    local left = math.floor(limit - used - cost)
+    local left = floor(limit - used - cost)
     if used + cost > limit then
       -- when will the weighted count let this cost through?
       local wait
       if current + cost <= limit then
-        wait = math.ceil(period * (1 - (limit - current - cost) / previous)) - elapsed
+        wait = ceil(period * (1 - (limit - current - cost) / previous)) - elapsed
       else
-        wait = period - elapsed + math.max(0, math.ceil(period * (1 - (limit - cost) / current)))
+        wait = period - elapsed + max(0, ceil(period * (1 - (limit - cost) / current)))
       end
-      wait = math.max(wait, 1)
+      wait = max(wait, 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0
-      left = math.max(math.floor(limit - used), 0)
+      left = max(floor(limit - used), 0)
     end
     local forgotten = 2 * period - elapsed
     if remaining == nil or left < remaining then
@@ -52,17 +58,21 @@ for k = 1, #KEYS do
       reset = forgotten
       if allowed == 1 then limiting = j - 1 end
     end
-    update[6 * j - 5], update[6 * j - 4] = fields[3 * j - 2], index
-    update[6 * j - 3], update[6 * j - 2] = fields[3 * j - 1], current + cost
-    update[6 * j - 1], update[6 * j] = fields[3 * j], previous
-    ttl = math.max(ttl, forgotten)
+    new[4 * j - 3], new[4 * j - 2], new[4 * j - 1], new[4 * j] = period, index, current + cost, previous
+    rolled = rolled or last ~= index
+    ttl = max(ttl, forgotten)
   end
-  updates[k], ttls[k] = update, ttl
+  values[k] = struct.pack(format, unpack(new))
+  -- the expiry, (index + 2) * period, only moves when a window rolls over
+  ttls[k] = rolled and ttl or nil
 end
 if allowed == 1 then
   for k = 1, #KEYS do
-    redis.call('HSET', KEYS[k], unpack(updates[k]))
-    redis.call('PEXPIRE', KEYS[k], ttls[k])
+    if ttls[k] then
+      call('SET', KEYS[k], values[k], 'PX', ttls[k])
+    else
+      call('SET', KEYS[k], values[k], 'KEEPTTL')
+    end
   end
 end
 return {allowed, remaining, retry, reset, limiting}

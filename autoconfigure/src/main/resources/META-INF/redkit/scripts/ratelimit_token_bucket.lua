@@ -1,52 +1,59 @@
 -- Token bucket as GCRA (generic cell rate algorithm): each window is a bucket of `limit` tokens that
 -- refills at limit/period; its state is the theoretical arrival time (TAT, ms). Every bucket of every
 -- identifier is checked before any is charged.
--- KEYS: one hash per identifier; field '<period_ms>:t' = the TAT of that window's bucket.
+-- KEYS: one string per identifier holding every window as four little-endian doubles:
+-- period_ms, the TAT, 0, 0 (the layout of the sliding window).
 -- ARGV: cost, n (windows), then limit_j, period_ms_j for each window
 -- returns {allowed, remaining, retry_after_ms, reset_after_ms, limiting window (0-based)}
-local t = redis.call('TIME')
+local call, tonumber, floor, ceil, max = redis.call, tonumber, math.floor, math.ceil, math.max
+local t = call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local cost = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
-local fields = {}
-for j = 1, n do
-  fields[j] = ARGV[2 + 2 * j] .. ':t'
-end
+local format = string.rep('<dddd', n)
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
-local updates, ttls = {}, {}
+local values, ttls = {}, {}
 for k = 1, #KEYS do
-  local state = redis.call('HMGET', KEYS[k], unpack(fields))
-  local update, ttl = {}, 1
+  local stored = call('GET', KEYS[k])
+  local old, records = {}, 0
+  if stored and #stored % 32 == 0 then
+    records = #stored / 32
+    old = { struct.unpack(records == n and format or string.rep('<dddd', records), stored) }
+  end
+  local new, ttl = {}, 1
   for j = 1, n do
-    local limit = tonumber(ARGV[1 + 2 * j])
-    local period = tonumber(ARGV[2 + 2 * j])
+    local limit, period = tonumber(ARGV[1 + 2 * j]), tonumber(ARGV[2 + 2 * j])
     local interval = period / limit
-    local tat = tonumber(state[j]) or now
-    if tat < now then tat = now end
+    local tat = now
+    for r = 0, records - 1 do
+      if old[4 * r + 1] == period then
+        tat = max(old[4 * r + 2], now)
+        break
+      end
+    end
     local new_tat = tat + cost * interval
-    local left = math.floor((period - (new_tat - now)) / interval + 1e-9)
+    local left = floor((period - (new_tat - now)) / interval + 1e-9)
     local full_in = new_tat - now
     if new_tat - period > now then
-      local wait = math.max(math.ceil(new_tat - period - now), 1)
+      local wait = max(ceil(new_tat - period - now), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0
-      left = math.max(math.floor((period - (tat - now)) / interval + 1e-9), 0)
+      left = max(floor((period - (tat - now)) / interval + 1e-9), 0)
       full_in = tat - now
     end
     if remaining == nil or left < remaining then
       remaining = left
-      reset = math.ceil(full_in)
+      reset = ceil(full_in)
       if allowed == 1 then limiting = j - 1 end
     end
-    update[2 * j - 1], update[2 * j] = fields[j], string.format('%.3f', new_tat)
-    ttl = math.max(ttl, math.ceil(new_tat - now))
+    new[4 * j - 3], new[4 * j - 2], new[4 * j - 1], new[4 * j] = period, new_tat, 0, 0
+    ttl = max(ttl, ceil(new_tat - now))
   end
-  updates[k], ttls[k] = update, ttl
+  values[k], ttls[k] = struct.pack(format, unpack(new)), ttl
 end
 if allowed == 1 then
   for k = 1, #KEYS do
-    redis.call('HSET', KEYS[k], unpack(updates[k]))
-    redis.call('PEXPIRE', KEYS[k], ttls[k])
+    call('SET', KEYS[k], values[k], 'PX', ttls[k])
   end
 end
 return {allowed, remaining, retry, reset, limiting}

@@ -48,7 +48,7 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final RedisKeyspace keyspace;
 
-	private final Map<String, RateLimitPolicy> policies = new ConcurrentHashMap<>();
+	private final Map<String, PreparedLimit> limits = new ConcurrentHashMap<>();
 
 	private final RateLimitFailureMode failureMode;
 
@@ -77,7 +77,7 @@ public class RedisRateLimiter implements RateLimiter {
 			RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown, RateLimitMetrics metrics) {
 		this.runner = runner;
 		this.keyspace = keyspace;
-		this.policies.putAll(policies);
+		policies.forEach((name, policy) -> this.limits.put(name, prepare(name, policy)));
 		this.failureMode = failureMode;
 		this.timeout = timeout;
 		this.failureCooldown = failureCooldown;
@@ -88,30 +88,34 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost) {
-		RateLimitPolicy policy = this.policies.get(limitName);
-		if (policy == null) {
+		PreparedLimit limit = this.limits.get(limitName);
+		if (limit == null) {
 			throw new IllegalArgumentException("No rate limit named '" + limitName
 					+ "': configure it under redkit.rate-limit.limits or define it; known limits: "
-					+ this.policies.keySet());
+					+ this.limits.keySet());
 		}
-		return tryAcquire(limitName, policy, keys, cost);
+		return tryAcquire(limit, keys, cost);
 	}
 
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, RateLimitPolicy policy, List<String> keys, int cost) {
-		Assert.hasText(limitName, "A rate limit needs a name");
-		Assert.notNull(policy, "A rate limit needs a policy");
+		return tryAcquire(prepare(limitName, policy), keys, cost);
+	}
+
+	private RateLimitDecision tryAcquire(PreparedLimit limit, List<String> keys, int cost) {
+		String limitName = limit.name();
+		RateLimitPolicy policy = limit.policy();
 		Assert.notEmpty(keys, () -> "Rate limit '" + limitName + "' needs at least one key");
 		Assert.isTrue(cost >= 1, () -> "Rate limit '" + limitName + "': cost must be at least 1 (was " + cost + ")");
 		long start = System.nanoTime();
-		if (cost > policy.smallestLimit()) {
+		if (cost > limit.smallestLimit()) {
 			return record(limitName, start, refuseOverLimit(policy, cost));
 		}
-		if (System.nanoTime() - this.coolingDownUntil < 0) {
+		if (start - this.coolingDownUntil < 0) {
 			return failed(limitName, start, null);
 		}
 		try {
-			return record(limitName, start, decide(limitName, policy, keys, cost));
+			return record(limitName, start, decide(limit, keys, cost));
 		}
 		catch (DataAccessException ex) {
 			this.coolingDownUntil = System.nanoTime() + this.failureCooldown.toNanos();
@@ -119,10 +123,14 @@ public class RedisRateLimiter implements RateLimiter {
 		}
 	}
 
-	private RateLimitDecision decide(String limitName, RateLimitPolicy policy, List<String> keys, int cost) {
-		String[] args = arguments(policy, cost);
+	private RateLimitDecision decide(PreparedLimit limit, List<String> keys, int cost) {
+		RateLimitPolicy policy = limit.policy();
+		String[] args = limit.arguments(cost);
 		LuaScript<List> script = SCRIPTS.get(policy.algorithm());
-		List<List<String>> groups = groupBySlot(limitName, policy, keys);
+		if (keys.size() == 1) {
+			return decision(policy, this.runner.execute(script, this.timeout, List.of(limit.key(keys.get(0))), args));
+		}
+		List<List<String>> groups = groupBySlot(limit, keys);
 		if (groups.size() == 1) {
 			return decision(policy, this.runner.execute(script, this.timeout, groups.get(0), args));
 		}
@@ -167,17 +175,10 @@ public class RedisRateLimiter implements RateLimiter {
 		});
 	}
 
-	private List<List<String>> groupBySlot(String limitName, RateLimitPolicy policy, List<String> identifiers) {
+	private List<List<String>> groupBySlot(PreparedLimit limit, List<String> identifiers) {
 		Map<Integer, List<String>> groups = new LinkedHashMap<>();
 		for (String identifier : identifiers) {
-			Assert.hasText(identifier, () -> "Rate limit '" + limitName + "': a key must not be null or empty");
-			// one hash per identifier holds every window, so a decision reads and writes
-			// it once
-			String key = this.keyspace.key("ratelimit")
-				.part(limitName)
-				.tag(identifier)
-				.part(policy.algorithm().keyPart())
-				.build();
+			String key = limit.key(identifier);
 			int slot = this.cluster ? ClusterSlotHashUtil.calculateSlot(key) : 0;
 			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(key);
 		}
@@ -236,14 +237,45 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public void define(String limitName, RateLimitPolicy policy) {
-		Assert.hasText(limitName, "A rate limit needs a name");
-		Assert.notNull(policy, "A rate limit needs a policy");
-		this.policies.put(limitName, policy);
+		this.limits.put(limitName, prepare(limitName, policy));
 	}
 
 	@Override
 	public Optional<RateLimitPolicy> policy(String limitName) {
-		return Optional.ofNullable(this.policies.get(limitName));
+		return Optional.ofNullable(this.limits.get(limitName)).map(PreparedLimit::policy);
+	}
+
+	private PreparedLimit prepare(String limitName, RateLimitPolicy policy) {
+		Assert.hasText(limitName, "A rate limit needs a name");
+		Assert.notNull(policy, "A rate limit needs a policy");
+		return new PreparedLimit(limitName, policy, this.keyspace.key("ratelimit").part(limitName),
+				arguments(policy, 1), policy.smallestLimit());
+	}
+
+	/**
+	 * A limit with what every decision on it needs computed once: the key prefix and the
+	 * script arguments for a cost of one.
+	 */
+	private record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix,
+			String[] argumentsForOne, long smallestLimit) {
+
+		String key(String identifier) {
+			Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null or empty");
+			// one string per identifier holds every window, so a decision reads and
+			// writes
+			// it once
+			return this.keyPrefix.tag(identifier).part(this.policy.algorithm().keyPart()).build();
+		}
+
+		String[] arguments(int cost) {
+			if (cost == 1) {
+				return this.argumentsForOne;
+			}
+			String[] arguments = this.argumentsForOne.clone();
+			arguments[0] = Integer.toString(cost);
+			return arguments;
+		}
+
 	}
 
 }
