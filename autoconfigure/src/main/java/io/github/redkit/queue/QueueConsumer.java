@@ -16,6 +16,8 @@ import org.springframework.data.redis.connection.RedisListCommands.Direction;
  */
 final class QueueConsumer implements Runnable {
 
+	private static final long MIN_BLOCK_MILLIS = 10;
+
 	private static final Log logger = LogFactory.getLog(QueueConsumer.class);
 
 	private final String queue;
@@ -137,7 +139,9 @@ final class QueueConsumer implements Runnable {
 	}
 
 	private void await(long hintMillis) {
-		long millis = (hintMillis >= 0) ? Math.min(this.pollMillis, Math.max(hintMillis, 1)) : this.pollMillis;
+		// at least 10 ms: Redis 6.2 reads a timeout of 0.001 s as 0, which blocks forever
+		long millis = Math.max(MIN_BLOCK_MILLIS,
+				(hintMillis >= 0) ? Math.min(this.pollMillis, hintMillis) : this.pollMillis);
 		if (this.blockingConnection == null) {
 			this.blockingConnection = this.connectionFactory.getConnection();
 		}

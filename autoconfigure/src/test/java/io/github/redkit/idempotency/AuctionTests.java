@@ -12,11 +12,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.budget.Budgets;
+import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * committed prices.
  */
 @ParameterizedClass
-@EnumSource(RedisTopology.class)
+@RedisTopologies
 class AuctionTests {
 
 	private static final int AUCTIONS = 1000;

@@ -6,12 +6,12 @@ import java.util.UUID;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The scripts of idempotent steps and budgets called directly, with raw arguments.
  */
 @ParameterizedClass
-@EnumSource(RedisTopology.class)
+@RedisTopologies
 class IdempotencyScriptsTests {
 
 	private static final LuaScript<List> CLAIM = LuaScript.load("idempotency_claim", List.class);

@@ -14,12 +14,12 @@ import io.github.redkit.budget.Reservation;
 import io.github.redkit.budget.SpendResult;
 import io.github.redkit.core.KeyExpressionException;
 import io.github.redkit.idempotency.Handlers.Receipt;
+import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@EnumSource(RedisTopology.class)
+@RedisTopologies
 class IdempotentStepInterceptorTests {
 
 	@Parameter

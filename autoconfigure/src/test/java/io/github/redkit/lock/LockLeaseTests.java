@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -14,7 +15,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * Leases: renewal while the protected code runs, and detection of a lost lease.
  */
 @ParameterizedClass
-@EnumSource(RedisTopology.class)
+@RedisTopologies
 class LockLeaseTests {
 
 	private static final Duration LEASE = Duration.ofMillis(300);

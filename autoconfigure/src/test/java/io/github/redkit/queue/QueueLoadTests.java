@@ -12,11 +12,11 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,7 +28,7 @@ import static org.awaitility.Awaitility.await;
  * {@code redkit.queue.load-test.messages} (default 100,000).
  */
 @ParameterizedClass
-@EnumSource(RedisTopology.class)
+@RedisTopologies
 class QueueLoadTests {
 
 	private static final int MESSAGES = Integer.getInteger("redkit.queue.load-test.messages", 100_000);

@@ -5,12 +5,12 @@ import java.util.UUID;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The queue scripts called directly, on raw keys.
  */
 @ParameterizedClass
-@EnumSource(RedisTopology.class)
+@RedisTopologies
 class QueueScriptsTests {
 
 	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class);

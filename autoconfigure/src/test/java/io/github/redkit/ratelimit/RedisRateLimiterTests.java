@@ -13,6 +13,7 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@EnumSource(RedisTopology.class)
+@RedisTopologies
 class RedisRateLimiterTests {
 
 	@Parameter

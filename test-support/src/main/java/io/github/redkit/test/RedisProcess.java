@@ -21,15 +21,39 @@ final class RedisProcess {
 
 	private final int port;
 
-	private final List<String> extraArgs;
+	private final List<String> arguments;
 
 	private Process process;
 
 	RedisProcess(Path binary, Path directory, int port, List<String> extraArgs) {
+		this(serverArguments(directory, port, extraArgs), binary, directory, port);
+	}
+
+	private RedisProcess(List<String> arguments, Path binary, Path directory, int port) {
 		this.binary = binary;
 		this.directory = directory;
 		this.port = port;
-		this.extraArgs = extraArgs;
+		this.arguments = arguments;
+	}
+
+	/**
+	 * A Sentinel: {@code redis-server <config> --sentinel}. The configuration file must
+	 * be writable, Sentinel records what it learns in it.
+	 * @param binary the redis-server executable
+	 * @param directory where the log goes
+	 * @param port the port the configuration names
+	 * @param config the configuration file
+	 * @return the process, not started
+	 */
+	static RedisProcess sentinel(Path binary, Path directory, int port, Path config) {
+		return new RedisProcess(List.of(config.toString(), "--sentinel"), binary, directory, port);
+	}
+
+	private static List<String> serverArguments(Path directory, int port, List<String> extraArgs) {
+		List<String> arguments = new ArrayList<>(List.of("--port", String.valueOf(port), "--bind", RedisServer.HOST,
+				"--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir", directory.toString()));
+		arguments.addAll(extraArgs);
+		return List.copyOf(arguments);
 	}
 
 	int port() {
@@ -37,10 +61,8 @@ final class RedisProcess {
 	}
 
 	synchronized void start() {
-		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--port", String.valueOf(this.port),
-				"--bind", RedisServer.HOST, "--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir",
-				this.directory.toString()));
-		command.addAll(this.extraArgs);
+		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
+		command.addAll(this.arguments);
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(this.directory.resolve("redis-" + this.port + ".log").toFile())
@@ -90,6 +112,23 @@ final class RedisProcess {
 			if (!this.process.waitFor(5, TimeUnit.SECONDS)) {
 				this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
 			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.process = null;
+	}
+
+	/**
+	 * Kills the process at once (SIGKILL): no shutdown, no last replication.
+	 */
+	synchronized void kill() {
+		if (this.process == null) {
+			return;
+		}
+		try {
+			signal("CONT");
+			this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -2,6 +2,7 @@ package io.github.redkit.test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -24,9 +25,15 @@ public final class RedisServers {
 
 	private static final int CLUSTER_MASTERS = 3;
 
+	private static final String OLDEST_IMAGE = "redis:6.2";
+
 	private static RedisServer standalone;
 
 	private static RedisServer cluster;
+
+	private static RedisServer oldest;
+
+	private static RedisServer sentinel;
 
 	private RedisServers() {
 	}
@@ -51,6 +58,48 @@ public final class RedisServers {
 			cluster = shared(RedisServers::startCluster);
 		}
 		return cluster;
+	}
+
+	/**
+	 * The shared server of the oldest supported version, Redis 6.2: the binary of the
+	 * embedded-redis artifact (or the {@code redis:6.2} image with Docker). Tests must
+	 * not stop or pause it.
+	 * @return a running server
+	 */
+	public static synchronized RedisServer oldest() {
+		if (oldest == null) {
+			oldest = shared(() -> useDocker() ? ContainerRedisServer.standalone(OLDEST_IMAGE)
+					: ProcessRedisServer.standalone(RedisBinary.embedded()
+						.orElseThrow(() -> new IllegalStateException(
+								"The oldest-version topology needs the embedded-redis binary for this platform"))));
+			logger.info("Started Redis {}: {}", oldest.version(), oldest.description());
+		}
+		return oldest;
+	}
+
+	/**
+	 * The shared Sentinel deployment (master, replica, three Sentinels). Tests must not
+	 * stop, pause or fail it over.
+	 * @return a running, settled deployment
+	 */
+	public static synchronized RedisServer sentinel() {
+		if (sentinel == null) {
+			sentinel = shared(() -> startSentinel(RedisTopology.sharedSentinelDownAfter()));
+		}
+		return sentinel;
+	}
+
+	/**
+	 * Starts a Sentinel deployment owned by the caller, which must close it. Sentinel
+	 * runs as processes (the {@code redis-server} of {@link RedisBinary}) even where
+	 * Docker is available, so that a test can kill the master the way a crash does.
+	 * @param downAfter how long the master must be unreachable before it is failed over
+	 * @return a running, settled deployment
+	 */
+	public static SentinelRedisServer startSentinel(Duration downAfter) {
+		SentinelRedisServer server = SentinelRedisServer.start(RedisBinary.locate(), downAfter);
+		logger.info("Started Redis {}: {}", server.version(), server.description());
+		return server;
 	}
 
 	/**

@@ -1,27 +1,50 @@
 package io.github.redkit.test;
 
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * The shared servers a behaviour suite runs against, for
- * {@code @ParameterizedClass @EnumSource(RedisTopology.class)}.
+ * {@code @ParameterizedClass @RedisTopologies}. The heavy topologies run only when
+ * selected: {@code -Dredkit.test.topologies=all} (the {@code all-topologies} Maven
+ * profile, which {@code .ci/run} uses), or a list of names such as
+ * {@code standalone,sentinel}; the default is {@code standalone,cluster}.
  */
 public enum RedisTopology {
 
-	/** One Redis server. */
-	STANDALONE(RedisServers::standalone),
+	/** One Redis server: Redis 7 when one is installed. */
+	STANDALONE(RedisServers::standalone, false),
 
 	/** A Redis Cluster of three masters. */
-	CLUSTER(RedisServers::cluster);
+	CLUSTER(RedisServers::cluster, false),
+
+	/** One server of the oldest supported version, 6.2 (the embedded binary). */
+	OLDEST(RedisServers::oldest, true),
+
+	/** A master, a replica and three Sentinels, reached through the Sentinels. */
+	SENTINEL(RedisServers::sentinel, true);
+
+	/**
+	 * The system property (or, upper-cased, environment variable) that selects
+	 * topologies.
+	 */
+	public static final String SELECTION_PROPERTY = "redkit.test.topologies";
 
 	private final Supplier<RedisServer> server;
 
+	private final boolean heavy;
+
 	private LettuceConnectionFactory connectionFactory;
 
-	RedisTopology(Supplier<RedisServer> server) {
+	RedisTopology(Supplier<RedisServer> server, boolean heavy) {
 		this.server = server;
+		this.heavy = heavy;
 	}
 
 	/**
@@ -44,6 +67,45 @@ public enum RedisTopology {
 			this.connectionFactory = factory;
 		}
 		return this.connectionFactory;
+	}
+
+	/**
+	 * The topologies this run selected with {@value #SELECTION_PROPERTY}.
+	 * @return the selected topologies, in declaration order
+	 * @throws IllegalArgumentException for an unknown name
+	 */
+	public static List<RedisTopology> selected() {
+		String selection = System.getProperty(SELECTION_PROPERTY,
+				System.getenv(SELECTION_PROPERTY.toUpperCase(Locale.ROOT).replace('.', '_')));
+		if (selection == null || selection.isBlank() || selection.trim().equals("default")) {
+			return Arrays.stream(values()).filter((topology) -> !topology.heavy).toList();
+		}
+		if (selection.trim().equals("all")) {
+			return List.of(values());
+		}
+		List<RedisTopology> chosen = Arrays.stream(selection.split(","))
+			.map(String::trim)
+			.filter((name) -> !name.isEmpty())
+			.map(RedisTopology::named)
+			.toList();
+		return Arrays.stream(values()).filter(chosen::contains).toList();
+	}
+
+	private static RedisTopology named(String name) {
+		return Arrays.stream(values())
+			.filter((topology) -> topology.name().equalsIgnoreCase(name.replace('-', '_')))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException(
+					SELECTION_PROPERTY + ": unknown topology '" + name + "'; use all, default or some of "
+							+ Arrays.stream(values())
+								.map((topology) -> topology.name().toLowerCase(Locale.ROOT))
+								.collect(Collectors.joining(","))));
+	}
+
+	static Duration sharedSentinelDownAfter() {
+		// long enough that a loaded CI machine never fails the shared master over by
+		// mistake
+		return Duration.ofSeconds(10);
 	}
 
 }

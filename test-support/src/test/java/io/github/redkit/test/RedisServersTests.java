@@ -47,6 +47,36 @@ class RedisServersTests {
 	}
 
 	@Test
+	void oldestIsRedis62() {
+		assertThat(RedisServers.oldest().version()).startsWith("6.2.");
+	}
+
+	@Test
+	void topologiesAreSelectedByName() {
+		String previous = System.getProperty(RedisTopology.SELECTION_PROPERTY);
+		try {
+			System.setProperty(RedisTopology.SELECTION_PROPERTY, "default");
+			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.CLUSTER);
+			System.setProperty(RedisTopology.SELECTION_PROPERTY, "all");
+			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.values());
+			System.setProperty(RedisTopology.SELECTION_PROPERTY, "sentinel, standalone");
+			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.SENTINEL);
+			System.setProperty(RedisTopology.SELECTION_PROPERTY, "standalone,galaxy");
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(RedisTopology::selected)
+				.withMessageContaining("galaxy")
+				.withMessageContaining("sentinel");
+		}
+		finally {
+			if (previous != null) {
+				System.setProperty(RedisTopology.SELECTION_PROPERTY, previous);
+			}
+			else {
+				System.clearProperty(RedisTopology.SELECTION_PROPERTY);
+			}
+		}
+	}
+
+	@Test
 	void commandStatsCountCommandsBetweenSnapshots() {
 		RedisServer redis = RedisServers.standalone();
 		try (RespClient client = redis.client(redis.port())) {
