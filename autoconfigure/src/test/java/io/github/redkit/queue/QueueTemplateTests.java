@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.stream.IntStream;
 
 import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,6 +43,22 @@ class QueueTemplateTests {
 		this.template.sendAll(queue, List.of(new Email("b", 2), new Email("c", 3)));
 		assertThat(this.template.size(queue)).isEqualTo(3);
 		assertThat(drain(queue)).containsExactly(1, 2, 3);
+	}
+
+	@Test
+	void sendIsOneRpushAndAckAndReceiveIsOneRoundTrip() {
+		String queue = this.support.queue();
+		RedisServer server = this.topology.server();
+		CommandLog send = CommandLog.record(server, () -> this.template.send(queue, new Email("a", 1)));
+		assertThat(send.clientCommands()).filteredOn((command) -> command.contains(queue))
+			.singleElement()
+			.matches((command) -> command.startsWith("\"rpush\""));
+		this.template.send(queue, new Email("b", 2));
+		QueueMessage<Email> first = this.template.receive(queue, Email.class).orElseThrow();
+		CommandLog next = CommandLog.record(server, () -> this.template.ackAndReceive(first, Email.class));
+		assertThat(next.roundTrips((command) -> command.contains(queue))).isOne();
+		assertThat(next.clientCommands()).filteredOn((command) -> command.contains(queue))
+			.allMatch((command) -> command.startsWith("\"evalsha\""));
 	}
 
 	@Test

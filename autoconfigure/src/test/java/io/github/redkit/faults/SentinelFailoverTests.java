@@ -1,4 +1,4 @@
-package io.github.redkit.failover;
+package io.github.redkit.faults;
 
 import java.time.Duration;
 import java.util.ArrayList;
