@@ -10,14 +10,14 @@ for i = 4, #ARGV, 2 do
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   end
 end
--- a counter that is gone (expired, or Redis restarted empty) starts again from Redis' clock in
--- microseconds, so versions keep increasing and subscribers never ignore a new state as old
-local version
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  version = redis.call('INCR', KEYS[2])
-else
-  local t = redis.call('TIME')
-  version = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- a version is one more than the last, or Redis' clock in microseconds when that is higher:
+-- versions keep increasing when the counter is gone (expired, Redis restarted empty) or behind
+-- (a promoted replica that missed the last sets), so subscribers never ignore a new state as old
+local version = redis.call('INCR', KEYS[2])
+local t = redis.call('TIME')
+local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if clock > version then
+  version = clock
   redis.call('SET', KEYS[2], string.format('%.0f', version))
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])

@@ -1,8 +1,9 @@
 -- Fixed window rate limit over every window of every identifier, checked before anything is consumed.
--- KEYS: one string per identifier holding every window as four little-endian doubles:
--- period_ms, index of the window the count belongs to, the count, 0 (the layout of the sliding window).
+-- KEYS: one string per identifier (see ratelimit_windows); per window: period_ms, index of the
+-- window the count belongs to, the count, 0.
 -- ARGV: cost, n (windows), then limit_j, period_ms_j for each window
 -- returns {allowed, remaining, retry_after_ms, reset_after_ms, limiting window (0-based)}
+--#include ratelimit_windows
 local call, tonumber, floor, max = redis.call, tonumber, math.floor, math.max
 local t = call('TIME')
 local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
@@ -12,23 +13,16 @@ local format = string.rep('<dddd', n)
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
 local values, ttls = {}, {}
 for k = 1, #KEYS do
-  local stored = call('GET', KEYS[k])
-  local old, records = {}, 0
-  if stored and #stored % 32 == 0 then
-    records = #stored / 32
-    old = { struct.unpack(records == n and format or string.rep('<dddd', records), stored) }
-  end
+  local old, records = read_windows(KEYS[k], format, n)
   local new, ttl, rolled = {}, 1, false
   for j = 1, n do
     local limit, period = tonumber(ARGV[1 + 2 * j]), tonumber(ARGV[2 + 2 * j])
     local index = floor(now / period)
     local count, last = 0, nil
-    for r = 0, records - 1 do
-      if old[4 * r + 1] == period then
-        last = old[4 * r + 2]
-        if last == index then count = old[4 * r + 3] end
-        break
-      end
+    local r = find_window(old, records, period)
+    if r then
+      last = old[r + 1]
+      if last == index then count = old[r + 2] end
     end
     local window_end = (index + 1) * period - now
     local left = limit - count - cost

@@ -1,10 +1,10 @@
 -- Sliding window rate limit (the previous window's count weighted by how much of it the sliding
 -- window still covers) over every window of every identifier, checked before anything is consumed.
--- KEYS: one string per identifier holding every window as four little-endian doubles:
--- period_ms, index of the current window, its count, the previous window's count. A packed string
--- read with one GET and written with one SET costs Redis a third of a hash's HMGET + HSET + PEXPIRE.
+-- KEYS: one string per identifier (see ratelimit_windows); per window: period_ms, index of the
+-- current window, its count, the previous window's count.
 -- ARGV: cost, n (windows), then limit_j, period_ms_j for each window
 -- returns {allowed, remaining, retry_after_ms, reset_after_ms, limiting window (0-based)}
+--#include ratelimit_windows
 local call, tonumber, floor, ceil, max = redis.call, tonumber, math.floor, math.ceil, math.max
 local t = call('TIME')
 local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
@@ -14,27 +14,20 @@ local format = string.rep('<dddd', n)
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
 local values, ttls = {}, {}
 for k = 1, #KEYS do
-  local stored = call('GET', KEYS[k])
-  local old, records = {}, 0
-  if stored and #stored % 32 == 0 then
-    records = #stored / 32
-    old = { struct.unpack(records == n and format or string.rep('<dddd', records), stored) }
-  end
+  local old, records = read_windows(KEYS[k], format, n)
   local new, ttl, rolled = {}, 1, false
   for j = 1, n do
     local limit, period = tonumber(ARGV[1 + 2 * j]), tonumber(ARGV[2 + 2 * j])
     local index = floor(now / period)
     local elapsed = now - index * period
     local current, previous, last = 0, 0, nil
-    for r = 0, records - 1 do
-      if old[4 * r + 1] == period then
-        last = old[4 * r + 2]
-        if last == index then
-          current, previous = old[4 * r + 3], old[4 * r + 4]
-        elseif last == index - 1 then
-          previous = old[4 * r + 3]
-        end
-        break
+    local r = find_window(old, records, period)
+    if r then
+      last = old[r + 1]
+      if last == index then
+        current, previous = old[r + 2], old[r + 3]
+      elseif last == index - 1 then
+        previous = old[r + 2]
       end
     end
     local used = previous * (period - elapsed) / period + current

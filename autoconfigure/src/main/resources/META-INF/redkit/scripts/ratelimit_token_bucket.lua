@@ -1,10 +1,10 @@
 -- Token bucket as GCRA (generic cell rate algorithm): each window is a bucket of `limit` tokens that
 -- refills at limit/period; its state is the theoretical arrival time (TAT, ms). Every bucket of every
 -- identifier is checked before any is charged.
--- KEYS: one string per identifier holding every window as four little-endian doubles:
--- period_ms, the TAT, 0, 0 (the layout of the sliding window).
+-- KEYS: one string per identifier (see ratelimit_windows); per window: period_ms, the TAT, 0, 0.
 -- ARGV: cost, n (windows), then limit_j, period_ms_j for each window
 -- returns {allowed, remaining, retry_after_ms, reset_after_ms, limiting window (0-based)}
+--#include ratelimit_windows
 local call, tonumber, floor, ceil, max = redis.call, tonumber, math.floor, math.ceil, math.max
 local t = call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
@@ -14,23 +14,14 @@ local format = string.rep('<dddd', n)
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
 local values, ttls = {}, {}
 for k = 1, #KEYS do
-  local stored = call('GET', KEYS[k])
-  local old, records = {}, 0
-  if stored and #stored % 32 == 0 then
-    records = #stored / 32
-    old = { struct.unpack(records == n and format or string.rep('<dddd', records), stored) }
-  end
+  local old, records = read_windows(KEYS[k], format, n)
   local new, ttl = {}, 1
   for j = 1, n do
     local limit, period = tonumber(ARGV[1 + 2 * j]), tonumber(ARGV[2 + 2 * j])
     local interval = period / limit
     local tat = now
-    for r = 0, records - 1 do
-      if old[4 * r + 1] == period then
-        tat = max(old[4 * r + 2], now)
-        break
-      end
-    end
+    local r = find_window(old, records, period)
+    if r then tat = max(old[r + 1], now) end
     local new_tat = tat + cost * interval
     local left = floor((period - (new_tat - now)) / interval + 1e-9)
     local full_in = new_tat - now

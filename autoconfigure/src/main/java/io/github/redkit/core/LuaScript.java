@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.ScriptOutputType;
 
@@ -24,6 +26,8 @@ public final class LuaScript<T> {
 	/** Where the scripts live on the class path. */
 	public static final String LOCATION = "META-INF/redkit/scripts/";
 
+	private static final Pattern INCLUDE = Pattern.compile("^--#include (\\w+)$", Pattern.MULTILINE);
+
 	private final String name;
 
 	private final RedisScript<T> script;
@@ -37,7 +41,8 @@ public final class LuaScript<T> {
 	}
 
 	/**
-	 * Loads a script.
+	 * Loads a script. A line {@code --#include <name>} in it is replaced by the source of
+	 * the script {@code <name>}: the way scripts share local functions.
 	 * @param <T> the result type
 	 * @param name the file name without {@code .lua}
 	 * @param resultType {@code Long}, {@code Boolean}, {@code List} or {@code String}
@@ -45,17 +50,29 @@ public final class LuaScript<T> {
 	 * @throws IllegalStateException when the file is missing
 	 */
 	public static <T> LuaScript<T> load(String name, Class<T> resultType) {
+		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType));
+	}
+
+	private static String read(String name) {
 		ClassPathResource resource = new ClassPathResource(LOCATION + name + ".lua", LuaScript.class.getClassLoader());
 		if (!resource.exists()) {
 			throw new IllegalStateException("Redkit script '" + name + "' not found at " + resource.getPath());
 		}
+		String source;
 		try (InputStream in = resource.getInputStream()) {
-			String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-			return new LuaScript<>(name, new DefaultRedisScript<>(source, resultType));
+			source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot read Redkit script '" + name + "'", ex);
 		}
+		// Redis runs one self-contained chunk: functions shared by several scripts are
+		// pasted in where a line says "--#include <name>"
+		Matcher include = INCLUDE.matcher(source);
+		StringBuilder expanded = new StringBuilder();
+		while (include.find()) {
+			include.appendReplacement(expanded, Matcher.quoteReplacement(read(include.group(1))));
+		}
+		return include.appendTail(expanded).toString();
 	}
 
 	/**

@@ -261,9 +261,7 @@ public class RedisRateLimiter implements RateLimiter {
 
 		String key(String identifier) {
 			Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null or empty");
-			// one string per identifier holds every window, so a decision reads and
-			// writes
-			// it once
+			// one string per identifier holds all its windows: one read, one write
 			return this.keyPrefix.tag(identifier).part(this.policy.algorithm().keyPart()).build();
 		}
 

@@ -83,6 +83,14 @@ class RedisScriptRunnerTests {
 	}
 
 	@Test
+	void aScriptIncludesSharedFunctions() {
+		LuaScript<Long> including = LuaScript.load("test_including", Long.class);
+		assertThat(including.redisScript().getScriptAsString()).doesNotContain("--#include")
+			.contains("local function twice");
+		assertThat(this.runner.execute(including, List.of("{include}:key"), "21")).isEqualTo(42);
+	}
+
+	@Test
 	void aMissingScriptIsAClearError() {
 		assertThatIllegalStateException().isThrownBy(() -> LuaScript.load("no_such_script", Long.class))
 			.withMessageContaining("no_such_script");

@@ -1,0 +1,3 @@
+-- uses a shared function
+--#include test_library
+return twice(tonumber(ARGV[1]))
