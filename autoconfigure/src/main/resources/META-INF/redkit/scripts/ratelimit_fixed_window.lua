@@ -16,10 +16,10 @@ for k = 1, #KEYS do
   local old, records = read_windows(KEYS[k], format, n)
   local new, ttl, rolled = {}, 1, false
   for j = 1, n do
-    local limit, period = tonumber(ARGV[1 + 2 * j]), tonumber(ARGV[2 + 2 * j])
-    local index = floor(now / period)
+    local limit, period = ARGV[1 + 2 * j] + 0, ARGV[2 + 2 * j] + 0
+    local index = (now - now % period) / period
     local count, last = 0, nil
-    local r = find_window(old, records, period)
+    local r = find_window(old, records, period, j)
     if r then
       last = old[r + 1]
       if last == index then count = old[r + 2] end

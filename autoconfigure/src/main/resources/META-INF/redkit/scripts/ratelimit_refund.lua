@@ -13,7 +13,7 @@ for k = 1, #KEYS do
   if records > 0 then
     for j = 1, n do
       local limit, period = tonumber(ARGV[2 + 2 * j]), tonumber(ARGV[3 + 2 * j])
-      local r = find_window(state, records, period)
+      local r = find_window(state, records, period, j)
       if r and token_bucket then
         state[r + 1] = state[r + 1] - cost * period / limit
       elseif r then

@@ -17,11 +17,12 @@ for k = 1, #KEYS do
   local old, records = read_windows(KEYS[k], format, n)
   local new, ttl, rolled = {}, 1, false
   for j = 1, n do
-    local limit, period = tonumber(ARGV[1 + 2 * j]), tonumber(ARGV[2 + 2 * j])
-    local index = floor(now / period)
+    -- arithmetic instead of tonumber and floor: no function calls in the hot path
+    local limit, period = ARGV[1 + 2 * j] + 0, ARGV[2 + 2 * j] + 0
+    local index = (now - now % period) / period
     local elapsed = now - index * period
     local current, previous, last = 0, 0, nil
-    local r = find_window(old, records, period)
+    local r = find_window(old, records, period, j)
     if r then
       last = old[r + 1]
       if last == index then
@@ -31,7 +32,8 @@ for k = 1, #KEYS do
       end
     end
     local used = previous * (period - elapsed) / period + current
-    local left = floor(limit - used - cost)
+    local left = limit - used - cost
+    left = left - left % 1
     if used + cost > limit then
       -- when will the weighted count let this cost through?
       local wait

@@ -13,8 +13,12 @@ local function read_windows(key, format, n)
   return { struct.unpack(records == n and format or string.rep('<dddd', records), stored) }, records
 end
 
--- The position of the record of a period (the numbers follow it), or nil.
-local function find_window(numbers, records, period)
+-- The position of the record of a period (the numbers follow it), or nil; j is where the policy's
+-- j-th window was written, unless the policy's windows changed since.
+local function find_window(numbers, records, period, j)
+  if numbers[4 * j - 3] == period then
+    return 4 * j - 3
+  end
   for r = 1, 4 * records, 4 do
     if numbers[r] == period then
       return r

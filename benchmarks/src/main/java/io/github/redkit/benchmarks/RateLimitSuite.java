@@ -10,6 +10,7 @@ import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.redkit.core.LuaScript;
 import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.test.RedisServer;
@@ -41,8 +42,8 @@ final class RateLimitSuite {
 	}
 
 	static Suite create() {
-		return new Suite("rate limit",
-				List.of(RawScript::new, RedkitBean::new, RedkitAspect::new, Bucket4j::new, RedissonRateLimiter::new));
+		return new Suite("rate limit", List.of(RawScript::new, RawRedkitScript::new, RedkitBean::new, RedkitAspect::new,
+				Bucket4j::new, RedissonRateLimiter::new));
 	}
 
 	private static final Map<String, Object> LIMITS = Map.of("redkit.rate-limit.limits.api.windows[0].limit", LIMIT,
@@ -80,6 +81,45 @@ final class RateLimitSuite {
 		public void operate(int thread, long iteration) {
 			long window = System.currentTimeMillis() / 1000;
 			this.template.execute(FIXED_WINDOW, List.of(Keys.of(thread, iteration) + ":" + window), this.limit, "1000");
+		}
+
+		@Override
+		public void close() {
+			this.context.close();
+		}
+
+	}
+
+	/**
+	 * Redkit's own sliding-window script sent raw: what the bean costs without its Java
+	 * side, so the table tells the script's Redis cost from the client's.
+	 */
+	static final class RawRedkitScript implements Contender {
+
+		@SuppressWarnings("rawtypes")
+		private static final RedisScript<List> SLIDING_WINDOW = LuaScript.load("ratelimit_sliding_window", List.class)
+			.redisScript();
+
+		private final ConfigurableApplicationContext context;
+
+		private final StringRedisTemplate template;
+
+		private final Object[] arguments = { "1", "3", Long.toString(LIMIT), "1000", Long.toString(LIMIT), "60000",
+				Long.toString(LIMIT), "3600000" };
+
+		RawRedkitScript(RedisServer redis) {
+			this.context = Clients.springContext(redis, Map.of());
+			this.template = this.context.getBean(StringRedisTemplate.class);
+		}
+
+		@Override
+		public String name() {
+			return "raw EVALSHA of Redkit's 3-window sliding script";
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			this.template.execute(SLIDING_WINDOW, List.of("raw:{" + Keys.of(thread, iteration) + "}"), this.arguments);
 		}
 
 		@Override
