@@ -5,18 +5,17 @@
 -- Returns the fencing token (> 0) when acquired, else minus the lock's remaining lease in ms
 -- (0 = it just expired: try again at once).
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-	-- the token is one more than the last one, or Redis time in microseconds when that is
+	-- the token is Redis time in microseconds, or one more than the last token when that is
 	-- higher: so tokens keep increasing when the counter expired, and when a failover
 	-- promoted a replica that never saw the last ones (as long as the replica's clock is
 	-- not behind the old master's by more than the failover took)
-	local fence = redis.call('incr', KEYS[2])
 	local now = redis.call('time')
-	local clock = now[1] .. string.format('%06d', tonumber(now[2]))
-	if tonumber(clock) > fence then
-		redis.call('set', KEYS[2], clock)
-		fence = tonumber(clock)
+	local fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
+	local last = tonumber(redis.call('get', KEYS[2]))
+	if last and last >= fence then
+		fence = last + 1
 	end
-	redis.call('pexpire', KEYS[2], ARGV[3])
+	redis.call('set', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
 	return fence
 end
 local remaining = redis.call('pttl', KEYS[1])
