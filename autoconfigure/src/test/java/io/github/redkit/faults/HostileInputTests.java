@@ -78,8 +78,7 @@ class HostileInputTests {
 				assertThat(budgets.spend(id, 3, "op").remaining()).isEqualTo(7);
 				assertThat(steps.claim(id, "step", Set.of(), null)).isEqualTo(StepOutcome.CLAIMED);
 			}
-			// every look-alike had its own counter, lock, budget and step: none was
-			// refused above
+			// no look-alike shared a counter, lock, budget or step with another
 			for (String hostile : HOSTILE) {
 				assertThat(budgets.remaining(hostile + run)).isEqualTo(7);
 			}

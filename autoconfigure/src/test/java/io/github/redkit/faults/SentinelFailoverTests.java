@@ -135,14 +135,11 @@ class SentinelFailoverTests {
 						failedSpends.get(), Math.max(0, acknowledged.get() - spent),
 						Math.max(0, spent - acknowledged.get()), tokenRegressions.get(),
 						Duration.ofNanos(slowestDecisionNanos.get()).toMillis(), failedOpen);
-				// nothing is applied that was not asked for: a failed call may have been
-				// applied (retry it with its operation id), an acknowledged one may be
-				// lost
-				// only with what the replica had not received
+				// nothing is applied that was not asked for; a failed call may have been
+				// applied (retry it with its operation id)
 				assertThat(spent).isLessThanOrEqualTo(acknowledged.get() + failedSpends.get());
 				assertThat(tokenRegressions.get()).as("fencing tokens that did not increase").isZero();
-				// the failure mode answers within its timeout (500 ms) while there is no
-				// master
+				// without a master, decisions follow the failure mode within 500 ms
 				assertThat(Duration.ofNanos(slowestDecisionNanos.get())).isLessThan(Duration.ofSeconds(2));
 				assertThat(failedOpen).as("the outage shows in the metrics").isPositive();
 			}
@@ -188,14 +185,11 @@ class SentinelFailoverTests {
 					"Replica behind at the failover: 10 acknowledged spends of 10 -> budget %d of 1000 after the failover; "
 							+ "the lock held on the old master was acquired again: fencing token %d, then %d%n",
 					remaining, first.fencingToken(), second.fencingToken());
-			// the spends the replica never received are gone: the budget can be spent
-			// again
+			// the spends the replica never received are gone
 			assertThat(remaining).isEqualTo(1000);
-			// two holders, but the resource can tell them apart: the second token is
-			// higher
+			// two holders, but the second token is the higher one
 			assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
-			// retrying a lost spend with its operation id applies it once, on the new
-			// master
+			// a lost spend retried with its operation id applies once
 			assertThat(budgets.spend("behind", 10, "op-0").applied()).isTrue();
 			assertThat(budgets.spend("behind", 10, "op-0").applied()).isTrue();
 			assertThat(budgets.remaining("behind")).isEqualTo(990);
