@@ -148,6 +148,10 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 				try {
 					byte[] filled = rawGet(key);
 					if (filled != null) {
+						if (waited) {
+							// the holder filled it and let go between two of our attempts
+							this.events.singleFlightWait(name, "filled", System.nanoTime() - start);
+						}
 						return filled;
 					}
 					this.events.singleFlightLoad(name);

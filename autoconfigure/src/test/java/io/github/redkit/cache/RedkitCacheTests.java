@@ -108,6 +108,8 @@ class RedkitCacheTests {
 		runner.run((first) -> runner.run((second) -> {
 			String id = UUID.randomUUID().toString();
 			List<Catalog> catalogs = List.of(first.getBean(Catalog.class), second.getBean(Catalog.class));
+			// both connected (through the Sentinels, too) before the race starts
+			catalogs.forEach((catalog) -> catalog.product("warm-" + UUID.randomUUID()));
 			catalogs.forEach((catalog) -> catalog.delay = Duration.ofMillis(300));
 			ExecutorService pool = Executors.newFixedThreadPool(16);
 			try {
