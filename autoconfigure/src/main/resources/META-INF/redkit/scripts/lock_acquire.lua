@@ -11,11 +11,12 @@ if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 	-- not behind the old master's by more than the failover took)
 	local now = redis.call('time')
 	local fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
-	local last = tonumber(redis.call('get', KEYS[2]))
+	-- SET ... GET (Redis 6.2+) writes the clock and reads the last token in one command
+	local last = tonumber(redis.call('set', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3], 'GET'))
 	if last and last >= fence then
 		fence = last + 1
+		redis.call('set', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
 	end
-	redis.call('set', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
 	return fence
 end
 local remaining = redis.call('pttl', KEYS[1])

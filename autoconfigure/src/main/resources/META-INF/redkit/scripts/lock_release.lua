@@ -5,8 +5,8 @@
 if redis.call('get', KEYS[1]) ~= ARGV[1] then
 	return 0
 end
-redis.call('del', KEYS[1])
-if redis.call('del', KEYS[2]) == 1 then
+-- the lock and the flag in one DEL: 2 means someone waits
+if redis.call('del', KEYS[1], KEYS[2]) == 2 then
 	-- the channel is named after the lock key
 	redis.call('publish', KEYS[1], '')
 end
