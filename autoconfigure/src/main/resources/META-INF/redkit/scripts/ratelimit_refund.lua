@@ -21,7 +21,7 @@ for k = 1, #KEYS do
       end
     end
     format = string.rep('<dddd', records)
-    redis.call('SET', KEYS[k], struct.pack(format, unpack(state, 1, 4 * records)), 'KEEPTTL')
+    write_windows(KEYS[k], struct.pack(format, unpack(state, 1, 4 * records)), nil)
   end
 end
 return 1

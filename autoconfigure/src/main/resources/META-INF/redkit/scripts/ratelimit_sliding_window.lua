@@ -63,11 +63,7 @@ for k = 1, #KEYS do
 end
 if allowed == 1 then
   for k = 1, #KEYS do
-    if ttls[k] then
-      call('SET', KEYS[k], values[k], 'PX', ttls[k])
-    else
-      call('SET', KEYS[k], values[k], 'KEEPTTL')
-    end
+    write_windows(KEYS[k], values[k], ttls[k])
   end
 end
 return {allowed, remaining, retry, reset, limiting}

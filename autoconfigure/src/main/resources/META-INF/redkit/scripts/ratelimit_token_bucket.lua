@@ -44,7 +44,7 @@ for k = 1, #KEYS do
 end
 if allowed == 1 then
   for k = 1, #KEYS do
-    call('SET', KEYS[k], values[k], 'PX', ttls[k])
+    write_windows(KEYS[k], values[k], ttls[k])
   end
 end
 return {allowed, remaining, retry, reset, limiting}

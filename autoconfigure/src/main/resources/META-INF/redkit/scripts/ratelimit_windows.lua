@@ -26,3 +26,12 @@ local function find_window(numbers, records, period, j)
   end
   return nil
 end
+
+-- Writes the records of a key with a new expiry in ms, or keeping the current one when ttl is nil.
+local function write_windows(key, value, ttl)
+  if ttl then
+    redis.call('SET', key, value, 'PX', ttl)
+  else
+    redis.call('SET', key, value, 'KEEPTTL')
+  end
+end

@@ -53,8 +53,8 @@ public class BudgetProperties implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
-		IdempotencyProperties.requirePositive(this.operationTtl, "redkit.budget.operation-ttl");
-		IdempotencyProperties.requirePositive(this.timeout, "redkit.budget.timeout");
+		DurationChecks.positive(this.operationTtl, "redkit.budget.operation-ttl");
+		DurationChecks.positive(this.timeout, "redkit.budget.timeout");
 	}
 
 }

@@ -82,15 +82,9 @@ public class IdempotencyProperties implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
-		requirePositive(this.ttl, "redkit.idempotency.ttl");
-		requirePositive(this.inProgressLease, "redkit.idempotency.in-progress-lease");
-		requirePositive(this.timeout, "redkit.idempotency.timeout");
-	}
-
-	static void requirePositive(Duration value, String property) {
-		if (value == null || value.toMillis() <= 0) {
-			throw new IllegalArgumentException(property + " must be > 0 (was " + value + ")");
-		}
+		DurationChecks.positive(this.ttl, "redkit.idempotency.ttl");
+		DurationChecks.positive(this.inProgressLease, "redkit.idempotency.in-progress-lease");
+		DurationChecks.positive(this.timeout, "redkit.idempotency.timeout");
 	}
 
 }

@@ -98,18 +98,10 @@ public class LockProperties implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
-		if (this.waitTime == null || this.waitTime.isNegative()) {
-			throw new IllegalArgumentException("redkit.lock.wait-time must be >= 0");
-		}
-		positive(this.leaseTime, "redkit.lock.lease-time");
-		positive(this.redisTimeout, "redkit.lock.redis-timeout");
-		positive(this.retryInterval, "redkit.lock.retry-interval");
-	}
-
-	private static void positive(Duration duration, String property) {
-		if (duration == null || duration.toMillis() < 1) {
-			throw new IllegalArgumentException(property + " must be at least 1ms");
-		}
+		DurationChecks.notNegative(this.waitTime, "redkit.lock.wait-time");
+		DurationChecks.positive(this.leaseTime, "redkit.lock.lease-time");
+		DurationChecks.positive(this.redisTimeout, "redkit.lock.redis-timeout");
+		DurationChecks.positive(this.retryInterval, "redkit.lock.retry-interval");
 	}
 
 }

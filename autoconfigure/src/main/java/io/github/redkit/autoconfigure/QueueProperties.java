@@ -96,16 +96,10 @@ public class QueueProperties implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
-		positive(this.pollTimeout, "redkit.queue.poll-timeout");
-		positive(this.shutdownTimeout, "redkit.queue.shutdown-timeout");
+		DurationChecks.positive(this.pollTimeout, "redkit.queue.poll-timeout");
+		DurationChecks.positive(this.shutdownTimeout, "redkit.queue.shutdown-timeout");
 		this.defaults.validate("redkit.queue.defaults");
 		this.queues.forEach((name, queue) -> queue.validate("redkit.queue.queues." + name));
-	}
-
-	static void positive(Duration value, String property) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(property + " must be > 0");
-		}
 	}
 
 	/**
@@ -210,8 +204,8 @@ public class QueueProperties implements InitializingBean {
 			if (this.order == null || this.collapse == null) {
 				throw new IllegalArgumentException(prefix + ".order and " + prefix + ".collapse must be set");
 			}
-			positive(this.visibilityTimeout, prefix + ".visibility-timeout");
-			positive(this.deadLetterRetention, prefix + ".dead-letter-retention");
+			DurationChecks.positive(this.visibilityTimeout, prefix + ".visibility-timeout");
+			DurationChecks.positive(this.deadLetterRetention, prefix + ".dead-letter-retention");
 			if (this.maxAttempts <= 0) {
 				throw new IllegalArgumentException(prefix + ".max-attempts must be > 0");
 			}

@@ -118,13 +118,8 @@ public class RateLimitProperties implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
-		if (this.timeout == null || this.timeout.isNegative() || this.timeout.isZero()) {
-			throw new IllegalArgumentException("redkit.rate-limit.timeout must be > 0 (was " + this.timeout + ")");
-		}
-		if (this.failureCooldown == null || this.failureCooldown.isNegative()) {
-			throw new IllegalArgumentException(
-					"redkit.rate-limit.failure-cooldown must be >= 0 (was " + this.failureCooldown + ")");
-		}
+		DurationChecks.positive(this.timeout, "redkit.rate-limit.timeout");
+		DurationChecks.notNegative(this.failureCooldown, "redkit.rate-limit.failure-cooldown");
 		this.limits.forEach((name, limit) -> limit.toPolicy("redkit.rate-limit.limits." + name));
 	}
 

@@ -168,12 +168,12 @@ public class RedkitCacheProperties implements InitializingBean {
 			throw new IllegalArgumentException(
 					"redkit.cache.ttl-jitter must be a percentage in [0%, 100%) such as 10%: " + ex.getMessage());
 		}
-		positive(this.defaultTtl, "redkit.cache.default-ttl", true);
+		DurationChecks.notNegative(this.defaultTtl, "redkit.cache.default-ttl");
 		if (this.clearBatchSize <= 0) {
 			throw new IllegalArgumentException("redkit.cache.clear-batch-size must be > 0");
 		}
-		positive(this.singleFlight.waitTime, "redkit.cache.single-flight.wait-time", true);
-		positive(this.singleFlight.lease, "redkit.cache.single-flight.lease", false);
+		DurationChecks.notNegative(this.singleFlight.waitTime, "redkit.cache.single-flight.wait-time");
+		DurationChecks.positive(this.singleFlight.lease, "redkit.cache.single-flight.lease");
 		if (!(this.earlyRefresh.beta > 0)) {
 			throw new IllegalArgumentException("redkit.cache.early-refresh.beta must be > 0");
 		}
@@ -182,15 +182,9 @@ public class RedkitCacheProperties implements InitializingBean {
 		}
 		this.caches.forEach((name, settings) -> {
 			if (settings.ttl != null) {
-				positive(settings.ttl, "redkit.cache.caches." + name + ".ttl", true);
+				DurationChecks.notNegative(settings.ttl, "redkit.cache.caches." + name + ".ttl");
 			}
 		});
-	}
-
-	private static void positive(Duration value, String property, boolean zeroAllowed) {
-		if (value == null || value.isNegative() || (!zeroAllowed && value.isZero())) {
-			throw new IllegalArgumentException(property + " must be " + (zeroAllowed ? ">= 0" : "> 0"));
-		}
 	}
 
 	/**

@@ -34,14 +34,8 @@ public class RedkitPubSubProperties implements InitializingBean {
 		if (this.control.channel != null && this.control.channel.isBlank()) {
 			throw new IllegalArgumentException("redkit.pubsub.control.channel must not be blank");
 		}
-		positive(this.control.stateTtl, "redkit.pubsub.control.state-ttl");
-		positive(this.control.ackTtl, "redkit.pubsub.control.ack-ttl");
-	}
-
-	private static void positive(Duration value, String property) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(property + " must be > 0");
-		}
+		DurationChecks.positive(this.control.stateTtl, "redkit.pubsub.control.state-ttl");
+		DurationChecks.positive(this.control.ackTtl, "redkit.pubsub.control.ack-ttl");
 	}
 
 	/**

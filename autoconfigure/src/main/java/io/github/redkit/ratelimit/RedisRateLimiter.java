@@ -50,6 +50,8 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final Map<String, PreparedLimit> limits = new ConcurrentHashMap<>();
 
+	private final Map<String, PreparedLimit> inlineLimits = new ConcurrentHashMap<>();
+
 	private final RateLimitFailureMode failureMode;
 
 	private final Duration timeout;
@@ -99,7 +101,15 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, RateLimitPolicy policy, List<String> keys, int cost) {
-		return tryAcquire(prepare(limitName, policy), keys, cost);
+		Assert.hasText(limitName, "A rate limit needs a name");
+		// inline policies (@RateLimited(limit = ..., period = ...)) come with every call:
+		// prepared once per name, again only when the policy changes
+		PreparedLimit limit = this.inlineLimits.get(limitName);
+		if (limit == null || (limit.policy() != policy && !limit.policy().equals(policy))) {
+			limit = prepare(limitName, policy);
+			this.inlineLimits.put(limitName, limit);
+		}
+		return tryAcquire(limit, keys, cost);
 	}
 
 	private RateLimitDecision tryAcquire(PreparedLimit limit, List<String> keys, int cost) {

@@ -60,6 +60,22 @@ class RedisRateLimiterTests {
 		return this.limiter.tryAcquire(this.id, policy, List.of(keys), 1);
 	}
 
+	@Test
+	void anInlinePolicyThatChangesUnderTheSameNameAppliesAtOnceAndKeepsItsCounters() {
+		RateLimitPolicy three = RateLimitPolicy.slidingWindow(RateLimitWindow.of(3, Duration.ofHours(1)));
+		RateLimitPolicy five = RateLimitPolicy.slidingWindow(RateLimitWindow.of(5, Duration.ofHours(1)));
+		for (int i = 0; i < 3; i++) {
+			assertThat(acquire(three, "changing").allowed()).isTrue();
+		}
+		assertThat(acquire(three, "changing").allowed()).isFalse();
+		// an equal policy built again is the same limit
+		assertThat(acquire(RateLimitPolicy.slidingWindow(RateLimitWindow.of(3, Duration.ofHours(1))), "changing")
+			.allowed()).isFalse();
+		assertThat(acquire(five, "changing").remaining()).isEqualTo(1);
+		assertThat(acquire(five, "changing").allowed()).isTrue();
+		assertThat(acquire(five, "changing").allowed()).isFalse();
+	}
+
 	@ParameterizedTest
 	@EnumSource(RateLimitAlgorithm.class)
 	void allowsUpToTheLimitThenRefuses(RateLimitAlgorithm algorithm) {
