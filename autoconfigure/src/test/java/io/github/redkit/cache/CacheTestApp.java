@@ -75,7 +75,21 @@ final class CacheTestApp {
 	 */
 	static class Catalog {
 
-		volatile Duration delay = Duration.ZERO;
+		private volatile Duration delay = Duration.ZERO;
+
+		private volatile Runnable beforeLoad = () -> {
+		};
+
+		/**
+		 * Makes every load slow. A method, not a field, because the bean is a CGLIB
+		 * proxy: a field written through the proxy never reaches the target that loads.
+		 * @param delay how long each load sleeps
+		 * @param beforeLoad runs inside every load, before the sleep
+		 */
+		public void slowDown(Duration delay, Runnable beforeLoad) {
+			this.delay = delay;
+			this.beforeLoad = beforeLoad;
+		}
 
 		@Cacheable(cacheNames = "products", sync = true)
 		public Product product(String id) {
@@ -113,6 +127,7 @@ final class CacheTestApp {
 
 		private <T> T load(String key, T value) {
 			LOADS.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+			this.beforeLoad.run();
 			if (!this.delay.isZero()) {
 				try {
 					Thread.sleep(this.delay.toMillis());

@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.redkit.cache.CacheTestApp.Catalog;
 import io.github.redkit.cache.CacheTestApp.Product;
@@ -110,7 +111,19 @@ class RedkitCacheTests {
 			List<Catalog> catalogs = List.of(first.getBean(Catalog.class), second.getBean(Catalog.class));
 			// both connected (through the Sentinels, too) before the race starts
 			catalogs.forEach((catalog) -> catalog.product("warm-" + UUID.randomUUID()));
-			catalogs.forEach((catalog) -> catalog.delay = Duration.ofMillis(300));
+			// the loader holds the lock until a caller of the other application has
+			// missed too, so
+			// that caller must wait for it however the threads are scheduled
+			double firstMisses = misses(first);
+			double secondMisses = misses(second);
+			Runnable untilBothMissed = () -> {
+				long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+				while ((misses(first) <= firstMisses || misses(second) <= secondMisses)
+						&& System.nanoTime() < deadline) {
+					LockSupport.parkNanos(1_000_000);
+				}
+			};
+			catalogs.forEach((catalog) -> catalog.slowDown(Duration.ofMillis(300), untilBothMissed));
 			ExecutorService pool = Executors.newFixedThreadPool(16);
 			try {
 				CountDownLatch start = new CountDownLatch(1);
@@ -179,7 +192,8 @@ class RedkitCacheTests {
 				"redkit.cache.early-refresh.beta=200", "redkit.cache.ttl-jitter=0%")
 			.run((context) -> {
 				Catalog catalog = context.getBean(Catalog.class);
-				catalog.delay = Duration.ofMillis(20);
+				catalog.slowDown(Duration.ofMillis(20), () -> {
+				});
 				String id = UUID.randomUUID().toString();
 				String first = catalog.hot(id);
 				long deadline = System.nanoTime() + Duration.ofMillis(1_900).toNanos();
@@ -194,6 +208,15 @@ class RedkitCacheTests {
 					.counter()
 					.count()).isPositive();
 			});
+	}
+
+	private double misses(ConfigurableApplicationContext context) {
+		return context.getBean(MeterRegistry.class)
+			.get("cache.gets")
+			.tag("cache", "products")
+			.tag("result", "miss")
+			.functionCounter()
+			.count();
 	}
 
 	private double waits(ConfigurableApplicationContext context) {
