@@ -1,24 +1,57 @@
--- Shared by the rate-limit scripts (included with --#include): an identifier's windows are one
--- string of records of four little-endian doubles, period_ms first, then three numbers whose
--- meaning is the algorithm's. One GET and one SET cost Redis a third of a hash's HMGET + HSET +
--- PEXPIRE, and the records survive a change of the policy's windows by their period.
+-- Shared by the rate-limit scripts (included with --#include).
+--
+-- Arguments: ARGV[1] the policy's numbers as little-endian doubles: cost, then limit_j and
+-- period_ms_j of each window; ARGV[2] the struct format of ARGV[1]; ARGV[3] the struct format of
+-- an identifier's records when they match the policy. Packed numbers cost Redis one struct.unpack
+-- instead of a string-to-number conversion each.
+--
+-- State: an identifier's windows are one string of records of four little-endian doubles,
+-- period_ms first, then three numbers whose meaning is the algorithm's. One GET and one SET cost
+-- Redis a third of a hash's HMGET + HSET + PEXPIRE, and the records survive a change of the
+-- policy's windows by their period.
+--
+-- Reply: allowed (1 or 0), remaining, retry_after_ms, reset_after_ms and the limiting window
+-- (0-based), packed as five little-endian doubles: cheaper for Redis than an array reply.
 
--- Reads the records of a key: the numbers and how many records; missing or malformed reads as none.
-local function read_windows(key, format, n)
-  local stored = redis.call('GET', key)
-  if not stored or #stored % 32 ~= 0 then
-    return {}, 0
-  end
-  local records = #stored / 32
-  return { struct.unpack(records == n and format or string.rep('<dddd', records), stored) }, records
+local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
+
+-- The policy's numbers (cost, then limit and period of each window), the cost, how many windows
+-- and the format of records that match them.
+local function read_arguments()
+  local numbers = { struct_unpack(ARGV[2], ARGV[1]) }
+  -- struct.unpack also returns the position after the last number
+  return numbers, numbers[1], (#numbers - 2) / 2, ARGV[3]
 end
 
--- The position of the record of a period (the numbers follow it), or nil; j is where the policy's
--- j-th window was written, unless the policy's windows changed since.
-local function find_window(numbers, records, period, j)
-  if numbers[4 * j - 3] == period then
-    return 4 * j - 3
+-- Redis' clock in milliseconds, with the fraction.
+local function redis_time_ms()
+  local time = call('TIME')
+  return time[1] * 1000 + time[2] / 1000
+end
+
+-- Reads the records of a key: the numbers, how many records, and whether the j-th record holds
+-- the policy's j-th window for every j (then no search is needed); missing or malformed reads
+-- as none.
+local function read_windows(key, format, n, arguments)
+  local stored = call('GET', key)
+  if not stored or #stored % 32 ~= 0 then
+    return {}, 0, false
   end
+  local records = #stored / 32
+  if records ~= n then
+    return { struct_unpack(string.rep('<dddd', records), stored) }, records, false
+  end
+  local numbers = { struct_unpack(format, stored) }
+  for j = 1, n do
+    if numbers[4 * j - 3] ~= arguments[2 * j + 1] then
+      return numbers, records, false
+    end
+  end
+  return numbers, records, true
+end
+
+-- The position of the record of a period (the numbers follow it), or nil.
+local function find_window(numbers, records, period)
   for r = 1, 4 * records, 4 do
     if numbers[r] == period then
       return r
@@ -28,10 +61,15 @@ local function find_window(numbers, records, period, j)
 end
 
 -- Writes the records of a key with a new expiry in ms, or keeping the current one when ttl is nil.
-local function write_windows(key, value, ttl)
+local function write_windows(key, format, numbers, count, ttl)
+  local value = struct_pack(format, unpack(numbers, 1, count))
   if ttl then
-    redis.call('SET', key, value, 'PX', ttl)
+    call('SET', key, value, 'PX', ttl)
   else
-    redis.call('SET', key, value, 'KEEPTTL')
+    call('SET', key, value, 'KEEPTTL')
   end
+end
+
+local function reply(allowed, remaining, retry, reset, limiting)
+  return struct_pack('<ddddd', allowed, remaining, retry, reset, limiting)
 end

@@ -45,7 +45,8 @@ public final class LuaScript<T> {
 	 * the script {@code <name>}: the way scripts share local functions.
 	 * @param <T> the result type
 	 * @param name the file name without {@code .lua}
-	 * @param resultType {@code Long}, {@code Boolean}, {@code List} or {@code String}
+	 * @param resultType {@code Long}, {@code Boolean}, {@code List}, {@code String} or
+	 * {@code byte[]} (a bulk reply kept as it is)
 	 * @return the script
 	 * @throws IllegalStateException when the file is missing
 	 */
@@ -97,6 +98,14 @@ public final class LuaScript<T> {
 	 */
 	byte[] source() {
 		return this.source;
+	}
+
+	/**
+	 * Whether the script's reply is kept as bytes rather than read as UTF-8.
+	 * @return {@code true} for a {@code byte[]} result type
+	 */
+	boolean returnsBytes() {
+		return byte[].class.equals(this.script.getResultType());
 	}
 
 	/**

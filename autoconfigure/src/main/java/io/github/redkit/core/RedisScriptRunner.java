@@ -25,6 +25,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -48,6 +49,21 @@ public class RedisScriptRunner {
 		thread.setDaemon(true);
 		return thread;
 	});
+
+	// keys are strings, arguments bytes, both sent as they are
+	private static final RedisSerializer<Object> BINARY_ARGUMENTS = new RedisSerializer<>() {
+
+		@Override
+		public byte[] serialize(Object value) {
+			return (value instanceof byte[] bytes) ? bytes : value.toString().getBytes(StandardCharsets.UTF_8);
+		}
+
+		@Override
+		public Object deserialize(byte[] bytes) {
+			return bytes;
+		}
+
+	};
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -113,6 +129,21 @@ public class RedisScriptRunner {
 	}
 
 	/**
+	 * Runs a script with binary arguments and waits at most {@code timeout} for the
+	 * answer.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments, sent as they are
+	 * @return what the script returned
+	 * @throws QueryTimeoutException when Redis did not answer in time
+	 */
+	public <T> T execute(LuaScript<T> script, Duration timeout, List<String> keys, byte[][] args) {
+		return await(executeAsync(script, keys, args), timeout, script.name());
+	}
+
+	/**
 	 * Sends a script without waiting for the answer.
 	 * @param <T> the result type
 	 * @param script the script
@@ -121,17 +152,28 @@ public class RedisScriptRunner {
 	 * @return the answer, completed exceptionally with a {@link DataAccessException}
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, String... args) {
+		return executeAsync(script, keys, encode(List.of(args)));
+	}
+
+	/**
+	 * Sends a script with binary arguments without waiting for the answer.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments, sent as they are
+	 * @return the answer, completed exceptionally with a {@link DataAccessException}
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, byte[][] args) {
 		if (this.connected) {
 			return send(script, keys, args);
 		}
 		// until a connection has been made, making one blocks for the connect timeout: do
-		// it on
-		// another thread so that callers can still bound their wait
+		// it on another thread so that callers can still bound their wait
 		return CompletableFuture.supplyAsync(() -> send(script, keys, args), CONNECTOR)
 			.thenCompose(Function.identity());
 	}
 
-	private <T> CompletableFuture<T> send(LuaScript<T> script, List<String> keys, String... args) {
+	private <T> CompletableFuture<T> send(LuaScript<T> script, List<String> keys, byte[][] args) {
 		RedisConnection connection;
 		try {
 			connection = this.connectionFactory.getConnection();
@@ -145,7 +187,7 @@ public class RedisScriptRunner {
 			if (LETTUCE_PRESENT && nativeConnection instanceof RedisScriptingAsyncCommands<?, ?>) {
 				@SuppressWarnings("unchecked")
 				RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
-				return LettuceScripts.execute(commands, script, encode(keys), encode(List.of(args)));
+				return LettuceScripts.execute(commands, script, encode(keys), args);
 			}
 		}
 		catch (RuntimeException ex) {
@@ -155,10 +197,22 @@ public class RedisScriptRunner {
 			connection.close();
 		}
 		try {
-			return CompletableFuture.completedFuture(execute(script, keys, args));
+			return CompletableFuture.completedFuture(executeBlocking(script, keys, args));
 		}
 		catch (DataAccessException ex) {
 			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> T executeBlocking(LuaScript<T> script, List<String> keys, byte[][] args) {
+		RedisSerializer<T> result = (RedisSerializer<T>) (script.returnsBytes() ? RedisSerializer.byteArray()
+				: RedisSerializer.string());
+		try {
+			return this.template.execute(script.redisScript(), BINARY_ARGUMENTS, result, keys, (Object[]) args);
+		}
+		catch (RedisSystemException ex) {
+			throw new RedkitScriptException(script.name(), ex);
 		}
 	}
 
@@ -257,6 +311,7 @@ public class RedisScriptRunner {
 	 */
 	private static final class LettuceScripts {
 
+		@SuppressWarnings("unchecked")
 		static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
 				LuaScript<T> script, byte[][] keys, byte[][] args) {
 			CompletableFuture<Object> reply = commands
@@ -271,7 +326,7 @@ public class RedisScriptRunner {
 					result.completeExceptionally(translate(script, ex));
 				}
 				else {
-					result.complete(convert(value));
+					result.complete(script.returnsBytes() ? (T) value : convert(value));
 				}
 			});
 			return result;

@@ -34,13 +34,13 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
 
-	private static final Map<RateLimitAlgorithm, LuaScript<List>> SCRIPTS = new EnumMap<>(RateLimitAlgorithm.class);
+	private static final Map<RateLimitAlgorithm, LuaScript<byte[]>> SCRIPTS = new EnumMap<>(RateLimitAlgorithm.class);
 
 	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_refund", Long.class);
 
 	static {
 		for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
-			SCRIPTS.put(algorithm, LuaScript.load(algorithm.scriptName(), List.class));
+			SCRIPTS.put(algorithm, LuaScript.load(algorithm.scriptName(), byte[].class));
 		}
 	}
 
@@ -79,7 +79,7 @@ public class RedisRateLimiter implements RateLimiter {
 			RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown, RateLimitMetrics metrics) {
 		this.runner = runner;
 		this.keyspace = keyspace;
-		policies.forEach((name, policy) -> this.limits.put(name, prepare(name, policy)));
+		policies.forEach((name, policy) -> this.limits.put(name, PreparedLimit.of(name, policy, keyspace)));
 		this.failureMode = failureMode;
 		this.timeout = timeout;
 		this.failureCooldown = failureCooldown;
@@ -106,7 +106,7 @@ public class RedisRateLimiter implements RateLimiter {
 		// prepared once per name, again only when the policy changes
 		PreparedLimit limit = this.inlineLimits.get(limitName);
 		if (limit == null || (limit.policy() != policy && !limit.policy().equals(policy))) {
-			limit = prepare(limitName, policy);
+			limit = PreparedLimit.of(limitName, policy, this.keyspace);
 			this.inlineLimits.put(limitName, limit);
 		}
 		return tryAcquire(limit, keys, cost);
@@ -134,31 +134,30 @@ public class RedisRateLimiter implements RateLimiter {
 	}
 
 	private RateLimitDecision decide(PreparedLimit limit, List<String> keys, int cost) {
-		RateLimitPolicy policy = limit.policy();
-		String[] args = limit.arguments(cost);
-		LuaScript<List> script = SCRIPTS.get(policy.algorithm());
+		byte[][] args = limit.arguments(cost);
+		LuaScript<byte[]> script = SCRIPTS.get(limit.policy().algorithm());
 		if (keys.size() == 1) {
-			return decision(policy, this.runner.execute(script, this.timeout, List.of(limit.key(keys.get(0))), args));
+			return limit.decision(this.runner.execute(script, this.timeout, List.of(limit.key(keys.get(0))), args));
 		}
 		List<List<String>> groups = groupBySlot(limit, keys);
 		if (groups.size() == 1) {
-			return decision(policy, this.runner.execute(script, this.timeout, groups.get(0), args));
+			return limit.decision(this.runner.execute(script, this.timeout, groups.get(0), args));
 		}
-		List<CompletableFuture<List>> answers = new ArrayList<>(groups.size());
+		List<CompletableFuture<byte[]>> answers = new ArrayList<>(groups.size());
 		for (List<String> group : groups) {
 			answers.add(this.runner.executeAsync(script, group, args));
 		}
 		long deadline = System.nanoTime() + this.timeout.toNanos();
 		List<RateLimitDecision> decisions = new ArrayList<>(groups.size());
-		for (CompletableFuture<List> answer : answers) {
+		for (CompletableFuture<byte[]> answer : answers) {
 			Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0));
-			decisions.add(decision(policy, RedisScriptRunner.await(answer, left, script.name())));
+			decisions.add(limit.decision(RedisScriptRunner.await(answer, left, script.name())));
 		}
-		return combine(policy, groups, decisions, cost);
+		return combine(limit, groups, decisions, cost);
 	}
 
-	private RateLimitDecision combine(RateLimitPolicy policy, List<List<String>> groups,
-			List<RateLimitDecision> decisions, int cost) {
+	private RateLimitDecision combine(PreparedLimit limit, List<List<String>> groups, List<RateLimitDecision> decisions,
+			int cost) {
 		boolean refused = decisions.stream().anyMatch((decision) -> !decision.allowed());
 		RateLimitDecision result = decisions.get(0);
 		for (int i = 0; i < decisions.size(); i++) {
@@ -167,7 +166,7 @@ public class RedisRateLimiter implements RateLimiter {
 				result = (decision.remaining() < result.remaining()) ? decision : result;
 			}
 			else if (decision.allowed()) {
-				refund(policy, groups.get(i), cost);
+				refund(limit, groups.get(i), cost);
 			}
 			else if (result.allowed() || decision.retryAfter().compareTo(result.retryAfter()) > 0) {
 				result = decision;
@@ -176,10 +175,8 @@ public class RedisRateLimiter implements RateLimiter {
 		return result;
 	}
 
-	private void refund(RateLimitPolicy policy, List<String> keys, int cost) {
-		List<String> args = new ArrayList<>(List.of(String.valueOf(cost), policy.algorithm().id()));
-		args.addAll(List.of(arguments(policy, cost)).subList(1, 2 + 2 * policy.windows().size()));
-		this.runner.executeAsync(REFUND, keys, args.toArray(String[]::new)).exceptionally((ex) -> {
+	private void refund(PreparedLimit limit, List<String> keys, int cost) {
+		this.runner.executeAsync(REFUND, keys, limit.refundArguments(cost)).exceptionally((ex) -> {
 			logger.warn("Could not give back permits of a refused call on " + keys, ex);
 			return null;
 		});
@@ -193,27 +190,6 @@ public class RedisRateLimiter implements RateLimiter {
 			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(key);
 		}
 		return new ArrayList<>(groups.values());
-	}
-
-	private static String[] arguments(RateLimitPolicy policy, int cost) {
-		List<RateLimitWindow> windows = policy.windows();
-		String[] args = new String[2 + 2 * windows.size()];
-		args[0] = Integer.toString(cost);
-		args[1] = Integer.toString(windows.size());
-		for (int j = 0; j < windows.size(); j++) {
-			args[2 + 2 * j] = Long.toString(windows.get(j).limit());
-			args[3 + 2 * j] = Long.toString(windows.get(j).period().toMillis());
-		}
-		return args;
-	}
-
-	private static RateLimitDecision decision(RateLimitPolicy policy, List<?> reply) {
-		boolean allowed = ((Number) reply.get(0)).longValue() == 1;
-		long remaining = ((Number) reply.get(1)).longValue();
-		Duration retryAfter = Duration.ofMillis(((Number) reply.get(2)).longValue());
-		Duration resetAfter = Duration.ofMillis(((Number) reply.get(3)).longValue());
-		RateLimitWindow window = policy.windows().get((int) ((Number) reply.get(4)).longValue());
-		return new RateLimitDecision(allowed, remaining, allowed ? Duration.ZERO : retryAfter, resetAfter, window);
 	}
 
 	private static RateLimitDecision refuseOverLimit(RateLimitPolicy policy, int cost) {
@@ -247,43 +223,12 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public void define(String limitName, RateLimitPolicy policy) {
-		this.limits.put(limitName, prepare(limitName, policy));
+		this.limits.put(limitName, PreparedLimit.of(limitName, policy, this.keyspace));
 	}
 
 	@Override
 	public Optional<RateLimitPolicy> policy(String limitName) {
 		return Optional.ofNullable(this.limits.get(limitName)).map(PreparedLimit::policy);
-	}
-
-	private PreparedLimit prepare(String limitName, RateLimitPolicy policy) {
-		Assert.hasText(limitName, "A rate limit needs a name");
-		Assert.notNull(policy, "A rate limit needs a policy");
-		return new PreparedLimit(limitName, policy, this.keyspace.key("ratelimit").part(limitName),
-				arguments(policy, 1), policy.smallestLimit());
-	}
-
-	/**
-	 * A limit with what every decision on it needs computed once: the key prefix and the
-	 * script arguments for a cost of one.
-	 */
-	private record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix,
-			String[] argumentsForOne, long smallestLimit) {
-
-		String key(String identifier) {
-			Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null or empty");
-			// one string per identifier holds all its windows: one read, one write
-			return this.keyPrefix.tag(identifier).part(this.policy.algorithm().keyPart()).build();
-		}
-
-		String[] arguments(int cost) {
-			if (cost == 1) {
-				return this.argumentsForOne;
-			}
-			String[] arguments = this.argumentsForOne.clone();
-			arguments[0] = Integer.toString(cost);
-			return arguments;
-		}
-
 	}
 
 }

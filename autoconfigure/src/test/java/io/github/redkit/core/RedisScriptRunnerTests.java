@@ -1,5 +1,8 @@
 package io.github.redkit.core;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 
@@ -12,6 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -23,6 +30,8 @@ class RedisScriptRunnerTests {
 	private static final LuaScript<Long> TIME_AND_KEYS = LuaScript.load("test_time_and_keys", Long.class);
 
 	private static final LuaScript<Long> FAILING = LuaScript.load("test_failing", Long.class);
+
+	private static final LuaScript<byte[]> ECHO_BYTES = LuaScript.load("test_echo_bytes", byte[].class);
 
 	@Parameter
 	RedisTopology topology;
@@ -88,6 +97,45 @@ class RedisScriptRunnerTests {
 		assertThat(including.redisScript().getScriptAsString()).doesNotContain("--#include")
 			.contains("local function twice");
 		assertThat(this.runner.execute(including, List.of("{include}:key"), "21")).isEqualTo(42);
+	}
+
+	@Test
+	void binaryArgumentsAndRepliesArriveAsTheyAre() {
+		byte[][] args = { { 0, (byte) 0xff, '\n' }, { (byte) 0xc3, 0, ' ' } };
+		byte[] joined = { 0, (byte) 0xff, '\n', (byte) 0xc3, 0, ' ' };
+		String key = this.keyspace.key("test").tag("bytes").build();
+		assertThat(this.runner.execute(ECHO_BYTES, Duration.ofSeconds(5), List.of(key), args)).isEqualTo(joined);
+		RedisScriptRunner withoutLettuceApi = new RedisScriptRunner(
+				hidingNativeConnections(this.topology.connectionFactory()));
+		assertThat(RedisScriptRunner.await(withoutLettuceApi.executeAsync(ECHO_BYTES, List.of(key), args),
+				Duration.ofSeconds(5), "echo"))
+			.isEqualTo(joined);
+		assertThat(withoutLettuceApi.execute(TIME_AND_KEYS, Duration.ofSeconds(5), List.of(key), "text")).isPositive();
+	}
+
+	// a factory whose connections offer no Lettuce API: the runner's path for other
+	// drivers
+	private static RedisConnectionFactory hidingNativeConnections(RedisConnectionFactory factory) {
+		return (RedisConnectionFactory) Proxy.newProxyInstance(RedisScriptRunnerTests.class.getClassLoader(),
+				ClassUtils.getAllInterfaces(factory), (proxy, method, arguments) -> {
+					Object result = invoke(factory, method, arguments);
+					if (result instanceof RedisConnection connection) {
+						return Proxy.newProxyInstance(RedisScriptRunnerTests.class.getClassLoader(),
+								ClassUtils.getAllInterfaces(connection),
+								(p, m, a) -> m.getName().equals("getNativeConnection") ? new Object()
+										: invoke(connection, m, a));
+					}
+					return result;
+				});
+	}
+
+	private static Object invoke(Object target, Method method, Object[] arguments) throws Throwable {
+		try {
+			return method.invoke(target, arguments);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
 	}
 
 	@Test

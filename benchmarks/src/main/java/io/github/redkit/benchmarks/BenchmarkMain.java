@@ -18,8 +18,9 @@ import org.springframework.boot.convert.DurationStyle;
  * one Markdown table.
  * <p>
  * Usage: {@code java -jar benchmarks/target/redkit-benchmarks.jar [suite ...]
- * [--threads=1,16] [--warmup=2s] [--duration=5s]}; suites: {@code all} (default) or any
- * of {@link #SUITES}.
+ * [--threads=1,16] [--warmup=2s] [--duration=5s] [--rounds=3]}; suites: {@code all}
+ * (default) or any of {@link #SUITES}. Warm-up and duration are each contender's totals,
+ * spread over the interleaved rounds.
  */
 public final class BenchmarkMain {
 
@@ -44,6 +45,7 @@ public final class BenchmarkMain {
 		List<Integer> threads = List.of(1, 16);
 		Duration warmup = Duration.ofSeconds(2);
 		Duration duration = Duration.ofSeconds(5);
+		int rounds = 3;
 		for (String arg : args) {
 			if (arg.startsWith("--threads=")) {
 				threads = Arrays.stream(arg.substring(10).split(",")).map(Integer::valueOf).toList();
@@ -53,6 +55,12 @@ public final class BenchmarkMain {
 			}
 			else if (arg.startsWith("--duration=")) {
 				duration = DurationStyle.detectAndParse(arg.substring(11));
+			}
+			else if (arg.startsWith("--rounds=")) {
+				rounds = Integer.parseInt(arg.substring(9));
+				if (rounds < 1) {
+					throw new IllegalArgumentException("--rounds must be at least 1");
+				}
 			}
 			else if (arg.equals("all")) {
 				names.addAll(SUITES.keySet());
@@ -70,7 +78,7 @@ public final class BenchmarkMain {
 		try (RedisServer redis = RedisServers.startStandalone()) {
 			System.out.printf("Redis %s (%s), %d cores, Java %s%n", redis.version(), redis.description(),
 					Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
-			BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration);
+			BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration, rounds);
 			List<Result> results = new ArrayList<>();
 			for (String name : names) {
 				Suite suite = SUITES.get(name).get();

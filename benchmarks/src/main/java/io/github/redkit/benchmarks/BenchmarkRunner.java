@@ -13,9 +13,11 @@ import io.github.redkit.test.RedisServer;
 import org.HdrHistogram.Histogram;
 
 /**
- * Measures contenders one after the other against the same Redis: a warm-up, a timed run
- * with a latency histogram and {@code INFO commandstats}, and a short {@code MONITOR}ed
- * run to count round trips.
+ * Measures contenders against the same Redis in interleaved rounds: each round gives
+ * every contender a warm-up and a timed slice (a latency histogram and {@code INFO
+ * commandstats}), in alternating order, so that a shared machine's slow drift weighs on
+ * all contenders alike instead of on whichever ran last. The first round also counts
+ * round trips with a short {@code MONITOR}ed run.
  */
 final class BenchmarkRunner {
 
@@ -27,51 +29,87 @@ final class BenchmarkRunner {
 
 	private final Duration duration;
 
-	BenchmarkRunner(RedisServer redis, Duration warmup, Duration duration) {
+	private final int rounds;
+
+	BenchmarkRunner(RedisServer redis, Duration warmup, Duration duration, int rounds) {
 		this.redis = redis;
 		this.warmup = warmup;
 		this.duration = duration;
+		this.rounds = rounds;
 	}
 
 	List<Result> run(Suite suite, List<Integer> threadCounts) {
 		List<Result> results = new ArrayList<>();
+		List<Function<RedisServer, Contender>> factories = suite.contenders();
 		for (int threads : threadCounts) {
-			List<Result> atThisCount = new ArrayList<>();
-			for (Function<RedisServer, Contender> factory : suite.contenders()) {
-				this.redis.flushAll();
-				try (Contender contender = factory.apply(this.redis)) {
-					atThisCount.add(measure(suite.capability(), contender, threads));
-				}
-				catch (Exception ex) {
-					throw new IllegalStateException("Benchmark of " + suite.capability() + " failed", ex);
+			Slices[] slices = new Slices[factories.size()];
+			for (int round = 0; round < this.rounds; round++) {
+				for (int i = 0; i < factories.size(); i++) {
+					int index = (round % 2 == 0) ? i : factories.size() - 1 - i;
+					this.redis.flushAll();
+					try (Contender contender = factories.get(index).apply(this.redis)) {
+						Slices measured = measure(contender, threads, round == 0);
+						slices[index] = (slices[index] != null) ? slices[index].plus(measured) : measured;
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException("Benchmark of " + suite.capability() + " failed", ex);
+					}
 				}
 			}
-			double reference = atThisCount.get(0).opsPerSecond();
-			atThisCount.forEach((result) -> results.add(result.withRatio(result.opsPerSecond() / reference)));
+			double reference = slices[0].opsPerSecond();
+			for (Slices measured : slices) {
+				Result result = measured.result(suite.capability(), threads, reference);
+				System.out.printf("  %-50s %2d threads %,12.0f ops/s  %.2f x  p50 %8.1f us  p99 %8.1f us%n",
+						result.contender(), threads, result.opsPerSecond(), result.ratio(), result.p50Micros(),
+						result.p99Micros());
+				results.add(result);
+			}
 		}
 		return results;
 	}
 
-	private Result measure(String capability, Contender contender, int threads) throws InterruptedException {
-		drive(contender, threads, this.warmup, 1_000_000);
-		CommandLog log = CommandLog.record(this.redis, () -> {
-			for (int i = 0; i < ROUND_TRIP_SAMPLE; i++) {
-				contender.operate(0, i);
-			}
-		});
-		double roundTrips = (double) log.roundTrips() / ROUND_TRIP_SAMPLE;
+	private Slices measure(Contender contender, int threads, boolean countRoundTrips) throws InterruptedException {
+		drive(contender, threads, this.warmup.dividedBy(this.rounds), 1_000_000);
+		double roundTrips = Double.NaN;
+		if (countRoundTrips) {
+			CommandLog log = CommandLog.record(this.redis, () -> {
+				for (int i = 0; i < ROUND_TRIP_SAMPLE; i++) {
+					contender.operate(0, i);
+				}
+			});
+			roundTrips = (double) log.roundTrips() / ROUND_TRIP_SAMPLE;
+		}
 		CommandStats before = this.redis.commandStats();
 		long start = System.nanoTime();
-		Histogram histogram = drive(contender, threads, this.duration, 2_000_000);
-		double seconds = (System.nanoTime() - start) / 1e9;
+		Histogram histogram = drive(contender, threads, this.duration.dividedBy(this.rounds), 2_000_000);
+		long nanos = System.nanoTime() - start;
 		CommandStats used = this.redis.commandStats().since(before);
-		long ops = histogram.getTotalCount();
-		Result result = new Result(capability, contender.name(), threads, ops / seconds,
-				histogram.getValueAtPercentile(50) / 1000.0, histogram.getValueAtPercentile(99) / 1000.0,
-				(double) used.total() / ops, roundTrips, 1.0);
-		System.out.printf("  %-45s %2d threads %,12.0f ops/s  p50 %8.1f us  p99 %8.1f us%n", contender.name(), threads,
-				result.opsPerSecond(), result.p50Micros(), result.p99Micros());
-		return result;
+		return new Slices(contender.name(), histogram, nanos, used.total(), roundTrips);
+	}
+
+	/**
+	 * What the timed slices of one contender add up to.
+	 */
+	private record Slices(String contender, Histogram histogram, long nanos, long commands, double roundTrips) {
+
+		Slices plus(Slices other) {
+			Histogram sum = this.histogram.copy();
+			sum.add(other.histogram);
+			return new Slices(this.contender, sum, this.nanos + other.nanos, this.commands + other.commands,
+					Double.isNaN(this.roundTrips) ? other.roundTrips : this.roundTrips);
+		}
+
+		double opsPerSecond() {
+			return this.histogram.getTotalCount() / (this.nanos / 1e9);
+		}
+
+		Result result(String capability, int threads, double reference) {
+			return new Result(capability, this.contender, threads, opsPerSecond(),
+					this.histogram.getValueAtPercentile(50) / 1000.0, this.histogram.getValueAtPercentile(99) / 1000.0,
+					(double) this.commands / this.histogram.getTotalCount(), this.roundTrips,
+					opsPerSecond() / reference);
+		}
+
 	}
 
 	private Histogram drive(Contender contender, int threads, Duration time, long iterationOffset)

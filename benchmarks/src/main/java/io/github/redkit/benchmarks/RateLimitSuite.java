@@ -1,5 +1,7 @@
 package io.github.redkit.benchmarks;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -26,6 +28,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.serializer.RedisSerializer;
 
 /**
  * Rate-limit decisions over 1,000 keys: a raw one-window fixed-window script (the
@@ -92,20 +95,21 @@ final class RateLimitSuite {
 
 	/**
 	 * Redkit's own sliding-window script sent raw: what the bean costs without its Java
-	 * side, so the table tells the script's Redis cost from the client's.
+	 * side, so the table tells the script's Redis cost from the client's. Its arguments
+	 * are the policy's numbers as little-endian doubles and their struct formats.
 	 */
 	static final class RawRedkitScript implements Contender {
 
-		@SuppressWarnings("rawtypes")
-		private static final RedisScript<List> SLIDING_WINDOW = LuaScript.load("ratelimit_sliding_window", List.class)
+		private static final RedisScript<byte[]> SLIDING_WINDOW = LuaScript
+			.load("ratelimit_sliding_window", byte[].class)
 			.redisScript();
 
 		private final ConfigurableApplicationContext context;
 
 		private final StringRedisTemplate template;
 
-		private final Object[] arguments = { "1", "3", Long.toString(LIMIT), "1000", Long.toString(LIMIT), "60000",
-				Long.toString(LIMIT), "3600000" };
+		private final Object[] arguments = { packed(1, LIMIT, 1000, LIMIT, 60_000, LIMIT, 3_600_000),
+				"<ddddddd".getBytes(StandardCharsets.US_ASCII), "<dddddddddddd".getBytes(StandardCharsets.US_ASCII) };
 
 		RawRedkitScript(RedisServer redis) {
 			this.context = Clients.springContext(redis, Map.of());
@@ -119,13 +123,37 @@ final class RateLimitSuite {
 
 		@Override
 		public void operate(int thread, long iteration) {
-			this.template.execute(SLIDING_WINDOW, List.of("raw:{" + Keys.of(thread, iteration) + "}"), this.arguments);
+			this.template.execute(SLIDING_WINDOW, BYTES, RedisSerializer.byteArray(),
+					List.of("raw:{" + Keys.of(thread, iteration) + "}"), this.arguments);
 		}
 
 		@Override
 		public void close() {
 			this.context.close();
 		}
+
+		private static byte[] packed(double... numbers) {
+			ByteBuffer buffer = ByteBuffer.allocate(8 * numbers.length).order(ByteOrder.LITTLE_ENDIAN);
+			for (double number : numbers) {
+				buffer.putDouble(number);
+			}
+			return buffer.array();
+		}
+
+		// keys are strings, arguments bytes
+		private static final RedisSerializer<Object> BYTES = new RedisSerializer<>() {
+
+			@Override
+			public byte[] serialize(Object value) {
+				return (value instanceof byte[] bytes) ? bytes : value.toString().getBytes(StandardCharsets.UTF_8);
+			}
+
+			@Override
+			public Object deserialize(byte[] bytes) {
+				return bytes;
+			}
+
+		};
 
 	}
 

@@ -15,10 +15,4 @@ package io.github.redkit.benchmarks;
  */
 public record Result(String capability, String contender, int threads, double opsPerSecond, double p50Micros,
 		double p99Micros, double commandsPerOp, double roundTripsPerOp, double ratio) {
-
-	Result withRatio(double ratio) {
-		return new Result(this.capability, this.contender, this.threads, this.opsPerSecond, this.p50Micros,
-				this.p99Micros, this.commandsPerOp, this.roundTripsPerOp, ratio);
-	}
-
 }

@@ -1,0 +1,111 @@
+package io.github.redkit.ratelimit;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redkit.core.RedisKeyspace;
+
+import org.springframework.util.Assert;
+
+/**
+ * A limit with what every decision on it needs computed once: the key prefix and the
+ * script arguments. The scripts read their numbers packed as little-endian doubles (cost,
+ * then limit and period of each window) with the struct formats that read them: one
+ * {@code struct.unpack} costs Redis less than a string-to-number conversion per number.
+ *
+ * @param name the limit's name
+ * @param policy its policy
+ * @param keyPrefix the prefix of its keys
+ * @param argumentsForOne the script arguments for a cost of one
+ * @param smallestLimit the smallest limit of its windows
+ */
+record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix, byte[][] argumentsForOne,
+		long smallestLimit) {
+
+	/**
+	 * Prepares a limit.
+	 * @param name the limit's name
+	 * @param policy its policy
+	 * @param keyspace the keyspace of its keys
+	 * @return the prepared limit
+	 */
+	static PreparedLimit of(String name, RateLimitPolicy policy, RedisKeyspace keyspace) {
+		Assert.hasText(name, "A rate limit needs a name");
+		Assert.notNull(policy, "A rate limit needs a policy");
+		int windows = policy.windows().size();
+		byte[][] arguments = { numbers(policy, 1), format(1 + 2 * windows), format(4 * windows) };
+		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(name), arguments, policy.smallestLimit());
+	}
+
+	/**
+	 * The Redis key of an identifier: one string holds all its windows.
+	 * @param identifier the identifier
+	 * @return the key
+	 */
+	String key(String identifier) {
+		Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null or empty");
+		return this.keyPrefix.tag(identifier).part(this.policy.algorithm().keyPart()).build();
+	}
+
+	/**
+	 * The script arguments for a cost: packed numbers, their format, the records' format.
+	 * @param cost the permits the call takes
+	 * @return the arguments
+	 */
+	byte[][] arguments(int cost) {
+		if (cost == 1) {
+			return this.argumentsForOne;
+		}
+		byte[][] arguments = this.argumentsForOne.clone();
+		arguments[0] = numbers(this.policy, cost);
+		return arguments;
+	}
+
+	/**
+	 * The refund script's arguments: those of the decision, then the algorithm.
+	 * @param cost the permits to give back
+	 * @return the arguments
+	 */
+	byte[][] refundArguments(int cost) {
+		byte[][] decision = arguments(cost);
+		return new byte[][] { decision[0], decision[1], decision[2],
+				this.policy.algorithm().id().getBytes(StandardCharsets.UTF_8) };
+	}
+
+	/**
+	 * Reads a decision script's reply: five little-endian doubles.
+	 * @param reply the reply
+	 * @return the decision
+	 */
+	RateLimitDecision decision(byte[] reply) {
+		Assert.state(reply != null && reply.length == 40, () -> "Rate limit '" + this.name
+				+ "': unexpected script reply of " + ((reply != null) ? reply.length : 0) + " bytes");
+		ByteBuffer numbers = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN);
+		boolean allowed = numbers.getDouble() == 1;
+		long remaining = (long) numbers.getDouble();
+		long retryAfter = (long) numbers.getDouble();
+		long resetAfter = (long) numbers.getDouble();
+		RateLimitWindow window = this.policy.windows().get((int) numbers.getDouble());
+		return new RateLimitDecision(allowed, remaining, Duration.ofMillis(allowed ? 0 : retryAfter),
+				Duration.ofMillis(resetAfter), window);
+	}
+
+	private static byte[] numbers(RateLimitPolicy policy, int cost) {
+		List<RateLimitWindow> windows = policy.windows();
+		ByteBuffer numbers = ByteBuffer.allocate(8 * (1 + 2 * windows.size())).order(ByteOrder.LITTLE_ENDIAN);
+		numbers.putDouble(cost);
+		for (RateLimitWindow window : windows) {
+			numbers.putDouble(window.limit());
+			numbers.putDouble(window.period().toMillis());
+		}
+		return numbers.array();
+	}
+
+	private static byte[] format(int doubles) {
+		return ("<" + "d".repeat(doubles)).getBytes(StandardCharsets.US_ASCII);
+	}
+
+}
