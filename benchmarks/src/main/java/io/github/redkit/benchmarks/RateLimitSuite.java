@@ -25,10 +25,11 @@ import org.redisson.api.RedissonClient;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.data.redis.serializer.RedisSerializer;
 
 /**
  * Rate-limit decisions over 1,000 keys: a raw one-window fixed-window script (the
@@ -108,12 +109,17 @@ final class RateLimitSuite {
 
 		private final StringRedisTemplate template;
 
-		private final Object[] arguments = { packed(1, LIMIT, 1000, LIMIT, 60_000, LIMIT, 3_600_000),
-				"<ddddddd".getBytes(StandardCharsets.US_ASCII), "<dddddddddddd".getBytes(StandardCharsets.US_ASCII) };
+		private final byte[] numbers = packed(1, LIMIT, 1000, LIMIT, 60_000, LIMIT, 3_600_000);
+
+		private final byte[] numbersFormat = "<ddddddd".getBytes(StandardCharsets.US_ASCII);
+
+		private final byte[] recordsFormat = "<dddddddddddd".getBytes(StandardCharsets.US_ASCII);
 
 		RawRedkitScript(RedisServer redis) {
 			this.context = Clients.springContext(redis, Map.of());
 			this.template = this.context.getBean(StringRedisTemplate.class);
+			this.template.execute((RedisCallback<String>) (connection) -> connection.scriptingCommands()
+				.scriptLoad(SLIDING_WINDOW.getScriptAsString().getBytes(StandardCharsets.UTF_8)));
 		}
 
 		@Override
@@ -123,8 +129,10 @@ final class RateLimitSuite {
 
 		@Override
 		public void operate(int thread, long iteration) {
-			this.template.execute(SLIDING_WINDOW, BYTES, RedisSerializer.byteArray(),
-					List.of("raw:{" + Keys.of(thread, iteration) + "}"), this.arguments);
+			byte[] key = ("raw:{" + Keys.of(thread, iteration) + "}").getBytes(StandardCharsets.UTF_8);
+			this.template.execute((RedisCallback<byte[]>) (connection) -> connection.scriptingCommands()
+				.evalSha(SLIDING_WINDOW.getSha1(), ReturnType.VALUE, 1, key, this.numbers, this.numbersFormat,
+						this.recordsFormat));
 		}
 
 		@Override
@@ -139,21 +147,6 @@ final class RateLimitSuite {
 			}
 			return buffer.array();
 		}
-
-		// keys are strings, arguments bytes
-		private static final RedisSerializer<Object> BYTES = new RedisSerializer<>() {
-
-			@Override
-			public byte[] serialize(Object value) {
-				return (value instanceof byte[] bytes) ? bytes : value.toString().getBytes(StandardCharsets.UTF_8);
-			}
-
-			@Override
-			public Object deserialize(byte[] bytes) {
-				return bytes;
-			}
-
-		};
 
 	}
 
