@@ -42,9 +42,4 @@ for k = 1, #KEYS do
   -- the expiry, the end of the longest window, only moves when a window rolls over
   ttls[k] = rolled and ttl or nil
 end
-if allowed == 1 then
-  for k = 1, #KEYS do
-    write_windows(KEYS[k], format, states[k], 4 * n, ttls[k])
-  end
-end
-return reply(allowed, remaining, retry, reset, limiting)
+return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting)

@@ -39,9 +39,4 @@ for k = 1, #KEYS do
   end
   states[k], ttls[k] = new, ttl
 end
-if allowed == 1 then
-  for k = 1, #KEYS do
-    write_windows(KEYS[k], format, states[k], 4 * n, ttls[k])
-  end
-end
-return reply(allowed, remaining, retry, reset, limiting)
+return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting)

@@ -70,6 +70,13 @@ local function write_windows(key, format, numbers, count, ttl)
   end
 end
 
-local function reply(allowed, remaining, retry, reset, limiting)
+-- Check all, then consume: writes every identifier's new records only when the call is allowed,
+-- and packs the reply.
+local function finish(allowed, states, ttls, format, count, remaining, retry, reset, limiting)
+  if allowed == 1 then
+    for k = 1, #KEYS do
+      write_windows(KEYS[k], format, states[k], count, ttls[k])
+    end
+  end
   return struct_pack('<ddddd', allowed, remaining, retry, reset, limiting)
 end
