@@ -2,8 +2,10 @@ package io.github.redkit.test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Predicate;
 
@@ -35,10 +37,12 @@ public final class CommandLog {
 	 */
 	public static CommandLog record(RedisServer server, Runnable action) {
 		List<RespClient> monitors = new ArrayList<>();
+		Set<String> sentinels = new HashSet<>();
 		try {
 			for (int port : server.ports()) {
 				RespClient monitor = RespClient.connect(RedisServer.HOST, port, Duration.ofSeconds(10));
 				monitors.add(monitor);
+				sentinels.addAll(sentinelAddresses(monitor.callForString("CLIENT", "LIST")));
 				monitor.call("MONITOR");
 			}
 			action.run();
@@ -49,7 +53,9 @@ public final class CommandLog {
 			for (RespClient monitor : monitors) {
 				String line;
 				while (!(line = String.valueOf(monitor.read())).contains(marker)) {
-					(line.contains(" lua] ") ? script : client).add(command(line));
+					if (!sentinels.contains(address(line))) {
+						(line.contains(" lua] ") ? script : client).add(command(line));
+					}
 				}
 			}
 			return new CommandLog(client, script);
@@ -57,6 +63,29 @@ public final class CommandLog {
 		finally {
 			monitors.forEach(RespClient::close);
 		}
+	}
+
+	// Sentinels ping and query a master every second: their commands are not the action's
+	private static Set<String> sentinelAddresses(String clientList) {
+		Set<String> addresses = new HashSet<>();
+		for (String client : clientList.split("\n")) {
+			if (client.contains(" name=sentinel-")) {
+				int start = client.indexOf("addr=") + 5;
+				addresses.add(client.substring(start, client.indexOf(' ', start)));
+			}
+		}
+		return addresses;
+	}
+
+	// "1700000000.123456 [0 127.0.0.1:50000] "ping"" -> "127.0.0.1:50000"
+	private static String address(String line) {
+		int start = line.indexOf('[');
+		int end = line.indexOf(']', start + 1);
+		if (start < 0 || end < 0) {
+			return "";
+		}
+		String client = line.substring(start + 1, end);
+		return client.substring(client.indexOf(' ') + 1);
 	}
 
 	private static String command(String line) {
