@@ -6,18 +6,18 @@ import java.time.Duration;
  * The start-up checks of duration properties, so that every property fails with the same
  * message naming it. Redis works in milliseconds: a positive duration is at least one.
  */
-final class DurationChecks {
+public final class DurationChecks {
 
 	private DurationChecks() {
 	}
 
-	static void positive(Duration value, String property) {
+	public static void positive(Duration value, String property) {
 		if (value == null || value.toMillis() < 1) {
 			throw new IllegalArgumentException(property + " must be > 0 (at least 1ms; was " + value + ")");
 		}
 	}
 
-	static void notNegative(Duration value, String property) {
+	public static void notNegative(Duration value, String property) {
 		if (value == null || value.isNegative()) {
 			throw new IllegalArgumentException(property + " must be >= 0 (was " + value + ")");
 		}

@@ -21,7 +21,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.RedkitCacheAutoConfiguration;
+import io.github.redkit.autoconfigure.cache.RedkitCacheAutoConfiguration;
 import io.github.redkit.test.RedisServer;
 
 /**

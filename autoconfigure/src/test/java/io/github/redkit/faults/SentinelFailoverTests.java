@@ -10,9 +10,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.redkit.autoconfigure.BudgetAutoConfiguration;
-import io.github.redkit.autoconfigure.LockAutoConfiguration;
-import io.github.redkit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
+import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.lock.DistributedLocks;

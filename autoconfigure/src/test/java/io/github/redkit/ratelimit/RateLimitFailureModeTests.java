@@ -2,7 +2,7 @@ package io.github.redkit.ratelimit;
 
 import java.time.Duration;
 
-import io.github.redkit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;

@@ -2,7 +2,7 @@ package io.github.redkit.ratelimit;
 
 import java.util.UUID;
 
-import io.github.redkit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionException;
 import io.github.redkit.test.CommandLog;

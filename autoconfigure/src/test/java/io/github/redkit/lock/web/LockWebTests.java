@@ -3,7 +3,7 @@ package io.github.redkit.lock.web;
 import java.time.Duration;
 import java.util.UUID;
 
-import io.github.redkit.autoconfigure.LockAutoConfiguration;
+import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.lock.DistributedLock;
 import io.github.redkit.lock.DistributedLocks;

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.pubsub;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;

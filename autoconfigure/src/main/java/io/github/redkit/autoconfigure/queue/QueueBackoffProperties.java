@@ -1,4 +1,4 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.queue;
 
 import java.time.Duration;
 

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.ratelimit;
 
+import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.ratelimit;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.lock;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.queue;
 
+import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.queue;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.pubsub;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.pubsub.ChannelPublisher;
 import io.github.redkit.pubsub.ControlSnapshot;
 import io.github.redkit.pubsub.ControlStateHealthIndicator;

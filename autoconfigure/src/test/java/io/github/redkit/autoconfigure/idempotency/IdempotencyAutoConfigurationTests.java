@@ -1,5 +1,7 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.idempotency;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.RedisBudgets;
 import io.github.redkit.idempotency.IdempotentStepAdvisor;

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.cache;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.queue;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.queue.MicrometerQueueObserver;

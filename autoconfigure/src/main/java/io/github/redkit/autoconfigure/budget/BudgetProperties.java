@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.budget;
 
+import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 
 import org.springframework.beans.factory.InitializingBean;

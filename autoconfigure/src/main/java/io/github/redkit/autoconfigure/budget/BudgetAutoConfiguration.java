@@ -1,5 +1,6 @@
-package io.github.redkit.autoconfigure;
+package io.github.redkit.autoconfigure.budget;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.budget.BudgetMetrics;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.MicrometerBudgetMetrics;
