@@ -28,7 +28,12 @@ public final class RedkitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedisKeyspace redkitKeyspace(RedkitProperties properties) {
-		return new RedisKeyspace(properties.getKeyPrefix());
+		try {
+			return new RedisKeyspace(properties.getKeyPrefix());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Invalid redkit.key-prefix: " + ex.getMessage(), ex);
+		}
 	}
 
 	@Bean

@@ -2,14 +2,13 @@ package io.github.redkit.autoconfigure;
 
 import io.github.redkit.core.RedisKeyspace;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Properties shared by every Redkit capability.
  */
 @ConfigurationProperties("redkit")
-public class RedkitProperties implements InitializingBean {
+public class RedkitProperties {
 
 	/**
 	 * Prefix of every key Redkit writes. Must not contain '{', '}', whitespace or control
@@ -23,16 +22,6 @@ public class RedkitProperties implements InitializingBean {
 
 	public void setKeyPrefix(String keyPrefix) {
 		this.keyPrefix = keyPrefix;
-	}
-
-	@Override
-	public void afterPropertiesSet() {
-		try {
-			RedisKeyspace.validatePrefix(this.keyPrefix);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("Invalid redkit.key-prefix: " + ex.getMessage(), ex);
-		}
 	}
 
 }

@@ -32,6 +32,7 @@ public final class BudgetAutoConfiguration {
 	@ConditionalOnMissingBean
 	Budgets redkitBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, BudgetProperties properties,
 			ObjectProvider<BudgetMetrics> metrics) {
+		BudgetPropertiesMapper.checked(properties);
 		return new RedisBudgets(runner, keyspace, properties.getTimeout(), properties.getOperationTtl(),
 				metrics.getIfAvailable(() -> BudgetMetrics.NONE));
 	}

@@ -3,14 +3,13 @@ package io.github.redkit.autoconfigure.budget;
 import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Properties of budgets ({@code Budgets}).
  */
 @ConfigurationProperties("redkit.budget")
-public class BudgetProperties implements InitializingBean {
+public class BudgetProperties {
 
 	/**
 	 * Whether budgets are enabled.
@@ -50,12 +49,6 @@ public class BudgetProperties implements InitializingBean {
 
 	public void setTimeout(Duration timeout) {
 		this.timeout = timeout;
-	}
-
-	@Override
-	public void afterPropertiesSet() {
-		DurationChecks.positive(this.operationTtl, "redkit.budget.operation-ttl");
-		DurationChecks.positive(this.timeout, "redkit.budget.timeout");
 	}
 
 }

@@ -59,16 +59,10 @@ public final class RedkitCacheAutoConfiguration {
 	RedkitCacheManagerCustomizer redkitCacheManagerCustomizer(RedkitCacheProperties properties,
 			RedisScriptRunner runner, SingleFlight singleFlight, ObjectProvider<CacheEvents> events,
 			BeanFactory beanFactory) {
-		CacheSpec defaults = new CacheSpec(properties.getDefaultTtl(), properties.isCacheNulls(),
-				policy(properties, null));
-		Map<String, CacheSpec> caches = new LinkedHashMap<>();
-		properties.getCaches()
-			.forEach((name, settings) -> caches.put(name,
-					new CacheSpec((settings.getTtl() != null) ? settings.getTtl() : properties.getDefaultTtl(),
-							(settings.getCacheNulls() != null) ? settings.getCacheNulls() : properties.isCacheNulls(),
-							policy(properties, settings))));
+		CacheSpec defaults = RedkitCachePropertiesMapper.defaults(properties);
+		Map<String, CacheSpec> caches = RedkitCachePropertiesMapper.caches(properties);
 		CacheEvents cacheEvents = events.getIfAvailable(() -> CacheEvents.NONE);
-		return new RedkitCacheManagerCustomizer(defaults, caches, properties.jitterFraction(),
+		return new RedkitCacheManagerCustomizer(defaults, caches, RedkitCachePropertiesMapper.jitter(properties),
 				valueSerializer(properties, beanFactory),
 				(policies) -> new RedkitCacheWriter(
 						RedisCacheWriter.create(runner.connectionFactory(),
@@ -89,21 +83,6 @@ public final class RedkitCacheAutoConfiguration {
 					"redkit.cache.json-values=true needs Jackson 3 (tools.jackson.core:jackson-databind) on the class path");
 		}
 		return JsonSupport.serializer(properties, beanFactory);
-	}
-
-	private static CachePolicy policy(RedkitCacheProperties properties, RedkitCacheProperties.CacheSettings settings) {
-		boolean singleFlight = choose((settings != null) ? settings.getSingleFlight() : null,
-				properties.getSingleFlight().isEnabled());
-		boolean early = choose((settings != null) ? settings.getEarlyRefresh() : null,
-				properties.getEarlyRefresh().isEnabled());
-		boolean stale = choose((settings != null) ? settings.getStaleOnError() : null,
-				properties.getStaleOnError().isEnabled());
-		return new CachePolicy(singleFlight, properties.getSingleFlight().getWaitTime(),
-				properties.getSingleFlight().getLease(), early ? properties.getEarlyRefresh().getBeta() : 0, stale);
-	}
-
-	private static boolean choose(Boolean specific, boolean fallback) {
-		return (specific != null) ? specific : fallback;
 	}
 
 	/**

@@ -8,14 +8,13 @@ import java.util.Map;
 
 import io.github.redkit.cache.JitteredTtl;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Properties of Redkit's customization of Spring Boot's Redis cache manager.
  */
 @ConfigurationProperties("redkit.cache")
-public class RedkitCacheProperties implements InitializingBean {
+public class RedkitCacheProperties {
 
 	/** Whether Redkit customizes Spring Boot's Redis cache manager. */
 	private boolean enabled = true;
@@ -150,42 +149,6 @@ public class RedkitCacheProperties implements InitializingBean {
 
 	public void setCaches(Map<String, CacheSettings> caches) {
 		this.caches = caches;
-	}
-
-	/**
-	 * The jitter as a fraction.
-	 * @return the fraction in [0, 1)
-	 */
-	public double jitterFraction() {
-		return JitteredTtl.parseJitter(this.ttlJitter);
-	}
-
-	@Override
-	public void afterPropertiesSet() {
-		try {
-			jitterFraction();
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(
-					"redkit.cache.ttl-jitter must be a percentage in [0%, 100%) such as 10%: " + ex.getMessage());
-		}
-		DurationChecks.notNegative(this.defaultTtl, "redkit.cache.default-ttl");
-		if (this.clearBatchSize <= 0) {
-			throw new IllegalArgumentException("redkit.cache.clear-batch-size must be > 0");
-		}
-		DurationChecks.notNegative(this.singleFlight.waitTime, "redkit.cache.single-flight.wait-time");
-		DurationChecks.positive(this.singleFlight.lease, "redkit.cache.single-flight.lease");
-		if (!(this.earlyRefresh.beta > 0)) {
-			throw new IllegalArgumentException("redkit.cache.early-refresh.beta must be > 0");
-		}
-		if (this.staleOnError.maxEntries <= 0) {
-			throw new IllegalArgumentException("redkit.cache.stale-on-error.max-entries must be > 0");
-		}
-		this.caches.forEach((name, settings) -> {
-			if (settings.ttl != null) {
-				DurationChecks.notNegative(settings.ttl, "redkit.cache.caches." + name + ".ttl");
-			}
-		});
 	}
 
 	/**

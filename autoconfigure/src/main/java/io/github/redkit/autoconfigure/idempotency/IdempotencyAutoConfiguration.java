@@ -1,10 +1,10 @@
 package io.github.redkit.autoconfigure.idempotency;
 
+import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
-import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.idempotency.IdempotencySettings;
 import io.github.redkit.idempotency.IdempotentStepAdvisor;
 import io.github.redkit.idempotency.IdempotentStepInterceptor;
@@ -30,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Idempotent, ordered steps: the {@link IdempotentSteps} bean, the
@@ -47,8 +48,7 @@ public final class IdempotencyAutoConfiguration {
 	IdempotentSteps redkitIdempotentSteps(RedisScriptRunner runner, RedisKeyspace keyspace,
 			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties,
 			ObjectProvider<StepMetrics> metrics) {
-		IdempotencySettings settings = new IdempotencySettings(properties.getTtl(), properties.getInProgressLease(),
-				properties.getTimeout());
+		IdempotencySettings settings = IdempotencyPropertiesMapper.settings(properties);
 		return new RedisIdempotentSteps(runner, keyspace, jsonMapper.getIfAvailable(JsonMapper.builder()::build),
 				settings, metrics.getIfAvailable(() -> StepMetrics.NONE));
 	}
@@ -63,13 +63,10 @@ public final class IdempotencyAutoConfiguration {
 		static IdempotentStepAdvisor redkitIdempotentStepAdvisor(ObjectProvider<IdempotentSteps> steps,
 				ObjectProvider<KeyExpressionEvaluator> keys, ObjectProvider<JsonMapper> jsonMapper,
 				Environment environment) {
-			// read from the environment: binding the properties bean this early would
-			// keep it
-			// from the other post-processors
-			IdempotentStepInterceptor interceptor = new IdempotentStepInterceptor(steps::getObject, keys::getObject,
-					() -> new StepResults(jsonMapper.getIfAvailable(JsonMapper.builder()::build)));
-			int order = environment.getProperty("redkit.idempotency.order", Integer.class,
-					RedkitAdvisorOrder.IDEMPOTENCY);
+			IdempotentStepInterceptor interceptor = new IdempotentStepInterceptor(
+					SingletonSupplier.of(steps::getObject), SingletonSupplier.of(keys::getObject), SingletonSupplier
+						.of(() -> new StepResults(jsonMapper.getIfAvailable(JsonMapper.builder()::build))));
+			int order = EarlyProperties.bind(environment, "redkit.idempotency", IdempotencyProperties.class).getOrder();
 			return new IdempotentStepAdvisor(interceptor, order);
 		}
 

@@ -5,14 +5,13 @@ import java.time.Duration;
 
 import io.github.redkit.core.RedkitAdvisorOrder;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Properties of idempotent steps ({@code @IdempotentStep}, {@code IdempotentSteps}).
  */
 @ConfigurationProperties("redkit.idempotency")
-public class IdempotencyProperties implements InitializingBean {
+public class IdempotencyProperties {
 
 	/**
 	 * Whether idempotent steps are enabled.
@@ -79,13 +78,6 @@ public class IdempotencyProperties implements InitializingBean {
 
 	public void setOrder(int order) {
 		this.order = order;
-	}
-
-	@Override
-	public void afterPropertiesSet() {
-		DurationChecks.positive(this.ttl, "redkit.idempotency.ttl");
-		DurationChecks.positive(this.inProgressLease, "redkit.idempotency.in-progress-lease");
-		DurationChecks.positive(this.timeout, "redkit.idempotency.timeout");
 	}
 
 }

@@ -1,10 +1,12 @@
 package io.github.redkit.autoconfigure.lock;
 
+import java.time.Duration;
+
+import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
-import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockAdvisor;
 import io.github.redkit.lock.LockInterceptor;
@@ -47,8 +49,7 @@ public final class LockAutoConfiguration {
 	@ConditionalOnMissingBean(DistributedLocks.class)
 	RedisDistributedLocks redkitDistributedLocks(RedisScriptRunner runner, RedisKeyspace keyspace,
 			LockProperties properties, ObjectProvider<LockMetrics> metrics, ObjectProvider<LockListener> listeners) {
-		LockSettings settings = new LockSettings(properties.getLeaseTime(), properties.getRedisTimeout(),
-				properties.getRetryInterval());
+		LockSettings settings = LockPropertiesMapper.settings(properties);
 		return new RedisDistributedLocks(runner, keyspace, settings, metrics.getIfAvailable(() -> LockMetrics.NONE),
 				listeners.orderedStream().toList());
 	}
@@ -57,15 +58,12 @@ public final class LockAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static LockAdvisor redkitLockAdvisor(ObjectProvider<DistributedLocks> locks,
-			ObjectProvider<KeyExpressionEvaluator> evaluator, ObjectProvider<LockProperties> properties,
-			Environment environment) {
-		// collaborators are resolved on first call: advisors are created before other
-		// beans
+			ObjectProvider<KeyExpressionEvaluator> evaluator, Environment environment) {
+		LockProperties properties = EarlyProperties.bind(environment, "redkit.lock", LockProperties.class);
+		Duration waitTime = properties.getWaitTime();
 		LockInterceptor interceptor = new LockInterceptor(SingletonSupplier.of(locks::getObject),
-				SingletonSupplier.of(evaluator::getObject),
-				SingletonSupplier.of(() -> properties.getObject().getWaitTime()));
-		int order = environment.getProperty("redkit.lock.order", Integer.class, RedkitAdvisorOrder.LOCK);
-		return new LockAdvisor(interceptor, order);
+				SingletonSupplier.of(evaluator::getObject), () -> waitTime);
+		return new LockAdvisor(interceptor, properties.getOrder());
 	}
 
 	@Configuration(proxyBeanMethods = false)

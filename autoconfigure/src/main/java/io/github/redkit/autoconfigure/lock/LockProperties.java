@@ -5,14 +5,13 @@ import java.time.Duration;
 
 import io.github.redkit.core.RedkitAdvisorOrder;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Properties of Redkit's distributed locks.
  */
 @ConfigurationProperties("redkit.lock")
-public class LockProperties implements InitializingBean {
+public class LockProperties {
 
 	/**
 	 * Whether distributed locks (the DistributedLocks bean and @DistributedLock) are
@@ -95,14 +94,6 @@ public class LockProperties implements InitializingBean {
 
 	public void setOrder(int order) {
 		this.order = order;
-	}
-
-	@Override
-	public void afterPropertiesSet() {
-		DurationChecks.notNegative(this.waitTime, "redkit.lock.wait-time");
-		DurationChecks.positive(this.leaseTime, "redkit.lock.lease-time");
-		DurationChecks.positive(this.redisTimeout, "redkit.lock.redis-timeout");
-		DurationChecks.positive(this.retryInterval, "redkit.lock.retry-interval");
 	}
 
 }

@@ -55,9 +55,8 @@ public final class RedkitPubSubAutoConfiguration {
 	@ConditionalOnMissingBean
 	RedisControlState redkitControlState(RedisScriptRunner runner, RedisKeyspace keyspace,
 			RedkitPubSubProperties properties) {
-		RedkitPubSubProperties.Control control = properties.getControl();
-		String channel = (control.getChannel() != null) ? control.getChannel()
-				: keyspace.key("pubsub").part("control").build();
+		RedkitPubSubProperties.Control control = RedkitPubSubPropertiesMapper.control(properties);
+		String channel = RedkitPubSubPropertiesMapper.channel(control, keyspace);
 		return new RedisControlState(runner, keyspace, channel, control.getStateTtl(), control.getAckTtl());
 	}
 

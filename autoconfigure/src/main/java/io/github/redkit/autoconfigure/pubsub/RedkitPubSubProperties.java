@@ -3,14 +3,13 @@ package io.github.redkit.autoconfigure.pubsub;
 import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Properties of Redkit's pub/sub: the channel publisher and durable control state.
  */
 @ConfigurationProperties("redkit.pubsub")
-public class RedkitPubSubProperties implements InitializingBean {
+public class RedkitPubSubProperties {
 
 	/** Whether Redkit's pub/sub beans are created. */
 	private boolean enabled = true;
@@ -28,15 +27,6 @@ public class RedkitPubSubProperties implements InitializingBean {
 
 	public Control getControl() {
 		return this.control;
-	}
-
-	@Override
-	public void afterPropertiesSet() {
-		if (this.control.channel != null && this.control.channel.isBlank()) {
-			throw new IllegalArgumentException("redkit.pubsub.control.channel must not be blank");
-		}
-		DurationChecks.positive(this.control.stateTtl, "redkit.pubsub.control.state-ttl");
-		DurationChecks.positive(this.control.ackTtl, "redkit.pubsub.control.ack-ttl");
 	}
 
 	/**

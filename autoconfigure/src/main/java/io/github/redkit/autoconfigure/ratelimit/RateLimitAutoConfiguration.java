@@ -1,9 +1,9 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
+import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.ratelimit.MicrometerRateLimitMetrics;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
@@ -25,7 +25,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -46,8 +45,8 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimiter redkitRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, RateLimitProperties properties,
 			ObjectProvider<RateLimitMetrics> metrics) {
-		return new RedisRateLimiter(runner, keyspace, properties.policies(), properties.getFailureMode(),
-				properties.getTimeout(), properties.getFailureCooldown(),
+		return new RedisRateLimiter(runner, keyspace, RateLimitPropertiesMapper.policies(properties),
+				properties.getFailureMode(), properties.getTimeout(), properties.getFailureCooldown(),
 				metrics.getIfAvailable(() -> RateLimitMetrics.NONE));
 	}
 
@@ -57,11 +56,7 @@ public final class RateLimitAutoConfiguration {
 	static RateLimitedAdvisor redkitRateLimitedAdvisor(ObjectProvider<RateLimiter> rateLimiter,
 			ObjectProvider<KeyExpressionEvaluator> evaluator, ObjectProvider<RateLimitDecisionListener> listeners,
 			Environment environment) {
-		// read from the environment: binding the properties bean this early would keep it
-		// from being post-processed
-		int order = Binder.get(environment)
-			.bind("redkit.rate-limit.order", Integer.class)
-			.orElse(RedkitAdvisorOrder.RATE_LIMIT);
+		int order = EarlyProperties.bind(environment, "redkit.rate-limit", RateLimitProperties.class).getOrder();
 		return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimiter, evaluator, listeners), order);
 	}
 

@@ -20,7 +20,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * Rate limiting: named limits and what to do when Redis cannot be reached.
  */
 @ConfigurationProperties("redkit.rate-limit")
-public class RateLimitProperties implements InitializingBean {
+public class RateLimitProperties {
 
 	/**
 	 * Whether rate limiting (the RateLimiter bean and @RateLimited) is enabled.
@@ -117,23 +117,6 @@ public class RateLimitProperties implements InitializingBean {
 		this.limits = limits;
 	}
 
-	@Override
-	public void afterPropertiesSet() {
-		DurationChecks.positive(this.timeout, "redkit.rate-limit.timeout");
-		DurationChecks.notNegative(this.failureCooldown, "redkit.rate-limit.failure-cooldown");
-		this.limits.forEach((name, limit) -> limit.toPolicy("redkit.rate-limit.limits." + name));
-	}
-
-	/**
-	 * The named limits as policies.
-	 * @return the policies by name
-	 */
-	public Map<String, RateLimitPolicy> policies() {
-		Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
-		this.limits.forEach((name, limit) -> policies.put(name, limit.toPolicy("redkit.rate-limit.limits." + name)));
-		return policies;
-	}
-
 	/**
 	 * One named limit.
 	 */
@@ -163,27 +146,6 @@ public class RateLimitProperties implements InitializingBean {
 
 		public void setWindows(List<Window> windows) {
 			this.windows = windows;
-		}
-
-		RateLimitPolicy toPolicy(String property) {
-			if (this.windows == null || this.windows.isEmpty()) {
-				throw new IllegalArgumentException(property + ".windows must list at least one window, e.g. "
-						+ "windows: [ { limit: 10, period: 1s } ]");
-			}
-			List<RateLimitWindow> windows = new ArrayList<>();
-			for (int i = 0; i < this.windows.size(); i++) {
-				Window window = this.windows.get(i);
-				String at = property + ".windows[" + i + "]";
-				if (window.getLimit() <= 0) {
-					throw new IllegalArgumentException(at + ".limit must be > 0 (was " + window.getLimit() + ")");
-				}
-				if (window.getPeriod() == null || window.getPeriod().toMillis() < 1) {
-					throw new IllegalArgumentException(
-							at + ".period must be at least 1ms (was " + window.getPeriod() + ")");
-				}
-				windows.add(RateLimitWindow.of(window.getLimit(), window.getPeriod()));
-			}
-			return new RateLimitPolicy(this.algorithm, windows);
 		}
 
 	}

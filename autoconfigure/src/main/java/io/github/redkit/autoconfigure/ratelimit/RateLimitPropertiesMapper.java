@@ -1,0 +1,52 @@
+package io.github.redkit.autoconfigure.ratelimit;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redkit.autoconfigure.DurationChecks;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitWindow;
+
+/**
+ * Turns {@link RateLimitProperties} into prepared policies, once at start-up; a value
+ * that cannot work fails start-up with a message naming its property.
+ */
+final class RateLimitPropertiesMapper {
+
+	private static final String PREFIX = "redkit.rate-limit";
+
+	private RateLimitPropertiesMapper() {
+	}
+
+	static Map<String, RateLimitPolicy> policies(RateLimitProperties properties) {
+		DurationChecks.positive(properties.getTimeout(), PREFIX + ".timeout");
+		DurationChecks.notNegative(properties.getFailureCooldown(), PREFIX + ".failure-cooldown");
+		Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
+		properties.getLimits().forEach((name, limit) -> policies.put(name, policy(limit, PREFIX + ".limits." + name)));
+		return policies;
+	}
+
+	private static RateLimitPolicy policy(RateLimitProperties.Limit limit, String property) {
+		if (limit.getWindows() == null || limit.getWindows().isEmpty()) {
+			throw new IllegalArgumentException(
+					property + ".windows must list at least one window, e.g. windows: [ { limit: 10, period: 1s } ]");
+		}
+		List<RateLimitWindow> windows = new ArrayList<>();
+		for (int i = 0; i < limit.getWindows().size(); i++) {
+			RateLimitProperties.Window window = limit.getWindows().get(i);
+			String at = property + ".windows[" + i + "]";
+			if (window.getLimit() <= 0) {
+				throw new IllegalArgumentException(at + ".limit must be > 0 (was " + window.getLimit() + ")");
+			}
+			if (window.getPeriod() == null || window.getPeriod().toMillis() < 1) {
+				throw new IllegalArgumentException(
+						at + ".period must be at least 1ms (was " + window.getPeriod() + ")");
+			}
+			windows.add(RateLimitWindow.of(window.getLimit(), window.getPeriod()));
+		}
+		return new RateLimitPolicy(limit.getAlgorithm(), windows);
+	}
+
+}
