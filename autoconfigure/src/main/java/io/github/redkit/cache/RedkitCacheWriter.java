@@ -246,8 +246,6 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 	public void put(String name, byte[] key, byte[] value, Duration ttl) {
 		CachePolicy policy = this.policies.apply(name);
 		remember(policy, name, key, value);
-		if (name.equals("short-lived"))
-			System.out.println("DEBUGPUT " + utf8(key) + " ttl=" + ttl + " " + Thread.currentThread().getName());
 		try {
 			this.delegate.put(name, key, value, ttl);
 		}

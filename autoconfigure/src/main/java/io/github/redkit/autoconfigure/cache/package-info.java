@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of Redkit's customization of Spring Boot's Redis cache manager.
+ */
+@NullMarked
+package io.github.redkit.autoconfigure.cache;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of idempotent steps.
+ */
+@NullMarked
+package io.github.redkit.autoconfigure.idempotency;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of queues and their listener containers.
+ */
+@NullMarked
+package io.github.redkit.autoconfigure.queue;
+
+import org.jspecify.annotations.NullMarked;

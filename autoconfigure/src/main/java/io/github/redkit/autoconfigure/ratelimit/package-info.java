@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of rate limits.
+ */
+@NullMarked
+package io.github.redkit.autoconfigure.ratelimit;
+
+import org.jspecify.annotations.NullMarked;

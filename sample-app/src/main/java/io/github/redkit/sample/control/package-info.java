@@ -1,0 +1,7 @@
+/**
+ * Control state shared by every instance of the sample.
+ */
+@NullMarked
+package io.github.redkit.sample.control;
+
+import org.jspecify.annotations.NullMarked;

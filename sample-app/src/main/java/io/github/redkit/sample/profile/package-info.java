@@ -1,0 +1,7 @@
+/**
+ * Profiles and last-seen times, cached and collapsed.
+ */
+@NullMarked
+package io.github.redkit.sample.profile;
+
+import org.jspecify.annotations.NullMarked;
