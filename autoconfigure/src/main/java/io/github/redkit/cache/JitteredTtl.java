@@ -5,6 +5,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import org.springframework.data.redis.cache.RedisCacheWriter.TtlFunction;
 import org.springframework.util.Assert;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A time to live chosen at random in {@code [ttl × (1 − jitter), ttl]} for every entry
@@ -38,7 +39,7 @@ public final class JitteredTtl implements TtlFunction {
 	}
 
 	@Override
-	public Duration getTimeToLive(Object key, Object value) {
+	public Duration getTimeToLive(Object key, @Nullable Object value) {
 		if (this.jitter == 0 || this.ttl.isZero()) {
 			return this.ttl;
 		}

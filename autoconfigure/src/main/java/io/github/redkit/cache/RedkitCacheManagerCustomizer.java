@@ -3,6 +3,8 @@ package io.github.redkit.cache;
 import java.util.Map;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.cache.autoconfigure.RedisCacheManagerBuilderCustomizer;
 import org.springframework.data.redis.cache.RedisCacheConfiguration;
 import org.springframework.data.redis.cache.RedisCacheManager.RedisCacheManagerBuilder;
@@ -26,7 +28,7 @@ public class RedkitCacheManagerCustomizer implements RedisCacheManagerBuilderCus
 
 	private final double jitter;
 
-	private final RedisSerializer<Object> valueSerializer;
+	private final @Nullable RedisSerializer<Object> valueSerializer;
 
 	private final Function<Function<String, CachePolicy>, RedisCacheWriter> writerFactory;
 
@@ -42,7 +44,7 @@ public class RedkitCacheManagerCustomizer implements RedisCacheManagerBuilderCus
 	 * @param enableStatistics whether Spring's cache statistics are collected
 	 */
 	public RedkitCacheManagerCustomizer(CacheSpec defaults, Map<String, CacheSpec> caches, double jitter,
-			RedisSerializer<Object> valueSerializer,
+			@Nullable RedisSerializer<Object> valueSerializer,
 			Function<Function<String, CachePolicy>, RedisCacheWriter> writerFactory, boolean enableStatistics) {
 		this.defaults = defaults;
 		this.caches = Map.copyOf(caches);

@@ -23,6 +23,7 @@ import org.springframework.expression.spel.SpelParserConfiguration;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Evaluates the SpEL key expressions of Redkit's annotations: method arguments by name
@@ -45,13 +46,13 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	private final Map<String, List<String>> variables = new ConcurrentHashMap<>(64);
 
-	private final BeanFactoryResolver beanResolver;
+	private final @Nullable BeanFactoryResolver beanResolver;
 
 	/**
 	 * Creates an evaluator.
 	 * @param beanFactory resolves {@code @beanName} references, may be {@code null}
 	 */
-	public KeyExpressionEvaluator(BeanFactory beanFactory) {
+	public KeyExpressionEvaluator(@Nullable BeanFactory beanFactory) {
 		super(new SpelExpressionParser(
 				new SpelParserConfiguration(SpelCompilerMode.MIXED, KeyExpressionEvaluator.class.getClassLoader())));
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
@@ -78,7 +79,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 			// '#userId' alone: no evaluation context needed
 			return checked(expression, specificMethod, args[argument]);
 		}
-		Object value;
+		@Nullable Object value;
 		try {
 			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(specificMethod, targetClass),
 					expression);
@@ -98,7 +99,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 		return checked(expression, specificMethod, value);
 	}
 
-	private static String checked(String expression, Method method, Object value) {
+	private static String checked(String expression, Method method, @Nullable Object value) {
 		if (value == null) {
 			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(method)
 					+ " evaluated to null; a key needs a value (check the argument names, compile with -parameters)");

@@ -75,11 +75,25 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics {
 			case COUNTER ->
 				Counter.builder(meter.name()).description(meter.description()).tags(tags).register(registry);
 			case TIMER -> Timer.builder(meter.name()).description(meter.description()).tags(tags).register(registry);
-			case GAUGE -> Gauge.builder(meter.name(), source, (ToDoubleFunction<Object>) value)
+			case GAUGE -> Gauge.builder(meter.name(), gaugeSource(source), (ToDoubleFunction<Object>) gaugeValue(value))
 				.description(meter.description())
 				.tags(tags)
 				.register(registry);
 		});
+	}
+
+	private static Object gaugeSource(@Nullable Object source) {
+		if (source == null) {
+			throw new IllegalArgumentException("A gauge needs a source");
+		}
+		return source;
+	}
+
+	private static ToDoubleFunction<?> gaugeValue(@Nullable ToDoubleFunction<?> value) {
+		if (value == null) {
+			throw new IllegalArgumentException("A gauge needs a value function");
+		}
+		return value;
 	}
 
 	private @Nullable MeterRegistry registry() {

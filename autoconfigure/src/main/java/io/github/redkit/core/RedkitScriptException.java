@@ -1,6 +1,7 @@
 package io.github.redkit.core;
 
 import org.springframework.dao.NonTransientDataAccessException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Redis answered a Redkit script with an error; the message names the script.
@@ -27,7 +28,7 @@ public class RedkitScriptException extends NonTransientDataAccessException {
 		return this.scriptName;
 	}
 
-	private static String rootMessage(Throwable cause) {
+	private static @Nullable String rootMessage(Throwable cause) {
 		Throwable root = cause;
 		while (root.getCause() != null && root.getCause() != root) {
 			root = root.getCause();

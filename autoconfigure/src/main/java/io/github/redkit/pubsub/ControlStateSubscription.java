@@ -23,6 +23,7 @@ import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps {@link ControlStateListener} beans in step with {@link ControlState}: listens on
@@ -63,7 +64,7 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 
 	private volatile boolean subscribed;
 
-	private ScheduledExecutorService renewals;
+	private @Nullable ScheduledExecutorService renewals;
 
 	/**
 	 * Creates the subscription.
@@ -93,13 +94,14 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 	public void start() {
 		this.running = true;
 		this.container.addMessageListener(this, new ChannelTopic(this.state.channel()));
-		this.renewals = Executors.newSingleThreadScheduledExecutor((task) -> {
+		ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redkit-control-state-acks");
 			thread.setDaemon(true);
 			return thread;
 		});
 		long period = Math.max(1, this.ackRenewal.toMillis());
-		this.renewals.scheduleWithFixedDelay(this::renewAcknowledgements, period, period, TimeUnit.MILLISECONDS);
+		renewals.scheduleWithFixedDelay(this::renewAcknowledgements, period, period, TimeUnit.MILLISECONDS);
+		this.renewals = renewals;
 		// the channel may already be subscribed for another listener: no confirmation
 		// then
 		refreshAll(true);
@@ -110,8 +112,9 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 		this.running = false;
 		this.subscribed = false;
 		this.container.removeMessageListener(this);
-		if (this.renewals != null) {
-			this.renewals.shutdownNow();
+		ScheduledExecutorService renewals = this.renewals;
+		if (renewals != null) {
+			renewals.shutdownNow();
 		}
 	}
 
@@ -143,7 +146,7 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 	}
 
 	@Override
-	public void onMessage(Message message, byte[] pattern) {
+	public void onMessage(Message message, byte @Nullable [] pattern) {
 		this.messages.incrementAndGet();
 		this.metrics.received();
 		String body = new String(message.getBody(), StandardCharsets.UTF_8);
@@ -175,14 +178,18 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 		if (!this.running) {
 			return;
 		}
-		synchronized (this.listeners.get(group)) {
+		List<ControlStateListener> listeners = this.listeners.get(group);
+		if (listeners == null) {
+			return;
+		}
+		synchronized (listeners) {
 			try {
 				ControlSnapshot snapshot = this.state.read(group);
 				long last = this.delivered.getOrDefault(group, -1L);
 				if (snapshot.version() < last || (!force && snapshot.version() == last)) {
 					return;
 				}
-				for (ControlStateListener listener : this.listeners.get(group)) {
+				for (ControlStateListener listener : listeners) {
 					listener.onControlState(snapshot);
 				}
 				this.delivered.put(group, snapshot.version());

@@ -32,6 +32,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.cache.RedisCacheWriter;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.util.ClassUtils;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Customizes Spring Boot's Redis cache manager (see
@@ -74,7 +75,8 @@ public final class RedkitCacheAutoConfiguration {
 				properties.isEnableStatistics());
 	}
 
-	private static RedisSerializer<Object> valueSerializer(RedkitCacheProperties properties, BeanFactory beanFactory) {
+	private static @Nullable RedisSerializer<Object> valueSerializer(RedkitCacheProperties properties,
+			BeanFactory beanFactory) {
 		if (!properties.isJsonValues()) {
 			return null;
 		}

@@ -9,6 +9,7 @@ import java.util.Map;
 import io.github.redkit.cache.JitteredTtl;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Properties of Redkit's customization of Spring Boot's Redis cache manager.
@@ -266,57 +267,57 @@ public class RedkitCacheProperties {
 	public static class CacheSettings {
 
 		/** Time to live of this cache's entries. */
-		private Duration ttl;
+		private @Nullable Duration ttl;
 
 		/** Whether null results are cached. */
-		private Boolean cacheNulls;
+		private @Nullable Boolean cacheNulls;
 
 		/** Whether hits are refreshed early. */
-		private Boolean earlyRefresh;
+		private @Nullable Boolean earlyRefresh;
 
 		/** Whether the last value seen is served when Redis fails. */
-		private Boolean staleOnError;
+		private @Nullable Boolean staleOnError;
 
 		/** Whether single flight applies to this cache. */
-		private Boolean singleFlight;
+		private @Nullable Boolean singleFlight;
 
-		public Duration getTtl() {
+		public @Nullable Duration getTtl() {
 			return this.ttl;
 		}
 
-		public void setTtl(Duration ttl) {
+		public void setTtl(@Nullable Duration ttl) {
 			this.ttl = ttl;
 		}
 
-		public Boolean getCacheNulls() {
+		public @Nullable Boolean getCacheNulls() {
 			return this.cacheNulls;
 		}
 
-		public void setCacheNulls(Boolean cacheNulls) {
+		public void setCacheNulls(@Nullable Boolean cacheNulls) {
 			this.cacheNulls = cacheNulls;
 		}
 
-		public Boolean getEarlyRefresh() {
+		public @Nullable Boolean getEarlyRefresh() {
 			return this.earlyRefresh;
 		}
 
-		public void setEarlyRefresh(Boolean earlyRefresh) {
+		public void setEarlyRefresh(@Nullable Boolean earlyRefresh) {
 			this.earlyRefresh = earlyRefresh;
 		}
 
-		public Boolean getStaleOnError() {
+		public @Nullable Boolean getStaleOnError() {
 			return this.staleOnError;
 		}
 
-		public void setStaleOnError(Boolean staleOnError) {
+		public void setStaleOnError(@Nullable Boolean staleOnError) {
 			this.staleOnError = staleOnError;
 		}
 
-		public Boolean getSingleFlight() {
+		public @Nullable Boolean getSingleFlight() {
 			return this.singleFlight;
 		}
 
-		public void setSingleFlight(Boolean singleFlight) {
+		public void setSingleFlight(@Nullable Boolean singleFlight) {
 			this.singleFlight = singleFlight;
 		}
 

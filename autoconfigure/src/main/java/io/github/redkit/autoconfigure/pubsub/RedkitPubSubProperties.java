@@ -4,6 +4,7 @@ import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Properties of Redkit's pub/sub: the channel publisher and durable control state.
@@ -37,7 +38,7 @@ public class RedkitPubSubProperties {
 		/**
 		 * Channel changes are announced on; defaults to "<key-prefix>:pubsub:control".
 		 */
-		private String channel;
+		private @Nullable String channel;
 
 		/** How long a group's state lives after its last change (every key has a TTL). */
 		private Duration stateTtl = Duration.ofDays(30);
@@ -52,13 +53,13 @@ public class RedkitPubSubProperties {
 		 * Id this process acknowledges under; defaults to
 		 * "<spring.application.name>@<host>:<pid>".
 		 */
-		private String subscriberId;
+		private @Nullable String subscriberId;
 
-		public String getChannel() {
+		public @Nullable String getChannel() {
 			return this.channel;
 		}
 
-		public void setChannel(String channel) {
+		public void setChannel(@Nullable String channel) {
 			this.channel = channel;
 		}
 
@@ -78,11 +79,11 @@ public class RedkitPubSubProperties {
 			this.ackTtl = ackTtl;
 		}
 
-		public String getSubscriberId() {
+		public @Nullable String getSubscriberId() {
 			return this.subscriberId;
 		}
 
-		public void setSubscriberId(String subscriberId) {
+		public void setSubscriberId(@Nullable String subscriberId) {
 			this.subscriberId = subscriberId;
 		}
 

@@ -15,6 +15,7 @@ import io.github.redkit.ratelimit.RateLimitWindow;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Rate limiting: named limits and what to do when Redis cannot be reached.
@@ -163,7 +164,7 @@ public class RateLimitProperties {
 		/**
 		 * The period, e.g. 1s, 1m, 1h.
 		 */
-		private Duration period;
+		private @Nullable Duration period;
 
 		public long getLimit() {
 			return this.limit;
@@ -173,11 +174,11 @@ public class RateLimitProperties {
 			this.limit = limit;
 		}
 
-		public Duration getPeriod() {
+		public @Nullable Duration getPeriod() {
 			return this.period;
 		}
 
-		public void setPeriod(Duration period) {
+		public void setPeriod(@Nullable Duration period) {
 			this.period = period;
 		}
 
