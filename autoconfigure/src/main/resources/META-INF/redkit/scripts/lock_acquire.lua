@@ -4,28 +4,28 @@
 -- ARGV[4] how long the caller is still willing to wait in ms (0 = it will not wait)
 -- Returns the fencing token (> 0) when acquired, else minus the lock's remaining lease in ms
 -- (0 = it just expired: try again at once).
-if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-	-- the token is Redis time in microseconds, or one more than the last token when that is
-	-- higher: so tokens keep increasing when the counter expired, and when a failover
-	-- promoted a replica that never saw the last ones (as long as the replica's clock is
-	-- not behind the old master's by more than the failover took)
-	local now = redis.call('time')
-	local fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
-	-- SET ... GET (Redis 6.2+) writes the clock and reads the last token in one command
-	local last = tonumber(redis.call('set', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3], 'GET'))
-	if last and last >= fence then
-		fence = last + 1
-		redis.call('set', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
-	end
-	return fence
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  -- the token is Redis time in microseconds, or one more than the last token when that is
+  -- higher: so tokens keep increasing when the counter expired, and when a failover
+  -- promoted a replica that never saw the last ones (as long as the replica's clock is
+  -- not behind the old master's by more than the failover took)
+  local now = redis.call('TIME')
+  local fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  -- SET ... GET (Redis 6.2+) writes the clock and reads the last token in one command
+  local last = tonumber(redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3], 'GET'))
+  if last and last >= fence then
+    fence = last + 1
+    redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
+  end
+  return fence
 end
-local remaining = redis.call('pttl', KEYS[1])
+local remaining = redis.call('PTTL', KEYS[1])
 if remaining < 0 then
-	remaining = 0
+  remaining = 0
 end
 local wait = tonumber(ARGV[4])
 if wait > 0 then
-	-- tells the holder's release to publish: nobody pays for PUBLISH when nobody waits
-	redis.call('set', KEYS[3], '1', 'PX', math.max(remaining, wait, 1))
+  -- tells the holder's release to publish: nobody pays for PUBLISH when nobody waits
+  redis.call('SET', KEYS[3], '1', 'PX', math.max(remaining, wait, 1))
 end
 return -remaining

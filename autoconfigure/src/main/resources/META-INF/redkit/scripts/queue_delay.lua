@@ -9,21 +9,21 @@ local t = redis.call('TIME')
 local due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2])
 local e = ARGV[1]
 if ARGV[3] == 'none' then
-	redis.call('ZADD', KEYS[1], due, e)
-	return 1
+  redis.call('ZADD', KEYS[1], due, e)
+  return 1
 end
 local p1 = string.find(e, '|', 1, true)
 local p2 = string.find(e, '|', p1 + 1, true)
 local k = redis.sha1hex(string.sub(e, p2 + 1))
 local pending = redis.call('HGET', KEYS[2], k)
 if pending and redis.call('ZSCORE', KEYS[1], pending) then
-	if ARGV[3] == 'first-wins' then
-		return 0
-	end
-	redis.call('ZREM', KEYS[1], pending)
-	redis.call('HSET', KEYS[2], k, e)
-	redis.call('ZADD', KEYS[1], due, e)
-	return 0
+  if ARGV[3] == 'first-wins' then
+    return 0
+  end
+  redis.call('ZREM', KEYS[1], pending)
+  redis.call('HSET', KEYS[2], k, e)
+  redis.call('ZADD', KEYS[1], due, e)
+  return 0
 end
 redis.call('HSET', KEYS[2], k, e)
 redis.call('ZADD', KEYS[1], due, e)

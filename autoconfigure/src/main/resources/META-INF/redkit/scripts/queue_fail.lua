@@ -7,24 +7,24 @@
 -- Returns 0 = not owned any more (redelivered elsewhere), 1 = retried,
 -- 2 = dead-lettered, 3 = dropped.
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
-	return 0
+  return 0
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if ARGV[2] == 'retry' then
-	redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
-	return 1
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+  return 1
 end
 if ARGV[2] == 'drop' then
-	return 3
+  return 3
 end
 local retention = tonumber(ARGV[6])
 -- dead letters older than the retention leave, a bounded batch per call
 local old = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now - retention, 'LIMIT', 0, 100)
 for _, id in ipairs(old) do
-	redis.call('HDEL', KEYS[3], id)
-	redis.call('HDEL', KEYS[4], id)
-	redis.call('ZREM', KEYS[5], id)
+  redis.call('HDEL', KEYS[3], id)
+  redis.call('HDEL', KEYS[4], id)
+  redis.call('ZREM', KEYS[5], id)
 end
 redis.call('HSET', KEYS[3], ARGV[4], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])

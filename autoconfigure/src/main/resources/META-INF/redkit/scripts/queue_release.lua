@@ -4,7 +4,7 @@
 -- ARGV[1] element, ARGV[2] '1' = LIFO (back on top) else FIFO (back at the head)
 -- Returns 1 when released, 0 when not owned any more.
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
-	return 0
+  return 0
 end
 local e = ARGV[1]
 local p1 = string.find(e, '|', 1, true)
@@ -12,8 +12,8 @@ local p2 = string.find(e, '|', p1 + 1, true)
 local deliveries = math.max(tonumber(string.sub(e, p1 + 1, p2 - 1)) - 1, 0)
 local released = string.sub(e, 1, p1) .. deliveries .. string.sub(e, p2)
 if ARGV[2] == '1' then
-	redis.call('RPUSH', KEYS[2], released)
+  redis.call('RPUSH', KEYS[2], released)
 else
-	redis.call('LPUSH', KEYS[2], released)
+  redis.call('LPUSH', KEYS[2], released)
 end
 return 1

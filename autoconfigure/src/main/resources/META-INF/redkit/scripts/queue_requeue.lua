@@ -5,21 +5,21 @@
 -- Returns how many were re-queued.
 local ids
 if ARGV[1] ~= '' then
-	ids = { ARGV[1] }
+  ids = { ARGV[1] }
 else
-	ids = redis.call('ZRANGE', KEYS[3], 0, tonumber(ARGV[2]) - 1)
+  ids = redis.call('ZRANGE', KEYS[3], 0, tonumber(ARGV[2]) - 1)
 end
 local moved = 0
 for _, id in ipairs(ids) do
-	local e = redis.call('HGET', KEYS[1], id)
-	if e then
-		local p1 = string.find(e, '|', 1, true)
-		local p2 = string.find(e, '|', p1 + 1, true)
-		redis.call('RPUSH', KEYS[4], string.sub(e, 1, p1) .. '0' .. string.sub(e, p2))
-		moved = moved + 1
-	end
-	redis.call('HDEL', KEYS[1], id)
-	redis.call('HDEL', KEYS[2], id)
-	redis.call('ZREM', KEYS[3], id)
+  local e = redis.call('HGET', KEYS[1], id)
+  if e then
+    local p1 = string.find(e, '|', 1, true)
+    local p2 = string.find(e, '|', p1 + 1, true)
+    redis.call('RPUSH', KEYS[4], string.sub(e, 1, p1) .. '0' .. string.sub(e, p2))
+    moved = moved + 1
+  end
+  redis.call('HDEL', KEYS[1], id)
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('ZREM', KEYS[3], id)
 end
 return moved

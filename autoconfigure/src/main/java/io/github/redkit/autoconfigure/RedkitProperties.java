@@ -1,7 +1,5 @@
 package io.github.redkit.autoconfigure;
 
-import io.github.redkit.core.RedisKeyspace;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**

@@ -3,9 +3,10 @@ package io.github.redkit.cache;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.cache.RedisCacheWriter.TtlFunction;
 import org.springframework.util.Assert;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A time to live chosen at random in {@code [ttl × (1 − jitter), ttl]} for every entry

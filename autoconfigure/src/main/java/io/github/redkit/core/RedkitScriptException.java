@@ -1,7 +1,8 @@
 package io.github.redkit.core;
 
-import org.springframework.dao.NonTransientDataAccessException;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.NonTransientDataAccessException;
 
 /**
  * Redis answered a Redkit script with an error; the message names the script.

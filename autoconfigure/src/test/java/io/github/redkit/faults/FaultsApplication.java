@@ -3,13 +3,13 @@ package io.github.redkit.faults;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
 import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
+import io.github.redkit.autoconfigure.pubsub.RedkitPubSubAutoConfiguration;
 import io.github.redkit.autoconfigure.queue.QueueAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.pubsub.RedkitPubSubAutoConfiguration;
 import io.github.redkit.queue.QueueListener;
 import io.github.redkit.test.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -3,9 +3,9 @@ package io.github.redkit.idempotency;
 import java.util.EnumMap;
 import java.util.Map;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
 import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.test.RedisTopology;
 

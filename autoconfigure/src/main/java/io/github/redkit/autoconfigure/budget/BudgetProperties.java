@@ -1,6 +1,5 @@
 package io.github.redkit.autoconfigure.budget;
 
-import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;

@@ -1,12 +1,10 @@
 package io.github.redkit.autoconfigure.cache;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.cache.CacheEvents;
 import io.github.redkit.cache.CacheJson;
-import io.github.redkit.cache.CachePolicy;
 import io.github.redkit.cache.CacheSpec;
 import io.github.redkit.cache.MicrometerCacheEvents;
 import io.github.redkit.cache.RedkitCacheManagerCustomizer;
@@ -16,6 +14,7 @@ import io.github.redkit.cache.SingleFlight;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -32,7 +31,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.cache.RedisCacheWriter;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.util.ClassUtils;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Customizes Spring Boot's Redis cache manager (see

@@ -1,15 +1,13 @@
 package io.github.redkit.autoconfigure.cache;
 
-import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.redkit.cache.JitteredTtl;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Properties of Redkit's customization of Spring Boot's Redis cache manager.

@@ -1,6 +1,5 @@
 package io.github.redkit.autoconfigure.lock;
 
-import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 
 import io.github.redkit.core.RedkitAdvisorOrder;

@@ -1,8 +1,8 @@
 package io.github.redkit.autoconfigure.pubsub;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.util.List;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.pubsub.ChannelPublisher;

@@ -1,10 +1,10 @@
 package io.github.redkit.autoconfigure.pubsub;
 
-import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 
-import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Properties of Redkit's pub/sub: the channel publisher and durable control state.

@@ -1,10 +1,10 @@
 package io.github.redkit.autoconfigure.queue;
 
-import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;

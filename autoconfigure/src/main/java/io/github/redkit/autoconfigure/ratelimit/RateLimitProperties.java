@@ -1,6 +1,5 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
-import io.github.redkit.autoconfigure.DurationChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,12 +9,9 @@ import java.util.Map;
 import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
-import io.github.redkit.ratelimit.RateLimitPolicy;
-import io.github.redkit.ratelimit.RateLimitWindow;
-
-import org.springframework.beans.factory.InitializingBean;
-import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Rate limiting: named limits and what to do when Redis cannot be reached.

@@ -1,14 +1,15 @@
 package io.github.redkit.autoconfigure.cache;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.util.Map;
 
-import io.github.redkit.cache.CacheSpec;
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.cache.CachePolicy;
+import io.github.redkit.cache.CacheSpec;
 import io.github.redkit.cache.JitteredTtl;
 import io.github.redkit.cache.RedkitCacheManagerCustomizer;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration;
@@ -19,8 +20,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.cache.RedisCache;
 import org.springframework.data.redis.cache.RedisCacheManager;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class RedkitCacheAutoConfigurationTests {
 

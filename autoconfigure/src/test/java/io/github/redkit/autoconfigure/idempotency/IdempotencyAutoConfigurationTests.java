@@ -11,6 +11,7 @@ import io.github.redkit.idempotency.web.IdempotencyExceptionHandler;
 import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -18,8 +19,6 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.core.Ordered;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class IdempotencyAutoConfigurationTests {
 

@@ -1,10 +1,10 @@
 package io.github.redkit.autoconfigure.lock;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockAdvisor;
@@ -17,6 +17,7 @@ import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -25,8 +26,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class LockAutoConfigurationTests {
 

@@ -9,6 +9,7 @@ import io.github.redkit.pubsub.ControlStateSubscription;
 import io.github.redkit.pubsub.RedisControlState;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -16,8 +17,6 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class RedkitPubSubAutoConfigurationTests {
 

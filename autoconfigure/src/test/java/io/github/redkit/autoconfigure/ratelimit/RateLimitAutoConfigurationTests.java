@@ -1,9 +1,9 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import java.util.List;
 import java.util.Optional;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.ratelimit.MicrometerRateLimitMetrics;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
@@ -16,14 +16,13 @@ import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class RateLimitAutoConfigurationTests {
 

@@ -3,8 +3,8 @@ package io.github.redkit.lock.web;
 import java.time.Duration;
 import java.util.UUID;
 
-import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLock;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
@@ -20,7 +20,6 @@ import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
-
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
