@@ -1,16 +1,22 @@
 package io.github.redkit.autoconfigure;
 
 import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -42,6 +48,31 @@ public final class RedkitAutoConfiguration {
 		RedisScriptRunner runner = new RedisScriptRunner(connectionFactory);
 		runner.connectInBackground();
 		return runner;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+	static final class MicrometerMetricsConfiguration {
+
+		// the registry is looked up on first use: its auto-configuration may come later
+		@Bean
+		@ConditionalOnMissingBean
+		RedkitMetrics redkitMetrics(ObjectProvider<MeterRegistry> registry) {
+			return new MicrometerRedkitMetrics(registry::getIfUnique);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingClass("io.micrometer.core.instrument.MeterRegistry")
+	static final class NoMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RedkitMetrics redkitMetrics() {
+			return RedkitMetrics.NONE;
+		}
+
 	}
 
 	@Bean

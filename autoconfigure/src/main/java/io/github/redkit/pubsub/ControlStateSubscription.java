@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -48,7 +49,7 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 
 	private final JsonMapper mapper;
 
-	private final PubSubMetrics metrics;
+	private final RedkitMetrics metrics;
 
 	private final String subscriberId;
 
@@ -77,7 +78,7 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 	 * @param ackRenewal how often acknowledgements are renewed (shorter than their TTL)
 	 */
 	public ControlStateSubscription(RedisMessageListenerContainer container, RedisControlState state,
-			List<ControlStateListener> listeners, JsonMapper mapper, PubSubMetrics metrics, String subscriberId,
+			List<ControlStateListener> listeners, JsonMapper mapper, RedkitMetrics metrics, String subscriberId,
 			Duration ackRenewal) {
 		this.container = container;
 		this.state = state;
@@ -87,7 +88,7 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 		this.metrics = metrics;
 		this.subscriberId = subscriberId;
 		this.ackRenewal = ackRenewal;
-		metrics.watch(this);
+		metrics.gauge(PubSubMeters.SUBSCRIBED, this, (subscription) -> subscription.isSubscribed() ? 1 : 0);
 	}
 
 	@Override
@@ -134,7 +135,7 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 	public void onChannelSubscribed(byte[] channel, long count) {
 		this.subscribed = true;
 		if (this.subscriptions.incrementAndGet() > 1) {
-			this.metrics.resubscribed();
+			this.metrics.increment(PubSubMeters.RESUBSCRIBES);
 			logger.info("Control channel '" + this.state.channel() + "' subscribed again; re-reading the state");
 		}
 		refreshAll(true);
@@ -148,7 +149,7 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 	@Override
 	public void onMessage(Message message, byte @Nullable [] pattern) {
 		this.messages.incrementAndGet();
-		this.metrics.received();
+		this.metrics.increment(PubSubMeters.MESSAGES);
 		String body = new String(message.getBody(), StandardCharsets.UTF_8);
 		String group;
 		try {
@@ -160,7 +161,7 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 		}
 		catch (RuntimeException ex) {
 			this.badPayloads.incrementAndGet();
-			this.metrics.badPayload();
+			this.metrics.increment(PubSubMeters.BAD_PAYLOADS);
 			logger.warn("Dropped a bad message on control channel '" + this.state.channel() + "': " + abbreviate(body)
 					+ " (" + ex.getMessage() + ")");
 			return;

@@ -1,5 +1,6 @@
 package io.github.redkit.pubsub;
 
+import io.github.redkit.core.RedkitMetrics;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -14,7 +15,7 @@ public class JsonChannelPublisher implements ChannelPublisher {
 
 	private final JsonMapper mapper;
 
-	private final PubSubMetrics metrics;
+	private final RedkitMetrics metrics;
 
 	/**
 	 * Creates a publisher.
@@ -22,7 +23,7 @@ public class JsonChannelPublisher implements ChannelPublisher {
 	 * @param mapper the JSON mapper
 	 * @param metrics where publications are counted
 	 */
-	public JsonChannelPublisher(StringRedisTemplate template, JsonMapper mapper, PubSubMetrics metrics) {
+	public JsonChannelPublisher(StringRedisTemplate template, JsonMapper mapper, RedkitMetrics metrics) {
 		this.template = template;
 		this.mapper = mapper;
 		this.metrics = metrics;
@@ -34,7 +35,7 @@ public class JsonChannelPublisher implements ChannelPublisher {
 		String message = this.mapper.writeValueAsString(payload);
 		Long receivers = this.template.convertAndSend(channel, message);
 		long count = (receivers != null) ? receivers : 0;
-		this.metrics.published(count);
+		this.metrics.increment(PubSubMeters.PUBLISHED, "outcome", (count > 0) ? "delivered" : "unheard");
 		return count;
 	}
 

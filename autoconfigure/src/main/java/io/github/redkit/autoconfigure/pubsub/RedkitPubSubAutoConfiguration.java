@@ -5,15 +5,13 @@ import java.util.List;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.pubsub.ChannelPublisher;
 import io.github.redkit.pubsub.ControlStateHealthIndicator;
 import io.github.redkit.pubsub.ControlStateListener;
 import io.github.redkit.pubsub.ControlStateSubscription;
 import io.github.redkit.pubsub.JsonChannelPublisher;
-import io.github.redkit.pubsub.MicrometerPubSubMetrics;
-import io.github.redkit.pubsub.PubSubMetrics;
 import io.github.redkit.pubsub.RedisControlState;
-import io.micrometer.core.instrument.MeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,8 +33,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * them in step (on Spring Boot's {@link RedisMessageListenerContainer}), with a health
  * indicator and metrics.
  */
-@AutoConfiguration(after = RedkitAutoConfiguration.class,
-		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@AutoConfiguration(after = RedkitAutoConfiguration.class)
 @ConditionalOnClass({ JsonMapper.class, RedisMessageListenerContainer.class })
 @ConditionalOnBean(RedisScriptRunner.class)
 @ConditionalOnBooleanProperty(name = "redkit.pubsub.enabled", matchIfMissing = true)
@@ -46,9 +43,9 @@ public final class RedkitPubSubAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ChannelPublisher redkitChannelPublisher(RedisScriptRunner runner, ObjectProvider<JsonMapper> mapper,
-			ObjectProvider<PubSubMetrics> metrics) {
+			RedkitMetrics metrics) {
 		return new JsonChannelPublisher(runner.template(), mapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				metrics.getIfAvailable(() -> PubSubMetrics.NONE));
+				metrics);
 	}
 
 	@Bean
@@ -74,13 +71,13 @@ public final class RedkitPubSubAutoConfiguration {
 	@ConditionalOnBean(ControlStateListener.class)
 	ControlStateSubscription redkitControlStateSubscription(RedisMessageListenerContainer container,
 			RedisControlState state, List<ControlStateListener> listeners, ObjectProvider<JsonMapper> mapper,
-			ObjectProvider<PubSubMetrics> metrics, RedkitPubSubProperties properties, Environment environment) {
+			RedkitMetrics metrics, RedkitPubSubProperties properties, Environment environment) {
 		RedkitPubSubProperties.Control control = properties.getControl();
 		String subscriberId = (control.getSubscriberId() != null) ? control.getSubscriberId()
 				: defaultSubscriberId(environment);
 		return new ControlStateSubscription(container, state, listeners,
-				mapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				metrics.getIfAvailable(() -> PubSubMetrics.NONE), subscriberId, control.getAckTtl().dividedBy(3));
+				mapper.getIfAvailable(() -> JsonMapper.builder().build()), metrics, subscriberId,
+				control.getAckTtl().dividedBy(3));
 	}
 
 	private static String defaultSubscriberId(Environment environment) {
@@ -90,19 +87,6 @@ public final class RedkitPubSubAutoConfiguration {
 		}
 		return environment.getProperty("spring.application.name", "application") + "@" + host + ":"
 				+ ProcessHandle.current().pid();
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	static class PubSubMetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		@ConditionalOnBean(MeterRegistry.class)
-		PubSubMetrics redkitPubSubMetrics(MeterRegistry registry) {
-			return new MicrometerPubSubMetrics(registry);
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)
