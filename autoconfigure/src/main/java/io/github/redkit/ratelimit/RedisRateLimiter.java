@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -58,7 +59,7 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final Duration failureCooldown;
 
-	private final RateLimitMetrics metrics;
+	private final RedkitMetrics metrics;
 
 	private final boolean cluster;
 
@@ -76,7 +77,7 @@ public class RedisRateLimiter implements RateLimiter {
 	 * @param metrics records decisions
 	 */
 	public RedisRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, Map<String, RateLimitPolicy> policies,
-			RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown, RateLimitMetrics metrics) {
+			RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown, RedkitMetrics metrics) {
 		this.runner = runner;
 		this.keyspace = keyspace;
 		policies.forEach((name, policy) -> this.limits.put(name, PreparedLimit.of(name, policy, keyspace)));
@@ -202,10 +203,13 @@ public class RedisRateLimiter implements RateLimiter {
 	}
 
 	private RateLimitDecision record(String limitName, long start, RateLimitDecision decision) {
-		this.metrics.record(limitName,
-				decision.allowed() ? RateLimitMetrics.Outcome.ALLOWED : RateLimitMetrics.Outcome.DENIED,
-				System.nanoTime() - start);
+		measure(limitName, decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED, start);
 		return decision;
+	}
+
+	private void measure(String limitName, String outcome, long start) {
+		this.metrics.increment(RateLimitMeters.DECISIONS, "limit", limitName, "outcome", outcome);
+		this.metrics.record(RateLimitMeters.DURATION, System.nanoTime() - start, "limit", limitName);
 	}
 
 	private RateLimitDecision failed(String limitName, long start, DataAccessException cause) {
@@ -214,10 +218,10 @@ public class RedisRateLimiter implements RateLimiter {
 					+ cause.getMessage());
 		}
 		if (this.failureMode == RateLimitFailureMode.ALLOW) {
-			this.metrics.record(limitName, RateLimitMetrics.Outcome.FAILED_OPEN, System.nanoTime() - start);
+			measure(limitName, RateLimitMeters.FAILED_OPEN, start);
 			return RateLimitDecision.failedOpen();
 		}
-		this.metrics.record(limitName, RateLimitMetrics.Outcome.FAILED_CLOSED, System.nanoTime() - start);
+		measure(limitName, RateLimitMeters.FAILED_CLOSED, start);
 		throw new RateLimiterUnavailableException(limitName, this.failureCooldown, cause);
 	}
 

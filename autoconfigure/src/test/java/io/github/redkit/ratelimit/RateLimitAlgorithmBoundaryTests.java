@@ -8,13 +8,13 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import org.springframework.data.redis.connection.RedisServerCommands;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What each algorithm lets through around a window boundary, timed on Redis' clock: a
@@ -32,7 +32,7 @@ class RateLimitAlgorithmBoundaryTests {
 	void createLimiter() {
 		this.runner = new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory());
 		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("rl-boundary"), Map.of(),
-				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RateLimitMetrics.NONE);
+				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RedkitMetrics.NONE);
 	}
 
 	@Test

@@ -60,10 +60,8 @@ class RateLimitFailureModeTests {
 					assertThat(decision.allowed()).isTrue();
 					assertThat(decision.remaining()).isEqualTo(-1);
 				}
-				assertThat(
-						registry.counter(MicrometerRateLimitMetrics.DECISIONS, "limit", "api", "outcome", "failed-open")
-							.count())
-					.isEqualTo(5);
+				assertThat(registry.counter("redkit.ratelimit.decisions", "limit", "api", "outcome", "failed-open")
+					.count()).isEqualTo(5);
 			}
 			finally {
 				redis.start();
@@ -94,9 +92,10 @@ class RateLimitFailureModeTests {
 					assertThatExceptionOfType(RateLimiterUnavailableException.class)
 						.isThrownBy(() -> limiter.tryAcquire("api", "outage-deny"));
 					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
-					assertThat(registry
-						.counter(MicrometerRateLimitMetrics.DECISIONS, "limit", "api", "outcome", "failed-closed")
-						.count()).isEqualTo(2);
+					assertThat(
+							registry.counter("redkit.ratelimit.decisions", "limit", "api", "outcome", "failed-closed")
+								.count())
+						.isEqualTo(2);
 				}
 				finally {
 					redis.resume();

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
@@ -22,12 +23,11 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 @ParameterizedClass
 @RedisTopologies
@@ -49,7 +49,7 @@ class RedisRateLimiterTests {
 		this.redis = this.topology.server();
 		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
 		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("rl-test"), Map.of(),
-				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RateLimitMetrics.NONE);
+				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RedkitMetrics.NONE);
 	}
 
 	private RateLimitPolicy policy(RateLimitAlgorithm algorithm, RateLimitWindow... windows) {

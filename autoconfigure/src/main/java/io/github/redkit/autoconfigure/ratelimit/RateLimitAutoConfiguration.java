@@ -5,16 +5,14 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
-import io.github.redkit.ratelimit.MicrometerRateLimitMetrics;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
-import io.github.redkit.ratelimit.RateLimitMetrics;
 import io.github.redkit.ratelimit.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.RateLimitedInterceptor;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
-import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -44,10 +42,9 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiter redkitRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, RateLimitProperties properties,
-			ObjectProvider<RateLimitMetrics> metrics) {
+			RedkitMetrics metrics) {
 		return new RedisRateLimiter(runner, keyspace, RateLimitPropertiesMapper.policies(properties),
-				properties.getFailureMode(), properties.getTimeout(), properties.getFailureCooldown(),
-				metrics.getIfAvailable(() -> RateLimitMetrics.NONE));
+				properties.getFailureMode(), properties.getTimeout(), properties.getFailureCooldown(), metrics);
 	}
 
 	@Bean
@@ -58,22 +55,6 @@ public final class RateLimitAutoConfiguration {
 			Environment environment) {
 		int order = EarlyProperties.bind(environment, "redkit.rate-limit", RateLimitProperties.class).getOrder();
 		return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimiter, evaluator, listeners), order);
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	static class RateLimitMetricsConfiguration {
-
-		// an ObjectProvider rather than @ConditionalOnBean: the registry's
-		// auto-configuration
-		// may be processed after this one
-		@Bean
-		@ConditionalOnMissingBean
-		RateLimitMetrics redkitRateLimitMetrics(ObjectProvider<MeterRegistry> registry) {
-			MeterRegistry meterRegistry = registry.getIfUnique();
-			return (meterRegistry != null) ? new MicrometerRateLimitMetrics(meterRegistry) : RateLimitMetrics.NONE;
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -4,10 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.ratelimit.MicrometerRateLimitMetrics;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
-import io.github.redkit.ratelimit.RateLimitMetrics;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.RateLimiter;
@@ -73,11 +71,11 @@ class RateLimitAutoConfigurationTests {
 				limiter.tryAcquire("m", key);
 				limiter.tryAcquire("m", key);
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				assertThat(registry.counter(MicrometerRateLimitMetrics.DECISIONS, "limit", "m", "outcome", "allowed")
-					.count()).isEqualTo(1);
-				assertThat(registry.counter(MicrometerRateLimitMetrics.DECISIONS, "limit", "m", "outcome", "denied")
-					.count()).isEqualTo(1);
-				assertThat(registry.timer(MicrometerRateLimitMetrics.DURATION, "limit", "m").count()).isEqualTo(2);
+				assertThat(registry.counter("redkit.ratelimit.decisions", "limit", "m", "outcome", "allowed").count())
+					.isEqualTo(1);
+				assertThat(registry.counter("redkit.ratelimit.decisions", "limit", "m", "outcome", "denied").count())
+					.isEqualTo(1);
+				assertThat(registry.timer("redkit.ratelimit.duration", "limit", "m").count()).isEqualTo(2);
 			});
 	}
 
@@ -151,11 +149,6 @@ class RateLimitAutoConfigurationTests {
 		@Bean
 		RateLimiter customRateLimiter() {
 			return INSTANCE;
-		}
-
-		@Bean
-		RateLimitMetrics unusedMetrics() {
-			return RateLimitMetrics.NONE;
 		}
 
 	}

@@ -1,0 +1,30 @@
+package io.github.redkit.ratelimit;
+
+import io.github.redkit.core.RedkitMeter;
+
+/**
+ * The meters of rate limits, recorded through
+ * {@link io.github.redkit.core.RedkitMetrics}. Tags: {@code limit} (the limit's name,
+ * never a key) and {@code outcome}.
+ */
+final class RateLimitMeters {
+
+	/** Decisions; tag {@code outcome}: allowed, denied, failed-open or failed-closed. */
+	static final RedkitMeter DECISIONS = RedkitMeter.counter("redkit.ratelimit.decisions", "Rate-limit decisions");
+
+	/** Time to decide. */
+	static final RedkitMeter DURATION = RedkitMeter.timer("redkit.ratelimit.duration",
+			"Time to decide a rate-limited call");
+
+	static final String ALLOWED = "allowed";
+
+	static final String DENIED = "denied";
+
+	static final String FAILED_OPEN = "failed-open";
+
+	static final String FAILED_CLOSED = "failed-closed";
+
+	private RateLimitMeters() {
+	}
+
+}
