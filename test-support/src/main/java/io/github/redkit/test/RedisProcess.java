@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One {@code redis-server} process on the loopback interface, without persistence.
@@ -23,7 +24,7 @@ final class RedisProcess {
 
 	private final List<String> arguments;
 
-	private Process process;
+	private @Nullable Process process;
 
 	RedisProcess(Path binary, Path directory, int port, List<String> extraArgs) {
 		this(serverArguments(directory, port, extraArgs), binary, directory, port);
@@ -63,23 +64,25 @@ final class RedisProcess {
 	synchronized void start() {
 		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
 		command.addAll(this.arguments);
+		Process process;
 		try {
-			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+			process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(this.directory.resolve("redis-" + this.port + ".log").toFile())
 				.start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot start " + this.binary, ex);
 		}
-		awaitPong();
+		this.process = process;
+		awaitPong(process);
 	}
 
-	private void awaitPong() {
+	private void awaitPong(Process process) {
 		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
 		RuntimeException last = null;
 		while (System.nanoTime() < deadline) {
-			if (!this.process.isAlive()) {
-				throw new IllegalStateException("redis-server exited with " + this.process.exitValue() + "; see "
+			if (!process.isAlive()) {
+				throw new IllegalStateException("redis-server exited with " + process.exitValue() + "; see "
 						+ this.directory.resolve("redis-" + this.port + ".log"));
 			}
 			try (RespClient client = RespClient.connect(RedisServer.HOST, this.port, Duration.ofSeconds(1))) {

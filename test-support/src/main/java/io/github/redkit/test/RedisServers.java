@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Entry point of the test support: shared servers started once per JVM and stopped when
@@ -27,13 +28,13 @@ public final class RedisServers {
 
 	private static final String OLDEST_IMAGE = "redis:6.2";
 
-	private static RedisServer standalone;
+	private static @Nullable RedisServer standalone;
 
-	private static RedisServer cluster;
+	private static @Nullable RedisServer cluster;
 
-	private static RedisServer oldest;
+	private static @Nullable RedisServer oldest;
 
-	private static RedisServer sentinel;
+	private static @Nullable RedisServer sentinel;
 
 	private RedisServers() {
 	}

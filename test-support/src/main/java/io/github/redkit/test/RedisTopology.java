@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shared servers a behaviour suite runs against, for
@@ -40,7 +41,7 @@ public enum RedisTopology {
 
 	private final boolean heavy;
 
-	private LettuceConnectionFactory connectionFactory;
+	private @Nullable LettuceConnectionFactory connectionFactory;
 
 	RedisTopology(Supplier<RedisServer> server, boolean heavy) {
 		this.server = server;

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A minimal blocking RESP2 client used to start, probe and inspect test servers without
@@ -57,7 +58,7 @@ public final class RespClient implements AutoCloseable {
 	 * @param args the command and its arguments
 	 * @return a String, Long, List or null
 	 */
-	public Object call(String... args) {
+	public @Nullable Object call(String... args) {
 		try {
 			ByteArrayOutputStream buffer = new ByteArrayOutputStream();
 			buffer.write(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
@@ -80,10 +81,14 @@ public final class RespClient implements AutoCloseable {
 	 * Sends one command whose reply is a bulk or simple string.
 	 * @param args the command and its arguments
 	 * @return the reply as a string
+	 * @throws IllegalStateException when the reply is nil
 	 */
 	public String callForString(String... args) {
 		Object reply = call(args);
-		return (reply != null) ? reply.toString() : null;
+		if (reply == null) {
+			throw new IllegalStateException("Nil reply to " + String.join(" ", args));
+		}
+		return reply.toString();
 	}
 
 	/**
@@ -91,7 +96,7 @@ public final class RespClient implements AutoCloseable {
 	 * {@code SUBSCRIBE}).
 	 * @return a String, Long, List or null
 	 */
-	public Object read() {
+	public @Nullable Object read() {
 		try {
 			return readReply();
 		}
@@ -100,7 +105,7 @@ public final class RespClient implements AutoCloseable {
 		}
 	}
 
-	private Object readReply() throws IOException {
+	private @Nullable Object readReply() throws IOException {
 		int type = this.in.read();
 		if (type == -1) {
 			throw new IOException("Connection closed by Redis");
