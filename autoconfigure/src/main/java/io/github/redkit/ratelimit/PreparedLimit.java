@@ -16,7 +16,7 @@ import org.springframework.util.Assert;
  * then limit and period of each window) with the struct formats that read them: one
  * {@code struct.unpack} costs Redis less than a string-to-number conversion per number.
  *
- * @param name the limit's name
+ * @param name the limit's name, as metrics and messages show it
  * @param policy its policy
  * @param keyPrefix the prefix of its keys
  * @param argumentsForOne the script arguments for a cost of one
@@ -33,11 +33,25 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 	 * @return the prepared limit
 	 */
 	static PreparedLimit of(String name, RateLimitPolicy policy, RedisKeyspace keyspace) {
+		return of(name, name, policy, keyspace);
+	}
+
+	/**
+	 * Prepares a limit whose counters are kept under another name than the one it is
+	 * shown under.
+	 * @param name the limit's name, as metrics and messages show it
+	 * @param id the name its keys are built from (hashed by the keyspace when long)
+	 * @param policy its policy
+	 * @param keyspace the keyspace of its keys
+	 * @return the prepared limit
+	 */
+	static PreparedLimit of(String name, String id, RateLimitPolicy policy, RedisKeyspace keyspace) {
 		Assert.hasText(name, "A rate limit needs a name");
+		Assert.hasText(id, "A rate limit needs an id");
 		Assert.notNull(policy, "A rate limit needs a policy");
 		int windows = policy.windows().size();
 		byte[][] arguments = { numbers(policy, 1), format(1 + 2 * windows), format(4 * windows) };
-		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(name), arguments, policy.smallestLimit());
+		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), arguments, policy.smallestLimit());
 	}
 
 	/**

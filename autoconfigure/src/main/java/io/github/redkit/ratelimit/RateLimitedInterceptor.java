@@ -21,7 +21,7 @@ import org.springframework.core.MethodClassKey;
  */
 public class RateLimitedInterceptor implements MethodInterceptor {
 
-	private static final RateLimitedOperation NOT_LIMITED = new RateLimitedOperation("", null, new String[0], 1);
+	private static final RateLimitedOperation NOT_LIMITED = new RateLimitedOperation("", "", null, new String[0], 1);
 
 	private final Map<MethodClassKey, RateLimitedOperation> operations = new ConcurrentHashMap<>(64);
 
@@ -59,8 +59,8 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		Collaborators collaborators = collaborators();
 		List<String> keys = keys(operation, invocation, collaborators.evaluator());
 		RateLimiter limiter = collaborators.rateLimiter();
-		RateLimitDecision decision = (operation.inlinePolicy() != null)
-				? limiter.tryAcquire(operation.limitName(), operation.inlinePolicy(), keys, operation.cost())
+		RateLimitDecision decision = (operation.inlinePolicy() != null) ? limiter.tryAcquire(operation.limitName(),
+				operation.limitId(), operation.inlinePolicy(), keys, operation.cost())
 				: limiter.tryAcquire(operation.limitName(), keys, operation.cost());
 		RateLimitPolicy policy = Optional.ofNullable(operation.inlinePolicy())
 			.or(() -> limiter.policy(operation.limitName()))

@@ -2,22 +2,30 @@ package io.github.redkit.ratelimit;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.StringJoiner;
 
 import io.github.redkit.core.AnnotationDurations;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
 
 /**
  * What a {@link RateLimited} method asks for, resolved once per method: the limit name,
  * an inline policy if any, the key expressions and the cost.
  *
- * @param limitName the limit (for an inline limit: {@code Class.method}, or {@code Class}
- * when the annotation is on the class)
+ * @param limitName the limit (for an inline limit the short name metrics, headers and
+ * exceptions show: {@code Class.method}, or {@code Class} when the annotation is on the
+ * class)
+ * @param limitId what the counters of an inline limit are kept under, unique and stable:
+ * the class's full name, then the method and its parameter types (e.g.
+ * {@code com.example.MailService.send(java.lang.String,int)}); the limit name for a named
+ * limit
  * @param inlinePolicy the inline policy, or {@code null} for a named limit
  * @param keyExpressions the SpEL key expressions; empty for one shared key
  * @param cost permits per call
  */
-record RateLimitedOperation(String limitName, RateLimitPolicy inlinePolicy, String[] keyExpressions, int cost) {
+record RateLimitedOperation(String limitName, String limitId, RateLimitPolicy inlinePolicy, String[] keyExpressions,
+		int cost) {
 
 	/** The identifier of a method limited without key expressions. */
 	static final String SHARED_KEY = "all";
@@ -50,7 +58,8 @@ record RateLimitedOperation(String limitName, RateLimitPolicy inlinePolicy, Stri
 							+ (named ? "both" : "neither"));
 		}
 		if (named) {
-			return new RateLimitedOperation(annotation.value(), null, annotation.key(), annotation.cost());
+			return new RateLimitedOperation(annotation.value(), annotation.value(), null, annotation.key(),
+					annotation.cost());
 		}
 		if (annotation.limit() <= 0) {
 			throw new IllegalStateException(where + ": limit must be > 0 (was " + annotation.limit() + ")");
@@ -60,9 +69,20 @@ record RateLimitedOperation(String limitName, RateLimitPolicy inlinePolicy, Stri
 			throw new IllegalStateException(where + ": an inline limit needs a period of at least 1ms");
 		}
 		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(RateLimitWindow.of(annotation.limit(), period));
-		// an inline limit on a class is shared by all its methods
-		String name = onClass ? targetClass.getSimpleName() : targetClass.getSimpleName() + "." + method.getName();
-		return new RateLimitedOperation(name, policy, annotation.key(), annotation.cost());
+		// an inline limit on a class is shared by all its methods; the short name can be
+		// shared by same-named classes and by overloads, the id cannot
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		String name = onClass ? userClass.getSimpleName() : userClass.getSimpleName() + "." + method.getName();
+		String id = onClass ? userClass.getName() : userClass.getName() + "." + signature(method);
+		return new RateLimitedOperation(name, id, policy, annotation.key(), annotation.cost());
+	}
+
+	private static String signature(Method method) {
+		StringJoiner parameters = new StringJoiner(",", method.getName() + "(", ")");
+		for (Class<?> type : method.getParameterTypes()) {
+			parameters.add(type.getTypeName());
+		}
+		return parameters.toString();
 	}
 
 }

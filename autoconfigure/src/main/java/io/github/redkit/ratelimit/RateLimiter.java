@@ -42,6 +42,23 @@ public interface RateLimiter {
 	RateLimitDecision tryAcquire(String limitName, RateLimitPolicy policy, List<String> keys, int cost);
 
 	/**
+	 * Takes {@code cost} permits of an explicit policy whose counters are kept under an
+	 * id of their own, while metrics, headers and exceptions show a shorter name. This is
+	 * how {@link RateLimited} counts an inline limit: under the method's full signature,
+	 * shown as {@code Class.method}.
+	 * @param limitName the name metrics, headers and exceptions show
+	 * @param limitId the unique, stable name the counters are kept under
+	 * @param policy the policy to apply
+	 * @param keys the identifiers; all must be under every window
+	 * @param cost permits to take, at least 1
+	 * @return the decision
+	 */
+	default RateLimitDecision tryAcquire(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
+			int cost) {
+		return tryAcquire(limitId, policy, keys, cost);
+	}
+
+	/**
 	 * Adds or replaces a named limit at run time, e.g. per plan or tenant. Counters are
 	 * kept for every window whose period and algorithm are unchanged.
 	 * @param limitName the limit name

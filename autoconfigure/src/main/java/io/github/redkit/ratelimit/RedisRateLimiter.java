@@ -2,6 +2,7 @@ package io.github.redkit.ratelimit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -102,13 +103,21 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, RateLimitPolicy policy, List<String> keys, int cost) {
+		return tryAcquire(limitName, limitName, policy, keys, cost);
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
+			int cost) {
 		Assert.hasText(limitName, "A rate limit needs a name");
+		Assert.hasText(limitId, "A rate limit needs an id");
 		// inline policies (@RateLimited(limit = ..., period = ...)) come with every call:
-		// prepared once per name, again only when the policy changes
-		PreparedLimit limit = this.inlineLimits.get(limitName);
-		if (limit == null || (limit.policy() != policy && !limit.policy().equals(policy))) {
-			limit = PreparedLimit.of(limitName, policy, this.keyspace);
-			this.inlineLimits.put(limitName, limit);
+		// prepared once per id, again only when the policy changes
+		PreparedLimit limit = this.inlineLimits.get(limitId);
+		if (limit == null || (limit.policy() != policy && !limit.policy().equals(policy))
+				|| !limit.name().equals(limitName)) {
+			limit = PreparedLimit.of(limitName, limitId, policy, this.keyspace);
+			this.inlineLimits.put(limitId, limit);
 		}
 		return tryAcquire(limit, keys, cost);
 	}
@@ -223,6 +232,14 @@ public class RedisRateLimiter implements RateLimiter {
 		}
 		measure(limitName, RateLimitMeters.FAILED_CLOSED, start);
 		throw new RateLimiterUnavailableException(limitName, this.failureCooldown, cause);
+	}
+
+	/**
+	 * The inline limits prepared so far, by id (for tests).
+	 * @return a read-only view
+	 */
+	Map<String, PreparedLimit> inlineLimits() {
+		return Collections.unmodifiableMap(this.inlineLimits);
 	}
 
 	@Override

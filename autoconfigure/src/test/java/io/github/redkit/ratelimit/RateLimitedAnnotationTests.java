@@ -1,5 +1,6 @@
 package io.github.redkit.ratelimit;
 
+import java.util.Map;
 import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
@@ -26,6 +27,9 @@ class RateLimitedAnnotationTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
 		.withPropertyValues(RedisServers.standalone().springProperties())
+		// a first call that waited for the connection longer than the timeout would fail
+		// open and leave nothing counted
+		.withPropertyValues("redkit.rate-limit.timeout=5s")
 		.withPropertyValues("redkit.key-prefix=" + this.prefix, "redkit.rate-limit.limits.login.windows[0].limit=2",
 				"redkit.rate-limit.limits.login.windows[0].period=1h")
 		.withUserConfiguration(Services.class);
@@ -64,6 +68,40 @@ class RateLimitedAnnotationTests {
 			reports.daily();
 			reports.weekly();
 			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(reports::daily);
+		});
+	}
+
+	@Test
+	void sameNamedClassesInDifferentPackagesKeepSeparateCounters() {
+		this.runner.run((context) -> {
+			io.github.redkit.ratelimit.samename.first.QuotaService first = context
+				.getBean(io.github.redkit.ratelimit.samename.first.QuotaService.class);
+			io.github.redkit.ratelimit.samename.second.QuotaService second = context
+				.getBean(io.github.redkit.ratelimit.samename.second.QuotaService.class);
+			assertThat(first.check()).isEqualTo("first");
+			assertThat(second.check()).as("a limit of its own").isEqualTo("second");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(first::check)
+				.satisfies((ex) -> assertThat(ex.getLimitName()).isEqualTo("QuotaService.check"));
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(second::check);
+		});
+	}
+
+	@Test
+	void overloadsKeepSeparateCountersAndArePreparedOnce() {
+		this.runner.run((context) -> {
+			MessageService messages = context.getBean(MessageService.class);
+			RedisRateLimiter limiter = context.getBean(RedisRateLimiter.class);
+			messages.send("a");
+			messages.send("a", 1);
+			Map<String, PreparedLimit> prepared = Map.copyOf(limiter.inlineLimits());
+			assertThat(prepared).as("one prepared limit per overload").hasSize(2);
+			messages.send("a", 2);
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> messages.send("a"));
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> messages.send("a", 3));
+			assertThat(limiter.inlineLimits()).hasSize(2);
+			prepared.forEach((name, limit) -> assertThat(limiter.inlineLimits().get(name))
+				.as("not prepared again on later calls")
+				.isSameAs(limit));
 		});
 	}
 
@@ -107,6 +145,21 @@ class RateLimitedAnnotationTests {
 			return new ReportService();
 		}
 
+		@Bean
+		MessageService messageService() {
+			return new MessageService();
+		}
+
+		@Bean
+		io.github.redkit.ratelimit.samename.first.QuotaService firstQuotaService() {
+			return new io.github.redkit.ratelimit.samename.first.QuotaService();
+		}
+
+		@Bean
+		io.github.redkit.ratelimit.samename.second.QuotaService secondQuotaService() {
+			return new io.github.redkit.ratelimit.samename.second.QuotaService();
+		}
+
 	}
 
 	static class LoginService {
@@ -138,6 +191,18 @@ class RateLimitedAnnotationTests {
 		}
 
 		void weekly() {
+		}
+
+	}
+
+	static class MessageService {
+
+		@RateLimited(limit = 1, period = "1h")
+		void send(String to) {
+		}
+
+		@RateLimited(limit = 2, period = "1h")
+		void send(String to, int copies) {
 		}
 
 	}

@@ -68,12 +68,32 @@ class RedisRateLimiterTests {
 			assertThat(acquire(three, "changing").allowed()).isTrue();
 		}
 		assertThat(acquire(three, "changing").allowed()).isFalse();
-		// an equal policy built again is the same limit
+		PreparedLimit prepared = this.limiter.inlineLimits().get(this.id);
+		// an equal policy built again is the same limit, not prepared again
 		assertThat(acquire(RateLimitPolicy.slidingWindow(RateLimitWindow.of(3, Duration.ofHours(1))), "changing")
 			.allowed()).isFalse();
+		assertThat(this.limiter.inlineLimits().get(this.id)).isSameAs(prepared);
 		assertThat(acquire(five, "changing").remaining()).isEqualTo(1);
 		assertThat(acquire(five, "changing").allowed()).isTrue();
 		assertThat(acquire(five, "changing").allowed()).isFalse();
+	}
+
+	@Test
+	void inlineLimitsShownUnderOneNameKeepTheirCountersApartByIdAndArePreparedOncePerId() {
+		RateLimitPolicy one = RateLimitPolicy.slidingWindow(RateLimitWindow.of(1, Duration.ofHours(1)));
+		RateLimitPolicy two = RateLimitPolicy.slidingWindow(RateLimitWindow.of(2, Duration.ofHours(1)));
+		String first = this.id + ".send(java.lang.String)";
+		String second = this.id + ".send(java.lang.String,int)";
+		assertThat(this.limiter.tryAcquire("Mail.send", first, one, List.of("u"), 1).allowed()).isTrue();
+		assertThat(this.limiter.tryAcquire("Mail.send", second, two, List.of("u"), 1).remaining()).isEqualTo(1);
+		PreparedLimit firstPrepared = this.limiter.inlineLimits().get(first);
+		PreparedLimit secondPrepared = this.limiter.inlineLimits().get(second);
+		assertThat(this.limiter.tryAcquire("Mail.send", first, one, List.of("u"), 1).allowed()).isFalse();
+		assertThat(this.limiter.tryAcquire("Mail.send", second, two, List.of("u"), 1).allowed()).isTrue();
+		assertThat(this.limiter.tryAcquire("Mail.send", second, two, List.of("u"), 1).allowed()).isFalse();
+		assertThat(this.limiter.inlineLimits().get(first)).isSameAs(firstPrepared);
+		assertThat(this.limiter.inlineLimits().get(second)).isSameAs(secondPrepared);
+		assertThat(firstPrepared.name()).isEqualTo("Mail.send");
 	}
 
 	@ParameterizedTest
