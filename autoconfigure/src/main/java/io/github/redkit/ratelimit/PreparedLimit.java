@@ -104,7 +104,7 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 		long resetAfter = (long) numbers.getDouble();
 		RateLimitWindow window = this.policy.windows().get((int) numbers.getDouble());
 		return new RateLimitDecision(allowed, remaining, Duration.ofMillis(allowed ? 0 : retryAfter),
-				Duration.ofMillis(resetAfter), window);
+				Duration.ofMillis(resetAfter), window, this.policy);
 	}
 
 	private static byte[] numbers(RateLimitPolicy policy, int cost) {

@@ -1,5 +1,7 @@
 package io.github.redkit.ratelimit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Told about every call {@link RateLimited} lets through, e.g. to write the
  * {@code RateLimit} response headers.
@@ -13,6 +15,6 @@ public interface RateLimitDecisionListener {
 	 * @param policy its policy, or {@code null} when unknown
 	 * @param decision the decision
 	 */
-	void allowed(String limitName, RateLimitPolicy policy, RateLimitDecision decision);
+	void allowed(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision);
 
 }

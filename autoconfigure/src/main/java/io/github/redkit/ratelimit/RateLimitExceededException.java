@@ -2,6 +2,8 @@ package io.github.redkit.ratelimit;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A call was refused by its rate limit. In Spring MVC it becomes {@code 429 Too Many
  * Requests} with {@code Retry-After}, {@code RateLimit} and {@code RateLimit-Policy}
@@ -11,7 +13,7 @@ public class RateLimitExceededException extends RuntimeException {
 
 	private final String limitName;
 
-	private final RateLimitPolicy policy;
+	private final @Nullable RateLimitPolicy policy;
 
 	private final RateLimitDecision decision;
 
@@ -21,7 +23,7 @@ public class RateLimitExceededException extends RuntimeException {
 	 * @param policy its policy
 	 * @param decision the refusal
 	 */
-	public RateLimitExceededException(String limitName, RateLimitPolicy policy, RateLimitDecision decision) {
+	public RateLimitExceededException(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision) {
 		super("Rate limit '" + limitName + "' exceeded; retry after " + decision.retryAfter().toMillis() + " ms");
 		this.limitName = limitName;
 		this.policy = policy;
@@ -46,9 +48,9 @@ public class RateLimitExceededException extends RuntimeException {
 
 	/**
 	 * The policy of the limit.
-	 * @return the policy
+	 * @return the policy, or {@code null} when unknown
 	 */
-	public RateLimitPolicy getPolicy() {
+	public @Nullable RateLimitPolicy getPolicy() {
 		return this.policy;
 	}
 

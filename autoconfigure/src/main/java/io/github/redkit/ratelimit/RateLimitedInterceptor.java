@@ -3,35 +3,26 @@ package io.github.redkit.ratelimit;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import io.github.redkit.core.KeyExpressionEvaluator;
-import org.aopalliance.intercept.MethodInterceptor;
+import io.github.redkit.core.RedkitInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-
-import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.core.MethodClassKey;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies {@link RateLimited}: evaluates the key expressions, asks the
- * {@link RateLimiter} and either proceeds or throws {@link RateLimitExceededException}.
+ * {@link RateLimiter} once and either proceeds or throws
+ * {@link RateLimitExceededException}. The decision carries its policy, so answering with
+ * headers needs no second question.
  */
-public class RateLimitedInterceptor implements MethodInterceptor {
+public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperation> {
 
-	private static final RateLimitedOperation NOT_LIMITED = new RateLimitedOperation("", "", null, new String[0], 1);
+	private final Supplier<RateLimiter> rateLimiter;
 
-	private final Map<MethodClassKey, RateLimitedOperation> operations = new ConcurrentHashMap<>(64);
+	private final Supplier<KeyExpressionEvaluator> evaluator;
 
-	private final ObjectProvider<RateLimiter> rateLimiter;
-
-	private final ObjectProvider<KeyExpressionEvaluator> evaluator;
-
-	private final ObjectProvider<RateLimitDecisionListener> listeners;
-
-	private volatile Collaborators collaborators;
+	private final Supplier<List<RateLimitDecisionListener>> listeners;
 
 	/**
 	 * Creates an interceptor; its collaborators are looked up on first use so that
@@ -40,84 +31,47 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 	 * @param evaluator evaluates key expressions
 	 * @param listeners told about allowed calls (e.g. to write response headers)
 	 */
-	public RateLimitedInterceptor(ObjectProvider<RateLimiter> rateLimiter,
-			ObjectProvider<KeyExpressionEvaluator> evaluator, ObjectProvider<RateLimitDecisionListener> listeners) {
+	public RateLimitedInterceptor(Supplier<RateLimiter> rateLimiter, Supplier<KeyExpressionEvaluator> evaluator,
+			Supplier<List<RateLimitDecisionListener>> listeners) {
 		this.rateLimiter = rateLimiter;
 		this.evaluator = evaluator;
 		this.listeners = listeners;
 	}
 
 	@Override
-	public Object invoke(MethodInvocation invocation) throws Throwable {
-		Object target = invocation.getThis();
-		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target)
-				: invocation.getMethod().getDeclaringClass();
-		RateLimitedOperation operation = operation(invocation.getMethod(), targetClass);
-		if (operation == null) {
-			return invocation.proceed();
-		}
-		Collaborators collaborators = collaborators();
-		List<String> keys = keys(operation, invocation, collaborators.evaluator());
-		RateLimiter limiter = collaborators.rateLimiter();
-		RateLimitDecision decision = (operation.inlinePolicy() != null) ? limiter.tryAcquire(operation.limitName(),
-				operation.limitId(), operation.inlinePolicy(), keys, operation.cost())
+	protected @Nullable RateLimitedOperation read(Method specificMethod, Method method, Class<?> targetClass) {
+		return RateLimitedOperation.of(specificMethod, targetClass);
+	}
+
+	@Override
+	protected @Nullable Object invoke(MethodInvocation invocation, RateLimitedOperation operation) throws Throwable {
+		List<String> keys = keys(operation, invocation);
+		RateLimiter limiter = this.rateLimiter.get();
+		RateLimitPolicy inline = operation.inlinePolicy();
+		RateLimitDecision decision = (inline != null)
+				? limiter.tryAcquire(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
 				: limiter.tryAcquire(operation.limitName(), keys, operation.cost());
-		RateLimitPolicy policy = Optional.ofNullable(operation.inlinePolicy())
-			.or(() -> limiter.policy(operation.limitName()))
-			.orElse(null);
 		if (!decision.allowed()) {
-			throw new RateLimitExceededException(operation.limitName(), policy, decision);
+			throw new RateLimitExceededException(operation.limitName(), decision.policy(), decision);
 		}
-		for (RateLimitDecisionListener listener : collaborators.listeners()) {
-			listener.allowed(operation.limitName(), policy, decision);
+		for (RateLimitDecisionListener listener : this.listeners.get()) {
+			listener.allowed(operation.limitName(), decision.policy(), decision);
 		}
 		return invocation.proceed();
 	}
 
-	private Collaborators collaborators() {
-		// looked up once: a bean factory lookup on every call costs more than the
-		// decision
-		Collaborators collaborators = this.collaborators;
-		if (collaborators == null) {
-			collaborators = new Collaborators(this.rateLimiter.getObject(), this.evaluator.getObject(),
-					this.listeners.orderedStream().toList());
-			this.collaborators = collaborators;
-		}
-		return collaborators;
-	}
-
-	/**
-	 * Resolves (once) the operation of a method, validating its annotation.
-	 * @param method the invoked method
-	 * @param targetClass the target class
-	 * @return the operation, or {@code null} when the method is not rate limited
-	 */
-	RateLimitedOperation operation(Method method, Class<?> targetClass) {
-		RateLimitedOperation operation = this.operations.computeIfAbsent(new MethodClassKey(method, targetClass),
-				(key) -> {
-					RateLimitedOperation resolved = RateLimitedOperation
-						.of(AopUtils.getMostSpecificMethod(method, targetClass), targetClass);
-					return (resolved != null) ? resolved : NOT_LIMITED;
-				});
-		return (operation != NOT_LIMITED) ? operation : null;
-	}
-
-	private List<String> keys(RateLimitedOperation operation, MethodInvocation invocation,
-			KeyExpressionEvaluator evaluator) {
+	private List<String> keys(RateLimitedOperation operation, MethodInvocation invocation) {
 		String[] expressions = operation.keyExpressions();
 		if (expressions.length == 0) {
 			return List.of(RateLimitedOperation.SHARED_KEY);
 		}
+		KeyExpressionEvaluator evaluator = this.evaluator.get();
 		List<String> keys = new ArrayList<>(expressions.length);
 		for (String expression : expressions) {
 			keys.add(evaluator.evaluate(expression, invocation.getMethod(), invocation.getThis(),
 					invocation.getArguments()));
 		}
 		return keys;
-	}
-
-	private record Collaborators(RateLimiter rateLimiter, KeyExpressionEvaluator evaluator,
-			List<RateLimitDecisionListener> listeners) {
 	}
 
 }

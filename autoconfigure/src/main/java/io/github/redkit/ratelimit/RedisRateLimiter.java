@@ -17,6 +17,7 @@ import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -132,14 +133,14 @@ public class RedisRateLimiter implements RateLimiter {
 			return record(limitName, start, refuseOverLimit(policy, cost));
 		}
 		if (start - this.coolingDownUntil < 0) {
-			return failed(limitName, start, null);
+			return failed(limit, start, null);
 		}
 		try {
 			return record(limitName, start, decide(limit, keys, cost));
 		}
 		catch (DataAccessException ex) {
 			this.coolingDownUntil = System.nanoTime() + this.failureCooldown.toNanos();
-			return failed(limitName, start, ex);
+			return failed(limit, start, ex);
 		}
 	}
 
@@ -208,7 +209,7 @@ public class RedisRateLimiter implements RateLimiter {
 			.filter((candidate) -> candidate.limit() < cost)
 			.findFirst()
 			.orElseThrow();
-		return new RateLimitDecision(false, 0, window.period(), window.period(), window);
+		return new RateLimitDecision(false, 0, window.period(), window.period(), window, policy);
 	}
 
 	private RateLimitDecision record(String limitName, long start, RateLimitDecision decision) {
@@ -221,14 +222,15 @@ public class RedisRateLimiter implements RateLimiter {
 		this.metrics.record(RateLimitMeters.DURATION, System.nanoTime() - start, "limit", limitName);
 	}
 
-	private RateLimitDecision failed(String limitName, long start, DataAccessException cause) {
+	private RateLimitDecision failed(PreparedLimit limit, long start, @Nullable DataAccessException cause) {
+		String limitName = limit.name();
 		if (cause != null) {
 			logger.warn("Rate limit '" + limitName + "' could not be decided (failure mode " + this.failureMode + "): "
 					+ cause.getMessage());
 		}
 		if (this.failureMode == RateLimitFailureMode.ALLOW) {
 			measure(limitName, RateLimitMeters.FAILED_OPEN, start);
-			return RateLimitDecision.failedOpen();
+			return RateLimitDecision.failedOpen(limit.policy());
 		}
 		measure(limitName, RateLimitMeters.FAILED_CLOSED, start);
 		throw new RateLimiterUnavailableException(limitName, this.failureCooldown, cause);

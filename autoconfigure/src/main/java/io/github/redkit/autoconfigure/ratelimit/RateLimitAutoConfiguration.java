@@ -28,6 +28,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.http.ProblemDetail;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Rate limiting: the {@link RateLimiter} bean, the {@code @RateLimited} advisor,
@@ -54,7 +55,9 @@ public final class RateLimitAutoConfiguration {
 			ObjectProvider<KeyExpressionEvaluator> evaluator, ObjectProvider<RateLimitDecisionListener> listeners,
 			Environment environment) {
 		int order = EarlyProperties.bind(environment, "redkit.rate-limit", RateLimitProperties.class).getOrder();
-		return new RateLimitedAdvisor(new RateLimitedInterceptor(rateLimiter, evaluator, listeners), order);
+		return new RateLimitedAdvisor(new RateLimitedInterceptor(SingletonSupplier.of(rateLimiter::getObject),
+				SingletonSupplier.of(evaluator::getObject),
+				SingletonSupplier.of(() -> listeners.orderedStream().toList())), order);
 	}
 
 	@Configuration(proxyBeanMethods = false)

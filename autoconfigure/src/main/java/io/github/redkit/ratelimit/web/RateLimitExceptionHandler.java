@@ -1,6 +1,7 @@
 package io.github.redkit.ratelimit.web;
 
 import io.github.redkit.ratelimit.RateLimitExceededException;
+import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimiterUnavailableException;
 
 import org.springframework.core.Ordered;
@@ -32,8 +33,9 @@ public class RateLimitExceptionHandler {
 		problem.setProperty("retryAfterSeconds", retryAfter);
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter));
-		if (ex.getPolicy() != null) {
-			headers.set(RateLimitHeaders.POLICY, RateLimitHeaders.policy(ex.getLimitName(), ex.getPolicy()));
+		RateLimitPolicy policy = ex.getPolicy();
+		if (policy != null) {
+			headers.set(RateLimitHeaders.POLICY, RateLimitHeaders.policy(ex.getLimitName(), policy));
 		}
 		String state = RateLimitHeaders.state(ex.getLimitName(), ex.getDecision());
 		if (state != null) {

@@ -4,6 +4,7 @@ import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -16,7 +17,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 
 	@Override
-	public void allowed(String limitName, RateLimitPolicy policy, RateLimitDecision decision) {
+	public void allowed(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision) {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (!(attributes instanceof ServletRequestAttributes servlet)) {
 			return;
