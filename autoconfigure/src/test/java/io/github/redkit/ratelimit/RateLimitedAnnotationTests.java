@@ -1,6 +1,9 @@
 package io.github.redkit.ratelimit;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
@@ -12,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -33,6 +37,22 @@ class RateLimitedAnnotationTests {
 		.withPropertyValues("redkit.key-prefix=" + this.prefix, "redkit.rate-limit.limits.login.windows[0].limit=2",
 				"redkit.rate-limit.limits.login.windows[0].period=1h")
 		.withUserConfiguration(Services.class);
+
+	@Test
+	void theLimiterIsAskedOnceACallAndTheRefusalCarriesThePolicy() {
+		this.runner.withUserConfiguration(CountingLimiterConfiguration.class).run((context) -> {
+			LoginService service = context.getBean(LoginService.class);
+			service.login("carol");
+			service.login("carol");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.login("carol"))
+				.satisfies((ex) -> assertThat(ex.getPolicy()).isNotNull()
+					.satisfies((policy) -> assertThat(policy.windows()).singleElement()
+						.satisfies((window) -> assertThat(window.limit()).isEqualTo(2))));
+			CountingRateLimiter limiter = context.getBean(CountingRateLimiter.class);
+			assertThat(limiter.decisions).hasValue(3);
+			assertThat(limiter.policyLookups).as("the decision carries the policy").hasValue(0);
+		});
+	}
 
 	@Test
 	void aNamedLimitPerArgumentRefusesTheThirdCallWithTheLimitName() {
@@ -221,6 +241,64 @@ class RateLimitedAnnotationTests {
 
 		@RateLimited(value = "login", limit = 3, period = "1m")
 		void both() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CountingLimiterConfiguration {
+
+		@Bean
+		static BeanPostProcessor countingRateLimiter() {
+			return new BeanPostProcessor() {
+
+				@Override
+				public Object postProcessAfterInitialization(Object bean, String beanName) {
+					return (bean instanceof RateLimiter limiter && !(bean instanceof CountingRateLimiter))
+							? new CountingRateLimiter(limiter) : bean;
+				}
+
+			};
+		}
+
+	}
+
+	/**
+	 * The application's limiter, counting what it is asked.
+	 */
+	static final class CountingRateLimiter implements RateLimiter {
+
+		final AtomicInteger decisions = new AtomicInteger();
+
+		final AtomicInteger policyLookups = new AtomicInteger();
+
+		private final RateLimiter delegate;
+
+		CountingRateLimiter(RateLimiter delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost) {
+			this.decisions.incrementAndGet();
+			return this.delegate.tryAcquire(limitName, keys, cost);
+		}
+
+		@Override
+		public RateLimitDecision tryAcquire(String limitName, RateLimitPolicy policy, List<String> keys, int cost) {
+			this.decisions.incrementAndGet();
+			return this.delegate.tryAcquire(limitName, policy, keys, cost);
+		}
+
+		@Override
+		public void define(String limitName, RateLimitPolicy policy) {
+			this.delegate.define(limitName, policy);
+		}
+
+		@Override
+		public Optional<RateLimitPolicy> policy(String limitName) {
+			this.policyLookups.incrementAndGet();
+			return this.delegate.policy(limitName);
 		}
 
 	}
