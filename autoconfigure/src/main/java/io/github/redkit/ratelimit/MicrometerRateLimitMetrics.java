@@ -10,8 +10,9 @@ import io.micrometer.core.instrument.Timer;
 
 /**
  * Rate-limit metrics in Micrometer: {@code redkit.ratelimit.decisions} (counter, tags
- * {@code limit} and {@code outcome}) and {@code redkit.ratelimit.duration} (timer, tag
- * {@code limit}). No tag is built from a key.
+ * {@code limit} and {@code outcome}), {@code redkit.ratelimit.duration} (timer, tag
+ * {@code limit}) and {@code redkit.ratelimit.refunds} (counter, tags {@code limit} and
+ * {@code outcome}: permits given back on a cluster). No tag is built from a key.
  */
 public class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
@@ -20,6 +21,9 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
 	/** The decision latency timer. */
 	public static final String DURATION = "redkit.ratelimit.duration";
+
+	/** The give-back counter. */
+	public static final String REFUNDS = "redkit.ratelimit.refunds";
 
 	private final MeterRegistry registry;
 
@@ -40,6 +44,11 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
 		limit.timer.record(nanos, TimeUnit.NANOSECONDS);
 	}
 
+	@Override
+	public void recordRefund(String limitName, RefundOutcome outcome) {
+		this.meters.computeIfAbsent(limitName, this::register).refunds[outcome.ordinal()].increment();
+	}
+
 	private Meters register(String limitName) {
 		Counter[] counters = new Counter[Outcome.values().length];
 		for (Outcome outcome : Outcome.values()) {
@@ -53,10 +62,18 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
 			.description("Time to decide a rate-limited call")
 			.tag("limit", limitName)
 			.register(this.registry);
-		return new Meters(counters, timer);
+		Counter[] refunds = new Counter[RefundOutcome.values().length];
+		for (RefundOutcome outcome : RefundOutcome.values()) {
+			refunds[outcome.ordinal()] = Counter.builder(REFUNDS)
+				.description("Give-backs of permits that cluster slots took for a call another slot refused")
+				.tag("limit", limitName)
+				.tag("outcome", outcome.tag())
+				.register(this.registry);
+		}
+		return new Meters(counters, timer, refunds);
 	}
 
-	private record Meters(Counter[] counters, Timer timer) {
+	private record Meters(Counter[] counters, Timer timer, Counter[] refunds) {
 	}
 
 }

@@ -19,6 +19,15 @@ public interface RateLimitMetrics {
 	void record(String limitName, Outcome outcome, long nanos);
 
 	/**
+	 * Records the end of one give-back: permits that some cluster slots took for a call
+	 * another slot refused or did not decide.
+	 * @param limitName the limit
+	 * @param outcome whether Redis confirmed the give-back
+	 */
+	default void recordRefund(String limitName, RefundOutcome outcome) {
+	}
+
+	/**
 	 * What a decision came to.
 	 */
 	enum Outcome {
@@ -38,6 +47,33 @@ public interface RateLimitMetrics {
 		private final String tag;
 
 		Outcome(String tag) {
+			this.tag = tag;
+		}
+
+		/**
+		 * The metric tag value.
+		 * @return the tag
+		 */
+		public String tag() {
+			return this.tag;
+		}
+
+	}
+
+	/**
+	 * What a give-back came to.
+	 */
+	enum RefundOutcome {
+
+		/** Redis confirmed that the permits are back. */
+		GIVEN_BACK("given-back"),
+
+		/** Not confirmed after every attempt: the permits may still be taken. */
+		FAILED("failed");
+
+		private final String tag;
+
+		RefundOutcome(String tag) {
 			this.tag = tag;
 		}
 
