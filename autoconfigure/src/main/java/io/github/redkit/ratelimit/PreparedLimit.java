@@ -79,14 +79,17 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 	}
 
 	/**
-	 * The refund script's arguments: those of the decision, then the algorithm.
+	 * The refund script's arguments: those of the decision, the algorithm, then how long
+	 * the refund's marker is kept.
 	 * @param cost the permits to give back
+	 * @param markerTtl how long a repeated refund is recognized
 	 * @return the arguments
 	 */
-	byte[][] refundArguments(int cost) {
+	byte[][] refundArguments(int cost, Duration markerTtl) {
 		byte[][] decision = arguments(cost);
 		return new byte[][] { decision[0], decision[1], decision[2],
-				this.policy.algorithm().id().getBytes(StandardCharsets.UTF_8) };
+				this.policy.algorithm().id().getBytes(StandardCharsets.UTF_8),
+				Long.toString(markerTtl.toMillis()).getBytes(StandardCharsets.US_ASCII) };
 	}
 
 	/**

@@ -16,6 +16,17 @@ final class RateLimitMeters {
 	static final RedkitMeter DURATION = RedkitMeter.timer("redkit.ratelimit.duration",
 			"Time to decide a rate-limited call");
 
+	/**
+	 * Give-backs of permits that cluster slots took for a call another slot refused; tag
+	 * {@code outcome}: given-back or failed (the permits may still be taken).
+	 */
+	static final RedkitMeter REFUNDS = RedkitMeter.counter("redkit.ratelimit.refunds",
+			"Give-backs of permits that cluster slots took for a call another slot refused");
+
+	static final String GIVEN_BACK = "given-back";
+
+	static final String FAILED = "failed";
+
 	static final String ALLOWED = "allowed";
 
 	static final String DENIED = "denied";

@@ -27,7 +27,7 @@ import org.springframework.util.Assert;
  * The {@link RateLimiter} on Redis. On a standalone server (or Sentinel) one script
  * decides every window of every identifier; on a cluster the identifiers are grouped by
  * slot, the groups are decided concurrently, and what a group took is given back when
- * another group refuses the call.
+ * another group refuses the call or does not answer in time (see {@link PermitGiveBack}).
  * <p>
  * When Redis does not answer within the timeout, the {@linkplain RateLimitFailureMode
  * failure mode} applies, and keeps applying without asking Redis for the failure
@@ -38,8 +38,6 @@ public class RedisRateLimiter implements RateLimiter {
 	private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
 
 	private static final Map<RateLimitAlgorithm, LuaScript<byte[]>> SCRIPTS = new EnumMap<>(RateLimitAlgorithm.class);
-
-	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_refund", Long.class);
 
 	static {
 		for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
@@ -65,6 +63,8 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final boolean cluster;
 
+	private final PermitGiveBack giveBack;
+
 	private volatile long coolingDownUntil;
 
 	/**
@@ -88,6 +88,7 @@ public class RedisRateLimiter implements RateLimiter {
 		this.failureCooldown = failureCooldown;
 		this.metrics = metrics;
 		this.cluster = runner.isCluster();
+		this.giveBack = new PermitGiveBack(runner, timeout, metrics);
 		this.coolingDownUntil = System.nanoTime();
 	}
 
@@ -160,9 +161,27 @@ public class RedisRateLimiter implements RateLimiter {
 		}
 		long deadline = System.nanoTime() + this.timeout.toNanos();
 		List<RateLimitDecision> decisions = new ArrayList<>(groups.size());
-		for (CompletableFuture<byte[]> answer : answers) {
-			Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0));
-			decisions.add(limit.decision(RedisScriptRunner.await(answer, left, script.name())));
+		try {
+			for (CompletableFuture<byte[]> answer : answers) {
+				Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0));
+				// a copy is awaited (and cancelled on timeout) so that a late answer
+				// still
+				// arrives below
+				decisions.add(limit.decision(RedisScriptRunner.await(answer.copy(), left, script.name())));
+			}
+		}
+		catch (DataAccessException ex) {
+			// undecided: every slot that took permits gives them back, whenever it
+			// answers
+			for (int i = 0; i < answers.size(); i++) {
+				List<String> group = groups.get(i);
+				answers.get(i).thenAcceptAsync((reply) -> {
+					if (limit.decision(reply).allowed()) {
+						this.giveBack.giveBack(limit, group, cost);
+					}
+				});
+			}
+			throw ex;
 		}
 		return combine(limit, groups, decisions, cost);
 	}
@@ -177,20 +196,13 @@ public class RedisRateLimiter implements RateLimiter {
 				result = (decision.remaining() < result.remaining()) ? decision : result;
 			}
 			else if (decision.allowed()) {
-				refund(limit, groups.get(i), cost);
+				this.giveBack.giveBack(limit, groups.get(i), cost);
 			}
 			else if (result.allowed() || decision.retryAfter().compareTo(result.retryAfter()) > 0) {
 				result = decision;
 			}
 		}
 		return result;
-	}
-
-	private void refund(PreparedLimit limit, List<String> keys, int cost) {
-		this.runner.executeAsync(REFUND, keys, limit.refundArguments(cost)).exceptionally((ex) -> {
-			logger.warn("Could not give back permits of a refused call on " + keys, ex);
-			return null;
-		});
 	}
 
 	private List<List<String>> groupBySlot(PreparedLimit limit, List<String> identifiers) {

@@ -1,0 +1,104 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitScriptException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Gives back the permits that some cluster slots took for a call that another slot
+ * refused or did not decide. A give-back is tried up to {@value #ATTEMPTS} times, each
+ * attempt waiting at most the rate limiter's timeout, 50, 100 then 200 ms apart; it is
+ * applied at most once however many attempts reach Redis (a marker key next to the
+ * identifiers remembers it for {@link #MARKER_TTL}), and its end is counted as
+ * {@code given-back} or {@code failed}.
+ */
+final class PermitGiveBack {
+
+	/** How many times a give-back is sent before it counts as failed. */
+	static final int ATTEMPTS = 4;
+
+	/** How long an applied give-back is remembered, so that a late attempt is ignored. */
+	static final Duration MARKER_TTL = Duration.ofMinutes(5);
+
+	private static final long FIRST_BACKOFF_MILLIS = 50;
+
+	private static final Log logger = LogFactory.getLog(PermitGiveBack.class);
+
+	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_refund", Long.class);
+
+	private final RedisScriptRunner runner;
+
+	private final Duration attemptTimeout;
+
+	private final RedkitMetrics metrics;
+
+	/**
+	 * Creates a give-back.
+	 * @param runner runs the refund script
+	 * @param attemptTimeout how long one attempt waits for Redis
+	 * @param metrics counts the outcomes
+	 */
+	PermitGiveBack(RedisScriptRunner runner, Duration attemptTimeout, RedkitMetrics metrics) {
+		this.runner = runner;
+		this.attemptTimeout = attemptTimeout;
+		this.metrics = metrics;
+	}
+
+	/**
+	 * Gives back, without blocking the caller, the permits a call took on keys of one
+	 * slot.
+	 * @param limit the limit
+	 * @param keys the keys of one slot that allowed the call
+	 * @param cost the permits the call took on each
+	 * @return completes when the give-back is confirmed ({@code true}) or given up
+	 */
+	CompletableFuture<Boolean> giveBack(PreparedLimit limit, List<String> keys, int cost) {
+		List<String> scriptKeys = new ArrayList<>(keys.size() + 1);
+		scriptKeys.addAll(keys);
+		// the marker extends the first key, so it keeps its hash tag and its slot
+		scriptKeys.add(keys.get(0) + ":refund:" + UUID.randomUUID());
+		CompletableFuture<Boolean> done = new CompletableFuture<>();
+		attempt(limit, scriptKeys, limit.refundArguments(cost, MARKER_TTL), 1, done);
+		return done;
+	}
+
+	private void attempt(PreparedLimit limit, List<String> keys, byte[][] args, int attempt,
+			CompletableFuture<Boolean> done) {
+		this.runner.executeAsync(REFUND, keys, args)
+			.orTimeout(this.attemptTimeout.toNanos(), TimeUnit.NANOSECONDS)
+			.whenComplete((reply, ex) -> {
+				if (ex == null) {
+					this.metrics.increment(RateLimitMeters.REFUNDS, "limit", limit.name(), "outcome",
+							RateLimitMeters.GIVEN_BACK);
+					done.complete(true);
+					return;
+				}
+				Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+				// a script error would fail the same way again
+				if (attempt >= ATTEMPTS || cause instanceof RedkitScriptException) {
+					logger
+						.warn("Rate limit '" + limit.name() + "': could not give back the permits of a refused call on "
+								+ keys.subList(0, keys.size() - 1) + " after " + attempt + " attempt(s)", cause);
+					this.metrics.increment(RateLimitMeters.REFUNDS, "limit", limit.name(), "outcome",
+							RateLimitMeters.FAILED);
+					done.complete(false);
+					return;
+				}
+				long backoff = FIRST_BACKOFF_MILLIS << (attempt - 1);
+				CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS)
+					.execute(() -> attempt(limit, keys, args, attempt + 1, done));
+			});
+	}
+
+}
