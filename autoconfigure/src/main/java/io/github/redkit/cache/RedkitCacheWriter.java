@@ -298,19 +298,19 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 
 	@Override
 	public void clean(String name, byte[] pattern) {
-		this.stale.forgetAll();
+		this.stale.forgetAll(name);
 		this.delegate.clean(name, pattern);
 	}
 
 	@Override
 	public void clear(String name, byte[] pattern) {
-		this.stale.forgetAll();
+		this.stale.forgetAll(name);
 		this.delegate.clear(name, pattern);
 	}
 
 	@Override
 	public boolean invalidate(String name, byte[] pattern) {
-		this.stale.forgetAll();
+		this.stale.forgetAll(name);
 		return this.delegate.invalidate(name, pattern);
 	}
 

@@ -44,9 +44,14 @@ final class StaleValues {
 		}
 	}
 
-	void forgetAll() {
+	/**
+	 * Forgets every value of one cache; the other caches keep theirs.
+	 * @param cacheName the cache
+	 */
+	void forgetAll(String cacheName) {
+		String prefix = cacheName + '\u0000';
 		synchronized (this.values) {
-			this.values.clear();
+			this.values.keySet().removeIf((id) -> id.startsWith(prefix));
 		}
 	}
 

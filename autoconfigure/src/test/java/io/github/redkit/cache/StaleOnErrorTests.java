@@ -60,4 +60,23 @@ class StaleOnErrorTests {
 			});
 	}
 
+	@Test
+	void clearingOneCacheKeepsTheStaleValuesOfTheOthers() {
+		CacheTestApp.runner(server, "redkit.cache.stale-on-error.enabled=true", "spring.data.redis.timeout=300ms")
+			.run((context) -> {
+				Catalog catalog = context.getBean(Catalog.class);
+				String id = UUID.randomUUID().toString();
+				String value = catalog.resilient(id);
+				catalog.clearProducts();
+				server.stop();
+				try {
+					assertThat(catalog.resilient(id)).isEqualTo(value);
+					assertThat(CacheTestApp.loads(id)).as("served the kept value, not a new load").isEqualTo(1);
+				}
+				finally {
+					server.start();
+				}
+			});
+	}
+
 }
