@@ -5,6 +5,7 @@ import java.util.Map;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.sample.analytics.Analytics;
+import io.github.redkit.sample.analytics.EventLog;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Service;
@@ -26,10 +27,13 @@ public class PostWriter {
 
 	private final Analytics analytics;
 
-	public PostWriter(StringRedisTemplate redis, QueueTemplate queues, Analytics analytics) {
+	private final EventLog events;
+
+	public PostWriter(StringRedisTemplate redis, QueueTemplate queues, Analytics analytics, EventLog events) {
 		this.redis = redis;
 		this.queues = queues;
 		this.analytics = analytics;
+		this.events = events;
 	}
 
 	@RateLimited(value = "posts-ip", key = "'ip:' + #ip")
@@ -46,6 +50,7 @@ public class PostWriter {
 		this.redis.opsForList().trim(Keys.GLOBAL_TIMELINE, 0, TIMELINE_LENGTH - 1);
 		this.queues.send(FAN_OUT_QUEUE, new FanOut(id, user.id()));
 		this.analytics.postCreated(id, now);
+		this.events.append(now, "post:" + id + ":" + user.name());
 		return new Post(id, user.id(), user.name(), now, text);
 	}
 

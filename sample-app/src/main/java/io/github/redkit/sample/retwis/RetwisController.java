@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redkit.sample.analytics.Analytics;
+import io.github.redkit.sample.analytics.EventLog;
+import io.github.redkit.sample.profile.AuthorProfiles;
 import io.github.redkit.sample.profile.LastSeen;
 import io.github.redkit.sample.profile.Profile;
 import io.github.redkit.sample.profile.Profiles;
@@ -44,8 +46,12 @@ class RetwisController {
 
 	private final Analytics analytics;
 
+	private final EventLog events;
+
+	private final AuthorProfiles authors;
+
 	RetwisController(Users users, Social social, Posts posts, Timelines timelines, Profiles profiles, LastSeen lastSeen,
-			Analytics analytics) {
+			Analytics analytics, EventLog events, AuthorProfiles authors) {
 		this.users = users;
 		this.social = social;
 		this.posts = posts;
@@ -53,13 +59,23 @@ class RetwisController {
 		this.profiles = profiles;
 		this.lastSeen = lastSeen;
 		this.analytics = analytics;
+		this.events = events;
+		this.authors = authors;
 	}
 
 	@PostMapping("/api/register")
 	@ResponseStatus(HttpStatus.CREATED)
 	Users.Session register(@RequestBody(required = false) Credentials credentials) {
 		Credentials checked = check(credentials);
-		return this.users.register(checked.name(), checked.password());
+		Users.Session session = this.users.register(checked.name(), checked.password());
+		this.events.append(System.currentTimeMillis(), "signup:" + session.id() + ":" + session.name());
+		return session;
+	}
+
+	@GetMapping("/api/names/{name}")
+	Map<String, Object> name(@PathVariable String name) {
+		Validation.name(name);
+		return Map.of("name", name, "available", !this.users.isTaken(name));
 	}
 
 	@PostMapping("/api/login")
@@ -110,6 +126,19 @@ class RetwisController {
 		return this.timelines.page(Keys.GLOBAL_TIMELINE, checkPage(page, size), size);
 	}
 
+	@GetMapping("/api/timeline/authors")
+	Map<String, Profile> homeAuthors(@RequestHeader(value = AUTH, required = false) String auth,
+			@RequestParam(defaultValue = "0") int page, @RequestParam(defaultValue = "10") int size) {
+		User user = current(auth);
+		return authorsOf(this.timelines.page(Keys.timeline(user.id()), checkPage(page, size), size));
+	}
+
+	@GetMapping("/api/timeline/global/authors")
+	Map<String, Profile> globalAuthors(@RequestParam(defaultValue = "0") int page,
+			@RequestParam(defaultValue = "10") int size) {
+		return authorsOf(this.timelines.page(Keys.GLOBAL_TIMELINE, checkPage(page, size), size));
+	}
+
 	@GetMapping("/api/users/{name}")
 	Profile profile(@PathVariable String name) {
 		return this.profiles.profile(Validation.name(name));
@@ -138,6 +167,10 @@ class RetwisController {
 		this.lastSeen.touch(user.id());
 		this.analytics.active(user.id());
 		return user;
+	}
+
+	private Map<String, Profile> authorsOf(List<Post> page) {
+		return this.authors.of(page.stream().map(Post::name).toList());
 	}
 
 	private List<String> names(List<Long> ids) {

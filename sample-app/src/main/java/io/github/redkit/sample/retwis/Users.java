@@ -10,15 +10,19 @@ import org.springframework.stereotype.Service;
 
 /**
  * Retwis accounts: ids from {@code INCR}, a hash per user, the {@code users} hash from
- * name to id and the {@code auths} hash from auth secret to id.
+ * name to id and the {@code auths} hash from auth secret to id; a Bloom filter of the
+ * names ({@link TakenNames}) spares most sign-ups the {@code users} lookup.
  */
 @Service
 public class Users {
 
 	private final StringRedisTemplate redis;
 
-	public Users(StringRedisTemplate redis) {
+	private final TakenNames takenNames;
+
+	public Users(StringRedisTemplate redis, TakenNames takenNames) {
 		this.redis = redis;
+		this.takenNames = takenNames;
 	}
 
 	/**
@@ -28,10 +32,13 @@ public class Users {
 	 * @return the new user's auth secret
 	 */
 	public Session register(String name, String password) {
-		if (this.redis.opsForHash().hasKey(Keys.USERS, name)) {
+		if (isTaken(name)) {
 			throw new ApiException(HttpStatus.CONFLICT, "The name '" + name + "' is taken");
 		}
 		long id = this.redis.opsForValue().increment(Keys.NEXT_USER_ID);
+		// before HSETNX: a name in the users hash is always in the filter, even when this
+		// call fails between the two
+		this.takenNames.add(name);
 		// HSETNX decides races between two registrations of one name
 		if (!this.redis.opsForHash().putIfAbsent(Keys.USERS, name, Long.toString(id))) {
 			throw new ApiException(HttpStatus.CONFLICT, "The name '" + name + "' is taken");
@@ -90,6 +97,20 @@ public class Users {
 			throw ApiException.unauthorized();
 		}
 		return new User(userId, (String) fields.get(1));
+	}
+
+	/**
+	 * Whether a name belongs to someone. The Bloom filter of {@link TakenNames} answers
+	 * "surely free" for most free names without reading the {@code users} hash; a "maybe
+	 * taken" (taken, or one of its false positives) is settled by the hash, which stays
+	 * the authority: the filter never says "free" for a taken name, and were it ever
+	 * wrong (say its key was lost), the {@code HSETNX} of {@link #register} still refuses
+	 * the name.
+	 * @param name a validated name
+	 * @return whether it is taken
+	 */
+	public boolean isTaken(String name) {
+		return this.takenNames.maybeTaken(name) && this.redis.opsForHash().hasKey(Keys.USERS, name);
 	}
 
 	public Long idOf(String name) {
