@@ -11,6 +11,7 @@ import io.github.redkit.queue.QueueSettings;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Properties of Redkit's queues.
@@ -126,6 +127,7 @@ public class QueueProperties implements InitializingBean {
 		/**
 		 * Delay before a failed message is delivered again.
 		 */
+		@NestedConfigurationProperty
 		private final QueueBackoffProperties backoff = new QueueBackoffProperties();
 
 		/**
