@@ -2,11 +2,17 @@ package io.github.redkit.sample;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.lock.LockHandle;
+import io.github.redkit.lock.LockNotAcquiredException;
+import io.github.redkit.sample.ads.Settlement;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -32,6 +38,29 @@ class SampleOperationsTests {
 	@AfterAll
 	static void stop() {
 		app.close();
+	}
+
+	@Test
+	void aSettlementWriterWhoseLeaseExpiredIsRefusedByTheFencingToken() throws Exception {
+		String campaign = "c-" + UUID.randomUUID().toString().substring(0, 8);
+		assertThat(app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":500}").statusCode())
+			.isEqualTo(201);
+		DistributedLocks locks = app.bean(DistributedLocks.class);
+		Settlement settlement = app.bean(Settlement.class);
+		// the first holder takes the lock with a short lease and stalls past it
+		LockHandle first = locks.tryLock("campaign-settlement", Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+		long stale = first.fencingToken();
+		// the second holder takes it once the lease ran out in Redis (a newer token) and
+		// writes
+		Map<String, Object> second = await().atMost(Duration.ofSeconds(5))
+			.ignoreExceptionsInstanceOf(LockNotAcquiredException.class)
+			.until(settlement::settle, (settled) -> true);
+		assertThat((Long) second.get("fencingToken")).isGreaterThan(stale);
+		// the first holder resumes: its write is refused, the second's stands
+		Map<String, Object> late = settlement.record(stale);
+		assertThat(late.get("refused")).asInstanceOf(InstanceOfAssertFactories.LIST).contains(campaign);
+		assertThat(app.redis().opsForHash().get("ads:settlement:" + campaign, "fence"))
+			.isEqualTo(Long.toString((Long) second.get("fencingToken")));
 	}
 
 	@Test
