@@ -2,13 +2,19 @@
 -- comes back), then the command checks everything before it changes anything.
 -- KEYS[1] balance (integer minor units), KEYS[2] reservations hash (id -> amount),
 -- KEYS[3] reservation deadlines sorted set (id -> deadline ms),
--- KEYS[4] (optional) the record of an idempotent command: "<applied>|<remaining>"
+-- KEYS[4] (optional) the record of an idempotent command: "<applied>|<remaining>|<reservation id>"
 -- ARGV[1] command: create | delete | remaining | spend | refund | reserve | commit | release
 -- ARGV[2] amount, ARGV[3] reservation id (reserve, commit, release) or '1' to replace (create),
--- ARGV[4] ttl ms of the reservation (reserve) or of the record in KEYS[4]
--- Returns {applied: 1 | 0 | -1 (no such budget), remaining, 1 when replayed from KEYS[4]}
+-- ARGV[4] ttl ms of the reservation (reserve), ARGV[5] ttl ms of the record in KEYS[4]
+-- Returns {applied: 1 | 0 | -1 (no such budget) | -2 (a refund past ARGV[6], the largest exact
+-- amount), remaining, 1 when replayed from KEYS[4], the reservation id (reserve)}
+-- Amounts are integers below 2^53, exact in Lua's doubles; they are written back as strings
+-- with '%.0f', never with tostring or '..', which turn 10^14 and more into '1e+14'.
 local command = ARGV[1]
 local amount = tonumber(ARGV[2])
+local function exact(n)
+  return string.format('%.0f', n)
+end
 
 if command == 'create' then
   if ARGV[3] == '1' then
@@ -50,8 +56,8 @@ end
 if KEYS[4] then
   local first = redis.call('GET', KEYS[4])
   if first then
-    local applied, remaining = string.match(first, '^(%-?%d+)|(%-?%d+)$')
-    return {tonumber(applied), tonumber(remaining), 1}
+    local applied, remaining, id = string.match(first, '^(%-?%d+)|(%-?%d+)|(.*)$')
+    return {tonumber(applied), tonumber(remaining), 1, id}
   end
 end
 
@@ -59,20 +65,23 @@ local applied = 0
 
 if command == 'spend' then
   if balance >= amount then
-    balance = redis.call('DECRBY', KEYS[1], amount)
+    balance = redis.call('DECRBY', KEYS[1], ARGV[2])
     applied = 1
   end
 elseif command == 'refund' then
-  balance = redis.call('INCRBY', KEYS[1], amount)
+  if balance + amount > tonumber(ARGV[6]) then
+    -- refused and not recorded: the operation id stays free for a smaller refund
+    return {-2, balance, 0}
+  end
+  balance = redis.call('INCRBY', KEYS[1], ARGV[2])
   applied = 1
 elseif command == 'reserve' then
   if balance >= amount then
-    balance = redis.call('DECRBY', KEYS[1], amount)
-    redis.call('HSET', KEYS[2], ARGV[3], amount)
+    balance = redis.call('DECRBY', KEYS[1], ARGV[2])
+    redis.call('HSET', KEYS[2], ARGV[3], ARGV[2])
     redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[3])
     applied = 1
   end
-  return {applied, balance, 0}
 elseif command == 'commit' or command == 'release' then
   local reserved = redis.call('HGET', KEYS[2], ARGV[3])
   if not reserved then
@@ -82,12 +91,12 @@ elseif command == 'commit' or command == 'release' then
   local back = tonumber(reserved)
   if command == 'commit' then
     if amount > back then
-      return redis.error_reply('ERR commit of ' .. amount .. ' exceeds the reserved ' .. reserved)
+      return redis.error_reply('ERR commit of ' .. ARGV[2] .. ' exceeds the reserved ' .. reserved)
     end
     back = back - amount
   end
   if back > 0 then
-    balance = redis.call('INCRBY', KEYS[1], back)
+    balance = redis.call('INCRBY', KEYS[1], exact(back))
   end
   redis.call('HDEL', KEYS[2], ARGV[3])
   redis.call('ZREM', KEYS[3], ARGV[3])
@@ -96,7 +105,8 @@ elseif command ~= 'remaining' then
   return redis.error_reply('ERR unknown budget command ' .. command)
 end
 
+local id = (command == 'reserve' and applied == 1) and ARGV[3] or ''
 if KEYS[4] then
-  redis.call('SET', KEYS[4], applied .. '|' .. balance, 'PX', ARGV[4])
+  redis.call('SET', KEYS[4], exact(applied) .. '|' .. exact(balance) .. '|' .. id, 'PX', ARGV[5])
 end
-return {applied, balance, 0}
+return {applied, balance, 0, id}

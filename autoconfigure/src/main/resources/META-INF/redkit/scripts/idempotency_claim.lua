@@ -73,7 +73,7 @@ end
 
 local ttl = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
-redis.call('HSET', KEYS[1], step, 'p|' .. (now + lease) .. '|' .. ttl .. '|' .. ARGV[4] .. '|' .. fingerprint)
+redis.call('HSET', KEYS[1], step, 'p|' .. string.format('%.0f', now + lease) .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|' .. fingerprint)
 local keep = math.max(ttl, lease)
 if redis.call('PTTL', KEYS[1]) < keep then
   redis.call('PEXPIRE', KEYS[1], keep)

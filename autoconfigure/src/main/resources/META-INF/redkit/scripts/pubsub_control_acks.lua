@@ -3,7 +3,7 @@
 -- Returns {subscriber1, version1, ...}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. string.format('%.0f', now), '+inf')
 local result = {}
 for i = 1, #live do
   result[#result + 1] = live[i]

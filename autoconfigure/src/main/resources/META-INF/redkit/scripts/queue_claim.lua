@@ -63,7 +63,7 @@ if not e then
   if wait == 0 then
     wait = 1
   end
-  return { '', tostring(wait), acked }
+  return { '', string.format('%.0f', wait), acked }
 end
 
 local p1 = string.find(e, '|', 1, true)
@@ -71,4 +71,4 @@ local p2 = string.find(e, '|', p1 + 1, true)
 local deliveries = tonumber(string.sub(e, p1 + 1, p2 - 1)) + 1
 local claimed = string.sub(e, 1, p1) .. deliveries .. string.sub(e, p2)
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), claimed)
-return { claimed, tostring(now), acked }
+return { claimed, string.format('%.0f', now), acked }

@@ -89,6 +89,21 @@ public interface Budgets {
 	Optional<Reservation> reserve(String budgetId, long amount, Duration ttl);
 
 	/**
+	 * Takes an amount aside once per operation id: a retry (say, after a timeout whose
+	 * first call was applied) returns the first call's answer, the same reservation or
+	 * none, and reserves nothing more. The answer is kept for the budget's operation ttl
+	 * ({@code redkit.budget.operation-ttl}), also after the reservation was committed or
+	 * released.
+	 * @param budgetId the budget
+	 * @param amount the amount, {@code > 0}
+	 * @param ttl after which an open reservation returns its money
+	 * @param operationId identifies the reservation
+	 * @return the first call's reservation, or empty when the first call found the
+	 * balance too low
+	 */
+	Optional<Reservation> reserve(String budgetId, long amount, Duration ttl, String operationId);
+
+	/**
 	 * Spends all or part of a reservation and returns the rest. A repeated commit returns
 	 * the first result; a reservation already released or expired is not applied.
 	 * @param reservation the reservation

@@ -10,6 +10,8 @@ import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.dao.DataAccessException;
 import org.springframework.util.Assert;
 
@@ -22,6 +24,8 @@ import org.springframework.util.Assert;
 public class RedisBudgets implements Budgets {
 
 	private static final LuaScript<List> APPLY = LuaScript.load("budget_apply", List.class);
+
+	private static final String MAX = Long.toString(MAX_AMOUNT);
 
 	private final RedisScriptRunner runner;
 
@@ -80,13 +84,13 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public SpendResult spend(String budgetId, long amount, String operationId) {
 		checkAmount(amount, false);
-		return record("spend", call(budgetId, "spend", operationId, "spend", amount, "", ttl())).result();
+		return record("spend", call(budgetId, "spend", operationId, "spend", amount, "", "0")).result();
 	}
 
 	@Override
 	public SpendResult refund(String budgetId, long amount, String operationId) {
 		checkAmount(amount, false);
-		return record("refund", call(budgetId, "refund", operationId, "refund", amount, "", ttl())).result();
+		return record("refund", call(budgetId, "refund", operationId, "refund", amount, "", "0")).result();
 	}
 
 	@Override
@@ -99,12 +103,22 @@ public class RedisBudgets implements Budgets {
 	}
 
 	@Override
+	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl, String operationId) {
+		checkAmount(amount, false);
+		Assert.isTrue(ttl != null && ttl.toMillis() > 0, "A reservation needs a positive ttl");
+		Answer answer = record("reserve", call(budgetId, "reserve", operationId, "reserve", amount,
+				UUID.randomUUID().toString(), ttl.toMillis() + ""));
+		return answer.applied() ? Optional.of(new Reservation(budgetId, answer.reservationId(), amount))
+				: Optional.empty();
+	}
+
+	@Override
 	public SpendResult commit(Reservation reservation, long actualAmount) {
 		Assert.notNull(reservation, "Reservation must not be null");
 		Assert.isTrue(actualAmount >= 0 && actualAmount <= reservation.amount(), () -> "Committed amount "
 				+ actualAmount + " must be between 0 and the reserved " + reservation.amount());
-		return record("commit", call(reservation.budgetId(), "commit", reservation.id(), "commit", actualAmount,
-				reservation.id(), ttl()))
+		return record("commit",
+				call(reservation.budgetId(), "commit", reservation.id(), "commit", actualAmount, reservation.id(), "0"))
 			.result();
 	}
 
@@ -114,35 +128,37 @@ public class RedisBudgets implements Budgets {
 		record("release", call(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0"));
 	}
 
-	private String ttl() {
-		return Long.toString(this.operationTtl.toMillis());
-	}
-
 	private Answer record(String operation, Answer answer) {
 		this.metrics.record(operation, answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused");
 		return answer;
 	}
 
-	private Answer call(String budgetId, String kind, String operationId, String command, long amount, String id,
-			String ttl) {
+	private Answer call(String budgetId, @Nullable String kind, @Nullable String operationId, String command,
+			long amount, String id, String reservationTtl) {
 		Assert.hasText(budgetId, "Budget id must not be empty");
 		List<String> keys = keys(budgetId, kind, operationId);
 		List<?> reply;
 		try {
-			reply = this.runner.execute(APPLY, this.timeout, keys, command, Long.toString(amount), id, ttl);
+			reply = this.runner.execute(APPLY, this.timeout, keys, command, Long.toString(amount), id, reservationTtl,
+					Long.toString(this.operationTtl.toMillis()), MAX);
 		}
 		catch (DataAccessException ex) {
 			this.metrics.record(command, "unavailable");
 			throw ex;
 		}
 		long applied = (Long) reply.get(0);
-		if (applied < 0) {
+		long remaining = (Long) reply.get(1);
+		if (applied == -1) {
 			throw new BudgetNotFoundException(budgetId);
 		}
-		return new Answer(new SpendResult(applied == 1, (Long) reply.get(1)), (Long) reply.get(2) == 1);
+		if (applied == -2) {
+			throw new BudgetOverflowException(budgetId, amount, remaining);
+		}
+		String reservationId = (reply.size() > 3) ? (String) reply.get(3) : "";
+		return new Answer(new SpendResult(applied == 1, remaining), (Long) reply.get(2) == 1, reservationId);
 	}
 
-	private List<String> keys(String budgetId, String kind, String operationId) {
+	private List<String> keys(String budgetId, @Nullable String kind, @Nullable String operationId) {
 		RedisKeyspace.Key budget = this.keyspace.key("budget").tag(budgetId);
 		List<String> keys = new ArrayList<>(4);
 		keys.add(budget.part("balance").build());
@@ -161,7 +177,7 @@ public class RedisBudgets implements Budgets {
 		Assert.isTrue(amount <= MAX_AMOUNT, () -> "Amount " + amount + " exceeds " + MAX_AMOUNT);
 	}
 
-	private record Answer(SpendResult result, boolean replayed) {
+	private record Answer(SpendResult result, boolean replayed, String reservationId) {
 
 		boolean applied() {
 			return this.result.applied();

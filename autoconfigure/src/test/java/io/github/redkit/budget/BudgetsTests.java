@@ -22,6 +22,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -44,6 +46,59 @@ class BudgetsTests {
 		this.budgets = new RedisBudgets(new RedisScriptRunner(this.topology.connectionFactory()),
 				new RedisKeyspace("redkit-test"), Duration.ofSeconds(5), Duration.ofHours(1), BudgetMetrics.NONE);
 		this.campaign = "campaign:" + UUID.randomUUID();
+	}
+
+	@ParameterizedTest
+	@ValueSource(longs = { Budgets.MAX_AMOUNT, 100_000_000_000_000L, 123_456_789_012_345L, 1_000_000_000_000_000L })
+	void largeBalancesSpendRefundAndReplayExactly(long initial) {
+		this.budgets.create(this.campaign, initial);
+		assertThat(this.budgets.spend(this.campaign, 1, "op-1")).isEqualTo(new SpendResult(true, initial - 1));
+		assertThat(this.budgets.spend(this.campaign, 1, "op-1")).as("replayed")
+			.isEqualTo(new SpendResult(true, initial - 1));
+		assertThat(this.budgets.refund(this.campaign, 1, "op-2")).isEqualTo(new SpendResult(true, initial));
+		assertThat(this.budgets.refund(this.campaign, 1, "op-2")).as("replayed")
+			.isEqualTo(new SpendResult(true, initial));
+		assertThat(this.budgets.spend(this.campaign, initial, "op-3")).isEqualTo(new SpendResult(true, 0));
+		assertThat(this.budgets.spend(this.campaign, initial, "op-3")).as("replayed")
+			.isEqualTo(new SpendResult(true, 0));
+		assertThat(this.budgets.remaining(this.campaign)).isZero();
+	}
+
+	@Test
+	void aRefundCannotTakeABalancePastTheLargestAmount() {
+		this.budgets.create(this.campaign, Budgets.MAX_AMOUNT - 5);
+		assertThatExceptionOfType(BudgetOverflowException.class)
+			.isThrownBy(() -> this.budgets.refund(this.campaign, 6, "op-1"))
+			.withMessageContaining(this.campaign)
+			.withMessageContaining(Long.toString(Budgets.MAX_AMOUNT));
+		assertThat(this.budgets.remaining(this.campaign)).as("nothing changed").isEqualTo(Budgets.MAX_AMOUNT - 5);
+		assertThat(this.budgets.refund(this.campaign, 5, "op-1")).as("the id was not used up")
+			.isEqualTo(new SpendResult(true, Budgets.MAX_AMOUNT));
+	}
+
+	@Test
+	void aRetriedReserveWithTheSameOperationIdReservesOnce() {
+		this.budgets.create(this.campaign, 100);
+		Reservation first = this.budgets.reserve(this.campaign, 30, Duration.ofMinutes(1), "r-1").orElseThrow();
+		Reservation retried = this.budgets.reserve(this.campaign, 30, Duration.ofMinutes(1), "r-1").orElseThrow();
+		assertThat(retried).isEqualTo(first);
+		assertThat(this.budgets.remaining(this.campaign)).isEqualTo(70);
+		assertThat(this.budgets.commit(first, 20)).isEqualTo(new SpendResult(true, 80));
+		assertThat(this.budgets.reserve(this.campaign, 30, Duration.ofMinutes(1), "r-1")).as("replayed after commit")
+			.contains(first);
+		assertThat(this.budgets.remaining(this.campaign)).isEqualTo(80);
+		assertThat(this.budgets.reserve(this.campaign, 30, Duration.ofMinutes(1), "r-2")).get().isNotEqualTo(first);
+		assertThat(this.budgets.remaining(this.campaign)).isEqualTo(50);
+	}
+
+	@Test
+	void aRefusedReserveIsReplayedAsRefused() {
+		this.budgets.create(this.campaign, 10);
+		assertThat(this.budgets.reserve(this.campaign, 30, Duration.ofMinutes(1), "r-1")).isEmpty();
+		this.budgets.refund(this.campaign, 50, "top-up");
+		assertThat(this.budgets.reserve(this.campaign, 30, Duration.ofMinutes(1), "r-1")).as("the first answer")
+			.isEmpty();
+		assertThat(this.budgets.remaining(this.campaign)).isEqualTo(60);
 	}
 
 	@Test

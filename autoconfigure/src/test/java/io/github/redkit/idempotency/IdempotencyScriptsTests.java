@@ -3,6 +3,7 @@ package io.github.redkit.idempotency;
 import java.util.List;
 import java.util.UUID;
 
+import io.github.redkit.budget.Budgets;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -82,16 +83,28 @@ class IdempotencyScriptsTests {
 	@Test
 	void budgetCommandsCheckBeforeTheyChange() {
 		List<String> keys = this.budget.subList(0, 3);
-		assertThat(this.runner.execute(BUDGET, keys, "spend", "1", "", "0")).containsExactly(-1L, 0L, 0L);
-		assertThat(this.runner.execute(BUDGET, keys, "create", "100", "0", "0")).containsExactly(1L, 100L, 0L);
-		assertThat(this.runner.execute(BUDGET, keys, "create", "5", "0", "0")).containsExactly(0L, 100L, 0L);
-		assertThat(this.runner.execute(BUDGET, keys, "spend", "101", "", "0")).containsExactly(0L, 100L, 0L);
-		assertThat(this.runner.execute(BUDGET, this.budget, "spend", "40", "", "60000")).containsExactly(1L, 60L, 0L);
-		assertThat(this.runner.execute(BUDGET, this.budget, "spend", "40", "", "60000")).containsExactly(1L, 60L, 1L);
-		assertThat(this.runner.execute(BUDGET, keys, "reserve", "50", "r1", "60000")).containsExactly(1L, 10L, 0L);
-		assertThat(this.runner.execute(BUDGET, keys, "reserve", "11", "r2", "60000")).containsExactly(0L, 10L, 0L);
-		assertThat(this.runner.execute(BUDGET, keys, "release", "0", "r1", "0")).containsExactly(1L, 60L, 0L);
-		assertThat(this.runner.execute(BUDGET, keys, "release", "0", "r1", "0")).containsExactly(0L, 60L, 0L);
+		// ARGV: command, amount, reservation id, reservation ttl, record ttl, largest
+		// amount
+		String max = Long.toString(Budgets.MAX_AMOUNT);
+		assertThat(this.runner.execute(BUDGET, keys, "spend", "1", "", "0", "0", max)).containsExactly(-1L, 0L, 0L);
+		assertThat(this.runner.execute(BUDGET, keys, "create", "100", "0", "0", "0", max)).containsExactly(1L, 100L,
+				0L);
+		assertThat(this.runner.execute(BUDGET, keys, "create", "5", "0", "0", "0", max)).containsExactly(0L, 100L, 0L);
+		assertThat(this.runner.execute(BUDGET, keys, "spend", "101", "", "0", "0", max)).containsExactly(0L, 100L, 0L,
+				"");
+		assertThat(this.runner.execute(BUDGET, this.budget, "spend", "40", "", "0", "60000", max)).containsExactly(1L,
+				60L, 0L, "");
+		assertThat(this.runner.execute(BUDGET, this.budget, "spend", "40", "", "0", "60000", max)).containsExactly(1L,
+				60L, 1L, "");
+		assertThat(this.runner.execute(BUDGET, keys, "reserve", "50", "r1", "60000", "0", max)).containsExactly(1L, 10L,
+				0L, "r1");
+		assertThat(this.runner.execute(BUDGET, keys, "reserve", "11", "r2", "60000", "0", max)).containsExactly(0L, 10L,
+				0L, "");
+		assertThat(this.runner.execute(BUDGET, keys, "release", "0", "r1", "0", "0", max)).containsExactly(1L, 60L, 0L,
+				"");
+		assertThat(this.runner.execute(BUDGET, keys, "release", "0", "r1", "0", "0", max)).containsExactly(0L, 60L, 0L);
+		assertThat(this.runner.execute(BUDGET, keys, "refund", "10", "", "0", "0", "65")).as("past the largest amount")
+			.containsExactly(-2L, 60L, 0L);
 		assertThat(this.runner.template().getExpire(this.budget.get(3))).isBetween(50L, 60L);
 		assertThat(this.runner.template().hasKey(this.budget.get(1))).isFalse();
 	}

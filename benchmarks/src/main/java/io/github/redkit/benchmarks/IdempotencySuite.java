@@ -147,7 +147,8 @@ final class IdempotencySuite {
 			RedisKeyspace.Key budget = new RedisKeyspace("bench").key("budget").tag("raw:" + UUID.randomUUID());
 			this.keys = List.of(budget.part("balance").build(), budget.part("reservations").build(),
 					budget.part("deadlines").build());
-			this.template.execute(this.apply, this.keys, "create", Long.toString(Budgets.MAX_AMOUNT), "0", "0");
+			this.template.execute(this.apply, this.keys, "create", Long.toString(Budgets.MAX_AMOUNT), "0", "0", "0",
+					Long.toString(Budgets.MAX_AMOUNT));
 		}
 
 		@Override
@@ -157,7 +158,7 @@ final class IdempotencySuite {
 
 		@Override
 		public void operate(int thread, long iteration) {
-			this.template.execute(this.apply, this.keys, "spend", "1", "", "0");
+			this.template.execute(this.apply, this.keys, "spend", "1", "", "0", "0", Long.toString(Budgets.MAX_AMOUNT));
 		}
 
 		@Override
