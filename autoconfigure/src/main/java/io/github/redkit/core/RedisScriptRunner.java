@@ -182,26 +182,27 @@ public class RedisScriptRunner {
 		catch (DataAccessException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+		CompletableFuture<T> answer;
 		try {
 			Object nativeConnection = connection.getNativeConnection();
-			if (LETTUCE_PRESENT && nativeConnection instanceof RedisScriptingAsyncCommands<?, ?>) {
-				@SuppressWarnings("unchecked")
-				RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
-				return LettuceScripts.execute(commands, script, encode(keys), args);
+			if (!LETTUCE_PRESENT || !(nativeConnection instanceof RedisScriptingAsyncCommands<?, ?>)) {
+				connection.close();
+				return CompletableFuture.completedFuture(executeBlocking(script, keys, args));
 			}
+			@SuppressWarnings("unchecked")
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
+			answer = LettuceScripts.execute(commands, script, encode(keys), args);
 		}
 		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(translate(script, ex));
-		}
-		finally {
 			connection.close();
+			return CompletableFuture
+				.failedFuture((ex instanceof DataAccessException dataAccess) ? dataAccess : translate(script, ex));
 		}
-		try {
-			return CompletableFuture.completedFuture(executeBlocking(script, keys, args));
-		}
-		catch (DataAccessException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
+		// a pooled, dedicated connection must not go back to the pool (and to another
+		// borrower's transaction or blocking pop) with the script in flight; closing the
+		// shared native connection's handle is free, so this costs the default set-up
+		// nothing
+		return answer.whenComplete((result, failure) -> connection.close());
 	}
 
 	@SuppressWarnings("unchecked")

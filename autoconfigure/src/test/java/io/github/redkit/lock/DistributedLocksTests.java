@@ -34,7 +34,7 @@ import static org.awaitility.Awaitility.await;
  * waking, round trips.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(pooled = true)
 class DistributedLocksTests {
 
 	@Parameter

@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * Leases: renewal while the protected code runs, and detection of a lost lease.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(pooled = true)
 class LockLeaseTests {
 
 	private static final Duration LEASE = Duration.ofMillis(300);

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(pooled = true)
 class QueueListenerContainerTests {
 
 	@Parameter

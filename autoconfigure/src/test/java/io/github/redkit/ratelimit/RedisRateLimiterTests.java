@@ -30,7 +30,7 @@ import static org.awaitility.Awaitility.await;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(pooled = true)
 class RedisRateLimiterTests {
 
 	@Parameter

@@ -5,10 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import io.lettuce.core.api.StatefulConnection;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
 /**
  * A real Redis server (or cluster) started for tests, with what a test needs to talk to
@@ -128,6 +132,27 @@ public interface RedisServer extends AutoCloseable {
 		else {
 			factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(HOST, port()), client);
 		}
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
+	 * A started connection factory to a standalone server through a pool of dedicated
+	 * connections, as {@code spring.data.redis.lettuce.pool.enabled=true} with
+	 * {@code shareNativeConnection=false}: every command borrows a connection.
+	 * @return the connection factory; the caller destroys it
+	 */
+	default LettuceConnectionFactory createPooledConnectionFactory() {
+		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
+		pool.setMaxTotal(8);
+		LettuceClientConfiguration client = LettucePoolingClientConfiguration.builder()
+			.poolConfig(pool)
+			.commandTimeout(Duration.ofSeconds(5))
+			.build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(HOST, port()),
+				client);
+		factory.setShareNativeConnection(false);
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;

@@ -11,11 +11,14 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.ArgumentsProvider;
 import org.junit.jupiter.params.provider.ArgumentsSource;
+import org.junit.jupiter.params.support.AnnotationConsumer;
 import org.junit.jupiter.params.support.ParameterDeclarations;
 
 /**
  * Runs a {@code @ParameterizedClass} (or test) once per
- * {@linkplain RedisTopology#selected() selected} {@link RedisTopology}.
+ * {@linkplain RedisTopology#selected() selected} {@link RedisTopology}; with
+ * {@code pooled = true} also on {@link RedisTopology#POOLED} whenever standalone is
+ * selected.
  */
 @Target({ ElementType.TYPE, ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
@@ -24,14 +27,28 @@ import org.junit.jupiter.params.support.ParameterDeclarations;
 public @interface RedisTopologies {
 
 	/**
+	 * Whether the suite also runs on pooled, dedicated connections: for the suites that
+	 * send commands asynchronously.
+	 * @return {@code true} to add {@link RedisTopology#POOLED}
+	 */
+	boolean pooled() default false;
+
+	/**
 	 * Provides the selected topologies.
 	 */
-	final class SelectedTopologies implements ArgumentsProvider {
+	final class SelectedTopologies implements ArgumentsProvider, AnnotationConsumer<RedisTopologies> {
+
+		private boolean pooled;
+
+		@Override
+		public void accept(RedisTopologies annotation) {
+			this.pooled = annotation.pooled();
+		}
 
 		@Override
 		public Stream<? extends Arguments> provideArguments(ParameterDeclarations parameters,
 				ExtensionContext context) {
-			return RedisTopology.selected().stream().map(Arguments::of);
+			return RedisTopology.selected(this.pooled).stream().map(Arguments::of);
 		}
 
 	}

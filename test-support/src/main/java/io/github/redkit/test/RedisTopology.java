@@ -22,6 +22,14 @@ public enum RedisTopology {
 	/** One Redis server: Redis 7 when one is installed. */
 	STANDALONE(RedisServers::standalone, false),
 
+	/**
+	 * The standalone server reached through a pool of dedicated connections
+	 * ({@code spring.data.redis.lettuce.pool.enabled=true} without a shared native
+	 * connection); only for suites that ask for it with
+	 * {@code @RedisTopologies(pooled = true)}.
+	 */
+	POOLED(RedisServers::standalone, false),
+
 	/** A Redis Cluster of three masters. */
 	CLUSTER(RedisServers::cluster, false),
 
@@ -63,7 +71,8 @@ public enum RedisTopology {
 	 */
 	public synchronized LettuceConnectionFactory connectionFactory() {
 		if (this.connectionFactory == null) {
-			LettuceConnectionFactory factory = server().createConnectionFactory();
+			LettuceConnectionFactory factory = (this != POOLED) ? server().createConnectionFactory()
+					: server().createPooledConnectionFactory();
 			Runtime.getRuntime().addShutdownHook(new Thread(factory::destroy, "redkit-connection-shutdown"));
 			this.connectionFactory = factory;
 		}
@@ -76,13 +85,32 @@ public enum RedisTopology {
 	 * @throws IllegalArgumentException for an unknown name
 	 */
 	public static List<RedisTopology> selected() {
+		return selected(false);
+	}
+
+	/**
+	 * The topologies this run selected, with {@link #POOLED} beside a selected standalone
+	 * topology when asked for.
+	 * @param pooled whether to add {@link #POOLED}
+	 * @return the selected topologies, in declaration order
+	 */
+	public static List<RedisTopology> selected(boolean pooled) {
+		List<RedisTopology> selected = selectedByName();
+		boolean addPooled = pooled && selected.contains(STANDALONE);
+		return Arrays.stream(values())
+			.filter((topology) -> (topology == POOLED) ? addPooled || selected.contains(POOLED)
+					: selected.contains(topology))
+			.toList();
+	}
+
+	private static List<RedisTopology> selectedByName() {
 		String selection = System.getProperty(SELECTION_PROPERTY,
 				System.getenv(SELECTION_PROPERTY.toUpperCase(Locale.ROOT).replace('.', '_')));
 		if (selection == null || selection.isBlank() || selection.trim().equals("default")) {
-			return Arrays.stream(values()).filter((topology) -> !topology.heavy).toList();
+			return Arrays.stream(values()).filter((topology) -> !topology.heavy && topology != POOLED).toList();
 		}
 		if (selection.trim().equals("all")) {
-			return List.of(values());
+			return Arrays.stream(values()).filter((topology) -> topology != POOLED).toList();
 		}
 		List<RedisTopology> chosen = Arrays.stream(selection.split(","))
 			.map(String::trim)
