@@ -2,33 +2,30 @@ package io.github.redkit.idempotency;
 
 import java.lang.reflect.Method;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.KeyExpressionEvaluator;
-import org.aopalliance.intercept.MethodInterceptor;
+import io.github.redkit.core.RedkitInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-
-import org.springframework.aop.support.AopUtils;
-import org.springframework.core.MethodClassKey;
-import org.springframework.util.function.SingletonSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs {@link IdempotentStep} methods: claims the step (one script call), then runs the
- * method and records its result, returns the recorded result of a duplicate, or throws
- * for a step out of order or in progress.
+ * method with its lease renewed and records its result, returns the recorded result of a
+ * duplicate, or throws for a step out of order or in progress. A claim lost while the
+ * method ran (its lease could not be renewed and another delivery took the step over)
+ * records nothing and throws {@link StepClaimLostException} after the method returned.
  */
-public class IdempotentStepInterceptor implements MethodInterceptor {
+public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition> {
 
-	private final Map<MethodClassKey, StepDefinition> definitions = new ConcurrentHashMap<>();
+	private final StepLeaseRenewer renewer = new StepLeaseRenewer();
 
-	private final SingletonSupplier<IdempotentSteps> steps;
+	private final Supplier<IdempotentSteps> steps;
 
-	private final SingletonSupplier<KeyExpressionEvaluator> keys;
+	private final Supplier<KeyExpressionEvaluator> keys;
 
-	private final SingletonSupplier<StepResults> results;
+	private final Supplier<StepResults> results;
 
 	/**
 	 * Creates an interceptor. Its collaborators are looked up on first use, so that an
@@ -39,27 +36,30 @@ public class IdempotentStepInterceptor implements MethodInterceptor {
 	 */
 	public IdempotentStepInterceptor(Supplier<IdempotentSteps> steps, Supplier<KeyExpressionEvaluator> keys,
 			Supplier<StepResults> results) {
-		this.steps = SingletonSupplier.of(steps);
-		this.keys = SingletonSupplier.of(keys);
-		this.results = SingletonSupplier.of(results);
+		this.steps = steps;
+		this.keys = keys;
+		this.results = results;
 	}
 
 	@Override
-	public Object invoke(MethodInvocation invocation) throws Throwable {
+	protected @Nullable StepDefinition read(Method specificMethod, Method method, Class<?> targetClass) {
+		return StepDefinition.of(specificMethod);
+	}
+
+	@Override
+	protected @Nullable Object invoke(MethodInvocation invocation, StepDefinition definition) throws Throwable {
 		Method method = invocation.getMethod();
 		Object target = invocation.getThis();
-		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-		StepDefinition definition = this.definitions.computeIfAbsent(new MethodClassKey(method, targetClass),
-				(key) -> StepDefinition.of(method, targetClass));
 		Object[] args = invocation.getArguments();
-		String operation = this.keys.obtain().evaluate(definition.operation(), method, target, args);
-		String fingerprint = (definition.fingerprint() != null)
-				? this.results.obtain().fingerprint(definition.fingerprint(), method, target, args) : null;
-		StepClaim claim = this.steps.obtain()
+		String operation = this.keys.get().evaluate(definition.operation(), method, target, args);
+		String fingerprintExpression = definition.fingerprint();
+		String fingerprint = (fingerprintExpression != null)
+				? this.results.get().fingerprint(fingerprintExpression, method, target, args) : null;
+		StepClaim claim = this.steps.get()
 			.claim(operation, definition.step(), definition.after(), definition.ttl(), definition.lease(), fingerprint);
 		switch (claim.outcome()) {
 			case DUPLICATE:
-				return this.results.obtain().read(claim.storedResult(), definition.resultType());
+				return this.results.get().read(claim.storedResult(), definition.resultType());
 			case OUT_OF_ORDER:
 				Set<String> recorded = new LinkedHashSet<>(claim.doneSteps());
 				recorded.addAll(claim.inProgressSteps());
@@ -71,22 +71,26 @@ public class IdempotentStepInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private Object runClaimed(MethodInvocation invocation, StepClaim claim) throws Throwable {
+	private @Nullable Object runClaimed(MethodInvocation invocation, StepClaim claim) throws Throwable {
+		IdempotentSteps steps = this.steps.get();
+		StepLeaseRenewer.Renewal renewal = this.renewer.renew(steps, claim);
 		Object result;
 		try {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
+			renewal.stop();
 			// the step did not happen: let a retry run it
 			try {
-				this.steps.obtain().abandon(claim);
+				steps.abandon(claim);
 			}
 			catch (RuntimeException abandonFailure) {
 				ex.addSuppressed(abandonFailure);
 			}
 			throw ex;
 		}
-		this.steps.obtain().complete(claim, result);
+		renewal.stop();
+		steps.complete(claim, result);
 		return result;
 	}
 

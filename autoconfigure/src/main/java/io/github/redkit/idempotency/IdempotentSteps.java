@@ -37,7 +37,9 @@ public interface IdempotentSteps {
 	StepClaim claim(String operation, String step, Set<String> after, Duration ttl, Duration lease, String fingerprint);
 
 	/**
-	 * Records a step as done with its result (stored as JSON); the first completion wins.
+	 * Records a step as done with its result (stored as JSON), whichever claim holds it;
+	 * the first completion wins. Prefer {@link #complete(StepClaim, Object)}, which
+	 * refuses to complete over another holder's claim.
 	 * @param operation the operation id
 	 * @param step the step
 	 * @param result the result, may be {@code null}
@@ -45,11 +47,21 @@ public interface IdempotentSteps {
 	void complete(String operation, String step, Object result);
 
 	/**
-	 * Records a claimed step as done with its result.
+	 * Records a claimed step as done with its result, if the claim still holds the step.
 	 * @param claim the claim
 	 * @param result the result, may be {@code null}
+	 * @throws StepClaimLostException when the claim's lease ran out and another delivery
+	 * took the step over (or completed it): the result is not recorded
 	 */
 	void complete(StepClaim claim, Object result);
+
+	/**
+	 * Renews a claim's lease (by the lease it was taken with) while its step runs; the
+	 * {@code @IdempotentStep} interceptor does this every third of the lease.
+	 * @param claim the claim
+	 * @return {@code false} when the claim no longer holds the step
+	 */
+	boolean extend(StepClaim claim);
 
 	/**
 	 * Removes a step's in-progress claim, whoever holds it, so that a retry can run it.

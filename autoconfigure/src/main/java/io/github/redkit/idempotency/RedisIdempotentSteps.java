@@ -11,6 +11,7 @@ import java.util.UUID;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessException;
@@ -29,6 +30,8 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 	private static final LuaScript<Long> COMPLETE = LuaScript.load("idempotency_complete", Long.class);
 
 	private static final LuaScript<Long> ABANDON = LuaScript.load("idempotency_abandon", Long.class);
+
+	private static final LuaScript<Long> EXTEND = LuaScript.load("idempotency_extend", Long.class);
 
 	private static final LuaScript<List> READ = LuaScript.load("idempotency_read", List.class);
 
@@ -97,24 +100,34 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 		}
 		StepOutcome outcome = StepOutcome.valueOf(answer);
 		this.metrics.record(step, outcome.name().toLowerCase(Locale.ROOT));
-		return new StepClaim(operation, step, outcome, token, recordTtl, print, (String) reply.get(1),
+		return new StepClaim(operation, step, outcome, token, recordTtl, claimLease, print, (String) reply.get(1),
 				names(reply.get(2)), names(reply.get(3)));
 	}
 
 	@Override
-	public void complete(String operation, String step, Object result) {
-		complete(operation, step, result, this.settings.ttl(), "");
+	public void complete(String operation, String step, @Nullable Object result) {
+		complete(operation, step, result, this.settings.ttl(), "", "");
 	}
 
 	@Override
-	public void complete(StepClaim claim, Object result) {
-		complete(claim.operation(), claim.step(), result, claim.ttl(), claim.fingerprint());
+	public void complete(StepClaim claim, @Nullable Object result) {
+		if (complete(claim.operation(), claim.step(), result, claim.ttl(), claim.fingerprint(), claim.token()) < 0) {
+			this.metrics.record(claim.step(), "lost");
+			throw new StepClaimLostException(claim.operation(), claim.step());
+		}
 	}
 
-	private void complete(String operation, String step, Object result, Duration ttl, String fingerprint) {
+	private long complete(String operation, String step, @Nullable Object result, Duration ttl, String fingerprint,
+			String token) {
 		String json = this.jsonMapper.writeValueAsString(result);
-		this.runner.execute(COMPLETE, this.settings.timeout(), keys(operation), step, json,
-				Long.toString(ttl.toMillis()), fingerprint);
+		return this.runner.execute(COMPLETE, this.settings.timeout(), keys(operation), step, json,
+				Long.toString(ttl.toMillis()), fingerprint, token);
+	}
+
+	@Override
+	public boolean extend(StepClaim claim) {
+		return this.runner.execute(EXTEND, this.settings.timeout(), keys(claim.operation()).subList(0, 1), claim.step(),
+				claim.token(), Long.toString(claim.lease().toMillis())) == 1;
 	}
 
 	@Override

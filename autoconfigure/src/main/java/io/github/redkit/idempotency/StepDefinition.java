@@ -10,8 +10,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
 import io.github.redkit.core.AnnotationDurations;
+import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
@@ -25,17 +25,16 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  * @param fingerprint the fingerprint expression, {@code null} for none
  * @param resultType the method's generic return type
  */
-record StepDefinition(String operation, String step, Set<String> after, Duration ttl, Duration lease,
-		String fingerprint, Type resultType) {
+record StepDefinition(String operation, String step, Set<String> after, @Nullable Duration ttl,
+		@Nullable Duration lease, @Nullable String fingerprint, @Nullable Type resultType) {
 
-	static StepDefinition of(Method method, Class<?> targetClass) {
-		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+	static @Nullable StepDefinition of(Method specific) {
 		IdempotentStep annotation = AnnotatedElementUtils.findMergedAnnotation(specific, IdempotentStep.class);
+		if (annotation == null) {
+			return null;
+		}
 		String where = "@IdempotentStep on " + specific.getDeclaringClass().getSimpleName() + "." + specific.getName()
 				+ "()";
-		if (annotation == null) {
-			throw new IllegalStateException("No @IdempotentStep on " + specific);
-		}
 		if (annotation.step().isBlank() || annotation.operation().isBlank()) {
 			throw new IllegalStateException(where + " needs an operation and a step");
 		}

@@ -41,6 +41,13 @@ public class Handlers {
 		return new Receipt(key, amount);
 	}
 
+	@IdempotentStep(operation = "#key", step = "slow", lease = "300ms")
+	public String slow(String key) throws InterruptedException {
+		this.runs.incrementAndGet();
+		this.gate.await(10, TimeUnit.SECONDS);
+		return "done";
+	}
+
 	@IdempotentStep(operation = "#key", step = "ping")
 	public void ping(String key) {
 		this.runs.incrementAndGet();

@@ -27,6 +27,8 @@ class IdempotencyScriptsTests {
 
 	private static final LuaScript<Long> COMPLETE = LuaScript.load("idempotency_complete", Long.class);
 
+	private static final LuaScript<Long> EXTEND = LuaScript.load("idempotency_extend", Long.class);
+
 	private static final LuaScript<Long> ABANDON = LuaScript.load("idempotency_abandon", Long.class);
 
 	private static final LuaScript<List> READ = LuaScript.load("idempotency_read", List.class);
@@ -59,6 +61,12 @@ class IdempotencyScriptsTests {
 		assertThat(this.runner.execute(COMPLETE, this.steps, "bid", "{\"a\":2}", "60000", "")).isZero();
 		assertThat(claim("bid")).containsExactly("DUPLICATE", "{\"a\":1}", List.of(), List.of());
 		assertThat(claim("notice", "bid").get(0)).isEqualTo("CLAIMED");
+		// a claim is renewed and completed only by its own token (claim() uses "t")
+		assertThat(this.runner.execute(EXTEND, this.steps.subList(0, 1), "notice", "other", "30000")).isZero();
+		assertThat(this.runner.execute(EXTEND, this.steps.subList(0, 1), "notice", "t", "30000")).isEqualTo(1);
+		assertThat(this.runner.execute(COMPLETE, this.steps, "notice", "{}", "60000", "", "other")).isEqualTo(-1);
+		assertThat(this.runner.execute(COMPLETE, this.steps, "bid", "{}", "60000", "", "t")).as("done by another")
+			.isEqualTo(-1);
 		assertThat(claim("timeout", "bid")).containsExactly("IN_PROGRESS", null, List.of("bid"), List.of("notice"));
 		assertThat(this.runner.execute(ABANDON, this.steps.subList(0, 1), "notice", "wrong-token")).isZero();
 		assertThat(this.runner.execute(ABANDON, this.steps.subList(0, 1), "notice", "t")).isEqualTo(1);

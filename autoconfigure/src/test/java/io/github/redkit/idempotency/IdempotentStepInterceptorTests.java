@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Future;
 
 import io.github.redkit.budget.Budgets;
@@ -96,6 +97,34 @@ class IdempotentStepInterceptorTests {
 		this.handlers.fail(false);
 		assertThat(this.handlers.charge(this.key, 5)).isEqualTo(new Receipt(this.key, 5));
 		assertThat(this.handlers.runs()).hasValue(2);
+	}
+
+	@Test
+	void aStepThatOutlivesItsLeaseIsNotRunTwiceWhileItsHolderIsAlive() throws Exception {
+		CountDownLatch gate = new CountDownLatch(1);
+		this.handlers.reset(false, gate);
+		ExecutorService holder = Executors.newSingleThreadExecutor();
+		try {
+			Future<String> first = holder.submit(() -> this.handlers.slow(this.key));
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.handlers.runs().get() == 1);
+			// duplicate deliveries for four leases (300ms each): the holder renews its
+			// lease
+			long until = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+			int duplicates = 0;
+			while (System.nanoTime() < until) {
+				assertThatExceptionOfType(StepInProgressException.class).isThrownBy(() -> this.handlers.slow(this.key));
+				duplicates++;
+			}
+			gate.countDown();
+			assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("done");
+			assertThat(duplicates).isPositive();
+			assertThat(this.handlers.runs()).as("run once").hasValue(1);
+			assertThat(this.handlers.slow(this.key)).as("the duplicate after completion replays").isEqualTo("done");
+		}
+		finally {
+			gate.countDown();
+			holder.shutdownNow();
+		}
 	}
 
 	@Test

@@ -54,6 +54,29 @@ class IdempotentStepsTests {
 				new IdempotencySettings(Duration.ofHours(48), lease, Duration.ofSeconds(5)), StepMetrics.NONE);
 	}
 
+	@Test
+	void aHolderWhoseClaimWasTakenOverCannotCompleteIt() {
+		RedisIdempotentSteps shortLeases = steps(Duration.ofMillis(200));
+		StepClaim first = shortLeases.claim(this.auction, "bid", NOTHING, null, null, null);
+		assertThat(first.outcome()).isEqualTo(StepOutcome.CLAIMED);
+		assertThat(shortLeases.extend(first)).as("renewed while held").isTrue();
+		// the first holder stalls without renewing: its lease runs out and a duplicate
+		// delivery takes the step over
+		StepClaim second = await().atMost(Duration.ofSeconds(5))
+			.until(() -> shortLeases.claim(this.auction, "bid", NOTHING, null, Duration.ofSeconds(30), null),
+					(claim) -> claim.outcome() == StepOutcome.CLAIMED);
+		assertThat(shortLeases.extend(first)).as("the first claim is gone").isFalse();
+		assertThatExceptionOfType(StepClaimLostException.class)
+			.isThrownBy(() -> shortLeases.complete(first, "first-result"))
+			.withMessageContaining("bid");
+		shortLeases.complete(second, "second-result");
+		assertThat(shortLeases.result(this.auction, "bid", String.class)).isEqualTo("second-result");
+		assertThatExceptionOfType(StepClaimLostException.class)
+			.isThrownBy(() -> shortLeases.complete(first, "first-result"));
+		assertThat(shortLeases.result(this.auction, "bid", String.class)).as("the second completion stands")
+			.isEqualTo("second-result");
+	}
+
 	private StepOutcome run(String step, Set<String> after) {
 		StepOutcome outcome = this.steps.claim(this.auction, step, after, null);
 		if (outcome == StepOutcome.CLAIMED) {

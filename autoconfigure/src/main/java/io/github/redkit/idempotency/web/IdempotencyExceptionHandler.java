@@ -1,6 +1,7 @@
 package io.github.redkit.idempotency.web;
 
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
+import io.github.redkit.idempotency.StepClaimLostException;
 import io.github.redkit.idempotency.StepInProgressException;
 import io.github.redkit.idempotency.StepOutOfOrderException;
 
@@ -13,8 +14,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * Maps the refusals of {@code @IdempotentStep} to HTTP answers with a ProblemDetail body:
  * a step out of order is 409 Conflict (the request is valid but the operation's state
- * does not allow it), a step in progress is 409 Conflict (retry later), and an
- * idempotency key reused with another payload is 422 Unprocessable Content.
+ * does not allow it), a step in progress is 409 Conflict (retry later), a claim lost
+ * while the step ran is 409 Conflict, and an idempotency key reused with another payload
+ * is 422 Unprocessable Content.
  */
 @RestControllerAdvice
 public class IdempotencyExceptionHandler {
@@ -33,6 +35,14 @@ public class IdempotencyExceptionHandler {
 	ResponseEntity<ProblemDetail> inProgress(StepInProgressException ex) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
 		problem.setTitle("Step in progress");
+		problem.setProperty("step", ex.getStep());
+		return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+	}
+
+	@ExceptionHandler(StepClaimLostException.class)
+	ResponseEntity<ProblemDetail> claimLost(StepClaimLostException ex) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+		problem.setTitle("Step claim lost");
 		problem.setProperty("step", ex.getStep());
 		return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
 	}
