@@ -9,7 +9,7 @@ import java.util.UUID;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
-
+import io.github.redkit.core.RedkitMetrics;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -35,7 +35,7 @@ public class RedisBudgets implements Budgets {
 
 	private final Duration operationTtl;
 
-	private final BudgetMetrics metrics;
+	private final RedkitMetrics metrics;
 
 	/**
 	 * Creates budgets.
@@ -46,7 +46,7 @@ public class RedisBudgets implements Budgets {
 	 * @param metrics receives outcomes
 	 */
 	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
-			BudgetMetrics metrics) {
+			RedkitMetrics metrics) {
 		this.runner = runner;
 		this.keyspace = keyspace;
 		this.timeout = timeout;
@@ -129,7 +129,8 @@ public class RedisBudgets implements Budgets {
 	}
 
 	private Answer record(String operation, Answer answer) {
-		this.metrics.record(operation, answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused");
+		this.metrics.increment(BudgetMeters.CHANGES, "operation", operation, "outcome",
+				answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused");
 		return answer;
 	}
 
@@ -143,7 +144,7 @@ public class RedisBudgets implements Budgets {
 					Long.toString(this.operationTtl.toMillis()), MAX);
 		}
 		catch (DataAccessException ex) {
-			this.metrics.record(command, "unavailable");
+			this.metrics.increment(BudgetMeters.CHANGES, "operation", command, "outcome", "unavailable");
 			throw ex;
 		}
 		long applied = (Long) reply.get(0);

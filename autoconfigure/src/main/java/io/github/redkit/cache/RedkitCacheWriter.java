@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -39,7 +40,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 
 	private final RedisScriptRunner runner;
 
-	private final CacheEvents events;
+	private final RedkitMetrics metrics;
 
 	private final CacheStatisticsCollector statistics;
 
@@ -53,23 +54,23 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 	 * @param policies the policy of each cache, by name
 	 * @param singleFlight the single-flight lock
 	 * @param runner the script runner
-	 * @param events where waits, refreshes and Redis errors are reported
+	 * @param metrics where waits, refreshes and Redis errors are recorded
 	 * @param staleEntries how many values are kept in memory for stale-on-error caches
 	 */
 	public RedkitCacheWriter(RedisCacheWriter delegate, Function<String, CachePolicy> policies,
-			SingleFlight singleFlight, RedisScriptRunner runner, CacheEvents events, int staleEntries) {
-		this(delegate, policies, singleFlight, runner, events, CacheStatisticsCollector.none(),
+			SingleFlight singleFlight, RedisScriptRunner runner, RedkitMetrics metrics, int staleEntries) {
+		this(delegate, policies, singleFlight, runner, metrics, CacheStatisticsCollector.none(),
 				new StaleValues(staleEntries), new EarlyRefresh());
 	}
 
 	private RedkitCacheWriter(RedisCacheWriter delegate, Function<String, CachePolicy> policies,
-			SingleFlight singleFlight, RedisScriptRunner runner, CacheEvents events,
+			SingleFlight singleFlight, RedisScriptRunner runner, RedkitMetrics metrics,
 			CacheStatisticsCollector statistics, StaleValues stale, EarlyRefresh earlyRefresh) {
 		this.delegate = delegate;
 		this.policies = policies;
 		this.singleFlight = singleFlight;
 		this.runner = runner;
-		this.events = events;
+		this.metrics = metrics;
 		this.statistics = statistics;
 		this.stale = stale;
 		this.earlyRefresh = earlyRefresh;
@@ -128,7 +129,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 			return current;
 		}
 		try {
-			this.events.earlyRefresh(name);
+			this.metrics.increment(CacheMeters.EARLY_REFRESHES, "cache", name);
 			return loadAndPut(name, key, loader, ttl, policy);
 		}
 		finally {
@@ -150,11 +151,12 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 					if (filled != null) {
 						if (waited) {
 							// the holder filled it and let go between two of our attempts
-							this.events.singleFlightWait(name, "filled", System.nanoTime() - start);
+							this.metrics.record(CacheMeters.SINGLE_FLIGHT_WAITS, System.nanoTime() - start, "cache",
+									name, "outcome", "filled");
 						}
 						return filled;
 					}
-					this.events.singleFlightLoad(name);
+					this.metrics.increment(CacheMeters.SINGLE_FLIGHT_LOADS, "cache", name);
 					return loadAndPut(name, key, loader, ttl, policy);
 				}
 				finally {
@@ -164,13 +166,15 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 			if (waited) {
 				byte[] filled = rawGet(key);
 				if (filled != null) {
-					this.events.singleFlightWait(name, "filled", System.nanoTime() - start);
+					this.metrics.record(CacheMeters.SINGLE_FLIGHT_WAITS, System.nanoTime() - start, "cache", name,
+							"outcome", "filled");
 					return filled;
 				}
 			}
 			long left = deadline - System.nanoTime();
 			if (left <= 0) {
-				this.events.singleFlightWait(name, "timeout", System.nanoTime() - start);
+				this.metrics.record(CacheMeters.SINGLE_FLIGHT_WAITS, System.nanoTime() - start, "cache", name,
+						"outcome", "timeout");
 				return loadAndPut(name, key, loader, ttl, policy);
 			}
 			pause(Math.min(pauseMillis, Math.max(1, left / 1_000_000)));
@@ -219,7 +223,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 			throw ex;
 		}
 		byte[] kept = this.stale.recall(name, key);
-		this.events.redisError(name, (kept != null) ? "stale" : "miss");
+		this.metrics.increment(CacheMeters.REDIS_ERRORS, "cache", name, "outcome", (kept != null) ? "stale" : "miss");
 		logger.warn("Redis failed reading cache '" + name + "'; "
 				+ ((kept != null) ? "serving the last value seen" : "no value kept, treating as a miss") + ": "
 				+ ex.getMessage());
@@ -253,7 +257,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 			if (!policy.staleOnError()) {
 				throw ex;
 			}
-			this.events.redisError(name, "write");
+			this.metrics.increment(CacheMeters.REDIS_ERRORS, "cache", name, "outcome", "write");
 			logger.warn("Redis failed writing cache '" + name + "'; kept in memory only: " + ex.getMessage());
 		}
 	}
@@ -332,7 +336,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 	@Override
 	public RedisCacheWriter withStatisticsCollector(CacheStatisticsCollector collector) {
 		return new RedkitCacheWriter(this.delegate.withStatisticsCollector(collector), this.policies, this.singleFlight,
-				this.runner, this.events, collector, this.stale, this.earlyRefresh);
+				this.runner, this.metrics, collector, this.stale, this.earlyRefresh);
 	}
 
 	private static String utf8(byte[] key) {

@@ -11,6 +11,7 @@ import java.util.UUID;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -43,7 +44,7 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	private final IdempotencySettings settings;
 
-	private final StepMetrics metrics;
+	private final RedkitMetrics metrics;
 
 	/**
 	 * Creates the steps.
@@ -54,7 +55,7 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 	 * @param metrics receives claim outcomes
 	 */
 	public RedisIdempotentSteps(RedisScriptRunner runner, RedisKeyspace keyspace, JsonMapper jsonMapper,
-			IdempotencySettings settings, StepMetrics metrics) {
+			IdempotencySettings settings, RedkitMetrics metrics) {
 		this.runner = runner;
 		this.keyspace = keyspace;
 		this.jsonMapper = jsonMapper;
@@ -90,16 +91,17 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 			reply = this.runner.execute(CLAIM, this.settings.timeout(), keys(operation), args.toArray(String[]::new));
 		}
 		catch (DataAccessException ex) {
-			this.metrics.record(step, "unavailable");
+			this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome", "unavailable");
 			throw ex;
 		}
 		String answer = (String) reply.get(0);
 		if ("REUSED".equals(answer)) {
-			this.metrics.record(step, "key_reused");
+			this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome", "key_reused");
 			throw new IdempotencyKeyReusedException(operation, step);
 		}
 		StepOutcome outcome = StepOutcome.valueOf(answer);
-		this.metrics.record(step, outcome.name().toLowerCase(Locale.ROOT));
+		this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome",
+				outcome.name().toLowerCase(Locale.ROOT));
 		return new StepClaim(operation, step, outcome, token, recordTtl, claimLease, print, (String) reply.get(1),
 				names(reply.get(2)), names(reply.get(3)));
 	}
@@ -112,7 +114,7 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 	@Override
 	public void complete(StepClaim claim, @Nullable Object result) {
 		if (complete(claim.operation(), claim.step(), result, claim.ttl(), claim.fingerprint(), claim.token()) < 0) {
-			this.metrics.record(claim.step(), "lost");
+			this.metrics.increment(IdempotencyMeters.STEPS, "step", claim.step(), "outcome", "lost");
 			throw new StepClaimLostException(claim.operation(), claim.step());
 		}
 	}

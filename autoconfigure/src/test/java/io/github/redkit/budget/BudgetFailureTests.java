@@ -5,23 +5,22 @@ import java.util.Set;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.idempotency.IdempotencySettings;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.RedisIdempotentSteps;
-import io.github.redkit.idempotency.StepMetrics;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Budgets and steps fail closed, within their timeout, when Redis does not answer.
@@ -51,10 +50,10 @@ class BudgetFailureTests {
 		RedisScriptRunner runner = new RedisScriptRunner(connectionFactory);
 		RedisKeyspace keyspace = new RedisKeyspace("redkit-test");
 		Budgets budgets = new RedisBudgets(runner, keyspace, Duration.ofMillis(300), Duration.ofHours(1),
-				BudgetMetrics.NONE);
+				RedkitMetrics.NONE);
 		IdempotentSteps steps = new RedisIdempotentSteps(runner, keyspace, JsonMapper.builder().build(),
 				new IdempotencySettings(Duration.ofHours(1), Duration.ofSeconds(30), Duration.ofMillis(300)),
-				StepMetrics.NONE);
+				RedkitMetrics.NONE);
 		budgets.create("frozen", 100);
 		redis.pause();
 		try {

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -24,7 +25,6 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -44,7 +44,7 @@ class BudgetsTests {
 	@BeforeEach
 	void setUp() {
 		this.budgets = new RedisBudgets(new RedisScriptRunner(this.topology.connectionFactory()),
-				new RedisKeyspace("redkit-test"), Duration.ofSeconds(5), Duration.ofHours(1), BudgetMetrics.NONE);
+				new RedisKeyspace("redkit-test"), Duration.ofSeconds(5), Duration.ofHours(1), RedkitMetrics.NONE);
 		this.campaign = "campaign:" + UUID.randomUUID();
 	}
 

@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -19,11 +20,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import tools.jackson.databind.json.JsonMapper;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.json.JsonMapper;
 
 @ParameterizedClass
 @RedisTopologies
@@ -51,7 +51,7 @@ class IdempotentStepsTests {
 
 	private RedisIdempotentSteps steps(Duration lease) {
 		return new RedisIdempotentSteps(this.runner, new RedisKeyspace("redkit-test"), JsonMapper.builder().build(),
-				new IdempotencySettings(Duration.ofHours(48), lease, Duration.ofSeconds(5)), StepMetrics.NONE);
+				new IdempotencySettings(Duration.ofHours(48), lease, Duration.ofSeconds(5)), RedkitMetrics.NONE);
 	}
 
 	@Test

@@ -5,12 +5,11 @@ import java.util.Optional;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RedisServersTests {
 
@@ -57,8 +56,12 @@ class RedisServersTests {
 		try {
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "default");
 			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.CLUSTER);
+			assertThat(RedisTopology.selected(true)).as("pooled beside standalone")
+				.containsExactly(RedisTopology.STANDALONE, RedisTopology.POOLED, RedisTopology.CLUSTER);
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "all");
-			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.values());
+			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.CLUSTER,
+					RedisTopology.OLDEST, RedisTopology.SENTINEL);
+			assertThat(RedisTopology.selected(true)).containsExactly(RedisTopology.values());
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "sentinel, standalone");
 			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.SENTINEL);
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "standalone,galaxy");

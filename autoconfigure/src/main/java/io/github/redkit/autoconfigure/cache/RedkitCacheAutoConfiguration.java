@@ -3,22 +3,19 @@ package io.github.redkit.autoconfigure.cache;
 import java.util.Map;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.cache.CacheEvents;
 import io.github.redkit.cache.CacheJson;
 import io.github.redkit.cache.CacheSpec;
-import io.github.redkit.cache.MicrometerCacheEvents;
 import io.github.redkit.cache.RedkitCacheManagerCustomizer;
 import io.github.redkit.cache.RedkitCacheWriter;
 import io.github.redkit.cache.ScanBatchStrategy;
 import io.github.redkit.cache.SingleFlight;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.github.redkit.core.RedkitMetrics;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -27,7 +24,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.cache.autoconfigure.RedisCacheManagerBuilderCustomizer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.cache.RedisCacheWriter;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.util.ClassUtils;
@@ -56,11 +52,9 @@ public final class RedkitCacheAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedkitCacheManagerCustomizer redkitCacheManagerCustomizer(RedkitCacheProperties properties,
-			RedisScriptRunner runner, SingleFlight singleFlight, ObjectProvider<CacheEvents> events,
-			BeanFactory beanFactory) {
+			RedisScriptRunner runner, SingleFlight singleFlight, RedkitMetrics metrics, BeanFactory beanFactory) {
 		CacheSpec defaults = RedkitCachePropertiesMapper.defaults(properties);
 		Map<String, CacheSpec> caches = RedkitCachePropertiesMapper.caches(properties);
-		CacheEvents cacheEvents = events.getIfAvailable(() -> CacheEvents.NONE);
 		return new RedkitCacheManagerCustomizer(defaults, caches, RedkitCachePropertiesMapper.jitter(properties),
 				valueSerializer(properties, beanFactory),
 				(policies) -> new RedkitCacheWriter(
@@ -69,7 +63,7 @@ public final class RedkitCacheAutoConfiguration {
 									// a put is visible once it returns: single flight
 									// relies on it
 									.immediateWrites()),
-						policies, singleFlight, runner, cacheEvents, properties.getStaleOnError().getMaxEntries()),
+						policies, singleFlight, runner, metrics, properties.getStaleOnError().getMaxEntries()),
 				properties.isEnableStatistics());
 	}
 
@@ -94,18 +88,6 @@ public final class RedkitCacheAutoConfiguration {
 			JsonMapper json = beanFactory.getBeanProvider(JsonMapper.class)
 				.getIfAvailable(() -> JsonMapper.builder().build());
 			return CacheJson.serializer(json, properties.getTrustedPackages());
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	static class CacheMetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		CacheEvents redkitCacheEvents(ObjectProvider<MeterRegistry> registry) {
-			return new MicrometerCacheEvents(registry::getIfAvailable);
 		}
 
 	}

@@ -5,16 +5,14 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.idempotency.IdempotencySettings;
 import io.github.redkit.idempotency.IdempotentStepAdvisor;
 import io.github.redkit.idempotency.IdempotentStepInterceptor;
 import io.github.redkit.idempotency.IdempotentSteps;
-import io.github.redkit.idempotency.MicrometerStepMetrics;
 import io.github.redkit.idempotency.RedisIdempotentSteps;
-import io.github.redkit.idempotency.StepMetrics;
 import io.github.redkit.idempotency.StepResults;
 import io.github.redkit.idempotency.web.IdempotencyExceptionHandler;
-import io.micrometer.core.instrument.MeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -46,11 +44,10 @@ public final class IdempotencyAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotentSteps redkitIdempotentSteps(RedisScriptRunner runner, RedisKeyspace keyspace,
-			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties,
-			ObjectProvider<StepMetrics> metrics) {
+			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties, RedkitMetrics metrics) {
 		IdempotencySettings settings = IdempotencyPropertiesMapper.settings(properties);
 		return new RedisIdempotentSteps(runner, keyspace, jsonMapper.getIfAvailable(JsonMapper.builder()::build),
-				settings, metrics.getIfAvailable(() -> StepMetrics.NONE));
+				settings, metrics);
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -68,18 +65,6 @@ public final class IdempotencyAutoConfiguration {
 						.of(() -> new StepResults(jsonMapper.getIfAvailable(JsonMapper.builder()::build))));
 			int order = EarlyProperties.bind(environment, "redkit.idempotency", IdempotencyProperties.class).getOrder();
 			return new IdempotentStepAdvisor(interceptor, order);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
-	static class MetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		StepMetrics redkitStepMetrics(ObjectProvider<MeterRegistry> registry) {
-			return new MicrometerStepMetrics(registry::getIfAvailable);
 		}
 
 	}
