@@ -55,7 +55,9 @@ class RedisScriptRunnerPoolTests {
 	@Test
 	void aConnectionGoesBackToThePoolOnlyOnceItsScriptAnswered() {
 		RedisScriptRunner runner = new RedisScriptRunner(this.factory);
-		runner.execute(SLOW, List.of(), "0");
+		// once connected, an asynchronous script is sent (and its connection borrowed) on
+		// the calling thread
+		RedisScriptRunner.await(runner.executeAsync(SLOW, List.of("slow"), "0"), Duration.ofSeconds(5), "warm-up");
 		CompletableFuture<Long> inFlight = runner.executeAsync(SLOW, List.of("slow"), "500");
 		assertThat(inFlight).isNotDone();
 		assertThatException().as("the only connection is still busy with the script").isThrownBy(this::borrowAndPing);
