@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Distributed locks on Redis keys, with fencing tokens. Acquire, release and extend are
  * one script call each; a waiting caller is woken by the release (pub/sub), with a
@@ -23,7 +25,7 @@ public interface DistributedLocks {
 	 * {@code redkit.lock.lease-time}, renewed until the handle is closed
 	 * @return the handle, or empty when the lock was not acquired in time
 	 */
-	default Optional<LockHandle> tryLock(String key, Duration wait, Duration lease) {
+	default Optional<LockHandle> tryLock(String key, Duration wait, @Nullable Duration lease) {
 		return tryLock(UNNAMED, key, wait, lease);
 	}
 
@@ -36,7 +38,7 @@ public interface DistributedLocks {
 	 * {@code redkit.lock.lease-time}, renewed until the handle is closed
 	 * @return the handle, or empty when the lock was not acquired in time
 	 */
-	Optional<LockHandle> tryLock(String name, String key, Duration wait, Duration lease);
+	Optional<LockHandle> tryLock(String name, String key, Duration wait, @Nullable Duration lease);
 
 	/**
 	 * Runs an action while holding a lock, and releases it afterwards. While the action
@@ -51,7 +53,7 @@ public interface DistributedLocks {
 	 * @throws LockNotAcquiredException when the lock was not acquired in time
 	 * @throws LockLostException when the lease was lost while the action ran
 	 */
-	<T> T withLock(String key, Duration wait, Duration lease, Supplier<T> action);
+	<T> T withLock(String key, Duration wait, @Nullable Duration lease, Supplier<T> action);
 
 	/**
 	 * The innermost lock held by the running {@code @DistributedLock} method or

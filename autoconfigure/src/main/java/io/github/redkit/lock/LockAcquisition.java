@@ -14,7 +14,13 @@ import org.springframework.dao.DataAccessException;
  */
 final class LockAcquisition {
 
-	private final RedisDistributedLocks locks;
+	private final LockScripts scripts;
+
+	private final LockEvents events;
+
+	private final LockWaiters waiters;
+
+	private final Duration retryInterval;
 
 	private final String name;
 
@@ -22,7 +28,7 @@ final class LockAcquisition {
 
 	private final List<String> keys;
 
-	private final String token = RedisDistributedLocks.newToken();
+	private final String token = LockScripts.newToken();
 
 	private final long start = System.nanoTime();
 
@@ -35,21 +41,24 @@ final class LockAcquisition {
 	// when the last attempt was sent: the lease is counted from there
 	private long sent;
 
-	LockAcquisition(RedisDistributedLocks locks, String name, String key, Duration wait, Duration lease,
-			boolean renewed) {
-		this.locks = locks;
+	LockAcquisition(LockScripts scripts, LockEvents events, LockWaiters waiters, Duration retryInterval, String name,
+			String key, Duration wait, Duration lease, boolean renewed) {
+		this.scripts = scripts;
+		this.events = events;
+		this.waiters = waiters;
+		this.retryInterval = retryInterval;
 		this.name = name;
 		this.key = key;
-		this.keys = locks.redisKeys(key);
+		this.keys = scripts.keys(key);
 		this.deadline = this.start + wait.toNanos();
 		this.lease = lease;
 		this.renewed = renewed;
 	}
 
-	Optional<LockHandle> acquire() {
+	Optional<RedisLockHandle> acquire() {
 		long result = attempt();
 		if (result <= 0 && remainingNanos() > 0) {
-			LockWaiters.Waiter waiter = this.locks.waiters().subscribe(this.keys.get(0));
+			LockWaiters.Waiter waiter = this.waiters.subscribe(this.keys.get(0));
 			try {
 				// try again once subscribed: a release published before the subscription
 				// would otherwise be missed
@@ -63,38 +72,38 @@ final class LockAcquisition {
 				Thread.currentThread().interrupt();
 			}
 			finally {
-				this.locks.waiters().unsubscribe(waiter);
+				this.waiters.unsubscribe(waiter);
 			}
 		}
 		if (result <= 0) {
-			this.locks.metrics().acquireAttempt(this.name, "not_acquired", elapsed());
+			this.events.acquireAttempt(this.name, "not_acquired", elapsed());
 			return Optional.empty();
 		}
-		return Optional.of(this.locks.acquired(this.name, this.key, this.keys, this.token, result, this.sent,
-				this.lease, this.renewed));
+		return Optional.of(new RedisLockHandle(this.scripts, this.events, this.name, this.key, this.keys, this.token,
+				result, this.sent, this.lease, this.renewed));
 	}
 
 	private long attempt() {
 		long remainingMillis = Math.max(0, remainingNanos() / 1_000_000);
 		this.sent = System.nanoTime();
 		try {
-			long result = this.locks.acquireScript(this.keys, this.token, this.lease, remainingMillis);
+			long result = this.scripts.acquire(this.keys, this.token, this.lease, remainingMillis);
 			if (result > 0) {
-				this.locks.metrics().acquireAttempt(this.name, "acquired", elapsed());
+				this.events.acquireAttempt(this.name, "acquired", elapsed());
 			}
 			return result;
 		}
 		catch (DataAccessException ex) {
-			this.locks.metrics().acquireAttempt(this.name, "error", elapsed());
+			this.events.acquireAttempt(this.name, "error", elapsed());
 			// the unanswered attempt may still run once Redis answers again: undo it then
-			this.locks.releaseLater(this.keys, this.token);
+			this.scripts.releaseLater(this.keys, this.token);
 			throw new LockUnavailableException(
 					"Could not acquire lock '" + this.key + "' (" + this.name + "): " + ex.getMessage(), ex);
 		}
 	}
 
 	private Duration sleep(long leaseLeftMillis) {
-		long fallback = this.locks.settings().retryInterval().toNanos();
+		long fallback = this.retryInterval.toNanos();
 		// jitter keeps waiters that missed a notification from retrying in lockstep
 		long jittered = fallback / 2 + ThreadLocalRandom.current().nextLong(fallback / 2 + 1);
 		long untilLeaseEnds = leaseLeftMillis * 1_000_000 + 1_000_000;

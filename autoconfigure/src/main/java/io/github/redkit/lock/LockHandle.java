@@ -53,4 +53,15 @@ public interface LockHandle extends AutoCloseable {
 	@Override
 	void close();
 
+	/**
+	 * Releases the lock, as {@link #close()}, and tells whether this acquisition still
+	 * held it up to the release: its lease had not run out and nobody else had taken it.
+	 * @return {@code true} when the lock was held until released
+	 */
+	default boolean release() {
+		boolean held = isHeld();
+		close();
+		return held;
+	}
+
 }

@@ -14,9 +14,6 @@ import org.springframework.util.Assert;
  */
 public record LockSettings(Duration leaseTime, Duration redisTimeout, Duration retryInterval) {
 
-	/** The default fallback retry interval. */
-	public static final Duration DEFAULT_RETRY_INTERVAL = Duration.ofSeconds(1);
-
 	/**
 	 * Checks the settings.
 	 * @param leaseTime the default lease
@@ -27,14 +24,6 @@ public record LockSettings(Duration leaseTime, Duration redisTimeout, Duration r
 		Assert.isTrue(leaseTime != null && leaseTime.toMillis() > 0, "leaseTime must be at least 1 ms");
 		Assert.isTrue(redisTimeout != null && redisTimeout.toMillis() > 0, "redisTimeout must be at least 1 ms");
 		Assert.isTrue(retryInterval != null && retryInterval.toMillis() > 0, "retryInterval must be at least 1 ms");
-	}
-
-	/**
-	 * The defaults: a 30 s lease, a 2 s Redis timeout, a 1 s fallback retry.
-	 * @return the settings
-	 */
-	public static LockSettings defaults() {
-		return new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(2), DEFAULT_RETRY_INTERVAL);
 	}
 
 }

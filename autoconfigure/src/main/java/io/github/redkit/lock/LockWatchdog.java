@@ -20,7 +20,13 @@ final class LockWatchdog {
 
 	private final ScheduledThreadPoolExecutor executor;
 
-	LockWatchdog() {
+	private final LockScripts scripts;
+
+	private final LockEvents events;
+
+	LockWatchdog(LockScripts scripts, LockEvents events) {
+		this.scripts = scripts;
+		this.events = events;
 		this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "redkit-lock-watchdog");
 			thread.setDaemon(true);
@@ -30,12 +36,12 @@ final class LockWatchdog {
 		this.executor.setRemoveOnCancelPolicy(true);
 	}
 
-	void watch(RedisLockHandle handle, Duration lease, RedisDistributedLocks locks) {
+	void watch(RedisLockHandle handle, Duration lease) {
 		if (handle.renewed()) {
 			long period = Math.max(1, lease.toNanos() / 3);
 			AtomicBoolean inFlight = new AtomicBoolean();
-			handle.watch = this.executor.scheduleWithFixedDelay(() -> renew(handle, lease, locks, inFlight), period,
-					period, TimeUnit.NANOSECONDS);
+			handle.watch = this.executor.scheduleWithFixedDelay(() -> renew(handle, lease, inFlight), period, period,
+					TimeUnit.NANOSECONDS);
 		}
 		else {
 			long remaining = handle.leaseEndNanos() - System.nanoTime();
@@ -56,14 +62,14 @@ final class LockWatchdog {
 		handle.markLost();
 	}
 
-	private void renew(RedisLockHandle handle, Duration lease, RedisDistributedLocks locks, AtomicBoolean inFlight) {
+	private void renew(RedisLockHandle handle, Duration lease, AtomicBoolean inFlight) {
 		if (handle.state() != RedisLockHandle.HELD) {
 			cancel(handle);
 			return;
 		}
 		if (handle.leaseEnded()) {
 			// renewals kept failing until the lease ran out: Redis may have given it away
-			locks.metrics().renewal(handle.name(), "lost");
+			this.events.renewal(handle.name(), "lost");
 			handle.markLost();
 			cancel(handle);
 			return;
@@ -72,18 +78,18 @@ final class LockWatchdog {
 			return;
 		}
 		long sent = System.nanoTime();
-		locks.extendAsync(handle, lease).whenComplete((extended, ex) -> {
+		this.scripts.extendAsync(handle.redisKeys(), handle.token(), lease).whenComplete((extended, ex) -> {
 			inFlight.set(false);
 			if (ex != null) {
-				locks.metrics().renewal(handle.name(), "error");
+				this.events.renewal(handle.name(), "error");
 				logger.debug("Could not renew lock '" + handle.key() + "'; retrying until its lease ends", ex);
 			}
 			else if (extended) {
 				handle.extended(sent, lease);
-				locks.metrics().renewal(handle.name(), "renewed");
+				this.events.renewal(handle.name(), "renewed");
 			}
 			else {
-				locks.metrics().renewal(handle.name(), "lost");
+				this.events.renewal(handle.name(), "lost");
 				handle.markLost();
 			}
 		});

@@ -31,19 +31,10 @@ final class LockedExecution {
 			handle.close();
 			throw ex;
 		}
-		if (!closeAndCheck(handle)) {
+		if (!handle.release()) {
 			throw new LockLostException(handle);
 		}
 		return result;
-	}
-
-	private static boolean closeAndCheck(LockHandle handle) {
-		if (handle instanceof RedisLockHandle redis) {
-			return redis.closeAndCheck();
-		}
-		boolean held = handle.isHeld();
-		handle.close();
-		return held;
 	}
 
 }

@@ -5,11 +5,20 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+
 /**
  * A lock acquired by {@link RedisDistributedLocks}: its keys, its random token, its
- * fencing token, and what this process knows about its lease.
+ * fencing token, and what this process knows about its lease. It extends and releases
+ * itself through {@link LockScripts} and reports through {@link LockEvents}.
  */
 final class RedisLockHandle implements LockHandle {
+
+	private static final Log logger = LogFactory.getLog(RedisLockHandle.class);
 
 	static final int HELD = 0;
 
@@ -17,7 +26,9 @@ final class RedisLockHandle implements LockHandle {
 
 	static final int CLOSED = 2;
 
-	private final RedisDistributedLocks locks;
+	private final LockScripts scripts;
+
+	private final LockEvents events;
 
 	private final String name;
 
@@ -39,11 +50,12 @@ final class RedisLockHandle implements LockHandle {
 	// acquire or extend request was sent, so it never ends later than in Redis
 	private volatile long leaseEndNanos;
 
-	volatile ScheduledFuture<?> watch;
+	volatile @Nullable ScheduledFuture<?> watch;
 
-	RedisLockHandle(RedisDistributedLocks locks, String name, String key, List<String> keys, String token,
+	RedisLockHandle(LockScripts scripts, LockEvents events, String name, String key, List<String> keys, String token,
 			long fencingToken, long sentNanos, Duration lease, boolean renewed) {
-		this.locks = locks;
+		this.scripts = scripts;
+		this.events = events;
 		this.name = name;
 		this.key = key;
 		this.keys = keys;
@@ -70,7 +82,14 @@ final class RedisLockHandle implements LockHandle {
 			return false;
 		}
 		long sent = System.nanoTime();
-		if (this.locks.extend(this, lease)) {
+		boolean extended;
+		try {
+			extended = this.scripts.extend(this.keys, this.token, lease);
+		}
+		catch (DataAccessException ex) {
+			throw new LockUnavailableException("Could not extend lock '" + this.key + "': " + ex.getMessage(), ex);
+		}
+		if (extended) {
 			extended(sent, lease);
 			return true;
 		}
@@ -90,15 +109,11 @@ final class RedisLockHandle implements LockHandle {
 
 	@Override
 	public void close() {
-		closeAndCheck();
+		release();
 	}
 
-	/**
-	 * Releases the lock.
-	 * @return {@code true} when this acquisition still held the lock up to the release;
-	 * {@code false} when it had been lost (or was already closed)
-	 */
-	boolean closeAndCheck() {
+	@Override
+	public boolean release() {
 		boolean leaseEnded = leaseEnded();
 		int previous = this.state.getAndSet(CLOSED);
 		if (previous == CLOSED) {
@@ -108,7 +123,20 @@ final class RedisLockHandle implements LockHandle {
 		if (watch != null) {
 			watch.cancel(false);
 		}
-		boolean released = this.locks.release(this, previous == HELD);
+		this.events.held(this.name, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
+		boolean released;
+		try {
+			released = this.scripts.release(this.keys, this.token);
+		}
+		catch (DataAccessException ex) {
+			// the lease ends the lock anyway; throwing here would hide the caller's
+			// outcome
+			logger.warn("Could not release lock '" + this.key + "'; it ends with its lease: " + ex.getMessage());
+			return false;
+		}
+		if (!released && previous == HELD) {
+			this.events.lost(this);
+		}
 		return previous == HELD && released && !leaseEnded;
 	}
 
@@ -125,7 +153,7 @@ final class RedisLockHandle implements LockHandle {
 	 */
 	boolean markLost() {
 		if (this.state.compareAndSet(HELD, LOST)) {
-			this.locks.lost(this);
+			this.events.lost(this);
 			return true;
 		}
 		return false;
@@ -149,10 +177,6 @@ final class RedisLockHandle implements LockHandle {
 
 	String token() {
 		return this.token;
-	}
-
-	long acquiredNanos() {
-		return this.acquiredNanos;
 	}
 
 	boolean renewed() {

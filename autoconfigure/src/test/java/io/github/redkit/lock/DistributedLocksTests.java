@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.test.CommandLog;
@@ -23,11 +24,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-
-import org.springframework.data.redis.core.StringRedisTemplate;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * {@link RedisDistributedLocks} against a real Redis: exclusion, fencing, ownership,
@@ -56,8 +56,9 @@ class DistributedLocksTests {
 	void connect() {
 		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
 		this.redis = this.runner.template();
-		this.locks = new RedisDistributedLocks(this.runner, new RedisKeyspace("redkit-test"), LockSettings.defaults(),
-				new MicrometerLockMetrics(this.registry), List.of(this.lost::add));
+		this.locks = new RedisDistributedLocks(this.runner, new RedisKeyspace("redkit-test"),
+				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(1)),
+				new MicrometerRedkitMetrics(() -> this.registry), List.of(this.lost::add));
 	}
 
 	@AfterEach

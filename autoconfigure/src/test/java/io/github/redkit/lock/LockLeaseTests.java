@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.test.RedisTopologies;
@@ -15,12 +16,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-
-import org.springframework.data.redis.core.StringRedisTemplate;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Leases: renewal while the protected code runs, and detection of a lost lease.
@@ -50,7 +50,7 @@ class LockLeaseTests {
 		this.redis = runner.template();
 		this.locks = new RedisDistributedLocks(runner, new RedisKeyspace("redkit-test"),
 				new LockSettings(LEASE, Duration.ofSeconds(2), Duration.ofSeconds(1)),
-				new MicrometerLockMetrics(this.registry), List.of(this.lost::add));
+				new MicrometerRedkitMetrics(() -> this.registry), List.of(this.lost::add));
 	}
 
 	@AfterEach

@@ -12,10 +12,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The lock scripts, called directly against a real Redis.
@@ -44,17 +43,16 @@ class LockScriptsTests {
 	}
 
 	private long acquire(String token, long leaseMillis, long waitMillis) {
-		return this.runner.execute(RedisDistributedLocks.ACQUIRE, TIMEOUT, this.keys, token, Long.toString(leaseMillis),
+		return this.runner.execute(LockScripts.ACQUIRE, TIMEOUT, this.keys, token, Long.toString(leaseMillis),
 				"3600000", Long.toString(waitMillis));
 	}
 
 	private long release(String token) {
-		return this.runner.execute(RedisDistributedLocks.RELEASE, TIMEOUT, List.of(this.keys.get(0), this.keys.get(2)),
-				token);
+		return this.runner.execute(LockScripts.RELEASE, TIMEOUT, List.of(this.keys.get(0), this.keys.get(2)), token);
 	}
 
 	private long extend(String token, long leaseMillis) {
-		return this.runner.execute(RedisDistributedLocks.EXTEND, TIMEOUT, this.keys.subList(0, 1), token,
+		return this.runner.execute(LockScripts.EXTEND, TIMEOUT, this.keys.subList(0, 1), token,
 				Long.toString(leaseMillis));
 	}
 

@@ -7,16 +7,14 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockAdvisor;
 import io.github.redkit.lock.LockInterceptor;
 import io.github.redkit.lock.LockListener;
-import io.github.redkit.lock.LockMetrics;
 import io.github.redkit.lock.LockSettings;
-import io.github.redkit.lock.MicrometerLockMetrics;
 import io.github.redkit.lock.RedisDistributedLocks;
 import io.github.redkit.lock.web.LockExceptionHandler;
-import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -36,8 +34,7 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Distributed locks: the {@link DistributedLocks} bean, the {@code @DistributedLock}
- * advisor, Micrometer metrics when a registry is present, and the Spring MVC mapping of
- * lock failures to problem details.
+ * advisor, and the Spring MVC mapping of lock failures to problem details.
  */
 @AutoConfiguration(after = RedkitAutoConfiguration.class)
 @ConditionalOnBean(RedisScriptRunner.class)
@@ -48,10 +45,9 @@ public final class LockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(DistributedLocks.class)
 	RedisDistributedLocks redkitDistributedLocks(RedisScriptRunner runner, RedisKeyspace keyspace,
-			LockProperties properties, ObjectProvider<LockMetrics> metrics, ObjectProvider<LockListener> listeners) {
+			LockProperties properties, RedkitMetrics metrics, ObjectProvider<LockListener> listeners) {
 		LockSettings settings = LockPropertiesMapper.settings(properties);
-		return new RedisDistributedLocks(runner, keyspace, settings, metrics.getIfAvailable(() -> LockMetrics.NONE),
-				listeners.orderedStream().toList());
+		return new RedisDistributedLocks(runner, keyspace, settings, metrics, listeners.orderedStream().toList());
 	}
 
 	@Bean
@@ -64,19 +60,6 @@ public final class LockAutoConfiguration {
 		LockInterceptor interceptor = new LockInterceptor(SingletonSupplier.of(locks::getObject),
 				SingletonSupplier.of(evaluator::getObject), () -> waitTime);
 		return new LockAdvisor(interceptor, properties.getOrder());
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	static final class LockMetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		LockMetrics redkitLockMetrics(ObjectProvider<MeterRegistry> registry) {
-			MeterRegistry meterRegistry = registry.getIfAvailable();
-			return (meterRegistry != null) ? new MicrometerLockMetrics(meterRegistry) : LockMetrics.NONE;
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)

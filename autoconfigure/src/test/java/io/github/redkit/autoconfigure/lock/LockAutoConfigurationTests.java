@@ -5,12 +5,12 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockAdvisor;
 import io.github.redkit.lock.LockHandle;
-import io.github.redkit.lock.LockMetrics;
-import io.github.redkit.lock.MicrometerLockMetrics;
 import io.github.redkit.lock.RedisDistributedLocks;
 import io.github.redkit.lock.web.LockExceptionHandler;
 import io.github.redkit.test.RedisServers;
@@ -55,7 +55,8 @@ class LockAutoConfigurationTests {
 	@Test
 	void usesMicrometerWhenARegistryIsPresent() {
 		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-			.run((context) -> assertThat(context).getBean(LockMetrics.class).isInstanceOf(MicrometerLockMetrics.class));
+			.run((context) -> assertThat(context).getBean(RedkitMetrics.class)
+				.isInstanceOf(MicrometerRedkitMetrics.class));
 	}
 
 	@Test
