@@ -199,10 +199,11 @@ public class RedisScriptRunner {
 				.failedFuture((ex instanceof DataAccessException dataAccess) ? dataAccess : translate(script, ex));
 		}
 		// a pooled, dedicated connection must not go back to the pool (and to another
-		// borrower's transaction or blocking pop) with the script in flight; closing the
-		// shared native connection's handle is free, so this costs the default set-up
-		// nothing
-		return answer.whenComplete((result, failure) -> connection.close());
+		// borrower's transaction or blocking pop) with the script in flight; it goes back
+		// off Lettuce's I/O thread, which a pool closing a connection could block. The
+		// caller's answer does not wait for it
+		answer.whenCompleteAsync((result, failure) -> connection.close(), CONNECTOR);
+		return answer;
 	}
 
 	@SuppressWarnings("unchecked")

@@ -5,18 +5,11 @@ import java.time.Duration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisListCommands.Direction;
-
 /**
- * One consumer thread of a {@link QueueListenerContainer}: claim, handle, settle; on an
- * empty queue it blocks on {@code BLMOVE ready ready <side> <side>}, which moves the head
- * onto itself and so changes nothing but wakes up as soon as a message arrives.
+ * One consumer thread of a {@link QueueListenerContainer}: take, handle, settle; on an
+ * empty queue it waits on the ready list ({@link ReadyListWait}), not by sleep polling.
  */
 final class QueueConsumer implements Runnable {
-
-	private static final long MIN_BLOCK_MILLIS = 10;
 
 	private static final Log logger = LogFactory.getLog(QueueConsumer.class);
 
@@ -24,9 +17,15 @@ final class QueueConsumer implements Runnable {
 
 	private final QueueMessageHandler handler;
 
-	private final RedisQueueTemplate template;
+	private final QueueTemplate template;
 
-	private final RedisConnectionFactory connectionFactory;
+	private final QueueReceiver receiver;
+
+	private final QueueSettings settings;
+
+	private final QueueObserver observer;
+
+	private final ReadyListWait wait;
 
 	private final long pollMillis;
 
@@ -36,20 +35,20 @@ final class QueueConsumer implements Runnable {
 
 	private volatile QueueMessage<Object> current;
 
-	private RedisConnection blockingConnection;
-
 	/**
-	 * Handled and not yet acknowledged: the next claim acknowledges it (one round trip).
+	 * Handled and not yet acknowledged: the next take acknowledges it (one round trip).
 	 */
 	private QueueMessage<Object> pendingAck;
 
-	QueueConsumer(String queue, QueueMessageHandler handler, RedisQueueTemplate template,
-			RedisConnectionFactory connectionFactory, Duration pollTimeout) {
+	QueueConsumer(String queue, QueueMessageHandler handler, ConsumerSetup setup) {
 		this.queue = queue;
 		this.handler = handler;
-		this.template = template;
-		this.connectionFactory = connectionFactory;
-		this.pollMillis = Math.max(10, pollTimeout.toMillis());
+		this.template = setup.template();
+		this.receiver = setup.receiver();
+		this.settings = setup.settings().apply(queue);
+		this.observer = setup.observer();
+		this.wait = setup.readyListWait(queue, this.settings.order());
+		this.pollMillis = Math.max(10, setup.pollTimeout().toMillis());
 	}
 
 	@Override
@@ -57,13 +56,14 @@ final class QueueConsumer implements Runnable {
 		try {
 			while (this.running) {
 				try {
-					RedisQueueTemplate.Claim claim = this.template.claim(this.queue, this.pendingAck);
+					QueueReceiver.Receipt receipt = this.receiver.take(this.queue, this.handler.payloadType(),
+							this.pendingAck);
 					this.pendingAck = null;
-					if (claim.envelope() != null) {
-						handle(claim.envelope());
+					if (receipt.message() != null) {
+						handle(receipt.message());
 					}
-					else if (this.running) {
-						await(claim.waitMillis());
+					else if (this.running && !Duration.ZERO.equals(receipt.readyIn())) {
+						await(receipt.readyIn());
 					}
 				}
 				catch (RuntimeException ex) {
@@ -76,7 +76,7 @@ final class QueueConsumer implements Runnable {
 		}
 		finally {
 			flushAck();
-			closeConnection();
+			this.wait.close();
 		}
 	}
 
@@ -93,16 +93,8 @@ final class QueueConsumer implements Runnable {
 		this.pendingAck = null;
 	}
 
-	private void handle(Envelope envelope) {
-		QueueMessage<Object> message;
-		try {
-			message = this.template.read(this.queue, envelope, this.handler.payloadType());
-		}
-		catch (RuntimeException ex) {
-			this.template.failUnreadable(this.queue, envelope, ex);
-			return;
-		}
-		if (message.deliveries() > this.template.settings(this.queue).maxAttempts()) {
+	private void handle(QueueMessage<Object> message) {
+		if (!this.settings.allowsDelivery(message.deliveries())) {
 			// it outlived its visibility timeout too often (a consumer died with it each
 			// time)
 			this.template.fail(message, new IllegalStateException("Delivered " + message.deliveries()
@@ -121,7 +113,7 @@ final class QueueConsumer implements Runnable {
 		if (this.killed || this.current == null) {
 			return; // killed, or given back by a stop that timed out
 		}
-		this.template.observer().handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
+		this.observer.handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
 		if (failure == null) {
 			this.pendingAck = message;
 		}
@@ -138,39 +130,18 @@ final class QueueConsumer implements Runnable {
 		this.current = null;
 	}
 
-	private void await(long hintMillis) {
-		// at least 10 ms: Redis 6.2 reads a timeout of 0.001 s as 0, which blocks forever
-		long millis = Math.max(MIN_BLOCK_MILLIS,
-				(hintMillis >= 0) ? Math.min(this.pollMillis, hintMillis) : this.pollMillis);
-		if (this.blockingConnection == null) {
-			this.blockingConnection = this.connectionFactory.getConnection();
-		}
-		byte[] ready = this.template.readyKeyBytes(this.queue);
-		Direction side = (this.template.settings(this.queue).order() == QueueOrder.LIFO) ? Direction.RIGHT
-				: Direction.LEFT;
-		this.blockingConnection.listCommands().bLMove(ready, ready, side, side, millis / 1000.0);
+	private void await(Duration hint) {
+		this.wait.await((hint != null) ? Math.min(this.pollMillis, hint.toMillis()) : this.pollMillis);
 	}
 
 	private void pause() {
-		closeConnection();
+		this.wait.close();
 		try {
 			Thread.sleep(this.pollMillis);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			this.running = false;
-		}
-	}
-
-	private void closeConnection() {
-		if (this.blockingConnection != null) {
-			try {
-				this.blockingConnection.close();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Cannot close the blocking connection of queue '" + this.queue + "'", ex);
-			}
-			this.blockingConnection = null;
 		}
 	}
 

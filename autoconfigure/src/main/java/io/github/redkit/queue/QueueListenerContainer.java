@@ -8,14 +8,14 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
 
 /**
- * Consumes one queue with a number of consumer threads, each taking messages with the
- * claim script and waiting on an empty queue with a blocking {@code BLMOVE} (no sleep
- * polling). {@link #stop()} lets in-flight messages finish for up to the shutdown timeout
- * and gives the others back to the queue.
+ * Consumes one queue with a number of consumer threads, each taking messages through a
+ * {@link QueueReceiver} and waiting on an empty queue with a blocking {@code BLMOVE} (no
+ * sleep polling). Created by a {@link QueueListenerContainerFactory}. {@link #stop()}
+ * lets in-flight messages finish for up to the shutdown timeout and gives the others back
+ * to the queue.
  */
 public class QueueListenerContainer {
 
@@ -27,11 +27,7 @@ public class QueueListenerContainer {
 
 	private final QueueMessageHandler handler;
 
-	private final RedisQueueTemplate template;
-
-	private final RedisConnectionFactory connectionFactory;
-
-	private final Duration pollTimeout;
+	private final ConsumerSetup setup;
 
 	private final Duration shutdownTimeout;
 
@@ -39,28 +35,13 @@ public class QueueListenerContainer {
 
 	private final List<Thread> threads = new ArrayList<>();
 
-	/**
-	 * Creates a container.
-	 * @param queue the queue name
-	 * @param concurrency the number of consumer threads
-	 * @param handler what handles each payload
-	 * @param template the template messages are taken through
-	 * @param connectionFactory where the consumers' blocking connections come from
-	 * @param pollTimeout the longest blocking wait, which also bounds how late expired
-	 * and due messages are noticed on an idle queue
-	 * @param shutdownTimeout how long {@link #stop()} waits for in-flight messages
-	 */
-	public QueueListenerContainer(String queue, int concurrency, QueueMessageHandler handler,
-			RedisQueueTemplate template, RedisConnectionFactory connectionFactory, Duration pollTimeout,
-			Duration shutdownTimeout) {
+	QueueListenerContainer(String queue, int concurrency, QueueMessageHandler handler, ConsumerSetup setup) {
 		Assert.isTrue(concurrency > 0, () -> "Concurrency of the listener of queue '" + queue + "' must be > 0");
 		this.queue = queue;
 		this.concurrency = concurrency;
 		this.handler = handler;
-		this.template = template;
-		this.connectionFactory = connectionFactory;
-		this.pollTimeout = pollTimeout;
-		this.shutdownTimeout = shutdownTimeout;
+		this.setup = setup;
+		this.shutdownTimeout = setup.shutdownTimeout();
 	}
 
 	/**
@@ -79,8 +60,7 @@ public class QueueListenerContainer {
 			return;
 		}
 		for (int i = 0; i < this.concurrency; i++) {
-			QueueConsumer consumer = new QueueConsumer(this.queue, this.handler, this.template, this.connectionFactory,
-					this.pollTimeout);
+			QueueConsumer consumer = new QueueConsumer(this.queue, this.handler, this.setup);
 			Thread thread = new Thread(consumer, "redkit-queue-" + this.queue + "-" + (i + 1));
 			this.consumers.add(consumer);
 			this.threads.add(thread);

@@ -1,35 +1,45 @@
 package io.github.redkit.queue;
 
 import java.time.Duration;
+import java.util.function.Function;
+
+import io.github.redkit.core.RedisKeyspace;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Creates the listener containers of {@link QueueListener @QueueListener} methods.
+ * Creates the listener containers of {@link QueueListener @QueueListener} methods. Any
+ * {@link QueueTemplate} will do: messages are settled through its public methods and
+ * taken through it as a {@link QueueReceiver} when it is one (as
+ * {@link RedisQueueTemplate} is), else through its {@code receive} and
+ * {@code ackAndReceive}.
  */
 public class QueueListenerContainerFactory {
 
-	private final RedisQueueTemplate template;
-
-	private final RedisConnectionFactory connectionFactory;
-
-	private final Duration pollTimeout;
-
-	private final Duration shutdownTimeout;
+	private final ConsumerSetup setup;
 
 	/**
 	 * Creates a factory.
-	 * @param template the template messages are taken through
+	 * @param template the template messages are taken and settled through
+	 * @param settings the settings of each queue by name
 	 * @param connectionFactory where the consumers' blocking connections come from
-	 * @param pollTimeout the longest blocking wait of a consumer
+	 * @param keyspace the keyspace of the queues' keys (the consumers wait on the ready
+	 * lists)
+	 * @param json converts payloads to the listeners' types when the template is not a
+	 * {@link QueueReceiver}
+	 * @param observer what is told how long listeners ran
+	 * @param pollTimeout the longest blocking wait of a consumer, which also bounds how
+	 * late expired and due messages are noticed on an idle queue
 	 * @param shutdownTimeout how long stopping waits for in-flight messages
 	 */
-	public QueueListenerContainerFactory(RedisQueueTemplate template, RedisConnectionFactory connectionFactory,
+	public QueueListenerContainerFactory(QueueTemplate template, Function<String, QueueSettings> settings,
+			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, JsonMapper json, QueueObserver observer,
 			Duration pollTimeout, Duration shutdownTimeout) {
-		this.template = template;
-		this.connectionFactory = connectionFactory;
-		this.pollTimeout = pollTimeout;
-		this.shutdownTimeout = shutdownTimeout;
+		QueueReceiver receiver = (template instanceof QueueReceiver own) ? own
+				: new TemplateQueueReceiver(template, json);
+		this.setup = new ConsumerSetup(template, receiver, settings, connectionFactory, keyspace, observer, pollTimeout,
+				shutdownTimeout);
 	}
 
 	/**
@@ -40,8 +50,7 @@ public class QueueListenerContainerFactory {
 	 * @return the container
 	 */
 	public QueueListenerContainer create(String queue, int concurrency, QueueMessageHandler handler) {
-		return new QueueListenerContainer(queue, concurrency, handler, this.template, this.connectionFactory,
-				this.pollTimeout, this.shutdownTimeout);
+		return new QueueListenerContainer(queue, concurrency, handler, this.setup);
 	}
 
 }

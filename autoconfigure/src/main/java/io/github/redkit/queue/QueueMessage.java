@@ -66,6 +66,10 @@ public final class QueueMessage<T> {
 		return this.envelope;
 	}
 
+	<P> QueueMessage<P> withPayload(P payload) {
+		return new QueueMessage<>(this.queue, this.envelope, payload);
+	}
+
 	@Override
 	public String toString() {
 		return "QueueMessage[queue=" + this.queue + ", id=" + id() + ", deliveries=" + deliveries() + "]";

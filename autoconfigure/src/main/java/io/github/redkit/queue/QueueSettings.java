@@ -8,7 +8,8 @@ import java.time.Duration;
  * @param order FIFO or LIFO
  * @param visibilityTimeout how long a taken message stays invisible before it is
  * delivered again when it is neither acknowledged nor failed
- * @param maxAttempts deliveries before a failing message is dead-lettered (or dropped)
+ * @param maxAttempts deliveries a message gets in all, the first one included; then a
+ * failing message is dead-lettered (or dropped)
  * @param backoff the delay before a failed message is delivered again
  * @param deadLetter whether exhausted messages are kept in the dead-letter queue
  * @param deadLetterRetention how long dead letters are kept
@@ -17,9 +18,16 @@ import java.time.Duration;
 public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int maxAttempts, BackoffPolicy backoff,
 		boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse) {
 
-	/** The settings of a queue nobody configured. */
-	public static final QueueSettings DEFAULTS = new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 5,
-			new BackoffPolicy(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5), 0.2), true, Duration.ofDays(7),
-			CollapsePolicy.NONE);
+	/**
+	 * Whether a message may be handled on this delivery: the one home of the rule that
+	 * {@code max-attempts} counts every delivery. A failure on the last allowed delivery
+	 * dead-letters the message; a delivery past it (its earlier consumers died with it)
+	 * is dead-lettered without being handled.
+	 * @param delivery the delivery number, 1 for the first
+	 * @return {@code true} while attempts are left
+	 */
+	public boolean allowsDelivery(int delivery) {
+		return delivery <= this.maxAttempts;
+	}
 
 }

@@ -24,10 +24,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.Assert;
 
 /**
- * The Redis implementation of {@link QueueTemplate}; also what listener containers take
- * messages through.
+ * The Redis implementation of {@link QueueTemplate}; as a {@link QueueReceiver} it also
+ * gives listener containers messages of generic payload types and wait hints.
  */
-public class RedisQueueTemplate implements QueueTemplate {
+public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class);
 
@@ -42,7 +42,7 @@ public class RedisQueueTemplate implements QueueTemplate {
 	/**
 	 * How many expired or due messages one claim moves at most: keeps the script short.
 	 */
-	static final int REAP_BATCH = 100;
+	private static final int REAP_BATCH = 100;
 
 	private static final int SEND_CHUNK = 1000;
 
@@ -166,9 +166,25 @@ public class RedisQueueTemplate implements QueueTemplate {
 	}
 
 	@Override
+	public Receipt take(String queue, Type payloadType, QueueMessage<?> done) {
+		Claim claim = claim(queue, done);
+		if (claim.envelope() == null) {
+			return new Receipt(null, (claim.waitMillis() >= 0) ? Duration.ofMillis(claim.waitMillis()) : null);
+		}
+		try {
+			return new Receipt(read(queue, claim.envelope(), payloadType), null);
+		}
+		catch (RuntimeException ex) {
+			// settled like a failure, so that it cannot block the queue
+			fail(new QueueMessage<>(queue, claim.envelope(), null), ex);
+			return Receipt.AGAIN;
+		}
+	}
+
+	@Override
 	public FailureOutcome fail(QueueMessage<?> message, Throwable error) {
 		QueueSettings queue = settings(message.queue());
-		boolean exhausted = message.deliveries() >= queue.maxAttempts();
+		boolean exhausted = !queue.allowsDelivery(message.deliveries() + 1);
 		String mode = !exhausted ? "retry" : queue.deadLetter() ? "dead" : "drop";
 		long backoff = exhausted ? 0 : queue.backoff().delayAfter(message.deliveries()).toMillis();
 		Long result = this.runner.execute(FAIL, keys(message.queue()).failKeys(), message.envelope().raw(), mode,
@@ -239,7 +255,7 @@ public class RedisQueueTemplate implements QueueTemplate {
 	 * @param done a message of this queue to acknowledge first, or {@code null}
 	 * @return the claimed envelope, or how long until something may become ready
 	 */
-	Claim claim(String queue, QueueMessage<?> done) {
+	private Claim claim(String queue, QueueMessage<?> done) {
 		QueueSettings settings = settings(queue);
 		List<?> reply = this.runner.execute(CLAIM, CLAIM_TIMEOUT, keys(queue).claimKeys(), lifoFlag(queue),
 				Long.toString(settings.visibilityTimeout().toMillis()), Integer.toString(REAP_BATCH),
@@ -254,38 +270,18 @@ public class RedisQueueTemplate implements QueueTemplate {
 		return new Claim(Envelope.parse(element), 0);
 	}
 
-	<T> QueueMessage<T> read(String queue, Envelope envelope, Type type) {
+	private <T> QueueMessage<T> read(String queue, Envelope envelope, Type type) {
 		JavaType javaType = this.json.getTypeFactory().constructType(type);
 		T payload = this.json.readValue(envelope.json(), javaType);
 		return new QueueMessage<>(queue, envelope, payload);
 	}
 
-	/**
-	 * A message that cannot be read is settled like a failure, so it cannot block a
-	 * queue.
-	 * @param queue the queue name
-	 * @param envelope the unreadable message
-	 * @param error why it could not be read
-	 * @return what happened to it
-	 */
-	FailureOutcome failUnreadable(String queue, Envelope envelope, Throwable error) {
-		return fail(new QueueMessage<>(queue, envelope, null), error);
-	}
-
-	QueueKeys keys(String queue) {
+	private QueueKeys keys(String queue) {
 		return this.keys.computeIfAbsent(queue, (name) -> QueueKeys.of(this.keyspace, name));
 	}
 
-	QueueSettings settings(String queue) {
+	private QueueSettings settings(String queue) {
 		return this.settings.apply(queue);
-	}
-
-	QueueObserver observer() {
-		return this.observer;
-	}
-
-	byte[] readyKeyBytes(String queue) {
-		return bytes(keys(queue).ready());
 	}
 
 	private static byte[] bytes(String value) {
@@ -317,7 +313,7 @@ public class RedisQueueTemplate implements QueueTemplate {
 	 * @param waitMillis when nothing was claimed: how long until a delayed message is due
 	 * or an in-flight one expires ({@code -1} = nothing pending)
 	 */
-	record Claim(Envelope envelope, long waitMillis) {
+	private record Claim(Envelope envelope, long waitMillis) {
 
 	}
 

@@ -3,6 +3,7 @@ package io.github.redkit.queue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -70,6 +71,41 @@ class QueueListenerContainerTests {
 		assertThat(calls).hasValue(3);
 		assertThat(this.support.template.deadLetters(queue, 10).get(0).error())
 			.isEqualTo("java.lang.IllegalArgumentException: bad address");
+	}
+
+	@Test
+	void maxAttemptsCountsEveryDeliveryThoseThatExpiredIncluded() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(200), 3, CollapsePolicy.NONE);
+		this.support.template.send(queue, new Email("a", 1));
+		assertThat(this.support.template.receive(queue, Email.class)).isPresent(); // never
+																					// settled
+		AtomicInteger calls = new AtomicInteger();
+		start(queue, 1, (payload) -> {
+			calls.incrementAndGet();
+			throw new IllegalArgumentException("bad address");
+		}, Duration.ofSeconds(5));
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.support.template.deadLetters(queue, 10).size() == 1);
+		assertThat(calls).as("deliveries 2 and 3 of 3 reach the listener").hasValue(2);
+		assertThat(this.support.template.deadLetters(queue, 10).get(0).deliveries()).isEqualTo(3);
+		assertThat(this.support.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 1, Duration.ZERO));
+	}
+
+	@Test
+	void aMessageWhoseEveryAttemptExpiredIsDeadLetteredWithoutBeingHandled() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(200), 2, CollapsePolicy.NONE);
+		this.support.template.send(queue, new Email("a", 1));
+		for (int delivery = 1; delivery <= 2; delivery++) {
+			QueueMessage<Email> taken = await().atMost(Duration.ofSeconds(5))
+				.until(() -> this.support.template.receive(queue, Email.class), Optional::isPresent)
+				.get();
+			assertThat(taken.deliveries()).isEqualTo(delivery); // never settled
+		}
+		AtomicInteger calls = new AtomicInteger();
+		start(queue, 1, (payload) -> calls.incrementAndGet(), Duration.ofSeconds(5));
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.support.template.deadLetters(queue, 10).size() == 1);
+		assertThat(calls).hasValue(0);
+		assertThat(this.support.template.deadLetters(queue, 10).get(0).error())
+			.contains("Delivered 3 times without being acknowledged");
 	}
 
 	@Test

@@ -17,6 +17,8 @@ final class QueueTestSupport {
 
 	static final RedisKeyspace KEYSPACE = new RedisKeyspace("redkit-test");
 
+	static final JsonMapper JSON = JsonMapper.builder().build();
+
 	final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
 
 	final RedisQueueTemplate template;
@@ -25,9 +27,8 @@ final class QueueTestSupport {
 
 	QueueTestSupport(RedisTopology topology, QueueObserver observer) {
 		this.topology = topology;
-		this.template = new RedisQueueTemplate(new RedisScriptRunner(topology.connectionFactory()), KEYSPACE,
-				JsonMapper.builder().build(), (name) -> this.settings.getOrDefault(name, QueueSettings.DEFAULTS),
-				observer);
+		this.template = new RedisQueueTemplate(new RedisScriptRunner(topology.connectionFactory()), KEYSPACE, JSON,
+				this::settings, observer);
 	}
 
 	QueueTestSupport(RedisTopology topology) {
@@ -46,14 +47,31 @@ final class QueueTestSupport {
 		return name;
 	}
 
+	QueueSettings settings(String queue) {
+		QueueSettings settings = this.settings.get(queue);
+		if (settings == null) {
+			throw new IllegalArgumentException("No settings for queue " + queue + ": create it with queue(...)");
+		}
+		return settings;
+	}
+
 	String queue() {
 		return queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3, CollapsePolicy.NONE);
 	}
 
 	QueueListenerContainer container(String queue, int concurrency, QueueMessageHandler handler,
 			Duration shutdownTimeout) {
-		return new QueueListenerContainer(queue, concurrency, handler, this.template, this.topology.connectionFactory(),
-				Duration.ofMillis(100), shutdownTimeout);
+		return container(this.template, queue, concurrency, handler, shutdownTimeout);
+	}
+
+	/**
+	 * A container that takes and settles messages through the given template.
+	 */
+	QueueListenerContainer container(QueueTemplate template, String queue, int concurrency, QueueMessageHandler handler,
+			Duration shutdownTimeout) {
+		return new QueueListenerContainerFactory(template, this::settings, this.topology.connectionFactory(), KEYSPACE,
+				JSON, QueueObserver.NONE, Duration.ofMillis(100), shutdownTimeout)
+			.create(queue, concurrency, handler);
 	}
 
 	static QueueMessageHandler handler(Class<?> type, ThrowingConsumer consumer) {

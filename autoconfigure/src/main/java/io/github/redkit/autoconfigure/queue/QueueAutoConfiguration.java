@@ -1,5 +1,7 @@
 package io.github.redkit.autoconfigure.queue;
 
+import java.util.function.Function;
+
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -8,6 +10,7 @@ import io.github.redkit.queue.QueueGauges;
 import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueListenerRegistry;
 import io.github.redkit.queue.QueueObserver;
+import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.RedisQueueTemplate;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,20 +41,31 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @EnableConfigurationProperties(QueueProperties.class)
 public final class QueueAutoConfiguration {
 
+	/**
+	 * Mapped once: templates and consumers look settings up, they never build them.
+	 */
+	private final Function<String, QueueSettings> settings;
+
+	QueueAutoConfiguration(QueueProperties properties) {
+		this.settings = QueuePropertiesMapper.map(properties);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean(QueueTemplate.class)
 	RedisQueueTemplate redkitQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace,
-			ObjectProvider<JsonMapper> jsonMapper, QueueProperties properties, ObjectProvider<QueueObserver> observer) {
-		return new RedisQueueTemplate(runner, keyspace, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				properties::settings, observer.getIfAvailable(() -> QueueObserver.NONE));
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<QueueObserver> observer) {
+		return new RedisQueueTemplate(runner, keyspace, jsonMapper(jsonMapper), this.settings,
+				observer.getIfAvailable(() -> QueueObserver.NONE));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnBean(RedisQueueTemplate.class)
-	QueueListenerContainerFactory redkitQueueListenerContainerFactory(RedisQueueTemplate template,
-			RedisConnectionFactory connectionFactory, QueueProperties properties) {
-		return new QueueListenerContainerFactory(template, connectionFactory, properties.getPollTimeout(),
+	@ConditionalOnBean(QueueTemplate.class)
+	QueueListenerContainerFactory redkitQueueListenerContainerFactory(QueueTemplate template,
+			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, ObjectProvider<JsonMapper> jsonMapper,
+			ObjectProvider<QueueObserver> observer, QueueProperties properties) {
+		return new QueueListenerContainerFactory(template, this.settings, connectionFactory, keyspace,
+				jsonMapper(jsonMapper), observer.getIfAvailable(() -> QueueObserver.NONE), properties.getPollTimeout(),
 				properties.getShutdownTimeout());
 	}
 
@@ -61,6 +75,10 @@ public final class QueueAutoConfiguration {
 	static QueueListenerRegistry redkitQueueListenerRegistry(Environment environment,
 			ObjectProvider<QueueListenerContainerFactory> factory) {
 		return new QueueListenerRegistry(environment, factory);
+	}
+
+	private static JsonMapper jsonMapper(ObjectProvider<JsonMapper> jsonMapper) {
+		return jsonMapper.getIfAvailable(() -> JsonMapper.builder().build());
 	}
 
 	@Configuration(proxyBeanMethods = false)

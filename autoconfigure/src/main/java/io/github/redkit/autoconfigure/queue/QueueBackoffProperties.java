@@ -2,8 +2,6 @@ package io.github.redkit.autoconfigure.queue;
 
 import java.time.Duration;
 
-import io.github.redkit.queue.BackoffPolicy;
-
 /**
  * Backoff of a queue's failed messages: {@code redkit.queue.queues.<name>.backoff}.
  */
@@ -74,29 +72,6 @@ public class QueueBackoffProperties {
 
 	public void setJitter(double jitter) {
 		this.jitter = jitter;
-	}
-
-	BackoffPolicy toPolicy() {
-		return new BackoffPolicy(this.delay, (this.type == Type.FIXED) ? 1.0 : this.multiplier, this.maxDelay,
-				this.jitter);
-	}
-
-	void validate(String prefix) {
-		if (this.type == null) {
-			throw new IllegalArgumentException(prefix + ".type must be fixed or exponential");
-		}
-		if (this.delay == null || this.delay.isNegative()) {
-			throw new IllegalArgumentException(prefix + ".delay must be >= 0");
-		}
-		if (this.maxDelay == null || this.maxDelay.compareTo(this.delay) < 0) {
-			throw new IllegalArgumentException(prefix + ".max-delay must be >= " + prefix + ".delay");
-		}
-		if (this.multiplier < 1) {
-			throw new IllegalArgumentException(prefix + ".multiplier must be >= 1");
-		}
-		if (this.jitter < 0 || this.jitter > 1) {
-			throw new IllegalArgumentException(prefix + ".jitter must be between 0 and 1");
-		}
 	}
 
 	/**

@@ -4,12 +4,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.QueueOrder;
-import io.github.redkit.queue.QueueSettings;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
@@ -17,7 +14,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * Properties of Redkit's queues.
  */
 @ConfigurationProperties("redkit.queue")
-public class QueueProperties implements InitializingBean {
+public class QueueProperties {
 
 	/**
 	 * Whether to enable queues.
@@ -84,24 +81,6 @@ public class QueueProperties implements InitializingBean {
 
 	public void setQueues(Map<String, Queue> queues) {
 		this.queues = queues;
-	}
-
-	/**
-	 * The settings of a queue: its own, else the defaults.
-	 * @param name the queue name
-	 * @return the settings
-	 */
-	public QueueSettings settings(String name) {
-		Queue queue = this.queues.get(name);
-		return ((queue != null) ? queue : this.defaults).toSettings();
-	}
-
-	@Override
-	public void afterPropertiesSet() {
-		DurationChecks.positive(this.pollTimeout, "redkit.queue.poll-timeout");
-		DurationChecks.positive(this.shutdownTimeout, "redkit.queue.shutdown-timeout");
-		this.defaults.validate("redkit.queue.defaults");
-		this.queues.forEach((name, queue) -> queue.validate("redkit.queue.queues." + name));
 	}
 
 	/**
@@ -196,23 +175,6 @@ public class QueueProperties implements InitializingBean {
 
 		public void setCollapse(CollapsePolicy collapse) {
 			this.collapse = collapse;
-		}
-
-		QueueSettings toSettings() {
-			return new QueueSettings(this.order, this.visibilityTimeout, this.maxAttempts, this.backoff.toPolicy(),
-					this.deadLetter, this.deadLetterRetention, this.collapse);
-		}
-
-		void validate(String prefix) {
-			if (this.order == null || this.collapse == null) {
-				throw new IllegalArgumentException(prefix + ".order and " + prefix + ".collapse must be set");
-			}
-			DurationChecks.positive(this.visibilityTimeout, prefix + ".visibility-timeout");
-			DurationChecks.positive(this.deadLetterRetention, prefix + ".dead-letter-retention");
-			if (this.maxAttempts <= 0) {
-				throw new IllegalArgumentException(prefix + ".max-attempts must be > 0");
-			}
-			this.backoff.validate(prefix + ".backoff");
 		}
 
 	}

@@ -1,18 +1,27 @@
 package io.github.redkit.autoconfigure.queue;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.queue.BackoffPolicy;
+import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueListener;
 import io.github.redkit.queue.QueueListenerRegistry;
 import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueObserver;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.RedisQueueTemplate;
@@ -22,6 +31,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -67,6 +77,12 @@ class QueueAutoConfigurationTests {
 		this.runner.withPropertyValues("redkit.queue.queues.emails.backoff.jitter=2")
 			.run((context) -> assertThat(context.getStartupFailure())
 				.hasStackTraceContaining("redkit.queue.queues.emails.backoff.jitter must be between 0 and 1"));
+		this.runner.withPropertyValues("redkit.queue.defaults.visibility-timeout=0s")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.queue.defaults.visibility-timeout must be > 0"));
+		this.runner.withPropertyValues("redkit.queue.poll-timeout=0s")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.queue.poll-timeout must be > 0"));
 	}
 
 	@Test
@@ -104,6 +120,19 @@ class QueueAutoConfigurationTests {
 	}
 
 	@Test
+	void listenersTakeMessagesThroughAnApplicationProvidedTemplate() {
+		this.runner.withUserConfiguration(CountingTemplate.class, Listeners.class).run((context) -> {
+			CountingQueueTemplate template = context.getBean(CountingQueueTemplate.class);
+			Listeners listeners = context.getBean(Listeners.class);
+			template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b")));
+			await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 2);
+			assertThat(listeners.received).containsExactly(Map.of("to", "a"), Map.of("to", "b"));
+			assertThat(template.handedOut).hasValue(2);
+			await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
+		});
+	}
+
+	@Test
 	void stoppingTheApplicationStopsTheListeners() {
 		this.runner.withUserConfiguration(Listeners.class).run((context) -> {
 			QueueListenerRegistry registry = context.getBean(QueueListenerRegistry.class);
@@ -134,6 +163,105 @@ class QueueAutoConfigurationTests {
 		@Bean
 		SimpleMeterRegistry meterRegistry() {
 			return new SimpleMeterRegistry();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CountingTemplate {
+
+		@Bean
+		CountingQueueTemplate countingQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace) {
+			QueueSettings settings = new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
+					new BackoffPolicy(Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0), true, Duration.ofHours(1),
+					CollapsePolicy.NONE);
+			return new CountingQueueTemplate(new RedisQueueTemplate(runner, keyspace, JsonMapper.builder().build(),
+					(name) -> settings, QueueObserver.NONE));
+		}
+
+	}
+
+	/**
+	 * An application's own template: delegates, and counts the messages it hands out.
+	 */
+	static class CountingQueueTemplate implements QueueTemplate {
+
+		final AtomicInteger handedOut = new AtomicInteger();
+
+		private final QueueTemplate delegate;
+
+		CountingQueueTemplate(QueueTemplate delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public void send(String queue, Object payload) {
+			this.delegate.send(queue, payload);
+		}
+
+		@Override
+		public void sendAll(String queue, Collection<?> payloads) {
+			this.delegate.sendAll(queue, payloads);
+		}
+
+		@Override
+		public boolean sendDelayed(String queue, Object payload, Duration delay) {
+			return this.delegate.sendDelayed(queue, payload, delay);
+		}
+
+		@Override
+		public long size(String queue) {
+			return this.delegate.size(queue);
+		}
+
+		@Override
+		public QueueStats stats(String queue) {
+			return this.delegate.stats(queue);
+		}
+
+		@Override
+		public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
+			return count(this.delegate.receive(queue, type));
+		}
+
+		@Override
+		public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
+			return count(this.delegate.ackAndReceive(done, type));
+		}
+
+		@Override
+		public boolean ack(QueueMessage<?> message) {
+			return this.delegate.ack(message);
+		}
+
+		@Override
+		public FailureOutcome fail(QueueMessage<?> message, Throwable error) {
+			return this.delegate.fail(message, error);
+		}
+
+		@Override
+		public boolean release(QueueMessage<?> message) {
+			return this.delegate.release(message);
+		}
+
+		@Override
+		public List<DeadLetter> deadLetters(String queue, int limit) {
+			return this.delegate.deadLetters(queue, limit);
+		}
+
+		@Override
+		public boolean requeueDeadLetter(String queue, String id) {
+			return this.delegate.requeueDeadLetter(queue, id);
+		}
+
+		@Override
+		public long requeueDeadLetters(String queue) {
+			return this.delegate.requeueDeadLetters(queue);
+		}
+
+		private <T> Optional<QueueMessage<T>> count(Optional<QueueMessage<T>> message) {
+			message.ifPresent((taken) -> this.handedOut.incrementAndGet());
+			return message;
 		}
 
 	}

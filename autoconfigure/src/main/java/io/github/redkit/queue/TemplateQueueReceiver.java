@@ -1,0 +1,43 @@
+package io.github.redkit.queue;
+
+import java.lang.reflect.Type;
+import java.util.Optional;
+
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Takes messages through the public methods of any {@link QueueTemplate}: the payload is
+ * read as plain JSON values and converted to the listener's type here, so that one that
+ * does not fit is failed like any other failure instead of blocking the queue.
+ */
+final class TemplateQueueReceiver implements QueueReceiver {
+
+	private final QueueTemplate template;
+
+	private final JsonMapper json;
+
+	TemplateQueueReceiver(QueueTemplate template, JsonMapper json) {
+		this.template = template;
+		this.json = json;
+	}
+
+	@Override
+	public Receipt take(String queue, Type payloadType, QueueMessage<?> done) {
+		Optional<QueueMessage<Object>> taken = (done != null) ? this.template.ackAndReceive(done, Object.class)
+				: this.template.receive(queue, Object.class);
+		if (taken.isEmpty()) {
+			return Receipt.NOTHING;
+		}
+		QueueMessage<Object> message = taken.get();
+		try {
+			Object payload = this.json.convertValue(message.payload(),
+					this.json.getTypeFactory().constructType(payloadType));
+			return new Receipt(message.withPayload(payload), null);
+		}
+		catch (RuntimeException ex) {
+			this.template.fail(message, ex);
+			return Receipt.AGAIN;
+		}
+	}
+
+}
