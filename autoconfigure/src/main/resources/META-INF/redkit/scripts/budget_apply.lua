@@ -56,7 +56,8 @@ end
 if KEYS[4] then
   local first = redis.call('GET', KEYS[4])
   if first then
-    local applied, remaining, id = string.match(first, '^(%-?%d+)|(%-?%d+)|(.*)$')
+    -- records written before reservation ids were kept have no third field
+    local applied, remaining, id = string.match(first, '^(%-?%d+)|(%-?%d+)|?(.*)$')
     return {tonumber(applied), tonumber(remaining), 1, id}
   end
 end
@@ -69,7 +70,12 @@ if command == 'spend' then
     applied = 1
   end
 elseif command == 'refund' then
-  if balance + amount > tonumber(ARGV[6]) then
+  -- open reservations come back to the balance too: count them against the largest amount
+  local reserved = 0
+  for _, held in ipairs(redis.call('HVALS', KEYS[2])) do
+    reserved = reserved + tonumber(held)
+  end
+  if balance + reserved + amount > tonumber(ARGV[6]) then
     -- refused and not recorded: the operation id stays free for a smaller refund
     return {-2, balance, 0}
   end

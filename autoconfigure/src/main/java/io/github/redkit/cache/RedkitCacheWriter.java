@@ -12,6 +12,7 @@ import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.cache.CacheStatistics;
@@ -77,17 +78,20 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 	}
 
 	@Override
-	public byte[] get(String name, byte[] key) {
+	public byte @Nullable [] get(String name, byte[] key) {
 		return read(name, key, () -> this.delegate.get(name, key));
 	}
 
 	@Override
-	public byte[] get(String name, byte[] key, Duration ttl) {
+	public byte @Nullable [] get(String name, byte[] key, @Nullable Duration ttl) {
 		return read(name, key, () -> this.delegate.get(name, key, ttl));
 	}
 
 	@Override
-	public byte[] get(String name, byte[] key, Supplier<byte[]> valueLoader, Duration ttl, boolean timeToIdleEnabled) {
+	@SuppressWarnings("NullAway") // null when Redis failed and nothing was kept, as the
+									// plain get
+	public byte[] get(String name, byte[] key, Supplier<byte[]> valueLoader, @Nullable Duration ttl,
+			boolean timeToIdleEnabled) {
 		CachePolicy policy = this.policies.apply(name);
 		if (!policy.singleFlight() && !policy.earlyRefresh()) {
 			return read(name, key, () -> this.delegate.get(name, key, valueLoader, ttl, timeToIdleEnabled));
@@ -120,8 +124,8 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 		}
 	}
 
-	private byte[] refreshEarly(String name, byte[] key, byte[] current, Supplier<byte[]> loader, Duration ttl,
-			CachePolicy policy) {
+	private byte[] refreshEarly(String name, byte[] key, byte[] current, Supplier<byte[]> loader,
+			@Nullable Duration ttl, CachePolicy policy) {
 		String lockKey = this.singleFlight.lockKey(key);
 		String token = SingleFlight.newToken();
 		if (!this.singleFlight.tryLock(lockKey, token, policy.lease())) {
@@ -137,7 +141,8 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 		}
 	}
 
-	private byte[] loadOnce(String name, byte[] key, Supplier<byte[]> loader, Duration ttl, CachePolicy policy) {
+	private byte[] loadOnce(String name, byte[] key, Supplier<byte[]> loader, @Nullable Duration ttl,
+			CachePolicy policy) {
 		String lockKey = this.singleFlight.lockKey(key);
 		String token = SingleFlight.newToken();
 		long start = System.nanoTime();
@@ -183,7 +188,8 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 		}
 	}
 
-	private byte[] loadAndPut(String name, byte[] key, Supplier<byte[]> loader, Duration ttl, CachePolicy policy) {
+	private byte[] loadAndPut(String name, byte[] key, Supplier<byte[]> loader, @Nullable Duration ttl,
+			CachePolicy policy) {
 		byte[] value = load(name, loader);
 		if (value != null) {
 			put(name, key, value, ttl);
@@ -198,12 +204,12 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 		return value;
 	}
 
-	private byte[] rawGet(byte[] key) {
+	private byte @Nullable [] rawGet(byte[] key) {
 		// not counted as a hit or a miss: the caller's get was already counted
 		return this.delegate.execute((RedisConnection connection) -> connection.stringCommands().get(key));
 	}
 
-	private byte[] read(String name, byte[] key, Supplier<byte[]> reader) {
+	private byte @Nullable [] read(String name, byte[] key, Supplier<byte[]> reader) {
 		CachePolicy policy = this.policies.apply(name);
 		if (!policy.staleOnError()) {
 			return reader.get();
@@ -218,7 +224,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 		}
 	}
 
-	private byte[] onRedisError(CachePolicy policy, String name, byte[] key, DataAccessException ex) {
+	private byte @Nullable [] onRedisError(CachePolicy policy, String name, byte[] key, DataAccessException ex) {
 		if (!policy.staleOnError()) {
 			throw ex;
 		}
@@ -247,7 +253,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 	}
 
 	@Override
-	public void put(String name, byte[] key, byte[] value, Duration ttl) {
+	public void put(String name, byte[] key, byte[] value, @Nullable Duration ttl) {
 		CachePolicy policy = this.policies.apply(name);
 		remember(policy, name, key, value);
 		try {
@@ -268,17 +274,17 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 	}
 
 	@Override
-	public CompletableFuture<byte[]> retrieve(String name, byte[] key, Duration ttl) {
+	public CompletableFuture<byte[]> retrieve(String name, byte[] key, @Nullable Duration ttl) {
 		return this.delegate.retrieve(name, key, ttl);
 	}
 
 	@Override
-	public CompletableFuture<Void> store(String name, byte[] key, byte[] value, Duration ttl) {
+	public CompletableFuture<Void> store(String name, byte[] key, byte[] value, @Nullable Duration ttl) {
 		return this.delegate.store(name, key, value, ttl);
 	}
 
 	@Override
-	public byte[] putIfAbsent(String name, byte[] key, byte[] value, Duration ttl) {
+	public byte @Nullable [] putIfAbsent(String name, byte[] key, byte[] value, @Nullable Duration ttl) {
 		return this.delegate.putIfAbsent(name, key, value, ttl);
 	}
 

@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The last values this instance read or wrote, kept in memory (least recently used out)
  * only for caches that serve a stale value when Redis fails. Such a value may have been
@@ -32,7 +34,7 @@ final class StaleValues {
 		}
 	}
 
-	byte[] recall(String cacheName, byte[] key) {
+	byte @Nullable [] recall(String cacheName, byte[] key) {
 		synchronized (this.values) {
 			return this.values.get(id(cacheName, key));
 		}

@@ -2,6 +2,8 @@ package io.github.redkit.core;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -23,7 +25,7 @@ public final class AnnotationDurations {
 	 * @return the duration, or the default when the value is empty
 	 * @throws IllegalArgumentException when the value is not a duration or is negative
 	 */
-	public static Duration parse(String value, Duration fallback, String attribute) {
+	public static @Nullable Duration parse(String value, @Nullable Duration fallback, String attribute) {
 		if (value == null || value.isBlank()) {
 			return fallback;
 		}

@@ -69,8 +69,8 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @throws KeyExpressionException when the expression is invalid, fails, or yields
 	 * null or an empty string
 	 */
-	public String evaluate(String expression, Method method, Object target, Object[] args) {
-		Class<?> targetClass = AopUtils.getTargetClass(target);
+	public String evaluate(String expression, Method method, @Nullable Object target, @Nullable Object[] args) {
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
 		MethodClassKey methodKey = new MethodClassKey(method, targetClass);
 		Method specificMethod = this.specificMethods.computeIfAbsent(methodKey,
 				(key) -> AopUtils.getMostSpecificMethod(method, targetClass));
@@ -186,7 +186,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @param target the target object
 	 * @param args the arguments
 	 */
-	public record KeyExpressionRoot(Method method, Object target, Object[] args) {
+	public record KeyExpressionRoot(Method method, @Nullable Object target, @Nullable Object[] args) {
 
 		/**
 		 * The invoked method's name.
@@ -201,7 +201,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 		 * @return the class
 		 */
 		public Class<?> targetClass() {
-			return AopUtils.getTargetClass(this.target);
+			return (this.target != null) ? AopUtils.getTargetClass(this.target) : this.method.getDeclaringClass();
 		}
 
 	}

@@ -15,6 +15,7 @@ import java.util.function.Function;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -54,12 +55,15 @@ public class RedisScriptRunner {
 	private static final RedisSerializer<Object> BINARY_ARGUMENTS = new RedisSerializer<>() {
 
 		@Override
-		public byte[] serialize(Object value) {
+		public byte[] serialize(@Nullable Object value) {
+			if (value == null) {
+				return new byte[0];
+			}
 			return (value instanceof byte[] bytes) ? bytes : value.toString().getBytes(StandardCharsets.UTF_8);
 		}
 
 		@Override
-		public Object deserialize(byte[] bytes) {
+		public @Nullable Object deserialize(byte @Nullable [] bytes) {
 			return bytes;
 		}
 
@@ -69,7 +73,7 @@ public class RedisScriptRunner {
 
 	private final StringRedisTemplate template;
 
-	private volatile Boolean cluster;
+	private volatile @Nullable Boolean cluster;
 
 	private volatile boolean connected;
 

@@ -3,6 +3,8 @@ package io.github.redkit.idempotency;
 import java.time.Duration;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Idempotent, ordered steps of operations, for code that cannot use
  * {@link IdempotentStep}. Claim a step; if {@link StepOutcome#CLAIMED}, do the work and
@@ -20,7 +22,7 @@ public interface IdempotentSteps {
 	 * @param ttl how long the operation's record is kept, {@code null} for the default
 	 * @return the decision
 	 */
-	StepOutcome claim(String operation, String step, Set<String> after, Duration ttl);
+	StepOutcome claim(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl);
 
 	/**
 	 * Claims a step, with every option and the full answer.
@@ -34,7 +36,8 @@ public interface IdempotentSteps {
 	 * @throws IdempotencyKeyReusedException when the step was claimed with another
 	 * fingerprint
 	 */
-	StepClaim claim(String operation, String step, Set<String> after, Duration ttl, Duration lease, String fingerprint);
+	StepClaim claim(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl,
+			@Nullable Duration lease, @Nullable String fingerprint);
 
 	/**
 	 * Records a step as done with its result (stored as JSON), whichever claim holds it;
@@ -44,7 +47,7 @@ public interface IdempotentSteps {
 	 * @param step the step
 	 * @param result the result, may be {@code null}
 	 */
-	void complete(String operation, String step, Object result);
+	void complete(String operation, String step, @Nullable Object result);
 
 	/**
 	 * Records a claimed step as done with its result, if the claim still holds the step.
@@ -53,7 +56,7 @@ public interface IdempotentSteps {
 	 * @throws StepClaimLostException when the claim's lease ran out and another delivery
 	 * took the step over (or completed it): the result is not recorded
 	 */
-	void complete(StepClaim claim, Object result);
+	void complete(StepClaim claim, @Nullable Object result);
 
 	/**
 	 * Renews a claim's lease (by the lease it was taken with) while its step runs; the
@@ -91,6 +94,6 @@ public interface IdempotentSteps {
 	 * @param type the result type
 	 * @return the result, {@code null} when the step is not done (or returned null)
 	 */
-	<T> T result(String operation, String step, Class<T> type);
+	<T> @Nullable T result(String operation, String step, Class<T> type);
 
 }

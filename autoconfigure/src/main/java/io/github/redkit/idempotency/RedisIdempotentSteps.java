@@ -64,13 +64,13 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 	}
 
 	@Override
-	public StepOutcome claim(String operation, String step, Set<String> after, Duration ttl) {
+	public StepOutcome claim(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl) {
 		return claim(operation, step, after, ttl, null, null).outcome();
 	}
 
 	@Override
-	public StepClaim claim(String operation, String step, Set<String> after, Duration ttl, Duration lease,
-			String fingerprint) {
+	public StepClaim claim(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl,
+			@Nullable Duration lease, @Nullable String fingerprint) {
 		Assert.hasText(step, "Step must not be empty");
 		Assert.isTrue(after == null || !after.contains(step), () -> "Step '" + step + "' cannot come after itself");
 		Duration recordTtl = positive((ttl != null) ? ttl : this.settings.ttl(), "ttl");
@@ -149,7 +149,7 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 	}
 
 	@Override
-	public <T> T result(String operation, String step, Class<T> type) {
+	public <T> @Nullable T result(String operation, String step, Class<T> type) {
 		Assert.hasText(step, "Step must not be empty");
 		String json = (String) read(operation, step).get(1);
 		return (json != null) ? this.jsonMapper.readValue(json, type) : null;

@@ -8,6 +8,7 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.aop.support.AopUtils;
@@ -40,7 +41,7 @@ public class StepResults extends CachedExpressionEvaluator {
 	 * @param type the method's return type, {@code null} for {@code void}
 	 * @return the value
 	 */
-	Object read(String json, Type type) {
+	@Nullable Object read(@Nullable String json, @Nullable Type type) {
 		if (json == null || type == null) {
 			return null;
 		}
@@ -55,8 +56,8 @@ public class StepResults extends CachedExpressionEvaluator {
 	 * @param args the arguments
 	 * @return the fingerprint
 	 */
-	String fingerprint(String expression, Method method, Object target, Object[] args) {
-		Class<?> targetClass = AopUtils.getTargetClass(target);
+	String fingerprint(String expression, Method method, @Nullable Object target, @Nullable Object[] args) {
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 		Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(specific, targetClass), expression);
 		Object value = parsed

@@ -53,7 +53,7 @@ public interface DistributedLocks {
 	 * @throws LockNotAcquiredException when the lock was not acquired in time
 	 * @throws LockLostException when the lease was lost while the action ran
 	 */
-	<T> T withLock(String key, Duration wait, @Nullable Duration lease, Supplier<T> action);
+	<T> @Nullable T withLock(String key, Duration wait, @Nullable Duration lease, Supplier<T> action);
 
 	/**
 	 * The innermost lock held by the running {@code @DistributedLock} method or

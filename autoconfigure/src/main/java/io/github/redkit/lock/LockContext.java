@@ -4,6 +4,8 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The locks held by the running {@code @DistributedLock} methods and {@code withLock}
  * actions of this thread, innermost last. A handle given to another thread keeps working,
@@ -37,7 +39,7 @@ public final class LockContext {
 		return false;
 	}
 
-	static <T> T runWith(LockHandle handle, LockedCall<T> action) throws Throwable {
+	static <T> @Nullable T runWith(LockHandle handle, LockedCall<T> action) throws Throwable {
 		Deque<LockHandle> held = HELD.get();
 		if (held == null) {
 			held = new ArrayDeque<>(2);
@@ -63,7 +65,7 @@ public final class LockContext {
 	@FunctionalInterface
 	interface LockedCall<T> {
 
-		T call() throws Throwable;
+		@Nullable T call() throws Throwable;
 
 	}
 

@@ -3,6 +3,7 @@ package io.github.redkit.lock;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -10,6 +11,7 @@ import io.github.redkit.core.AnnotationDurations;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.expression.AnnotatedElementKey;
@@ -44,7 +46,7 @@ public class LockInterceptor implements MethodInterceptor {
 	}
 
 	@Override
-	public Object invoke(MethodInvocation invocation) throws Throwable {
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target)
 				: invocation.getMethod().getDeclaringClass();
@@ -67,9 +69,9 @@ public class LockInterceptor implements MethodInterceptor {
 	 * @param waitTime how long to wait
 	 * @param leaseTime the explicit lease, {@code null} for the default lease, renewed
 	 */
-	record LockAttributes(String keyExpression, Duration waitTime, Duration leaseTime) {
+	record LockAttributes(String keyExpression, Duration waitTime, @Nullable Duration leaseTime) {
 
-		static LockAttributes of(Method method, Class<?> targetClass, Duration defaultWait) {
+		static @Nullable LockAttributes of(Method method, Class<?> targetClass, Duration defaultWait) {
 			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 			DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
 			if (annotation == null) {
@@ -89,7 +91,7 @@ public class LockInterceptor implements MethodInterceptor {
 			if (lease != null && lease.toMillis() < 1) {
 				throw new IllegalArgumentException("@DistributedLock.leaseTime" + where + " must be at least 1ms");
 			}
-			return new LockAttributes(annotation.key(), wait, lease);
+			return new LockAttributes(annotation.key(), Objects.requireNonNull(wait), lease);
 		}
 
 	}

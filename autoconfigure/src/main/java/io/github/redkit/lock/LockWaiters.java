@@ -10,6 +10,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
@@ -35,7 +36,7 @@ final class LockWaiters {
 	// not synchronized: a virtual thread must not pin its carrier while (un)subscribing
 	private final ReentrantLock subscriptions = new ReentrantLock();
 
-	private RedisMessageListenerContainer container;
+	private @Nullable RedisMessageListenerContainer container;
 
 	LockWaiters(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
@@ -124,7 +125,7 @@ final class LockWaiters {
 		final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
 
 		@Override
-		public void onMessage(Message message, byte[] pattern) {
+		public void onMessage(Message message, byte @Nullable [] pattern) {
 			this.waiters.forEach(Waiter::wake);
 		}
 

@@ -2,6 +2,8 @@ package io.github.redkit.lock;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Runs code under a lock: the shared path of {@code @DistributedLock} and
  * {@link DistributedLocks#withLock}. Refuses re-entrant acquisition, makes the handle
@@ -13,7 +15,7 @@ final class LockedExecution {
 	private LockedExecution() {
 	}
 
-	static <T> T run(DistributedLocks locks, String name, String key, Duration wait, Duration lease,
+	static <T> @Nullable T run(DistributedLocks locks, String name, String key, Duration wait, @Nullable Duration lease,
 			LockContext.LockedCall<T> call) throws Throwable {
 		if (LockContext.holds(key)) {
 			// waiting for ourselves would only end when the wait time runs out

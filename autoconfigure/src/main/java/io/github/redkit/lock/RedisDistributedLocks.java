@@ -65,7 +65,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 	}
 
 	@Override
-	public <T> T withLock(String key, Duration wait, @Nullable Duration lease, Supplier<T> action) {
+	public <T> @Nullable T withLock(String key, Duration wait, @Nullable Duration lease, Supplier<T> action) {
 		try {
 			return LockedExecution.run(this, UNNAMED, key, wait, lease, action::get);
 		}

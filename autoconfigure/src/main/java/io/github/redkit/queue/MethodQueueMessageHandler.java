@@ -4,6 +4,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
@@ -30,7 +32,7 @@ final class MethodQueueMessageHandler implements QueueMessageHandler {
 	}
 
 	@Override
-	public void handle(Object payload) throws Exception {
+	public void handle(@Nullable Object payload) throws Exception {
 		try {
 			this.method.invoke(this.bean, payload);
 		}

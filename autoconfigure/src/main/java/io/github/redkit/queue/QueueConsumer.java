@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One consumer thread of a {@link QueueListenerContainer}: take, handle, settle; on an
@@ -33,12 +34,12 @@ final class QueueConsumer implements Runnable {
 
 	private volatile boolean killed;
 
-	private volatile QueueMessage<Object> current;
+	private volatile @Nullable QueueMessage<Object> current;
 
 	/**
 	 * Handled and not yet acknowledged: the next take acknowledges it (one round trip).
 	 */
-	private QueueMessage<Object> pendingAck;
+	private @Nullable QueueMessage<Object> pendingAck;
 
 	QueueConsumer(String queue, QueueMessageHandler handler, ConsumerSetup setup) {
 		this.queue = queue;
@@ -130,7 +131,7 @@ final class QueueConsumer implements Runnable {
 		this.current = null;
 	}
 
-	private void await(Duration hint) {
+	private void await(@Nullable Duration hint) {
 		this.wait.await((hint != null) ? Math.min(this.pollMillis, hint.toMillis()) : this.pollMillis);
 	}
 

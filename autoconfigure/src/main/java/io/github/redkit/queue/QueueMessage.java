@@ -2,6 +2,8 @@ package io.github.redkit.queue;
 
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A message taken from a queue: acknowledge it with {@link QueueTemplate#ack} or report
  * its failure with {@link QueueTemplate#fail} before its visibility timeout expires.
@@ -14,9 +16,9 @@ public final class QueueMessage<T> {
 
 	private final Envelope envelope;
 
-	private final T payload;
+	private final @Nullable T payload;
 
-	QueueMessage(String queue, Envelope envelope, T payload) {
+	QueueMessage(String queue, Envelope envelope, @Nullable T payload) {
 		this.queue = queue;
 		this.envelope = envelope;
 		this.payload = payload;
@@ -58,7 +60,7 @@ public final class QueueMessage<T> {
 	 * The payload.
 	 * @return the payload read from JSON
 	 */
-	public T payload() {
+	public @Nullable T payload() {
 		return this.payload;
 	}
 

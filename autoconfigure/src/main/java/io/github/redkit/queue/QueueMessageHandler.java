@@ -2,6 +2,8 @@ package io.github.redkit.queue;
 
 import java.lang.reflect.Type;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Handles the payloads a listener container takes from a queue.
  */
@@ -18,6 +20,6 @@ public interface QueueMessageHandler {
 	 * @param payload the payload
 	 * @throws Exception to have the message retried or dead-lettered
 	 */
-	void handle(Object payload) throws Exception;
+	void handle(@Nullable Object payload) throws Exception;
 
 }

@@ -3,6 +3,8 @@ package io.github.redkit.queue;
 import java.lang.reflect.Type;
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How listener consumers take messages from a {@link QueueTemplate} that offers more than
  * its public methods: payloads of generic types, an unreadable message settled at once,
@@ -23,7 +25,7 @@ public interface QueueReceiver {
 	 * @param done a handled message of this queue to acknowledge first, or {@code null}
 	 * @return the message, or how long to wait for one
 	 */
-	Receipt take(String queue, Type payloadType, QueueMessage<?> done);
+	Receipt take(String queue, Type payloadType, @Nullable QueueMessage<?> done);
 
 	/**
 	 * What a take found.
@@ -32,7 +34,7 @@ public interface QueueReceiver {
 	 * @param readyIn when there is no message: how long until one may become ready
 	 * ({@link Duration#ZERO} = take again at once; {@code null} = nothing is pending)
 	 */
-	record Receipt(QueueMessage<Object> message, Duration readyIn) {
+	record Receipt(@Nullable QueueMessage<Object> message, @Nullable Duration readyIn) {
 
 		/** Nothing was taken, but taking again at once may find something. */
 		public static final Receipt AGAIN = new Receipt(null, Duration.ZERO);

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -29,7 +30,7 @@ final class ReadyListWait implements AutoCloseable {
 
 	private final Direction side;
 
-	private RedisConnection connection;
+	private @Nullable RedisConnection connection;
 
 	ReadyListWait(RedisConnectionFactory connectionFactory, String readyKey, QueueOrder order) {
 		this.connectionFactory = connectionFactory;

@@ -16,6 +16,7 @@ import java.util.function.Function;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -90,6 +91,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a pipelined callback must return null
 	public void sendAll(String queue, Collection<?> payloads) {
 		if (payloads.isEmpty()) {
 			return;
@@ -122,6 +124,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a pipelined callback must return null
 	public QueueStats stats(String queue) {
 		QueueKeys k = keys(queue);
 		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
@@ -166,7 +169,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	@Override
-	public Receipt take(String queue, Type payloadType, QueueMessage<?> done) {
+	public Receipt take(String queue, Type payloadType, @Nullable QueueMessage<?> done) {
 		Claim claim = claim(queue, done);
 		if (claim.envelope() == null) {
 			return new Receipt(null, (claim.waitMillis() >= 0) ? Duration.ofMillis(claim.waitMillis()) : null);
@@ -255,7 +258,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param done a message of this queue to acknowledge first, or {@code null}
 	 * @return the claimed envelope, or how long until something may become ready
 	 */
-	private Claim claim(String queue, QueueMessage<?> done) {
+	private Claim claim(String queue, @Nullable QueueMessage<?> done) {
 		QueueSettings settings = settings(queue);
 		List<?> reply = this.runner.execute(CLAIM, CLAIM_TIMEOUT, keys(queue).claimKeys(), lifoFlag(queue),
 				Long.toString(settings.visibilityTimeout().toMillis()), Integer.toString(REAP_BATCH),
@@ -313,7 +316,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param waitMillis when nothing was claimed: how long until a delayed message is due
 	 * or an in-flight one expires ({@code -1} = nothing pending)
 	 */
-	private record Claim(Envelope envelope, long waitMillis) {
+	private record Claim(@Nullable Envelope envelope, long waitMillis) {
 
 	}
 

@@ -3,6 +3,7 @@ package io.github.redkit.queue;
 import java.lang.reflect.Type;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -22,7 +23,7 @@ final class TemplateQueueReceiver implements QueueReceiver {
 	}
 
 	@Override
-	public Receipt take(String queue, Type payloadType, QueueMessage<?> done) {
+	public Receipt take(String queue, Type payloadType, @Nullable QueueMessage<?> done) {
 		Optional<QueueMessage<Object>> taken = (done != null) ? this.template.ackAndReceive(done, Object.class)
 				: this.template.receive(queue, Object.class);
 		if (taken.isEmpty()) {

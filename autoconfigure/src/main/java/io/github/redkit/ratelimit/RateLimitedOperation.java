@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.StringJoiner;
 
 import io.github.redkit.core.AnnotationDurations;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
@@ -24,8 +25,8 @@ import org.springframework.util.ClassUtils;
  * @param keyExpressions the SpEL key expressions; empty for one shared key
  * @param cost permits per call
  */
-record RateLimitedOperation(String limitName, String limitId, RateLimitPolicy inlinePolicy, String[] keyExpressions,
-		int cost) {
+record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimitPolicy inlinePolicy,
+		String[] keyExpressions, int cost) {
 
 	/** The identifier of a method limited without key expressions. */
 	static final String SHARED_KEY = "all";
@@ -37,7 +38,7 @@ record RateLimitedOperation(String limitName, String limitId, RateLimitPolicy in
 	 * @return the operation, or {@code null} when the method is not rate limited
 	 * @throws IllegalStateException when the annotation is inconsistent
 	 */
-	static RateLimitedOperation of(Method method, Class<?> targetClass) {
+	static @Nullable RateLimitedOperation of(Method method, Class<?> targetClass) {
 		RateLimited annotation = AnnotatedElementUtils.findMergedAnnotation(method, RateLimited.class);
 		boolean onClass = annotation == null;
 		if (onClass) {

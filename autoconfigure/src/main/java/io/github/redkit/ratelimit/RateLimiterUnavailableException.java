@@ -2,6 +2,8 @@ package io.github.redkit.ratelimit;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Redis could not be asked in time and the failure mode is {@code deny}. In Spring MVC it
  * becomes {@code 503 Service Unavailable}.
@@ -18,7 +20,7 @@ public class RateLimiterUnavailableException extends RuntimeException {
 	 * @param retryAfter when Redis will be asked again
 	 * @param cause the Redis failure, or {@code null} while cooling down after one
 	 */
-	public RateLimiterUnavailableException(String limitName, Duration retryAfter, Throwable cause) {
+	public RateLimiterUnavailableException(String limitName, Duration retryAfter, @Nullable Throwable cause) {
 		super("Rate limit '" + limitName + "' cannot be decided: Redis is unavailable", cause);
 		this.limitName = limitName;
 		this.retryAfter = retryAfter;

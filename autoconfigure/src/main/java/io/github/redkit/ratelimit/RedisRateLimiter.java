@@ -147,7 +147,7 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private RateLimitDecision decide(PreparedLimit limit, List<String> keys, int cost) {
 		byte[][] args = limit.arguments(cost);
-		LuaScript<byte[]> script = SCRIPTS.get(limit.policy().algorithm());
+		LuaScript<byte[]> script = script(limit.policy().algorithm());
 		if (keys.size() == 1) {
 			return limit.decision(this.runner.execute(script, this.timeout, List.of(limit.key(keys.get(0))), args));
 		}
@@ -184,6 +184,14 @@ public class RedisRateLimiter implements RateLimiter {
 			throw ex;
 		}
 		return combine(limit, groups, decisions, cost);
+	}
+
+	private static LuaScript<byte[]> script(RateLimitAlgorithm algorithm) {
+		LuaScript<byte[]> script = SCRIPTS.get(algorithm);
+		if (script == null) {
+			throw new IllegalStateException("No script for " + algorithm);
+		}
+		return script;
 	}
 
 	private RateLimitDecision combine(PreparedLimit limit, List<List<String>> groups, List<RateLimitDecision> decisions,

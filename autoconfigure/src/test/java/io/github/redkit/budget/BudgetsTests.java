@@ -77,6 +77,16 @@ class BudgetsTests {
 	}
 
 	@Test
+	void openReservationsCountAgainstTheLargestAmount() {
+		this.budgets.create(this.campaign, Budgets.MAX_AMOUNT - 5);
+		Reservation held = this.budgets.reserve(this.campaign, 100, Duration.ofMinutes(1)).orElseThrow();
+		assertThatExceptionOfType(BudgetOverflowException.class).as("the reserved 100 would come back on release")
+			.isThrownBy(() -> this.budgets.refund(this.campaign, 6, "op-1"));
+		this.budgets.release(held);
+		assertThat(this.budgets.remaining(this.campaign)).isEqualTo(Budgets.MAX_AMOUNT - 5);
+	}
+
+	@Test
 	void aRetriedReserveWithTheSameOperationIdReservesOnce() {
 		this.budgets.create(this.campaign, 100);
 		Reservation first = this.budgets.reserve(this.campaign, 30, Duration.ofMinutes(1), "r-1").orElseThrow();

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 import io.github.redkit.test.RedisServer;
@@ -81,7 +82,7 @@ public final class BenchmarkMain {
 			BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration, rounds);
 			List<Result> results = new ArrayList<>();
 			for (String name : names) {
-				Suite suite = SUITES.get(name).get();
+				Suite suite = Objects.requireNonNull(SUITES.get(name), name).get();
 				System.out.println("== " + suite.capability());
 				results.addAll(runner.run(suite, threads));
 			}

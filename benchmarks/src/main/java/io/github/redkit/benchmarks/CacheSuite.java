@@ -2,6 +2,7 @@ package io.github.redkit.benchmarks;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 import io.github.redkit.cache.CacheJson;
 import io.github.redkit.test.RedisServer;
@@ -84,7 +85,7 @@ final class CacheSuite {
 						.fromSerializer(CacheJson.serializer(JsonMapper.builder().build(), List.of()))))
 				.build();
 			manager.afterPropertiesSet();
-			return manager.getCache("bench-plain");
+			return Objects.requireNonNull(manager.getCache("bench-plain"));
 		}
 
 		@Override
@@ -108,7 +109,7 @@ final class CacheSuite {
 		}
 
 		private RedkitCacheManager(ConfigurableApplicationContext context) {
-			super(context.getBean(CacheManager.class).getCache("bench-redkit"));
+			super(Objects.requireNonNull(context.getBean(CacheManager.class).getCache("bench-redkit")));
 			this.context = context;
 		}
 

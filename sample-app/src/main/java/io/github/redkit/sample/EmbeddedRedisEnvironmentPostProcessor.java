@@ -9,6 +9,7 @@ import java.util.Map;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
@@ -26,7 +27,7 @@ import org.springframework.core.env.MapPropertySource;
  */
 public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
-	private static RedisServer embedded;
+	private static @Nullable RedisServer embedded;
 
 	private final Log logger;
 

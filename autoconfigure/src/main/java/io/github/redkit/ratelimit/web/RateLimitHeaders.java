@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Formats the {@code RateLimit-Policy} and {@code RateLimit} fields of the IETF draft
@@ -47,7 +48,7 @@ public final class RateLimitHeaders {
 	 * @param decision the decision
 	 * @return the field value
 	 */
-	public static String state(String limitName, RateLimitDecision decision) {
+	public static @Nullable String state(String limitName, RateLimitDecision decision) {
 		if (decision.window() == null || decision.remaining() < 0) {
 			return null;
 		}

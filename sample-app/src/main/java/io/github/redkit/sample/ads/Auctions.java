@@ -7,6 +7,7 @@ import io.github.redkit.budget.Reservation;
 import io.github.redkit.budget.SpendResult;
 import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.idempotency.IdempotentSteps;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.stereotype.Service;
 
@@ -36,7 +37,7 @@ public class Auctions {
 	 * @return the reservation, {@code null} when the budget cannot cover it
 	 */
 	@IdempotentStep(operation = "'auction:' + #campaign + ':' + #auction", step = "bid")
-	public Reservation bid(String campaign, String auction, long amount) {
+	public @Nullable Reservation bid(String campaign, String auction, long amount) {
 		return this.budgets.reserve(campaign, amount, Duration.ofMinutes(10)).orElse(null);
 	}
 
@@ -58,7 +59,7 @@ public class Auctions {
 		}
 	}
 
-	public Reservation reservation(String campaign, String auction) {
+	public @Nullable Reservation reservation(String campaign, String auction) {
 		return this.steps.result(operation(campaign, auction), "bid", Reservation.class);
 	}
 

@@ -37,7 +37,8 @@ class FanOutWorker {
 		String postId = Long.toString(job.postId());
 		this.redis.executePipelined(new SessionCallback<Object>() {
 			@Override
-			@SuppressWarnings("unchecked")
+			@SuppressWarnings({ "unchecked", "NullAway" }) // a pipelined callback must
+															// return null
 			public Object execute(RedisOperations operations) {
 				for (long follower : followers) {
 					operations.opsForList().leftPush(Keys.timeline(follower), postId);

@@ -4,9 +4,10 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
-
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * PBKDF2-HMAC-SHA256 with a random salt per password, stored as
@@ -27,7 +28,7 @@ final class PasswordHasher {
 		return "pbkdf2$" + ITERATIONS + "$" + b64(salt) + "$" + b64(derive(password, salt, ITERATIONS));
 	}
 
-	static boolean matches(String password, String stored) {
+	static boolean matches(String password, @Nullable String stored) {
 		String[] parts = (stored != null) ? stored.split("\\$") : new String[0];
 		if (parts.length != 4 || !"pbkdf2".equals(parts[0])) {
 			return false;

@@ -32,7 +32,8 @@ public class Timelines {
 		List<String> unique = new ArrayList<>(new LinkedHashSet<>(ids));
 		List<Object> hashes = this.redis.executePipelined(new SessionCallback<Object>() {
 			@Override
-			@SuppressWarnings("unchecked")
+			@SuppressWarnings({ "unchecked", "NullAway" }) // a pipelined callback must
+															// return null
 			public Object execute(RedisOperations operations) {
 				unique.forEach((id) -> operations.opsForHash().entries(Keys.post(Long.parseLong(id))));
 				return null;
@@ -43,8 +44,9 @@ public class Timelines {
 			@SuppressWarnings("unchecked")
 			Map<String, String> hash = (Map<String, String>) hashes.get(i);
 			if (hash != null && !hash.isEmpty()) {
-				posts.add(new Post(Long.parseLong(unique.get(i)), Long.parseLong(hash.get("userId")), hash.get("name"),
-						Long.parseLong(hash.get("time")), hash.get("body")));
+				posts.add(new Post(Long.parseLong(unique.get(i)), Long.parseLong(hash.get("userId")),
+						hash.getOrDefault("name", ""), Long.parseLong(hash.get("time")),
+						hash.getOrDefault("body", "")));
 			}
 		}
 		return posts;

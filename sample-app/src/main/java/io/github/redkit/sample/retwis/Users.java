@@ -3,6 +3,7 @@ package io.github.redkit.sample.retwis;
 import java.util.Map;
 
 import io.github.redkit.sample.web.ApiException;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpStatus;
@@ -113,7 +114,7 @@ public class Users {
 		return this.takenNames.maybeTaken(name) && this.redis.opsForHash().hasKey(Keys.USERS, name);
 	}
 
-	public Long idOf(String name) {
+	public @Nullable Long idOf(String name) {
 		Object id = this.redis.opsForHash().get(Keys.USERS, name);
 		return (id != null) ? Long.valueOf((String) id) : null;
 	}

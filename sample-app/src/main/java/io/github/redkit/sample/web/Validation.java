@@ -2,6 +2,8 @@ package io.github.redkit.sample.web;
 
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Input checks shared by the controllers: every refusal is a 400 before anything is
  * written.
@@ -38,7 +40,7 @@ public final class Validation {
 		return id;
 	}
 
-	public static String required(String field, String value, int maxLength) {
+	public static String required(String field, @Nullable String value, int maxLength) {
 		if (value == null || value.isBlank()) {
 			throw ApiException.badRequest("'" + field + "' is required");
 		}
@@ -48,7 +50,7 @@ public final class Validation {
 		return value;
 	}
 
-	public static long positive(String field, Long value, long max) {
+	public static long positive(String field, @Nullable Long value, long max) {
 		if (value == null || value <= 0 || value > max) {
 			throw ApiException.badRequest("'" + field + "' must be between 1 and " + max);
 		}
