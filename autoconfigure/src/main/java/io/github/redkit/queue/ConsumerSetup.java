@@ -15,12 +15,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * @param settings the settings of each queue by name
  * @param connectionFactory where the blocking connections come from
  * @param keyspace the keyspace of the queues' keys
- * @param observer what is told how long handlers ran
+ * @param events what is told how long handlers ran
  * @param pollTimeout the longest blocking wait
  * @param shutdownTimeout how long stopping waits for messages being handled
  */
 record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, Function<String, QueueSettings> settings,
-		RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, QueueObserver observer, Duration pollTimeout,
+		RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, QueueEvents events, Duration pollTimeout,
 		Duration shutdownTimeout) {
 
 	ReadyListWait readyListWait(String queue, QueueOrder order) {

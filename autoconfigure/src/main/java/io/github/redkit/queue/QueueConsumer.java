@@ -24,7 +24,7 @@ final class QueueConsumer implements Runnable {
 
 	private final QueueSettings settings;
 
-	private final QueueObserver observer;
+	private final QueueEvents events;
 
 	private final ReadyListWait wait;
 
@@ -47,7 +47,7 @@ final class QueueConsumer implements Runnable {
 		this.template = setup.template();
 		this.receiver = setup.receiver();
 		this.settings = setup.settings().apply(queue);
-		this.observer = setup.observer();
+		this.events = setup.events();
 		this.wait = setup.readyListWait(queue, this.settings.order());
 		this.pollMillis = Math.max(10, setup.pollTimeout().toMillis());
 	}
@@ -114,7 +114,7 @@ final class QueueConsumer implements Runnable {
 		if (this.killed || this.current == null) {
 			return; // killed, or given back by a stop that timed out
 		}
-		this.observer.handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
+		this.events.handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
 		if (failure == null) {
 			this.pendingAck = message;
 		}

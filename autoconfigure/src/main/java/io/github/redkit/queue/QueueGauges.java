@@ -4,8 +4,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.github.redkit.core.RedkitMeter;
+import io.github.redkit.core.RedkitMetrics;
 
 /**
  * Gauges of the configured queues, read from Redis when the registry is scraped:
@@ -14,6 +14,11 @@ import io.micrometer.core.instrument.MeterRegistry;
  * (seconds, oldest ready message). A queue whose Redis cannot be read reports NaN.
  */
 public final class QueueGauges {
+
+	private static final RedkitMeter DEPTH = RedkitMeter.gauge("redkit.queue.depth", "Messages in a queue, by state");
+
+	private static final RedkitMeter OLDEST_AGE = RedkitMeter.gauge("redkit.queue.oldest.age",
+			"Age of the oldest ready message, in seconds");
 
 	private final QueueTemplate template;
 
@@ -31,32 +36,21 @@ public final class QueueGauges {
 
 	/**
 	 * Registers the gauges.
-	 * @param registry the registry
+	 * @param metrics where to register them
 	 */
-	public void bindTo(MeterRegistry registry) {
-		QueueTemplate template = this.template;
+	public void bindTo(RedkitMetrics metrics) {
 		for (String queue : this.queues) {
-			depth(registry, template, queue, "ready", (t) -> t.size(queue));
-			depth(registry, template, queue, "delayed", (t) -> t.stats(queue).delayed());
-			depth(registry, template, queue, "in-flight", (t) -> t.stats(queue).inFlight());
-			depth(registry, template, queue, "dead-letter", (t) -> t.stats(queue).deadLetters());
-			Gauge
-				.builder("redkit.queue.oldest.age", template,
-						safe((t) -> t.stats(queue).oldestAge().toMillis() / 1000.0))
-				.description("Age of the oldest ready message")
-				.baseUnit("seconds")
-				.tag("queue", queue)
-				.register(registry);
+			depth(metrics, queue, "ready", (t) -> t.size(queue));
+			depth(metrics, queue, "delayed", (t) -> t.stats(queue).delayed());
+			depth(metrics, queue, "in-flight", (t) -> t.stats(queue).inFlight());
+			depth(metrics, queue, "dead-letter", (t) -> t.stats(queue).deadLetters());
+			metrics.gauge(OLDEST_AGE, this.template, safe((t) -> t.stats(queue).oldestAge().toMillis() / 1000.0),
+					"queue", queue);
 		}
 	}
 
-	private static void depth(MeterRegistry registry, QueueTemplate template, String queue, String state,
-			ToDoubleFunction<QueueTemplate> value) {
-		Gauge.builder("redkit.queue.depth", template, safe(value))
-			.description("Messages in a queue, by state")
-			.tag("queue", queue)
-			.tag("state", state)
-			.register(registry);
+	private void depth(RedkitMetrics metrics, String queue, String state, ToDoubleFunction<QueueTemplate> value) {
+		metrics.gauge(DEPTH, this.template, safe(value), "queue", queue, "state", state);
 	}
 
 	private static ToDoubleFunction<QueueTemplate> safe(ToDoubleFunction<QueueTemplate> value) {

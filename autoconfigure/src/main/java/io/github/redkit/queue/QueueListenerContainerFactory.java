@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.function.Function;
 
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedkitMetrics;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -28,18 +29,18 @@ public class QueueListenerContainerFactory {
 	 * lists)
 	 * @param json converts payloads to the listeners' types when the template is not a
 	 * {@link QueueReceiver}
-	 * @param observer what is told how long listeners ran
+	 * @param metrics where listener timings are recorded
 	 * @param pollTimeout the longest blocking wait of a consumer, which also bounds how
 	 * late expired and due messages are noticed on an idle queue
 	 * @param shutdownTimeout how long stopping waits for in-flight messages
 	 */
 	public QueueListenerContainerFactory(QueueTemplate template, Function<String, QueueSettings> settings,
-			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, JsonMapper json, QueueObserver observer,
+			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, JsonMapper json, RedkitMetrics metrics,
 			Duration pollTimeout, Duration shutdownTimeout) {
 		QueueReceiver receiver = (template instanceof QueueReceiver own) ? own
 				: new TemplateQueueReceiver(template, json);
-		this.setup = new ConsumerSetup(template, receiver, settings, connectionFactory, keyspace, observer, pollTimeout,
-				shutdownTimeout);
+		this.setup = new ConsumerSetup(template, receiver, settings, connectionFactory, keyspace,
+				new QueueEvents(metrics), pollTimeout, shutdownTimeout);
 	}
 
 	/**

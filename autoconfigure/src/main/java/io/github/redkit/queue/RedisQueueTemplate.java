@@ -16,6 +16,7 @@ import java.util.function.Function;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
@@ -63,7 +64,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	private final Function<String, QueueSettings> settings;
 
-	private final QueueObserver observer;
+	private final QueueEvents events;
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
@@ -73,16 +74,16 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param keyspace the keyspace
 	 * @param json the JSON mapper
 	 * @param settings the settings of each queue by name
-	 * @param observer what is told about acks and failures
+	 * @param metrics where acks and failures are recorded
 	 */
 	public RedisQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace, JsonMapper json,
-			Function<String, QueueSettings> settings, QueueObserver observer) {
+			Function<String, QueueSettings> settings, RedkitMetrics metrics) {
 		this.runner = runner;
 		this.redis = runner.template();
 		this.keyspace = keyspace;
 		this.json = json;
 		this.settings = settings;
-		this.observer = observer;
+		this.events = new QueueEvents(metrics);
 	}
 
 	@Override
@@ -163,7 +164,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		Long removed = this.redis.opsForZSet().remove(keys(message.queue()).inFlight(), message.envelope().raw());
 		boolean acked = removed != null && removed > 0;
 		if (acked) {
-			this.observer.processed(message.queue());
+			this.events.processed(message.queue());
 		}
 		return acked;
 	}
@@ -199,7 +200,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			case 3 -> FailureOutcome.DROPPED;
 			default -> FailureOutcome.NOT_OWNED;
 		};
-		this.observer.failed(message.queue(), outcome);
+		this.events.failed(message.queue(), outcome);
 		return outcome;
 	}
 
@@ -264,7 +265,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 				Long.toString(settings.visibilityTimeout().toMillis()), Integer.toString(REAP_BATCH),
 				(done != null) ? done.envelope().raw() : "");
 		if (done != null && reply.get(2) instanceof Number acked && acked.longValue() > 0) {
-			this.observer.processed(queue);
+			this.events.processed(queue);
 		}
 		String element = (String) reply.get(0);
 		if (element == null || element.isEmpty()) {

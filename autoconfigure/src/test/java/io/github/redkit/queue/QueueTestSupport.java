@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.test.RedisTopology;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,14 +26,14 @@ final class QueueTestSupport {
 
 	final RedisTopology topology;
 
-	QueueTestSupport(RedisTopology topology, QueueObserver observer) {
+	QueueTestSupport(RedisTopology topology, RedkitMetrics metrics) {
 		this.topology = topology;
 		this.template = new RedisQueueTemplate(new RedisScriptRunner(topology.connectionFactory()), KEYSPACE, JSON,
-				this::settings, observer);
+				this::settings, metrics);
 	}
 
 	QueueTestSupport(RedisTopology topology) {
-		this(topology, QueueObserver.NONE);
+		this(topology, RedkitMetrics.NONE);
 	}
 
 	/**
@@ -70,7 +71,7 @@ final class QueueTestSupport {
 	QueueListenerContainer container(QueueTemplate template, String queue, int concurrency, QueueMessageHandler handler,
 			Duration shutdownTimeout) {
 		return new QueueListenerContainerFactory(template, this::settings, this.topology.connectionFactory(), KEYSPACE,
-				JSON, QueueObserver.NONE, Duration.ofMillis(100), shutdownTimeout)
+				JSON, RedkitMetrics.NONE, Duration.ofMillis(100), shutdownTimeout)
 			.create(queue, concurrency, handler);
 	}
 

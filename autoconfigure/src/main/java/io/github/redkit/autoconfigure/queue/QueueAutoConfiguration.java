@@ -5,15 +5,13 @@ import java.util.function.Function;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
-import io.github.redkit.queue.MicrometerQueueObserver;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.queue.QueueGauges;
 import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueListenerRegistry;
-import io.github.redkit.queue.QueueObserver;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.RedisQueueTemplate;
-import io.micrometer.core.instrument.MeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -25,7 +23,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -53,9 +50,8 @@ public final class QueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(QueueTemplate.class)
 	RedisQueueTemplate redkitQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace,
-			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<QueueObserver> observer) {
-		return new RedisQueueTemplate(runner, keyspace, jsonMapper(jsonMapper), this.settings,
-				observer.getIfAvailable(() -> QueueObserver.NONE));
+			ObjectProvider<JsonMapper> jsonMapper, RedkitMetrics metrics) {
+		return new RedisQueueTemplate(runner, keyspace, jsonMapper(jsonMapper), this.settings, metrics);
 	}
 
 	@Bean
@@ -63,10 +59,9 @@ public final class QueueAutoConfiguration {
 	@ConditionalOnBean(QueueTemplate.class)
 	QueueListenerContainerFactory redkitQueueListenerContainerFactory(QueueTemplate template,
 			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<QueueObserver> observer, QueueProperties properties) {
+			RedkitMetrics metrics, QueueProperties properties) {
 		return new QueueListenerContainerFactory(template, this.settings, connectionFactory, keyspace,
-				jsonMapper(jsonMapper), observer.getIfAvailable(() -> QueueObserver.NONE), properties.getPollTimeout(),
-				properties.getShutdownTimeout());
+				jsonMapper(jsonMapper), metrics, properties.getPollTimeout(), properties.getShutdownTimeout());
 	}
 
 	@Bean
@@ -81,26 +76,12 @@ public final class QueueAutoConfiguration {
 		return jsonMapper.getIfAvailable(() -> JsonMapper.builder().build());
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	static class QueueMetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		QueueObserver redkitQueueObserver(ObjectProvider<MeterRegistry> registry) {
-			MeterRegistry meters = registry.getIfAvailable();
-			return (meters != null) ? new MicrometerQueueObserver(meters) : QueueObserver.NONE;
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		QueueGauges redkitQueueGauges(ObjectProvider<MeterRegistry> registry, QueueTemplate template,
-				QueueProperties properties) {
-			QueueGauges gauges = new QueueGauges(template, properties.getQueues().keySet());
-			registry.ifAvailable(gauges::bindTo);
-			return gauges;
-		}
-
+	@Bean
+	@ConditionalOnMissingBean
+	QueueGauges redkitQueueGauges(RedkitMetrics metrics, QueueTemplate template, QueueProperties properties) {
+		QueueGauges gauges = new QueueGauges(template, properties.getQueues().keySet());
+		gauges.bindTo(metrics);
+		return gauges;
 	}
 
 }

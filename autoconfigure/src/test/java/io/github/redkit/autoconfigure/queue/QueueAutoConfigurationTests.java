@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.queue.BackoffPolicy;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.DeadLetter;
@@ -19,7 +20,6 @@ import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueListener;
 import io.github.redkit.queue.QueueListenerRegistry;
 import io.github.redkit.queue.QueueMessage;
-import io.github.redkit.queue.QueueObserver;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
@@ -176,7 +176,7 @@ class QueueAutoConfigurationTests {
 					new BackoffPolicy(Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0), true, Duration.ofHours(1),
 					CollapsePolicy.NONE);
 			return new CountingQueueTemplate(new RedisQueueTemplate(runner, keyspace, JsonMapper.builder().build(),
-					(name) -> settings, QueueObserver.NONE));
+					(name) -> settings, RedkitMetrics.NONE));
 		}
 
 	}
