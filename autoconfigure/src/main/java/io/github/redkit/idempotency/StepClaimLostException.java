@@ -5,11 +5,7 @@ package io.github.redkit.idempotency;
  * Redis could not be reached to renew it) and another delivery took the step over, or
  * completed it. The result was not recorded; the step's record is the other holder's.
  */
-public class StepClaimLostException extends RuntimeException {
-
-	private final String operation;
-
-	private final String step;
+public class StepClaimLostException extends StepException {
 
 	/**
 	 * Creates an exception.
@@ -19,25 +15,7 @@ public class StepClaimLostException extends RuntimeException {
 	public StepClaimLostException(String operation, String step) {
 		super("The claim of step '" + step + "' of operation '" + operation
 				+ "' was lost (its lease ran out and another delivery took the step over); its result was not"
-				+ " recorded");
-		this.operation = operation;
-		this.step = step;
-	}
-
-	/**
-	 * The operation.
-	 * @return its id
-	 */
-	public String getOperation() {
-		return this.operation;
-	}
-
-	/**
-	 * The step whose claim was lost.
-	 * @return the step
-	 */
-	public String getStep() {
-		return this.step;
+				+ " recorded", operation, step);
 	}
 
 }

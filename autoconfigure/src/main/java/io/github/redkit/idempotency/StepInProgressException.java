@@ -8,11 +8,7 @@ import java.util.TreeSet;
  * (or crashed and its lease has not ended). Nothing ran; retry later. Spring MVC answers
  * 409 Conflict.
  */
-public class StepInProgressException extends RuntimeException {
-
-	private final String operation;
-
-	private final String step;
+public class StepInProgressException extends StepException {
 
 	/**
 	 * Creates an exception.
@@ -23,25 +19,8 @@ public class StepInProgressException extends RuntimeException {
 	public StepInProgressException(String operation, String step, Set<String> inProgressSteps) {
 		super(inProgressSteps.isEmpty() ? "Step '" + step + "' of operation '" + operation + "' is in progress"
 				: "Step '" + step + "' of operation '" + operation + "' waits for the steps in progress "
-						+ new TreeSet<>(inProgressSteps));
-		this.operation = operation;
-		this.step = step;
-	}
-
-	/**
-	 * The operation id.
-	 * @return the id
-	 */
-	public String getOperation() {
-		return this.operation;
-	}
-
-	/**
-	 * The step.
-	 * @return the step name
-	 */
-	public String getStep() {
-		return this.step;
+						+ new TreeSet<>(inProgressSteps),
+				operation, step);
 	}
 
 }

@@ -8,11 +8,7 @@ import java.util.TreeSet;
  * after (e.g. a {@code notice} before the {@code bid}, or a {@code timeout} after the
  * {@code notice}). Nothing ran. Spring MVC answers 409 Conflict.
  */
-public class StepOutOfOrderException extends RuntimeException {
-
-	private final String operation;
-
-	private final String step;
+public class StepOutOfOrderException extends StepException {
 
 	private final Set<String> expectedSteps;
 
@@ -28,27 +24,10 @@ public class StepOutOfOrderException extends RuntimeException {
 	public StepOutOfOrderException(String operation, String step, Set<String> expectedSteps,
 			Set<String> recordedSteps) {
 		super("Step '" + step + "' of operation '" + operation + "' is out of order: it must come after exactly "
-				+ new TreeSet<>(expectedSteps) + " but the recorded steps are " + new TreeSet<>(recordedSteps));
-		this.operation = operation;
-		this.step = step;
+				+ new TreeSet<>(expectedSteps) + " but the recorded steps are " + new TreeSet<>(recordedSteps),
+				operation, step);
 		this.expectedSteps = Set.copyOf(expectedSteps);
 		this.recordedSteps = Set.copyOf(recordedSteps);
-	}
-
-	/**
-	 * The operation id.
-	 * @return the id
-	 */
-	public String getOperation() {
-		return this.operation;
-	}
-
-	/**
-	 * The refused step.
-	 * @return the step name
-	 */
-	public String getStep() {
-		return this.step;
 	}
 
 	/**

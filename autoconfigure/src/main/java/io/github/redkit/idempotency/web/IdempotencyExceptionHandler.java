@@ -1,5 +1,6 @@
 package io.github.redkit.idempotency.web;
 
+import io.github.redkit.core.Problems;
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
 import io.github.redkit.idempotency.StepClaimLostException;
 import io.github.redkit.idempotency.StepInProgressException;
@@ -23,35 +24,32 @@ public class IdempotencyExceptionHandler {
 
 	@ExceptionHandler(StepOutOfOrderException.class)
 	ResponseEntity<ProblemDetail> outOfOrder(StepOutOfOrderException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
-		problem.setTitle("Step out of order");
+		ProblemDetail problem = Problems.of(HttpStatus.CONFLICT, "Step out of order", ex.getMessage());
 		problem.setProperty("step", ex.getStep());
 		problem.setProperty("expectedSteps", ex.getExpectedSteps());
 		problem.setProperty("recordedSteps", ex.getRecordedSteps());
-		return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+		return Problems.answer(problem);
 	}
 
 	@ExceptionHandler(StepInProgressException.class)
 	ResponseEntity<ProblemDetail> inProgress(StepInProgressException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
-		problem.setTitle("Step in progress");
+		ProblemDetail problem = Problems.of(HttpStatus.CONFLICT, "Step in progress", ex.getMessage());
 		problem.setProperty("step", ex.getStep());
-		return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+		return Problems.answer(problem);
 	}
 
 	@ExceptionHandler(StepClaimLostException.class)
 	ResponseEntity<ProblemDetail> claimLost(StepClaimLostException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
-		problem.setTitle("Step claim lost");
+		ProblemDetail problem = Problems.of(HttpStatus.CONFLICT, "Step claim lost", ex.getMessage());
 		problem.setProperty("step", ex.getStep());
-		return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+		return Problems.answer(problem);
 	}
 
 	@ExceptionHandler(IdempotencyKeyReusedException.class)
 	ResponseEntity<ProblemDetail> keyReused(IdempotencyKeyReusedException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, ex.getMessage());
-		problem.setTitle("Idempotency key reused");
-		return ResponseEntity.status(HttpStatus.UNPROCESSABLE_CONTENT).body(problem);
+		ProblemDetail problem = Problems.of(HttpStatus.UNPROCESSABLE_CONTENT, "Idempotency key reused",
+				ex.getMessage());
+		return Problems.answer(problem);
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.redkit.lock.web;
 
+import io.github.redkit.core.Problems;
 import io.github.redkit.lock.LockNotAcquiredException;
 import io.github.redkit.lock.LockUnavailableException;
 
@@ -20,20 +21,17 @@ public class LockExceptionHandler {
 
 	@ExceptionHandler(LockNotAcquiredException.class)
 	ResponseEntity<ProblemDetail> notAcquired(LockNotAcquiredException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT,
+		ProblemDetail problem = Problems.of(HttpStatus.CONFLICT, "Lock not acquired",
 				"The resource is locked by another request; try again later.");
-		problem.setTitle("Lock not acquired");
 		problem.setProperty("lock", ex.getLockName());
 		problem.setProperty("waitedMillis", ex.getWaited().toMillis());
-		return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+		return Problems.answer(problem);
 	}
 
 	@ExceptionHandler(LockUnavailableException.class)
 	ResponseEntity<ProblemDetail> unavailable(LockUnavailableException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-				"The lock service is unavailable; try again later.");
-		problem.setTitle("Lock unavailable");
-		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(problem);
+		return Problems.answer(Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "Lock unavailable",
+				"The lock service is unavailable; try again later."));
 	}
 
 }
