@@ -202,12 +202,22 @@ public class RedisScriptRunner {
 			return CompletableFuture
 				.failedFuture((ex instanceof DataAccessException dataAccess) ? dataAccess : translate(script, ex));
 		}
-		// a pooled, dedicated connection must not go back to the pool (and to another
-		// borrower's transaction or blocking pop) with the script in flight; it goes back
+		if (sharesNativeConnection()) {
+			// the handle of the factory's shared connection: closing it releases nothing
+			connection.close();
+			return answer;
+		}
+		// a dedicated (pooled) connection must not go back to the pool, and to another
+		// borrower's transaction or blocking pop, with the script in flight; it goes back
 		// off Lettuce's I/O thread, which a pool closing a connection could block. The
 		// caller's answer does not wait for it
 		answer.whenCompleteAsync((result, failure) -> connection.close(), CONNECTOR);
 		return answer;
+	}
+
+	private boolean sharesNativeConnection() {
+		return LETTUCE_PRESENT && this.connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getShareNativeConnection();
 	}
 
 	@SuppressWarnings("unchecked")
