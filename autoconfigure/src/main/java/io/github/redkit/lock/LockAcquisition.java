@@ -49,7 +49,7 @@ final class LockAcquisition {
 		this.retryInterval = retryInterval;
 		this.name = name;
 		this.key = key;
-		this.keys = scripts.keys(key);
+		this.keys = scripts.redisKeys(key);
 		this.deadline = this.start + wait.toNanos();
 		this.lease = lease;
 		this.renewed = renewed;

@@ -53,7 +53,7 @@ final class LockScripts {
 	 * The keys of a lock: the lock (token, lease as TTL), its fencing counter, and the
 	 * flag that tells a release to publish; one hash tag, one slot.
 	 */
-	List<String> keys(String key) {
+	List<String> redisKeys(String key) {
 		RedisKeyspace.Key lock = this.keyspace.key("lock").tag(key);
 		return List.of(lock.build(), lock.part("fence").build(), lock.part("waiters").build());
 	}

@@ -83,7 +83,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 	 * @return the lock, fencing counter and waiters keys
 	 */
 	List<String> redisKeys(String key) {
-		return this.scripts.keys(key);
+		return this.scripts.redisKeys(key);
 	}
 
 	@Override

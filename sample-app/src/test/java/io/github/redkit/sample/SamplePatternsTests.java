@@ -28,6 +28,8 @@ import tools.jackson.databind.JsonNode;
 
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.BitFieldSubCommands;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -194,7 +196,11 @@ class SamplePatternsTests {
 
 		// a lost filter is rebuilt from the users hash; meanwhile names count as "maybe
 		// taken"
-		String filterKey = redis.keys("{retwis:names}:*").iterator().next();
+		String filterKey;
+		try (Cursor<String> found = redis
+			.scan(ScanOptions.scanOptions().match("{retwis:names}:*").count(100).build())) {
+			filterKey = found.next();
+		}
 		redis.delete(filterKey);
 		assertThat(takenNames.maybeTaken(free)).isTrue();
 		assertThat(redis.getExpire(filterKey)).isPositive();
