@@ -25,6 +25,12 @@ public final class RateLimitHeaders {
 	/** The state field. */
 	public static final String STATE = "RateLimit";
 
+	/** The draft's problem type for a request refused because a quota is exhausted. */
+	public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+
+	/** The problem detail member that lists the names of the exhausted policies. */
+	public static final String VIOLATED_POLICIES = "violated-policies";
+
 	private RateLimitHeaders() {
 	}
 
@@ -67,8 +73,26 @@ public final class RateLimitHeaders {
 	}
 
 	private static String item(String limitName, RateLimitWindow window) {
-		String name = limitName + "-" + period(window.period());
-		// a structured-field string holds printable ASCII, with '"' and '\' escaped
+		return quoted(policyName(limitName, window));
+	}
+
+	/**
+	 * The name of the policy item of one window, e.g. {@code posts-10s}.
+	 * @param limitName the limit
+	 * @param window the window
+	 * @return the policy name
+	 */
+	public static String policyName(String limitName, RateLimitWindow window) {
+		return limitName + "-" + period(window.period());
+	}
+
+	/**
+	 * A structured-field string (RFC 9651): printable ASCII in double quotes, with
+	 * {@code "} and {@code \} escaped; any other character becomes {@code _}.
+	 * @param name the text
+	 * @return the quoted string
+	 */
+	public static String quoted(String name) {
 		StringBuilder quoted = new StringBuilder("\"");
 		for (char c : name.toCharArray()) {
 			if (c < 0x20 || c > 0x7e) {
