@@ -45,4 +45,4 @@ for k = 1, #KEYS do
   -- the expiry, the end of the longest window, only moves when a window rolls over
   ttls[k] = rolled and ttl or nil
 end
-return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting)
+return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting, now)

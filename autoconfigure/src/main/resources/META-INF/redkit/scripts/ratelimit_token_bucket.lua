@@ -23,17 +23,18 @@ for k = 1, #KEYS do
     if r then tat = max(old[r + 1], now) end
     local new_tat = tat + cost * interval
     local left = floor((period - (new_tat - now)) / interval + 1e-9)
-    local full_in = new_tat - now
+    local owed = new_tat - now
     if new_tat - period > now then
       local wait = max(ceil(new_tat - period - now), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0
       left = max(floor((period - (tat - now)) / interval + 1e-9), 0)
-      full_in = tat - now
+      owed = tat - now
     end
     if remaining == nil or left < remaining then
       remaining = left
-      reset = ceil(full_in)
+      -- the next token: when the permits owed fall to the next whole interval below the bucket's top
+      reset = (owed > 0) and ceil(owed - period + (left + 1) * interval) or 0
       if allowed == 1 then limiting = j - 1 end
     end
     local b = 4 * j
@@ -42,4 +43,4 @@ for k = 1, #KEYS do
   end
   states[k], ttls[k] = new, ttl
 end
-return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting)
+return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting, now)

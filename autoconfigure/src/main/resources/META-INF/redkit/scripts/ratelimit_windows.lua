@@ -10,8 +10,10 @@
 -- Redis a third of a hash's HMGET + HSET + PEXPIRE, and the records survive a change of the
 -- policy's windows by their period.
 --
--- Reply: allowed (1 or 0), remaining, retry_after_ms, reset_after_ms and the limiting window
--- (0-based), packed as five little-endian doubles: cheaper for Redis than an array reply.
+-- Reply: allowed (1 or 0), remaining, retry_after_ms, reset_after_ms (until the limiting window
+-- gives back a permit; 0 when it holds none), the limiting window (0-based) and the Redis time of
+-- the decision in ms, packed as six little-endian doubles: cheaper for Redis than an array reply.
+-- The time lets a give-back find what the decision took.
 
 local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
 
@@ -31,19 +33,22 @@ end
 
 -- Reads the records of a key: the numbers, how many records, and whether the j-th record holds
 -- the policy's j-th window for every j (then no search is needed); missing or malformed reads
--- as none.
-local function read_windows(key, format, n, arguments)
+-- as none. A record is four doubles unless `record` (its struct format) and `stride` (its numbers)
+-- say otherwise, as the sliding window's records do.
+local function read_windows(key, format, n, arguments, record, stride)
+  record, stride = record or '<dddd', stride or 4
   local stored = call('GET', key)
-  if not stored or #stored % 32 ~= 0 then
+  local size = struct.size(record)
+  if not stored or #stored % size ~= 0 then
     return {}, 0, false
   end
-  local records = #stored / 32
+  local records = #stored / size
   if records ~= n then
-    return { struct_unpack(string.rep('<dddd', records), stored) }, records, false
+    return { struct_unpack('<' .. string.rep(record:sub(2), records), stored) }, records, false
   end
   local numbers = { struct_unpack(format, stored) }
   for j = 1, n do
-    if numbers[4 * j - 3] ~= arguments[2 * j + 1] then
+    if numbers[stride * (j - 1) + 1] ~= arguments[2 * j + 1] then
       return numbers, records, false
     end
   end
@@ -51,8 +56,9 @@ local function read_windows(key, format, n, arguments)
 end
 
 -- The position of the record of a period (the numbers follow it), or nil.
-local function find_window(numbers, records, period)
-  for r = 1, 4 * records, 4 do
+local function find_window(numbers, records, period, stride)
+  stride = stride or 4
+  for r = 1, stride * records, stride do
     if numbers[r] == period then
       return r
     end
@@ -72,11 +78,11 @@ end
 
 -- Check all, then consume: writes every identifier's new records only when the call is allowed,
 -- and packs the reply.
-local function finish(allowed, states, ttls, format, count, remaining, retry, reset, limiting)
+local function finish(allowed, states, ttls, format, count, remaining, retry, reset, limiting, now)
   if allowed == 1 then
     for k = 1, #KEYS do
       write_windows(KEYS[k], format, states[k], count, ttls[k])
     end
   end
-  return struct_pack('<ddddd', allowed, remaining, retry, reset, limiting)
+  return struct_pack('<dddddd', allowed, remaining, retry, reset, limiting, now)
 end

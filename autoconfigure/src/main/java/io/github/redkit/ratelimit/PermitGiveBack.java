@@ -61,15 +61,16 @@ final class PermitGiveBack {
 	 * @param limit the limit
 	 * @param keys the keys of one slot that allowed the call
 	 * @param cost the permits the call took on each
+	 * @param reply the reply of the decision that took them
 	 * @return completes when the give-back is confirmed ({@code true}) or given up
 	 */
-	CompletableFuture<Boolean> giveBack(PreparedLimit limit, List<String> keys, int cost) {
+	CompletableFuture<Boolean> giveBack(PreparedLimit limit, List<String> keys, int cost, byte[] reply) {
 		List<String> scriptKeys = new ArrayList<>(keys.size() + 1);
 		scriptKeys.addAll(keys);
 		// the marker extends the first key, so it keeps its hash tag and its slot
 		scriptKeys.add(keys.get(0) + ":refund:" + UUID.randomUUID());
 		CompletableFuture<Boolean> done = new CompletableFuture<>();
-		attempt(limit, scriptKeys, limit.refundArguments(cost, MARKER_TTL), 1, done);
+		attempt(limit, scriptKeys, limit.refundArguments(cost, MARKER_TTL, reply), 1, done);
 		return done;
 	}
 

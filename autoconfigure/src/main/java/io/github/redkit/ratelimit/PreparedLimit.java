@@ -14,16 +14,22 @@ import org.springframework.util.Assert;
  * A limit with what every decision on it needs computed once: the key prefix and the
  * script arguments. The scripts read their numbers packed as little-endian doubles (cost,
  * then limit and period of each window) with the struct formats that read them: one
- * {@code struct.unpack} costs Redis less than a string-to-number conversion per number.
+ * {@code struct.unpack} costs Redis less than a string-to-number conversion per number. A
+ * sliding window's record keeps its counts as 4-byte integers when every limit fits in
+ * them (half the memory of doubles), as doubles otherwise.
  *
  * @param name the limit's name, as metrics and messages show it
  * @param policy its policy
  * @param keyPrefix the prefix of its keys
+ * @param keySuffix the last part of its keys: the algorithm, and for a sliding window the
+ * layout of its records, so that a changed layout starts afresh instead of misreading
  * @param argumentsForOne the script arguments for a cost of one
  * @param smallestLimit the smallest limit of its windows
  */
-record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix, byte[][] argumentsForOne,
-		long smallestLimit) {
+record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix, String keySuffix,
+		byte[][] argumentsForOne, long smallestLimit) {
+
+	private static final long LARGEST_INT_COUNT = 0xFFFF_FFFFL;
 
 	/**
 	 * Prepares a limit.
@@ -50,8 +56,22 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 		Assert.hasText(id, "A rate limit needs an id");
 		Assert.notNull(policy, "A rate limit needs a policy");
 		int windows = policy.windows().size();
-		byte[][] arguments = { numbers(policy, 1), format(1 + 2 * windows), format(4 * windows) };
-		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), arguments, policy.smallestLimit());
+		byte[] numbers = numbers(policy, 1);
+		byte[] numbersFormat = ascii("<" + "d".repeat(1 + 2 * windows));
+		String suffix = policy.algorithm().keyPart();
+		byte[][] arguments;
+		if (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) {
+			boolean wide = policy.windows().stream().anyMatch((window) -> window.limit() > LARGEST_INT_COUNT);
+			String record = "dd" + (wide ? "d" : "I4").repeat(policy.subWindows() + 1);
+			suffix = suffix + policy.subWindows() + (wide ? "d" : "");
+			arguments = new byte[][] { numbers, numbersFormat, ascii("<" + record.repeat(windows)),
+					ascii(Integer.toString(policy.subWindows())), ascii("<" + record) };
+		}
+		else {
+			arguments = new byte[][] { numbers, numbersFormat, ascii("<" + "dddd".repeat(windows)) };
+		}
+		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), suffix, arguments,
+				policy.smallestLimit());
 	}
 
 	/**
@@ -61,7 +81,7 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 	 */
 	String key(String identifier) {
 		Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null or empty");
-		return this.keyPrefix.tag(identifier).part(this.policy.algorithm().keyPart()).build();
+		return this.keyPrefix.tag(identifier).part(this.keySuffix).build();
 	}
 
 	/**
@@ -79,26 +99,34 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 	}
 
 	/**
-	 * The refund script's arguments: those of the decision, the algorithm, then how long
-	 * the refund's marker is kept.
+	 * The refund script's arguments: the decision's numbers and formats, the algorithm,
+	 * how long the refund's marker is kept, the Redis time of the decision, then the
+	 * sliding window's sub-windows and record format.
 	 * @param cost the permits to give back
 	 * @param markerTtl how long a repeated refund is recognized
+	 * @param reply the reply of the decision that took the permits
 	 * @return the arguments
 	 */
-	byte[][] refundArguments(int cost, Duration markerTtl) {
+	byte[][] refundArguments(int cost, Duration markerTtl, byte[] reply) {
 		byte[][] decision = arguments(cost);
-		return new byte[][] { decision[0], decision[1], decision[2],
-				this.policy.algorithm().id().getBytes(StandardCharsets.UTF_8),
-				Long.toString(markerTtl.toMillis()).getBytes(StandardCharsets.US_ASCII) };
+		double decidedAt = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
+		byte[][] arguments = { decision[0], decision[1], decision[2], ascii(this.policy.algorithm().id()),
+				ascii(Long.toString(markerTtl.toMillis())), ascii(Double.toString(decidedAt)), new byte[0],
+				new byte[0] };
+		if (decision.length == 5) {
+			arguments[6] = decision[3];
+			arguments[7] = decision[4];
+		}
+		return arguments;
 	}
 
 	/**
-	 * Reads a decision script's reply: five little-endian doubles.
+	 * Reads a decision script's reply: six little-endian doubles.
 	 * @param reply the reply
 	 * @return the decision
 	 */
 	RateLimitDecision decision(byte[] reply) {
-		Assert.state(reply != null && reply.length == 40, () -> "Rate limit '" + this.name
+		Assert.state(reply != null && reply.length == 48, () -> "Rate limit '" + this.name
 				+ "': unexpected script reply of " + ((reply != null) ? reply.length : 0) + " bytes");
 		ByteBuffer numbers = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN);
 		boolean allowed = numbers.getDouble() == 1;
@@ -121,8 +149,8 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 		return numbers.array();
 	}
 
-	private static byte[] format(int doubles) {
-		return ("<" + "d".repeat(doubles)).getBytes(StandardCharsets.US_ASCII);
+	private static byte[] ascii(String text) {
+		return text.getBytes(StandardCharsets.US_ASCII);
 	}
 
 }

@@ -2,27 +2,47 @@ package io.github.redkit.ratelimit;
 
 /**
  * The counting algorithms. Every one decides all windows and identifiers of a call in one
- * script, with Redis' clock, and keeps constant memory per identifier and window.
+ * script, with Redis' clock. All but {@link #SLIDING_LOG} keep constant memory per
+ * identifier and window. The bound each one keeps against the worst client is stated per
+ * constant and tested ({@code RateLimitBoundTests}).
  */
 public enum RateLimitAlgorithm {
 
 	/**
 	 * A counter per calendar-aligned window. Simple and exact inside a window, but lets
-	 * up to twice the limit through across a window boundary.
+	 * up to twice the limit through in one period that straddles a window boundary.
 	 */
 	FIXED_WINDOW("fixed-window", "fw", "ratelimit_fixed_window"),
 
 	/**
-	 * The current window's count plus the previous window's count weighted by how much of
-	 * it the sliding window still covers: no burst at boundaries, two numbers per window.
+	 * The default: each period is split into {@linkplain RateLimitPolicy#subWindows()
+	 * sub-windows}, and a call counts until one period after the end of its sub-window.
+	 * Never more than the limit in any period; a permit comes back at most one sub-window
+	 * later than an exact log would give it back. Constant memory: one count per
+	 * sub-window.
 	 */
 	SLIDING_WINDOW("sliding-window", "sw", "ratelimit_sliding_window"),
 
 	/**
+	 * Exact: every allowed call is kept, with its time, for the longest period. Never
+	 * more than the limit in any period, and a permit comes back the moment the call that
+	 * took it is one period old. Memory grows with the limit (one entry per call), so a
+	 * window's limit may be at most {@value #SLIDING_LOG_MAX_LIMIT}: for login attempts,
+	 * password resets and costly operations.
+	 */
+	SLIDING_LOG("sliding-log", "sl", "ratelimit_sliding_log"),
+
+	/**
 	 * A token bucket (GCRA): {@code limit} tokens, refilled continuously at
-	 * {@code limit / period}; bursts up to the bucket size, then a steady rate.
+	 * {@code limit / period}; bursts up to the bucket size, then a steady rate: up to
+	 * {@code 2 × limit - 1} in one period (a full bucket, then one period's refill).
 	 */
 	TOKEN_BUCKET("token-bucket", "tb", "ratelimit_token_bucket");
+
+	/**
+	 * The largest limit of a {@link #SLIDING_LOG} window: it keeps one entry per call.
+	 */
+	public static final long SLIDING_LOG_MAX_LIMIT = 10_000;
 
 	private final String id;
 

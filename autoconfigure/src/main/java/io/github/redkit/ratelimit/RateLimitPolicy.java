@@ -10,13 +10,24 @@ import org.springframework.util.Assert;
  *
  * @param algorithm the algorithm
  * @param windows the windows, at least one
+ * @param subWindows how many sub-windows a {@link RateLimitAlgorithm#SLIDING_WINDOW}
+ * period is split into, from 1 to {@value #MAX_SUB_WINDOWS}: a permit comes back at most
+ * {@code period / subWindows} later than an exact log would give it back, for one count
+ * per sub-window; other algorithms ignore it
  */
-public record RateLimitPolicy(RateLimitAlgorithm algorithm, List<RateLimitWindow> windows) {
+public record RateLimitPolicy(RateLimitAlgorithm algorithm, List<RateLimitWindow> windows, int subWindows) {
+
+	/** The sub-windows of a sliding window unless configured otherwise. */
+	public static final int DEFAULT_SUB_WINDOWS = 10;
+
+	/** The most sub-windows a sliding window may have. */
+	public static final int MAX_SUB_WINDOWS = 100;
 
 	/**
 	 * Validates the policy.
 	 * @param algorithm the algorithm
 	 * @param windows the windows
+	 * @param subWindows the sub-windows of a sliding window
 	 */
 	public RateLimitPolicy {
 		Assert.notNull(algorithm, "A rate-limit policy needs an algorithm");
@@ -24,6 +35,24 @@ public record RateLimitPolicy(RateLimitAlgorithm algorithm, List<RateLimitWindow
 		windows = List.copyOf(windows);
 		long periods = windows.stream().map(RateLimitWindow::period).distinct().count();
 		Assert.isTrue(periods == windows.size(), () -> "The windows of a rate-limit policy need distinct periods");
+		Assert.isTrue(subWindows >= 1 && subWindows <= MAX_SUB_WINDOWS,
+				() -> "A sliding window's sub-windows must be 1 to " + MAX_SUB_WINDOWS + " (was " + subWindows + ")");
+		if (algorithm == RateLimitAlgorithm.SLIDING_LOG) {
+			for (RateLimitWindow window : windows) {
+				Assert.isTrue(window.limit() <= RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT,
+						() -> "A sliding-log window's limit must be at most " + RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT
+								+ " (was " + window.limit() + "): it keeps one entry per call; use sliding-window");
+			}
+		}
+	}
+
+	/**
+	 * A policy with {@value #DEFAULT_SUB_WINDOWS} sub-windows per sliding window.
+	 * @param algorithm the algorithm
+	 * @param windows the windows
+	 */
+	public RateLimitPolicy(RateLimitAlgorithm algorithm, List<RateLimitWindow> windows) {
+		this(algorithm, windows, DEFAULT_SUB_WINDOWS);
 	}
 
 	/**

@@ -14,6 +14,7 @@ import java.lang.annotation.Target;
  * {@link RateLimitExceededException} and consumes nothing. <pre>
  * &#64;RateLimited(value = "api", key = { "'ip:' + #request.remoteAddr", "'user:' + #userId" })
  * &#64;RateLimited(limit = 5, period = "1m", key = "#email")
+ * &#64;RateLimited(limit = 5, period = "15m", algorithm = RateLimitAlgorithm.SLIDING_LOG, key = "#email")
  * </pre>
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
@@ -39,11 +40,16 @@ public @interface RateLimited {
 	String[] key() default {};
 
 	/**
-	 * An inline limit: calls allowed per {@link #period()} (sliding window), instead of a
-	 * named limit.
+	 * An inline limit: calls allowed per {@link #period()}, instead of a named limit.
 	 * @return the number of calls
 	 */
 	long limit() default 0;
+
+	/**
+	 * The algorithm of the inline {@link #limit()}.
+	 * @return the algorithm
+	 */
+	RateLimitAlgorithm algorithm() default RateLimitAlgorithm.SLIDING_WINDOW;
 
 	/**
 	 * The period of the inline {@link #limit()}, e.g. {@code "1s"}, {@code "1m"}.

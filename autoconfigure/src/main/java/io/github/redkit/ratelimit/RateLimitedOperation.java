@@ -2,6 +2,7 @@ package io.github.redkit.ratelimit;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.StringJoiner;
 
 import io.github.redkit.core.AnnotationDurations;
@@ -69,7 +70,15 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 		if (period == null || period.toMillis() < 1) {
 			throw new IllegalStateException(where + ": an inline limit needs a period of at least 1ms");
 		}
-		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(RateLimitWindow.of(annotation.limit(), period));
+		RateLimitPolicy policy;
+		try {
+			policy = new RateLimitPolicy(annotation.algorithm(),
+					List.of(RateLimitWindow.of(annotation.limit(), period)));
+		}
+		catch (IllegalArgumentException ex) {
+			// the message says all; the root cause of a failed start-up names the method
+			throw new IllegalStateException(where + ": " + ex.getMessage());
+		}
 		// an inline limit on a class is shared by all its methods; the short name can be
 		// shared by same-named classes and by overloads, the id cannot
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);

@@ -160,14 +160,13 @@ public class RedisRateLimiter implements RateLimiter {
 			answers.add(this.runner.executeAsync(script, group, args));
 		}
 		long deadline = System.nanoTime() + this.timeout.toNanos();
-		List<RateLimitDecision> decisions = new ArrayList<>(groups.size());
+		List<byte[]> replies = new ArrayList<>(groups.size());
 		try {
 			for (CompletableFuture<byte[]> answer : answers) {
 				Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0));
 				// a copy is awaited (and cancelled on timeout) so that a late answer
-				// still
-				// arrives below
-				decisions.add(limit.decision(RedisScriptRunner.await(answer.copy(), left, script.name())));
+				// still arrives below
+				replies.add(RedisScriptRunner.await(answer.copy(), left, script.name()));
 			}
 		}
 		catch (DataAccessException ex) {
@@ -177,13 +176,13 @@ public class RedisRateLimiter implements RateLimiter {
 				List<String> group = groups.get(i);
 				answers.get(i).thenAcceptAsync((reply) -> {
 					if (limit.decision(reply).allowed()) {
-						this.giveBack.giveBack(limit, group, cost);
+						this.giveBack.giveBack(limit, group, cost, reply);
 					}
 				});
 			}
 			throw ex;
 		}
-		return combine(limit, groups, decisions, cost);
+		return combine(limit, groups, replies, cost);
 	}
 
 	private static LuaScript<byte[]> script(RateLimitAlgorithm algorithm) {
@@ -194,8 +193,8 @@ public class RedisRateLimiter implements RateLimiter {
 		return script;
 	}
 
-	private RateLimitDecision combine(PreparedLimit limit, List<List<String>> groups, List<RateLimitDecision> decisions,
-			int cost) {
+	private RateLimitDecision combine(PreparedLimit limit, List<List<String>> groups, List<byte[]> replies, int cost) {
+		List<RateLimitDecision> decisions = replies.stream().map(limit::decision).toList();
 		boolean refused = decisions.stream().anyMatch((decision) -> !decision.allowed());
 		RateLimitDecision result = decisions.get(0);
 		for (int i = 0; i < decisions.size(); i++) {
@@ -204,7 +203,7 @@ public class RedisRateLimiter implements RateLimiter {
 				result = (decision.remaining() < result.remaining()) ? decision : result;
 			}
 			else if (decision.allowed()) {
-				this.giveBack.giveBack(limit, groups.get(i), cost);
+				this.giveBack.giveBack(limit, groups.get(i), cost, replies.get(i));
 			}
 			else if (result.allowed() || decision.retryAfter().compareTo(result.retryAfter()) > 0) {
 				result = decision;

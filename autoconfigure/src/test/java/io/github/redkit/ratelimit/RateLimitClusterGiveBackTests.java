@@ -1,5 +1,7 @@
 package io.github.redkit.ratelimit;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +118,7 @@ class RateLimitClusterGiveBackTests {
 		pause(identifier, 700);
 		// the first attempt times out (300 ms), a later one reaches the master once it
 		// wakes up
-		assertThat(giveBack().giveBack(prepared, List.of(prepared.key(identifier)), 1))
+		assertThat(giveBack().giveBack(prepared, List.of(prepared.key(identifier)), 1, decidedNow()))
 			.succeedsWithin(Duration.ofSeconds(10))
 			.isEqualTo(true);
 		assertThat(refunds("given-back")).isOne();
@@ -136,7 +138,7 @@ class RateLimitClusterGiveBackTests {
 		PreparedLimit prepared = PreparedLimit.of(this.limit, TWO_PER_HOUR, this.keyspace);
 		// longer than every attempt and backoff together (4 x 300 ms + 350 ms)
 		pause(identifier, 4000);
-		assertThat(giveBack().giveBack(prepared, List.of(prepared.key(identifier)), 1))
+		assertThat(giveBack().giveBack(prepared, List.of(prepared.key(identifier)), 1, decidedNow()))
 			.succeedsWithin(Duration.ofSeconds(10))
 			.isEqualTo(false);
 		assertThat(refunds("failed")).isOne();
@@ -231,6 +233,13 @@ class RateLimitClusterGiveBackTests {
 			}
 		}
 		throw new IllegalStateException("No master serves slot " + slot);
+	}
+
+	/**
+	 * A decision's reply that took its permits now, as the give-back reads it.
+	 */
+	private static byte[] decidedNow() {
+		return ByteBuffer.allocate(48).order(ByteOrder.LITTLE_ENDIAN).putDouble(40, System.currentTimeMillis()).array();
 	}
 
 }

@@ -82,6 +82,28 @@ class RateLimitedAnnotationTests {
 	}
 
 	@Test
+	void anInlineLimitNamesItsAlgorithm() {
+		this.runner.run((context) -> {
+			LoginService service = context.getBean(LoginService.class);
+			service.resetPassword("a@example.com");
+			service.resetPassword("a@example.com");
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> service.resetPassword("a@example.com"))
+				.satisfies((ex) -> assertThat(ex.getPolicy().algorithm()).isEqualTo(RateLimitAlgorithm.SLIDING_LOG));
+		});
+	}
+
+	@Test
+	void anInlineSlidingLogAboveItsLargestLimitFailsAtStartUpNamingTheMethod() {
+		this.runner.withUserConfiguration(HugeLogConfiguration.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("HugeLog.everything()")
+				.hasMessageContaining("at most 10000"));
+	}
+
+	@Test
 	void aClassLevelAnnotationLimitsEveryMethodWithOneSharedKey() {
 		this.runner.run((context) -> {
 			ReportService reports = context.getBean(ReportService.class);
@@ -202,6 +224,10 @@ class RateLimitedAnnotationTests {
 		void export(String user, String ip) {
 		}
 
+		@RateLimited(limit = 2, period = "15m", algorithm = RateLimitAlgorithm.SLIDING_LOG, key = "#email")
+		void resetPassword(String email) {
+		}
+
 	}
 
 	@RateLimited(limit = 2, period = "1h")
@@ -233,6 +259,24 @@ class RateLimitedAnnotationTests {
 		@Bean
 		Broken broken() {
 			return new Broken();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HugeLogConfiguration {
+
+		@Bean
+		HugeLog hugeLog() {
+			return new HugeLog();
+		}
+
+	}
+
+	static class HugeLog {
+
+		@RateLimited(limit = 20_000, period = "1h", algorithm = RateLimitAlgorithm.SLIDING_LOG)
+		void everything() {
 		}
 
 	}

@@ -97,7 +97,8 @@ final class RateLimitSuite {
 	/**
 	 * Redkit's own sliding-window script sent raw: what the bean costs without its Java
 	 * side, so the table tells the script's Redis cost from the client's. Its arguments
-	 * are the policy's numbers as little-endian doubles and their struct formats.
+	 * are the policy's numbers as little-endian doubles, their struct formats, the
+	 * sub-windows and one record's format.
 	 */
 	static final class RawRedkitScript implements Contender {
 
@@ -113,7 +114,14 @@ final class RateLimitSuite {
 
 		private final byte[] numbersFormat = "<ddddddd".getBytes(StandardCharsets.US_ASCII);
 
-		private final byte[] recordsFormat = "<dddddddddddd".getBytes(StandardCharsets.US_ASCII);
+		// per window: period and newest sub-window, then the counts of 10 + 1 sub-windows
+		private static final String RECORD = "dd" + "I4".repeat(11);
+
+		private final byte[] recordsFormat = ("<" + RECORD.repeat(3)).getBytes(StandardCharsets.US_ASCII);
+
+		private final byte[] subWindows = "10".getBytes(StandardCharsets.US_ASCII);
+
+		private final byte[] recordFormat = ("<" + RECORD).getBytes(StandardCharsets.US_ASCII);
 
 		RawRedkitScript(RedisServer redis) {
 			this.context = Clients.springContext(redis, Map.of());
@@ -132,7 +140,7 @@ final class RateLimitSuite {
 			byte[] key = ("raw:{" + Keys.of(thread, iteration) + "}").getBytes(StandardCharsets.UTF_8);
 			this.template.execute((RedisCallback<byte[]>) (connection) -> connection.scriptingCommands()
 				.evalSha(SLIDING_WINDOW.getSha1(), ReturnType.VALUE, 1, key, this.numbers, this.numbersFormat,
-						this.recordsFormat));
+						this.recordsFormat, this.subWindows, this.recordFormat));
 		}
 
 		@Override

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
 import org.jspecify.annotations.Nullable;
 
@@ -120,9 +121,15 @@ public class RateLimitProperties {
 	public static class Limit {
 
 		/**
-		 * Counting algorithm: fixed-window, sliding-window or token-bucket.
+		 * Counting algorithm: sliding-window, sliding-log, fixed-window or token-bucket.
 		 */
 		private RateLimitAlgorithm algorithm = RateLimitAlgorithm.SLIDING_WINDOW;
+
+		/**
+		 * Sub-windows each sliding-window period is split into (1 to 100): a permit comes
+		 * back at most one sub-window later than an exact log would give it back.
+		 */
+		private int subWindows = RateLimitPolicy.DEFAULT_SUB_WINDOWS;
 
 		/**
 		 * Windows, each a limit per period; a call must be under every one.
@@ -135,6 +142,14 @@ public class RateLimitProperties {
 
 		public void setAlgorithm(RateLimitAlgorithm algorithm) {
 			this.algorithm = algorithm;
+		}
+
+		public int getSubWindows() {
+			return this.subWindows;
+		}
+
+		public void setSubWindows(int subWindows) {
+			this.subWindows = subWindows;
 		}
 
 		public List<Window> getWindows() {

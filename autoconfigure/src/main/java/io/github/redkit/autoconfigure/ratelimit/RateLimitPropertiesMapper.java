@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redkit.autoconfigure.DurationChecks;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 
@@ -33,6 +34,10 @@ final class RateLimitPropertiesMapper {
 			throw new IllegalArgumentException(
 					property + ".windows must list at least one window, e.g. windows: [ { limit: 10, period: 1s } ]");
 		}
+		if (limit.getSubWindows() < 1 || limit.getSubWindows() > RateLimitPolicy.MAX_SUB_WINDOWS) {
+			throw new IllegalArgumentException(property + ".sub-windows must be 1 to " + RateLimitPolicy.MAX_SUB_WINDOWS
+					+ " (was " + limit.getSubWindows() + ")");
+		}
 		List<RateLimitWindow> windows = new ArrayList<>();
 		for (int i = 0; i < limit.getWindows().size(); i++) {
 			RateLimitProperties.Window window = limit.getWindows().get(i);
@@ -44,9 +49,16 @@ final class RateLimitPropertiesMapper {
 				throw new IllegalArgumentException(
 						at + ".period must be at least 1ms (was " + window.getPeriod() + ")");
 			}
+			if (limit.getAlgorithm() == RateLimitAlgorithm.SLIDING_LOG
+					&& window.getLimit() > RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT) {
+				throw new IllegalArgumentException(
+						at + ".limit must be at most " + RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT
+								+ " with the sliding-log algorithm, which keeps one entry per call (was "
+								+ window.getLimit() + "); use sliding-window for larger limits");
+			}
 			windows.add(RateLimitWindow.of(window.getLimit(), window.getPeriod()));
 		}
-		return new RateLimitPolicy(limit.getAlgorithm(), windows);
+		return new RateLimitPolicy(limit.getAlgorithm(), windows, limit.getSubWindows());
 	}
 
 }

@@ -104,6 +104,43 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aSlidingLogAboveItsLargestLimitFailsStartUpNamingTheProperty() {
+		this.runner
+			.withPropertyValues("redkit.rate-limit.limits.login.algorithm=sliding-log",
+					"redkit.rate-limit.limits.login.windows[0].limit=5",
+					"redkit.rate-limit.limits.login.windows[0].period=1m",
+					"redkit.rate-limit.limits.login.windows[1].limit=10001",
+					"redkit.rate-limit.limits.login.windows[1].period=1d")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.limits.login.windows[1].limit must be at most 10000"));
+	}
+
+	@Test
+	void slidingLogAndSubWindowsAreConfiguredPerLimit() {
+		this.runner
+			.withPropertyValues("redkit.rate-limit.limits.login.algorithm=sliding-log",
+					"redkit.rate-limit.limits.login.windows[0].limit=5",
+					"redkit.rate-limit.limits.login.windows[0].period=15m",
+					"redkit.rate-limit.limits.api.sub-windows=60", "redkit.rate-limit.limits.api.windows[0].limit=100",
+					"redkit.rate-limit.limits.api.windows[0].period=1h")
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				assertThat(limiter.policy("login").orElseThrow().algorithm()).isEqualTo(RateLimitAlgorithm.SLIDING_LOG);
+				assertThat(limiter.policy("api").orElseThrow().subWindows()).isEqualTo(60);
+			});
+	}
+
+	@Test
+	void subWindowsOutOfRangeFailStartUpNamingTheProperty() {
+		this.runner.withPropertyValues("redkit.rate-limit.limits.api.sub-windows=0",
+				"redkit.rate-limit.limits.api.windows[0].limit=5", "redkit.rate-limit.limits.api.windows[0].period=1s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.limits.api.sub-windows must be 1 to 100 (was 0)"));
+	}
+
+	@Test
 	void aZeroPeriodFailsStartUpNamingTheProperty() {
 		this.runner
 			.withPropertyValues("redkit.rate-limit.limits.api.windows[0].limit=5",

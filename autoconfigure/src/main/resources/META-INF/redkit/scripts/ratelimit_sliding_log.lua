@@ -1,0 +1,60 @@
+-- Sliding log over every window of every identifier, checked before anything is consumed: every
+-- allowed call is a member of the identifier's sorted set, scored with its Redis time in µs, and a
+-- window counts the members of its last period, so no interval of one period ever holds more than
+-- `limit` calls, and a permit comes back the moment the call that took it is one period old.
+-- KEYS: one sorted set per identifier, shared by all windows (a call is a call in every window); it
+-- keeps at most the calls of the longest period. ARGV[1..2]: see ratelimit_windows. Reply: see
+-- ratelimit_windows.
+--#include ratelimit_windows
+local ceil, max, format = math.ceil, math.max, string.format
+local time = call('TIME')
+local now_us = time[1] * 1000000 + time[2]
+local now = now_us / 1000
+local arguments, cost, n = read_arguments()
+local longest = 0
+for j = 1, n do longest = max(longest, arguments[2 * j + 1]) end
+local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
+for k = 1, #KEYS do
+  local key = KEYS[k]
+  -- calls older than the longest period count nowhere
+  call('ZREMRANGEBYSCORE', key, '-inf', format('%.0f', now_us - longest * 1000))
+  for j = 1, n do
+    local limit, period = arguments[2 * j], arguments[2 * j + 1]
+    -- a call made at s counts while s > now - period
+    local since = '(' .. format('%.0f', now_us - period * 1000)
+    local used = call('ZCOUNT', key, since, '+inf')
+    local left = limit - used - cost
+    if left < 0 then
+      -- the (used + cost - limit)-th oldest counted call must be one period old first
+      local due = call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', used + cost - limit - 1, 1)
+      local wait = max(ceil((due[2] + period * 1000 - now_us) / 1000), 1)
+      if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
+      allowed = 0
+      left = max(limit - used, 0)
+    end
+    if remaining == nil or left < remaining then
+      remaining = left
+      -- a permit comes back when the oldest counted call is one period old
+      if used > 0 then
+        local oldest = call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+        reset = ceil((oldest[2] + period * 1000 - now_us) / 1000)
+      else
+        reset = (allowed == 1) and period or 0
+      end
+      if allowed == 1 then limiting = j - 1 end
+    end
+  end
+end
+if allowed == 1 then
+  local score = format('%.0f', now_us)
+  for k = 1, #KEYS do
+    -- members are unique: the decision's time and a number, past any taken in the same µs
+    local added, i = 0, 0
+    while added < cost do
+      added = added + call('ZADD', KEYS[k], 'NX', score, score .. ':' .. i)
+      i = i + 1
+    end
+    call('PEXPIRE', KEYS[k], longest)
+  end
+end
+return struct_pack('<dddddd', allowed, remaining, retry, reset, limiting, now)
