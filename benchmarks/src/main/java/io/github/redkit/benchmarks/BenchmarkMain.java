@@ -22,6 +22,10 @@ import org.springframework.boot.convert.DurationStyle;
  * [--threads=1,16] [--warmup=2s] [--duration=5s] [--rounds=3]}; suites: {@code all}
  * (default) or any of {@link #SUITES}. Warm-up and duration are each contender's totals,
  * spread over the interleaved rounds.
+ * <p>
+ * {@code java -jar benchmarks/target/redkit-benchmarks.jar ratelimit-memory
+ * [--identifiers=100000]} measures the Redis memory each rate limiter keeps per
+ * identifier instead ({@link RateLimitMemorySuite}); {@code all} does not include it.
  */
 public final class BenchmarkMain {
 
@@ -38,6 +42,10 @@ public final class BenchmarkMain {
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 	}
 
+	static final String MEMORY = "ratelimit-memory";
+
+	private static final int MEMORY_THREADS = 32;
+
 	private BenchmarkMain() {
 	}
 
@@ -47,6 +55,8 @@ public final class BenchmarkMain {
 		Duration warmup = Duration.ofSeconds(2);
 		Duration duration = Duration.ofSeconds(5);
 		int rounds = 3;
+		int identifiers = 100_000;
+		boolean memory = false;
 		for (String arg : args) {
 			if (arg.startsWith("--threads=")) {
 				threads = Arrays.stream(arg.substring(10).split(",")).map(Integer::valueOf).toList();
@@ -63,6 +73,12 @@ public final class BenchmarkMain {
 					throw new IllegalArgumentException("--rounds must be at least 1");
 				}
 			}
+			else if (arg.startsWith("--identifiers=")) {
+				identifiers = Integer.parseInt(arg.substring(14));
+			}
+			else if (arg.equals(MEMORY)) {
+				memory = true;
+			}
 			else if (arg.equals("all")) {
 				names.addAll(SUITES.keySet());
 			}
@@ -70,24 +86,35 @@ public final class BenchmarkMain {
 				names.add(arg);
 			}
 			else {
-				throw new IllegalArgumentException("Unknown argument '" + arg + "'; suites: " + SUITES.keySet());
+				throw new IllegalArgumentException(
+						"Unknown argument '" + arg + "'; suites: " + SUITES.keySet() + " and " + MEMORY);
 			}
 		}
-		if (names.isEmpty()) {
+		if (names.isEmpty() && !memory) {
 			names.addAll(SUITES.keySet());
 		}
 		try (RedisServer redis = RedisServers.startStandalone()) {
 			System.out.printf("Redis %s (%s), %d cores, Java %s%n", redis.version(), redis.description(),
 					Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
-			BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration, rounds);
-			List<Result> results = new ArrayList<>();
-			for (String name : names) {
-				Suite suite = Objects.requireNonNull(SUITES.get(name), name).get();
-				System.out.println("== " + suite.capability());
-				results.addAll(runner.run(suite, threads));
+			if (!names.isEmpty()) {
+				BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration, rounds);
+				List<Result> results = new ArrayList<>();
+				for (String name : names) {
+					Suite suite = Objects.requireNonNull(SUITES.get(name), name).get();
+					System.out.println("== " + suite.capability());
+					results.addAll(runner.run(suite, threads));
+				}
+				System.out.println();
+				System.out.println(ResultTable.markdown(results));
 			}
-			System.out.println();
-			System.out.println(ResultTable.markdown(results));
+			if (memory) {
+				System.out.printf("== rate-limit memory per identifier (%,d identifiers, %d threads)%n", identifiers,
+						MEMORY_THREADS);
+				List<MemoryResult> results = new MemoryBenchmark(redis, identifiers, MEMORY_THREADS)
+					.run(RateLimitMemorySuite.contenders());
+				System.out.println();
+				System.out.println(MemoryTable.markdown(results));
+			}
 		}
 		System.exit(0);
 	}
