@@ -10,6 +10,7 @@ local now = redis_time_ms()
 now = now - now % 1
 local arguments, cost, n, format = read_arguments()
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
+local refused = {}
 local states, ttls = {}, {}
 for k = 1, #KEYS do
   local old, records, aligned = read_windows(KEYS[k], format, n, arguments)
@@ -29,6 +30,7 @@ for k = 1, #KEYS do
     if left < 0 then
       if allowed == 1 or window_end > retry then retry = window_end; limiting = j - 1 end
       allowed = 0
+      refused[j] = true
       left = max(limit - count, 0)
     end
     if remaining == nil or left < remaining then
@@ -45,4 +47,4 @@ for k = 1, #KEYS do
   -- the expiry, the end of the longest window, only moves when a window rolls over
   ttls[k] = rolled and ttl or nil
 end
-return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting, now)
+return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting, now, refused)

@@ -14,6 +14,7 @@ local arguments, cost, n = read_arguments()
 local longest = 0
 for j = 1, n do longest = max(longest, arguments[2 * j + 1]) end
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
+local refused = {}
 for k = 1, #KEYS do
   local key = KEYS[k]
   -- calls older than the longest period count nowhere
@@ -30,6 +31,7 @@ for k = 1, #KEYS do
       local wait = max(ceil((due[2] + period * 1000 - now_us) / 1000), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0
+      refused[j] = true
       left = max(limit - used, 0)
     end
     if remaining == nil or left < remaining then
@@ -57,4 +59,4 @@ if allowed == 1 then
     call('PEXPIRE', KEYS[k], longest)
   end
 end
-return struct_pack('<dddddd', allowed, remaining, retry, reset, limiting, now)
+return reply(allowed, remaining, retry, reset, limiting, now, refused)

@@ -17,6 +17,7 @@ local arguments, cost, n, format = read_arguments()
 local b, record = tonumber(ARGV[4]), ARGV[5]
 local slots, stride = b + 1, b + 3
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
+local refused = {}
 local states, ttls = {}, {}
 local counts = {}
 for k = 1, #KEYS do
@@ -52,6 +53,7 @@ for k = 1, #KEYS do
       if wait < 1 then wait = 1 end
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0
+      refused[j] = true
       left = (limit > used) and limit - used or 0
     else
       counts[0] = counts[0] + cost
@@ -82,4 +84,4 @@ for k = 1, #KEYS do
   -- the expiry only moves when a sub-window rolls over
   ttls[k] = rolled and ttl or nil
 end
-return finish(allowed, states, ttls, format, stride * n, remaining, retry, reset, limiting, now)
+return finish(allowed, states, ttls, format, stride * n, remaining, retry, reset, limiting, now, refused)

@@ -11,6 +11,7 @@ local floor, ceil, max = math.floor, math.ceil, math.max
 local now = redis_time_ms()
 local arguments, cost, n, format = read_arguments()
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
+local refused = {}
 local states, ttls = {}, {}
 for k = 1, #KEYS do
   local old, records, aligned = read_windows(KEYS[k], format, n, arguments)
@@ -28,6 +29,7 @@ for k = 1, #KEYS do
       local wait = max(ceil(new_tat - period - now), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0
+      refused[j] = true
       left = max(floor((period - (tat - now)) / interval + 1e-9), 0)
       owed = tat - now
     end
@@ -43,4 +45,4 @@ for k = 1, #KEYS do
   end
   states[k], ttls[k] = new, ttl
 end
-return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting, now)
+return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting, now, refused)

@@ -11,9 +11,10 @@
 -- policy's windows by their period.
 --
 -- Reply: allowed (1 or 0), remaining, retry_after_ms, reset_after_ms (until the limiting window
--- gives back a permit; 0 when it holds none), the limiting window (0-based) and the Redis time of
--- the decision in ms, packed as six little-endian doubles: cheaper for Redis than an array reply.
--- The time lets a give-back find what the decision took.
+-- gives back a permit; 0 when it holds none), the limiting window (0-based), the Redis time of
+-- the decision in ms and the windows that refused (bit j - 1 for window j), packed as seven
+-- little-endian doubles: cheaper for Redis than an array reply. The time lets a give-back find
+-- what the decision took.
 
 local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
 
@@ -76,13 +77,23 @@ local function write_windows(key, format, numbers, count, ttl)
   end
 end
 
+-- The reply: seven little-endian doubles; `refused` holds true at the index of each window that
+-- refused the call.
+local function reply(allowed, remaining, retry, reset, limiting, now, refused)
+  local mask = 0
+  for j in pairs(refused) do
+    mask = mask + 2 ^ (j - 1)
+  end
+  return struct_pack('<ddddddd', allowed, remaining, retry, reset, limiting, now, mask)
+end
+
 -- Check all, then consume: writes every identifier's new records only when the call is allowed,
 -- and packs the reply.
-local function finish(allowed, states, ttls, format, count, remaining, retry, reset, limiting, now)
+local function finish(allowed, states, ttls, format, count, remaining, retry, reset, limiting, now, refused)
   if allowed == 1 then
     for k = 1, #KEYS do
       write_windows(KEYS[k], format, states[k], count, ttls[k])
     end
   end
-  return struct_pack('<dddddd', allowed, remaining, retry, reset, limiting, now)
+  return reply(allowed, remaining, retry, reset, limiting, now, refused)
 end

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -121,21 +122,30 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 	}
 
 	/**
-	 * Reads a decision script's reply: six little-endian doubles.
+	 * Reads a decision script's reply: seven little-endian doubles.
 	 * @param reply the reply
 	 * @return the decision
 	 */
 	RateLimitDecision decision(byte[] reply) {
-		Assert.state(reply != null && reply.length == 48, () -> "Rate limit '" + this.name
+		Assert.state(reply != null && reply.length == 56, () -> "Rate limit '" + this.name
 				+ "': unexpected script reply of " + ((reply != null) ? reply.length : 0) + " bytes");
 		ByteBuffer numbers = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN);
 		boolean allowed = numbers.getDouble() == 1;
 		long remaining = (long) numbers.getDouble();
 		long retryAfter = (long) numbers.getDouble();
 		long resetAfter = (long) numbers.getDouble();
-		RateLimitWindow window = this.policy.windows().get((int) numbers.getDouble());
+		List<RateLimitWindow> windows = this.policy.windows();
+		RateLimitWindow window = windows.get((int) numbers.getDouble());
+		numbers.getDouble();
+		long refused = (long) numbers.getDouble();
+		List<RateLimitWindow> exceeded = new ArrayList<>();
+		for (int j = 0; j < windows.size(); j++) {
+			if ((refused & (1L << j)) != 0) {
+				exceeded.add(windows.get(j));
+			}
+		}
 		return new RateLimitDecision(allowed, remaining, Duration.ofMillis(allowed ? 0 : retryAfter),
-				Duration.ofMillis(resetAfter), window, this.policy);
+				Duration.ofMillis(resetAfter), window, this.policy, exceeded);
 	}
 
 	private static byte[] numbers(RateLimitPolicy policy, int cost) {

@@ -1,6 +1,7 @@
 package io.github.redkit.ratelimit;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,23 +11,55 @@ import org.jspecify.annotations.Nullable;
  * @param allowed whether the call may proceed (its permits were taken)
  * @param remaining permits left in the most restrictive window for the most restricted
  * identifier; {@code -1} when Redis could not be asked and the call was let through
- * @param retryAfter when a refused call may succeed; zero when allowed
- * @param resetAfter when the most restrictive window will have forgotten every counted
- * call
+ * @param retryAfter when a refused call may succeed: the earliest moment at which the
+ * same call finds room in every window; zero when allowed
+ * @param resetAfter when the most restrictive window gives back at least one permit (the
+ * HTTP {@code RateLimit} field's {@code t}); zero when it holds none
  * @param window the most restrictive window (the one that refused, or the one with the
  * fewest permits left); {@code null} when unknown
  * @param policy the policy that decided, so that an answer can describe it (the HTTP
  * {@code RateLimit-Policy} field); {@code null} when unknown
+ * @param exceeded every window that refused the call, in the policy's order; empty when
+ * allowed
  */
 public record RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
-		@Nullable RateLimitWindow window, @Nullable RateLimitPolicy policy) {
+		@Nullable RateLimitWindow window, @Nullable RateLimitPolicy policy, List<RateLimitWindow> exceeded) {
+
+	/**
+	 * Copies the exceeded windows.
+	 * @param allowed whether the call may proceed
+	 * @param remaining permits left
+	 * @param retryAfter when a refused call may succeed
+	 * @param resetAfter when the window gives back a permit
+	 * @param window the most restrictive window
+	 * @param policy the policy that decided
+	 * @param exceeded the windows that refused the call
+	 */
+	public RateLimitDecision {
+		exceeded = List.copyOf(exceeded);
+	}
+
+	/**
+	 * Creates a decision whose only exceeded window, when refused, is {@code window}.
+	 * @param allowed whether the call may proceed
+	 * @param remaining permits left
+	 * @param retryAfter when a refused call may succeed
+	 * @param resetAfter when the window gives back a permit
+	 * @param window the most restrictive window
+	 * @param policy the policy that decided
+	 */
+	public RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
+			@Nullable RateLimitWindow window, @Nullable RateLimitPolicy policy) {
+		this(allowed, remaining, retryAfter, resetAfter, window, policy,
+				(allowed || window == null) ? List.of() : List.of(window));
+	}
 
 	/**
 	 * Creates a decision that does not name its policy.
 	 * @param allowed whether the call may proceed
 	 * @param remaining permits left
 	 * @param retryAfter when a refused call may succeed
-	 * @param resetAfter when the window will have forgotten every counted call
+	 * @param resetAfter when the window gives back a permit
 	 * @param window the most restrictive window
 	 */
 	public RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
@@ -39,7 +72,7 @@ public record RateLimitDecision(boolean allowed, long remaining, Duration retryA
 	 * @param allowed whether the call may proceed
 	 * @param remaining permits left
 	 * @param retryAfter when a refused call may succeed
-	 * @param resetAfter when the window will have forgotten every counted call
+	 * @param resetAfter when the window gives back a permit
 	 */
 	public RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter) {
 		this(allowed, remaining, retryAfter, resetAfter, null, null);

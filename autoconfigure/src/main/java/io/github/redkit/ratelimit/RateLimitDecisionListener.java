@@ -1,5 +1,7 @@
 package io.github.redkit.ratelimit;
 
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,5 +18,18 @@ public interface RateLimitDecisionListener {
 	 * @param decision the decision
 	 */
 	void allowed(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision);
+
+	/**
+	 * A call was allowed; this is the method {@link RateLimited} calls.
+	 * @param limitName the limit
+	 * @param policy its policy, or {@code null} when unknown
+	 * @param decision the decision
+	 * @param keys the identifiers the call was counted under; empty when the limit has no
+	 * keys
+	 */
+	default void allowed(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision,
+			List<String> keys) {
+		allowed(limitName, policy, decision);
+	}
 
 }

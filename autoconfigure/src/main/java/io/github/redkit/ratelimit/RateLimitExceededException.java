@@ -1,6 +1,7 @@
 package io.github.redkit.ratelimit;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,17 +18,34 @@ public class RateLimitExceededException extends RuntimeException {
 
 	private final RateLimitDecision decision;
 
+	private final List<String> keys;
+
 	/**
-	 * Creates an exception.
+	 * Creates an exception for a limit without keys.
 	 * @param limitName the limit that refused the call
 	 * @param policy its policy
 	 * @param decision the refusal
 	 */
 	public RateLimitExceededException(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision) {
+		this(limitName, policy, decision, List.of());
+	}
+
+	/**
+	 * Creates an exception.
+	 * @param limitName the limit that refused the call
+	 * @param policy its policy
+	 * @param decision the refusal
+	 * @param keys the identifiers the call was counted under; empty when the limit has no
+	 * keys
+	 */
+	public RateLimitExceededException(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision,
+			List<String> keys) {
+		// the message never shows a key: it may be an e-mail address or a token
 		super("Rate limit '" + limitName + "' exceeded; retry after " + decision.retryAfter().toMillis() + " ms");
 		this.limitName = limitName;
 		this.policy = policy;
 		this.decision = decision;
+		this.keys = List.copyOf(keys);
 	}
 
 	/**
@@ -60,6 +78,14 @@ public class RateLimitExceededException extends RuntimeException {
 	 */
 	public RateLimitDecision getDecision() {
 		return this.decision;
+	}
+
+	/**
+	 * The identifiers the call was counted under, e.g. for the HTTP partition key.
+	 * @return the identifiers; empty when the limit has no keys
+	 */
+	public List<String> getKeys() {
+		return this.keys;
 	}
 
 }

@@ -20,6 +20,9 @@ public record RateLimitPolicy(RateLimitAlgorithm algorithm, List<RateLimitWindow
 	/** The sub-windows of a sliding window unless configured otherwise. */
 	public static final int DEFAULT_SUB_WINDOWS = 10;
 
+	/** The most windows a policy may have. */
+	public static final int MAX_WINDOWS = 32;
+
 	/** The most sub-windows a sliding window may have. */
 	public static final int MAX_SUB_WINDOWS = 100;
 
@@ -35,6 +38,9 @@ public record RateLimitPolicy(RateLimitAlgorithm algorithm, List<RateLimitWindow
 		windows = List.copyOf(windows);
 		long periods = windows.stream().map(RateLimitWindow::period).distinct().count();
 		Assert.isTrue(periods == windows.size(), () -> "The windows of a rate-limit policy need distinct periods");
+		int count = windows.size();
+		Assert.isTrue(count <= MAX_WINDOWS,
+				() -> "A rate-limit policy has at most " + MAX_WINDOWS + " windows (was " + count + ")");
 		Assert.isTrue(subWindows >= 1 && subWindows <= MAX_SUB_WINDOWS,
 				() -> "A sliding window's sub-windows must be 1 to " + MAX_SUB_WINDOWS + " (was " + subWindows + ")");
 		if (algorithm == RateLimitAlgorithm.SLIDING_LOG) {

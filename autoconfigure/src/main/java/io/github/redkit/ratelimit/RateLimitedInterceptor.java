@@ -51,11 +51,13 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 		RateLimitDecision decision = (inline != null)
 				? limiter.tryAcquire(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
 				: limiter.tryAcquire(operation.limitName(), keys, operation.cost());
+		// a limit without key expressions is one partition shared by every caller
+		List<String> partition = (operation.keyExpressions().length > 0) ? keys : List.of();
 		if (!decision.allowed()) {
-			throw new RateLimitExceededException(operation.limitName(), decision.policy(), decision);
+			throw new RateLimitExceededException(operation.limitName(), decision.policy(), decision, partition);
 		}
 		for (RateLimitDecisionListener listener : this.listeners.get()) {
-			listener.allowed(operation.limitName(), decision.policy(), decision);
+			listener.allowed(operation.limitName(), decision.policy(), decision, partition);
 		}
 		return invocation.proceed();
 	}

@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -197,8 +199,10 @@ public class RedisRateLimiter implements RateLimiter {
 		List<RateLimitDecision> decisions = replies.stream().map(limit::decision).toList();
 		boolean refused = decisions.stream().anyMatch((decision) -> !decision.allowed());
 		RateLimitDecision result = decisions.get(0);
+		Set<RateLimitWindow> exceeded = new LinkedHashSet<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
+			exceeded.addAll(decision.exceeded());
 			if (!refused) {
 				result = (decision.remaining() < result.remaining()) ? decision : result;
 			}
@@ -209,7 +213,13 @@ public class RedisRateLimiter implements RateLimiter {
 				result = decision;
 			}
 		}
-		return result;
+		if (!refused) {
+			return result;
+		}
+		// every window that refused on any slot, in the policy's order
+		List<RateLimitWindow> inOrder = limit.policy().windows().stream().filter(exceeded::contains).toList();
+		return new RateLimitDecision(false, result.remaining(), result.retryAfter(), result.resetAfter(),
+				result.window(), result.policy(), inOrder);
 	}
 
 	private List<List<String>> groupBySlot(PreparedLimit limit, List<String> identifiers) {

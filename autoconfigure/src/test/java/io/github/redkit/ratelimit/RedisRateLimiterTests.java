@@ -225,14 +225,22 @@ class RedisRateLimiterTests {
 
 	@ParameterizedTest
 	@EnumSource(RateLimitAlgorithm.class)
-	void aRefusedCallSucceedsOnceItsRetryAfterHasPassed(RateLimitAlgorithm algorithm) {
-		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(2, Duration.ofMillis(300)));
+	void aRefusedCallSucceedsOnceItsRetryAfterHasPassedAndNotBefore(RateLimitAlgorithm algorithm) {
+		RateLimitPolicy policy = policy(algorithm, RateLimitWindow.of(2, Duration.ofSeconds(1)));
 		acquire(policy, "retry");
 		acquire(policy, "retry");
 		RateLimitDecision refused = acquire(policy, "retry");
+		long answered = System.nanoTime();
 		assertThat(refused.allowed()).isFalse();
-		assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(600));
-		long retryAt = System.nanoTime() + refused.retryAfter().toNanos();
+		assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(2));
+		// one permit, none left: the first permit to come back is the one the call needs
+		assertThat(refused.resetAfter()).isEqualTo(refused.retryAfter());
+		long retryAt = answered + refused.retryAfter().toNanos();
+		// the answer took less than the margin to arrive, so this is still before the
+		// moment Redis named
+		long early = retryAt - Duration.ofMillis(150).toNanos();
+		await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(5)).until(() -> System.nanoTime() > early);
+		assertThat(acquire(policy, "retry").allowed()).as("a retry before Retry-After").isFalse();
 		await().atMost(Duration.ofSeconds(3))
 			.pollInterval(Duration.ofMillis(10))
 			.until(() -> System.nanoTime() > retryAt);

@@ -1,5 +1,8 @@
 package io.github.redkit.ratelimit.web;
 
+import java.net.URI;
+
+import io.github.redkit.core.Problems;
 import io.github.redkit.ratelimit.RateLimitExceededException;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimiterUnavailableException;
@@ -15,8 +18,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Turns a refused call into {@code 429 Too Many Requests} (with {@code Retry-After},
- * {@code RateLimit} and {@code RateLimit-Policy}) and an undecidable one into
- * {@code 503 Service Unavailable}, each with a ProblemDetail body. Ordered before the
+ * {@code RateLimit} and {@code RateLimit-Policy}, and a ProblemDetail of the draft's
+ * {@code quota-exceeded} type listing the {@code violated-policies}) and an undecidable
+ * one into {@code 503 Service Unavailable} with a ProblemDetail. Ordered before the
  * application's own advice so that a catch-all handler does not turn them into 500s.
  */
 @RestControllerAdvice
@@ -26,18 +30,21 @@ public class RateLimitExceptionHandler {
 	@ExceptionHandler(RateLimitExceededException.class)
 	ResponseEntity<ProblemDetail> rateLimitExceeded(RateLimitExceededException ex) {
 		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
+		ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "Quota exceeded",
 				"Rate limit '" + ex.getLimitName() + "' exceeded; retry after " + retryAfter + " s");
-		problem.setTitle("Too Many Requests");
+		problem.setType(URI.create(RateLimitHeaders.QUOTA_EXCEEDED));
+		problem.setProperty(RateLimitHeaders.VIOLATED_POLICIES,
+				RateLimitHeaders.violatedPolicies(ex.getLimitName(), ex.getDecision()));
 		problem.setProperty("limit", ex.getLimitName());
 		problem.setProperty("retryAfterSeconds", retryAfter);
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter));
+		String partitionKey = RateLimitHeaders.partitionKey(ex.getKeys());
 		RateLimitPolicy policy = ex.getPolicy();
 		if (policy != null) {
-			headers.set(RateLimitHeaders.POLICY, RateLimitHeaders.policy(ex.getLimitName(), policy));
+			headers.set(RateLimitHeaders.POLICY, RateLimitHeaders.policy(ex.getLimitName(), policy, partitionKey));
 		}
-		String state = RateLimitHeaders.state(ex.getLimitName(), ex.getDecision());
+		String state = RateLimitHeaders.state(ex.getLimitName(), ex.getDecision(), partitionKey);
 		if (state != null) {
 			headers.set(RateLimitHeaders.STATE, state);
 		}
@@ -47,9 +54,8 @@ public class RateLimitExceptionHandler {
 	@ExceptionHandler(RateLimiterUnavailableException.class)
 	ResponseEntity<ProblemDetail> rateLimiterUnavailable(RateLimiterUnavailableException ex) {
 		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+		ProblemDetail problem = Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
 				"Rate limit '" + ex.getLimitName() + "' cannot be checked right now; retry after " + retryAfter + " s");
-		problem.setTitle("Service Unavailable");
 		problem.setProperty("limit", ex.getLimitName());
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.header(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter))

@@ -1,6 +1,12 @@
 package io.github.redkit.ratelimit.web;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
 import java.util.stream.Collectors;
 
 import io.github.redkit.ratelimit.RateLimitDecision;
@@ -10,12 +16,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Formats the {@code RateLimit-Policy} and {@code RateLimit} fields of the IETF draft
- * "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers-10): one
- * policy item per window, named {@code "<limit>-<period>"}, and the state of the most
- * restrictive window. <pre>
- * RateLimit-Policy: "api-1s";q=10;w=1, "api-1m";q=120;w=60
- * RateLimit: "api-1s";r=0;t=1
- * </pre>
+ * "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers-11) as RFC
+ * 9651 lists: one policy item per window, named {@code "<limit>-<period>"}, with its
+ * quota {@code q}, window {@code w} in seconds and, when the limit has keys, the
+ * partition key {@code pk}; and the service limit of the most restrictive window, with
+ * the quota units {@code r} it has left and {@code t}, the seconds until it gives back at
+ * least one (left out when it holds none). <pre>
+ * RateLimit-Policy: "api-1s";q=10;w=1;pk=:3q2+7wAAAAAA:, "api-1m";q=120;w=60;pk=:3q2+7wAAAAAA:
+ * RateLimit: "api-1s";r=0;t=1;pk=:3q2+7wAAAAAA:
+ * </pre> The partition key is the first 9 bytes of the SHA-256 of the call's identifiers,
+ * so that a client can tell its partitions apart without the identifiers being shown.
  */
 public final class RateLimitHeaders {
 
@@ -31,35 +41,106 @@ public final class RateLimitHeaders {
 	/** The problem detail member that lists the names of the exhausted policies. */
 	public static final String VIOLATED_POLICIES = "violated-policies";
 
+	private static final int PARTITION_KEY_BYTES = 9;
+
 	private RateLimitHeaders() {
+	}
+
+	/**
+	 * The {@code RateLimit-Policy} value of a limit without keys.
+	 * @param limitName the limit
+	 * @param policy its policy
+	 * @return the field value
+	 */
+	public static String policy(String limitName, RateLimitPolicy policy) {
+		return policy(limitName, policy, null);
 	}
 
 	/**
 	 * The {@code RateLimit-Policy} value.
 	 * @param limitName the limit
 	 * @param policy its policy
+	 * @param partitionKey the {@linkplain #partitionKey(List) partition key}, or
+	 * {@code null}
 	 * @return the field value
 	 */
-	public static String policy(String limitName, RateLimitPolicy policy) {
+	public static String policy(String limitName, RateLimitPolicy policy, @Nullable String partitionKey) {
 		return policy.windows()
 			.stream()
-			.map((window) -> item(limitName, window) + ";q=" + window.limit() + ";w=" + seconds(window.period()))
+			.map((window) -> item(limitName, window) + ";q=" + window.limit() + ";w=" + seconds(window.period())
+					+ pk(partitionKey))
 			.collect(Collectors.joining(", "));
 	}
 
 	/**
-	 * The {@code RateLimit} value, or {@code null} when the decision does not know its
-	 * window or its remaining permits.
+	 * The {@code RateLimit} value of a limit without keys.
 	 * @param limitName the limit
 	 * @param decision the decision
-	 * @return the field value
+	 * @return the field value, or {@code null} when the decision does not know its window
+	 * or its remaining permits
 	 */
 	public static @Nullable String state(String limitName, RateLimitDecision decision) {
-		if (decision.window() == null || decision.remaining() < 0) {
+		return state(limitName, decision, null);
+	}
+
+	/**
+	 * The {@code RateLimit} value.
+	 * @param limitName the limit
+	 * @param decision the decision
+	 * @param partitionKey the {@linkplain #partitionKey(List) partition key}, or
+	 * {@code null}
+	 * @return the field value, or {@code null} when the decision does not know its window
+	 * or its remaining permits
+	 */
+	public static @Nullable String state(String limitName, RateLimitDecision decision, @Nullable String partitionKey) {
+		RateLimitWindow window = decision.window();
+		if (window == null || decision.remaining() < 0) {
 			return null;
 		}
-		return item(limitName, decision.window()) + ";r=" + decision.remaining() + ";t="
-				+ seconds(decision.resetAfter());
+		String state = item(limitName, window) + ";r=" + decision.remaining();
+		if (!decision.resetAfter().isZero()) {
+			state = state + ";t=" + seconds(decision.resetAfter());
+		}
+		return state + pk(partitionKey);
+	}
+
+	/**
+	 * The names of the policies that refused a call, as the problem type's
+	 * {@value #VIOLATED_POLICIES} member lists them.
+	 * @param limitName the limit
+	 * @param decision the refusal
+	 * @return the policy names
+	 */
+	public static List<String> violatedPolicies(String limitName, RateLimitDecision decision) {
+		return decision.exceeded().stream().map((window) -> policyName(limitName, window)).toList();
+	}
+
+	/**
+	 * The partition key of a call's identifiers as a structured-field byte sequence: the
+	 * first 9 bytes of the SHA-256 of the identifiers, each followed by a newline.
+	 * @param keys the identifiers; empty for a limit shared by every caller
+	 * @return the byte sequence, e.g. {@code :3q2+7wAAAAAA:}, or {@code null} without
+	 * keys
+	 */
+	public static @Nullable String partitionKey(List<String> keys) {
+		if (keys.isEmpty()) {
+			return null;
+		}
+		try {
+			MessageDigest digest = MessageDigest.getInstance("SHA-256");
+			for (String key : keys) {
+				digest.update((key + "\n").getBytes(StandardCharsets.UTF_8));
+			}
+			byte[] hash = Arrays.copyOf(digest.digest(), PARTITION_KEY_BYTES);
+			return ":" + Base64.getEncoder().encodeToString(hash) + ":";
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform has SHA-256", ex);
+		}
+	}
+
+	private static String pk(@Nullable String partitionKey) {
+		return (partitionKey != null) ? ";pk=" + partitionKey : "";
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package io.github.redkit.ratelimit.web;
 
+import java.util.List;
+
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.ratelimit.RateLimitPolicy;
@@ -18,6 +20,12 @@ public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 
 	@Override
 	public void allowed(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision) {
+		allowed(limitName, policy, decision, List.of());
+	}
+
+	@Override
+	public void allowed(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision,
+			List<String> keys) {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (!(attributes instanceof ServletRequestAttributes servlet)) {
 			return;
@@ -26,10 +34,11 @@ public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 		if (response == null || response.isCommitted()) {
 			return;
 		}
+		String partitionKey = RateLimitHeaders.partitionKey(keys);
 		if (policy != null) {
-			response.setHeader(RateLimitHeaders.POLICY, RateLimitHeaders.policy(limitName, policy));
+			response.setHeader(RateLimitHeaders.POLICY, RateLimitHeaders.policy(limitName, policy, partitionKey));
 		}
-		String state = RateLimitHeaders.state(limitName, decision);
+		String state = RateLimitHeaders.state(limitName, decision, partitionKey);
 		if (state != null) {
 			response.setHeader(RateLimitHeaders.STATE, state);
 		}
