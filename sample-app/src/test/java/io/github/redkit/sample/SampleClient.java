@@ -41,6 +41,11 @@ final class SampleClient implements AutoCloseable {
 		this.base = "http://127.0.0.1:" + this.context.getEnvironment().getProperty("local.server.port");
 	}
 
+	/** The application's base URL, e.g. {@code http://127.0.0.1:8080}. */
+	String base() {
+		return this.base;
+	}
+
 	StringRedisTemplate redis() {
 		return this.context.getBean(StringRedisTemplate.class);
 	}
