@@ -1,0 +1,123 @@
+package io.github.redkit.autoconfigure.concurrency;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.redkit.concurrency.ConcurrencyPolicy;
+import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.ratelimit.RateLimitFailureMode;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Concurrency limits: named limits of calls in flight per key across instances, and what
+ * to do when Redis cannot be reached.
+ */
+@ConfigurationProperties("redkit.concurrency-limit")
+public class ConcurrencyLimitProperties {
+
+	/**
+	 * Whether concurrency limits (the ConcurrencyLimiter bean and @ConcurrencyLimited)
+	 * are enabled.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * What to do when Redis cannot be reached in time: 'allow' runs calls without a
+	 * permit (fail open), 'deny' refuses them (fail closed, 503 in Spring MVC).
+	 */
+	private RateLimitFailureMode failureMode = RateLimitFailureMode.ALLOW;
+
+	/**
+	 * How long taking, renewing or giving back a permit waits for Redis.
+	 */
+	private Duration timeout = Duration.ofMillis(500);
+
+	/**
+	 * Order of the @ConcurrencyLimited interceptor; the default runs it inside the rate
+	 * limit and around idempotency, locks and transactions.
+	 */
+	private int order = RedkitAdvisorOrder.CONCURRENCY_LIMIT;
+
+	/**
+	 * Named limits, used by @ConcurrencyLimited("name") and
+	 * ConcurrencyLimiter.tryAcquire("name", key).
+	 */
+	private Map<String, Limit> limits = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public RateLimitFailureMode getFailureMode() {
+		return this.failureMode;
+	}
+
+	public void setFailureMode(RateLimitFailureMode failureMode) {
+		this.failureMode = failureMode;
+	}
+
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public int getOrder() {
+		return this.order;
+	}
+
+	public void setOrder(int order) {
+		this.order = order;
+	}
+
+	public Map<String, Limit> getLimits() {
+		return this.limits;
+	}
+
+	public void setLimits(Map<String, Limit> limits) {
+		this.limits = limits;
+	}
+
+	/**
+	 * One named limit.
+	 */
+	public static class Limit {
+
+		/**
+		 * Calls in flight at most per key, across every instance.
+		 */
+		private int limit;
+
+		/**
+		 * Lease of a permit: renewed every third of it while its call runs; a crashed
+		 * instance's permits come back when it ends.
+		 */
+		private Duration lease = ConcurrencyPolicy.DEFAULT_LEASE;
+
+		public int getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(int limit) {
+			this.limit = limit;
+		}
+
+		public Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(Duration lease) {
+			this.lease = lease;
+		}
+
+	}
+
+}

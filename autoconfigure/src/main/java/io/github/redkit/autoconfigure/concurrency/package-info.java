@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of concurrency limits.
+ */
+@NullMarked
+package io.github.redkit.autoconfigure.concurrency;
+
+import org.jspecify.annotations.NullMarked;

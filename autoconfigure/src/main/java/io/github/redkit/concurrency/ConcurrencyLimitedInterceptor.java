@@ -1,0 +1,65 @@
+package io.github.redkit.concurrency;
+
+import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.RedkitInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Applies {@link ConcurrencyLimited}: evaluates the key expression, takes a permit (one
+ * round trip), runs the call and gives the permit back (one round trip), or throws
+ * {@link ConcurrencyLimitExceededException} without running it. The permit is given back
+ * when the method returns, so a method that returns a future holds it only while the
+ * future is being created.
+ */
+public class ConcurrencyLimitedInterceptor extends RedkitInterceptor<ConcurrencyLimitedOperation> {
+
+	private final Supplier<ConcurrencyLimiter> limiter;
+
+	private final Supplier<KeyExpressionEvaluator> evaluator;
+
+	/**
+	 * Creates an interceptor; its collaborators are looked up on first use so that
+	 * creating the advisor does not create Redis beans early.
+	 * @param limiter the concurrency limiter
+	 * @param evaluator evaluates key expressions
+	 */
+	public ConcurrencyLimitedInterceptor(Supplier<ConcurrencyLimiter> limiter,
+			Supplier<KeyExpressionEvaluator> evaluator) {
+		this.limiter = limiter;
+		this.evaluator = evaluator;
+	}
+
+	@Override
+	protected @Nullable ConcurrencyLimitedOperation read(Method specificMethod, Method method, Class<?> targetClass) {
+		return ConcurrencyLimitedOperation.of(specificMethod, targetClass);
+	}
+
+	@Override
+	protected @Nullable Object invoke(MethodInvocation invocation, ConcurrencyLimitedOperation operation)
+			throws Throwable {
+		String expression = operation.keyExpression();
+		String key = (expression != null)
+				? this.evaluator.get()
+					.evaluate(expression, invocation.getMethod(), invocation.getThis(), invocation.getArguments())
+				: ConcurrencyLimitedOperation.SHARED_KEY;
+		ConcurrencyLimiter limiter = this.limiter.get();
+		ConcurrencyPolicy inline = operation.inlinePolicy();
+		Optional<ConcurrencyPermit> permit = (inline != null)
+				? limiter.tryAcquire(operation.limitName(), operation.limitId(), inline, key)
+				: limiter.tryAcquire(operation.limitName(), key);
+		if (permit.isEmpty()) {
+			int limit = (inline != null) ? inline.limit()
+					: limiter.policy(operation.limitName()).map(ConcurrencyPolicy::limit).orElse(0);
+			throw new ConcurrencyLimitExceededException(operation.limitName(), limit);
+		}
+		try (ConcurrencyPermit held = permit.get()) {
+			return invocation.proceed();
+		}
+	}
+
+}

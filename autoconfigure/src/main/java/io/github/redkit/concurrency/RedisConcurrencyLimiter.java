@@ -1,0 +1,152 @@
+package io.github.redkit.concurrency;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.redkit.core.LeaseRenewer;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.ratelimit.RateLimitFailureMode;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.dao.DataAccessException;
+import org.springframework.util.Assert;
+
+/**
+ * The {@link ConcurrencyLimiter} on Redis: a permit is a member of one sorted set per
+ * limit and key, scored with the end of its lease on Redis' clock; taking one drops the
+ * ended leases and adds a member only under the limit, in one script. Held permits are
+ * renewed every third of their lease by a {@link LeaseRenewer}; when this process dies,
+ * its permits end with their lease.
+ * <p>
+ * When Redis does not answer within the timeout, the failure mode applies: the call runs
+ * without a permit ({@code allow}) or is refused with
+ * {@link ConcurrencyLimiterUnavailableException} ({@code deny}).
+ */
+public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBean {
+
+	private static final Log logger = LogFactory.getLog(RedisConcurrencyLimiter.class);
+
+	private final ConcurrencyScripts scripts;
+
+	private final Map<String, ConcurrencyPolicy> policies;
+
+	private final ConcurrencyLimitSettings settings;
+
+	private final RedkitMetrics metrics;
+
+	private final LeaseRenewer renewer = new LeaseRenewer("redkit-concurrency-leases");
+
+	/**
+	 * Creates a limiter.
+	 * @param runner runs the scripts
+	 * @param keyspace builds the keys
+	 * @param policies the named limits
+	 * @param settings failure mode and Redis timeout
+	 * @param metrics where to report, {@link RedkitMetrics#NONE} for nowhere
+	 */
+	public RedisConcurrencyLimiter(RedisScriptRunner runner, RedisKeyspace keyspace,
+			Map<String, ConcurrencyPolicy> policies, ConcurrencyLimitSettings settings, RedkitMetrics metrics) {
+		this.scripts = new ConcurrencyScripts(runner, keyspace, settings.timeout());
+		this.policies = Map.copyOf(policies);
+		this.settings = settings;
+		this.metrics = metrics;
+	}
+
+	@Override
+	public Optional<ConcurrencyPermit> tryAcquire(String limitName, String key) {
+		ConcurrencyPolicy policy = this.policies.get(limitName);
+		if (policy == null) {
+			throw new IllegalArgumentException("No concurrency limit named '" + limitName
+					+ "': configure it under redkit.concurrency-limit.limits; known limits: " + this.policies.keySet());
+		}
+		return acquire(limitName, limitName, policy, key);
+	}
+
+	@Override
+	public Optional<ConcurrencyPermit> tryAcquire(String limitName, ConcurrencyPolicy policy, String key) {
+		return tryAcquire(limitName, limitName, policy, key);
+	}
+
+	@Override
+	public Optional<ConcurrencyPermit> tryAcquire(String limitName, String limitId, ConcurrencyPolicy policy,
+			String key) {
+		Assert.hasText(limitName, "A concurrency limit needs a name");
+		Assert.hasText(limitId, "A concurrency limit needs an id");
+		Assert.notNull(policy, "A concurrency limit needs a policy");
+		return acquire(limitName, limitId, policy, key);
+	}
+
+	@Override
+	public Optional<ConcurrencyPolicy> policy(String limitName) {
+		return Optional.ofNullable(this.policies.get(limitName));
+	}
+
+	private Optional<ConcurrencyPermit> acquire(String limitName, String limitId, ConcurrencyPolicy policy,
+			String key) {
+		Assert.hasText(key, () -> "Concurrency limit '" + limitName + "': a key must not be null or empty");
+		String redisKey = this.scripts.redisKey(limitId, key);
+		String id = ConcurrencyScripts.newPermitId();
+		long sent = System.nanoTime();
+		long[] reply;
+		try {
+			reply = this.scripts.acquire(redisKey, id, policy);
+		}
+		catch (DataAccessException ex) {
+			// a late answer may still have taken the place: the release sent after it
+			// gives it back; sent from another thread, as reaching a Redis that is down
+			// can block
+			CompletableFuture.runAsync(() -> this.scripts.releaseLater(redisKey, id));
+			return failed(limitName, ex);
+		}
+		if (reply[0] != 1) {
+			count(limitName, ConcurrencyMeters.REFUSED);
+			return Optional.empty();
+		}
+		count(limitName, ConcurrencyMeters.ACQUIRED);
+		RedisConcurrencyPermit permit = new RedisConcurrencyPermit(this.scripts, this.metrics, limitName, redisKey, id,
+				reply[1], Math.max(policy.limit() - reply[1], 0), sent);
+		permit.renewedBy(this.renewer.start(policy.lease(), sent,
+				() -> this.scripts.renewAsync(redisKey, id, policy.lease()), permit::markLost));
+		return Optional.of(permit);
+	}
+
+	private Optional<ConcurrencyPermit> failed(String limitName, DataAccessException cause) {
+		logger.warn("Concurrency limit '" + limitName + "' could not be checked (failure mode "
+				+ this.settings.failureMode() + "): " + cause.getMessage());
+		if (this.settings.failureMode() == RateLimitFailureMode.ALLOW) {
+			count(limitName, ConcurrencyMeters.FAILED_OPEN);
+			return Optional.of(new UnleasedPermit(limitName));
+		}
+		count(limitName, ConcurrencyMeters.FAILED_CLOSED);
+		throw new ConcurrencyLimiterUnavailableException(limitName, cause);
+	}
+
+	private void count(String limitName, String outcome) {
+		this.metrics.increment(ConcurrencyMeters.PERMITS, "limit", limitName, "outcome", outcome);
+	}
+
+	/**
+	 * The Redis key of a (limit, key) pair, for tests and tools.
+	 * @param limitId the limit's name (or an inline limit's id)
+	 * @param key the key
+	 * @return the sorted set's key
+	 */
+	String redisKey(String limitId, String key) {
+		return this.scripts.redisKey(limitId, key);
+	}
+
+	/**
+	 * Stops renewing held permits: they end with their lease, as if this process had
+	 * died.
+	 */
+	@Override
+	public void destroy() {
+		this.renewer.shutdown();
+	}
+
+}

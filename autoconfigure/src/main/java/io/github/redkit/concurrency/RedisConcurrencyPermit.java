@@ -1,0 +1,135 @@
+package io.github.redkit.concurrency;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redkit.core.LeaseRenewer;
+import io.github.redkit.core.RedkitMetrics;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+
+/**
+ * A permit taken in Redis by {@link RedisConcurrencyLimiter}: its set, its random id, and
+ * its renewal. Closing stops the renewal and removes the id, once.
+ */
+final class RedisConcurrencyPermit implements ConcurrencyPermit {
+
+	private static final Log logger = LogFactory.getLog(RedisConcurrencyPermit.class);
+
+	private static final int HELD = 0;
+
+	private static final int LOST = 1;
+
+	private static final int CLOSED = 2;
+
+	private final ConcurrencyScripts scripts;
+
+	private final RedkitMetrics metrics;
+
+	private final String limitName;
+
+	private final String redisKey;
+
+	private final String id;
+
+	private final long inFlight;
+
+	private final long remaining;
+
+	private final long acquiredNanos;
+
+	private final AtomicInteger state = new AtomicInteger(HELD);
+
+	private volatile LeaseRenewer.@Nullable Renewal renewal;
+
+	RedisConcurrencyPermit(ConcurrencyScripts scripts, RedkitMetrics metrics, String limitName, String redisKey,
+			String id, long inFlight, long remaining, long acquiredNanos) {
+		this.scripts = scripts;
+		this.metrics = metrics;
+		this.limitName = limitName;
+		this.redisKey = redisKey;
+		this.id = id;
+		this.inFlight = inFlight;
+		this.remaining = remaining;
+		this.acquiredNanos = acquiredNanos;
+	}
+
+	void renewedBy(LeaseRenewer.Renewal renewal) {
+		this.renewal = renewal;
+		if (this.state.get() == CLOSED) {
+			renewal.stop();
+		}
+	}
+
+	@Override
+	public String limitName() {
+		return this.limitName;
+	}
+
+	@Override
+	public boolean acquired() {
+		return true;
+	}
+
+	@Override
+	public long inFlight() {
+		return this.inFlight;
+	}
+
+	@Override
+	public long remaining() {
+		return this.remaining;
+	}
+
+	@Override
+	public boolean isHeld() {
+		return this.state.get() == HELD;
+	}
+
+	/**
+	 * Marks the permit lost, once, so that the metric counts each loss once.
+	 */
+	void markLost() {
+		if (this.state.compareAndSet(HELD, LOST)) {
+			this.metrics.increment(ConcurrencyMeters.PERMITS, "limit", this.limitName, "outcome",
+					ConcurrencyMeters.LOST);
+			logger.warn("Concurrency limit '" + this.limitName
+					+ "': a permit's lease ended while its call still ran; another call may have taken its place");
+		}
+	}
+
+	@Override
+	public void close() {
+		int previous = this.state.getAndSet(CLOSED);
+		if (previous == CLOSED) {
+			return;
+		}
+		LeaseRenewer.Renewal renewal = this.renewal;
+		if (renewal != null) {
+			renewal.stop();
+		}
+		this.metrics.record(ConcurrencyMeters.HELD, System.nanoTime() - this.acquiredNanos, "limit", this.limitName);
+		boolean released;
+		try {
+			released = this.scripts.release(this.redisKey, this.id);
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Concurrency limit '" + this.limitName
+					+ "': could not give a permit back; it comes back when its lease ends: " + ex.getMessage());
+			return;
+		}
+		if (!released && previous == HELD) {
+			// its lease ended before the renewer noticed
+			this.metrics.increment(ConcurrencyMeters.PERMITS, "limit", this.limitName, "outcome",
+					ConcurrencyMeters.LOST);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ConcurrencyPermit '" + this.limitName + "' (" + (isHeld() ? "held" : "not held") + ")";
+	}
+
+}

@@ -1,0 +1,110 @@
+package io.github.redkit.concurrency;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * What the concurrency limiter does when its Redis is stopped or frozen: the failure
+ * mode, within the timeout, counted; and limiting resumes when Redis is back.
+ */
+class ConcurrencyLimitFailureModeTests {
+
+	private static RedisServer redis;
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				ConcurrencyLimitAutoConfiguration.class))
+		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+		.withPropertyValues("redkit.concurrency-limit.timeout=200ms", "redkit.concurrency-limit.limits.jobs.limit=1",
+				"spring.data.redis.timeout=5s");
+
+	@BeforeAll
+	static void startRedis() {
+		redis = RedisServers.startStandalone();
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		redis.close();
+	}
+
+	@Test
+	void allowModeRunsCallsWithoutAPermitAndResumesLimitingWhenRedisIsBack() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			limiter.tryAcquire("jobs", "warm").orElseThrow().close();
+			redis.stop();
+			try {
+				for (int i = 0; i < 3; i++) {
+					long start = System.nanoTime();
+					ConcurrencyPermit permit = limiter.tryAcquire("jobs", "outage").orElseThrow();
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+					assertThat(permit.acquired()).isFalse();
+					assertThat(permit.inFlight()).isEqualTo(-1);
+					permit.close();
+				}
+				assertThat(registry.counter("redkit.concurrency.permits", "limit", "jobs", "outcome", "failed-open")
+					.count()).isEqualTo(3);
+			}
+			finally {
+				redis.start();
+			}
+			await().atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(100))
+				.until(() -> limiter.tryAcquire("jobs", "resumed").filter(ConcurrencyPermit::acquired).isPresent());
+			assertThat(limiter.tryAcquire("jobs", "resumed")).as("limiting resumed").isEmpty();
+		});
+	}
+
+	@Test
+	void denyModeRefusesWithinTheTimeoutAndALatePermitIsGivenBack() {
+		this.runner.withPropertyValues(redis.springProperties())
+			.withPropertyValues("redkit.concurrency-limit.failure-mode=deny")
+			.run((context) -> {
+				ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				limiter.tryAcquire("jobs", "warm").orElseThrow().close();
+				redis.pause();
+				try {
+					long start = System.nanoTime();
+					assertThatExceptionOfType(ConcurrencyLimiterUnavailableException.class)
+						.isThrownBy(() -> limiter.tryAcquire("jobs", "frozen"))
+						.satisfies((ex) -> assertThat(ex.getLimitName()).isEqualTo("jobs"));
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+					assertThat(
+							registry.counter("redkit.concurrency.permits", "limit", "jobs", "outcome", "failed-closed")
+								.count())
+						.isEqualTo(1);
+				}
+				finally {
+					redis.resume();
+				}
+				// the acquire Redis ran when it woke up took the only place; the release
+				// queued behind it gives it back
+				await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+					Optional<ConcurrencyPermit> permit = limiter.tryAcquire("jobs", "frozen");
+					permit.ifPresent(ConcurrencyPermit::close);
+					return permit.isPresent();
+				});
+			});
+	}
+
+}
