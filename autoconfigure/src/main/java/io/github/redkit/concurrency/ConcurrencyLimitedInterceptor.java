@@ -55,7 +55,8 @@ public class ConcurrencyLimitedInterceptor extends RedkitInterceptor<Concurrency
 		if (permit.isEmpty()) {
 			int limit = (inline != null) ? inline.limit()
 					: limiter.policy(operation.limitName()).map(ConcurrencyPolicy::limit).orElse(0);
-			throw new ConcurrencyLimitExceededException(operation.limitName(), limit);
+			throw new ConcurrencyLimitExceededException(operation.limitName(), limit,
+					(expression != null) ? key : null);
 		}
 		try (ConcurrencyPermit held = permit.get()) {
 			return invocation.proceed();

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * strings, {@code q}, {@code w}, {@code r} and {@code t} non-negative integers ({@code w}
  * above zero), {@code qu} a string, {@code pk} a byte sequence.
  */
-final class RateLimitFields {
+public final class RateLimitFields {
 
 	private RateLimitFields() {
 	}
@@ -36,7 +36,7 @@ final class RateLimitFields {
 	 * @param window {@code w} in seconds, or {@code null}
 	 * @param partitionKey {@code pk}, or {@code null}
 	 */
-	record Policy(String name, long quota, @Nullable String unit, @Nullable Long window,
+	public record Policy(String name, long quota, @Nullable String unit, @Nullable Long window,
 			@Nullable ByteBuffer partitionKey) {
 	}
 
@@ -48,10 +48,15 @@ final class RateLimitFields {
 	 * @param reset {@code t} in seconds, or {@code null}
 	 * @param partitionKey {@code pk}, or {@code null}
 	 */
-	record ServiceLimit(String name, long remaining, @Nullable Long reset, @Nullable ByteBuffer partitionKey) {
+	public record ServiceLimit(String name, long remaining, @Nullable Long reset, @Nullable ByteBuffer partitionKey) {
 	}
 
-	static List<Policy> policies(String field) {
+	/**
+	 * Parses a {@code RateLimit-Policy} field.
+	 * @param field the field value
+	 * @return its policies
+	 */
+	public static List<Policy> policies(String field) {
 		List<Policy> policies = new ArrayList<>();
 		for (Item<?> item : items(field)) {
 			Parameters parameters = item.getParams();
@@ -71,7 +76,12 @@ final class RateLimitFields {
 		return policies;
 	}
 
-	static List<ServiceLimit> serviceLimits(String field) {
+	/**
+	 * Parses a {@code RateLimit} field.
+	 * @param field the field value
+	 * @return its service limits
+	 */
+	public static List<ServiceLimit> serviceLimits(String field) {
 		List<ServiceLimit> limits = new ArrayList<>();
 		for (Item<?> item : items(field)) {
 			Parameters parameters = item.getParams();

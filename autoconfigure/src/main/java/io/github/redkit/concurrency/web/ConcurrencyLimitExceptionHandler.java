@@ -22,11 +22,11 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * the IETF fields of a {@code concurrent-requests} quota and the draft's
  * {@code quota-exceeded} problem, and an uncheckable one into
  * {@code 503 Service Unavailable}: <pre>
- * RateLimit-Policy: "exports";q=4;qu="concurrent-requests"
- * RateLimit: "exports";r=0
- * </pre> The answers name the limit, never the key, which may hold request data. Ordered
- * before the application's own advice so that a catch-all handler does not turn them into
- * 500s.
+ * RateLimit-Policy: "exports";q=4;qu="concurrent-requests";pk=:3q2+7wAAAAAA:
+ * RateLimit: "exports";r=0;pk=:3q2+7wAAAAAA:
+ * </pre> The answers name the limit, never the key, which may hold request data: the
+ * partition key is a hash of it ({@link RateLimitHeaders#partitionKey}). Ordered before
+ * the application's own advice so that a catch-all handler does not turn them into 500s.
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE + 100)
@@ -45,10 +45,12 @@ public class ConcurrencyLimitExceptionHandler {
 		problem.setProperty("limit", name);
 		HttpHeaders headers = new HttpHeaders();
 		String item = RateLimitHeaders.quoted(name);
+		String key = ex.getKey();
+		String pk = (key != null) ? ";pk=" + RateLimitHeaders.partitionKey(List.of(key)) : "";
 		if (ex.getLimit() > 0) {
-			headers.set(RateLimitHeaders.POLICY, item + ";q=" + ex.getLimit() + ";qu=\"" + QUOTA_UNIT + "\"");
+			headers.set(RateLimitHeaders.POLICY, item + ";q=" + ex.getLimit() + ";qu=\"" + QUOTA_UNIT + "\"" + pk);
 		}
-		headers.set(RateLimitHeaders.STATE, item + ";r=0");
+		headers.set(RateLimitHeaders.STATE, item + ";r=0" + pk);
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).headers(headers).body(problem);
 	}
 

@@ -30,7 +30,7 @@ public class RateLimitExceptionHandler {
 	@ExceptionHandler(RateLimitExceededException.class)
 	ResponseEntity<ProblemDetail> rateLimitExceeded(RateLimitExceededException ex) {
 		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
-		ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "Quota exceeded",
+		ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
 				"Rate limit '" + ex.getLimitName() + "' exceeded; retry after " + retryAfter + " s");
 		problem.setType(URI.create(RateLimitHeaders.QUOTA_EXCEEDED));
 		problem.setProperty(RateLimitHeaders.VIOLATED_POLICIES,

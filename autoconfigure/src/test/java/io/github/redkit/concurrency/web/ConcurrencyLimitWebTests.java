@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.concurrency.ConcurrencyLimited;
+import io.github.redkit.ratelimit.RateLimitFields;
+import io.github.redkit.ratelimit.RateLimitFields.Policy;
+import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
 import io.github.redkit.ratelimit.web.RateLimitHeaders;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
@@ -26,6 +30,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The HTTP side of concurrency limits, in a real Spring MVC application on a real Redis:
@@ -51,9 +56,18 @@ class ConcurrencyLimitWebTests {
 					HttpResponse.BodyHandlers.ofString());
 			ExportController.release.countDown();
 			assertThat(refused.statusCode()).isEqualTo(429);
-			assertThat(refused.headers().allValues("RateLimit-Policy"))
-				.containsExactly("\"exports\";q=1;qu=\"concurrent-requests\"");
-			assertThat(refused.headers().allValues("RateLimit")).containsExactly("\"exports\";r=0");
+			// read as RFC 9651 lists by a parser someone else wrote
+			List<Policy> policies = RateLimitFields
+				.policies(refused.headers().firstValue("RateLimit-Policy").orElseThrow());
+			assertThat(policies).extracting(Policy::name, Policy::quota, Policy::unit, Policy::window)
+				.containsExactly(tuple("exports", 1L, "concurrent-requests", null));
+			ByteBuffer partition = policies.get(0).partitionKey();
+			assertThat(partition).as("the tenant's partition, hashed").isNotNull();
+			List<ServiceLimit> limits = RateLimitFields
+				.serviceLimits(refused.headers().firstValue("RateLimit").orElseThrow());
+			assertThat(limits).extracting(ServiceLimit::name, ServiceLimit::remaining, ServiceLimit::reset)
+				.containsExactly(tuple("exports", 0L, null));
+			assertThat(limits.get(0).partitionKey()).isEqualTo(partition);
 			assertThat(refused.headers().firstValue("Content-Type"))
 				.hasValueSatisfying((type) -> assertThat(type).startsWith("application/problem+json"));
 			JsonNode problem = JsonMapper.builder().build().readTree(refused.body());
