@@ -110,8 +110,8 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		count(limitName, ConcurrencyMeters.ACQUIRED);
 		RedisConcurrencyPermit permit = new RedisConcurrencyPermit(this.scripts, this.metrics, limitName, redisKey, id,
 				reply[1], Math.max(policy.limit() - reply[1], 0), sent);
-		permit.renewedBy(this.renewer.start(policy.lease(), sent,
-				() -> this.scripts.renewAsync(redisKey, id, policy.lease()), permit::markLost));
+		permit.renewedBy(this.renewer.start(policy.lease(), () -> this.scripts.renewAsync(redisKey, id, policy.lease()),
+				permit::markLost));
 		return Optional.of(permit);
 	}
 

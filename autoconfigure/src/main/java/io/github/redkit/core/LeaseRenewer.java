@@ -14,10 +14,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Renews leases on one daemon thread, every third of the lease, for as long as their
- * holder runs. A renewal is sent without blocking the thread and without overlapping the
- * previous one; one that finds the lease gone ends it as lost, and so does a lease that
- * ran out on the local clock while Redis could not be reached, since Redis may have given
- * its place away meanwhile.
+ * holder runs: the one way Redkit keeps a lease alive (concurrency permits, idempotent
+ * steps). A renewal never overlaps the previous one. Only Redis decides that a lease is
+ * lost, on its own clock: while it cannot be reached the renewals go on, and the first
+ * answer that finds the lease gone (expired, or taken by someone else) ends it as lost.
  */
 public final class LeaseRenewer {
 
@@ -42,15 +42,13 @@ public final class LeaseRenewer {
 	/**
 	 * Starts renewing a lease until the returned renewal is stopped or the lease is lost.
 	 * @param lease the lease each renewal asks for
-	 * @param sentNanos when the request that took the lease was sent
-	 * ({@link System#nanoTime()}), so that the local lease never ends later than in Redis
 	 * @param extend asks Redis to extend the lease: {@code true} when extended,
-	 * {@code false} when the lease is gone
+	 * {@code false} when the lease is gone; a failure is retried at the next turn
 	 * @param lost called once when the lease is lost
 	 * @return the renewal, to stop when the holder is done
 	 */
-	public Renewal start(Duration lease, long sentNanos, Supplier<CompletableFuture<Boolean>> extend, Runnable lost) {
-		Task task = new Task(lease, sentNanos, extend, lost);
+	public Renewal start(Duration lease, Supplier<CompletableFuture<Boolean>> extend, Runnable lost) {
+		Task task = new Task(extend, lost);
 		long period = Math.max(1, lease.toNanos() / 3);
 		task.future = this.executor.scheduleWithFixedDelay(task::renew, period, period, TimeUnit.NANOSECONDS);
 		return task;
@@ -78,8 +76,6 @@ public final class LeaseRenewer {
 
 	private static final class Task implements Renewal {
 
-		private final Duration lease;
-
 		private final Supplier<CompletableFuture<Boolean>> extend;
 
 		private final Runnable lost;
@@ -88,13 +84,9 @@ public final class LeaseRenewer {
 
 		private final AtomicBoolean done = new AtomicBoolean();
 
-		private volatile long leaseEndNanos;
-
 		volatile @Nullable ScheduledFuture<?> future;
 
-		Task(Duration lease, long sentNanos, Supplier<CompletableFuture<Boolean>> extend, Runnable lost) {
-			this.lease = lease;
-			this.leaseEndNanos = sentNanos + lease.toNanos();
+		Task(Supplier<CompletableFuture<Boolean>> extend, Runnable lost) {
 			this.extend = extend;
 			this.lost = lost;
 		}
@@ -103,15 +95,9 @@ public final class LeaseRenewer {
 			if (this.done.get()) {
 				return;
 			}
-			if (System.nanoTime() - this.leaseEndNanos >= 0) {
-				// renewals kept failing until the lease ran out
-				lose();
-				return;
-			}
 			if (!this.inFlight.compareAndSet(false, true)) {
 				return;
 			}
-			long sent = System.nanoTime();
 			CompletableFuture<Boolean> answer;
 			try {
 				answer = this.extend.get();
@@ -122,15 +108,9 @@ public final class LeaseRenewer {
 			answer.whenComplete((extended, ex) -> {
 				this.inFlight.set(false);
 				if (ex != null) {
-					logger.debug("Could not renew a lease; retrying until it ends", ex);
+					logger.debug("Could not renew a lease; retrying at the next turn", ex);
 				}
-				else if (Boolean.TRUE.equals(extended)) {
-					long end = sent + this.lease.toNanos();
-					if (end - this.leaseEndNanos > 0) {
-						this.leaseEndNanos = end;
-					}
-				}
-				else {
+				else if (!Boolean.TRUE.equals(extended)) {
 					lose();
 				}
 			});

@@ -3,9 +3,11 @@ package io.github.redkit.idempotency;
 import java.lang.reflect.Method;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.LeaseRenewer;
 import io.github.redkit.core.RedkitInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -19,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  */
 public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition> {
 
-	private final StepLeaseRenewer renewer = new StepLeaseRenewer();
+	private final LeaseRenewer renewer = new LeaseRenewer("redkit-step-leases");
 
 	private final Supplier<IdempotentSteps> steps;
 
@@ -73,7 +75,10 @@ public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition>
 
 	private @Nullable Object runClaimed(MethodInvocation invocation, StepClaim claim) throws Throwable {
 		IdempotentSteps steps = this.steps.get();
-		StepLeaseRenewer.Renewal renewal = this.renewer.renew(steps, claim);
+		// a lost claim needs no action here: completing it reports the loss
+		LeaseRenewer.Renewal renewal = this.renewer.start(claim.lease(),
+				() -> CompletableFuture.completedFuture(steps.extend(claim)), () -> {
+				});
 		Object result;
 		try {
 			result = invocation.proceed();

@@ -13,6 +13,9 @@ import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.redkit.core.LuaScript;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.test.RedisServer;
@@ -46,8 +49,11 @@ final class RateLimitSuite {
 	}
 
 	static Suite create() {
-		return new Suite("rate limit", List.of(RawScript::new, RawRedkitScript::new, RedkitBean::new, RedkitAspect::new,
-				Bucket4j::new, RedissonRateLimiter::new));
+		return new Suite("rate limit",
+				List.of(RawScript::new, RawRedkitScript::new, RedkitBean::new, RedkitAspect::new,
+						(redis) -> new RedkitOneWindow(redis, RateLimitAlgorithm.SLIDING_WINDOW),
+						(redis) -> new RedkitOneWindow(redis, RateLimitAlgorithm.SLIDING_LOG), Bucket4j::new,
+						RedissonRateLimiter::new));
 	}
 
 	private static final Map<String, Object> LIMITS = Map.of("redkit.rate-limit.limits.api.windows[0].limit", LIMIT,
@@ -177,6 +183,48 @@ final class RateLimitSuite {
 		@Override
 		public void operate(int thread, long iteration) {
 			if (!this.limiter.tryAcquire("api", Keys.of(thread, iteration)).allowed()) {
+				throw new IllegalStateException("unexpected refusal");
+			}
+		}
+
+		@Override
+		public void close() {
+			this.context.close();
+		}
+
+	}
+
+	/**
+	 * One window of one algorithm through the bean, beside Redisson's one rate: 10,000
+	 * per second (the largest limit a sliding log takes), far above what one of the 1,000
+	 * keys sees, so every call is allowed and the log holds the last second's calls.
+	 */
+	static final class RedkitOneWindow implements Contender {
+
+		private final ConfigurableApplicationContext context;
+
+		private final RateLimiter limiter;
+
+		private final RateLimitAlgorithm algorithm;
+
+		private final RateLimitPolicy policy;
+
+		RedkitOneWindow(RedisServer redis, RateLimitAlgorithm algorithm) {
+			this.context = Clients.springContext(redis, Map.of());
+			this.limiter = this.context.getBean(RateLimiter.class);
+			this.algorithm = algorithm;
+			this.policy = new RateLimitPolicy(algorithm,
+					List.of(RateLimitWindow.of(RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT, Duration.ofSeconds(1))));
+		}
+
+		@Override
+		public String name() {
+			return "Redkit RateLimiter bean, 1 " + this.algorithm.id() + " window";
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			if (!this.limiter.tryAcquire("one", this.policy, List.of(Keys.of(thread, iteration)), 1).allowed()) {
 				throw new IllegalStateException("unexpected refusal");
 			}
 		}
