@@ -25,7 +25,7 @@ if algorithm == 'sliding-log' then
   return 1
 end
 local b, record, stride = nil, nil, 4
-if algorithm == 'sliding-window' then b, record = tonumber(ARGV[7]), ARGV[8]; stride = b + 3 end
+if algorithm == 'sliding-window' then b, record = tonumber(ARGV[7]), ARGV[8]; stride = b + 5 end
 for k = 1, #KEYS - 1 do
   local state, records = read_windows(KEYS[k], format, n, arguments, record, stride)
   if records > 0 then
@@ -37,10 +37,19 @@ for k = 1, #KEYS - 1 do
       elseif r and algorithm == 'fixed-window' then
         if state[r + 1] == floor(decided / period) then state[r + 2] = math.max(state[r + 2] - cost, 0) end
       elseif r then
-        local sub, newest = floor(decided / (period / b)), state[r + 1]
-        if sub <= newest and sub > newest - b - 1 then
-          local slot = r + 2 + sub % (b + 1)
-          state[slot] = math.max(state[slot] - cost, 0)
+        -- record: period, newest sub-window, oldest with calls, total, the ring of counts
+        local sub, newest, slots = floor(decided / (period / b)), state[r + 1], b + 1
+        if sub <= newest and sub > newest - slots then
+          local slot = r + 4 + sub % slots
+          local back = math.min(state[slot], cost)
+          state[slot], state[r + 3] = state[slot] - back, state[r + 3] - back
+          if state[r + 3] == 0 then
+            state[r + 2] = newest
+          elseif state[slot] == 0 and sub == state[r + 2] then
+            local first = sub
+            while state[r + 4 + first % slots] == 0 do first = first + 1 end
+            state[r + 2] = first
+          end
         end
       end
     end

@@ -63,7 +63,10 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 		byte[][] arguments;
 		if (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) {
 			boolean wide = policy.windows().stream().anyMatch((window) -> window.limit() > LARGEST_INT_COUNT);
-			String record = "dd" + (wide ? "d" : "I4").repeat(policy.subWindows() + 1);
+			// period, newest sub-window, oldest sub-window with calls, the total, then
+			// the
+			// ring of counts
+			String record = "ddd" + (wide ? "d" : "I4").repeat(policy.subWindows() + 2);
 			suffix = suffix + policy.subWindows() + (wide ? "d" : "");
 			arguments = new byte[][] { numbers, numbersFormat, ascii("<" + record.repeat(windows)),
 					ascii(Integer.toString(policy.subWindows())), ascii("<" + record) };

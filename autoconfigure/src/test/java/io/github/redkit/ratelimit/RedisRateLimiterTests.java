@@ -188,8 +188,10 @@ class RedisRateLimiterTests {
 		long size = switch (algorithm) {
 			// one member per call
 			case SLIDING_LOG -> this.runner.template().opsForZSet().zCard(key);
-			// per window: period and newest sub-window (doubles), 11 counts of 4 bytes
-			case SLIDING_WINDOW -> this.runner.template().opsForValue().size(key) / 60;
+			// per window: three doubles (period, newest and oldest sub-window with
+			// calls), then
+			// the total and 11 counts of 4 bytes
+			case SLIDING_WINDOW -> this.runner.template().opsForValue().size(key) / 72;
 			// per window: four doubles
 			case FIXED_WINDOW, TOKEN_BUCKET -> this.runner.template().opsForValue().size(key) / 32;
 		};
@@ -247,6 +249,30 @@ class RedisRateLimiterTests {
 		await().atMost(Duration.ofMillis(200))
 			.pollInterval(Duration.ofMillis(10))
 			.untilAsserted(() -> assertThat(acquire(policy, "retry").allowed()).isTrue());
+	}
+
+	@Test
+	void theSlidingWindowsResetFollowsTheOldestSubWindowThatStillHoldsCalls() {
+		RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.SLIDING_WINDOW,
+				List.of(RateLimitWindow.of(5, Duration.ofSeconds(1))), 10);
+		long firstAt = System.nanoTime();
+		// a call counts until one period after the end of its 100 ms sub-window
+		assertThat(acquire(policy, "reset").resetAfter()).isBetween(Duration.ofMillis(1000), Duration.ofMillis(1100));
+		waitUntil(firstAt + Duration.ofMillis(400).toNanos());
+		long secondAt = System.nanoTime();
+		assertThat(acquire(policy, "reset").resetAfter()).as("still the first call's sub-window")
+			.isLessThanOrEqualTo(Duration.ofMillis(700));
+		waitUntil(firstAt + Duration.ofMillis(1150).toNanos());
+		RateLimitDecision third = acquire(policy, "reset");
+		assertThat(third.remaining()).as("the first call is forgotten").isEqualTo(3);
+		long sinceSecond = Duration.ofNanos(System.nanoTime() - secondAt).toMillis();
+		assertThat(third.resetAfter()).as("now the second call's sub-window")
+			.isPositive()
+			.isLessThanOrEqualTo(Duration.ofMillis(1100 - sinceSecond + 20));
+	}
+
+	private static void waitUntil(long nanos) {
+		await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5)).until(() -> System.nanoTime() > nanos);
 	}
 
 	@Test

@@ -120,8 +120,10 @@ final class RateLimitSuite {
 
 		private final byte[] numbersFormat = "<ddddddd".getBytes(StandardCharsets.US_ASCII);
 
-		// per window: period and newest sub-window, then the counts of 10 + 1 sub-windows
-		private static final String RECORD = "dd" + "I4".repeat(11);
+		// per window: period, newest and oldest sub-window with calls, the total, then
+		// the
+		// counts of 10 + 1 sub-windows
+		private static final String RECORD = "ddd" + "I4".repeat(12);
 
 		private final byte[] recordsFormat = ("<" + RECORD.repeat(3)).getBytes(StandardCharsets.US_ASCII);
 
