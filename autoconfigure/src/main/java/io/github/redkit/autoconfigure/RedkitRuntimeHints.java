@@ -1,0 +1,36 @@
+package io.github.redkit.autoconfigure;
+
+import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.pubsub.ControlSnapshot;
+import io.github.redkit.queue.DeadLetter;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * What a native image of an application that uses Redkit needs to know ahead of time
+ * about Redkit's own classes: the Lua scripts its beans load as resources, the SpEL root
+ * object key expressions read ({@code #root.method}, {@code #root.args}...), and the
+ * types applications read as JSON (dead letters, control snapshots). The types of the
+ * application's own annotated methods are registered by
+ * {@link RedkitAnnotatedMethodsAotProcessor}.
+ */
+class RedkitRuntimeHints implements RuntimeHintsRegistrar {
+
+	/** Every script of every capability. */
+	static final String SCRIPTS = "META-INF/redkit/scripts/*.lua";
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		hints.resources().registerPattern(SCRIPTS);
+		hints.reflection()
+			.registerType(KeyExpressionEvaluator.KeyExpressionRoot.class, MemberCategory.INVOKE_PUBLIC_METHODS,
+					MemberCategory.ACCESS_DECLARED_FIELDS);
+		BindingReflectionHintsRegistrar binding = new BindingReflectionHintsRegistrar();
+		binding.registerReflectionHints(hints.reflection(), DeadLetter.class, ControlSnapshot.class);
+	}
+
+}
