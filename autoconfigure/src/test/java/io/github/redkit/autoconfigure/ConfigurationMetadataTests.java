@@ -48,6 +48,58 @@ class ConfigurationMetadataTests {
 		assertThat(undescribed).as("properties without a description").isEmpty();
 	}
 
+	@Test
+	void everyEnumPropertyHasAHintForEachOfItsValues() throws Exception {
+		Map<String, List<String>> hinted = hintedValues();
+		Map<String, Class<?>> enums = new HashMap<>();
+		for (Class<?> type : propertiesClasses()) {
+			String prefix = type.getAnnotation(ConfigurationProperties.class).value();
+			collectEnums(prefix, type, enums);
+		}
+		assertThat(enums).as("enum properties found").isNotEmpty();
+		enums.forEach((name, type) -> {
+			List<String> values = new ArrayList<>();
+			for (Object constant : type.getEnumConstants()) {
+				values.add(((Enum<?>) constant).name().toLowerCase(Locale.ROOT).replace('_', '-'));
+			}
+			assertThat(hinted.get(name)).as("value hints of %s", name).containsExactlyInAnyOrderElementsOf(values);
+		});
+	}
+
+	private static void collectEnums(String prefix, Class<?> type, Map<String, Class<?>> enums) {
+		for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(type)) {
+			if (property.getReadMethod() == null || property.getName().equals("class")) {
+				continue;
+			}
+			String name = prefix + "." + kebab(property.getName());
+			Class<?> propertyType = property.getPropertyType();
+			if (propertyType.isEnum() && property.getWriteMethod() != null) {
+				enums.put(name, propertyType);
+			}
+			else if (isNestedGroup(propertyType)) {
+				collectEnums(name, propertyType, enums);
+			}
+		}
+	}
+
+	private static Map<String, List<String>> hintedValues() throws IOException {
+		Map<String, List<String>> hinted = new HashMap<>();
+		try (InputStream metadata = new ClassPathResource("META-INF/spring-configuration-metadata.json")
+			.getInputStream()) {
+			JsonNode hints = JsonMapper.builder().build().readTree(metadata).get("hints");
+			if (hints != null) {
+				for (JsonNode hint : hints) {
+					List<String> values = new ArrayList<>();
+					for (JsonNode value : hint.get("values")) {
+						values.add(value.get("value").asString());
+					}
+					hinted.put(hint.get("name").asString(), values);
+				}
+			}
+		}
+		return hinted;
+	}
+
 	private static void collect(String prefix, Class<?> type, List<String> names) {
 		for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(type)) {
 			if (property.getReadMethod() == null || property.getName().equals("class")) {
