@@ -5,6 +5,7 @@ import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitThreads;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -15,8 +16,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -30,6 +33,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 public final class RedkitAutoConfiguration {
 
 	static final String DATA_REDIS_AUTO_CONFIGURATION = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration";
+
+	RedkitAutoConfiguration(Environment environment) {
+		// spring.threads.virtual.enabled on Java 21+: Redkit's own threads become
+		// virtual, like Boot's executors
+		RedkitThreads.useVirtualThreads(Threading.VIRTUAL.isActive(environment));
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -30,11 +30,7 @@ public final class LeaseRenewer {
 	 * @param threadName the name of the thread, e.g. {@code redkit-concurrency-leases}
 	 */
 	public LeaseRenewer(String threadName) {
-		this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {
-			Thread thread = new Thread(task, threadName);
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.executor = new ScheduledThreadPoolExecutor(1, RedkitThreads.factory(threadName));
 		// stopped renewals cancel their task: keep the queue small
 		this.executor.setRemoveOnCancelPolicy(true);
 	}

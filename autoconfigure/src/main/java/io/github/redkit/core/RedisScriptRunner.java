@@ -45,11 +45,7 @@ public class RedisScriptRunner {
 	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			RedisScriptRunner.class.getClassLoader());
 
-	private static final Executor CONNECTOR = Executors.newCachedThreadPool((task) -> {
-		Thread thread = new Thread(task, "redkit-connect");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private static final Executor CONNECTOR = Executors.newCachedThreadPool(RedkitThreads.factory("redkit-connect"));
 
 	// keys are strings, arguments bytes, both sent as they are
 	private static final RedisSerializer<Object> BINARY_ARGUMENTS = new RedisSerializer<>() {

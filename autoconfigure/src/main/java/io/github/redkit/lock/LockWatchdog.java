@@ -5,6 +5,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.redkit.core.RedkitThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -27,11 +28,7 @@ final class LockWatchdog {
 	LockWatchdog(LockScripts scripts, LockEvents events) {
 		this.scripts = scripts;
 		this.events = events;
-		this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {
-			Thread thread = new Thread(task, "redkit-lock-watchdog");
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.executor = new ScheduledThreadPoolExecutor(1, RedkitThreads.factory("redkit-lock-watchdog"));
 		// released locks cancel their task: keep the queue small
 		this.executor.setRemoveOnCancelPolicy(true);
 	}

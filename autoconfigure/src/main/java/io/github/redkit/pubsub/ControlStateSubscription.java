@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -95,11 +96,8 @@ public class ControlStateSubscription implements MessageListener, SubscriptionLi
 	public void start() {
 		this.running = true;
 		this.container.addMessageListener(this, new ChannelTopic(this.state.channel()));
-		ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "redkit-control-state-acks");
-			thread.setDaemon(true);
-			return thread;
-		});
+		ScheduledExecutorService renewals = Executors
+			.newSingleThreadScheduledExecutor(RedkitThreads.factory("redkit-control-state-acks"));
 		long period = Math.max(1, this.ackRenewal.toMillis());
 		renewals.scheduleWithFixedDelay(this::renewAcknowledgements, period, period, TimeUnit.MILLISECONDS);
 		this.renewals = renewals;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redkit.core.RedkitThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -61,7 +62,8 @@ public class QueueListenerContainer {
 		}
 		for (int i = 0; i < this.concurrency; i++) {
 			QueueConsumer consumer = new QueueConsumer(this.queue, this.handler, this.setup);
-			Thread thread = new Thread(consumer, "redkit-queue-" + this.queue + "-" + (i + 1));
+			// platform consumers keep the application alive, as they always have
+			Thread thread = RedkitThreads.newThread("redkit-queue-" + this.queue + "-" + (i + 1), consumer, false);
 			this.consumers.add(consumer);
 			this.threads.add(thread);
 			thread.start();
