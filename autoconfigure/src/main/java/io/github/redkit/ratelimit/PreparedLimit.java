@@ -63,9 +63,7 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 		byte[][] arguments;
 		if (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) {
 			boolean wide = policy.windows().stream().anyMatch((window) -> window.limit() > LARGEST_INT_COUNT);
-			// period, newest sub-window, oldest sub-window with calls, the total, then
-			// the
-			// ring of counts
+			// period, newest and oldest sub-window with calls, total, ring of counts
 			String record = "ddd" + (wide ? "d" : "I4").repeat(policy.subWindows() + 2);
 			suffix = suffix + policy.subWindows() + (wide ? "d" : "");
 			arguments = new byte[][] { numbers, numbersFormat, ascii("<" + record.repeat(windows)),
@@ -139,6 +137,7 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 		long resetAfter = (long) numbers.getDouble();
 		List<RateLimitWindow> windows = this.policy.windows();
 		RateLimitWindow window = windows.get((int) numbers.getDouble());
+		// the decision's Redis time is for give-backs (refundArguments)
 		numbers.getDouble();
 		long refused = (long) numbers.getDouble();
 		List<RateLimitWindow> exceeded = new ArrayList<>();
