@@ -59,9 +59,10 @@ final class BenchmarkRunner {
 			double reference = slices[0].opsPerSecond();
 			for (Slices measured : slices) {
 				Result result = measured.result(suite.capability(), threads, reference);
-				System.out.printf("  %-50s %2d threads %,12.0f ops/s  %.2f x  p50 %8.1f us  p99 %8.1f us%n",
+				System.out.printf(
+						"  %-50s %2d threads %,12.0f ops/s  %.2f x  p50 %8.1f us  p99 %8.1f us  Redis CPU %5.1f us/op%n",
 						result.contender(), threads, result.opsPerSecond(), result.ratio(), result.p50Micros(),
-						result.p99Micros());
+						result.p99Micros(), result.redisCpuMicrosPerOp());
 				results.add(result);
 			}
 		}
@@ -80,22 +81,26 @@ final class BenchmarkRunner {
 			roundTrips = (double) log.roundTrips() / ROUND_TRIP_SAMPLE;
 		}
 		CommandStats before = this.redis.commandStats();
+		long cpuBefore = RedisCpu.micros(this.redis);
 		long start = System.nanoTime();
 		Histogram histogram = drive(contender, threads, this.duration.dividedBy(this.rounds), 2_000_000);
 		long nanos = System.nanoTime() - start;
+		long cpu = RedisCpu.micros(this.redis) - cpuBefore;
 		CommandStats used = this.redis.commandStats().since(before);
-		return new Slices(contender.name(), histogram, nanos, used.total(), roundTrips);
+		return new Slices(contender.name(), histogram, nanos, used.total(), cpu, roundTrips);
 	}
 
 	/**
 	 * What the timed slices of one contender add up to.
 	 */
-	private record Slices(String contender, Histogram histogram, long nanos, long commands, double roundTrips) {
+	private record Slices(String contender, Histogram histogram, long nanos, long commands, long cpuMicros,
+			double roundTrips) {
 
 		Slices plus(Slices other) {
 			Histogram sum = this.histogram.copy();
 			sum.add(other.histogram);
 			return new Slices(this.contender, sum, this.nanos + other.nanos, this.commands + other.commands,
+					this.cpuMicros + other.cpuMicros,
 					Double.isNaN(this.roundTrips) ? other.roundTrips : this.roundTrips);
 		}
 
@@ -107,7 +112,7 @@ final class BenchmarkRunner {
 			return new Result(capability, this.contender, threads, opsPerSecond(),
 					this.histogram.getValueAtPercentile(50) / 1000.0, this.histogram.getValueAtPercentile(99) / 1000.0,
 					(double) this.commands / this.histogram.getTotalCount(), this.roundTrips,
-					opsPerSecond() / reference);
+					(double) this.cpuMicros / this.histogram.getTotalCount(), opsPerSecond() / reference);
 		}
 
 	}

@@ -11,8 +11,10 @@ package io.github.redkit.benchmarks;
  * @param p99Micros 99th percentile latency in microseconds
  * @param commandsPerOp commands Redis ran per operation, those inside scripts included
  * @param roundTripsPerOp commands the client sent per operation
+ * @param redisCpuMicrosPerOp CPU time the Redis server used per operation ({@code INFO
+ * cpu}), in microseconds
  * @param ratio throughput relative to the suite's reference at the same thread count
  */
 public record Result(String capability, String contender, int threads, double opsPerSecond, double p50Micros,
-		double p99Micros, double commandsPerOp, double roundTripsPerOp, double ratio) {
+		double p99Micros, double commandsPerOp, double roundTripsPerOp, double redisCpuMicrosPerOp, double ratio) {
 }
