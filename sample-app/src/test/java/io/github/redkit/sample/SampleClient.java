@@ -15,7 +15,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Starts the sample on the shared test Redis and calls it over HTTP.
+ * Calls the sample over HTTP: one it starts on the shared test Redis, or the one of a
+ * {@code @SpringBootTest @RedkitTest}.
  */
 final class SampleClient implements AutoCloseable {
 
@@ -29,6 +30,17 @@ final class SampleClient implements AutoCloseable {
 
 	private final String base;
 
+	private final boolean owned;
+
+	/**
+	 * Wraps the application of a {@code @SpringBootTest}, which the test context owns.
+	 */
+	SampleClient(ConfigurableApplicationContext context) {
+		this.context = context;
+		this.base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+		this.owned = false;
+	}
+
 	SampleClient(String... extra) {
 		String[] redis = RedisServers.standalone().springProperties();
 		String[] args = new String[4 + extra.length];
@@ -39,6 +51,7 @@ final class SampleClient implements AutoCloseable {
 		System.arraycopy(extra, 0, args, 4, extra.length);
 		this.context = SpringApplication.run(SampleApplication.class, args);
 		this.base = "http://127.0.0.1:" + this.context.getEnvironment().getProperty("local.server.port");
+		this.owned = true;
 	}
 
 	/** The application's base URL, e.g. {@code http://127.0.0.1:8080}. */
@@ -100,7 +113,9 @@ final class SampleClient implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.context.close();
+		if (this.owned) {
+			this.context.close();
+		}
 	}
 
 }

@@ -20,12 +20,16 @@ import io.github.redkit.sample.retwis.Keys;
 import io.github.redkit.sample.retwis.TakenNames;
 import io.github.redkit.sample.retwis.Users;
 import io.github.redkit.test.CommandLog;
-import io.github.redkit.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.redkit.test.boot.RedkitTest;
+import io.github.redkit.test.boot.RedkitTestRedis;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.BitFieldSubCommands;
 import org.springframework.data.redis.core.Cursor;
@@ -39,18 +43,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sorted set and in a bitfield, a Bloom filter of taken names, and profiles read with one
  * {@code MGET}.
  */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "sample.admin-token=" + SampleClient.ADMIN, "sample.embedded-redis=false",
+				"sample.last-seen.delay=300ms" })
+@RedkitTest
+@DirtiesContext
 class SamplePatternsTests {
 
-	private static SampleClient app;
+	private SampleClient app;
 
-	@BeforeAll
-	static void start() {
-		app = new SampleClient();
-	}
-
-	@AfterAll
-	static void stop() {
-		app.close();
+	@BeforeEach
+	void wrap(@Autowired ConfigurableApplicationContext context) {
+		this.app = new SampleClient(context);
 	}
 
 	@Test
@@ -181,12 +185,12 @@ class SamplePatternsTests {
 			fresh = SampleClient.uniqueName("fresh"); // a false positive: take another
 		}
 		String free = fresh;
-		CommandLog surelyFree = CommandLog.record(RedisServers.standalone(), () -> users.isTaken(free));
+		CommandLog surelyFree = CommandLog.record(app.bean(RedkitTestRedis.class).server(), () -> users.isTaken(free));
 		assertThat(surelyFree.roundTrips((command) -> command.startsWith("\"hexists\""))).isZero();
 		assertThat(SampleClient.json(app.get("/api/names/" + free)).get("available").asBoolean()).isTrue();
 
 		app.register(free);
-		CommandLog taken = CommandLog.record(RedisServers.standalone(), () -> users.isTaken(free));
+		CommandLog taken = CommandLog.record(app.bean(RedkitTestRedis.class).server(), () -> users.isTaken(free));
 		assertThat(taken.roundTrips((command) -> command.startsWith("\"hexists\""))).as(taken.toString()).isOne();
 		assertThat(SampleClient.json(app.get("/api/names/" + free)).get("available").asBoolean()).isFalse();
 		HttpResponse<String> again = app.post("/api/register",
@@ -223,7 +227,8 @@ class SamplePatternsTests {
 		assertThat(authors.of(names).keySet()).containsExactlyElementsOf(names);
 		List<String> repeated = List.of(names.get(0), names.get(1), names.get(0), names.get(2));
 		Map<String, Profile>[] read = new Map[1];
-		CommandLog log = CommandLog.record(RedisServers.standalone(), () -> read[0] = authors.of(repeated));
+		CommandLog log = CommandLog.record(app.bean(RedkitTestRedis.class).server(),
+				() -> read[0] = authors.of(repeated));
 		assertThat(read[0].keySet()).containsExactlyElementsOf(names);
 		assertThat(read[0].values()).allSatisfy((profile) -> assertThat(profile.posts()).isEqualTo(1));
 		// one round trip for the three profiles, not one GET each

@@ -6,13 +6,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redkit.sample.profile.LastSeen;
+import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.sample.retwis.Keys;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.redkit.sample.retwis.Users;
+import io.github.redkit.test.boot.RedkitTest;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import static io.github.redkit.test.boot.RedkitAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,18 +27,18 @@ import static org.awaitility.Awaitility.await;
  * Retwis end to end over HTTP on a real Redis: accounts, posting, following, fan-out,
  * rate limits and refusals of bad input.
  */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "sample.admin-token=" + SampleClient.ADMIN, "sample.embedded-redis=false",
+				"sample.last-seen.delay=300ms" })
+@RedkitTest
+@DirtiesContext
 class SampleRetwisTests {
 
-	private static SampleClient app;
+	private SampleClient app;
 
-	@BeforeAll
-	static void start() {
-		app = new SampleClient("--sample.last-seen.delay=300ms");
-	}
-
-	@AfterAll
-	static void stop() {
-		app.close();
+	@BeforeEach
+	void wrap(@Autowired ConfigurableApplicationContext context) {
+		this.app = new SampleClient(context);
 	}
 
 	@Test
@@ -129,11 +136,15 @@ class SampleRetwisTests {
 
 	@Test
 	void postingPastTheLimitGets429WithRetryAfterAndRateLimitHeaders() throws Exception {
-		String auth = app.register(SampleClient.uniqueName("chatty"));
+		String name = SampleClient.uniqueName("chatty");
+		String auth = app.register(name);
+		String user = "user:" + app.bean(Users.class).idOf(name);
 		for (int i = 0; i < 5; i++) {
+			assertThat(app.bean(RateLimiter.class)).isNotRateLimited("posts", user);
 			HttpResponse<String> ok = app.post("/api/posts", "{\"text\":\"post " + i + "\"}", "Authorization", auth);
 			assertThat(ok.statusCode()).isEqualTo(201);
 		}
+		assertThat(app.bean(RateLimiter.class)).isRateLimited("posts", user);
 		HttpResponse<String> refused = app.post("/api/posts", "{\"text\":\"one too many\"}", "Authorization", auth);
 		assertThat(refused.statusCode()).isEqualTo(429);
 		assertThat(refused.headers().firstValue("Retry-After")).isPresent();
