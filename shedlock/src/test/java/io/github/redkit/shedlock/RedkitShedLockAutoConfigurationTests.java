@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.lock.LockHandle;
 import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -73,11 +74,14 @@ class RedkitShedLockAutoConfigurationTests {
 			.withPropertyValues("redkit.shedlock.name=jobs")
 			.run((context) -> {
 				Jobs jobs = context.getBean(Jobs.class);
+				// a lock taken in another test of this thread and never unlocked stays
+				// current
+				Optional<LockHandle> before = DistributedLocks.current();
 				jobs.report();
 				// lockAtLeastFor keeps the lock: a second run is skipped
 				jobs.report();
 				assertThat(jobs.tokens()).singleElement().satisfies((token) -> assertThat(token).isPositive());
-				assertThat(DistributedLocks.current()).isEmpty();
+				assertThat(DistributedLocks.current()).isEqualTo(before);
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				assertThat(registry.get("redkit.lock.acquire")
 					.tag("name", "jobs")
