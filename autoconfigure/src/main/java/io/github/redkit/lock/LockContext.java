@@ -1,15 +1,18 @@
 package io.github.redkit.lock;
 
-import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The locks held by the running {@code @DistributedLock} methods and {@code withLock}
  * actions of this thread, innermost last. A handle given to another thread keeps working,
- * but {@link #current()} answers only on the thread that runs the method.
+ * but {@link #current()} answers only on the thread that runs the method. Adapters whose
+ * callers acquire, run and release in separate calls (ShedLock's {@code LockProvider})
+ * make their handle current with {@link #bind(LockHandle)}.
  */
 public final class LockContext {
 
@@ -39,12 +42,31 @@ public final class LockContext {
 		return false;
 	}
 
-	static <T> @Nullable T runWith(LockHandle handle, LockedCall<T> action) throws Throwable {
+	/**
+	 * Makes a handle the innermost lock of this thread until the returned binding is
+	 * closed: for code that acquires a lock in one call and releases it in another,
+	 * around work run on this thread in between.
+	 * @param handle the held lock
+	 * @return the binding to close when the work is done (on any thread)
+	 */
+	public static Binding bind(LockHandle handle) {
+		Deque<LockHandle> held = held();
+		held.addLast(handle);
+		return new Binding(held, handle);
+	}
+
+	private static Deque<LockHandle> held() {
 		Deque<LockHandle> held = HELD.get();
 		if (held == null) {
-			held = new ArrayDeque<>(2);
+			// concurrent: a binding may be closed from another thread
+			held = new ConcurrentLinkedDeque<>();
 			HELD.set(held);
 		}
+		return held;
+	}
+
+	static <T> @Nullable T runWith(LockHandle handle, LockedCall<T> action) throws Throwable {
+		Deque<LockHandle> held = held();
 		held.addLast(handle);
 		try {
 			return action.call();
@@ -55,6 +77,35 @@ public final class LockContext {
 				HELD.remove();
 			}
 		}
+	}
+
+	/**
+	 * A handle made current by {@link LockContext#bind(LockHandle)}; closing it, once, on
+	 * any thread, takes the handle out of its thread's locks.
+	 */
+	public static final class Binding implements AutoCloseable {
+
+		private final Deque<LockHandle> held;
+
+		private final LockHandle handle;
+
+		private final AtomicBoolean closed = new AtomicBoolean();
+
+		private Binding(Deque<LockHandle> held, LockHandle handle) {
+			this.held = held;
+			this.handle = handle;
+		}
+
+		@Override
+		public void close() {
+			if (this.closed.compareAndSet(false, true)) {
+				this.held.removeLastOccurrence(this.handle);
+				if (this.held.isEmpty() && HELD.get() == this.held) {
+					HELD.remove();
+				}
+			}
+		}
+
 	}
 
 	/**

@@ -64,4 +64,20 @@ public interface LockHandle extends AutoCloseable {
 		return held;
 	}
 
+	/**
+	 * Releases the lock but keeps it taken until {@code keepFor} from now (one round
+	 * trip): nobody acquires it before then, waiters included, and it then frees itself.
+	 * The handle is done at once, as after {@link #close()}: no renewal, and the lock
+	 * running out afterwards is not a lost lease. A zero or negative {@code keepFor}
+	 * releases at once. A failure to reach Redis is logged, not thrown.
+	 * @param keepFor how long the lock stays taken after this call
+	 */
+	default void release(Duration keepFor) {
+		if (keepFor.isNegative() || keepFor.isZero()) {
+			close();
+			return;
+		}
+		throw new UnsupportedOperationException(getClass().getName() + " cannot keep a released lock");
+	}
+
 }

@@ -86,6 +86,17 @@ final class LockScripts {
 	}
 
 	/**
+	 * Sets the lock to end {@code keepFor} from now if the token still holds it: a
+	 * release that keeps the lock taken until then (the extend script: a token-checked
+	 * PEXPIRE).
+	 * @return {@code true} when it did
+	 * @throws DataAccessException when Redis cannot be reached in time
+	 */
+	boolean keep(List<String> keys, String token, Duration keepFor) {
+		return extend(keys, token, keepFor);
+	}
+
+	/**
 	 * Releases a lock if the token still holds it.
 	 * @return {@code true} when it did
 	 * @throws DataAccessException when Redis cannot be reached in time

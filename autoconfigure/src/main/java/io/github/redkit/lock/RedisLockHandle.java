@@ -10,6 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.util.Assert;
 
 /**
  * A lock acquired by {@link RedisDistributedLocks}: its keys, its random token, its
@@ -115,15 +116,10 @@ final class RedisLockHandle implements LockHandle {
 	@Override
 	public boolean release() {
 		boolean leaseEnded = leaseEnded();
-		int previous = this.state.getAndSet(CLOSED);
+		int previous = finish();
 		if (previous == CLOSED) {
 			return false;
 		}
-		ScheduledFuture<?> watch = this.watch;
-		if (watch != null) {
-			watch.cancel(false);
-		}
-		this.events.held(this.name, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
 		boolean released;
 		try {
 			released = this.scripts.release(this.keys, this.token);
@@ -138,6 +134,51 @@ final class RedisLockHandle implements LockHandle {
 			this.events.lost(this);
 		}
 		return previous == HELD && released && !leaseEnded;
+	}
+
+	@Override
+	public void release(Duration keepFor) {
+		Assert.notNull(keepFor, "keepFor must not be null");
+		// below a millisecond Redis would keep it for at least one: release at once
+		if (keepFor.toMillis() <= 0) {
+			release();
+			return;
+		}
+		// closed before the call: the watchdog neither renews the lock nor reports its
+		// end as a loss, since it ends because its holder asked so
+		int previous = finish();
+		if (previous == CLOSED) {
+			return;
+		}
+		boolean kept;
+		try {
+			// no publish: the waiters' own retry is timed to the new end of the lease
+			kept = this.scripts.keep(this.keys, this.token, keepFor);
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Could not release lock '" + this.key + "' after " + keepFor + "; it ends with its lease: "
+					+ ex.getMessage());
+			return;
+		}
+		if (!kept && previous == HELD) {
+			this.events.lost(this);
+		}
+	}
+
+	/**
+	 * Closes the handle, stops its watch and records how long it was held.
+	 * @return the state before
+	 */
+	private int finish() {
+		int previous = this.state.getAndSet(CLOSED);
+		if (previous != CLOSED) {
+			ScheduledFuture<?> watch = this.watch;
+			if (watch != null) {
+				watch.cancel(false);
+			}
+			this.events.held(this.name, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
+		}
+		return previous;
 	}
 
 	void extended(long sentNanos, Duration lease) {

@@ -127,4 +127,21 @@ class LockLeaseTests {
 		assertThat(this.lost).isEmpty();
 	}
 
+	@Test
+	void aLockReleasedButKeptForAWhileIsNotReportedLostAndWaitersGetItOnlyAfterwards() {
+		Duration keepFor = Duration.ofMillis(400);
+		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(150)).orElseThrow();
+		long released = System.nanoTime();
+		handle.release(keepFor);
+		assertThat(this.locks.tryLock(this.key, Duration.ZERO, LEASE)).isEmpty();
+		// a waiter is not woken before the kept time is up, and gets the lock right after
+		LockHandle next = this.locks.tryLock(this.key, Duration.ofSeconds(5), LEASE).orElseThrow();
+		assertThat(Duration.ofNanos(System.nanoTime() - released)).isGreaterThanOrEqualTo(keepFor.minusMillis(10));
+		next.close();
+		// the first lease (150 ms) ended long ago: a lost report would have come by now
+		assertThat(this.lost).isEmpty();
+		assertThat(this.registry.find("redkit.lock.lease.lost").counters())
+			.allSatisfy((counter) -> assertThat(counter.count()).isZero());
+	}
+
 }

@@ -1,0 +1,8 @@
+/**
+ * A ShedLock {@code LockProvider} backed by Redkit's distributed locks, and its
+ * auto-configuration.
+ */
+@NullMarked
+package io.github.redkit.shedlock;
+
+import org.jspecify.annotations.NullMarked;
