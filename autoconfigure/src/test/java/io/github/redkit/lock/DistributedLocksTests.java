@@ -168,6 +168,22 @@ class DistributedLocksTests {
 	}
 
 	@Test
+	void anInterruptedHolderStillReleasesItsLockAndKeepsItsInterrupt() {
+		LockHandle held = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+		Thread.currentThread().interrupt();
+		boolean released;
+		try {
+			released = held.release();
+		}
+		finally {
+			assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+		}
+		assertThat(released).as("released while held").isTrue();
+		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
+		assertThat(this.lost).isEmpty();
+	}
+
+	@Test
 	void aWaiterGivesUpAfterItsWaitTime() {
 		LockHandle holder = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
 		long start = System.nanoTime();
