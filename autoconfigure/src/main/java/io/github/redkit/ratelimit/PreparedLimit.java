@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -137,8 +138,7 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 		long resetAfter = (long) numbers.getDouble();
 		List<RateLimitWindow> windows = this.policy.windows();
 		RateLimitWindow window = windows.get((int) numbers.getDouble());
-		// the decision's Redis time is for give-backs (refundArguments)
-		numbers.getDouble();
+		double decidedAtMillis = numbers.getDouble();
 		long refused = (long) numbers.getDouble();
 		List<RateLimitWindow> exceeded = new ArrayList<>();
 		for (int j = 0; j < windows.size(); j++) {
@@ -146,8 +146,9 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 				exceeded.add(windows.get(j));
 			}
 		}
+		Instant decidedAt = Instant.ofEpochSecond(0, Math.round(decidedAtMillis * 1_000_000));
 		return new RateLimitDecision(allowed, remaining, Duration.ofMillis(allowed ? 0 : retryAfter),
-				Duration.ofMillis(resetAfter), window, this.policy, exceeded);
+				Duration.ofMillis(resetAfter), window, this.policy, exceeded, decidedAt);
 	}
 
 	private static byte[] numbers(RateLimitPolicy policy, int cost) {

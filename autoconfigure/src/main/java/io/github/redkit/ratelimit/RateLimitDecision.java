@@ -1,6 +1,7 @@
 package io.github.redkit.ratelimit;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -21,9 +22,12 @@ import org.jspecify.annotations.Nullable;
  * {@code RateLimit-Policy} field); {@code null} when unknown
  * @param exceeded every window that refused the call, in the policy's order; empty when
  * allowed
+ * @param decidedAt when Redis decided, on its clock (the time the script counted the call
+ * at); {@code null} when Redis was not asked
  */
 public record RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
-		@Nullable RateLimitWindow window, @Nullable RateLimitPolicy policy, List<RateLimitWindow> exceeded) {
+		@Nullable RateLimitWindow window, @Nullable RateLimitPolicy policy, List<RateLimitWindow> exceeded,
+		@Nullable Instant decidedAt) {
 
 	/**
 	 * Copies the exceeded windows.
@@ -34,9 +38,25 @@ public record RateLimitDecision(boolean allowed, long remaining, Duration retryA
 	 * @param window the most restrictive window
 	 * @param policy the policy that decided
 	 * @param exceeded the windows that refused the call
+	 * @param decidedAt when Redis decided
 	 */
 	public RateLimitDecision {
 		exceeded = List.copyOf(exceeded);
+	}
+
+	/**
+	 * Creates a decision that does not say when Redis decided.
+	 * @param allowed whether the call may proceed
+	 * @param remaining permits left
+	 * @param retryAfter when a refused call may succeed
+	 * @param resetAfter when the window gives back a permit
+	 * @param window the most restrictive window
+	 * @param policy the policy that decided
+	 * @param exceeded the windows that refused the call
+	 */
+	public RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
+			@Nullable RateLimitWindow window, @Nullable RateLimitPolicy policy, List<RateLimitWindow> exceeded) {
+		this(allowed, remaining, retryAfter, resetAfter, window, policy, exceeded, null);
 	}
 
 	/**

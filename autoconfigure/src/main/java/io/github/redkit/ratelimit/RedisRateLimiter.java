@@ -219,7 +219,7 @@ public class RedisRateLimiter implements RateLimiter {
 		// every window that refused on any slot, in the policy's order
 		List<RateLimitWindow> inOrder = limit.policy().windows().stream().filter(exceeded::contains).toList();
 		return new RateLimitDecision(false, result.remaining(), result.retryAfter(), result.resetAfter(),
-				result.window(), result.policy(), inOrder);
+				result.window(), result.policy(), inOrder, result.decidedAt());
 	}
 
 	private List<List<String>> groupBySlot(PreparedLimit limit, List<String> identifiers) {

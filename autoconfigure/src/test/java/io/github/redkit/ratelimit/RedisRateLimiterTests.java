@@ -107,8 +107,11 @@ class RedisRateLimiterTests {
 		assertThat(last.remaining()).isZero();
 		RateLimitDecision refused = acquire(policy, "u");
 		assertThat(refused.allowed()).isFalse();
-		// a sliding window may have to wait into the next window, until the weighted
-		// count drops
+		// Redis runs on this host: its clock is this one
+		assertThat(refused.decidedAt()).isNotNull()
+			.isCloseTo(java.time.Instant.now(),
+					org.assertj.core.api.Assertions.within(5, java.time.temporal.ChronoUnit.SECONDS))
+			.isAfterOrEqualTo(last.decidedAt());
 		assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofHours(2));
 		assertThat(refused.window()).isEqualTo(policy.windows().get(0));
 		assertThat(acquire(policy, "other").allowed()).as("identifiers are counted apart").isTrue();
