@@ -1,0 +1,57 @@
+package io.github.redkit.actuate;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the {@code redkit} actuator endpoint.
+ */
+@ConfigurationProperties("redkit.endpoint")
+public class RedkitEndpointProperties {
+
+	/** Whether dead-letter payloads are shown; they may hold personal data. */
+	private boolean showPayloads;
+
+	/** How long one page of a key listing may scan before it returns what it found. */
+	private Duration scanTimeout = Duration.ofMillis(200);
+
+	/** The COUNT hint of every SCAN call of a listing. */
+	private int scanCount = 1000;
+
+	/** The most entries one page returns. */
+	private int maxPageSize = 100;
+
+	public boolean isShowPayloads() {
+		return this.showPayloads;
+	}
+
+	public void setShowPayloads(boolean showPayloads) {
+		this.showPayloads = showPayloads;
+	}
+
+	public Duration getScanTimeout() {
+		return this.scanTimeout;
+	}
+
+	public void setScanTimeout(Duration scanTimeout) {
+		this.scanTimeout = scanTimeout;
+	}
+
+	public int getScanCount() {
+		return this.scanCount;
+	}
+
+	public void setScanCount(int scanCount) {
+		this.scanCount = scanCount;
+	}
+
+	public int getMaxPageSize() {
+		return this.maxPageSize;
+	}
+
+	public void setMaxPageSize(int maxPageSize) {
+		this.maxPageSize = maxPageSize;
+	}
+
+}
