@@ -1,0 +1,105 @@
+package io.github.redkit.actuate;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
+import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
+import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.test.RedisServers;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisStringCommands.SetOption;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.types.Expiration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Listing locks among 100,000 keys: every page is bounded in time and the pages together
+ * find exactly the locks held, none of the look-alike keys.
+ */
+class RedkitEndpointLargeKeyspaceTests {
+
+	private static final int KEYS = 100_000;
+
+	private static final byte[] ONE = { '1' };
+
+	private static final int LOCKS = 37;
+
+	private static final Duration DEADLINE = Duration.ofMillis(100);
+
+	private final String prefix = "redkit-test-" + UUID.randomUUID();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
+		.withPropertyValues(RedisServers.standalone().springProperties())
+		.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
+				"redkit.endpoint.scan-timeout=" + DEADLINE.toMillis() + "ms", "redkit.endpoint.scan-count=500");
+
+	@Test
+	void pagesThroughLocksAmongAHundredThousandKeysWithinTheDeadline() {
+		this.runner.run((context) -> {
+			fill(context.getBean(StringRedisTemplate.class));
+			DistributedLocks locks = context.getBean(DistributedLocks.class);
+			Set<String> held = new HashSet<>();
+			for (int i = 0; i < LOCKS; i++) {
+				locks.tryLock("job-" + i, Duration.ZERO, Duration.ofMinutes(2)).orElseThrow();
+				held.add("job-" + i);
+			}
+			String token = context.getBean(StringRedisTemplate.class).opsForValue().get(this.prefix + ":lock:{job-0}");
+			assertThat(token).isNotBlank();
+			RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+			List<String> found = new ArrayList<>();
+			String cursor = null;
+			int pages = 0;
+			do {
+				long start = System.nanoTime();
+				Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, 10);
+				Duration took = Duration.ofNanos(System.nanoTime() - start);
+				// the deadline is checked between SCAN calls: one more call may run past
+				// it
+				assertThat(took).as("page %d", pages).isLessThan(DEADLINE.plusMillis(150));
+				for (Object lock : (List<?>) page.get("locks")) {
+					found.add((String) ((Map<?, ?>) lock).get("key"));
+					assertThat(lock.toString()).doesNotContain(token);
+				}
+				assertThat((List<?>) page.get("locks")).hasSizeLessThanOrEqualTo(10 + 500);
+				cursor = (String) page.get("cursor");
+				pages++;
+			}
+			while (!"0".equals(cursor));
+			assertThat(new HashSet<>(found)).isEqualTo(held);
+			assertThat(pages).as("paged").isGreaterThan(1);
+		});
+	}
+
+	// look-alikes: lock fencing counters and other capabilities' keys, one pipeline
+	private void fill(StringRedisTemplate redis) {
+		for (int from = 0; from < KEYS; from += 10_000) {
+			int start = from;
+			redis.executePipelined((RedisCallback<Object>) (connection) -> {
+				for (int i = start; i < start + 10_000; i++) {
+					String key = (i % 2 == 0) ? this.prefix + ":lock:{filler-" + i + "}:fence"
+							: this.prefix + ":queue:{filler}:" + i;
+					connection.stringCommands()
+						.set(key.getBytes(StandardCharsets.UTF_8), ONE, Expiration.seconds(120), SetOption.upsert());
+				}
+				return null;
+			});
+		}
+	}
+
+}

@@ -1,0 +1,92 @@
+package io.github.redkit.actuate;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.UUID;
+
+import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.test.RedisServers;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The endpoint over HTTP: reads work with read-only access (the default), writes are
+ * refused unless {@code management.endpoint.redkit.access=unrestricted}.
+ */
+class RedkitEndpointWebTests {
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@Test
+	void readOnlyAccessReadsAndRefusesWrites() throws Exception {
+		try (ConfigurableApplicationContext context = start("read-only")) {
+			String base = base(context);
+			HttpResponse<String> summary = send(HttpRequest.newBuilder(URI.create(base)).GET());
+			assertThat(summary.statusCode()).isEqualTo(200);
+			assertThat(summary.body()).contains("\"api\"").contains("rate-limit");
+			HttpResponse<String> usage = send(
+					HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).GET());
+			assertThat(usage.statusCode()).isEqualTo(200);
+			assertThat(usage.body()).contains("\"used\":1");
+			HttpResponse<String> reset = send(
+					HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).DELETE());
+			assertThat(reset.statusCode()).isBetween(400, 499);
+			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).GET()).body())
+				.as("nothing was reset")
+				.contains("\"used\":1");
+		}
+	}
+
+	@Test
+	void unrestrictedAccessAllowsWrites() throws Exception {
+		try (ConfigurableApplicationContext context = start("unrestricted")) {
+			String base = base(context);
+			HttpResponse<String> reset = send(
+					HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).DELETE());
+			assertThat(reset.statusCode()).isEqualTo(200);
+			assertThat(reset.body()).contains("\"reset\":true");
+			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).GET()).body())
+				.contains("\"used\":0");
+		}
+	}
+
+	private ConfigurableApplicationContext start(String access) {
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+			.properties(RedisServers.standalone().springProperties())
+			.properties("server.port=0", "redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
+					"management.endpoints.web.exposure.include=redkit", "management.endpoint.redkit.access=" + access,
+					"redkit.rate-limit.failure-mode=deny", "redkit.rate-limit.limits.api.windows[0].limit=5",
+					"redkit.rate-limit.limits.api.windows[0].period=1m")
+			.run();
+		RateLimiter limiter = context.getBean(RateLimiter.class);
+		await().ignoreExceptions().until(() -> limiter.tryAcquire("api", "user-1").allowed());
+		return context;
+	}
+
+	private static String base(ConfigurableApplicationContext context) {
+		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+		return "http://localhost:" + port + "/actuator/redkit";
+	}
+
+	private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+	}
+
+}
