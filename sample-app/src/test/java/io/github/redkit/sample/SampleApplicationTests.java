@@ -24,6 +24,7 @@ class SampleApplicationTests {
 				"--" + redis[0], "--" + redis[1])) {
 			String health = get(context, "/actuator/health");
 			assertThat(health).contains("\"status\":\"UP\"").contains("\"redis\"");
+			assertThat(get(context, "/actuator/redkit")).contains("\"capabilities\"").contains("\"posts\"");
 		}
 	}
 
