@@ -1,5 +1,6 @@
 package io.github.redkit.actuate;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,7 +99,7 @@ public class LockViews {
 		byte[] fence = connection.stringCommands().get((key + ":fence").getBytes(StandardCharsets.UTF_8));
 		String owner = new String(token, StandardCharsets.UTF_8);
 		Map<String, Object> lock = new LinkedHashMap<>();
-		lock.put("key", key.substring(lockPrefix.length() + 1, key.length() - 1));
+		lock.put("key", unescape(key.substring(lockPrefix.length() + 1, key.length() - 1)));
 		lock.put("holderInstance", owner.substring(0, Math.max(0, owner.indexOf(':'))));
 		lock.put("remainingLease", Duration.ofMillis(ttl).toString());
 		lock.put("fencingToken", (fence != null) ? Long.parseLong(new String(fence, StandardCharsets.US_ASCII)) : null);
@@ -136,6 +137,26 @@ public class LockViews {
 			return (RedisKeyAsyncCommands<byte[], byte[]>) commands;
 		}
 		throw new IllegalStateException("Listing locks needs a standalone or Sentinel Lettuce connection");
+	}
+
+	// the key as the application passed it, so that it can be force-released by it; a
+	// hashed key (# and its SHA-256) cannot be reversed and is shown as it is
+	private static String unescape(String part) {
+		if (part.startsWith("#") || part.indexOf('%') < 0) {
+			return part;
+		}
+		ByteArrayOutputStream bytes = new ByteArrayOutputStream(part.length());
+		for (int i = 0; i < part.length(); i++) {
+			char c = part.charAt(i);
+			if (c == '%' && i + 2 < part.length()) {
+				bytes.write(Integer.parseInt(part, i + 1, i + 3, 16));
+				i += 2;
+			}
+			else {
+				bytes.write(c);
+			}
+		}
+		return bytes.toString(StandardCharsets.UTF_8);
 	}
 
 	private static String escapeGlob(String text) {

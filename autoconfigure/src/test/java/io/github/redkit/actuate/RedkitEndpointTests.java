@@ -112,7 +112,7 @@ class RedkitEndpointTests {
 			List<?> locks = (List<?>) page.get("locks");
 			assertThat(locks).hasSize(1);
 			Map<?, ?> lock = (Map<?, ?>) locks.get(0);
-			assertThat(lock.get("key")).isEqualTo("order%3A1");
+			assertThat(lock.get("key")).isEqualTo("order:1");
 			assertThat(lock.get("fencingToken")).isEqualTo(handle.fencingToken());
 			assertThat(Duration.parse((String) lock.get("remainingLease"))).isPositive();
 			assertThat(lock.get("holderInstance").toString()).isNotBlank().doesNotContain(":");

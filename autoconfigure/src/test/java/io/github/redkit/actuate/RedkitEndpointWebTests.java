@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.UUID;
 
+import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
@@ -58,6 +59,21 @@ class RedkitEndpointWebTests {
 			assertThat(reset.body()).contains("\"reset\":true");
 			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).GET()).body())
 				.contains("\"used\":0");
+			QueueTemplate queues = context.getBean(QueueTemplate.class);
+			for (int i = 0; i < 2; i++) {
+				queues.send("jobs", "job-" + i);
+				queues.fail(queues.receive("jobs", String.class).orElseThrow(), new IllegalStateException("boom"));
+			}
+			String id = queues.deadLetters("jobs", 1).get(0).id();
+			HttpResponse<String> one = send(HttpRequest.newBuilder(URI.create(base + "/queues/jobs/dead-letters"))
+				.header("Content-Type", "application/json")
+				.POST(HttpRequest.BodyPublishers.ofString("{\"id\":\"" + id + "\"}")));
+			assertThat(one.body()).contains("\"replayed\":1");
+			HttpResponse<String> all = send(HttpRequest.newBuilder(URI.create(base + "/queues/jobs/dead-letters"))
+				.header("Content-Type", "application/json")
+				.POST(HttpRequest.BodyPublishers.ofString("{}")));
+			assertThat(all.body()).contains("\"replayed\":1");
+			assertThat(queues.size("jobs")).isEqualTo(2);
 		}
 	}
 
@@ -67,7 +83,7 @@ class RedkitEndpointWebTests {
 			.properties("server.port=0", "redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
 					"management.endpoints.web.exposure.include=redkit", "management.endpoint.redkit.access=" + access,
 					"redkit.rate-limit.failure-mode=deny", "redkit.rate-limit.limits.api.windows[0].limit=5",
-					"redkit.rate-limit.limits.api.windows[0].period=1m")
+					"redkit.rate-limit.limits.api.windows[0].period=1m", "redkit.queue.queues.jobs.max-attempts=1")
 			.run();
 		RateLimiter limiter = context.getBean(RateLimiter.class);
 		await().ignoreExceptions().until(() -> limiter.tryAcquire("api", "user-1").allowed());
