@@ -23,7 +23,9 @@ public enum RedkitObservationKind {
 	/** An idempotent step claim. */
 	STEP_CLAIM("redkit.idempotency.claim", "redkit.step"),
 
-	/** A budget change (spend, refund, reserve, commit). */
+	/**
+	 * A budget change, named by its command (create, spend, refund, reserve, commit...).
+	 */
 	BUDGET_APPLY("redkit.budget.apply", "redkit.operation"),
 
 	/** A queue send: the span whose context travels in the message. */
@@ -32,8 +34,11 @@ public enum RedkitObservationKind {
 	/** A queue message handled by a listener: it continues the sender's trace. */
 	QUEUE_HANDLE("redkit.queue.handle", "redkit.queue"),
 
-	/** A message published on a channel. */
-	PUBLISH("redkit.pubsub.publish", "redkit.channel");
+	/**
+	 * A message published on a channel; named {@code publish}, not by the channel, which
+	 * may be per user or per order.
+	 */
+	PUBLISH("redkit.pubsub.publish", "redkit.operation");
 
 	private final String observationName;
 

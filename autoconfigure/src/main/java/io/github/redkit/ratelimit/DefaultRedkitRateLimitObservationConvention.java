@@ -6,7 +6,7 @@ import io.micrometer.observation.Observation;
 
 /**
  * The default {@link RedkitRateLimitObservationConvention}: {@code redkit.limit} (the
- * limit's name) and {@code redkit.outcome} ({@code allowed}, {@code refused} or
+ * limit's name) and {@code redkit.outcome} ({@code allowed}, {@code denied} or
  * {@code failed}).
  */
 public class DefaultRedkitRateLimitObservationConvention extends DefaultRedkitObservationConvention

@@ -145,7 +145,7 @@ public class RedisRateLimiter implements RateLimiter {
 				limit.name())) {
 			try {
 				RateLimitDecision decision = decideOrFail(limit, keys, cost);
-				observation.outcome(decision.allowed() ? "allowed" : "refused");
+				observation.outcome(decision.allowed() ? "allowed" : "denied");
 				return decision;
 			}
 			catch (RuntimeException ex) {

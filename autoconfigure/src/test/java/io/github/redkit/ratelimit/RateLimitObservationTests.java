@@ -78,7 +78,7 @@ class RateLimitObservationTests {
 				.hasContextualNameEqualTo("redkit.ratelimit.decision " + this.limit)
 				.hasLowCardinalityKeyValue("redkit.limit", this.limit)
 				.hasLowCardinalityKeyValue("redkit.outcome", "allowed"))
-			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("redkit.outcome", "refused"));
+			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("redkit.outcome", "denied"));
 		Assertions.assertThat(this.stopped)
 			.hasSize(2)
 			.allSatisfy((context) -> Assertions.assertThat(context.getAllKeyValues().stream().map(KeyValue::getValue))
