@@ -43,20 +43,26 @@ public final class MicrometerRedkitObservations implements RedkitObservations {
 
 	@Override
 	public RedkitObservation start(RedkitObservationKind kind, String name) {
-		return start(new RedkitDecisionContext(kind, name));
+		return start(new RedkitDecisionContext(kind, name), true);
+	}
+
+	@Override
+	public RedkitObservation startUnscoped(RedkitObservationKind kind, String name) {
+		return start(new RedkitDecisionContext(kind, name), false);
 	}
 
 	@Override
 	public RedkitObservation startSend(String queue, Map<String, String> headers) {
-		return start(new RedkitQueueSendContext(queue, headers));
+		return start(new RedkitQueueSendContext(queue, headers), true);
 	}
 
 	@Override
 	public RedkitObservation startHandle(String queue, Map<String, String> headers) {
-		return start(new RedkitQueueHandleContext(queue, headers));
+		return start(new RedkitQueueHandleContext(queue, headers), true);
 	}
 
-	private <C extends Observation.Context & RedkitObservationContext> RedkitObservation start(C context) {
+	private <C extends Observation.Context & RedkitObservationContext> RedkitObservation start(C context,
+			boolean scoped) {
 		ObservationRegistry registry = registry();
 		if (registry == null || registry.isNoop()) {
 			return RedkitObservation.NONE;
@@ -67,7 +73,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations {
 			return RedkitObservation.NONE;
 		}
 		observation.start();
-		return new Started(observation, observation.openScope(), context);
+		return new Started(observation, scoped ? observation.openScope() : null, context);
 	}
 
 	private @Nullable RedkitObservationConvention custom(Observation.Context context) {
@@ -88,7 +94,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations {
 		return current;
 	}
 
-	private record Started(Observation observation, Observation.Scope scope,
+	private record Started(Observation observation, Observation.@Nullable Scope scope,
 			RedkitObservationContext context) implements RedkitObservation {
 
 		@Override
@@ -103,7 +109,9 @@ public final class MicrometerRedkitObservations implements RedkitObservations {
 
 		@Override
 		public void close() {
-			this.scope.close();
+			if (this.scope != null) {
+				this.scope.close();
+			}
 			this.observation.stop();
 		}
 

@@ -20,6 +20,11 @@ public interface RedkitObservations {
 		}
 
 		@Override
+		public RedkitObservation startUnscoped(RedkitObservationKind kind, String name) {
+			return RedkitObservation.NONE;
+		}
+
+		@Override
 		public RedkitObservation startSend(String queue, Map<String, String> headers) {
 			return RedkitObservation.NONE;
 		}
@@ -38,6 +43,17 @@ public interface RedkitObservations {
 	 * @return the started observation, to close once decided
 	 */
 	RedkitObservation start(RedkitObservationKind kind, String name);
+
+	/**
+	 * Starts observing something that outlives the current call (a held lock), without
+	 * putting it in scope: it may be closed on another thread.
+	 * @param kind what is observed
+	 * @param name the lock name (low-cardinality)
+	 * @return the started observation, to close when it ends
+	 */
+	default RedkitObservation startUnscoped(RedkitObservationKind kind, String name) {
+		return RedkitObservation.NONE;
+	}
 
 	/**
 	 * Starts observing a queue send and writes the trace context into the message's

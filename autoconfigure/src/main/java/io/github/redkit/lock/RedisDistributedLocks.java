@@ -85,7 +85,11 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 				throw ex;
 			}
 		}
-		handle.ifPresent((acquired) -> this.watchdog.watch(acquired, leaseTime));
+		handle.ifPresent((acquired) -> {
+			// not in scope: a handle may be closed on another thread
+			acquired.observeHold(this.observations.startUnscoped(RedkitObservationKind.LOCK_HOLD, name));
+			this.watchdog.watch(acquired, leaseTime);
+		});
 		return handle.map(LockHandle.class::cast);
 	}
 

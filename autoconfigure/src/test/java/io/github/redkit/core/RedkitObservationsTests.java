@@ -73,7 +73,7 @@ class RedkitObservationsTests {
 	}
 
 	@Test
-	void lockAcquisitions() {
+	void lockAcquisitionsAndHolds() {
 		RedisDistributedLocks locks = new RedisDistributedLocks(this.runner, this.keyspace,
 				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofMillis(50)),
 				RedkitMetrics.NONE, List.of());
@@ -84,7 +84,11 @@ class RedkitObservationsTests {
 		assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo("redkit.lock.acquisition", 2)
 			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("redkit.lock", "orders")
 				.hasLowCardinalityKeyValue("redkit.outcome", "acquired"))
-			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("redkit.outcome", "not-acquired"));
+			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("redkit.outcome", "not-acquired"))
+			.hasNumberOfObservationsWithNameEqualTo("redkit.lock.hold", 1)
+			.hasAnObservation((observation) -> observation.hasNameEqualTo("redkit.lock.hold")
+				.hasLowCardinalityKeyValue("redkit.lock", "orders")
+				.hasLowCardinalityKeyValue("redkit.outcome", "released"));
 	}
 
 	@Test
