@@ -2,11 +2,15 @@ package io.github.redkit.autoconfigure;
 
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.MicrometerRedkitMetrics;
+import io.github.redkit.core.MicrometerRedkitObservations;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservationConvention;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitThreads;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -68,6 +72,32 @@ public final class RedkitAutoConfiguration {
 		@ConditionalOnMissingBean
 		RedkitMetrics redkitMetrics(ObjectProvider<MeterRegistry> registry) {
 			return new MicrometerRedkitMetrics(registry::getIfUnique);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
+	static final class MicrometerObservationsConfiguration {
+
+		// the registry is looked up on first use: its auto-configuration may come later
+		@Bean
+		@ConditionalOnMissingBean
+		RedkitObservations redkitObservations(ObjectProvider<ObservationRegistry> registry,
+				ObjectProvider<RedkitObservationConvention> conventions) {
+			return new MicrometerRedkitObservations(registry::getIfUnique, conventions.orderedStream().toList());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingClass("io.micrometer.observation.ObservationRegistry")
+	static final class NoObservationsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RedkitObservations redkitObservations() {
+			return RedkitObservations.NONE;
 		}
 
 	}

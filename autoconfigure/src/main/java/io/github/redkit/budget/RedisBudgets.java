@@ -10,6 +10,9 @@ import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.RedkitObservationKind;
+import io.github.redkit.core.RedkitObservations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -36,6 +39,8 @@ public class RedisBudgets implements Budgets {
 	private final Duration operationTtl;
 
 	private final RedkitMetrics metrics;
+
+	private RedkitObservations observations = RedkitObservations.NONE;
 
 	/**
 	 * Creates budgets.
@@ -73,6 +78,15 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public long remaining(String budgetId) {
 		return call(budgetId, null, null, "remaining", 0, "", "0").result().remaining();
+	}
+
+	/**
+	 * Sets where budget changes are observed (as {@code redkit.budget.apply}).
+	 * @param observations the observations, {@link RedkitObservations#NONE} by default
+	 */
+	public void setObservations(RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 	}
 
 	@Override
@@ -137,6 +151,26 @@ public class RedisBudgets implements Budgets {
 	private Answer call(String budgetId, @Nullable String kind, @Nullable String operationId, String command,
 			long amount, String id, String reservationTtl) {
 		Assert.hasText(budgetId, "Budget id must not be empty");
+		if ("remaining".equals(command)) {
+			return apply(budgetId, kind, operationId, command, amount, id, reservationTtl);
+		}
+		// named by the command, never by the budget id (one per customer, order...)
+		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.BUDGET_APPLY, command)) {
+			try {
+				Answer answer = apply(budgetId, kind, operationId, command, amount, id, reservationTtl);
+				observation.outcome(answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused");
+				return answer;
+			}
+			catch (RuntimeException ex) {
+				observation.outcome("failed");
+				observation.error(ex);
+				throw ex;
+			}
+		}
+	}
+
+	private Answer apply(String budgetId, @Nullable String kind, @Nullable String operationId, String command,
+			long amount, String id, String reservationTtl) {
 		List<String> keys = keys(budgetId, kind, operationId);
 		List<?> reply;
 		try {

@@ -8,6 +8,9 @@ import io.github.redkit.core.LeaseRenewer;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.RedkitObservationKind;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -39,6 +42,8 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 
 	private final RedkitMetrics metrics;
 
+	private RedkitObservations observations = RedkitObservations.NONE;
+
 	private final LeaseRenewer renewer = new LeaseRenewer("redkit-concurrency-leases");
 
 	/**
@@ -55,6 +60,16 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		this.policies = Map.copyOf(policies);
 		this.settings = settings;
 		this.metrics = metrics;
+	}
+
+	/**
+	 * Sets where permit acquisitions are observed (as
+	 * {@code redkit.concurrency.acquire}).
+	 * @param observations the observations, {@link RedkitObservations#NONE} by default
+	 */
+	public void setObservations(RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 	}
 
 	@Override
@@ -87,6 +102,23 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 	}
 
 	private Optional<ConcurrencyPermit> acquire(String limitName, String limitId, ConcurrencyPolicy policy,
+			String key) {
+		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.CONCURRENCY_ACQUIRE,
+				limitName)) {
+			try {
+				Optional<ConcurrencyPermit> permit = acquirePermit(limitName, limitId, policy, key);
+				observation.outcome(permit.isPresent() ? "acquired" : "refused");
+				return permit;
+			}
+			catch (RuntimeException ex) {
+				observation.outcome("failed");
+				observation.error(ex);
+				throw ex;
+			}
+		}
+	}
+
+	private Optional<ConcurrencyPermit> acquirePermit(String limitName, String limitId, ConcurrencyPolicy policy,
 			String key) {
 		Assert.hasText(key, () -> "Concurrency limit '" + limitName + "': a key must not be null or empty");
 		String redisKey = this.scripts.redisKey(limitId, key);

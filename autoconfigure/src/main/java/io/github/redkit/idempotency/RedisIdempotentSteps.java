@@ -12,6 +12,9 @@ import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.RedkitObservationKind;
+import io.github.redkit.core.RedkitObservations;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -46,6 +49,8 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	private final RedkitMetrics metrics;
 
+	private RedkitObservations observations = RedkitObservations.NONE;
+
 	/**
 	 * Creates the steps.
 	 * @param runner runs the scripts
@@ -63,6 +68,15 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 		this.metrics = metrics;
 	}
 
+	/**
+	 * Sets where step claims are observed (as {@code redkit.idempotency.claim}).
+	 * @param observations the observations, {@link RedkitObservations#NONE} by default
+	 */
+	public void setObservations(RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
+	}
+
 	@Override
 	public StepOutcome claim(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl) {
 		return claim(operation, step, after, ttl, null, null).outcome();
@@ -72,6 +86,22 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 	public StepClaim claim(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl,
 			@Nullable Duration lease, @Nullable String fingerprint) {
 		Assert.hasText(step, "Step must not be empty");
+		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.STEP_CLAIM, step)) {
+			try {
+				StepClaim claim = claimStep(operation, step, after, ttl, lease, fingerprint);
+				observation.outcome(claim.outcome().name().toLowerCase(Locale.ROOT));
+				return claim;
+			}
+			catch (RuntimeException ex) {
+				observation.outcome((ex instanceof IdempotencyKeyReusedException) ? "key_reused" : "failed");
+				observation.error(ex);
+				throw ex;
+			}
+		}
+	}
+
+	private StepClaim claimStep(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl,
+			@Nullable Duration lease, @Nullable String fingerprint) {
 		Assert.isTrue(after == null || !after.contains(step), () -> "Step '" + step + "' cannot come after itself");
 		Duration recordTtl = positive((ttl != null) ? ttl : this.settings.ttl(), "ttl");
 		Duration claimLease = positive((lease != null) ? lease : this.settings.lease(), "lease");

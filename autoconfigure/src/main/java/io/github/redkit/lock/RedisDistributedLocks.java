@@ -8,6 +8,9 @@ import java.util.function.Supplier;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.RedkitObservationKind;
+import io.github.redkit.core.RedkitObservations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -33,6 +36,8 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
 	private final LockWaiters waiters;
 
+	private RedkitObservations observations = RedkitObservations.NONE;
+
 	/**
 	 * Creates the locks.
 	 * @param runner runs the scripts
@@ -50,6 +55,15 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 		this.waiters = new LockWaiters(runner.connectionFactory());
 	}
 
+	/**
+	 * Sets where lock acquisitions are observed (as {@code redkit.lock.acquisition}).
+	 * @param observations the observations, {@link RedkitObservations#NONE} by default
+	 */
+	public void setObservations(RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
+	}
+
 	@Override
 	public Optional<LockHandle> tryLock(String name, String key, Duration wait, @Nullable Duration lease) {
 		Assert.hasText(name, "Lock name must not be empty");
@@ -57,10 +71,25 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 		Assert.isTrue(!wait.isNegative(), "Wait must not be negative");
 		Assert.isTrue(lease == null || lease.toMillis() > 0, "Lease must be at least 1 ms");
 		Duration leaseTime = (lease != null) ? lease : this.settings.leaseTime();
-		Optional<RedisLockHandle> handle = new LockAcquisition(this.scripts, this.events, this.waiters,
-				this.settings.retryInterval(), name, key, wait, leaseTime, lease == null)
-			.acquire();
-		handle.ifPresent((acquired) -> this.watchdog.watch(acquired, leaseTime));
+		Optional<RedisLockHandle> handle;
+		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.LOCK_ACQUIRE, name)) {
+			try {
+				handle = new LockAcquisition(this.scripts, this.events, this.waiters, this.settings.retryInterval(),
+						name, key, wait, leaseTime, lease == null)
+					.acquire();
+				observation.outcome(handle.isPresent() ? "acquired" : "not-acquired");
+			}
+			catch (RuntimeException ex) {
+				observation.outcome("failed");
+				observation.error(ex);
+				throw ex;
+			}
+		}
+		handle.ifPresent((acquired) -> {
+			// not in scope: a handle may be closed on another thread
+			acquired.observeHold(this.observations.startUnscoped(RedkitObservationKind.LOCK_HOLD, name));
+			this.watchdog.watch(acquired, leaseTime);
+		});
 		return handle.map(LockHandle.class::cast);
 	}
 

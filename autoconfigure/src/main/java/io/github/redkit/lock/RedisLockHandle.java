@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.core.RedkitObservation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -42,6 +43,8 @@ final class RedisLockHandle implements LockHandle {
 	private final long fencingToken;
 
 	private final long acquiredNanos;
+
+	private volatile RedkitObservation hold = RedkitObservation.NONE;
 
 	private final boolean renewed;
 
@@ -177,8 +180,14 @@ final class RedisLockHandle implements LockHandle {
 				watch.cancel(false);
 			}
 			this.events.held(this.name, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
+			this.hold.outcome((previous == LOST) ? "lost" : "released");
+			this.hold.close();
 		}
 		return previous;
+	}
+
+	void observeHold(RedkitObservation hold) {
+		this.hold = hold;
 	}
 
 	void extended(long sentNanos, Duration lease) {

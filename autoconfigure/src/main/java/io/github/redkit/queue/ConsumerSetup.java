@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.function.Function;
 
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedkitObservations;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -21,7 +22,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, Function<String, QueueSettings> settings,
 		RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, QueueEvents events, Duration pollTimeout,
-		Duration shutdownTimeout) {
+		Duration shutdownTimeout, RedkitObservations observations) {
+
+	ConsumerSetup withObservations(RedkitObservations observations) {
+		return new ConsumerSetup(this.template, this.receiver, this.settings, this.connectionFactory, this.keyspace,
+				this.events, this.pollTimeout, this.shutdownTimeout, observations);
+	}
 
 	ReadyListWait readyListWait(String queue, QueueOrder order) {
 		return new ReadyListWait(this.connectionFactory, QueueKeys.of(this.keyspace, queue).ready(), order);

@@ -1,24 +1,38 @@
 package io.github.redkit.queue;
 
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * What a queue stores per message: {@code <id>|<deliveries>|<json>}. The id starts with
- * the send time in base 36, so the age of the oldest message can be read from the head of
- * the list; the delivery count is bumped by the claim script without parsing the JSON.
+ * What a queue stores per message: {@code <id>[;<headers>]|<deliveries>|<json>}. The id
+ * starts with the send time in base 36, so the age of the oldest message can be read from
+ * the head of the list; the delivery count is bumped by the claim script without parsing
+ * the JSON. The optional headers (URL-encoded {@code name=value} pairs joined by
+ * {@code &}, the trace context) ride in the first field, so that the scripts, which only
+ * cut at the first two {@code |}, and the collapse hash of the JSON ignore them; elements
+ * written without headers read as before.
  *
  * @param id the message id
  * @param deliveries how many times it was delivered
  * @param json the payload
  * @param raw the stored element, exactly as in Redis (ack removes it by value)
+ * @param headers the headers, empty when sent without
  */
-record Envelope(String id, int deliveries, String json, String raw) {
+record Envelope(String id, int deliveries, String json, String raw, Map<String, String> headers) {
 
 	static Envelope create(String json) {
+		return create(json, Map.of());
+	}
+
+	static Envelope create(String json, Map<String, String> headers) {
 		String id = Long.toString(System.currentTimeMillis(), 36) + "."
 				+ Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-		return new Envelope(id, 0, json, id + "|0|" + json);
+		return new Envelope(id, 0, json, id + encode(headers) + "|0|" + json, Map.copyOf(headers));
 	}
 
 	static Envelope parse(String raw) {
@@ -27,8 +41,36 @@ record Envelope(String id, int deliveries, String json, String raw) {
 		if (first <= 0 || second < 0) {
 			throw new IllegalArgumentException("Not a Redkit queue element: " + abbreviate(raw));
 		}
-		return new Envelope(raw.substring(0, first), Integer.parseInt(raw.substring(first + 1, second)),
-				raw.substring(second + 1), raw);
+		String head = raw.substring(0, first);
+		int semicolon = head.indexOf(';');
+		String id = (semicolon >= 0) ? head.substring(0, semicolon) : head;
+		Map<String, String> headers = (semicolon >= 0) ? decode(head.substring(semicolon + 1)) : Map.of();
+		return new Envelope(id, Integer.parseInt(raw.substring(first + 1, second)), raw.substring(second + 1), raw,
+				headers);
+	}
+
+	private static String encode(Map<String, String> headers) {
+		if (headers.isEmpty()) {
+			return "";
+		}
+		StringBuilder encoded = new StringBuilder();
+		headers.forEach((name, value) -> encoded.append((encoded.length() == 0) ? ';' : '&')
+			.append(URLEncoder.encode(name, StandardCharsets.UTF_8))
+			.append('=')
+			.append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
+		return encoded.toString();
+	}
+
+	private static Map<String, String> decode(String encoded) {
+		Map<String, String> headers = new LinkedHashMap<>();
+		for (String pair : encoded.split("&")) {
+			int equals = pair.indexOf('=');
+			if (equals > 0) {
+				headers.put(URLDecoder.decode(pair.substring(0, equals), StandardCharsets.UTF_8),
+						URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
+			}
+		}
+		return Map.copyOf(headers);
 	}
 
 	Instant sentAt() {

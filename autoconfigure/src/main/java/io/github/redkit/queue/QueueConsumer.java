@@ -2,6 +2,9 @@ package io.github.redkit.queue;
 
 import java.time.Duration;
 
+import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.RedkitObservations;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -28,6 +31,8 @@ final class QueueConsumer implements Runnable {
 
 	private final ReadyListWait wait;
 
+	private final RedkitObservations observations;
+
 	private final long pollMillis;
 
 	private volatile boolean running = true;
@@ -49,6 +54,7 @@ final class QueueConsumer implements Runnable {
 		this.settings = setup.settings().apply(queue);
 		this.events = setup.events();
 		this.wait = setup.readyListWait(queue, this.settings.order());
+		this.observations = setup.observations();
 		this.pollMillis = Math.max(10, setup.pollTimeout().toMillis());
 	}
 
@@ -105,11 +111,17 @@ final class QueueConsumer implements Runnable {
 		this.current = message;
 		long start = System.nanoTime();
 		Throwable failure = null;
-		try {
-			this.handler.handle(message.payload());
-		}
-		catch (Throwable ex) {
-			failure = ex;
+		// in scope while the listener runs: its own spans continue the sender's trace
+		try (RedkitObservation observation = this.observations.startHandle(this.queue, message.headers())) {
+			try {
+				this.handler.handle(message.payload());
+				observation.outcome("handled");
+			}
+			catch (Throwable ex) {
+				failure = ex;
+				observation.outcome("failed");
+				observation.error(ex);
+			}
 		}
 		if (this.killed || this.current == null) {
 			return; // killed, or given back by a stop that timed out

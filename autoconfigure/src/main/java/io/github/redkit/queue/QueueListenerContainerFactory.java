@@ -5,6 +5,7 @@ import java.util.function.Function;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -18,7 +19,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 public class QueueListenerContainerFactory {
 
-	private final ConsumerSetup setup;
+	private ConsumerSetup setup;
 
 	/**
 	 * Creates a factory.
@@ -40,7 +41,16 @@ public class QueueListenerContainerFactory {
 		QueueReceiver receiver = (template instanceof QueueReceiver own) ? own
 				: new TemplateQueueReceiver(template, json);
 		this.setup = new ConsumerSetup(template, receiver, settings, connectionFactory, keyspace,
-				new QueueEvents(metrics), pollTimeout, shutdownTimeout);
+				new QueueEvents(metrics), pollTimeout, shutdownTimeout, RedkitObservations.NONE);
+	}
+
+	/**
+	 * Sets where the handling of each message is observed (continuing its sender's
+	 * trace); applies to the containers created afterwards.
+	 * @param observations the observations, {@link RedkitObservations#NONE} by default
+	 */
+	public void setObservations(RedkitObservations observations) {
+		this.setup = this.setup.withObservations(observations);
 	}
 
 	/**

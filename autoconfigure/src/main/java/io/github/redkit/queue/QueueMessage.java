@@ -1,6 +1,7 @@
 package io.github.redkit.queue;
 
 import java.time.Instant;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -38,6 +39,15 @@ public final class QueueMessage<T> {
 	 */
 	public String id() {
 		return this.envelope.id();
+	}
+
+	/**
+	 * The headers it was sent with: the sender's trace context, empty for a message sent
+	 * without (or before Redkit wrote headers).
+	 * @return the headers, never {@code null}
+	 */
+	public Map<String, String> headers() {
+		return this.envelope.headers();
 	}
 
 	/**

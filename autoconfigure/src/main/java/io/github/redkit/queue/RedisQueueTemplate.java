@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,6 +18,8 @@ import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.RedkitObservations;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
@@ -68,6 +71,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
+	private RedkitObservations observations = RedkitObservations.NONE;
+
 	/**
 	 * Creates a template.
 	 * @param runner the script runner
@@ -86,9 +91,29 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		this.events = new QueueEvents(metrics);
 	}
 
+	/**
+	 * Sets where sends are observed; the trace context of each send travels in its
+	 * messages' headers.
+	 * @param observations the observations, {@link RedkitObservations#NONE} by default
+	 */
+	public void setObservations(RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
+	}
+
 	@Override
 	public void send(String queue, Object payload) {
-		this.redis.opsForList().rightPush(keys(queue).ready(), element(payload));
+		Map<String, String> headers = new LinkedHashMap<>();
+		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
+			try {
+				this.redis.opsForList().rightPush(keys(queue).ready(), element(payload, headers));
+				observation.outcome("sent");
+			}
+			catch (RuntimeException ex) {
+				observation.error(ex);
+				throw ex;
+			}
+		}
 	}
 
 	@Override
@@ -97,25 +122,47 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		if (payloads.isEmpty()) {
 			return;
 		}
-		byte[] ready = bytes(keys(queue).ready());
-		List<byte[]> elements = new ArrayList<>(payloads.size());
-		payloads.forEach((payload) -> elements.add(bytes(element(payload))));
-		this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-			for (int from = 0; from < elements.size(); from += SEND_CHUNK) {
-				List<byte[]> chunk = elements.subList(from, Math.min(elements.size(), from + SEND_CHUNK));
-				connection.listCommands().rPush(ready, chunk.toArray(byte[][]::new));
+		Map<String, String> headers = new LinkedHashMap<>();
+		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
+			try {
+				byte[] ready = bytes(keys(queue).ready());
+				List<byte[]> elements = new ArrayList<>(payloads.size());
+				payloads.forEach((payload) -> elements.add(bytes(element(payload, headers))));
+				this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+					for (int from = 0; from < elements.size(); from += SEND_CHUNK) {
+						List<byte[]> chunk = elements.subList(from, Math.min(elements.size(), from + SEND_CHUNK));
+						connection.listCommands().rPush(ready, chunk.toArray(byte[][]::new));
+					}
+					return null;
+				});
+				observation.outcome("sent");
 			}
-			return null;
-		});
+			catch (RuntimeException ex) {
+				observation.error(ex);
+				throw ex;
+			}
+		}
 	}
 
 	@Override
 	public boolean sendDelayed(String queue, Object payload, Duration delay) {
 		Assert.isTrue(delay != null && !delay.isNegative(), "delay must not be null or negative");
 		QueueKeys k = keys(queue);
-		Long scheduled = this.runner.execute(DELAY, List.of(k.delayed(), k.collapse()), element(payload),
-				Long.toString(delay.toMillis()), settings(queue).collapse().scriptValue());
-		return scheduled != null && scheduled == 1L;
+		Map<String, String> headers = new LinkedHashMap<>();
+		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
+			try {
+				Long scheduled = this.runner.execute(DELAY, List.of(k.delayed(), k.collapse()),
+						element(payload, headers), Long.toString(delay.toMillis()),
+						settings(queue).collapse().scriptValue());
+				boolean added = scheduled != null && scheduled == 1L;
+				observation.outcome(added ? "scheduled" : "collapsed");
+				return added;
+			}
+			catch (RuntimeException ex) {
+				observation.error(ex);
+				throw ex;
+			}
+		}
 	}
 
 	@Override
@@ -296,9 +343,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		return (settings(queue).order() == QueueOrder.LIFO) ? "1" : "0";
 	}
 
-	private String element(Object payload) {
+	private String element(Object payload, Map<String, String> headers) {
 		Assert.notNull(payload, "payload must not be null");
-		return Envelope.create(this.json.writeValueAsString(payload)).raw();
+		return Envelope.create(this.json.writeValueAsString(payload), headers).raw();
 	}
 
 	private static long count(Object reply) {

@@ -17,6 +17,9 @@ import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.RedkitObservationKind;
+import io.github.redkit.core.RedkitObservations;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +72,8 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private volatile long coolingDownUntil;
 
+	private RedkitObservations observations = RedkitObservations.NONE;
+
 	/**
 	 * Creates a rate limiter.
 	 * @param runner runs the scripts
@@ -92,6 +97,15 @@ public class RedisRateLimiter implements RateLimiter {
 		this.cluster = runner.isCluster();
 		this.giveBack = new PermitGiveBack(runner, timeout, metrics);
 		this.coolingDownUntil = System.nanoTime();
+	}
+
+	/**
+	 * Sets where decisions are observed (as {@code redkit.ratelimit.decision}).
+	 * @param observations the observations, {@link RedkitObservations#NONE} by default
+	 */
+	public void setObservations(RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 	}
 
 	@Override
@@ -127,6 +141,22 @@ public class RedisRateLimiter implements RateLimiter {
 	}
 
 	private RateLimitDecision tryAcquire(PreparedLimit limit, List<String> keys, int cost) {
+		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.RATE_LIMIT_DECISION,
+				limit.name())) {
+			try {
+				RateLimitDecision decision = decideOrFail(limit, keys, cost);
+				observation.outcome(decision.allowed() ? "allowed" : "denied");
+				return decision;
+			}
+			catch (RuntimeException ex) {
+				observation.outcome("failed");
+				observation.error(ex);
+				throw ex;
+			}
+		}
+	}
+
+	private RateLimitDecision decideOrFail(PreparedLimit limit, List<String> keys, int cost) {
 		String limitName = limit.name();
 		RateLimitPolicy policy = limit.policy();
 		Assert.notEmpty(keys, () -> "Rate limit '" + limitName + "' needs at least one key");

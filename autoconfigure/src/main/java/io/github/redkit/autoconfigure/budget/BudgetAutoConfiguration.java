@@ -6,7 +6,9 @@ import io.github.redkit.budget.RedisBudgets;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -26,9 +28,12 @@ public final class BudgetAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	Budgets redkitBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, BudgetProperties properties,
-			RedkitMetrics metrics) {
+			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations) {
 		BudgetPropertiesMapper.checked(properties);
-		return new RedisBudgets(runner, keyspace, properties.getTimeout(), properties.getOperationTtl(), metrics);
+		RedisBudgets budgets = new RedisBudgets(runner, keyspace, properties.getTimeout(), properties.getOperationTtl(),
+				metrics);
+		observations.ifAvailable(budgets::setObservations);
+		return budgets;
 	}
 
 }

@@ -11,6 +11,7 @@ import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -42,9 +43,13 @@ public final class ConcurrencyLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(ConcurrencyLimiter.class)
 	RedisConcurrencyLimiter redkitConcurrencyLimiter(RedisScriptRunner runner, RedisKeyspace keyspace,
-			ConcurrencyLimitProperties properties, RedkitMetrics metrics) {
-		return new RedisConcurrencyLimiter(runner, keyspace, ConcurrencyLimitPropertiesMapper.policies(properties),
+			ConcurrencyLimitProperties properties, RedkitMetrics metrics,
+			ObjectProvider<RedkitObservations> observations) {
+		RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(runner, keyspace,
+				ConcurrencyLimitPropertiesMapper.policies(properties),
 				ConcurrencyLimitPropertiesMapper.settings(properties), metrics);
+		observations.ifAvailable(limiter::setObservations);
+		return limiter;
 	}
 
 	@Bean

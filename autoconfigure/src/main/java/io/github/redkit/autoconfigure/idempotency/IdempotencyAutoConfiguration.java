@@ -6,6 +6,7 @@ import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.idempotency.IdempotencySettings;
 import io.github.redkit.idempotency.IdempotentStepAdvisor;
 import io.github.redkit.idempotency.IdempotentStepInterceptor;
@@ -44,10 +45,13 @@ public final class IdempotencyAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotentSteps redkitIdempotentSteps(RedisScriptRunner runner, RedisKeyspace keyspace,
-			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties, RedkitMetrics metrics) {
+			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties, RedkitMetrics metrics,
+			ObjectProvider<RedkitObservations> observations) {
 		IdempotencySettings settings = IdempotencyPropertiesMapper.settings(properties);
-		return new RedisIdempotentSteps(runner, keyspace, jsonMapper.getIfAvailable(JsonMapper.builder()::build),
-				settings, metrics);
+		RedisIdempotentSteps steps = new RedisIdempotentSteps(runner, keyspace,
+				jsonMapper.getIfAvailable(JsonMapper.builder()::build), settings, metrics);
+		observations.ifAvailable(steps::setObservations);
+		return steps;
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -8,6 +8,7 @@ import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockAdvisor;
 import io.github.redkit.lock.LockInterceptor;
@@ -45,9 +46,13 @@ public final class LockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(DistributedLocks.class)
 	RedisDistributedLocks redkitDistributedLocks(RedisScriptRunner runner, RedisKeyspace keyspace,
-			LockProperties properties, RedkitMetrics metrics, ObjectProvider<LockListener> listeners) {
+			LockProperties properties, RedkitMetrics metrics, ObjectProvider<LockListener> listeners,
+			ObjectProvider<RedkitObservations> observations) {
 		LockSettings settings = LockPropertiesMapper.settings(properties);
-		return new RedisDistributedLocks(runner, keyspace, settings, metrics, listeners.orderedStream().toList());
+		RedisDistributedLocks locks = new RedisDistributedLocks(runner, keyspace, settings, metrics,
+				listeners.orderedStream().toList());
+		observations.ifAvailable(locks::setObservations);
+		return locks;
 	}
 
 	@Bean

@@ -6,6 +6,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.pubsub.ChannelPublisher;
 import io.github.redkit.pubsub.ControlStateHealthIndicator;
 import io.github.redkit.pubsub.ControlStateListener;
@@ -43,9 +44,11 @@ public final class RedkitPubSubAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ChannelPublisher redkitChannelPublisher(RedisScriptRunner runner, ObjectProvider<JsonMapper> mapper,
-			RedkitMetrics metrics) {
-		return new JsonChannelPublisher(runner.template(), mapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				metrics);
+			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations) {
+		JsonChannelPublisher publisher = new JsonChannelPublisher(runner.template(),
+				mapper.getIfAvailable(() -> JsonMapper.builder().build()), metrics);
+		observations.ifAvailable(publisher::setObservations);
+		return publisher;
 	}
 
 	@Bean

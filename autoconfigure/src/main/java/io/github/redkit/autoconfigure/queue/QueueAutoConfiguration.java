@@ -6,6 +6,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.queue.QueueGauges;
 import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueListenerRegistry;
@@ -50,8 +51,12 @@ public final class QueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(QueueTemplate.class)
 	RedisQueueTemplate redkitQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace,
-			ObjectProvider<JsonMapper> jsonMapper, RedkitMetrics metrics) {
-		return new RedisQueueTemplate(runner, keyspace, jsonMapper(jsonMapper), this.settings, metrics);
+			ObjectProvider<JsonMapper> jsonMapper, RedkitMetrics metrics,
+			ObjectProvider<RedkitObservations> observations) {
+		RedisQueueTemplate template = new RedisQueueTemplate(runner, keyspace, jsonMapper(jsonMapper), this.settings,
+				metrics);
+		observations.ifAvailable(template::setObservations);
+		return template;
 	}
 
 	@Bean
@@ -59,9 +64,12 @@ public final class QueueAutoConfiguration {
 	@ConditionalOnBean(QueueTemplate.class)
 	QueueListenerContainerFactory redkitQueueListenerContainerFactory(QueueTemplate template,
 			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, ObjectProvider<JsonMapper> jsonMapper,
-			RedkitMetrics metrics, QueueProperties properties) {
-		return new QueueListenerContainerFactory(template, this.settings, connectionFactory, keyspace,
-				jsonMapper(jsonMapper), metrics, properties.getPollTimeout(), properties.getShutdownTimeout());
+			RedkitMetrics metrics, QueueProperties properties, ObjectProvider<RedkitObservations> observations) {
+		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(template, this.settings,
+				connectionFactory, keyspace, jsonMapper(jsonMapper), metrics, properties.getPollTimeout(),
+				properties.getShutdownTimeout());
+		observations.ifAvailable(factory::setObservations);
+		return factory;
 	}
 
 	@Bean

@@ -6,6 +6,7 @@ import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.ratelimit.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.RateLimitedInterceptor;
@@ -43,9 +44,12 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiter redkitRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, RateLimitProperties properties,
-			RedkitMetrics metrics) {
-		return new RedisRateLimiter(runner, keyspace, RateLimitPropertiesMapper.policies(properties),
-				properties.getFailureMode(), properties.getTimeout(), properties.getFailureCooldown(), metrics);
+			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations) {
+		RedisRateLimiter limiter = new RedisRateLimiter(runner, keyspace,
+				RateLimitPropertiesMapper.policies(properties), properties.getFailureMode(), properties.getTimeout(),
+				properties.getFailureCooldown(), metrics);
+		observations.ifAvailable(limiter::setObservations);
+		return limiter;
 	}
 
 	@Bean

@@ -1,0 +1,26 @@
+package io.github.redkit.queue;
+
+import io.github.redkit.core.DefaultRedkitObservationConvention;
+import io.github.redkit.core.RedkitObservationKind;
+import io.micrometer.observation.Observation;
+
+/**
+ * The default {@link RedkitQueueSendObservationConvention}: {@code redkit.queue} (the
+ * queue's name) and {@code redkit.outcome}.
+ */
+public class DefaultRedkitQueueSendObservationConvention extends DefaultRedkitObservationConvention
+		implements RedkitQueueSendObservationConvention {
+
+	/**
+	 * Creates the convention.
+	 */
+	public DefaultRedkitQueueSendObservationConvention() {
+		super(RedkitObservationKind.QUEUE_SEND);
+	}
+
+	@Override
+	public boolean supportsContext(Observation.Context context) {
+		return RedkitQueueSendObservationConvention.super.supportsContext(context);
+	}
+
+}

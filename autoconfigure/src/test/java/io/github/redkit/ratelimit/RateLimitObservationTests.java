@@ -1,0 +1,106 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.redkit.core.MicrometerRedkitObservations;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservationContext;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
+import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+
+import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
+
+/**
+ * Rate limit decisions as Micrometer observations.
+ */
+@ParameterizedClass
+@RedisTopologies
+class RateLimitObservationTests {
+
+	@Parameter
+	RedisTopology topology;
+
+	private final TestObservationRegistry registry = TestObservationRegistry.create();
+
+	private final String limit = "obs-" + UUID.randomUUID();
+
+	private final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+
+	@BeforeEach
+	void collectStoppedContexts() {
+		this.registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+			@Override
+			public void onStop(Observation.Context context) {
+				RateLimitObservationTests.this.stopped.add(context);
+			}
+
+		});
+	}
+
+	private RedisRateLimiter limiter(RedkitRateLimitObservationConvention... conventions) {
+		RedisRateLimiter limiter = new RedisRateLimiter(new RedisScriptRunner(this.topology.connectionFactory()),
+				new RedisKeyspace("rl-obs-test"),
+				Map.of(this.limit, RateLimitPolicy.slidingWindow(RateLimitWindow.of(1, Duration.ofHours(1)))),
+				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RedkitMetrics.NONE);
+		limiter.setObservations(new MicrometerRedkitObservations(() -> this.registry, List.of(conventions)));
+		return limiter;
+	}
+
+	@Test
+	void everyDecisionIsAnObservationNamedByItsLimitAndOutcomeNeverByItsKey() {
+		RedisRateLimiter limiter = limiter();
+		limiter.tryAcquire(this.limit, "user-1");
+		limiter.tryAcquire(this.limit, "user-1");
+		assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo("redkit.ratelimit.decision", 2)
+			.hasAnObservation((observation) -> observation.hasNameEqualTo("redkit.ratelimit.decision")
+				.hasContextualNameEqualTo("redkit.ratelimit.decision " + this.limit)
+				.hasLowCardinalityKeyValue("redkit.limit", this.limit)
+				.hasLowCardinalityKeyValue("redkit.outcome", "allowed"))
+			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("redkit.outcome", "denied"));
+		Assertions.assertThat(this.stopped)
+			.hasSize(2)
+			.allSatisfy((context) -> Assertions.assertThat(context.getAllKeyValues().stream().map(KeyValue::getValue))
+				.doesNotContain("user-1"));
+	}
+
+	@Test
+	void aConventionBeanReplacesTheDefaultOne() {
+		RedisRateLimiter limiter = limiter(new DefaultRedkitRateLimitObservationConvention() {
+
+			@Override
+			public KeyValues getLowCardinalityKeyValues(Observation.Context context) {
+				return super.getLowCardinalityKeyValues(context).and("tier",
+						((RedkitObservationContext) context).getObservedName().startsWith("obs-") ? "test" : "other");
+			}
+
+		});
+		limiter.tryAcquire(this.limit, "user-1");
+		assertThat(this.registry).hasSingleObservationThat()
+			.hasNameEqualTo("redkit.ratelimit.decision")
+			.hasLowCardinalityKeyValue("tier", "test")
+			.hasLowCardinalityKeyValue("redkit.outcome", "allowed");
+	}
+
+}
