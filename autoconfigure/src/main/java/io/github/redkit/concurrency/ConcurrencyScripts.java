@@ -67,7 +67,8 @@ final class ConcurrencyScripts {
 	}
 
 	boolean release(String redisKey, String permitId) {
-		return this.runner.execute(RELEASE, this.timeout, List.of(redisKey), permitId) == 1;
+		return RedisScriptRunner
+			.uninterrupted(() -> this.runner.execute(RELEASE, this.timeout, List.of(redisKey), permitId) == 1);
 	}
 
 	/**

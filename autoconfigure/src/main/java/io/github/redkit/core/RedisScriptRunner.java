@@ -11,6 +11,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import java.util.function.Function;
 
 import io.lettuce.core.RedisNoScriptException;
@@ -225,6 +226,27 @@ public class RedisScriptRunner {
 		}
 		catch (RedisSystemException ex) {
 			throw new RedkitScriptException(script.name(), ex);
+		}
+	}
+
+	/**
+	 * Runs a call that gives something back (a lock, a permit, a claim) without letting
+	 * an interrupt cut its wait for Redis short, then interrupts the thread again: giving
+	 * back is clean-up, often in a {@code finally} of interrupted work, and an answer not
+	 * waited for would leave the holder unsure whether it was given back.
+	 * @param <T> the answer's type
+	 * @param call the call
+	 * @return its answer
+	 */
+	public static <T> T uninterrupted(Supplier<T> call) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return call.get();
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

@@ -169,8 +169,9 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	@Override
 	public void abandon(StepClaim claim) {
-		this.runner.execute(ABANDON, this.settings.timeout(), keys(claim.operation()).subList(0, 1), claim.step(),
-				claim.token());
+		// abandoning follows a failure, often an interrupt: it must still reach Redis
+		RedisScriptRunner.uninterrupted(() -> this.runner.execute(ABANDON, this.settings.timeout(),
+				keys(claim.operation()).subList(0, 1), claim.step(), claim.token()));
 	}
 
 	@Override

@@ -2,7 +2,6 @@ package io.github.redkit.lock;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -94,7 +93,7 @@ final class LockScripts {
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
 	boolean keep(List<String> keys, String token, Duration keepFor) {
-		return uninterrupted(() -> extend(keys, token, keepFor));
+		return RedisScriptRunner.uninterrupted(() -> extend(keys, token, keepFor));
 	}
 
 	/**
@@ -103,26 +102,8 @@ final class LockScripts {
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
 	boolean release(List<String> keys, String token) {
-		return uninterrupted(
+		return RedisScriptRunner.uninterrupted(
 				() -> this.runner.execute(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), token) == 1);
-	}
-
-	/**
-	 * Runs a call that ends a hold without letting an interrupt cut its wait short, then
-	 * interrupts the thread again: giving a lock back is clean-up (often in a
-	 * {@code finally} of interrupted work), and an answer not waited for would leave the
-	 * holder unsure whether the lock was given back.
-	 */
-	private static boolean uninterrupted(BooleanSupplier call) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			return call.getAsBoolean();
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
 	}
 
 	/**

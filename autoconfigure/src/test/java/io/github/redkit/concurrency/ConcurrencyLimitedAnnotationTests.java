@@ -2,6 +2,7 @@ package io.github.redkit.concurrency;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -24,6 +25,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.resilience.InvocationRejectedException;
 import org.springframework.resilience.annotation.ConcurrencyLimit;
@@ -80,7 +83,7 @@ class ConcurrencyLimitedAnnotationTests {
 				});
 			gate.open();
 			running.get(10, TimeUnit.SECONDS);
-			assertThat(context.getBean(StringRedisTemplate.class).keys(this.prefix + ":concurrency:*")).isEmpty();
+			assertThat(scan(context.getBean(StringRedisTemplate.class), this.prefix + ":concurrency:*")).isEmpty();
 		});
 	}
 
@@ -117,7 +120,7 @@ class ConcurrencyLimitedAnnotationTests {
 			assertThatExceptionOfType(InvocationRejectedException.class).isThrownBy(() -> service.run("k", Gate.OPEN));
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
 			// an inline limit is kept under the method's full signature, hashed when long
-			Set<String> keys = redis.keys(this.prefix + ":concurrency:*");
+			Set<String> keys = scan(redis, this.prefix + ":concurrency:*");
 			assertThat(keys).hasSize(1);
 			String key = keys.iterator().next();
 			assertThat(redis.opsForZSet().zCard(key)).as("only the running call holds a Redis permit").isEqualTo(1);
@@ -215,6 +218,15 @@ class ConcurrencyLimitedAnnotationTests {
 			return new ThrottledService();
 		}
 
+	}
+
+	/** The keys that match a pattern, found with SCAN (never KEYS). */
+	private static Set<String> scan(StringRedisTemplate redis, String pattern) {
+		Set<String> keys = new HashSet<>();
+		try (Cursor<String> cursor = redis.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
+			cursor.forEachRemaining(keys::add);
+		}
+		return keys;
 	}
 
 }

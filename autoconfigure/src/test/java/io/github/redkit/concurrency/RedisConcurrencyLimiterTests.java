@@ -164,6 +164,21 @@ class RedisConcurrencyLimiterTests {
 	}
 
 	@Test
+	void anInterruptedHolderStillGivesItsPermitBackAndKeepsItsInterrupt() {
+		RedisConcurrencyLimiter limiter = limiter();
+		ConcurrencyPolicy policy = new ConcurrencyPolicy(1, Duration.ofSeconds(30));
+		ConcurrencyPermit permit = limiter.tryAcquire(this.id, policy, "interrupted").orElseThrow();
+		Thread.currentThread().interrupt();
+		try {
+			permit.close();
+		}
+		finally {
+			assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+		}
+		limiter.tryAcquire(this.id, policy, "interrupted").orElseThrow().close();
+	}
+
+	@Test
 	void aHolderThatRunsLongerThanThreeLeasesKeepsItsPermit() {
 		RedisConcurrencyLimiter limiter = limiter();
 		ConcurrencyPolicy policy = new ConcurrencyPolicy(4, Duration.ofMillis(400));

@@ -156,6 +156,19 @@ class IdempotentStepsTests {
 	}
 
 	@Test
+	void anInterruptedHolderStillAbandonsItsClaimAndKeepsItsInterrupt() {
+		StepClaim claim = this.steps.claim(this.auction, "bid", NOTHING, null, null, null);
+		Thread.currentThread().interrupt();
+		try {
+			this.steps.abandon(claim);
+		}
+		finally {
+			assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+		}
+		assertThat(this.steps.claim(this.auction, "bid", NOTHING, null)).isEqualTo(StepOutcome.CLAIMED);
+	}
+
+	@Test
 	void aCrashedHoldersClaimEndsWithItsLease() {
 		RedisIdempotentSteps shortLease = steps(Duration.ofSeconds(1));
 		assertThat(shortLease.claim(this.auction, "bid", NOTHING, null)).isEqualTo(StepOutcome.CLAIMED);
