@@ -33,7 +33,7 @@ public class QueueViews {
 
 	private final RedisKeyspace keyspace;
 
-	private final RedkitEndpointProperties properties;
+	private final EndpointSettings settings;
 
 	/**
 	 * Creates the views.
@@ -41,15 +41,15 @@ public class QueueViews {
 	 * @param queueNames the configured queues
 	 * @param connectionFactory the connection factory
 	 * @param keyspace the keyspace
-	 * @param properties the endpoint's properties
+	 * @param settings the endpoint's settings
 	 */
 	public QueueViews(QueueTemplate queueTemplate, Collection<String> queueNames,
-			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, RedkitEndpointProperties properties) {
+			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, EndpointSettings settings) {
 		this.queueTemplate = queueTemplate;
 		this.queueNames = List.copyOf(queueNames);
 		this.connectionFactory = connectionFactory;
 		this.keyspace = keyspace;
-		this.properties = properties;
+		this.settings = settings;
 	}
 
 	/**
@@ -85,7 +85,7 @@ public class QueueViews {
 	 */
 	public Map<String, Object> deadLetters(String queue, @Nullable Integer offset, @Nullable Integer count) {
 		int skip = Math.max(0, (offset != null) ? offset : 0);
-		int wanted = Math.max(1, Math.min((count != null) ? count : 20, this.properties.getMaxPageSize()));
+		int wanted = this.settings.pageSize(count, 20);
 		List<DeadLetter> letters = this.queueTemplate.deadLetters(queue, skip + wanted);
 		List<Map<String, Object>> page = letters.stream().skip(skip).map(this::describe).toList();
 		return Map.of("queue", queue, "offset", skip, "deadLetters", page);
@@ -97,7 +97,7 @@ public class QueueViews {
 		described.put("deliveries", letter.deliveries());
 		described.put("error", letter.error());
 		described.put("deadAt", letter.deadAt().toString());
-		if (this.properties.isShowPayloads()) {
+		if (this.settings.showPayloads()) {
 			described.put("payload", letter.payloadJson());
 		}
 		return described;

@@ -2,8 +2,10 @@ package io.github.redkit.actuate;
 
 import java.security.Principal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -13,12 +15,14 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code redkit} endpoint: rate limits, locks, queues and budgets as Redis holds
- * them. Read-only unless {@code management.endpoint.redkit.access=unrestricted}; never
- * shows a lock's owner token, and shows payloads only with
+ * The {@code redkit} endpoint: rate limits, locks, queues, budgets, idempotent steps and
+ * control state as Redis holds them, and the activity counted by Micrometer. Read-only
+ * unless {@code management.endpoint.redkit.access=unrestricted}; never shows a lock's
+ * owner token or a step's claim token, and shows payloads and step results only with
  * {@code redkit.endpoint.show-payloads=true}. The first selector names the capability,
  * e.g. {@code /actuator/redkit/ratelimits/{limit}/{key}}.
  */
@@ -33,7 +37,15 @@ public class RedkitEndpoint {
 
 	private static final String BUDGETS = "budgets";
 
+	private static final String STEPS = "steps";
+
+	private static final String CONTROL = "control";
+
+	private static final String ACTIVITY = "activity";
+
 	private static final String DEAD_LETTERS = "dead-letters";
+
+	private final Access access;
 
 	private final @Nullable RateLimitViews rateLimits;
 
@@ -43,8 +55,15 @@ public class RedkitEndpoint {
 
 	private final @Nullable BudgetViews budgets;
 
+	private final @Nullable StepViews steps;
+
+	private final @Nullable ControlViews control;
+
+	private final @Nullable ActivityViews activity;
+
 	/**
-	 * Creates the endpoint; a capability that is not present has no views.
+	 * Creates a read-only endpoint of four capabilities; a capability that is not present
+	 * has no views.
 	 * @param rateLimits the rate-limit views
 	 * @param locks the lock views
 	 * @param queues the queue views
@@ -52,30 +71,55 @@ public class RedkitEndpoint {
 	 */
 	public RedkitEndpoint(@Nullable RateLimitViews rateLimits, @Nullable LockViews locks, @Nullable QueueViews queues,
 			@Nullable BudgetViews budgets) {
+		this(Access.READ_ONLY, rateLimits, locks, queues, budgets, null, null, null);
+	}
+
+	/**
+	 * Creates the endpoint; a capability that is not present has no views.
+	 * @param access the endpoint's effective access, shown in the summary
+	 * @param rateLimits the rate-limit views
+	 * @param locks the lock views
+	 * @param queues the queue views
+	 * @param budgets the budget views
+	 * @param steps the idempotent-step views
+	 * @param control the control-state views
+	 * @param activity the activity views ({@code null} without Micrometer: empty counts)
+	 */
+	public RedkitEndpoint(Access access, @Nullable RateLimitViews rateLimits, @Nullable LockViews locks,
+			@Nullable QueueViews queues, @Nullable BudgetViews budgets, @Nullable StepViews steps,
+			@Nullable ControlViews control, @Nullable ActivityViews activity) {
+		this.access = access;
 		this.rateLimits = rateLimits;
 		this.locks = locks;
 		this.queues = queues;
 		this.budgets = budgets;
+		this.steps = steps;
+		this.control = control;
+		this.activity = activity;
 	}
 
 	/**
-	 * The capabilities present, the configured rate-limit policies and the queues.
+	 * The capabilities present, the endpoint's access, the sections that can be read, the
+	 * configured rate-limit policies and the queues.
 	 * @return the summary
 	 */
 	@ReadOperation
 	public Map<String, Object> summary() {
 		Map<String, Object> summary = new LinkedHashMap<>();
 		summary.put("capabilities", capabilities());
+		summary.put("access", this.access.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+		summary.put("sections", sections());
 		summary.put("rateLimits", (this.rateLimits != null) ? this.rateLimits.policies() : Map.of());
 		summary.put("queues", (this.queues != null) ? this.queues.names() : List.of());
 		return summary;
 	}
 
 	/**
-	 * {@code locks} (one page, from {@code cursor}) or {@code queues} (their counts).
+	 * {@code locks} or {@code control} (one page, from {@code cursor}), {@code queues}
+	 * (their counts) or {@code activity} (meter counts since start).
 	 * @param section the section
-	 * @param cursor where the previous page of locks stopped
-	 * @param count how many locks at most
+	 * @param cursor where the previous page stopped
+	 * @param count how many entries at most
 	 * @return the section, or {@code null} when unknown
 	 */
 	@ReadOperation
@@ -86,18 +130,31 @@ public class RedkitEndpoint {
 		if (QUEUES.equals(section) && this.queues != null) {
 			return this.queues.stats();
 		}
+		if (CONTROL.equals(section) && this.control != null) {
+			return this.control.page(cursor, count);
+		}
+		if (ACTIVITY.equals(section)) {
+			return (this.activity != null) ? this.activity.activity() : noActivity();
+		}
 		return null;
 	}
 
 	/**
-	 * {@code budgets/{id}}: a budget's balance.
+	 * {@code budgets/{id}} (a budget's balance) or {@code steps/{operation}} (the
+	 * recorded steps of an operation).
 	 * @param section the section
-	 * @param id the budget
-	 * @return the balance, or {@code null} when unknown
+	 * @param id the budget or the operation
+	 * @return the answer, or {@code null} when unknown
 	 */
 	@ReadOperation
 	public @Nullable Object item(@Selector String section, @Selector String id) {
-		return (BUDGETS.equals(section) && this.budgets != null) ? this.budgets.remaining(id) : null;
+		if (BUDGETS.equals(section) && this.budgets != null) {
+			return this.budgets.remaining(id);
+		}
+		if (STEPS.equals(section) && this.steps != null) {
+			return this.steps.steps(id);
+		}
+		return null;
 	}
 
 	/**
@@ -141,39 +198,63 @@ public class RedkitEndpoint {
 	}
 
 	/**
-	 * {@code locks/{key}} (force-release) or {@code queues/{queue}} (purge).
+	 * {@code locks/{key}} (force-release), {@code queues/{queue}} (purge) or
+	 * {@code ratelimits/{limit}/{key}} (deletes the identifier's counters). The path's
+	 * remaining segments are joined with {@code /}, so a lock's or identifier's key may
+	 * contain {@code /}.
 	 * @param section the section
-	 * @param name the lock's key or the queue
+	 * @param path the lock's key, the queue, or the limit and the identifier
 	 * @param principal the operator
 	 * @return the outcome, or {@code null} when unknown
 	 */
 	@DeleteOperation
-	public @Nullable Object delete(@Selector String section, @Selector String name, @Nullable Principal principal) {
-		if (LOCKS.equals(section) && this.locks != null) {
-			return Map.of("released", this.locks.forceRelease(name, who(principal)));
+	public @Nullable Object delete(@Selector String section, @Selector(match = Match.ALL_REMAINING) String[] path,
+			@Nullable Principal principal) {
+		if (path.length == 0) {
+			return null;
 		}
-		if (QUEUES.equals(section) && this.queues != null) {
-			return Map.of("purgedKeys", this.queues.purge(name, who(principal)));
+		if (LOCKS.equals(section) && this.locks != null) {
+			return Map.of("released", this.locks.forceRelease(String.join("/", path), who(principal)));
+		}
+		if (QUEUES.equals(section) && this.queues != null && path.length == 1) {
+			return Map.of("purgedKeys", this.queues.purge(path[0], who(principal)));
+		}
+		if (RATE_LIMITS.equals(section) && this.rateLimits != null && path.length > 1) {
+			String key = String.join("/", Arrays.asList(path).subList(1, path.length));
+			Boolean reset = this.rateLimits.reset(path[0], key, who(principal));
+			return (reset != null) ? Map.of("reset", reset) : null;
 		}
 		return null;
 	}
 
-	/**
-	 * {@code ratelimits/{limit}/{key}}: deletes the identifier's counters.
-	 * @param section the section
-	 * @param name the limit
-	 * @param item the identifier
-	 * @param principal the operator
-	 * @return whether there were counters, or {@code null} when unknown
-	 */
-	@DeleteOperation
-	public @Nullable Object reset(@Selector String section, @Selector String name, @Selector String item,
-			@Nullable Principal principal) {
-		if (RATE_LIMITS.equals(section) && this.rateLimits != null) {
-			Boolean reset = this.rateLimits.reset(name, item, who(principal));
-			return (reset != null) ? Map.of("reset", reset) : null;
+	// without Micrometer (ActivityViews needs it on the class path): the same shape,
+	// empty
+	private static Map<String, Object> noActivity() {
+		Map<String, Object> activity = new LinkedHashMap<>();
+		activity.put("at", System.currentTimeMillis());
+		activity.put("rateLimits", Map.of());
+		activity.put("concurrency", Map.of());
+		activity.put("locks", Map.of());
+		activity.put("queues", Map.of());
+		return activity;
+	}
+
+	private List<String> sections() {
+		List<String> sections = new ArrayList<>();
+		addIf(sections, RATE_LIMITS, this.rateLimits);
+		addIf(sections, LOCKS, this.locks);
+		addIf(sections, QUEUES, this.queues);
+		addIf(sections, BUDGETS, this.budgets);
+		addIf(sections, STEPS, this.steps);
+		addIf(sections, CONTROL, this.control);
+		sections.add(ACTIVITY);
+		return sections;
+	}
+
+	private static void addIf(List<String> sections, String section, @Nullable Object views) {
+		if (views != null) {
+			sections.add(section);
 		}
-		return null;
 	}
 
 	private List<String> capabilities() {
@@ -189,6 +270,12 @@ public class RedkitEndpoint {
 		}
 		if (this.budgets != null) {
 			capabilities.add("budget");
+		}
+		if (this.steps != null) {
+			capabilities.add("idempotency");
+		}
+		if (this.control != null) {
+			capabilities.add("pubsub");
 		}
 		return capabilities;
 	}

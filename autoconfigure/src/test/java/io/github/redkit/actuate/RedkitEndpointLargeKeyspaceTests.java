@@ -13,24 +13,36 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLocks;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisStringCommands.SetOption;
-import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.types.Expiration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Listing locks among 100,000 keys: every page is bounded in time and the pages together
- * find exactly the locks held, none of the look-alike keys.
+ * find exactly the locks held, none of the look-alike keys; on a cluster too, where the
+ * pages walk every master in turn.
  */
+@ParameterizedClass
+@RedisTopologies
 class RedkitEndpointLargeKeyspaceTests {
+
+	@Parameter
+	RedisTopology topology;
 
 	private static final int KEYS = 100_000;
 
@@ -42,17 +54,19 @@ class RedkitEndpointLargeKeyspaceTests {
 
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-				LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
-		.withPropertyValues(RedisServers.standalone().springProperties())
-		.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
-				"redkit.endpoint.scan-timeout=" + DEADLINE.toMillis() + "ms", "redkit.endpoint.scan-count=500");
+	private ApplicationContextRunner runner() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
+			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
+					"redkit.endpoint.scan-timeout=" + DEADLINE.toMillis() + "ms", "redkit.endpoint.scan-count=500");
+	}
 
 	@Test
 	void pagesThroughLocksAmongAHundredThousandKeysWithinTheDeadline() {
-		this.runner.run((context) -> {
-			fill(context.getBean(StringRedisTemplate.class));
+		runner().run((context) -> {
+			fill(context.getBean(RedisConnectionFactory.class));
 			DistributedLocks locks = context.getBean(DistributedLocks.class);
 			Set<String> held = new HashSet<>();
 			for (int i = 0; i < LOCKS; i++) {
@@ -86,19 +100,20 @@ class RedkitEndpointLargeKeyspaceTests {
 		});
 	}
 
-	// look-alikes: lock fencing counters and other capabilities' keys, one pipeline
-	private void fill(StringRedisTemplate redis) {
-		for (int from = 0; from < KEYS; from += 10_000) {
-			int start = from;
-			redis.executePipelined((RedisCallback<Object>) (connection) -> {
-				for (int i = start; i < start + 10_000; i++) {
-					String key = (i % 2 == 0) ? this.prefix + ":lock:{filler-" + i + "}:fence"
-							: this.prefix + ":queue:{filler}:" + i;
-					connection.stringCommands()
-						.set(key.getBytes(StandardCharsets.UTF_8), ONE, Expiration.seconds(120), SetOption.upsert());
-				}
-				return null;
-			});
+	// look-alikes: lock fencing counters and other capabilities' keys, sent without
+	// waiting for each answer (a cluster connection routes each to its master)
+	@SuppressWarnings("unchecked")
+	private void fill(RedisConnectionFactory connectionFactory) {
+		try (RedisConnection connection = connectionFactory.getConnection()) {
+			RedisStringAsyncCommands<byte[], byte[]> commands = (RedisStringAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			List<RedisFuture<String>> sent = new ArrayList<>(KEYS);
+			for (int i = 0; i < KEYS; i++) {
+				String key = (i % 2 == 0) ? this.prefix + ":lock:{filler-" + i + "}:fence"
+						: this.prefix + ":queue:{filler-" + (i % 1000) + "}:" + i;
+				sent.add(commands.set(key.getBytes(StandardCharsets.UTF_8), ONE, SetArgs.Builder.ex(120)));
+			}
+			assertThat(LettuceFutures.awaitAll(Duration.ofSeconds(30), sent.toArray(RedisFuture[]::new))).isTrue();
 		}
 	}
 

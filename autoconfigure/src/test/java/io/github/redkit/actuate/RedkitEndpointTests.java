@@ -1,8 +1,12 @@
 package io.github.redkit.actuate;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
@@ -17,14 +21,29 @@ import io.github.redkit.lock.LockHandle;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
+import io.github.redkit.autoconfigure.pubsub.RedkitPubSubAutoConfiguration;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.idempotency.IdempotentSteps;
+import io.github.redkit.idempotency.StepClaim;
+import io.github.redkit.idempotency.StepOutcome;
+import io.github.redkit.pubsub.ControlState;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import org.assertj.core.api.InstanceOfAssertFactories;
 
@@ -32,17 +51,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@code redkit} endpoint's operations called on the bean, against a real Redis.
+ * The {@code redkit} endpoint's operations called on the bean, against a real Redis of
+ * every selected topology.
  */
+@ParameterizedClass
+@RedisTopologies
 class RedkitEndpointTests {
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-				RateLimitAutoConfiguration.class, LockAutoConfiguration.class, QueueAutoConfiguration.class,
-				BudgetAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
-		.withPropertyValues(RedisServers.standalone().springProperties())
-		.withPropertyValues("redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
-				"management.endpoints.web.exposure.include=redkit", "redkit.queue.queues.jobs.max-attempts=1");
+	@Parameter
+	RedisTopology topology;
+
+	private ApplicationContextRunner runner;
+
+	@BeforeEach
+	void runner() {
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					EndpointAutoConfiguration.class, RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class,
+					LockAutoConfiguration.class, QueueAutoConfiguration.class, BudgetAutoConfiguration.class,
+					IdempotencyAutoConfiguration.class, RedkitPubSubAutoConfiguration.class,
+					RedkitEndpointAutoConfiguration.class))
+			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues("redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
+					"management.endpoints.web.exposure.include=redkit", "redkit.queue.queues.jobs.max-attempts=1");
+	}
 
 	@Test
 	void summaryNamesCapabilitiesPoliciesAndQueues() {
@@ -52,7 +84,10 @@ class RedkitEndpointTests {
 			.run((context) -> {
 				Map<String, Object> summary = context.getBean(RedkitEndpoint.class).summary();
 				assertThat(summary.get("capabilities")).asInstanceOf(InstanceOfAssertFactories.LIST)
-					.containsExactly("rate-limit", "lock", "queue", "budget");
+					.containsExactly("rate-limit", "lock", "queue", "budget", "idempotency", "pubsub");
+				assertThat(summary.get("access")).isEqualTo("read-only");
+				assertThat(summary.get("sections")).asInstanceOf(InstanceOfAssertFactories.LIST)
+					.containsExactly("ratelimits", "locks", "queues", "budgets", "steps", "control", "activity");
 				assertThat(summary.get("rateLimits").toString()).contains("api").contains("limit=5");
 				assertThat(summary.get("queues")).asInstanceOf(InstanceOfAssertFactories.ITERABLE)
 					.containsExactly("jobs");
@@ -89,7 +124,8 @@ class RedkitEndpointTests {
 					assertThat(((Map<?, ?>) windows.get(1)).get("used")).isEqualTo(3L);
 				}
 				assertThat(limiter.tryAcquire("api", "user-1").remaining()).as("reading consumed nothing").isEqualTo(1);
-				assertThat(endpoint.reset("ratelimits", "api", "user-1", null)).isEqualTo(Map.of("reset", true));
+				assertThat(endpoint.delete("ratelimits", new String[] { "api", "user-1" }, null))
+					.isEqualTo(Map.of("reset", true));
 				assertThat(((Map<?, ?>) ((List<?>) usage(endpoint, "user-1").get("windows")).get(0)).get("used"))
 					.isEqualTo(0L);
 				assertThat(endpoint.detail("ratelimits", "unknown", "user-1", null, null)).isNull();
@@ -107,18 +143,167 @@ class RedkitEndpointTests {
 			LockHandle handle = context.getBean(DistributedLocks.class)
 				.tryLock("order:1", Duration.ZERO, Duration.ofSeconds(30))
 				.orElseThrow();
-			Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", null, null);
-			assertThat(page.get("cursor")).isEqualTo("0");
-			List<?> locks = (List<?>) page.get("locks");
+			List<?> locks = all(endpoint, "locks");
 			assertThat(locks).hasSize(1);
 			Map<?, ?> lock = (Map<?, ?>) locks.get(0);
 			assertThat(lock.get("key")).isEqualTo("order:1");
 			assertThat(lock.get("fencingToken")).isEqualTo(handle.fencingToken());
 			assertThat(Duration.parse((String) lock.get("remainingLease"))).isPositive();
 			assertThat(lock.get("holderInstance").toString()).isNotBlank().doesNotContain(":");
-			assertThat(endpoint.delete("locks", "order:1", null)).isEqualTo(Map.of("released", true));
+			assertThat(endpoint.delete("locks", new String[] { "order:1" }, null)).isEqualTo(Map.of("released", true));
 			assertThat(handle.extend(Duration.ofSeconds(5))).as("the holder lost it").isFalse();
-			assertThat((List<?>) ((Map<?, ?>) endpoint.section("locks", null, null)).get("locks")).isEmpty();
+			assertThat(all(endpoint, "locks")).isEmpty();
+		});
+	}
+
+	// every page: the shared server may hold many other keys, and a page is bounded in
+	// time
+	private static List<?> all(RedkitEndpoint endpoint, String section) {
+		List<Object> all = new ArrayList<>();
+		String cursor = null;
+		do {
+			Map<?, ?> page = (Map<?, ?>) endpoint.section(section, cursor, null);
+			all.addAll((List<?>) page.get(section.equals("locks") ? "locks" : "groups"));
+			cursor = (String) page.get("cursor");
+		}
+		while (!"0".equals(cursor));
+		return all;
+	}
+
+	@Test
+	void forceReleaseIsOneScriptThatTakesTheWaitersFlagAndAcceptsKeysWithSlashes() {
+		this.runner.run((context) -> {
+			RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			String prefix = context.getBean(RedisKeyspace.class).prefix();
+			DistributedLocks locks = context.getBean(DistributedLocks.class);
+			LockHandle handle = locks.tryLock("tenant/7/order", Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+			// a waiter raises the flag that tells a release to publish
+			assertThat(locks.tryLock("tenant/7/order", Duration.ofMillis(50), Duration.ofSeconds(30))).isEmpty();
+			assertThat(redis.hasKey(prefix + ":lock:{tenant%2F7%2Forder}:waiters")).as("flag raised").isTrue();
+			List<?> listed = all(endpoint, "locks");
+			assertThat(((Map<?, ?>) listed.get(0)).get("key")).isEqualTo("tenant/7/order");
+			assertThat(endpoint.delete("locks", new String[] { "tenant", "7", "order" }, null))
+				.isEqualTo(Map.of("released", true));
+			assertThat(handle.isHeld() && handle.extend(Duration.ofSeconds(5))).isFalse();
+			assertThat(redis.hasKey(prefix + ":lock:{tenant%2F7%2Forder}:waiters")).as("flag taken").isFalse();
+			assertThat(endpoint.delete("locks", new String[] { "tenant/7/order" }, null))
+				.isEqualTo(Map.of("released", false));
+		});
+	}
+
+	@Test
+	void locksArePagedAcrossEveryNode() {
+		this.runner.withPropertyValues("redkit.endpoint.scan-count=50").run((context) -> {
+			RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+			DistributedLocks locks = context.getBean(DistributedLocks.class);
+			Set<String> held = new HashSet<>();
+			for (int i = 0; i < 30; i++) {
+				locks.tryLock("job-" + i, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+				held.add("job-" + i);
+			}
+			Set<String> found = new HashSet<>();
+			String cursor = null;
+			int pages = 0;
+			do {
+				Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, 4);
+				((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
+				cursor = (String) page.get("cursor");
+				assertThat(page.get("complete")).isEqualTo("0".equals(cursor));
+				pages++;
+			}
+			while (!"0".equals(cursor));
+			assertThat(found).isEqualTo(held);
+			assertThat(pages).isGreaterThan(1);
+		});
+	}
+
+	@Test
+	void stepsShowStatesWithoutTokensOrResults() {
+		this.runner.run((context) -> {
+			IdempotentSteps steps = context.getBean(IdempotentSteps.class);
+			assertThat(steps.claim("auction-1", "bid", Set.of(), null)).isEqualTo(StepOutcome.CLAIMED);
+			steps.complete("auction-1", "bid", Map.of("price", "secret-42"));
+			StepClaim notice = steps.claim("auction-1", "notice", Set.of("bid"), null, Duration.ofSeconds(30), null);
+			Map<?, ?> answer = (Map<?, ?>) context.getBean(RedkitEndpoint.class).item("steps", "auction-1");
+			assertThat(answer.get("operation")).isEqualTo("auction-1");
+			Map<String, Map<?, ?>> byStep = new HashMap<>();
+			((List<?>) answer.get("steps"))
+				.forEach((step) -> byStep.put((String) ((Map<?, ?>) step).get("step"), (Map<?, ?>) step));
+			assertThat(byStep.get("bid").get("state")).isEqualTo("completed");
+			assertThat(byStep.get("notice").get("state")).isEqualTo("claimed");
+			assertThat(Duration.parse((String) byStep.get("notice").get("leaseRemaining"))).isPositive()
+				.isLessThanOrEqualTo(Duration.ofSeconds(30));
+			assertThat(answer.toString()).doesNotContain(notice.token()).doesNotContain("secret-42");
+			assertThat((List<?>) ((Map<?, ?>) context.getBean(RedkitEndpoint.class).item("steps", "none")).get("steps"))
+				.isEmpty();
+		});
+	}
+
+	@Test
+	void stepResultsAreShownOnlyWhenConfigured() {
+		this.runner.withPropertyValues("redkit.endpoint.show-payloads=true").run((context) -> {
+			IdempotentSteps steps = context.getBean(IdempotentSteps.class);
+			steps.claim("auction-2", "bid", Set.of(), null);
+			steps.complete("auction-2", "bid", Map.of("price", "visible-42"));
+			assertThat(context.getBean(RedkitEndpoint.class).item("steps", "auction-2")).asString()
+				.contains("visible-42");
+		});
+	}
+
+	@Test
+	void controlGroupsShowValuesVersionsAndAcknowledgements() {
+		this.runner.run((context) -> {
+			ControlState state = context.getBean(ControlState.class);
+			String group = "workers/" + UUID.randomUUID();
+			long version = state.set(group, Map.of("throttle", "10"));
+			state.acknowledge(group, "worker-1", version);
+			state.set("other-" + UUID.randomUUID(), Map.of("run", "true"));
+			List<?> groups = all(context.getBean(RedkitEndpoint.class), "control");
+			assertThat(groups).hasSize(2);
+			Map<?, ?> workers = groups.stream()
+				.map(Map.class::cast)
+				.filter((described) -> group.equals(described.get("group")))
+				.findFirst()
+				.orElseThrow();
+			assertThat(workers.get("version")).isEqualTo(version);
+			assertThat(workers.get("values")).isEqualTo(Map.of("throttle", "10"));
+			assertThat(workers.get("acknowledgements")).isEqualTo(Map.of("worker-1", version));
+		});
+	}
+
+	@Test
+	void activityCountsDecisionsAcquisitionsAndMessagesSinceStart() {
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("redkit.rate-limit.limits.api.windows[0].limit=2",
+					"redkit.rate-limit.limits.api.windows[0].period=1m")
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				await().ignoreExceptions().until(() -> limiter.tryAcquire("api", "warm-up").allowed());
+				for (int i = 0; i < 3; i++) {
+					limiter.tryAcquire("api", "user-1");
+				}
+				context.getBean(DistributedLocks.class)
+					.tryLock("report", "report-1", Duration.ZERO, Duration.ofSeconds(5));
+				Map<?, ?> activity = (Map<?, ?>) context.getBean(RedkitEndpoint.class).section("activity", null, null);
+				assertThat((Long) activity.get("at")).isPositive();
+				Map<?, ?> api = (Map<?, ?>) ((Map<?, ?>) activity.get("rateLimits")).get("api");
+				assertThat(api.get("denied")).isEqualTo(1L);
+				assertThat((Long) api.get("allowed")).isGreaterThanOrEqualTo(3L);
+				assertThat(api.get("failed")).isNotNull();
+				assertThat(((Map<?, ?>) ((Map<?, ?>) activity.get("locks")).get("report")).get("acquired"))
+					.isEqualTo(1L);
+				assertThat(activity.get("queues")).isInstanceOf(Map.class);
+				assertThat(activity.get("concurrency")).isInstanceOf(Map.class);
+			});
+	}
+
+	@Test
+	void activityIsEmptyWithoutARegistry() {
+		this.runner.run((context) -> {
+			Map<?, ?> activity = (Map<?, ?>) context.getBean(RedkitEndpoint.class).section("activity", null, null);
+			assertThat(activity.get("rateLimits")).isEqualTo(Map.of());
+			assertThat(activity.get("locks")).isEqualTo(Map.of());
 		});
 	}
 
@@ -141,7 +326,7 @@ class RedkitEndpointTests {
 				.isEmpty();
 			assertThat(endpoint.replay("queues", "jobs", "dead-letters", null, null)).isEqualTo(Map.of("replayed", 1L));
 			assertThat(queues.size("jobs")).isEqualTo(2);
-			endpoint.delete("queues", "jobs", null);
+			endpoint.delete("queues", new String[] { "jobs" }, null);
 			assertThat(queues.stats("jobs").ready()).isZero();
 		});
 	}

@@ -4,8 +4,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.UUID;
 
+import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.test.RedisServers;
@@ -35,7 +37,17 @@ class RedkitEndpointWebTests {
 			String base = base(context);
 			HttpResponse<String> summary = send(HttpRequest.newBuilder(URI.create(base)).GET());
 			assertThat(summary.statusCode()).isEqualTo(200);
-			assertThat(summary.body()).contains("\"api\"").contains("rate-limit");
+			assertThat(summary.body()).contains("\"api\"")
+				.contains("rate-limit")
+				.contains("\"access\":\"read-only\"")
+				.contains(
+						"\"sections\":[\"ratelimits\",\"locks\",\"queues\",\"budgets\",\"steps\",\"control\",\"activity\"]");
+			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/steps/auction-1")).GET()).body())
+				.isEqualTo("{\"operation\":\"auction-1\",\"steps\":[]}");
+			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/control")).GET()).body())
+				.startsWith("{\"groups\":[]");
+			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/activity")).GET()).body())
+				.contains("\"rateLimits\":{\"api\":{\"allowed\":1,\"denied\":0,\"failed\":0}}");
 			HttpResponse<String> usage = send(
 					HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).GET());
 			assertThat(usage.statusCode()).isEqualTo(200);
@@ -69,11 +81,21 @@ class RedkitEndpointWebTests {
 				.header("Content-Type", "application/json")
 				.POST(HttpRequest.BodyPublishers.ofString("{\"id\":\"" + id + "\"}")));
 			assertThat(one.body()).contains("\"replayed\":1");
+			// an empty body: the content type is still needed (else 415)
 			HttpResponse<String> all = send(HttpRequest.newBuilder(URI.create(base + "/queues/jobs/dead-letters"))
 				.header("Content-Type", "application/json")
-				.POST(HttpRequest.BodyPublishers.ofString("{}")));
+				.POST(HttpRequest.BodyPublishers.noBody()));
 			assertThat(all.body()).contains("\"replayed\":1");
 			assertThat(queues.size("jobs")).isEqualTo(2);
+			assertThat(send(HttpRequest.newBuilder(URI.create(base)).GET()).body())
+				.contains("\"access\":\"unrestricted\"");
+			DistributedLocks locks = context.getBean(DistributedLocks.class);
+			locks.tryLock("tenant/7/order", Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+			HttpResponse<String> released = send(
+					HttpRequest.newBuilder(URI.create(base + "/locks/tenant/7/order")).DELETE());
+			assertThat(released.statusCode()).isEqualTo(200);
+			assertThat(released.body()).isEqualTo("{\"released\":true}");
+			assertThat(locks.tryLock("tenant/7/order", Duration.ZERO, Duration.ofSeconds(30))).isPresent();
 		}
 	}
 

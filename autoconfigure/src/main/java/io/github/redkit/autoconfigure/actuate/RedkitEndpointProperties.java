@@ -1,6 +1,8 @@
-package io.github.redkit.actuate;
+package io.github.redkit.autoconfigure.actuate;
 
 import java.time.Duration;
+
+import io.github.redkit.actuate.EndpointSettings;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -10,7 +12,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("redkit.endpoint")
 public class RedkitEndpointProperties {
 
-	/** Whether dead-letter payloads are shown; they may hold personal data. */
+	/**
+	 * Whether dead-letter payloads and idempotent steps' results are shown; they may hold
+	 * personal data.
+	 */
 	private boolean showPayloads;
 
 	/** How long one page of a key listing may scan before it returns what it found. */
@@ -52,6 +57,14 @@ public class RedkitEndpointProperties {
 
 	public void setMaxPageSize(int maxPageSize) {
 		this.maxPageSize = maxPageSize;
+	}
+
+	/**
+	 * The settings these properties describe.
+	 * @return the settings
+	 */
+	public EndpointSettings toSettings() {
+		return new EndpointSettings(this.showPayloads, this.scanTimeout, this.scanCount, this.maxPageSize);
 	}
 
 }
