@@ -1,5 +1,6 @@
 package io.github.redkit.autoconfigure;
 
+import io.github.redkit.actuate.RedkitDashboardWebExtension;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.pubsub.ControlSnapshot;
 import io.github.redkit.queue.DeadLetter;
@@ -12,10 +13,10 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What a native image of an application that uses Redkit needs to know ahead of time
- * about Redkit's own classes: the Lua scripts its beans load as resources, the SpEL root
- * object key expressions read ({@code #root.method}, {@code #root.args}...), and the
- * types applications read as JSON (dead letters, control snapshots). The types of the
- * application's own annotated methods are registered by
+ * about Redkit's own classes: the Lua scripts its beans load as resources (and the
+ * dashboard page), the SpEL root object key expressions read ({@code #root.method},
+ * {@code #root.args}...), and the types applications read as JSON (dead letters, control
+ * snapshots). The types of the application's own annotated methods are registered by
  * {@link RedkitAnnotatedMethodsAotProcessor}.
  */
 class RedkitRuntimeHints implements RuntimeHintsRegistrar {
@@ -26,6 +27,7 @@ class RedkitRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
+		hints.resources().registerPattern(RedkitDashboardWebExtension.PAGE);
 		hints.reflection()
 			.registerType(KeyExpressionEvaluator.KeyExpressionRoot.class, MemberCategory.INVOKE_PUBLIC_METHODS,
 					MemberCategory.ACCESS_DECLARED_FIELDS);

@@ -2,6 +2,7 @@ package io.github.redkit.autoconfigure;
 
 import java.util.List;
 
+import io.github.redkit.actuate.RedkitDashboardWebExtension;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.pubsub.ControlSnapshot;
@@ -46,6 +47,12 @@ class RedkitRuntimeHintsTests {
 				.as(script.getFilename())
 				.accepts(hints);
 		}
+	}
+
+	@Test
+	void theDashboardPageIsARegisteredResource() throws Exception {
+		assertThat(RuntimeHintsPredicates.resource().forResource(RedkitDashboardWebExtension.PAGE))
+			.accepts(registeredHints());
 	}
 
 	@Test

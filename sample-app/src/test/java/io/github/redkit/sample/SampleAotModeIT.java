@@ -81,6 +81,12 @@ class SampleAotModeIT {
 			.POST(HttpRequest.BodyPublishers.noBody()));
 		assertThat(settled.statusCode()).as(settled.body()).isEqualTo(200);
 		assertThat(settled.body()).contains("\"" + campaign + "\":700");
+		// the dashboard, a web extension of the redkit endpoint, is served in AOT mode
+		// too
+		HttpResponse<String> dashboard = send(
+				HttpRequest.newBuilder(URI.create(base + "/actuator/redkit")).header("Accept", "text/html").GET());
+		assertThat(dashboard.statusCode()).isEqualTo(200);
+		assertThat(dashboard.body()).contains("<title>Redkit dashboard</title>");
 		assertThat(Files.readString(this.log)).contains("Starting AOT-processed");
 	}
 

@@ -1,0 +1,45 @@
+package io.github.redkit.autoconfigure.actuate;
+
+import io.github.redkit.actuate.RedkitDashboardWebExtension;
+import io.github.redkit.actuate.RedkitEndpoint;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The dashboard page of the {@code redkit} endpoint, when
+ * {@code redkit.dashboard.enabled=true} and the endpoint is available over the web.
+ */
+@AutoConfiguration(after = RedkitEndpointAutoConfiguration.class)
+@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension")
+@ConditionalOnWebApplication
+@ConditionalOnBooleanProperty("redkit.dashboard.enabled")
+@ConditionalOnAvailableEndpoint(endpoint = RedkitEndpoint.class, exposure = EndpointExposure.WEB)
+@EnableConfigurationProperties(RedkitDashboardProperties.class)
+public final class RedkitDashboardAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RedkitEndpoint.class)
+	RedkitDashboardWebExtension redkitDashboardWebExtension(RedkitDashboardProperties properties,
+			ObjectProvider<EndpointAccessResolver> accessResolver) {
+		// the page hides its write buttons unless the endpoint's access allows writes
+		EndpointAccessResolver resolver = accessResolver.getIfAvailable();
+		Access access = (resolver != null) ? resolver.accessFor(EndpointId.of("redkit"), Access.READ_ONLY)
+				: Access.READ_ONLY;
+		return new RedkitDashboardWebExtension(access, properties.getPollInterval());
+	}
+
+}
