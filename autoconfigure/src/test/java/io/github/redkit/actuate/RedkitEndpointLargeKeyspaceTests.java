@@ -13,11 +13,13 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.lock.LockHandle;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
@@ -25,6 +27,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -35,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Listing locks among 100,000 keys: every page is bounded in time and the pages together
  * find exactly the locks held, none of the look-alike keys; on a cluster too, where the
- * pages walk every master in turn.
+ * pages walk every master in turn. The filler keys are deleted afterwards: the servers
+ * are shared by every suite of the JVM.
  */
 @ParameterizedClass
 @RedisTopologies
@@ -58,6 +62,7 @@ class RedkitEndpointLargeKeyspaceTests {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
 					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
+			.withBean(EveryNodeWarmedUp.class)
 			.withPropertyValues(this.topology.server().springProperties())
 			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
 					"redkit.endpoint.scan-timeout=" + DEADLINE.toMillis() + "ms", "redkit.endpoint.scan-count=500");
@@ -66,52 +71,70 @@ class RedkitEndpointLargeKeyspaceTests {
 	@Test
 	void pagesThroughLocksAmongAHundredThousandKeysWithinTheDeadline() {
 		runner().run((context) -> {
-			fill(context.getBean(RedisConnectionFactory.class));
-			DistributedLocks locks = context.getBean(DistributedLocks.class);
-			Set<String> held = new HashSet<>();
-			for (int i = 0; i < LOCKS; i++) {
-				locks.tryLock("job-" + i, Duration.ZERO, Duration.ofMinutes(2)).orElseThrow();
-				held.add("job-" + i);
-			}
-			String token = context.getBean(StringRedisTemplate.class).opsForValue().get(this.prefix + ":lock:{job-0}");
-			assertThat(token).isNotBlank();
-			RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
-			List<String> found = new ArrayList<>();
-			String cursor = null;
-			int pages = 0;
-			do {
-				long start = System.nanoTime();
-				Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, 10);
-				Duration took = Duration.ofNanos(System.nanoTime() - start);
-				// the deadline is checked between SCAN calls: one more call may run past
-				// it
-				assertThat(took).as("page %d", pages).isLessThan(DEADLINE.plusMillis(150));
-				for (Object lock : (List<?>) page.get("locks")) {
-					found.add((String) ((Map<?, ?>) lock).get("key"));
-					assertThat(lock.toString()).doesNotContain(token);
+			RedisConnectionFactory connectionFactory = context.getBean(RedisConnectionFactory.class);
+			List<LockHandle> handles = new ArrayList<>();
+			try {
+				send(connectionFactory, false);
+				DistributedLocks locks = context.getBean(DistributedLocks.class);
+				for (int i = 0; i < LOCKS; i++) {
+					handles.add(locks.tryLock("job-" + i, Duration.ZERO, Duration.ofMinutes(2)).orElseThrow());
 				}
-				assertThat((List<?>) page.get("locks")).hasSizeLessThanOrEqualTo(10 + 500);
-				cursor = (String) page.get("cursor");
-				pages++;
+				pageThroughTheLocks(context);
 			}
-			while (!"0".equals(cursor));
-			assertThat(new HashSet<>(found)).isEqualTo(held);
-			assertThat(pages).as("paged").isGreaterThan(1);
+			finally {
+				// the server is shared: 100,000 keys left behind would make every later
+				// SCAN of this JVM walk them
+				handles.forEach(LockHandle::close);
+				send(connectionFactory, true);
+			}
 		});
 	}
 
-	// look-alikes: lock fencing counters and other capabilities' keys, sent without
-	// waiting for each answer (a cluster connection routes each to its master)
+	private void pageThroughTheLocks(AssertableApplicationContext context) {
+		Set<String> held = new HashSet<>();
+		for (int i = 0; i < LOCKS; i++) {
+			held.add("job-" + i);
+		}
+		String token = context.getBean(StringRedisTemplate.class).opsForValue().get(this.prefix + ":lock:{job-0}");
+		assertThat(token).isNotBlank();
+		RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+		List<String> found = new ArrayList<>();
+		String cursor = null;
+		int pages = 0;
+		do {
+			long start = System.nanoTime();
+			Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, 10);
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			// the deadline is checked between SCAN calls: one more call may run past
+			// it
+			assertThat(took).as("page %d", pages).isLessThan(DEADLINE.plusMillis(150));
+			for (Object lock : (List<?>) page.get("locks")) {
+				found.add((String) ((Map<?, ?>) lock).get("key"));
+				assertThat(lock.toString()).doesNotContain(token);
+			}
+			assertThat((List<?>) page.get("locks")).hasSizeLessThanOrEqualTo(10 + 500);
+			cursor = (String) page.get("cursor");
+			pages++;
+		}
+		while (!"0".equals(cursor));
+		assertThat(new HashSet<>(found)).isEqualTo(held);
+		assertThat(pages).as("paged").isGreaterThan(1);
+	}
+
+	// look-alikes: lock fencing counters and other capabilities' keys, sent (then
+	// deleted) without waiting for each answer (a cluster connection routes each to its
+	// master)
 	@SuppressWarnings("unchecked")
-	private void fill(RedisConnectionFactory connectionFactory) {
+	private void send(RedisConnectionFactory connectionFactory, boolean delete) {
 		try (RedisConnection connection = connectionFactory.getConnection()) {
-			RedisStringAsyncCommands<byte[], byte[]> commands = (RedisStringAsyncCommands<byte[], byte[]>) connection
-				.getNativeConnection();
-			List<RedisFuture<String>> sent = new ArrayList<>(KEYS);
+			Object commands = connection.getNativeConnection();
+			List<RedisFuture<?>> sent = new ArrayList<>(KEYS);
 			for (int i = 0; i < KEYS; i++) {
 				String key = (i % 2 == 0) ? this.prefix + ":lock:{filler-" + i + "}:fence"
 						: this.prefix + ":queue:{filler-" + (i % 1000) + "}:" + i;
-				sent.add(commands.set(key.getBytes(StandardCharsets.UTF_8), ONE, SetArgs.Builder.ex(120)));
+				byte[] raw = key.getBytes(StandardCharsets.UTF_8);
+				sent.add(delete ? ((RedisKeyAsyncCommands<byte[], byte[]>) commands).del(raw)
+						: ((RedisStringAsyncCommands<byte[], byte[]>) commands).set(raw, ONE, SetArgs.Builder.ex(120)));
 			}
 			assertThat(LettuceFutures.awaitAll(Duration.ofSeconds(30), sent.toArray(RedisFuture[]::new))).isTrue();
 		}

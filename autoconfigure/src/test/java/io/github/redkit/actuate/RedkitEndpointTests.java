@@ -61,6 +61,8 @@ class RedkitEndpointTests {
 	@Parameter
 	RedisTopology topology;
 
+	private static final Duration LISTING_DEADLINE = Duration.ofSeconds(30);
+
 	private ApplicationContextRunner runner;
 
 	@BeforeEach
@@ -71,6 +73,7 @@ class RedkitEndpointTests {
 					LockAutoConfiguration.class, QueueAutoConfiguration.class, BudgetAutoConfiguration.class,
 					IdempotencyAutoConfiguration.class, RedkitPubSubAutoConfiguration.class,
 					RedkitEndpointAutoConfiguration.class))
+			.withBean(EveryNodeWarmedUp.class)
 			.withPropertyValues(this.topology.server().springProperties())
 			.withPropertyValues("redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
 					"management.endpoints.web.exposure.include=redkit", "redkit.queue.queues.jobs.max-attempts=1");
@@ -156,12 +159,16 @@ class RedkitEndpointTests {
 		});
 	}
 
-	// every page: the shared server may hold many other keys, and a page is bounded in
-	// time
+	// every page until the cursor comes back to 0: the shared server may hold many
+	// other keys (other suites' keys, whatever their prefix), and a page is bounded in
+	// time, so one page need not reach the end
 	private static List<?> all(RedkitEndpoint endpoint, String section) {
 		List<Object> all = new ArrayList<>();
+		long deadline = System.nanoTime() + LISTING_DEADLINE.toNanos();
 		String cursor = null;
 		do {
+			assertThat(System.nanoTime()).as("%s listed by %s (cursor %s)", section, LISTING_DEADLINE, cursor)
+				.isLessThan(deadline);
 			Map<?, ?> page = (Map<?, ?>) endpoint.section(section, cursor, null);
 			all.addAll((List<?>) page.get(section.equals("locks") ? "locks" : "groups"));
 			cursor = (String) page.get("cursor");
@@ -205,7 +212,9 @@ class RedkitEndpointTests {
 			Set<String> found = new HashSet<>();
 			String cursor = null;
 			int pages = 0;
+			long deadline = System.nanoTime() + LISTING_DEADLINE.toNanos();
 			do {
+				assertThat(System.nanoTime()).as("listed by %s", LISTING_DEADLINE).isLessThan(deadline);
 				Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, 4);
 				((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
 				cursor = (String) page.get("cursor");
