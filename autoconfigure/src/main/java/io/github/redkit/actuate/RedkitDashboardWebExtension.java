@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
@@ -29,15 +28,13 @@ public class RedkitDashboardWebExtension {
 	private final byte[] page;
 
 	/**
-	 * Creates the extension.
-	 * @param access the endpoint's access, shown until the summary reports its own
+	 * Creates the extension. The page reads the endpoint's access from the summary, and
+	 * shows its write buttons only when it is {@code unrestricted}.
 	 * @param pollInterval how often the page polls the endpoint
 	 */
-	public RedkitDashboardWebExtension(Access access, Duration pollInterval) {
-		String template = read();
-		// both values come from configuration, never from a request: an enum and a number
-		this.page = template.replace("@access@", access.name().toLowerCase().replace('_', '-'))
-			.replace("@poll-millis@", Long.toString(Math.max(500, pollInterval.toMillis())))
+	public RedkitDashboardWebExtension(Duration pollInterval) {
+		// a number from configuration, never from a request
+		this.page = read().replace("@poll-millis@", Long.toString(Math.max(500, pollInterval.toMillis())))
 			.getBytes(StandardCharsets.UTF_8);
 	}
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
+import java.util.regex.Pattern;
 
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
@@ -17,6 +18,9 @@ import io.github.redkit.test.boot.RedkitTest;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
@@ -39,14 +43,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The dashboard in a real browser: the system's headless Chromium, driven by Selenium
  * through the system's chromedriver (Debian: {@code chromium}, {@code chromium-driver};
- * {@code .ci/run} installs them). The page loads without console errors, shows a queue's
- * depth, and replays a dead letter by a click and a confirmation. A screenshot goes to
- * {@code target/dashboard.png}, and to {@code docs/images/dashboard.png} with
+ * {@code .ci/run} installs them). Against the sample's full endpoint, the page loads
+ * without console errors, shows a queue's depth, the activity of a rate limit (allowed
+ * and denied), the fan-out control group with its acknowledgement, an auction's steps and
+ * a held lock, and replays a dead letter by a click and a confirmation. A screenshot goes
+ * to {@code target/dashboard.png}, and to {@code docs/images/dashboard.png} with
  * {@code -Dredkit.screenshot}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis=false", "management.endpoint.redkit.access=unrestricted",
-				"redkit.dashboard.poll-interval=500ms", "redkit.queue.queues.emails.max-attempts=1" })
+				"redkit.dashboard.poll-interval=500ms", "redkit.queue.queues.emails.max-attempts=1",
+				"sample.admin-token=" + SampleClient.ADMIN })
 @RedkitTest
 @DirtiesContext
 class SampleDashboardBrowserTests {
@@ -55,7 +62,7 @@ class SampleDashboardBrowserTests {
 	private static final String QUEUE = "emails";
 
 	@Test
-	void showsQueueDepthAndReplaysADeadLetterByAClick(@Autowired ConfigurableApplicationContext context)
+	void showsEveryViewOfTheFullEndpointAndReplaysADeadLetterByAClick(@Autowired ConfigurableApplicationContext context)
 			throws Exception {
 		WebDriver browser = startBrowser();
 		try {
@@ -77,7 +84,6 @@ class SampleDashboardBrowserTests {
 			wait.until(ExpectedConditions.textToBe(cell("depth"), "2"));
 
 			demo(app, wait, browser);
-			screenshot(browser);
 
 			click(wait, By.cssSelector("tr[data-queue='" + QUEUE + "'] button:not(.danger)"));
 			click(wait, By.cssSelector("tr[data-dead-letter] button.danger"));
@@ -102,14 +108,50 @@ class SampleDashboardBrowserTests {
 	}
 
 	/**
-	 * Rate-limit decisions (some denied), a held lock and a usage lookup, for the
-	 * picture.
+	 * Every other view against the real endpoint, which also fills the picture:
+	 * rate-limit decisions (five allowed, two denied by {@code posts}), the fan-out
+	 * control group and this instance's acknowledgement, an auction's recorded steps, a
+	 * held lock and a usage lookup.
 	 */
 	private void demo(SampleClient app, WebDriverWait wait, WebDriver browser) throws Exception {
 		String auth = app.register(SampleClient.uniqueName("demo"));
+		int denied = 0;
 		for (int i = 0; i < 7; i++) {
-			app.post("/api/posts", "{\"text\":\"demo " + i + "\"}", "Authorization", auth);
+			int status = app.post("/api/posts", "{\"text\":\"demo " + i + "\"}", "Authorization", auth).statusCode();
+			denied += (status == 429) ? 1 : 0;
 		}
+		assertThat(denied).as("posts denied by the 5 / 10s limit").isEqualTo(2);
+		By posts = By.id("rate-posts");
+		wait.until((driver) -> count(driver, posts, "data-allowed") >= 5 && count(driver, posts, "data-denied") >= 2);
+		assertThat(browser.findElement(posts).findElement(By.className("legend")).getText()).contains("allowed")
+			.contains("denied");
+
+		assertThat(
+				app.post("/api/admin/fanout", "{\"throttle\":250}", "X-Admin-Token", SampleClient.ADMIN).statusCode())
+			.isEqualTo(200);
+		By fanout = By.cssSelector("#control tr[data-group='fanout']");
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(fanout, "throttle=\"250\""));
+		// the version this instance's listener applied, under its subscriber id
+		wait.until(ExpectedConditions.textMatches(fanout, Pattern.compile("\\S+ \\(v\\d+\\)")));
+
+		String campaign = SampleClient.uniqueName("camp");
+		assertThat(app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":10000}").statusCode())
+			.isEqualTo(201);
+		String auction = "/api/campaigns/" + campaign + "/auctions/a1/";
+		assertThat(app.post(auction + "bid", "{\"amount\":300}").statusCode()).isEqualTo(200);
+		assertThat(app.post(auction + "notice", "{\"amount\":120}").statusCode()).isEqualTo(200);
+		browser.findElement(By.id("steps-operation")).sendKeys("auction:" + campaign + ":a1");
+		click(wait, By.cssSelector("#steps-form button"));
+		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#steps tr[data-step='notice']")));
+		assertThat(browser.findElement(By.cssSelector("#steps tr[data-step='bid']")).getText()).contains("completed");
+		assertThat(browser.findElement(By.cssSelector("#steps tr[data-step='notice']")).getText())
+			.contains("completed");
+
+		browser.findElement(By.id("budget-id")).sendKeys(campaign);
+		click(wait, By.cssSelector("#budget-form button"));
+		// 10000 less the 120 the notice committed
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("budget"), "9880 remaining"));
+
 		LockHandle lock = app.bean(DistributedLocks.class)
 			.tryLock("campaign-settlement", Duration.ZERO, Duration.ofMinutes(1))
 			.orElseThrow();
@@ -119,9 +161,28 @@ class SampleDashboardBrowserTests {
 			browser.findElement(By.id("usage-key")).sendKeys("ip:127.0.0.1");
 			click(wait, By.cssSelector("#usage-form button"));
 			wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("usage"), "50 / 10s"));
+			// the whole page in the picture: as tall as its content, from the top
+			JavascriptExecutor page = (JavascriptExecutor) browser;
+			long height = (Long) page.executeScript("return document.documentElement.scrollHeight;");
+			browser.manage().window().setSize(new Dimension(1400, (int) height + 140));
+			page.executeScript("window.scrollTo(0, 0);");
+			// a poll or two more, so that the charts have their latest point
+			long seen = count(browser, posts, "data-polls");
+			wait.until((driver) -> count(driver, posts, "data-polls") >= seen + 2);
+			screenshot(browser);
 		}
 		finally {
 			lock.close();
+		}
+	}
+
+	private static long count(WebDriver browser, By element, String attribute) {
+		try {
+			String value = browser.findElement(element).getAttribute(attribute);
+			return (value != null && !value.isEmpty()) ? Long.parseLong(value) : -1;
+		}
+		catch (NoSuchElementException | StaleElementReferenceException ex) {
+			return -1;
 		}
 	}
 

@@ -3,12 +3,8 @@ package io.github.redkit.autoconfigure.actuate;
 import io.github.redkit.actuate.RedkitDashboardWebExtension;
 import io.github.redkit.actuate.RedkitEndpoint;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
-import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
-import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -33,13 +29,9 @@ public final class RedkitDashboardAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RedkitEndpoint.class)
-	RedkitDashboardWebExtension redkitDashboardWebExtension(RedkitDashboardProperties properties,
-			ObjectProvider<EndpointAccessResolver> accessResolver) {
-		// the page hides its write buttons unless the endpoint's access allows writes
-		EndpointAccessResolver resolver = accessResolver.getIfAvailable();
-		Access access = (resolver != null) ? resolver.accessFor(EndpointId.of("redkit"), Access.READ_ONLY)
-				: Access.READ_ONLY;
-		return new RedkitDashboardWebExtension(access, properties.getPollInterval());
+	RedkitDashboardWebExtension redkitDashboardWebExtension(RedkitDashboardProperties properties) {
+		// the page reads the endpoint's access from its summary
+		return new RedkitDashboardWebExtension(properties.getPollInterval());
 	}
 
 }

@@ -11,7 +11,6 @@ import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -49,14 +48,14 @@ class RedkitDashboardAutoConfigurationTests {
 	}
 
 	@Test
-	void showsTheEndpointsAccessAndThePollInterval() {
+	void carriesThePollIntervalAndLeavesTheAccessToTheSummary() {
 		this.runner
 			.withPropertyValues(EXPOSED, "redkit.dashboard.enabled=true", "redkit.dashboard.poll-interval=5s",
 					"management.endpoint.redkit.access=UNRESTRICTED")
 			.run((context) -> {
 				String page = new String(context.getBean(RedkitDashboardWebExtension.class).dashboard().getBody());
-				assertThat(page).contains("<meta name=\"redkit-access\" content=\"unrestricted\">")
-					.contains("<meta name=\"redkit-poll-millis\" content=\"5000\">");
+				assertThat(page).contains("<meta name=\"redkit-poll-millis\" content=\"5000\">")
+					.doesNotContain("redkit-access");
 			});
 	}
 
@@ -98,8 +97,7 @@ class RedkitDashboardAutoConfigurationTests {
 	@Test
 	void backsOffFromTheApplicationsOwnPage() {
 		this.runner.withPropertyValues(EXPOSED, "redkit.dashboard.enabled=true")
-			.withBean(RedkitDashboardWebExtension.class,
-					() -> new RedkitDashboardWebExtension(Access.READ_ONLY, Duration.ofSeconds(9)))
+			.withBean(RedkitDashboardWebExtension.class, () -> new RedkitDashboardWebExtension(Duration.ofSeconds(9)))
 			.run((context) -> assertThat(
 					new String(context.getBean(RedkitDashboardWebExtension.class).dashboard().getBody()))
 				.contains("content=\"9000\""));
