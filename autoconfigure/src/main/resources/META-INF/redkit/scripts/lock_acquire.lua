@@ -1,7 +1,9 @@
 -- Acquires a lock and hands out its fencing token, in one round trip.
 -- KEYS[1] the lock, KEYS[2] its fencing counter, KEYS[3] its "someone waits" flag (one hash tag)
 -- ARGV[1] the holder's random token, ARGV[2] the lease in ms, ARGV[3] the counter's TTL in ms,
--- ARGV[4] how long the caller is still willing to wait in ms (0 = it will not wait)
+-- ARGV[4] how long the caller is still willing to wait in ms (0 = it will not wait),
+-- ARGV[5] optional: '1' when other callers of the caller's process still wait after it
+-- (a release wakes one waiter per process: the flag keeps the next release publishing)
 -- Returns the fencing token (> 0) when acquired, else minus the lock's remaining lease in ms
 -- (0 = it just expired: try again at once).
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -16,6 +18,9 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if last and last >= fence then
     fence = last + 1
     redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
+  end
+  if ARGV[5] == '1' then
+    redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
   end
   return fence
 end

@@ -1,21 +1,28 @@
--- Takes one message of a queue for a consumer, atomically.
+-- Takes up to N messages of a queue for a consumer, atomically.
 -- First the bounded reaper: in-flight messages whose deadline passed and delayed
--- messages that are due go (back) to the ready list; then one message is popped, its
--- delivery count bumped, and it is tracked in-flight until now + visibility timeout.
+-- messages that are due go (back) to the ready list; then up to N messages are popped
+-- (one LPOP/RPOP with a count), each one's delivery count bumped, and each tracked
+-- in-flight until now + visibility timeout (one ZADD for all): each is acknowledged,
+-- failed or expires on its own.
 -- KEYS[1] ready list, KEYS[2] in-flight zset (score = deadline), KEYS[3] delayed zset
 -- (score = due time), KEYS[4] collapse hash (sha1(payload) -> pending delayed element)
 -- ARGV[1] '1' = LIFO (pop the tail) else FIFO, ARGV[2] visibility timeout ms,
--- ARGV[3] reaper batch size, ARGV[4] optional: an in-flight element to acknowledge first
--- (a consumer acks its last message and takes the next in one round trip)
--- Returns {element, now, acked} or {'', wait ms until the next deadline/due time
--- (-1 = none), acked}; acked is 1 when ARGV[4] was still in flight and is now removed.
--- Elements are "<id>|<deliveries>|<json>".
+-- ARGV[3] reaper batch size, ARGV[4] optional: how many to take at most (default 1),
+-- ARGV[5..] optional: in-flight elements to acknowledge first (a consumer acks what it
+-- handled and takes the next ones in one round trip)
+-- Returns {element, now, acked, more elements...} or {'', wait ms until the next
+-- deadline/due time (-1 = none), acked}; acked counts the ARGV[5..] that were still in
+-- flight and are now removed. Elements are "<id>|<deliveries>|<json>".
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local batch = tonumber(ARGV[3])
-local acked = 0
+local count = 1
 if ARGV[4] and ARGV[4] ~= '' then
-  acked = redis.call('ZREM', KEYS[2], ARGV[4])
+  count = tonumber(ARGV[4])
+end
+local acked = 0
+if #ARGV >= 5 then
+  acked = redis.call('ZREM', KEYS[2], unpack(ARGV, 5))
 end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
@@ -41,13 +48,13 @@ if #due > 0 then
   end
 end
 
-local e
+local popped
 if ARGV[1] == '1' then
-  e = redis.call('RPOP', KEYS[1])
+  popped = redis.call('RPOP', KEYS[1], count)
 else
-  e = redis.call('LPOP', KEYS[1])
+  popped = redis.call('LPOP', KEYS[1], count)
 end
-if not e then
+if not popped then
   local wait = -1
   local nextDue = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
   if nextDue[2] then
@@ -66,9 +73,20 @@ if not e then
   return { '', string.format('%.0f', wait), acked }
 end
 
-local p1 = string.find(e, '|', 1, true)
-local p2 = string.find(e, '|', p1 + 1, true)
-local deliveries = tonumber(string.sub(e, p1 + 1, p2 - 1)) + 1
-local claimed = string.sub(e, 1, p1) .. deliveries .. string.sub(e, p2)
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), claimed)
-return { claimed, string.format('%.0f', now), acked }
+local deadline = string.format('%.0f', now + tonumber(ARGV[2]))
+local claimed = {}
+local scored = {}
+for i, e in ipairs(popped) do
+  local p1 = string.find(e, '|', 1, true)
+  local p2 = string.find(e, '|', p1 + 1, true)
+  local deliveries = tonumber(string.sub(e, p1 + 1, p2 - 1)) + 1
+  claimed[i] = string.sub(e, 1, p1) .. deliveries .. string.sub(e, p2)
+  scored[2 * i - 1] = deadline
+  scored[2 * i] = claimed[i]
+end
+redis.call('ZADD', KEYS[2], unpack(scored))
+local reply = { claimed[1], string.format('%.0f', now), acked }
+for i = 2, #claimed do
+  reply[i + 2] = claimed[i]
+end
+return reply

@@ -9,8 +9,9 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * One call to {@code tryLock}: an attempt, and while the wait lasts, a sleep until the
- * holder's release is published (or the lease ends, or a jittered fallback interval
- * passes), then another attempt. Every attempt is one script call.
+ * holder's release is published and wakes this waiter (one per process and release, the
+ * longest waiting first), or the lease ends, or a jittered fallback interval passes; then
+ * another attempt. Every attempt is one script call.
  */
 final class LockAcquisition {
 
@@ -56,23 +57,23 @@ final class LockAcquisition {
 	}
 
 	Optional<RedisLockHandle> acquire() {
-		long result = attempt();
+		long result = attempt(false);
 		if (result <= 0 && remainingNanos() > 0) {
 			LockWaiters.Waiter waiter = this.waiters.subscribe(this.keys.get(0));
 			try {
 				// try again once subscribed: a release published before the subscription
 				// would otherwise be missed
-				result = attempt();
+				result = attempt(waiter.othersWait());
 				while (result <= 0 && remainingNanos() > 0) {
 					waiter.await(sleep(-result));
-					result = attempt();
+					result = attempt(waiter.othersWait());
 				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
 			finally {
-				this.waiters.unsubscribe(waiter);
+				this.waiters.unsubscribe(waiter, result > 0);
 			}
 		}
 		if (result <= 0) {
@@ -83,11 +84,11 @@ final class LockAcquisition {
 				result, this.sent, this.lease, this.renewed));
 	}
 
-	private long attempt() {
+	private long attempt(boolean othersWait) {
 		long remainingMillis = Math.max(0, remainingNanos() / 1_000_000);
 		this.sent = System.nanoTime();
 		try {
-			long result = this.scripts.acquire(this.keys, this.token, this.lease, remainingMillis);
+			long result = this.scripts.acquire(this.keys, this.token, this.lease, remainingMillis, othersWait);
 			if (result > 0) {
 				this.events.acquireAttempt(this.name, "acquired", elapsed());
 			}

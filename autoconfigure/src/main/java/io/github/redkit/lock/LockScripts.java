@@ -69,9 +69,19 @@ final class LockScripts {
 	 * @return the fencing token when acquired, else minus the holder's remaining lease
 	 */
 	long acquire(List<String> keys, String token, Duration lease, long waitMillis) {
+		return acquire(keys, token, lease, waitMillis, false);
+	}
+
+	/**
+	 * One attempt.
+	 * @param othersWait whether other threads of this process still wait for the lock
+	 * after this one: then an acquired lock keeps the flag that makes its release publish
+	 * @return the fencing token when acquired, else minus the holder's remaining lease
+	 */
+	long acquire(List<String> keys, String token, Duration lease, long waitMillis, boolean othersWait) {
 		long fenceTtl = Math.max(FENCE_TTL.toMillis(), 2 * lease.toMillis());
 		return this.runner.execute(ACQUIRE, this.timeout, keys, token, Long.toString(lease.toMillis()),
-				Long.toString(fenceTtl), Long.toString(waitMillis));
+				Long.toString(fenceTtl), Long.toString(waitMillis), othersWait ? "1" : "0");
 	}
 
 	boolean extend(List<String> keys, String token, Duration lease) {

@@ -1,11 +1,15 @@
 package io.github.redkit.lock;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
@@ -20,10 +24,14 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * Wakes the callers waiting for a lock when its holder releases it: the release script
+ * Wakes a caller waiting for a lock when its holder releases it: the release script
  * publishes on a channel named after the lock key (only when someone waits), and this
  * process subscribes to a channel only while one of its threads waits for that lock. A
- * lost message costs a waiter at most one fallback retry interval.
+ * release wakes one waiter of the process, the longest waiting one, not all of them (no
+ * thundering herd: the cost of a hand-over does not grow with the waiters); a woken
+ * waiter that leaves without trying passes the wake-up on, and one that takes the lock
+ * while others wait keeps the flag that makes the next release publish. A lost message
+ * costs a waiter at most one fallback retry interval.
  */
 final class LockWaiters {
 
@@ -59,6 +67,7 @@ final class LockWaiters {
 				}
 			}
 			channel.waiters.add(waiter);
+			waiter.channelWaiters = channel.waiters;
 		}
 		finally {
 			this.subscriptions.unlock();
@@ -66,11 +75,15 @@ final class LockWaiters {
 		return waiter;
 	}
 
-	void unsubscribe(Waiter waiter) {
+	void unsubscribe(Waiter waiter, boolean acquired) {
 		this.subscriptions.lock();
 		try {
 			Channel channel = this.channels.get(waiter.channel);
-			if (channel != null && channel.waiters.remove(waiter) && channel.waiters.isEmpty()) {
+			if (channel != null && channel.waiters.remove(waiter) && !acquired && waiter.wasWokenInVain()) {
+				// it leaves with a wake-up it did not use: the next waiter tries instead
+				channel.wakeOne();
+			}
+			if (channel != null && channel.waiters.isEmpty()) {
 				this.channels.remove(waiter.channel);
 				try {
 					if (this.container != null) {
@@ -85,6 +98,11 @@ final class LockWaiters {
 		finally {
 			this.subscriptions.unlock();
 		}
+	}
+
+	int waiting(String channelName) {
+		Channel channel = this.channels.get(channelName);
+		return (channel != null) ? channel.waiters.size() : 0;
 	}
 
 	private RedisMessageListenerContainer container() {
@@ -122,11 +140,20 @@ final class LockWaiters {
 	 */
 	private static final class Channel implements MessageListener {
 
-		final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
+		// in arrival order: the longest waiting is woken first
+		final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
 
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
-			this.waiters.forEach(Waiter::wake);
+			wakeOne();
+		}
+
+		void wakeOne() {
+			for (Waiter waiter : this.waiters) {
+				if (waiter.wake()) {
+					return;
+				}
+			}
 		}
 
 	}
@@ -140,12 +167,36 @@ final class LockWaiters {
 
 		private final Semaphore released = new Semaphore(0);
 
+		private final AtomicBoolean woken = new AtomicBoolean();
+
+		private volatile Collection<Waiter> channelWaiters = List.of();
+
 		Waiter(String channel) {
 			this.channel = channel;
 		}
 
-		void wake() {
-			this.released.release();
+		/**
+		 * Wakes this waiter unless a wake-up is already on its way to it.
+		 * @return {@code true} when it was woken now
+		 */
+		boolean wake() {
+			if (this.woken.compareAndSet(false, true)) {
+				this.released.release();
+				return true;
+			}
+			return false;
+		}
+
+		boolean wasWokenInVain() {
+			return this.woken.get();
+		}
+
+		/**
+		 * Whether other threads of this process wait for the same lock.
+		 * @return {@code true} when this is not the only waiter
+		 */
+		boolean othersWait() {
+			return this.channelWaiters.size() > 1;
 		}
 
 		/**
@@ -157,6 +208,8 @@ final class LockWaiters {
 			if (this.released.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
 				this.released.drainPermits();
 			}
+			// the wake-up, if any, is used by the attempt that follows
+			this.woken.set(false);
 		}
 
 	}

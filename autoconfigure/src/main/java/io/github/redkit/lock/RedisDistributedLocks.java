@@ -107,6 +107,15 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 	}
 
 	/**
+	 * How many threads of this process wait for a lock. For tests.
+	 * @param key the lock's key
+	 * @return the waiting threads
+	 */
+	int waitingThreads(String key) {
+		return this.waiters.waiting(redisKeys(key).get(0));
+	}
+
+	/**
 	 * The Redis keys of a lock, for tests and tools.
 	 * @param key the lock's key
 	 * @return the lock, fencing counter and waiters keys

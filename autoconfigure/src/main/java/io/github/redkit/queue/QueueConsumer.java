@@ -1,6 +1,10 @@
 package io.github.redkit.queue;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
 
 import io.github.redkit.core.RedkitObservation;
 import io.github.redkit.core.RedkitObservations;
@@ -12,6 +16,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * One consumer thread of a {@link QueueListenerContainer}: take, handle, settle; on an
  * empty queue it waits on the ready list ({@link ReadyListWait}), not by sleep polling.
+ * With a prefetch above 1 it takes up to that many messages per round trip (the handled
+ * ones of the previous batch acknowledged in the same call) and handles them in turn; a
+ * prefetched message whose visibility timeout may have passed is left alone, since it may
+ * already be delivered elsewhere, and prefetched messages left at stop stay in flight
+ * until their visibility timeout brings them back.
  */
 final class QueueConsumer implements Runnable {
 
@@ -35,6 +44,22 @@ final class QueueConsumer implements Runnable {
 
 	private final long pollMillis;
 
+	private final int prefetch;
+
+	private final long visibilityNanos;
+
+	/**
+	 * Taken and not yet handled, all of one batch.
+	 */
+	private final Deque<QueueMessage<Object>> prefetched = new ArrayDeque<>();
+
+	/**
+	 * When the batch in {@link #prefetched} may start to expire: its take was sent at
+	 * this {@link System#nanoTime()} minus the visibility timeout, so no earlier than on
+	 * the Redis clock.
+	 */
+	private long prefetchedExpiry;
+
 	private volatile boolean running = true;
 
 	private volatile boolean killed;
@@ -42,9 +67,9 @@ final class QueueConsumer implements Runnable {
 	private volatile @Nullable QueueMessage<Object> current;
 
 	/**
-	 * Handled and not yet acknowledged: the next take acknowledges it (one round trip).
+	 * Handled and not yet acknowledged: the next take acknowledges them (one round trip).
 	 */
-	private @Nullable QueueMessage<Object> pendingAck;
+	private final List<QueueMessage<Object>> pendingAcks = new ArrayList<>();
 
 	QueueConsumer(String queue, QueueMessageHandler handler, ConsumerSetup setup) {
 		this.queue = queue;
@@ -56,6 +81,8 @@ final class QueueConsumer implements Runnable {
 		this.wait = setup.readyListWait(queue, this.settings.order());
 		this.observations = setup.observations();
 		this.pollMillis = Math.max(10, setup.pollTimeout().toMillis());
+		this.prefetch = this.settings.prefetch();
+		this.visibilityNanos = this.settings.visibilityTimeout().toNanos();
 	}
 
 	@Override
@@ -63,14 +90,20 @@ final class QueueConsumer implements Runnable {
 		try {
 			while (this.running) {
 				try {
-					QueueReceiver.Receipt receipt = this.receiver.take(this.queue, this.handler.payloadType(),
-							this.pendingAck);
-					this.pendingAck = null;
-					if (receipt.message() != null) {
-						handle(receipt.message());
+					QueueMessage<Object> next = nextPrefetched();
+					if (next != null) {
+						handle(next);
+						continue;
 					}
-					else if (this.running && !Duration.ZERO.equals(receipt.readyIn())) {
-						await(receipt.readyIn());
+					long sentAt = System.nanoTime();
+					QueueReceiver.Batch batch = takeBatch();
+					this.pendingAcks.clear();
+					if (!batch.messages().isEmpty()) {
+						this.prefetched.addAll(batch.messages());
+						this.prefetchedExpiry = sentAt + this.visibilityNanos;
+					}
+					else if (this.running && !Duration.ZERO.equals(batch.readyIn())) {
+						await(batch.readyIn());
 					}
 				}
 				catch (RuntimeException ex) {
@@ -87,17 +120,48 @@ final class QueueConsumer implements Runnable {
 		}
 	}
 
+	private QueueReceiver.Batch takeBatch() {
+		if (this.prefetch == 1 && this.pendingAcks.size() <= 1) {
+			// one message per round trip, through the single take a receiver may override
+			QueueReceiver.Receipt receipt = this.receiver.take(this.queue, this.handler.payloadType(),
+					this.pendingAcks.isEmpty() ? null : this.pendingAcks.get(0));
+			return (receipt.message() != null) ? new QueueReceiver.Batch(List.of(receipt.message()), null)
+					: new QueueReceiver.Batch(List.of(), receipt.readyIn());
+		}
+		return this.receiver.take(this.queue, this.handler.payloadType(), List.copyOf(this.pendingAcks), this.prefetch);
+	}
+
+	private @Nullable QueueMessage<Object> nextPrefetched() {
+		if (this.prefetched.isEmpty()) {
+			return null;
+		}
+		if (System.nanoTime() - this.prefetchedExpiry >= 0) {
+			// their visibility timeout may have passed: another consumer may have them
+			// now
+			logger.debug("Leaving " + this.prefetched.size() + " prefetched messages of queue '" + this.queue
+					+ "' whose visibility timeout passed before they were handled");
+			this.prefetched.clear();
+			return null;
+		}
+		return this.prefetched.poll();
+	}
+
 	private void flushAck() {
-		if (this.pendingAck != null && !this.killed) {
-			try {
-				this.template.ack(this.pendingAck);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Cannot acknowledge message " + this.pendingAck.id() + " of queue '" + this.queue
-						+ "'; it comes back after its visibility timeout", ex);
+		if (!this.killed) {
+			for (QueueMessage<Object> message : this.pendingAcks) {
+				try {
+					this.template.ack(message);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Cannot acknowledge message " + message.id() + " of queue '" + this.queue
+							+ "'; it comes back after its visibility timeout", ex);
+				}
 			}
 		}
-		this.pendingAck = null;
+		this.pendingAcks.clear();
+		// prefetched messages not handled stay in flight: they come back after their
+		// visibility timeout
+		this.prefetched.clear();
 	}
 
 	private void handle(QueueMessage<Object> message) {
@@ -128,7 +192,7 @@ final class QueueConsumer implements Runnable {
 		}
 		this.events.handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
 		if (failure == null) {
-			this.pendingAck = message;
+			this.pendingAcks.add(message);
 		}
 		else {
 			logger.debug("Listener of queue '" + this.queue + "' failed on message " + message.id(), failure);

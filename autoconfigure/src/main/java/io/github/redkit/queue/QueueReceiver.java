@@ -2,6 +2,8 @@ package io.github.redkit.queue;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +28,46 @@ public interface QueueReceiver {
 	 * @return the message, or how long to wait for one
 	 */
 	Receipt take(String queue, Type payloadType, @Nullable QueueMessage<?> done);
+
+	/**
+	 * Acknowledges handled messages and takes up to {@code max} ready ones of a queue,
+	 * without waiting. {@link RedisQueueTemplate} does it in one round trip; this default
+	 * takes one message per acknowledged one and then one per call.
+	 * @param queue the queue name
+	 * @param payloadType the payload type, possibly generic
+	 * @param done handled messages of this queue to acknowledge first, at most
+	 * {@code max}
+	 * @param max how many to take at most, at least 1
+	 * @return the messages, or how long to wait for one
+	 */
+	default Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done, int max) {
+		List<QueueMessage<Object>> taken = new ArrayList<>();
+		Duration readyIn = Duration.ZERO;
+		boolean empty = false;
+		for (int i = 0; i < done.size() || (!empty && i < done.size() + max && taken.size() < max); i++) {
+			Receipt receipt = take(queue, payloadType, (i < done.size()) ? done.get(i) : null);
+			if (receipt.message() != null) {
+				taken.add(receipt.message());
+			}
+			else if (!Duration.ZERO.equals(receipt.readyIn())) {
+				empty = true;
+				readyIn = receipt.readyIn();
+			}
+		}
+		return new Batch(taken, taken.isEmpty() ? readyIn : null);
+	}
+
+	/**
+	 * What a batch take found.
+	 *
+	 * @param messages the messages, each in flight until settled; empty when none was
+	 * ready
+	 * @param readyIn when there is no message: how long until one may become ready
+	 * ({@link Duration#ZERO} = take again at once; {@code null} = nothing is pending)
+	 */
+	record Batch(List<QueueMessage<Object>> messages, @Nullable Duration readyIn) {
+
+	}
 
 	/**
 	 * What a take found.

@@ -14,9 +14,35 @@ import java.time.Duration;
  * @param deadLetter whether exhausted messages are kept in the dead-letter queue
  * @param deadLetterRetention how long dead letters are kept
  * @param collapse what {@link QueueTemplate#sendDelayed} does with a repeated payload
+ * @param prefetch how many messages a listener consumer takes per round trip (their
+ * visibility timeouts start together, at the take)
  */
 public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int maxAttempts, BackoffPolicy backoff,
-		boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse) {
+		boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse, int prefetch) {
+
+	/**
+	 * Checks the prefetch.
+	 */
+	public QueueSettings {
+		if (prefetch < 1 || prefetch > RedisQueueTemplate.MAX_BATCH) {
+			throw new IllegalArgumentException("prefetch must be between 1 and " + RedisQueueTemplate.MAX_BATCH);
+		}
+	}
+
+	/**
+	 * Settings whose listener consumers take one message per round trip.
+	 * @param order FIFO or LIFO
+	 * @param visibilityTimeout how long a taken message stays invisible
+	 * @param maxAttempts deliveries a message gets in all
+	 * @param backoff the delay before a failed message is delivered again
+	 * @param deadLetter whether exhausted messages are kept in the dead-letter queue
+	 * @param deadLetterRetention how long dead letters are kept
+	 * @param collapse what {@link QueueTemplate#sendDelayed} does with a repeated payload
+	 */
+	public QueueSettings(QueueOrder order, Duration visibilityTimeout, int maxAttempts, BackoffPolicy backoff,
+			boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse) {
+		this(order, visibilityTimeout, maxAttempts, backoff, deadLetter, deadLetterRetention, collapse, 1);
+	}
 
 	/**
 	 * Whether a message may be handled on this delivery: the one home of the rule that

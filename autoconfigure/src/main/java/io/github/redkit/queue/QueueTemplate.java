@@ -1,6 +1,7 @@
 package io.github.redkit.queue;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -69,6 +70,44 @@ public interface QueueTemplate {
 	 * @return the next message, if there is one
 	 */
 	<T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type);
+
+	/**
+	 * Takes up to {@code max} ready messages without waiting; {@link RedisQueueTemplate}
+	 * takes them in one round trip. Each is in flight on its own: acknowledged, failed or
+	 * expired one by one, its visibility timeout counted from this take.
+	 * @param <T> the payload type
+	 * @param queue the queue name
+	 * @param type the payload type
+	 * @param max how many at most, at least 1
+	 * @return the messages, oldest first for a FIFO queue; empty when none is ready
+	 */
+	default <T> List<QueueMessage<T>> receive(String queue, Class<T> type, int max) {
+		List<QueueMessage<T>> taken = new ArrayList<>();
+		while (taken.size() < max) {
+			Optional<QueueMessage<T>> message = receive(queue, type);
+			if (message.isEmpty()) {
+				break;
+			}
+			taken.add(message.get());
+		}
+		return taken;
+	}
+
+	/**
+	 * Acknowledges handled messages of a queue and takes up to {@code max} ready ones;
+	 * {@link RedisQueueTemplate} does both in one round trip.
+	 * @param <T> the payload type
+	 * @param done messages of this queue to acknowledge, possibly none
+	 * @param queue the queue name
+	 * @param type the payload type of the next messages
+	 * @param max how many to take at most, at least 1
+	 * @return the messages taken, in flight until settled one by one
+	 */
+	default <T> List<QueueMessage<T>> ackAndReceive(Collection<? extends QueueMessage<?>> done, String queue,
+			Class<T> type, int max) {
+		done.forEach(this::ack);
+		return receive(queue, type, max);
+	}
 
 	/**
 	 * Acknowledges a message: it is done and leaves the queue.

@@ -52,6 +52,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private static final int SEND_CHUNK = 1000;
 
 	/**
+	 * How many messages one take hands out at most: keeps the script and its reply short.
+	 */
+	static final int MAX_BATCH = 1000;
+
+	/**
 	 * The take runs on Lettuce's asynchronous API (cheaper per call than the template's
 	 * script executor); the client's own command timeout normally answers first.
 	 */
@@ -196,14 +201,28 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	@Override
 	public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
-		Claim claim = claim(queue, null);
-		return (claim.envelope() != null) ? Optional.of(read(queue, claim.envelope(), type)) : Optional.empty();
+		Claim claim = claim(queue, List.of(), 1);
+		return claim.envelopes().stream().findFirst().map((envelope) -> read(queue, envelope, type));
 	}
 
 	@Override
 	public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
-		Claim claim = claim(done.queue(), done);
-		return (claim.envelope() != null) ? Optional.of(read(done.queue(), claim.envelope(), type)) : Optional.empty();
+		Claim claim = claim(done.queue(), List.of(done), 1);
+		return claim.envelopes().stream().findFirst().map((envelope) -> read(done.queue(), envelope, type));
+	}
+
+	@Override
+	public <T> List<QueueMessage<T>> receive(String queue, Class<T> type, int max) {
+		return ackAndReceive(List.of(), queue, type, max);
+	}
+
+	@Override
+	public <T> List<QueueMessage<T>> ackAndReceive(Collection<? extends QueueMessage<?>> done, String queue,
+			Class<T> type, int max) {
+		Claim claim = claim(queue, done, max);
+		List<QueueMessage<T>> messages = new ArrayList<>(claim.envelopes().size());
+		claim.envelopes().forEach((envelope) -> messages.add(read(queue, envelope, type)));
+		return messages;
 	}
 
 	@Override
@@ -218,18 +237,28 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	@Override
 	public Receipt take(String queue, Type payloadType, @Nullable QueueMessage<?> done) {
-		Claim claim = claim(queue, done);
-		if (claim.envelope() == null) {
-			return new Receipt(null, (claim.waitMillis() >= 0) ? Duration.ofMillis(claim.waitMillis()) : null);
+		Batch batch = take(queue, payloadType, (done != null) ? List.of(done) : List.of(), 1);
+		return batch.messages().isEmpty() ? new Receipt(null, batch.readyIn())
+				: new Receipt(batch.messages().get(0), null);
+	}
+
+	@Override
+	public Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done, int max) {
+		Claim claim = claim(queue, done, max);
+		if (claim.envelopes().isEmpty()) {
+			return new Batch(List.of(), (claim.waitMillis() >= 0) ? Duration.ofMillis(claim.waitMillis()) : null);
 		}
-		try {
-			return new Receipt(read(queue, claim.envelope(), payloadType), null);
+		List<QueueMessage<Object>> messages = new ArrayList<>(claim.envelopes().size());
+		for (Envelope envelope : claim.envelopes()) {
+			try {
+				messages.add(read(queue, envelope, payloadType));
+			}
+			catch (RuntimeException ex) {
+				// settled like a failure, so that it cannot block the queue
+				fail(new QueueMessage<>(queue, envelope, null), ex);
+			}
 		}
-		catch (RuntimeException ex) {
-			// settled like a failure, so that it cannot block the queue
-			fail(new QueueMessage<>(queue, claim.envelope(), null), ex);
-			return Receipt.AGAIN;
-		}
+		return new Batch(messages, messages.isEmpty() ? Duration.ZERO : null);
 	}
 
 	@Override
@@ -301,24 +330,42 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	/**
-	 * Takes one message (reaping expired and due ones first), without waiting.
+	 * Acknowledges handled messages and takes up to {@code max} (reaping expired and due
+	 * ones first), without waiting, in one script call.
 	 * @param queue the queue name
-	 * @param done a message of this queue to acknowledge first, or {@code null}
-	 * @return the claimed envelope, or how long until something may become ready
+	 * @param done messages of this queue to acknowledge first, possibly none
+	 * @param max how many to take at most
+	 * @return the claimed envelopes, or how long until something may become ready
 	 */
-	private Claim claim(String queue, @Nullable QueueMessage<?> done) {
+	private Claim claim(String queue, Collection<? extends QueueMessage<?>> done, int max) {
+		Assert.isTrue(max > 0 && max <= MAX_BATCH, () -> "max must be between 1 and " + MAX_BATCH);
 		QueueSettings settings = settings(queue);
-		List<?> reply = this.runner.execute(CLAIM, CLAIM_TIMEOUT, keys(queue).claimKeys(), lifoFlag(queue),
-				Long.toString(settings.visibilityTimeout().toMillis()), Integer.toString(REAP_BATCH),
-				(done != null) ? done.envelope().raw() : "");
-		if (done != null && reply.get(2) instanceof Number acked && acked.longValue() > 0) {
-			this.events.processed(queue);
+		String[] args = new String[4 + done.size()];
+		args[0] = lifoFlag(queue);
+		args[1] = Long.toString(settings.visibilityTimeout().toMillis());
+		args[2] = Integer.toString(REAP_BATCH);
+		args[3] = Integer.toString(max);
+		int i = 4;
+		for (QueueMessage<?> message : done) {
+			Assert.isTrue(message.queue().equals(queue), "Messages to acknowledge must be of the same queue");
+			args[i++] = message.envelope().raw();
+		}
+		List<?> reply = this.runner.execute(CLAIM, CLAIM_TIMEOUT, keys(queue).claimKeys(), args);
+		if (reply.get(2) instanceof Number acked) {
+			for (long n = 0; n < acked.longValue(); n++) {
+				this.events.processed(queue);
+			}
 		}
 		String element = (String) reply.get(0);
 		if (element == null || element.isEmpty()) {
-			return new Claim(null, Long.parseLong(String.valueOf(reply.get(1))));
+			return new Claim(List.of(), Long.parseLong(String.valueOf(reply.get(1))));
 		}
-		return new Claim(Envelope.parse(element), 0);
+		List<Envelope> envelopes = new ArrayList<>(reply.size() - 2);
+		envelopes.add(Envelope.parse(element));
+		for (int k = 3; k < reply.size(); k++) {
+			envelopes.add(Envelope.parse((String) reply.get(k)));
+		}
+		return new Claim(envelopes, 0);
 	}
 
 	private <T> QueueMessage<T> read(String queue, Envelope envelope, Type type) {
@@ -360,11 +407,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	/**
 	 * The answer of the claim script.
 	 *
-	 * @param envelope the claimed message, or {@code null}
+	 * @param envelopes the claimed messages, possibly none
 	 * @param waitMillis when nothing was claimed: how long until a delayed message is due
 	 * or an in-flight one expires ({@code -1} = nothing pending)
 	 */
-	private record Claim(@Nullable Envelope envelope, long waitMillis) {
+	private record Claim(List<Envelope> envelopes, long waitMillis) {
 
 	}
 

@@ -1,6 +1,9 @@
 package io.github.redkit.queue;
 
 import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -39,6 +42,26 @@ final class TemplateQueueReceiver implements QueueReceiver {
 			this.template.fail(message, ex);
 			return Receipt.AGAIN;
 		}
+	}
+
+	@Override
+	public Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done, int max) {
+		List<QueueMessage<Object>> taken = this.template.ackAndReceive(done, queue, Object.class, max);
+		if (taken.isEmpty()) {
+			return new Batch(List.of(), null);
+		}
+		List<QueueMessage<Object>> messages = new ArrayList<>(taken.size());
+		for (QueueMessage<Object> message : taken) {
+			try {
+				Object payload = this.json.convertValue(message.payload(),
+						this.json.getTypeFactory().constructType(payloadType));
+				messages.add(message.withPayload(payload));
+			}
+			catch (RuntimeException ex) {
+				this.template.fail(message, ex);
+			}
+		}
+		return new Batch(messages, messages.isEmpty() ? Duration.ZERO : null);
 	}
 
 }

@@ -234,6 +234,56 @@ class DistributedLocksTests {
 	}
 
 	@Test
+	void aReleaseWakesOneWaiterNotEveryWaiter() throws Exception {
+		// no fallback retry during the test: every attempt after the first two of a
+		// waiter is a wake-up
+		RedisDistributedLocks patient = new RedisDistributedLocks(this.runner, new RedisKeyspace("redkit-test"),
+				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(60)),
+				new MicrometerRedkitMetrics(() -> this.registry), List.of());
+		int waiters = 16;
+		ExecutorService executor = Executors.newFixedThreadPool(waiters);
+		try {
+			LockHandle holder = patient.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+			List<Long> fences = new CopyOnWriteArrayList<>();
+			CommandLog log = CommandLog.record(this.topology.server(), () -> {
+				List<Future<?>> acquisitions = new ArrayList<>();
+				for (int i = 0; i < waiters; i++) {
+					acquisitions.add(executor.submit(() -> {
+						try (LockHandle handle = patient
+							.tryLock(this.key, Duration.ofSeconds(30), Duration.ofSeconds(10))
+							.orElseThrow()) {
+							fences.add(handle.fencingToken());
+						}
+					}));
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> patient.waitingThreads(this.key) == waiters);
+				holder.close();
+				acquisitions.forEach((acquisition) -> {
+					try {
+						acquisition.get(20, TimeUnit.SECONDS);
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+			});
+			assertThat(fences).hasSize(waiters).doesNotHaveDuplicates();
+			long refused = log.scriptCommands()
+				.stream()
+				.filter((command) -> command.startsWith("\"pttl\"") && command.contains(this.key))
+				.count();
+			// each waiter is refused twice before it waits (before and after
+			// subscribing);
+			// waking every waiter on each release would add about waiters^2 / 2 refusals
+			assertThat(refused).as("attempts refused").isLessThanOrEqualTo(3L * waiters);
+		}
+		finally {
+			executor.shutdownNow();
+			patient.destroy();
+		}
+	}
+
+	@Test
 	void acquireAndReleaseAreOneRoundTripEach() {
 		// the same key first: each cluster node loads the scripts on their first use
 		// there
@@ -247,6 +297,14 @@ class DistributedLocksTests {
 		assertThat(release.roundTrips((command) -> command.contains(this.key))).isOne();
 		assertThat(release.scriptCommands())
 			.noneMatch((command) -> command.contains("publish") && command.contains(this.key));
+		// inside the scripts: SET NX PX, TIME, SET ... GET of the fencing counter; GET,
+		// DEL
+		assertThat(acquire.scriptCommands()).filteredOn((command) -> command.contains(this.key))
+			.extracting((command) -> command.substring(0, command.indexOf(' ')))
+			.containsExactly("\"set\"", "\"set\"");
+		assertThat(release.scriptCommands()).filteredOn((command) -> command.contains(this.key))
+			.extracting((command) -> command.substring(0, command.indexOf(' ')))
+			.containsExactly("\"get\"", "\"del\"");
 	}
 
 }

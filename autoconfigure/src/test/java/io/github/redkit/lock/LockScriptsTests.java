@@ -108,6 +108,17 @@ class LockScriptsTests {
 	}
 
 	@Test
+	void anAcquireWhileOthersOfItsProcessWaitKeepsTheWaitersFlagSoThatItsReleasePublishes() {
+		assertThat(this.runner.execute(LockScripts.ACQUIRE, TIMEOUT, this.keys, "a", "10000", "60000", "5000", "1"))
+			.isPositive();
+		assertThat(this.redis.getExpire(this.keys.get(2))).isBetween(1L, 10L);
+		assertThat(release("a")).isOne();
+		assertThat(this.redis.hasKey(this.keys.get(2))).isFalse();
+		assertThat(acquire("b", 10_000, 5_000)).isPositive();
+		assertThat(this.redis.hasKey(this.keys.get(2))).as("nobody else waits").isFalse();
+	}
+
+	@Test
 	void releaseClearsTheWaitersFlag() {
 		acquire("a", 10_000, 0);
 		acquire("b", 10_000, 5_000);

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
@@ -186,6 +187,70 @@ class QueueListenerContainerTests {
 		assertThat(stats.inFlight()).isZero();
 		assertThat(stats.ready()).isEqualTo(1);
 		assertThat(this.support.template.receive(queue, Email.class).orElseThrow().deliveries()).isEqualTo(1);
+	}
+
+	@Test
+	void aPrefetchingListenerHandlesEveryMessageOnceWithAFewRoundTrips() {
+		String queue = this.support.prefetchingQueue(Duration.ofSeconds(30), 10);
+		this.support.template.sendAll(queue, IntStream.range(0, 100).mapToObj((i) -> new Email("x", i)).toList());
+		Map<Integer, Integer> deliveries = new ConcurrentHashMap<>();
+		CommandLog log = CommandLog.record(this.topology.server(), () -> {
+			start(queue, 1, (payload) -> deliveries.merge(((Email) payload).number(), 1, Integer::sum),
+					Duration.ofSeconds(5));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.support.template.stats(queue),
+						(stats) -> stats.ready() == 0 && stats.inFlight() == 0);
+		});
+		assertThat(deliveries).hasSize(100).allSatisfy((number, count) -> assertThat(count).isOne());
+		long takes = log.clientCommands()
+			.stream()
+			.filter((command) -> command.startsWith("\"evalsha\"") && command.contains(queue))
+			.count();
+		// 10 takes of 10, the acknowledging take of the last 10, then idle polls
+		assertThat(takes).isBetween(11L, 40L);
+	}
+
+	@Test
+	void prefetchedMessagesLeftAtStopStayInFlightAndComeBackAfterTheVisibilityTimeout() throws Exception {
+		String queue = this.support.prefetchingQueue(Duration.ofMillis(500), 5);
+		CountDownLatch started = new CountDownLatch(1);
+		Set<Integer> handled = ConcurrentHashMap.newKeySet();
+		QueueListenerContainer container = start(queue, 1, (payload) -> {
+			started.countDown();
+			Thread.sleep(200); // a slow handler, not a wait for time
+			handled.add(((Email) payload).number());
+		}, Duration.ofSeconds(5));
+		this.support.template.sendAll(queue, IntStream.range(0, 5).mapToObj((i) -> new Email("x", i)).toList());
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		container.stop();
+		assertThat(handled).containsExactly(0);
+		assertThat(this.support.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 4, 0, Duration.ZERO));
+		List<QueueMessage<Email>> back = await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.support.template.receive(queue, Email.class, 10), (messages) -> !messages.isEmpty());
+		assertThat(back).extracting((message) -> message.payload().number()).containsExactlyInAnyOrder(1, 2, 3, 4);
+		assertThat(back).allMatch((message) -> message.deliveries() == 2);
+	}
+
+	@Test
+	void aPrefetchedMessageWhoseVisibilityTimeoutPassedIsNotHandledTwice() throws Exception {
+		String queue = this.support.prefetchingQueue(Duration.ofMillis(300), 3);
+		Map<Integer, Integer> deliveries = new ConcurrentHashMap<>();
+		CountDownLatch slowDone = new CountDownLatch(1);
+		QueueListenerContainer container = start(queue, 2, (payload) -> {
+			int number = ((Email) payload).number();
+			if (deliveries.merge(number, 1, Integer::sum) == 1 && number == 1) {
+				Thread.sleep(700); // slower than the visibility timeout, not a wait for
+									// time
+				slowDone.countDown();
+			}
+		}, Duration.ofSeconds(5));
+		this.support.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2), new Email("c", 3)));
+		assertThat(slowDone.await(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.support.template.stats(queue), (stats) -> stats.ready() == 0 && stats.inFlight() == 0);
+		container.stop();
+		this.containers.remove(container);
+		assertThat(deliveries).containsEntry(2, 1).containsEntry(3, 1);
 	}
 
 	private QueueListenerContainer start(String queue, int concurrency, QueueTestSupport.ThrowingConsumer handler,

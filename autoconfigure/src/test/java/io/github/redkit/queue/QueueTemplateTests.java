@@ -62,6 +62,50 @@ class QueueTemplateTests {
 	}
 
 	@Test
+	void batchReceiveTakesUpToNMessagesInOneScriptCallEachInFlightOnItsOwn() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, IntStream.range(0, 25).mapToObj((i) -> new Email("x", i)).toList());
+		RedisServer server = this.topology.server();
+		List<List<QueueMessage<Email>>> taken = new ArrayList<>();
+		CommandLog take = CommandLog.record(server, () -> taken.add(this.template.receive(queue, Email.class, 10)));
+		assertThat(take.roundTrips((command) -> command.contains(queue))).isOne();
+		assertThat(take.clientCommands()).filteredOn((command) -> command.contains(queue))
+			.singleElement()
+			.matches((command) -> command.startsWith("\"evalsha\""));
+		assertThat(take.scriptCommands()).as("TIME, 2 reaper reads, one LPOP with a count, one ZADD").hasSize(5);
+		List<QueueMessage<Email>> batch = taken.get(0);
+		assertThat(batch).extracting((message) -> message.payload().number())
+			.containsExactlyElementsOf(IntStream.range(0, 10).boxed().toList());
+		assertThat(batch).allMatch((message) -> message.deliveries() == 1);
+		assertThat(this.template.stats(queue).inFlight()).isEqualTo(10);
+		assertThat(this.template.ack(batch.get(3))).isTrue();
+		assertThat(this.template.ack(batch.get(3))).isFalse();
+		assertThat(this.template.stats(queue).inFlight()).isEqualTo(9);
+		List<QueueMessage<Email>> settle = new ArrayList<>(batch);
+		settle.remove(3);
+		CommandLog next = CommandLog.record(server,
+				() -> taken.add(this.template.ackAndReceive(settle, queue, Email.class, 50)));
+		assertThat(next.roundTrips((command) -> command.contains(queue))).isOne();
+		assertThat(taken.get(1)).hasSize(15);
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 15, 0, Duration.ZERO));
+		assertThat(this.template.receive(queue, Email.class, 10)).isEmpty();
+	}
+
+	@Test
+	void batchTakenMessagesExpireOneByOne() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2), new Email("c", 3)));
+		List<QueueMessage<Email>> batch = this.template.receive(queue, Email.class, 3);
+		assertThat(batch).hasSize(3);
+		assertThat(this.template.ack(batch.get(1))).isTrue();
+		List<QueueMessage<Email>> again = await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.template.receive(queue, Email.class, 10), (messages) -> messages.size() == 2);
+		assertThat(again).extracting((message) -> message.payload().number()).containsExactlyInAnyOrder(1, 3);
+		assertThat(again).allMatch((message) -> message.deliveries() == 2);
+		assertThat(this.template.ack(batch.get(0))).as("its first delivery expired").isFalse();
+	}
+
+	@Test
 	void lifoHandsOutTheNewestFirst() {
 		String queue = this.support.queue(QueueOrder.LIFO, Duration.ofSeconds(30), 3, CollapsePolicy.NONE);
 		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2), new Email("c", 3)));

@@ -48,6 +48,19 @@ final class QueueTestSupport {
 		return name;
 	}
 
+	/**
+	 * A fresh FIFO queue whose listener consumers take up to {@code prefetch} messages
+	 * per round trip.
+	 */
+	String prefetchingQueue(Duration visibility, int prefetch) {
+		String name = "q-" + UUID.randomUUID();
+		this.settings.put(name,
+				new QueueSettings(QueueOrder.FIFO, visibility, 3,
+						new BackoffPolicy(Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0), true,
+						Duration.ofHours(1), CollapsePolicy.NONE, prefetch));
+		return name;
+	}
+
 	QueueSettings settings(String queue) {
 		QueueSettings settings = this.settings.get(queue);
 		if (settings == null) {

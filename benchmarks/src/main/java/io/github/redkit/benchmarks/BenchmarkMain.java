@@ -38,8 +38,10 @@ public final class BenchmarkMain {
 		SUITES.put("idempotency", IdempotencySuite::steps);
 		SUITES.put("budget", IdempotencySuite::budgets);
 		SUITES.put("lock", LockSuite::create);
+		SUITES.put("lock-contention", LockContentionSuite::create);
 		SUITES.put("queue", QueueSuite::enqueue);
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
+		SUITES.put("queue-batch", QueueSuite::batches);
 	}
 
 	static final String MEMORY = "ratelimit-memory";

@@ -78,7 +78,7 @@ final class BenchmarkRunner {
 					contender.operate(0, i);
 				}
 			});
-			roundTrips = (double) log.roundTrips() / ROUND_TRIP_SAMPLE;
+			roundTrips = (double) log.roundTrips() / ROUND_TRIP_SAMPLE / contender.unitsPerOperation();
 		}
 		CommandStats before = this.redis.commandStats();
 		long cpuBefore = RedisCpu.micros(this.redis);
@@ -87,32 +87,37 @@ final class BenchmarkRunner {
 		long nanos = System.nanoTime() - start;
 		long cpu = RedisCpu.micros(this.redis) - cpuBefore;
 		CommandStats used = this.redis.commandStats().since(before);
-		return new Slices(contender.name(), histogram, nanos, used.total(), cpu, roundTrips);
+		return new Slices(contender.name(), histogram, nanos, used.total(), cpu, roundTrips,
+				contender.unitsPerOperation());
 	}
 
 	/**
-	 * What the timed slices of one contender add up to.
+	 * What the timed slices of one contender add up to; counts are per unit of work.
 	 */
 	private record Slices(String contender, Histogram histogram, long nanos, long commands, long cpuMicros,
-			double roundTrips) {
+			double roundTrips, int units) {
 
 		Slices plus(Slices other) {
 			Histogram sum = this.histogram.copy();
 			sum.add(other.histogram);
 			return new Slices(this.contender, sum, this.nanos + other.nanos, this.commands + other.commands,
 					this.cpuMicros + other.cpuMicros,
-					Double.isNaN(this.roundTrips) ? other.roundTrips : this.roundTrips);
+					Double.isNaN(this.roundTrips) ? other.roundTrips : this.roundTrips, this.units);
 		}
 
 		double opsPerSecond() {
-			return this.histogram.getTotalCount() / (this.nanos / 1e9);
+			return unitCount() / (this.nanos / 1e9);
+		}
+
+		private double unitCount() {
+			return (double) this.histogram.getTotalCount() * this.units;
 		}
 
 		Result result(String capability, int threads, double reference) {
 			return new Result(capability, this.contender, threads, opsPerSecond(),
 					this.histogram.getValueAtPercentile(50) / 1000.0, this.histogram.getValueAtPercentile(99) / 1000.0,
-					(double) this.commands / this.histogram.getTotalCount(), this.roundTrips,
-					(double) this.cpuMicros / this.histogram.getTotalCount(), opsPerSecond() / reference);
+					this.commands / unitCount(), this.roundTrips, this.cpuMicros / unitCount(),
+					opsPerSecond() / reference);
 		}
 
 	}

@@ -18,6 +18,15 @@ public interface Contender extends AutoCloseable {
 	 */
 	void operate(int thread, long iteration);
 
+	/**
+	 * How many units of work (messages, say) one operation moves: throughput, commands,
+	 * round trips and Redis CPU are reported per unit; latency stays per operation.
+	 * @return the units per operation, 1 by default
+	 */
+	default int unitsPerOperation() {
+		return 1;
+	}
+
 	@Override
 	default void close() {
 	}

@@ -1,11 +1,20 @@
 package io.github.redkit.benchmarks;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
+import io.github.redkit.queue.QueueListenerContainer;
+import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.test.RedisServer;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RBlockingQueue;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -18,7 +27,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Queues: enqueue (raw {@code RPUSH} of a JSON string, Redkit {@code send}, Redisson
  * {@code offer}) and dequeue (raw {@code LPOP}, Redkit reliable {@code receive} +
  * {@code ack}, Redisson {@code poll}, which has no acknowledgement). Dequeue contenders
- * pre-fill their queue and top it up when it runs dry.
+ * pre-fill their queue and top it up when it runs dry. The batch suite counts messages,
+ * not calls: raw {@code LPOP} of one and of N, Redkit's batch take (N acknowledged and N
+ * taken per script call) and a listener container with a prefetch.
  */
 final class QueueSuite {
 
@@ -40,6 +51,14 @@ final class QueueSuite {
 				List.of(RawPop::new, RedkitReceiveAck::new, RedkitAckAndReceive::new, RedissonPoll::new));
 	}
 
+	static Suite batches() {
+		return new Suite("queue dequeue (+ack), per message",
+				List.of(RawPop::new, (redis) -> new RawPopCount(redis, 10), (redis) -> new RawPopCount(redis, 50),
+						RedkitAckAndReceive::new, (redis) -> new RedkitBatch(redis, 10),
+						(redis) -> new RedkitBatch(redis, 50), (redis) -> new RedkitListener(redis, 1),
+						(redis) -> new RedkitListener(redis, 10), (redis) -> new RedkitListener(redis, 50)));
+	}
+
 	/**
 	 * The payload every contender moves.
 	 *
@@ -54,6 +73,18 @@ final class QueueSuite {
 
 	}
 
+	static synchronized void refillRaw(StringRedisTemplate template) {
+		if (template.opsForList().size(QUEUE) < 1000) {
+			List<String> jobs = new ArrayList<>(FILL);
+			for (int i = 0; i < FILL; i++) {
+				jobs.add(JSON.writeValueAsString(Job.of(0, i)));
+			}
+			for (int from = 0; from < FILL; from += 10_000) {
+				template.opsForList().rightPushAll(QUEUE, jobs.subList(from, from + 10_000));
+			}
+		}
+	}
+
 	abstract static class SpringContender implements Contender {
 
 		final ConfigurableApplicationContext context;
@@ -63,7 +94,11 @@ final class QueueSuite {
 		final QueueTemplate queues;
 
 		SpringContender(RedisServer redis) {
-			this.context = Clients.springContext(redis);
+			this(redis, Map.of());
+		}
+
+		SpringContender(RedisServer redis, Map<String, Object> properties) {
+			this.context = Clients.springContext(redis, properties);
 			this.template = this.context.getBean(StringRedisTemplate.class);
 			this.queues = this.context.getBean(QueueTemplate.class);
 		}
@@ -174,16 +209,8 @@ final class QueueSuite {
 			JSON.readValue(json, Job.class);
 		}
 
-		private synchronized void refill() {
-			if (this.template.opsForList().size(QUEUE) < 1000) {
-				List<String> jobs = new ArrayList<>(FILL);
-				for (int i = 0; i < FILL; i++) {
-					jobs.add(JSON.writeValueAsString(Job.of(0, i)));
-				}
-				for (int from = 0; from < FILL; from += 10_000) {
-					this.template.opsForList().rightPushAll(QUEUE, jobs.subList(from, from + 10_000));
-				}
-			}
+		private void refill() {
+			refillRaw(this.template);
 		}
 
 	}
@@ -237,6 +264,147 @@ final class QueueSuite {
 				message = this.queues.receive(QUEUE, Job.class).orElseThrow();
 			}
 			this.previous.set(message);
+		}
+
+	}
+
+	static final class RawPopCount extends SpringContender {
+
+		private final int count;
+
+		RawPopCount(RedisServer redis, int count) {
+			super(redis);
+			this.count = count;
+			refillRaw(this.template);
+		}
+
+		@Override
+		public String name() {
+			return "Spring Data Redis LPOP count " + this.count + " (JSON)";
+		}
+
+		@Override
+		public int unitsPerOperation() {
+			return this.count;
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			List<String> jsons = this.template.opsForList().leftPop(QUEUE, this.count);
+			if (jsons == null || jsons.size() < this.count) {
+				refillRaw(this.template);
+				jsons = this.template.opsForList().leftPop(QUEUE, this.count);
+			}
+			for (String json : jsons) {
+				JSON.readValue(json, Job.class);
+			}
+		}
+
+	}
+
+	static final class RedkitBatch extends SpringContender {
+
+		private final ThreadLocal<List<QueueMessage<Job>>> previous = ThreadLocal.withInitial(List::of);
+
+		private final int count;
+
+		RedkitBatch(RedisServer redis, int count) {
+			super(redis);
+			this.count = count;
+			refillWithQueueTemplate();
+		}
+
+		@Override
+		public String name() {
+			return "Redkit ackAndReceive batch of " + this.count;
+		}
+
+		@Override
+		public int unitsPerOperation() {
+			return this.count;
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			List<QueueMessage<Job>> messages = this.queues.ackAndReceive(this.previous.get(), QUEUE, Job.class,
+					this.count);
+			if (messages.size() < this.count) {
+				refillWithQueueTemplate();
+			}
+			this.previous.set(messages);
+		}
+
+	}
+
+	/**
+	 * A listener container (16 consumers) with a prefetch whose listener only counts: an
+	 * operation is a claim of {@link #UNITS} handled and acknowledged messages, waited
+	 * for without a hand-off per message (which would measure the hand-off).
+	 */
+	static final class RedkitListener extends SpringContender {
+
+		private static final int UNITS = 200;
+
+		private final LongAdder handled = new LongAdder();
+
+		private final AtomicLong claimed = new AtomicLong();
+
+		private final int prefetch;
+
+		private final QueueListenerContainer container;
+
+		RedkitListener(RedisServer redis, int prefetch) {
+			// each idle consumer blocks a pooled connection of its own
+			super(redis, Map.of("redkit.queue.defaults.prefetch", prefetch, "spring.data.redis.lettuce.pool.max-active",
+					64, "spring.data.redis.lettuce.pool.max-idle", 64));
+			this.prefetch = prefetch;
+			refillWithQueueTemplate();
+			this.container = this.context.getBean(QueueListenerContainerFactory.class)
+				.create(QUEUE, 16, new QueueMessageHandler() {
+
+					@Override
+					public java.lang.reflect.Type payloadType() {
+						return Job.class;
+					}
+
+					@Override
+					public void handle(@Nullable Object payload) {
+						RedkitListener.this.handled.increment();
+					}
+
+				});
+			this.container.start();
+		}
+
+		@Override
+		public String name() {
+			return "Redkit listener container, 16 consumers, prefetch " + this.prefetch;
+		}
+
+		@Override
+		public int unitsPerOperation() {
+			return UNITS;
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			long target = this.claimed.addAndGet(UNITS);
+			if (iteration % 20 == 0) {
+				refillWithQueueTemplate();
+			}
+			long waited = 0;
+			while (this.handled.sum() < target) {
+				LockSupport.parkNanos(1_000_000);
+				if (++waited % 50 == 0) {
+					refillWithQueueTemplate();
+				}
+			}
+		}
+
+		@Override
+		public void close() {
+			this.container.stop();
+			super.close();
 		}
 
 	}

@@ -125,6 +125,13 @@ public class QueueProperties {
 		 */
 		private CollapsePolicy collapse = CollapsePolicy.NONE;
 
+		/**
+		 * How many messages a listener consumer takes per round trip (1 to 1000). The
+		 * visibility timeout of each starts at the take, so prefetch times the handling
+		 * time must stay well below it.
+		 */
+		private int prefetch = 1;
+
 		public QueueOrder getOrder() {
 			return this.order;
 		}
@@ -175,6 +182,14 @@ public class QueueProperties {
 
 		public void setCollapse(CollapsePolicy collapse) {
 			this.collapse = collapse;
+		}
+
+		public int getPrefetch() {
+			return this.prefetch;
+		}
+
+		public void setPrefetch(int prefetch) {
+			this.prefetch = prefetch;
 		}
 
 	}

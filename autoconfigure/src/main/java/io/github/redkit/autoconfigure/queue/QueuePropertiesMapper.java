@@ -42,9 +42,12 @@ final class QueuePropertiesMapper {
 		if (queue.getMaxAttempts() <= 0) {
 			throw new IllegalArgumentException(prefix + ".max-attempts must be > 0");
 		}
+		if (queue.getPrefetch() < 1 || queue.getPrefetch() > 1000) {
+			throw new IllegalArgumentException(prefix + ".prefetch must be between 1 and 1000");
+		}
 		return new QueueSettings(queue.getOrder(), queue.getVisibilityTimeout(), queue.getMaxAttempts(),
 				backoff(queue.getBackoff(), prefix + ".backoff"), queue.isDeadLetter(), queue.getDeadLetterRetention(),
-				queue.getCollapse());
+				queue.getCollapse(), queue.getPrefetch());
 	}
 
 	private static BackoffPolicy backoff(QueueBackoffProperties backoff, String prefix) {

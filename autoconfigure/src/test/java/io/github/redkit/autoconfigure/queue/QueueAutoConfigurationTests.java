@@ -80,6 +80,9 @@ class QueueAutoConfigurationTests {
 		this.runner.withPropertyValues("redkit.queue.defaults.visibility-timeout=0s")
 			.run((context) -> assertThat(context.getStartupFailure())
 				.hasStackTraceContaining("redkit.queue.defaults.visibility-timeout must be > 0"));
+		this.runner.withPropertyValues("redkit.queue.defaults.prefetch=0")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.queue.defaults.prefetch must be between 1 and 1000"));
 		this.runner.withPropertyValues("redkit.queue.poll-timeout=0s")
 			.run((context) -> assertThat(context.getStartupFailure())
 				.hasStackTraceContaining("redkit.queue.poll-timeout must be > 0"));
@@ -90,7 +93,8 @@ class QueueAutoConfigurationTests {
 		this.runner.withUserConfiguration(Listeners.class, Metrics.class)
 			.withPropertyValues("redkit.queue.queues.emails.max-attempts=2",
 					"redkit.queue.queues.emails.backoff.type=fixed", "redkit.queue.queues.emails.backoff.delay=10ms",
-					"redkit.queue.queues.emails.collapse=first-wins", "listeners.concurrency=2")
+					"redkit.queue.queues.emails.collapse=first-wins", "redkit.queue.queues.emails.prefetch=5",
+					"listeners.concurrency=2")
 			.run((context) -> {
 				QueueTemplate template = context.getBean(QueueTemplate.class);
 				Listeners listeners = context.getBean(Listeners.class);
@@ -130,6 +134,21 @@ class QueueAutoConfigurationTests {
 			assertThat(template.handedOut).hasValue(2);
 			await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
 		});
+	}
+
+	@Test
+	void prefetchingListenersTakeMessagesThroughAnApplicationProvidedTemplate() {
+		this.runner.withUserConfiguration(CountingTemplate.class, Listeners.class)
+			.withPropertyValues("redkit.queue.defaults.prefetch=10")
+			.run((context) -> {
+				CountingQueueTemplate template = context.getBean(CountingQueueTemplate.class);
+				Listeners listeners = context.getBean(Listeners.class);
+				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "c")));
+				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 3);
+				assertThat(listeners.received).containsExactlyInAnyOrder(Map.of("to", "a"), Map.of("to", "b"),
+						Map.of("to", "c"));
+				await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
+			});
 	}
 
 	@Test
