@@ -1,5 +1,7 @@
 package io.github.redkit.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -14,12 +16,43 @@ public class RedkitProperties {
 	 */
 	private String keyPrefix = "redkit";
 
+	/**
+	 * Reactive beans (ReactiveRateLimiter and the others) and the WebFlux support.
+	 */
+	private final Reactive reactive = new Reactive();
+
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}
 
 	public void setKeyPrefix(String keyPrefix) {
 		this.keyPrefix = keyPrefix;
+	}
+
+	public Reactive getReactive() {
+		return this.reactive;
+	}
+
+	/**
+	 * Redkit's reactive faces.
+	 */
+	public static class Reactive {
+
+		/**
+		 * Whether the reactive beans are created. By default they are in a reactive web
+		 * application only; true creates them in any application with Reactor, false in
+		 * none.
+		 */
+		private @Nullable Boolean enabled;
+
+		public @Nullable Boolean getEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(@Nullable Boolean enabled) {
+			this.enabled = enabled;
+		}
+
 	}
 
 }

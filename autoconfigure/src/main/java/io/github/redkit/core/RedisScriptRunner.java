@@ -11,12 +11,14 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import org.jspecify.annotations.Nullable;
+import reactor.core.scheduler.NonBlocking;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -44,6 +46,12 @@ import org.springframework.util.ClassUtils;
 public class RedisScriptRunner {
 
 	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			RedisScriptRunner.class.getClassLoader());
+
+	private static final boolean NETTY_PRESENT = ClassUtils.isPresent("io.netty.util.concurrent.FastThreadLocalThread",
+			RedisScriptRunner.class.getClassLoader());
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.NonBlocking",
 			RedisScriptRunner.class.getClassLoader());
 
 	private static final Executor CONNECTOR = Executors.newCachedThreadPool(RedkitThreads.factory("redkit-connect"));
@@ -165,11 +173,13 @@ public class RedisScriptRunner {
 	 * @return the answer, completed exceptionally with a {@link DataAccessException}
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, byte[][] args) {
-		if (this.connected) {
+		if (this.connected && (sharesNativeConnection() || !onNonBlockingThread())) {
 			return send(script, keys, args);
 		}
-		// until a connection has been made, making one blocks for the connect timeout: do
-		// it on another thread so that callers can still bound their wait
+		// until a connection has been made, making one blocks for the connect timeout,
+		// and
+		// borrowing a pooled one may wait for the pool: do it on another thread, so that
+		// callers can still bound their wait and an event loop never waits
 		return CompletableFuture.supplyAsync(() -> send(script, keys, args), CONNECTOR)
 			.thenCompose(Function.identity());
 	}
@@ -210,6 +220,14 @@ public class RedisScriptRunner {
 		// caller's answer does not wait for it
 		answer.whenCompleteAsync((result, failure) -> connection.close(), CONNECTOR);
 		return answer;
+	}
+
+	private static boolean onNonBlockingThread() {
+		Thread thread = Thread.currentThread();
+		// Netty's event loops (Lettuce's, a WebFlux server's) and Reactor's non-blocking
+		// schedulers
+		return (NETTY_PRESENT && thread instanceof FastThreadLocalThread)
+				|| (REACTOR_PRESENT && thread instanceof NonBlocking);
 	}
 
 	private boolean sharesNativeConnection() {

@@ -70,6 +70,8 @@ final class PermitGiveBack {
 		// the marker extends the first key, so it keeps its hash tag and its slot
 		scriptKeys.add(keys.get(0) + ":refund:" + UUID.randomUUID());
 		CompletableFuture<Boolean> done = new CompletableFuture<>();
+		// the first attempt is sent before the caller learns of the refusal, so that its
+		// next call on the same connection finds the permits back
 		attempt(limit, scriptKeys, limit.refundArguments(cost, MARKER_TTL, reply), 1, done);
 		return done;
 	}

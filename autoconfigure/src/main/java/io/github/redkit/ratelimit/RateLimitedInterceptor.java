@@ -3,9 +3,11 @@ package io.github.redkit.ratelimit;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.ReactiveCall;
 import io.github.redkit.core.RedkitInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -47,10 +49,31 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	protected @Nullable Object invoke(MethodInvocation invocation, RateLimitedOperation operation) throws Throwable {
 		List<String> keys = keys(operation, invocation);
 		RateLimiter limiter = this.rateLimiter.get();
+		ReactiveCall reactive = ReactiveCall.of(invocation);
+		if (reactive != null) {
+			return reactive.proceedAfter(() -> decideAsync(limiter, operation, keys),
+					(decision) -> admit(operation, keys, decision));
+		}
 		RateLimitPolicy inline = operation.inlinePolicy();
 		RateLimitDecision decision = (inline != null)
 				? limiter.tryAcquire(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
 				: limiter.tryAcquire(operation.limitName(), keys, operation.cost());
+		admit(operation, keys, decision);
+		return invocation.proceed();
+	}
+
+	private static CompletableFuture<RateLimitDecision> decideAsync(RateLimiter limiter, RateLimitedOperation operation,
+			List<String> keys) {
+		RateLimitPolicy inline = operation.inlinePolicy();
+		return (inline != null)
+				? limiter.tryAcquireAsync(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
+				: limiter.tryAcquireAsync(operation.limitName(), keys, operation.cost());
+	}
+
+	/**
+	 * Throws when the call was refused, tells the listeners when it was allowed.
+	 */
+	private void admit(RateLimitedOperation operation, List<String> keys, RateLimitDecision decision) {
 		// a limit without key expressions is one partition shared by every caller
 		List<String> partition = (operation.keyExpressions().length > 0) ? keys : List.of();
 		if (!decision.allowed()) {
@@ -59,7 +82,6 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 		for (RateLimitDecisionListener listener : this.listeners.get()) {
 			listener.allowed(operation.limitName(), decision.policy(), decision, partition);
 		}
-		return invocation.proceed();
 	}
 
 	private List<String> keys(RateLimitedOperation operation, MethodInvocation invocation) {

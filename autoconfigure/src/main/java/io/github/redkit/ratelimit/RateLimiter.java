@@ -2,6 +2,7 @@ package io.github.redkit.ratelimit;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Decides whether a call is under its rate limit, in one Redis round trip over every
@@ -56,6 +57,40 @@ public interface RateLimiter {
 	default RateLimitDecision tryAcquire(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
 			int cost) {
 		return tryAcquire(limitId, policy, keys, cost);
+	}
+
+	/**
+	 * Takes {@code cost} permits of a named limit for every identifier, or none at all,
+	 * without blocking the calling thread: the decision completes when Redis answers (or
+	 * the timeout passes, and the failure mode applies).
+	 * <p>
+	 * The default decides with {@link #tryAcquire(String, List, int)} on the common pool;
+	 * Redkit's own rate limiter sends the script without any thread waiting.
+	 * @param limitName the limit, configured under {@code redkit.rate-limit.limits}
+	 * @param keys the identifiers; all must be under every window
+	 * @param cost permits to take, at least 1
+	 * @return the decision, completed exceptionally with
+	 * {@link RateLimiterUnavailableException} when Redis cannot be reached and the
+	 * failure mode is {@code deny}
+	 */
+	default CompletableFuture<RateLimitDecision> tryAcquireAsync(String limitName, List<String> keys, int cost) {
+		return CompletableFuture.supplyAsync(() -> tryAcquire(limitName, keys, cost));
+	}
+
+	/**
+	 * Takes {@code cost} permits of an explicit policy counted under an id of its own
+	 * (see {@link #tryAcquire(String, String, RateLimitPolicy, List, int)}), without
+	 * blocking the calling thread.
+	 * @param limitName the name metrics, headers and exceptions show
+	 * @param limitId the unique, stable name the counters are kept under
+	 * @param policy the policy to apply
+	 * @param keys the identifiers; all must be under every window
+	 * @param cost permits to take, at least 1
+	 * @return the decision
+	 */
+	default CompletableFuture<RateLimitDecision> tryAcquireAsync(String limitName, String limitId,
+			RateLimitPolicy policy, List<String> keys, int cost) {
+		return CompletableFuture.supplyAsync(() -> tryAcquire(limitName, limitId, policy, keys, cost));
 	}
 
 	/**

@@ -11,7 +11,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
@@ -25,6 +29,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.util.Assert;
 
@@ -110,13 +115,7 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost) {
-		PreparedLimit limit = this.limits.get(limitName);
-		if (limit == null) {
-			throw new IllegalArgumentException("No rate limit named '" + limitName
-					+ "': configure it under redkit.rate-limit.limits or define it; known limits: "
-					+ this.limits.keySet());
-		}
-		return tryAcquire(limit, keys, cost);
+		return tryAcquire(named(limitName), keys, cost);
 	}
 
 	@Override
@@ -127,6 +126,31 @@ public class RedisRateLimiter implements RateLimiter {
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
 			int cost) {
+		return tryAcquire(inline(limitName, limitId, policy), keys, cost);
+	}
+
+	@Override
+	public CompletableFuture<RateLimitDecision> tryAcquireAsync(String limitName, List<String> keys, int cost) {
+		return tryAcquireAsync(named(limitName), keys, cost);
+	}
+
+	@Override
+	public CompletableFuture<RateLimitDecision> tryAcquireAsync(String limitName, String limitId,
+			RateLimitPolicy policy, List<String> keys, int cost) {
+		return tryAcquireAsync(inline(limitName, limitId, policy), keys, cost);
+	}
+
+	private PreparedLimit named(String limitName) {
+		PreparedLimit limit = this.limits.get(limitName);
+		if (limit == null) {
+			throw new IllegalArgumentException("No rate limit named '" + limitName
+					+ "': configure it under redkit.rate-limit.limits or define it; known limits: "
+					+ this.limits.keySet());
+		}
+		return limit;
+	}
+
+	private PreparedLimit inline(String limitName, String limitId, RateLimitPolicy policy) {
 		Assert.hasText(limitName, "A rate limit needs a name");
 		Assert.hasText(limitId, "A rate limit needs an id");
 		// inline policies (@RateLimited(limit = ..., period = ...)) come with every call:
@@ -137,7 +161,7 @@ public class RedisRateLimiter implements RateLimiter {
 			limit = PreparedLimit.of(limitName, limitId, policy, this.keyspace);
 			this.inlineLimits.put(limitId, limit);
 		}
-		return tryAcquire(limit, keys, cost);
+		return limit;
 	}
 
 	private RateLimitDecision tryAcquire(PreparedLimit limit, List<String> keys, int cost) {
@@ -156,68 +180,150 @@ public class RedisRateLimiter implements RateLimiter {
 		}
 	}
 
+	private CompletableFuture<RateLimitDecision> tryAcquireAsync(PreparedLimit limit, List<String> keys, int cost) {
+		// not in scope: the decision completes on another thread
+		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.RATE_LIMIT_DECISION,
+				limit.name());
+		CompletableFuture<RateLimitDecision> decision;
+		try {
+			decision = decideOrFailAsync(limit, keys, cost);
+		}
+		catch (RuntimeException ex) {
+			decision = CompletableFuture.failedFuture(ex);
+		}
+		return decision.whenComplete((result, ex) -> {
+			if (ex == null) {
+				observation.outcome(result.allowed() ? "allowed" : "denied");
+			}
+			else {
+				observation.outcome("failed");
+				observation.error(unwrap(ex));
+			}
+			observation.close();
+		});
+	}
+
 	private RateLimitDecision decideOrFail(PreparedLimit limit, List<String> keys, int cost) {
+		long start = System.nanoTime();
+		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
+		if (early != null) {
+			return early;
+		}
+		try {
+			return record(limit.name(), start,
+					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, script(limit).name()));
+		}
+		catch (DataAccessException ex) {
+			return failedAfter(limit, start, ex);
+		}
+	}
+
+	private CompletableFuture<RateLimitDecision> decideOrFailAsync(PreparedLimit limit, List<String> keys, int cost) {
+		long start = System.nanoTime();
+		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
+		if (early != null) {
+			return CompletableFuture.completedFuture(early);
+		}
+		return decide(limit, keys, cost).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+			.handle((decision, ex) -> (ex == null) ? record(limit.name(), start, decision)
+					: failedAfter(limit, start, accessFailure(limit, ex)));
+	}
+
+	/**
+	 * A decision that needs no Redis: a cost above the smallest limit, or the failure
+	 * mode while cooling down.
+	 */
+	private @Nullable RateLimitDecision decideWithoutRedis(PreparedLimit limit, List<String> keys, int cost,
+			long start) {
 		String limitName = limit.name();
-		RateLimitPolicy policy = limit.policy();
 		Assert.notEmpty(keys, () -> "Rate limit '" + limitName + "' needs at least one key");
 		Assert.isTrue(cost >= 1, () -> "Rate limit '" + limitName + "': cost must be at least 1 (was " + cost + ")");
-		long start = System.nanoTime();
 		if (cost > limit.smallestLimit()) {
-			return record(limitName, start, refuseOverLimit(policy, cost));
+			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
 		}
 		if (start - this.coolingDownUntil < 0) {
 			return failed(limit, start, null);
 		}
-		try {
-			return record(limitName, start, decide(limit, keys, cost));
-		}
-		catch (DataAccessException ex) {
-			this.coolingDownUntil = System.nanoTime() + this.failureCooldown.toNanos();
-			return failed(limit, start, ex);
-		}
+		return null;
 	}
 
-	private RateLimitDecision decide(PreparedLimit limit, List<String> keys, int cost) {
+	private RateLimitDecision failedAfter(PreparedLimit limit, long start, DataAccessException ex) {
+		this.coolingDownUntil = System.nanoTime() + this.failureCooldown.toNanos();
+		return failed(limit, start, ex);
+	}
+
+	private DataAccessException accessFailure(PreparedLimit limit, Throwable failure) {
+		Throwable ex = unwrap(failure);
+		if (ex instanceof DataAccessException dataAccess) {
+			return dataAccess;
+		}
+		if (ex instanceof TimeoutException) {
+			return new QueryTimeoutException(
+					"Redis did not answer " + script(limit).name() + " within " + this.timeout.toMillis() + " ms", ex);
+		}
+		// not a Redis failure (a bug): no failure mode applies
+		throw (ex instanceof RuntimeException runtime) ? runtime : new CompletionException(ex);
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	/**
+	 * Sends the decision: one script per cluster slot, the slots concurrently. When
+	 * several slots do not all answer in time, what the ones that allowed took is given
+	 * back whenever they answer.
+	 */
+	private CompletableFuture<RateLimitDecision> decide(PreparedLimit limit, List<String> keys, int cost) {
 		byte[][] args = limit.arguments(cost);
-		LuaScript<byte[]> script = script(limit.policy().algorithm());
+		LuaScript<byte[]> script = script(limit);
 		if (keys.size() == 1) {
-			return limit.decision(this.runner.execute(script, this.timeout, List.of(limit.key(keys.get(0))), args));
+			return this.runner.executeAsync(script, List.of(limit.key(keys.get(0))), args).thenApply(limit::decision);
 		}
 		List<List<String>> groups = groupBySlot(limit, keys);
 		if (groups.size() == 1) {
-			return limit.decision(this.runner.execute(script, this.timeout, groups.get(0), args));
+			return this.runner.executeAsync(script, groups.get(0), args).thenApply(limit::decision);
 		}
 		List<CompletableFuture<byte[]>> answers = new ArrayList<>(groups.size());
 		for (List<String> group : groups) {
 			answers.add(this.runner.executeAsync(script, group, args));
 		}
-		long deadline = System.nanoTime() + this.timeout.toNanos();
-		List<byte[]> replies = new ArrayList<>(groups.size());
-		try {
-			for (CompletableFuture<byte[]> answer : answers) {
-				Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0));
-				// a copy is awaited (and cancelled on timeout) so that a late answer
-				// still arrives below
-				replies.add(RedisScriptRunner.await(answer.copy(), left, script.name()));
+		// settled once: by every slot's answer, or by a failure, a timeout or the caller
+		// giving up, after which every slot that took permits gives them back whenever
+		// it answers
+		AtomicBoolean settled = new AtomicBoolean();
+		CompletableFuture<RateLimitDecision> decision = new CompletableFuture<>();
+		CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).whenComplete((all, ex) -> {
+			if (ex != null) {
+				decision.completeExceptionally(ex);
 			}
-		}
-		catch (DataAccessException ex) {
-			// undecided: every slot that took permits gives them back, whenever it
-			// answers
-			for (int i = 0; i < answers.size(); i++) {
-				List<String> group = groups.get(i);
-				answers.get(i).thenAcceptAsync((reply) -> {
-					if (limit.decision(reply).allowed()) {
-						this.giveBack.giveBack(limit, group, cost, reply);
-					}
-				});
+			else if (settled.compareAndSet(false, true)) {
+				try {
+					decision
+						.complete(combine(limit, groups, answers.stream().map(CompletableFuture::join).toList(), cost));
+				}
+				catch (RuntimeException | Error failure) {
+					decision.completeExceptionally(failure);
+				}
 			}
-			throw ex;
-		}
-		return combine(limit, groups, replies, cost);
+		});
+		decision.whenComplete((result, ex) -> {
+			if (ex != null && settled.compareAndSet(false, true)) {
+				for (int i = 0; i < answers.size(); i++) {
+					List<String> group = groups.get(i);
+					answers.get(i).thenAccept((reply) -> {
+						if (limit.decision(reply).allowed()) {
+							this.giveBack.giveBack(limit, group, cost, reply);
+						}
+					});
+				}
+			}
+		});
+		return decision;
 	}
 
-	private static LuaScript<byte[]> script(RateLimitAlgorithm algorithm) {
+	private static LuaScript<byte[]> script(PreparedLimit limit) {
+		RateLimitAlgorithm algorithm = limit.policy().algorithm();
 		LuaScript<byte[]> script = SCRIPTS.get(algorithm);
 		if (script == null) {
 			throw new IllegalStateException("No script for " + algorithm);

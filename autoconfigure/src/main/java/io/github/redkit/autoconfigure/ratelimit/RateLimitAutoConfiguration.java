@@ -1,5 +1,6 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
+import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
@@ -7,10 +8,12 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.ratelimit.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.ratelimit.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.RateLimitedInterceptor;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
@@ -62,6 +65,18 @@ public final class RateLimitAutoConfiguration {
 		return new RateLimitedAdvisor(new RateLimitedInterceptor(SingletonSupplier.of(rateLimiter::getObject),
 				SingletonSupplier.of(evaluator::getObject),
 				SingletonSupplier.of(() -> listeners.orderedStream().toList())), order);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnRedkitReactive
+	static class ReactiveRateLimitConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveRateLimiter redkitReactiveRateLimiter(RateLimiter rateLimiter) {
+			return new DefaultReactiveRateLimiter(rateLimiter);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,0 +1,123 @@
+package io.github.redkit.core;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ClassUtils;
+
+/**
+ * A call to an annotated method whose result arrives later: a {@code Mono}, a
+ * {@code Flux}, a {@code CompletableFuture} or any type Spring's
+ * {@link ReactiveAdapterRegistry} adapts. The annotation's decision is made when the
+ * result is subscribed to (at once for a {@code CompletableFuture}, which is already
+ * running), and each subscription invokes the method anew.
+ */
+public final class ReactiveCall {
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			ReactiveCall.class.getClassLoader());
+
+	private static final ClassValue<Optional<ReactiveAdapter>> ADAPTERS = new ClassValue<>() {
+
+		@Override
+		protected Optional<ReactiveAdapter> computeValue(Class<?> type) {
+			return Optional.ofNullable(ReactiveAdapterRegistry.getSharedInstance().getAdapter(type));
+		}
+
+	};
+
+	private final MethodInvocation invocation;
+
+	private final ReactiveAdapter adapter;
+
+	private ReactiveCall(MethodInvocation invocation, ReactiveAdapter adapter) {
+		this.invocation = invocation;
+		this.adapter = adapter;
+	}
+
+	/**
+	 * The reactive call of an invocation.
+	 * @param invocation the invocation
+	 * @return the call, or {@code null} when the method returns a plain value (or Reactor
+	 * is not on the classpath)
+	 */
+	public static @Nullable ReactiveCall of(MethodInvocation invocation) {
+		if (!REACTOR_PRESENT) {
+			return null;
+		}
+		ReactiveAdapter adapter = ADAPTERS.get(invocation.getMethod().getReturnType()).orElse(null);
+		return (adapter != null && !adapter.isNoValue()) ? new ReactiveCall(invocation, adapter) : null;
+	}
+
+	/**
+	 * Whether the method emits many values ({@code Flux}) or at most one.
+	 * @return {@code true} for many
+	 */
+	public boolean multiValue() {
+		return this.adapter.isMultiValue();
+	}
+
+	/**
+	 * The method's result: each subscription invokes the method (and the interceptors
+	 * after this one) again.
+	 * @return the values the method emits
+	 */
+	public Flux<Object> proceed() {
+		return Flux.defer(() -> {
+			MethodInvocation call = (this.invocation instanceof ProxyMethodInvocation proxied)
+					? proxied.invocableClone() : this.invocation;
+			Object result;
+			try {
+				result = call.proceed();
+			}
+			catch (Throwable ex) {
+				return Flux.error(ex);
+			}
+			return (result != null) ? Flux.from(this.adapter.toPublisher(result)) : Flux.empty();
+		});
+	}
+
+	/**
+	 * The method's result after a decision: the decision is asked for on subscription,
+	 * and the method invoked when {@code admit} does not throw.
+	 * @param <D> the decision's type
+	 * @param decision asks for the decision
+	 * @param admit throws the refusal, or lets the call through
+	 * @return a value of the method's return type
+	 */
+	public <D> Object proceedAfter(Supplier<CompletableFuture<D>> decision, Consumer<D> admit) {
+		return adapt(Mono.fromFuture(decision).flatMapMany((decided) -> {
+			admit.accept(decided);
+			return proceed();
+		}));
+	}
+
+	/**
+	 * Turns what the interceptor built back into the method's return type.
+	 * @param result the values to emit
+	 * @return a value of the method's return type
+	 */
+	public Object adapt(Publisher<?> result) {
+		return this.adapter.fromPublisher(this.adapter.isMultiValue() ? Flux.from(result) : Mono.from(result));
+	}
+
+	/**
+	 * The invocation.
+	 * @return the invocation
+	 */
+	public MethodInvocation invocation() {
+		return this.invocation;
+	}
+
+}

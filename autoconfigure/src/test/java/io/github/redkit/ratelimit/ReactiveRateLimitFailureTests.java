@@ -1,0 +1,111 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
+import io.github.redkit.core.NonBlockingThreads;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * The reactive face applies the same failure modes, within the same timeout and with the
+ * same meters, as the blocking one when Redis hangs, without blocking a thread.
+ */
+class ReactiveRateLimitFailureTests {
+
+	private static RedisServer redis;
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				RateLimitAutoConfiguration.class))
+		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+		.withPropertyValues("redkit.reactive.enabled=true", "redkit.rate-limit.timeout=200ms",
+				"redkit.rate-limit.failure-cooldown=300ms", "redkit.rate-limit.limits.api.windows[0].limit=2",
+				"redkit.rate-limit.limits.api.windows[0].period=1h", "spring.data.redis.timeout=5s");
+
+	@BeforeAll
+	static void startRedis() {
+		NonBlockingThreads.watch();
+		redis = RedisServers.startStandalone();
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		if (redis != null) {
+			redis.close();
+		}
+	}
+
+	/** The first connection may take longer than the short timeout under load. */
+	private static void connected(ReactiveRateLimiter limiter) {
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreExceptions()
+			.until(() -> limiter.tryAcquire("api", "warm-up")
+				.subscribeOn(Schedulers.parallel())
+				.block()
+				.remaining() >= 0);
+	}
+
+	@Test
+	void denyModeErrorsWithinTheTimeoutWhenRedisHangs() {
+		this.runner.withPropertyValues(redis.springProperties())
+			.withPropertyValues("redkit.rate-limit.failure-mode=deny")
+			.run((context) -> {
+				ReactiveRateLimiter limiter = context.getBean(ReactiveRateLimiter.class);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				connected(limiter);
+				redis.pause();
+				try {
+					StepVerifier.create(limiter.tryAcquire("api", "hang-deny").subscribeOn(Schedulers.parallel()))
+						.expectErrorSatisfies(
+								(ex) -> assertThat(ex).isInstanceOf(RateLimiterUnavailableException.class))
+						.verify(Duration.ofSeconds(2));
+				}
+				finally {
+					redis.resume();
+				}
+				assertThat(registry.counter("redkit.ratelimit.decisions", "limit", "api", "outcome", "failed-closed")
+					.count()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void allowModeLetsTheCallThroughWithinTheTimeoutWhenRedisHangs() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			ReactiveRateLimiter limiter = context.getBean(ReactiveRateLimiter.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			connected(limiter);
+			redis.pause();
+			try {
+				StepVerifier.create(limiter.tryAcquire("api", "hang-allow").subscribeOn(Schedulers.parallel()))
+					.assertNext((decision) -> {
+						assertThat(decision.allowed()).isTrue();
+						assertThat(decision.remaining()).isEqualTo(-1);
+					})
+					.expectComplete()
+					.verify(Duration.ofSeconds(2));
+			}
+			finally {
+				redis.resume();
+			}
+			assertThat(registry.counter("redkit.ratelimit.decisions", "limit", "api", "outcome", "failed-open").count())
+				.isEqualTo(1);
+		});
+	}
+
+}
