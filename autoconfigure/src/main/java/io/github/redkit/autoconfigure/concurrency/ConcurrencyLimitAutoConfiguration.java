@@ -64,7 +64,7 @@ public final class ConcurrencyLimitAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnWebApplication
 	@ConditionalOnClass(ProblemDetail.class)
 	static class ConcurrencyLimitWebConfiguration {
 

@@ -74,8 +74,8 @@ public final class IdempotencyAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-	@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+	@ConditionalOnWebApplication
+	@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
 	static class WebConfiguration {
 
 		@Bean

@@ -79,8 +79,10 @@ public final class RateLimitAutoConfiguration {
 
 	}
 
+	// the refusals' answers are plain controller advice: the same on Spring MVC and
+	// WebFlux
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnWebApplication
 	@ConditionalOnClass(ProblemDetail.class)
 	static class RateLimitWebConfiguration {
 
@@ -89,6 +91,13 @@ public final class RateLimitAutoConfiguration {
 		RateLimitExceptionHandler redkitRateLimitExceptionHandler() {
 			return new RateLimitExceptionHandler();
 		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(ProblemDetail.class)
+	static class RateLimitServletConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean

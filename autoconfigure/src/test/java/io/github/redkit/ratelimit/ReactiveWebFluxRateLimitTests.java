@@ -1,0 +1,147 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import io.github.redkit.core.NonBlockingThreads;
+import io.github.redkit.ratelimit.RateLimitFields.Policy;
+import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
+import io.github.redkit.test.RedisServers;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpHeaders;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A WebFlux application on a real Netty server answers a refused {@code @RateLimited}
+ * call as the Spring MVC one does: 429, {@code Retry-After}, the draft-11 fields and the
+ * draft's problem type, read by {@link WebTestClient} and an RFC 9651 parser; 503 when
+ * Redis is unreachable and the failure mode is deny. BlockHound watches the event loops
+ * throughout.
+ */
+class ReactiveWebFluxRateLimitTests {
+
+	@BeforeAll
+	static void watchForBlocking() {
+		NonBlockingThreads.watch();
+	}
+
+	@Test
+	void refusesWith429RetryAfterRateLimitFieldsAndTheDraftsProblemType() {
+		String[] redis = RedisServers.standalone().springProperties();
+		try (ConfigurableApplicationContext context = start(redis[0], redis[1], "redkit.rate-limit.timeout=10s")) {
+			WebTestClient client = client(context);
+			String user = UUID.randomUUID().toString();
+			client.get()
+				.uri("/hello?user=" + user)
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.isEqualTo("hello " + user);
+			client.get().uri("/hello?user=" + user).exchange().expectStatus().isOk();
+			EntityExchangeResult<byte[]> refused = client.get()
+				.uri("/hello?user=" + user)
+				.exchange()
+				.expectStatus()
+				.isEqualTo(429)
+				.expectBody()
+				.returnResult();
+			HttpHeaders headers = refused.getResponseHeaders();
+			long retryAfter = Long.parseLong(headers.getFirst(HttpHeaders.RETRY_AFTER));
+			assertThat(retryAfter).isPositive();
+			List<Policy> policies = RateLimitFields.policies(headers.getFirst("RateLimit-Policy"));
+			assertThat(policies).extracting(Policy::name).containsExactly("api-1s", "api-1h");
+			assertThat(policies.get(0).partitionKey()).as("a keyed limit names its partition").isNotNull();
+			ServiceLimit exhausted = RateLimitFields.serviceLimits(headers.getFirst("RateLimit")).get(0);
+			assertThat(exhausted.name()).isEqualTo("api-1s");
+			assertThat(exhausted.remaining()).isZero();
+			assertThat(exhausted.reset()).isNotNull().isPositive().isLessThanOrEqualTo(retryAfter);
+			assertThat(headers.getContentType()).hasToString("application/problem+json");
+			JsonNode problem = JsonMapper.builder().build().readTree(refused.getResponseBody());
+			assertThat(problem.get("type").asString())
+				.isEqualTo("https://iana.org/assignments/http-problem-types#quota-exceeded");
+			assertThat(problem.get("status").asInt()).isEqualTo(429);
+			assertThat(problem.get("violated-policies").toString()).isEqualTo("[\"api-1s\"]");
+			assertThat(context.getBean(HelloController.class).calls()).as("the refused call did not run").isEqualTo(2);
+		}
+	}
+
+	@Test
+	void denyModeAnswers503WhenRedisIsUnreachable() {
+		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=deny", "redkit.rate-limit.timeout=200ms")) {
+			client(context).get()
+				.uri("/hello?user=u")
+				.exchange()
+				.expectStatus()
+				.isEqualTo(503)
+				.expectHeader()
+				.valueEquals(HttpHeaders.RETRY_AFTER, "1")
+				.expectBody()
+				.jsonPath("$.status")
+				.isEqualTo(503);
+		}
+	}
+
+	private static ConfigurableApplicationContext start(String... properties) {
+		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
+			.properties("server.port=0", "redkit.rate-limit.limits.api.windows[0].limit=2",
+					"redkit.rate-limit.limits.api.windows[0].period=1s",
+					"redkit.rate-limit.limits.api.windows[1].limit=100",
+					"redkit.rate-limit.limits.api.windows[1].period=1h")
+			.properties(properties)
+			.run();
+	}
+
+	private static WebTestClient client(ConfigurableApplicationContext context) {
+		String port = context.getEnvironment().getProperty("local.server.port");
+		return WebTestClient.bindToServer()
+			.baseUrl("http://127.0.0.1:" + port)
+			.responseTimeout(Duration.ofSeconds(30))
+			.build();
+	}
+
+	@SpringBootApplication(scanBasePackages = "io.github.redkit.ratelimit.none")
+	@Import(HelloController.class)
+	static class WebFluxApplication {
+
+	}
+
+	@RestController
+	static class HelloController {
+
+		private int calls;
+
+		@GetMapping("/hello")
+		@RateLimited(value = "api", key = "'user:' + #user")
+		Mono<String> hello(@RequestParam String user) {
+			return Mono.fromSupplier(() -> {
+				this.calls++;
+				return "hello " + user;
+			});
+		}
+
+		int calls() {
+			return this.calls;
+		}
+
+	}
+
+}
