@@ -1,0 +1,8 @@
+/**
+ * A Spring Cloud Gateway {@code RateLimiter} backed by Redkit's rate limits, and its
+ * auto-configuration.
+ */
+@NullMarked
+package io.github.redkit.gateway;
+
+import org.jspecify.annotations.NullMarked;

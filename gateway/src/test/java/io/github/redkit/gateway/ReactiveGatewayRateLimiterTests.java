@@ -1,0 +1,296 @@
+package io.github.redkit.gateway;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redkit.test.RedisServers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.resources.LoopResources;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
+import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ResponseEntity;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * A gateway on a real Netty server, with routes to a local backend limited by
+ * {@link RedkitGatewayRateLimiter} on two-window limits in a real Redis: 429 with the
+ * draft-11 fields beyond the limit, the limit held over a concurrent burst, several
+ * identifiers per route, the failure modes and the blocking face's meters. BlockHound
+ * watches the event loops throughout.
+ */
+class ReactiveGatewayRateLimiterTests {
+
+	private static final AtomicInteger backendCalls = new AtomicInteger();
+
+	// loops of its own: closing a gateway application disposes Reactor Netty's global
+	// ones
+	private static final LoopResources backendLoops = LoopResources.create("backend", 1, true);
+
+	private static DisposableServer backend;
+
+	@BeforeAll
+	static void startBackend() {
+		NonBlockingThreads.watch();
+		backend = HttpServer.create()
+			.host("127.0.0.1")
+			.port(0)
+			.runOn(backendLoops)
+			.route((routes) -> routes.get("/api/hello", (request, response) -> {
+				backendCalls.incrementAndGet();
+				return response.sendString(Mono.just("hello"));
+			}))
+			.bindNow();
+	}
+
+	@AfterAll
+	static void stopBackend() {
+		if (backend != null) {
+			backend.disposeNow();
+		}
+		backendLoops.dispose();
+	}
+
+	@Test
+	void refusesBeyondTheLimitWith429AndTheDraftFieldsAndCountsTheDecisions() {
+		String[] redis = RedisServers.standalone().springProperties();
+		try (ConfigurableApplicationContext context = start(redis[0], redis[1])) {
+			assertThat(context.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
+				.as("the gateway's RedisRateLimiter is there too, ours is the default")
+				.isInstanceOf(RedkitGatewayRateLimiter.class);
+			assertThat(context.getBeansOfType(RedisRateLimiter.class)).hasSize(1);
+			WebTestClient client = client(context);
+			String user = UUID.randomUUID().toString();
+			int before = backendCalls.get();
+			for (int i = 0; i < 3; i++) {
+				client.get()
+					.uri("/api/hello?user=" + user)
+					.exchange()
+					.expectStatus()
+					.isOk()
+					.expectHeader()
+					.doesNotExist("X-RateLimit-Remaining")
+					.expectHeader()
+					.valueEquals("RateLimit-Policy", policy("gw", "10s", 3, "1h", 100, user))
+					.expectBody(String.class)
+					.isEqualTo("hello");
+			}
+			HttpHeaders refused = client.get()
+				.uri("/api/hello?user=" + user)
+				.exchange()
+				.expectStatus()
+				.isEqualTo(429)
+				.returnResult(Void.class)
+				.getResponseHeaders();
+			long retryAfter = Long.parseLong(refused.getFirst(HttpHeaders.RETRY_AFTER));
+			// a sliding window may make a client wait past the current period
+			assertThat(retryAfter).isBetween(1L, 20L);
+			assertThat(refused.getFirst("RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, user));
+			assertThat(refused.getFirst("RateLimit")).startsWith("\"gw-10s\";r=0;t=")
+				.endsWith(";pk=" + io.github.redkit.ratelimit.web.RateLimitHeaders.partitionKey(List.of(user)));
+			assertThat(backendCalls.get() - before).as("the refused request did not reach the backend").isEqualTo(3);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("redkit.ratelimit.decisions")
+				.tags("limit", "gw", "outcome", "allowed")
+				.counter()
+				.count()).isEqualTo(3);
+			assertThat(
+					meters.get("redkit.ratelimit.decisions").tags("limit", "gw", "outcome", "denied").counter().count())
+				.isEqualTo(1);
+		}
+	}
+
+	@Test
+	void holdsTheLimitOverABurstFromConcurrentClients() {
+		String[] redis = RedisServers.standalone().springProperties();
+		try (ConfigurableApplicationContext context = start(redis[0], redis[1])) {
+			String user = UUID.randomUUID().toString();
+			WebClient client = WebClient.create("http://127.0.0.1:" + port(context));
+			List<Integer> statuses = Flux.range(0, 40)
+				.flatMap((i) -> client.get()
+					.uri("/api/hello?user=" + user)
+					.retrieve()
+					.toBodilessEntity()
+					.onErrorResume(org.springframework.web.reactive.function.client.WebClientResponseException.class,
+							(ex) -> Mono.just(ResponseEntity.status(ex.getStatusCode()).build()))
+					.map(ResponseEntity::getStatusCode)
+					.map(HttpStatusCode::value), 8)
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("redkit.ratelimit.decisions")
+				.tags("limit", "gw", "outcome", "allowed")
+				.counter()
+				.count()).as("decided by Redis, not let through by the failure mode").isEqualTo(3);
+			assertThat(statuses).filteredOn((status) -> status == 200).hasSize(3);
+			assertThat(statuses).filteredOn((status) -> status == 429).hasSize(37);
+		}
+	}
+
+	@Test
+	void limitsEveryIdentifierOfARouteWithSeveralKeyResolvers() {
+		String[] redis = RedisServers.standalone().springProperties();
+		try (ConfigurableApplicationContext context = start(redis[0], redis[1])) {
+			WebTestClient client = client(context);
+			String tenant = UUID.randomUUID().toString();
+			String alice = UUID.randomUUID().toString();
+			String bob = UUID.randomUUID().toString();
+			for (int i = 0; i < 3; i++) {
+				client.get()
+					.uri("/multi/api/hello?user=" + alice + "&tenant=" + tenant)
+					.exchange()
+					.expectStatus()
+					.isOk();
+			}
+			client.get()
+				.uri("/multi/api/hello?user=" + bob + "&tenant=" + tenant)
+				.exchange()
+				.expectStatus()
+				.isEqualTo(429)
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", policy("gw", "10s", 3, "1h", 100, bob, tenant));
+			client.get()
+				.uri("/multi/api/hello?user=" + bob + "&tenant=" + UUID.randomUUID())
+				.exchange()
+				.expectStatus()
+				.isOk();
+		}
+	}
+
+	@Test
+	void denyModeAnswersWithTheGatewaysRefusalWhenRedisIsUnreachable() {
+		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=deny", "redkit.rate-limit.timeout=500ms")) {
+			int before = backendCalls.get();
+			client(context).get()
+				.uri("/api/hello?user=u")
+				.exchange()
+				.expectStatus()
+				.isEqualTo(429)
+				.expectHeader()
+				.valueEquals(HttpHeaders.RETRY_AFTER, "1");
+			assertThat(backendCalls.get()).isEqualTo(before);
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("redkit.ratelimit.decisions")
+				.tags("limit", "gw", "outcome", "failed-closed")
+				.counter()
+				.count()).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void allowModeLetsRequestsThroughWhenRedisIsUnreachable() {
+		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=allow",
+				"redkit.rate-limit.timeout=500ms")) {
+			client(context).get()
+				.uri("/api/hello?user=u")
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", policy("gw", "10s", 3, "1h", 100, "u"))
+				.expectHeader()
+				.doesNotExist("RateLimit");
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("redkit.ratelimit.decisions")
+				.tags("limit", "gw", "outcome", "failed-open")
+				.counter()
+				.count()).isEqualTo(1);
+		}
+	}
+
+	private static String policy(String limit, String shortPeriod, int shortLimit, String longPeriod, int longLimit,
+			String... keys) {
+		String pk = io.github.redkit.ratelimit.web.RateLimitHeaders.partitionKey(List.of(keys));
+		String policy = "\"" + limit + "-" + shortPeriod + "\";q=" + shortLimit + ";w=" + seconds(shortPeriod) + ";pk="
+				+ pk + ", \"" + limit + "-" + longPeriod + "\";q=" + longLimit + ";w=" + seconds(longPeriod) + ";pk="
+				+ pk;
+		// a check that the value is an RFC 9651 list a client can read
+		assertThat(org.greenbytes.http.sfv.Parser.parseList(policy).get()).hasSize(2);
+		return policy;
+	}
+
+	private static long seconds(String period) {
+		return period.endsWith("h") ? Long.parseLong(period.replace("h", "")) * 3600
+				: Long.parseLong(period.replace("s", ""));
+	}
+
+	private static ConfigurableApplicationContext start(String... properties) {
+		String routes = "spring.cloud.gateway.server.webflux.routes";
+		String uri = "http://127.0.0.1:" + backend.port();
+		return new SpringApplicationBuilder(GatewayApplication.class).web(WebApplicationType.REACTIVE)
+			.properties("server.port=0", "redkit.rate-limit.timeout=10s",
+					"redkit.rate-limit.limits.gw.windows[0].limit=3",
+					"redkit.rate-limit.limits.gw.windows[0].period=10s",
+					"redkit.rate-limit.limits.gw.windows[1].limit=100",
+					"redkit.rate-limit.limits.gw.windows[1].period=1h", routes + "[0].id=api",
+					routes + "[0].uri=" + uri, routes + "[0].predicates[0]=Path=/api/**",
+					routes + "[0].filters[0].name=RequestRateLimiter",
+					routes + "[0].filters[0].args.redkit-rate-limiter.limit=gw",
+					routes + "[0].filters[0].args.key-resolver=#{@userKeyResolver}", routes + "[1].id=multi",
+					routes + "[1].uri=" + uri, routes + "[1].predicates[0]=Path=/multi/**",
+					routes + "[1].filters[0]=StripPrefix=1", routes + "[1].filters[1].name=RequestRateLimiter",
+					routes + "[1].filters[1].args.redkit-rate-limiter.limit=gw",
+					routes + "[1].filters[1].args.key-resolver=#{@userAndTenantKeyResolver}")
+			.properties(properties)
+			.run();
+	}
+
+	private static String port(ConfigurableApplicationContext context) {
+		return context.getEnvironment().getProperty("local.server.port");
+	}
+
+	private static WebTestClient client(ConfigurableApplicationContext context) {
+		return WebTestClient.bindToServer()
+			.baseUrl("http://127.0.0.1:" + port(context))
+			.responseTimeout(Duration.ofSeconds(30))
+			.build();
+	}
+
+	@SpringBootApplication(scanBasePackages = "io.github.redkit.gateway.none")
+	static class GatewayApplication {
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		// the gateway's filter factory takes one default KeyResolver
+		@Bean
+		@Primary
+		KeyResolver userKeyResolver() {
+			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getQueryParams().getFirst("user"));
+		}
+
+		@Bean
+		KeyResolver userAndTenantKeyResolver() {
+			return RedkitKeyResolvers.all(userKeyResolver(),
+					(exchange) -> Mono.justOrEmpty(exchange.getRequest().getQueryParams().getFirst("tenant")));
+		}
+
+	}
+
+}
