@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.ratelimit.web.RateLimitHeaders;
 import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.greenbytes.http.sfv.Parser;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,6 +35,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
 
 /**
  * A gateway on a real Netty server, with routes to a local backend limited by
@@ -109,7 +112,7 @@ class ReactiveGatewayRateLimiterTests {
 			assertThat(retryAfter).isBetween(1L, 20L);
 			assertThat(refused.getFirst("RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, user));
 			assertThat(refused.getFirst("RateLimit")).startsWith("\"gw-10s\";r=0;t=")
-				.endsWith(";pk=" + io.github.redkit.ratelimit.web.RateLimitHeaders.partitionKey(List.of(user)));
+				.endsWith(";pk=" + RateLimitHeaders.partitionKey(List.of(user)));
 			assertThat(backendCalls.get() - before).as("the refused request did not reach the backend").isEqualTo(3);
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
 			assertThat(meters.get("redkit.ratelimit.decisions")
@@ -133,7 +136,7 @@ class ReactiveGatewayRateLimiterTests {
 					.uri("/api/hello?user=" + user)
 					.retrieve()
 					.toBodilessEntity()
-					.onErrorResume(org.springframework.web.reactive.function.client.WebClientResponseException.class,
+					.onErrorResume(WebClientResponseException.class,
 							(ex) -> Mono.just(ResponseEntity.status(ex.getStatusCode()).build()))
 					.map(ResponseEntity::getStatusCode)
 					.map(HttpStatusCode::value), 8)
@@ -224,12 +227,12 @@ class ReactiveGatewayRateLimiterTests {
 
 	private static String policy(String limit, String shortPeriod, int shortLimit, String longPeriod, int longLimit,
 			String... keys) {
-		String pk = io.github.redkit.ratelimit.web.RateLimitHeaders.partitionKey(List.of(keys));
+		String pk = RateLimitHeaders.partitionKey(List.of(keys));
 		String policy = "\"" + limit + "-" + shortPeriod + "\";q=" + shortLimit + ";w=" + seconds(shortPeriod) + ";pk="
 				+ pk + ", \"" + limit + "-" + longPeriod + "\";q=" + longLimit + ";w=" + seconds(longPeriod) + ";pk="
 				+ pk;
 		// a check that the value is an RFC 9651 list a client can read
-		assertThat(org.greenbytes.http.sfv.Parser.parseList(policy).get()).hasSize(2);
+		assertThat(Parser.parseList(policy).get()).hasSize(2);
 		return policy;
 	}
 

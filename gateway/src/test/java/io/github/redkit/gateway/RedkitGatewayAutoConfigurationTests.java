@@ -1,5 +1,6 @@
 package io.github.redkit.gateway;
 
+import java.util.List;
 import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
@@ -59,7 +60,7 @@ class RedkitGatewayAutoConfigurationTests {
 
 	@Test
 	void decodesTheKeysOfSeveralResolversAndNothingElse() {
-		String encoded = RedkitKeyResolvers.encode(java.util.List.of("a\u0000b", "c\\d", ""));
+		String encoded = RedkitKeyResolvers.encode(List.of("a\u0000b", "c\\d", ""));
 		assertThat(RedkitKeyResolvers.decode(encoded)).containsExactly("a\u0000b", "c\\d", "");
 		assertThat(RedkitKeyResolvers.decode("a\u0000b")).containsExactly("a\u0000b");
 	}
