@@ -3,6 +3,7 @@ package io.github.redkit.core;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -101,6 +102,23 @@ public final class ReactiveCall {
 			admit.accept(decided);
 			return proceed();
 		}));
+	}
+
+	/**
+	 * The method's result while holding something (a permit, a lock): it is taken on
+	 * subscription, the method invoked while it is held, and it is given back when the
+	 * method's publisher completes, fails or is cancelled.
+	 * @param <H> what is held
+	 * @param take takes it; a refusal completes exceptionally
+	 * @param giveBack gives it back
+	 * @return a value of the method's return type
+	 */
+	public <H> Object proceedWhileHolding(Supplier<CompletableFuture<H>> take,
+			Function<H, CompletableFuture<?>> giveBack) {
+		return adapt(Flux.usingWhen(Mono.fromFuture(take), (held) -> proceed(),
+				(held) -> Mono.fromFuture(() -> giveBack.apply(held)),
+				(held, error) -> Mono.fromFuture(() -> giveBack.apply(held)),
+				(held) -> Mono.fromFuture(() -> giveBack.apply(held))));
 	}
 
 	/**
