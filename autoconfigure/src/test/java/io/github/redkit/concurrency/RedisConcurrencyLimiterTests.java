@@ -221,13 +221,17 @@ class RedisConcurrencyLimiterTests {
 		assertThat(taken.calls("evalsha")).isEqualTo(1);
 		// INFO commandstats also counts the commands the script itself ran
 		assertThat(taken.asMap().keySet()).as(taken.toString())
-			.isSubsetOf("evalsha", "time", "zremrangebyscore", "zcard", "zrange", "zadd", "pttl", "pexpire");
+			.isSubsetOf("evalsha", "time", "zremrangebyscore", "zcard", "zrange", "zadd", "pttl", "pexpire", "ping");
 		CommandStats beforeClose = this.redis.commandStats();
 		permit.close();
 		permit.close();
 		CommandStats given = this.redis.commandStats().since(beforeClose);
 		assertThat(given.calls("evalsha")).as("closing twice gives back once").isEqualTo(1);
-		assertThat(given.asMap().keySet()).as(given.toString()).containsOnly("evalsha", "zrem");
+		// (the counts are the server's: a PING another client sends, a new pooled
+		// connection's say, is not this call's)
+		assertThat(given.asMap().keySet()).as(given.toString())
+			.isSubsetOf("evalsha", "zrem", "ping")
+			.contains("evalsha", "zrem");
 	}
 
 	@Test
