@@ -2,6 +2,8 @@ package io.github.redkit.core;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -59,6 +61,20 @@ public final class ReactiveCall {
 		}
 		ReactiveAdapter adapter = ADAPTERS.get(invocation.getMethod().getReturnType()).orElse(null);
 		return (adapter != null && !adapter.isNoValue()) ? new ReactiveCall(invocation, adapter) : null;
+	}
+
+	/**
+	 * Whether a method of this return type hands its result over later (a future, or a
+	 * type the {@link ReactiveAdapterRegistry} adapts), so that an annotation that acts
+	 * around the call must act around the result instead.
+	 * @param returnType the method's return type
+	 * @return {@code true} for a deferred result
+	 */
+	public static boolean isDeferred(Class<?> returnType) {
+		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
+			return true;
+		}
+		return REACTOR_PRESENT && ADAPTERS.get(returnType).filter((adapter) -> !adapter.isNoValue()).isPresent();
 	}
 
 	/**
