@@ -90,6 +90,10 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 			return List.of(RateLimitedOperation.SHARED_KEY);
 		}
 		KeyExpressionEvaluator evaluator = this.evaluator.get();
+		if (expressions.length == 1) {
+			return List.of(evaluator.evaluate(expressions[0], invocation.getMethod(), invocation.getThis(),
+					invocation.getArguments()));
+		}
 		List<String> keys = new ArrayList<>(expressions.length);
 		for (String expression : expressions) {
 			keys.add(evaluator.evaluate(expression, invocation.getMethod(), invocation.getThis(),
