@@ -1,5 +1,6 @@
 package io.github.redkit.core;
 
+import java.lang.reflect.Method;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -58,6 +59,20 @@ public final class ReactiveCall {
 		}
 		ReactiveAdapter adapter = ADAPTERS.get(invocation.getMethod().getReturnType()).orElse(null);
 		return (adapter != null && !adapter.isNoValue()) ? new ReactiveCall(invocation, adapter) : null;
+	}
+
+	/**
+	 * Whether calls to a method are reactive calls, so that an interceptor can ask once
+	 * per method instead of once per call.
+	 * @param method the method
+	 * @return {@code true} when {@link #of(MethodInvocation)} returns a call for it
+	 */
+	public static boolean isReactive(Method method) {
+		if (!REACTOR_PRESENT) {
+			return false;
+		}
+		ReactiveAdapter adapter = ADAPTERS.get(method.getReturnType()).orElse(null);
+		return adapter != null && !adapter.isNoValue();
 	}
 
 	/**
