@@ -3,6 +3,7 @@ package io.github.redkit.benchmarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
@@ -57,7 +58,11 @@ final class RateLimitCostSuite {
 		private final int identifiers;
 
 		RedkitDecision(RedisServer redis, int windows, int identifiers) {
-			this.context = Clients.springContext(redis);
+			// a loaded machine must not turn a slow answer into an allowed call that
+			// skips
+			// Redis (the failure mode and its cooldown): that would flatter the curve
+			this.context = Clients.springContext(redis, Map.of("redkit.rate-limit.timeout", "30s",
+					"redkit.rate-limit.failure-mode", "deny", "redkit.rate-limit.failure-cooldown", "0s"));
 			this.limiter = this.context.getBean(RateLimiter.class);
 			List<RateLimitWindow> policyWindows = new ArrayList<>();
 			for (int i = 0; i < windows; i++) {
