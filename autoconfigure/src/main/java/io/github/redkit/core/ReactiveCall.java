@@ -1,5 +1,6 @@
 package io.github.redkit.core;
 
+import java.lang.reflect.Method;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -74,6 +75,20 @@ public final class ReactiveCall {
 		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
 			return true;
 		}
+		return adapts(returnType);
+	}
+
+	/**
+	 * Whether calls to a method are reactive calls, so that an interceptor can ask once
+	 * per method instead of once per call.
+	 * @param method the method
+	 * @return {@code true} when {@link #of(MethodInvocation)} returns a call for it
+	 */
+	public static boolean isReactive(Method method) {
+		return adapts(method.getReturnType());
+	}
+
+	private static boolean adapts(Class<?> returnType) {
 		return REACTOR_PRESENT && ADAPTERS.get(returnType).filter((adapter) -> !adapter.isNoValue()).isPresent();
 	}
 
