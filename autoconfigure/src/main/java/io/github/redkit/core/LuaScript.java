@@ -34,10 +34,15 @@ public final class LuaScript<T> {
 
 	private final byte[] source;
 
+	private final String sha1;
+
 	private LuaScript(String name, RedisScript<T> script) {
 		this.name = name;
 		this.script = script;
 		this.source = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
+		// computed once: DefaultRedisScript guards its SHA-1 with a lock, and a contended
+		// lock parks the thread, an event loop's included
+		this.sha1 = script.getSha1();
 	}
 
 	/**
@@ -93,6 +98,14 @@ public final class LuaScript<T> {
 	}
 
 	/**
+	 * The script's SHA-1, for {@code EVALSHA}, read without taking a lock.
+	 * @return the hex SHA-1 of the source
+	 */
+	String sha1() {
+		return this.sha1;
+	}
+
+	/**
 	 * The script's source, for {@code EVAL} after a {@code NOSCRIPT} answer.
 	 * @return the UTF-8 bytes of the source
 	 */
@@ -128,7 +141,7 @@ public final class LuaScript<T> {
 
 	@Override
 	public String toString() {
-		return "LuaScript '" + this.name + "' (" + this.script.getSha1() + ")";
+		return "LuaScript '" + this.name + "' (" + this.sha1 + ")";
 	}
 
 }

@@ -366,8 +366,7 @@ public class RedisScriptRunner {
 		@SuppressWarnings("unchecked")
 		static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
 				LuaScript<T> script, byte[][] keys, byte[][] args) {
-			CompletableFuture<Object> reply = commands
-				.<Object>evalsha(script.redisScript().getSha1(), script.outputType(), keys, args)
+			CompletableFuture<Object> reply = commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
 				.toCompletableFuture()
 				.exceptionallyCompose((ex) -> isNoScript(ex)
 						? commands.<Object>eval(script.source(), script.outputType(), keys, args).toCompletableFuture()
