@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -56,8 +57,13 @@ final class KeyScan {
 			return scanCluster(masters(cluster), next, args, settings, deadline, enough, keys);
 		}
 		RedisKeyAsyncCommands<byte[], byte[]> commands = standalone(nativeConnection);
+		boolean first = true;
 		do {
-			KeyScanCursor<byte[]> scanned = await(commands.scan(ScanCursor.of(next), args), settings);
+			KeyScanCursor<byte[]> scanned = await(commands.scan(ScanCursor.of(next), args), first, settings, deadline);
+			if (scanned == null) {
+				return next;
+			}
+			first = false;
 			next = scanned.isFinished() ? DONE : scanned.getCursor();
 			scanned.getKeys().forEach((key) -> keys.accept(new String(key, StandardCharsets.UTF_8)));
 		}
@@ -73,8 +79,14 @@ final class KeyScan {
 		if (node >= masters.size()) {
 			return DONE; // the cluster shrank under the cursor: nothing left to walk
 		}
+		boolean first = true;
 		do {
-			KeyScanCursor<byte[]> scanned = await(masters.get(node).scan(ScanCursor.of(next), args), settings);
+			KeyScanCursor<byte[]> scanned = await(masters.get(node).scan(ScanCursor.of(next), args), first, settings,
+					deadline);
+			if (scanned == null) {
+				return node + ":" + next;
+			}
+			first = false;
 			scanned.getKeys().forEach((key) -> keys.accept(new String(key, StandardCharsets.UTF_8)));
 			next = scanned.isFinished() ? DONE : scanned.getCursor();
 			if (DONE.equals(next)) {
@@ -110,8 +122,23 @@ final class KeyScan {
 		throw new IllegalStateException("Listing keys needs a Lettuce connection");
 	}
 
-	private static KeyScanCursor<byte[]> await(RedisFuture<KeyScanCursor<byte[]>> scan, EndpointSettings settings) {
-		return LettuceFutures.awaitOrCancel(scan, settings.scanTimeout().toNanos(), TimeUnit.NANOSECONDS);
+	/**
+	 * Waits for one {@code SCAN}: the page's first for the whole time bound (so that a
+	 * page always makes progress on a Redis that answers within it), a later one until
+	 * the deadline. A busy Redis that does not answer in time ends the page, not the
+	 * request: the page goes back with the cursor before that call, which the next page
+	 * repeats.
+	 * @return the scanned keys, or {@code null} when the time ran out
+	 */
+	private static @Nullable KeyScanCursor<byte[]> await(RedisFuture<KeyScanCursor<byte[]>> scan, boolean first,
+			EndpointSettings settings, long deadline) {
+		long wait = first ? settings.scanTimeout().toNanos() : Math.max(deadline - System.nanoTime(), 0);
+		try {
+			return LettuceFutures.awaitOrCancel(scan, wait, TimeUnit.NANOSECONDS);
+		}
+		catch (RedisCommandTimeoutException ex) {
+			return null;
+		}
 	}
 
 	// a key part as the application passed it, so that it can be acted on by it; a

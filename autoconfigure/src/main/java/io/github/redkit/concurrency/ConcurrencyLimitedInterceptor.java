@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.ReactiveCall;
 import io.github.redkit.core.RedkitInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -49,18 +50,33 @@ public class ConcurrencyLimitedInterceptor extends RedkitInterceptor<Concurrency
 				: ConcurrencyLimitedOperation.SHARED_KEY;
 		ConcurrencyLimiter limiter = this.limiter.get();
 		ConcurrencyPolicy inline = operation.inlinePolicy();
+		ReactiveCall reactive = ReactiveCall.of(invocation);
+		if (reactive != null) {
+			return reactive.proceedWhileHolding(
+					() -> ((inline != null)
+							? limiter.tryAcquireAsync(operation.limitName(), operation.limitId(), inline, key)
+							: limiter.tryAcquireAsync(operation.limitName(), key))
+						.thenApply((permit) -> granted(operation, limiter, key, permit)),
+					ConcurrencyPermit::closeAsync);
+		}
 		Optional<ConcurrencyPermit> permit = (inline != null)
 				? limiter.tryAcquire(operation.limitName(), operation.limitId(), inline, key)
 				: limiter.tryAcquire(operation.limitName(), key);
-		if (permit.isEmpty()) {
-			int limit = (inline != null) ? inline.limit()
-					: limiter.policy(operation.limitName()).map(ConcurrencyPolicy::limit).orElse(0);
-			throw new ConcurrencyLimitExceededException(operation.limitName(), limit,
-					(expression != null) ? key : null);
-		}
-		try (ConcurrencyPermit held = permit.get()) {
+		try (ConcurrencyPermit held = granted(operation, limiter, key, permit)) {
 			return invocation.proceed();
 		}
+	}
+
+	private static ConcurrencyPermit granted(ConcurrencyLimitedOperation operation, ConcurrencyLimiter limiter,
+			String key, Optional<ConcurrencyPermit> permit) {
+		if (permit.isPresent()) {
+			return permit.get();
+		}
+		ConcurrencyPolicy inline = operation.inlinePolicy();
+		int limit = (inline != null) ? inline.limit()
+				: limiter.policy(operation.limitName()).map(ConcurrencyPolicy::limit).orElse(0);
+		throw new ConcurrencyLimitExceededException(operation.limitName(), limit,
+				(operation.keyExpression() != null) ? key : null);
 	}
 
 }

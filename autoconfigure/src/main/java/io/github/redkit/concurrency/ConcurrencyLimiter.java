@@ -1,6 +1,7 @@
 package io.github.redkit.concurrency;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Limits how many calls run at once per key across every instance of an application: each
@@ -52,6 +53,33 @@ public interface ConcurrencyLimiter {
 	default Optional<ConcurrencyPermit> tryAcquire(String limitName, String limitId, ConcurrencyPolicy policy,
 			String key) {
 		return tryAcquire(limitId, policy, key);
+	}
+
+	/**
+	 * Takes a permit without blocking the calling thread: the answer completes when Redis
+	 * answers (or the timeout passes, and the failure mode applies). The default takes it
+	 * with {@link #tryAcquire(String, String)} on the common pool; Redkit's limiter sends
+	 * the script without a thread waiting.
+	 * @param limitName the limit
+	 * @param key the identifier
+	 * @return the permit, empty when the limit is reached
+	 */
+	default CompletableFuture<Optional<ConcurrencyPermit>> tryAcquireAsync(String limitName, String key) {
+		return CompletableFuture.supplyAsync(() -> tryAcquire(limitName, key));
+	}
+
+	/**
+	 * Takes a permit of an explicit policy counted under an id of its own, without
+	 * blocking the calling thread.
+	 * @param limitName the name metrics and exceptions show
+	 * @param limitId the name the permits are kept under
+	 * @param policy the policy
+	 * @param key the identifier
+	 * @return the permit, empty when the limit is reached
+	 */
+	default CompletableFuture<Optional<ConcurrencyPermit>> tryAcquireAsync(String limitName, String limitId,
+			ConcurrencyPolicy policy, String key) {
+		return CompletableFuture.supplyAsync(() -> tryAcquire(limitName, limitId, policy, key));
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package io.github.redkit.concurrency;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * A permit of a concurrency limit, to close when the call it guards has run: closing
  * gives it back in one round trip, once however often it is called. While it is held its
@@ -47,5 +49,15 @@ public interface ConcurrencyPermit extends AutoCloseable {
 	 */
 	@Override
 	void close();
+
+	/**
+	 * Gives the permit back without blocking the calling thread. The default closes it on
+	 * the common pool; Redkit's permits send the release without a thread waiting.
+	 * @return completes when the permit is given back (or giving it back failed, which is
+	 * logged: the permit then comes back when its lease ends)
+	 */
+	default CompletableFuture<Void> closeAsync() {
+		return CompletableFuture.runAsync(this::close);
+	}
 
 }

@@ -61,9 +61,21 @@ final class ConcurrencyScripts {
 	 * @return {taken (1 or 0), in flight, ms until the earliest lease ends}
 	 */
 	long[] acquire(String redisKey, String permitId, ConcurrencyPolicy policy) {
-		List<?> reply = this.runner.execute(ACQUIRE, this.timeout, List.of(redisKey), permitId,
-				Integer.toString(policy.limit()), Long.toString(policy.lease().toMillis()));
-		return new long[] { (Long) reply.get(0), (Long) reply.get(1), (Long) reply.get(2) };
+		return RedisScriptRunner.await(acquireAsync(redisKey, permitId, policy), this.timeout, ACQUIRE.name());
+	}
+
+	/**
+	 * Sends the acquisition; the caller bounds the wait.
+	 */
+	CompletableFuture<long[]> acquireAsync(String redisKey, String permitId, ConcurrencyPolicy policy) {
+		return this.runner
+			.executeAsync(ACQUIRE, List.of(redisKey), permitId, Integer.toString(policy.limit()),
+					Long.toString(policy.lease().toMillis()))
+			.thenApply((reply) -> new long[] { (Long) reply.get(0), (Long) reply.get(1), (Long) reply.get(2) });
+	}
+
+	Duration timeout() {
+		return this.timeout;
 	}
 
 	boolean release(String redisKey, String permitId) {
@@ -75,6 +87,12 @@ final class ConcurrencyScripts {
 	 * Sends a release without waiting: after a timed-out acquire it is queued behind it,
 	 * so a permit taken late is given back at once.
 	 */
+	CompletableFuture<Boolean> releaseAsync(String redisKey, String permitId) {
+		return this.runner.executeAsync(RELEASE, List.of(redisKey), permitId)
+			.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS)
+			.thenApply((released) -> released == 1);
+	}
+
 	void releaseLater(String redisKey, String permitId) {
 		this.runner.executeAsync(RELEASE, List.of(redisKey), permitId)
 			.whenComplete((released, ex) -> logger.debug("Released a late permit on '" + redisKey + "': " + released));

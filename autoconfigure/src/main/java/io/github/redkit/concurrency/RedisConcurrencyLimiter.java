@@ -3,6 +3,9 @@ package io.github.redkit.concurrency;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.redkit.core.LeaseRenewer;
 import io.github.redkit.core.RedisKeyspace;
@@ -17,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.util.Assert;
 
 /**
@@ -74,12 +78,16 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 
 	@Override
 	public Optional<ConcurrencyPermit> tryAcquire(String limitName, String key) {
+		return acquire(limitName, limitName, named(limitName), key);
+	}
+
+	private ConcurrencyPolicy named(String limitName) {
 		ConcurrencyPolicy policy = this.policies.get(limitName);
 		if (policy == null) {
 			throw new IllegalArgumentException("No concurrency limit named '" + limitName
 					+ "': configure it under redkit.concurrency-limit.limits; known limits: " + this.policies.keySet());
 		}
-		return acquire(limitName, limitName, policy, key);
+		return policy;
 	}
 
 	@Override
@@ -94,6 +102,20 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		Assert.hasText(limitId, "A concurrency limit needs an id");
 		Assert.notNull(policy, "A concurrency limit needs a policy");
 		return acquire(limitName, limitId, policy, key);
+	}
+
+	@Override
+	public CompletableFuture<Optional<ConcurrencyPermit>> tryAcquireAsync(String limitName, String key) {
+		return acquireAsync(limitName, limitName, named(limitName), key);
+	}
+
+	@Override
+	public CompletableFuture<Optional<ConcurrencyPermit>> tryAcquireAsync(String limitName, String limitId,
+			ConcurrencyPolicy policy, String key) {
+		Assert.hasText(limitName, "A concurrency limit needs a name");
+		Assert.hasText(limitId, "A concurrency limit needs an id");
+		Assert.notNull(policy, "A concurrency limit needs a policy");
+		return acquireAsync(limitName, limitId, policy, key);
 	}
 
 	@Override
@@ -118,6 +140,37 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		}
 	}
 
+	private CompletableFuture<Optional<ConcurrencyPermit>> acquireAsync(String limitName, String limitId,
+			ConcurrencyPolicy policy, String key) {
+		// not in scope: the permit is taken on another thread
+		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.CONCURRENCY_ACQUIRE,
+				limitName);
+		CompletableFuture<Optional<ConcurrencyPermit>> permit;
+		try {
+			Assert.hasText(key, () -> "Concurrency limit '" + limitName + "': a key must not be null or empty");
+			String redisKey = this.scripts.redisKey(limitId, key);
+			String id = ConcurrencyScripts.newPermitId();
+			long sent = System.nanoTime();
+			permit = this.scripts.acquireAsync(redisKey, id, policy)
+				.orTimeout(this.scripts.timeout().toNanos(), TimeUnit.NANOSECONDS)
+				.handle((reply, ex) -> (ex == null) ? granted(limitName, policy, redisKey, id, reply, sent)
+						: notAnswered(limitName, redisKey, id, ex));
+		}
+		catch (RuntimeException ex) {
+			permit = CompletableFuture.failedFuture(ex);
+		}
+		return permit.whenComplete((result, ex) -> {
+			if (ex == null) {
+				observation.outcome(result.isPresent() ? "acquired" : "refused");
+			}
+			else {
+				observation.outcome("failed");
+				observation.error((ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex);
+			}
+			observation.close();
+		});
+	}
+
 	private Optional<ConcurrencyPermit> acquirePermit(String limitName, String limitId, ConcurrencyPolicy policy,
 			String key) {
 		Assert.hasText(key, () -> "Concurrency limit '" + limitName + "': a key must not be null or empty");
@@ -129,12 +182,13 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 			reply = this.scripts.acquire(redisKey, id, policy);
 		}
 		catch (DataAccessException ex) {
-			// a late answer may still have taken the place: the release sent after it
-			// gives it back; sent from another thread, as reaching a Redis that is down
-			// can block
-			CompletableFuture.runAsync(() -> this.scripts.releaseLater(redisKey, id));
-			return failed(limitName, ex);
+			return notAnswered(limitName, redisKey, id, ex);
 		}
+		return granted(limitName, policy, redisKey, id, reply, sent);
+	}
+
+	private Optional<ConcurrencyPermit> granted(String limitName, ConcurrencyPolicy policy, String redisKey, String id,
+			long[] reply, long sent) {
 		if (reply[0] != 1) {
 			count(limitName, ConcurrencyMeters.REFUSED);
 			return Optional.empty();
@@ -145,6 +199,26 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		permit.renewedBy(this.renewer.start(policy.lease(), () -> this.scripts.renewAsync(redisKey, id, policy.lease()),
 				permit::markLost));
 		return Optional.of(permit);
+	}
+
+	private Optional<ConcurrencyPermit> notAnswered(String limitName, String redisKey, String id, Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		DataAccessException ex;
+		if (cause instanceof DataAccessException dataAccess) {
+			ex = dataAccess;
+		}
+		else if (cause instanceof TimeoutException) {
+			ex = new QueryTimeoutException("Redis did not answer " + ConcurrencyScripts.ACQUIRE.name() + " within "
+					+ this.scripts.timeout().toMillis() + " ms", cause);
+		}
+		else {
+			throw (cause instanceof RuntimeException runtime) ? runtime : new CompletionException(cause);
+		}
+		// a late answer may still have taken the place: the release sent after it gives
+		// it back; sent from another thread, as reaching a Redis that is down can block
+		CompletableFuture.runAsync(() -> this.scripts.releaseLater(redisKey, id));
+		return failed(limitName, ex);
 	}
 
 	private Optional<ConcurrencyPermit> failed(String limitName, DataAccessException cause) {

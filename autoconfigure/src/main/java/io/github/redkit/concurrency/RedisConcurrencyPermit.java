@@ -1,5 +1,6 @@
 package io.github.redkit.concurrency;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.core.LeaseRenewer;
@@ -102,29 +103,66 @@ final class RedisConcurrencyPermit implements ConcurrencyPermit {
 
 	@Override
 	public void close() {
-		int previous = this.state.getAndSet(CLOSED);
+		int previous = stopHolding();
 		if (previous == CLOSED) {
 			return;
+		}
+		boolean released;
+		try {
+			released = this.scripts.release(this.redisKey, this.id);
+		}
+		catch (DataAccessException ex) {
+			notGivenBack(ex);
+			return;
+		}
+		given(released, previous);
+	}
+
+	@Override
+	public CompletableFuture<Void> closeAsync() {
+		int previous = stopHolding();
+		if (previous == CLOSED) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return this.scripts.releaseAsync(this.redisKey, this.id).handle((released, ex) -> {
+			if (ex == null) {
+				given(released, previous);
+			}
+			else {
+				notGivenBack(ex);
+			}
+			return null;
+		});
+	}
+
+	/**
+	 * Closes the permit once: stops its renewal and records how long it was held.
+	 * @return the state before, {@code CLOSED} when it was closed already
+	 */
+	private int stopHolding() {
+		int previous = this.state.getAndSet(CLOSED);
+		if (previous == CLOSED) {
+			return previous;
 		}
 		LeaseRenewer.Renewal renewal = this.renewal;
 		if (renewal != null) {
 			renewal.stop();
 		}
 		this.metrics.record(ConcurrencyMeters.HELD, System.nanoTime() - this.acquiredNanos, "limit", this.limitName);
-		boolean released;
-		try {
-			released = this.scripts.release(this.redisKey, this.id);
-		}
-		catch (DataAccessException ex) {
-			logger.warn("Concurrency limit '" + this.limitName
-					+ "': could not give a permit back; it comes back when its lease ends: " + ex.getMessage());
-			return;
-		}
+		return previous;
+	}
+
+	private void given(boolean released, int previous) {
 		if (!released && previous == HELD) {
 			// its lease ended before the renewer noticed
 			this.metrics.increment(ConcurrencyMeters.PERMITS, "limit", this.limitName, "outcome",
 					ConcurrencyMeters.LOST);
 		}
+	}
+
+	private void notGivenBack(Throwable ex) {
+		logger.warn("Concurrency limit '" + this.limitName
+				+ "': could not give a permit back; it comes back when its lease ends: " + ex.getMessage());
 	}
 
 	@Override

@@ -1,5 +1,7 @@
 package io.github.redkit.concurrency;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * The permit of a call let through without asking Redis (failure mode {@code allow}): it
  * holds no place, so closing it does nothing.
@@ -30,6 +32,11 @@ record UnleasedPermit(String limitName) implements ConcurrencyPermit {
 
 	@Override
 	public void close() {
+	}
+
+	@Override
+	public CompletableFuture<Void> closeAsync() {
+		return CompletableFuture.completedFuture(null);
 	}
 
 }

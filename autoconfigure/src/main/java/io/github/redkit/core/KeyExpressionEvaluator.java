@@ -16,7 +16,6 @@ import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.MethodClassKey;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionException;
 import org.springframework.expression.spel.SpelCompilerMode;
@@ -41,9 +40,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
 
-	private final Map<MethodClassKey, Method> specificMethods = new ConcurrentHashMap<>(64);
-
-	private final Map<PlainArgumentKey, Integer> plainArguments = new ConcurrentHashMap<>(64);
+	private final Map<TargetKey, Target> targets = new ConcurrentHashMap<>(64);
 
 	private final Map<String, List<String>> variables = new ConcurrentHashMap<>(64);
 
@@ -71,11 +68,13 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 */
 	public String evaluate(String expression, Method method, @Nullable Object target, @Nullable Object[] args) {
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-		MethodClassKey methodKey = new MethodClassKey(method, targetClass);
-		Method specificMethod = this.specificMethods.computeIfAbsent(methodKey,
-				(key) -> AopUtils.getMostSpecificMethod(method, targetClass));
-		Integer argument = this.plainArguments.computeIfAbsent(new PlainArgumentKey(methodKey, expression),
-				(key) -> plainArgument(expression, specificMethod));
+		// one lookup per call: the most specific method and the argument, found once
+		Target resolved = this.targets.computeIfAbsent(new TargetKey(method, targetClass, expression), (key) -> {
+			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+			return new Target(specific, plainArgument(expression, specific));
+		});
+		Method specificMethod = resolved.specificMethod();
+		int argument = resolved.argument();
 		if (argument >= 0) {
 			// '#userId' alone: no evaluation context needed
 			return checked(expression, specificMethod, args[argument]);
@@ -176,7 +175,14 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 		return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
 	}
 
-	private record PlainArgumentKey(MethodClassKey method, String expression) {
+	private record TargetKey(Method method, Class<?> targetClass, String expression) {
+	}
+
+	/**
+	 * What an expression on a method resolves to: the method as the target class declares
+	 * it, and the argument the expression names alone (else -1).
+	 */
+	private record Target(Method specificMethod, int argument) {
 	}
 
 	/**

@@ -8,13 +8,16 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
 /**
  * {@link RedkitObservations} on a Micrometer {@link ObservationRegistry}. The registry is
  * looked up on first use, so that its auto-configuration may run after Redkit's; without
- * one, nothing is observed. Each kind's convention is the first of the given ones that
- * supports its context, else a {@link DefaultRedkitObservationConvention}.
+ * one, nothing is observed. Once every singleton of the context exists, the answer is
+ * kept, a missing registry included. Each kind's convention is the first of the given
+ * ones that supports its context, else a {@link DefaultRedkitObservationConvention}.
  */
-public final class MicrometerRedkitObservations implements RedkitObservations {
+public final class MicrometerRedkitObservations implements RedkitObservations, SmartInitializingSingleton {
 
 	private final Supplier<@Nullable ObservationRegistry> registrySupplier;
 
@@ -23,6 +26,8 @@ public final class MicrometerRedkitObservations implements RedkitObservations {
 	private final DefaultRedkitObservationConvention[] defaults;
 
 	private volatile @Nullable ObservationRegistry registry;
+
+	private volatile boolean settled;
 
 	/**
 	 * Creates observations on a registry found later.
@@ -85,9 +90,19 @@ public final class MicrometerRedkitObservations implements RedkitObservations {
 		return null;
 	}
 
+	/**
+	 * Looks the registry up for the last time: without one, decisions no longer ask the
+	 * bean factory (that lookup cost a rate-limit decision more than its interceptor).
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.registry = this.registrySupplier.get();
+		this.settled = true;
+	}
+
 	private @Nullable ObservationRegistry registry() {
 		ObservationRegistry current = this.registry;
-		if (current == null) {
+		if (current == null && !this.settled) {
 			current = this.registrySupplier.get();
 			this.registry = current;
 		}

@@ -1,8 +1,12 @@
 package io.github.redkit.core;
 
+import java.lang.reflect.Method;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -61,6 +65,34 @@ public final class ReactiveCall {
 	}
 
 	/**
+	 * Whether a method of this return type hands its result over later (a future, or a
+	 * type the {@link ReactiveAdapterRegistry} adapts), so that an annotation that acts
+	 * around the call must act around the result instead.
+	 * @param returnType the method's return type
+	 * @return {@code true} for a deferred result
+	 */
+	public static boolean isDeferred(Class<?> returnType) {
+		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
+			return true;
+		}
+		return adapts(returnType);
+	}
+
+	/**
+	 * Whether calls to a method are reactive calls, so that an interceptor can ask once
+	 * per method instead of once per call.
+	 * @param method the method
+	 * @return {@code true} when {@link #of(MethodInvocation)} returns a call for it
+	 */
+	public static boolean isReactive(Method method) {
+		return adapts(method.getReturnType());
+	}
+
+	private static boolean adapts(Class<?> returnType) {
+		return REACTOR_PRESENT && ADAPTERS.get(returnType).filter((adapter) -> !adapter.isNoValue()).isPresent();
+	}
+
+	/**
 	 * Whether the method emits many values ({@code Flux}) or at most one.
 	 * @return {@code true} for many
 	 */
@@ -101,6 +133,23 @@ public final class ReactiveCall {
 			admit.accept(decided);
 			return proceed();
 		}));
+	}
+
+	/**
+	 * The method's result while holding something (a permit, a lock): it is taken on
+	 * subscription, the method invoked while it is held, and it is given back when the
+	 * method's publisher completes, fails or is cancelled.
+	 * @param <H> what is held
+	 * @param take takes it; a refusal completes exceptionally
+	 * @param giveBack gives it back
+	 * @return a value of the method's return type
+	 */
+	public <H> Object proceedWhileHolding(Supplier<CompletableFuture<H>> take,
+			Function<H, CompletableFuture<?>> giveBack) {
+		return adapt(Flux.usingWhen(Mono.fromFuture(take), (held) -> proceed(),
+				(held) -> Mono.fromFuture(() -> giveBack.apply(held)),
+				(held, error) -> Mono.fromFuture(() -> giveBack.apply(held)),
+				(held) -> Mono.fromFuture(() -> giveBack.apply(held))));
 	}
 
 	/**

@@ -6,10 +6,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 
 import io.github.redkit.core.AnnotationDurations;
+import io.github.redkit.core.ReactiveCall;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -42,16 +41,16 @@ record StepDefinition(String operation, String step, Set<String> after, @Nullabl
 		if (after.contains(annotation.step())) {
 			throw new IllegalStateException(where + ": step '" + annotation.step() + "' cannot come after itself");
 		}
-		Class<?> returnType = specific.getReturnType();
-		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
-			throw new IllegalStateException(where + ": asynchronous results are not supported; return the value");
+		if (ReactiveCall.isDeferred(specific.getReturnType())) {
+			throw new IllegalStateException(
+					where + ": asynchronous and reactive results are not supported yet; return the value");
 		}
 		Duration ttl = AnnotationDurations.parse(annotation.ttl(), null, where.replace("@IdempotentStep", "ttl of"));
 		Duration lease = AnnotationDurations.parse(annotation.lease(), null,
 				where.replace("@IdempotentStep", "lease of"));
 		String fingerprint = annotation.fingerprint().isBlank() ? null : annotation.fingerprint();
 		return new StepDefinition(annotation.operation(), annotation.step(), Set.copyOf(after), ttl, lease, fingerprint,
-				(returnType == void.class) ? null : specific.getGenericReturnType());
+				(specific.getReturnType() == void.class) ? null : specific.getGenericReturnType());
 	}
 
 }

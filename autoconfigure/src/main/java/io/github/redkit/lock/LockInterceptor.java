@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 
 import io.github.redkit.core.AnnotationDurations;
 import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.ReactiveCall;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -83,6 +84,12 @@ public class LockInterceptor implements MethodInterceptor {
 			String where = " on " + specific.getDeclaringClass().getSimpleName() + "." + specific.getName() + "()";
 			if (annotation.key().isBlank()) {
 				throw new IllegalStateException("@DistributedLock.key must not be empty" + where);
+			}
+			if (ReactiveCall.isDeferred(specific.getReturnType())) {
+				// held around the call, the lock would be given back before the result
+				// exists
+				throw new IllegalStateException("@DistributedLock" + where
+						+ ": asynchronous and reactive results are not supported yet; return the value");
 			}
 			Duration wait = AnnotationDurations.parse(annotation.waitTime(), defaultWait,
 					"@DistributedLock.waitTime" + where);

@@ -42,14 +42,15 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 
 	@Override
 	protected @Nullable RateLimitedOperation read(Method specificMethod, Method method, Class<?> targetClass) {
-		return RateLimitedOperation.of(specificMethod, targetClass);
+		return RateLimitedOperation.of(specificMethod, method, targetClass);
 	}
 
 	@Override
 	protected @Nullable Object invoke(MethodInvocation invocation, RateLimitedOperation operation) throws Throwable {
 		List<String> keys = keys(operation, invocation);
 		RateLimiter limiter = this.rateLimiter.get();
-		ReactiveCall reactive = ReactiveCall.of(invocation);
+		// whether the method is reactive was read with its annotation
+		ReactiveCall reactive = operation.reactive() ? ReactiveCall.of(invocation) : null;
 		if (reactive != null) {
 			return reactive.proceedAfter(() -> decideAsync(limiter, operation, keys),
 					(decision) -> admit(operation, keys, decision));
@@ -90,6 +91,10 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 			return List.of(RateLimitedOperation.SHARED_KEY);
 		}
 		KeyExpressionEvaluator evaluator = this.evaluator.get();
+		if (expressions.length == 1) {
+			return List.of(evaluator.evaluate(expressions[0], invocation.getMethod(), invocation.getThis(),
+					invocation.getArguments()));
+		}
 		List<String> keys = new ArrayList<>(expressions.length);
 		for (String expression : expressions) {
 			keys.add(evaluator.evaluate(expression, invocation.getMethod(), invocation.getThis(),

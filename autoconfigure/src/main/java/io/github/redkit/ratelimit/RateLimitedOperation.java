@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.StringJoiner;
 
 import io.github.redkit.core.AnnotationDurations;
+import io.github.redkit.core.ReactiveCall;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -25,9 +26,10 @@ import org.springframework.util.ClassUtils;
  * @param inlinePolicy the inline policy, or {@code null} for a named limit
  * @param keyExpressions the SpEL key expressions; empty for one shared key
  * @param cost permits per call
+ * @param reactive whether the method's result arrives later ({@link ReactiveCall})
  */
 record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimitPolicy inlinePolicy,
-		String[] keyExpressions, int cost) {
+		String[] keyExpressions, int cost, boolean reactive) {
 
 	/** The identifier of a method limited without key expressions. */
 	static final String SHARED_KEY = "all";
@@ -35,11 +37,13 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 	/**
 	 * Reads the annotation of a method, or of its class.
 	 * @param method the most specific method
+	 * @param invoked the invoked method (an interface's, say), whose return type the
+	 * proxy sees
 	 * @param targetClass the target class
 	 * @return the operation, or {@code null} when the method is not rate limited
 	 * @throws IllegalStateException when the annotation is inconsistent
 	 */
-	static @Nullable RateLimitedOperation of(Method method, Class<?> targetClass) {
+	static @Nullable RateLimitedOperation of(Method method, Method invoked, Class<?> targetClass) {
 		RateLimited annotation = AnnotatedElementUtils.findMergedAnnotation(method, RateLimited.class);
 		boolean onClass = annotation == null;
 		if (onClass) {
@@ -61,7 +65,7 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 		}
 		if (named) {
 			return new RateLimitedOperation(annotation.value(), annotation.value(), null, annotation.key(),
-					annotation.cost());
+					annotation.cost(), ReactiveCall.isReactive(invoked));
 		}
 		if (annotation.limit() <= 0) {
 			throw new IllegalStateException(where + ": limit must be > 0 (was " + annotation.limit() + ")");
@@ -84,7 +88,8 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
 		String name = onClass ? userClass.getSimpleName() : userClass.getSimpleName() + "." + method.getName();
 		String id = onClass ? userClass.getName() : userClass.getName() + "." + signature(method);
-		return new RateLimitedOperation(name, id, policy, annotation.key(), annotation.cost());
+		return new RateLimitedOperation(name, id, policy, annotation.key(), annotation.cost(),
+				ReactiveCall.isReactive(invoked));
 	}
 
 	private static String signature(Method method) {

@@ -181,14 +181,16 @@ class RedisConcurrencyLimiterTests {
 	@Test
 	void aHolderThatRunsLongerThanThreeLeasesKeepsItsPermit() {
 		RedisConcurrencyLimiter limiter = limiter();
-		ConcurrencyPolicy policy = new ConcurrencyPolicy(4, Duration.ofMillis(400));
+		// a lease long enough that a renewal every third of it is not missed on a loaded
+		// machine
+		ConcurrencyPolicy policy = new ConcurrencyPolicy(4, Duration.ofMillis(1000));
 		List<ConcurrencyPermit> held = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			held.add(limiter.tryAcquire(this.id, policy, "long").orElseThrow());
 		}
 		RedisConcurrencyLimiter other = limiter();
-		await().during(Duration.ofMillis(1500))
-			.atMost(Duration.ofSeconds(3))
+		await().during(Duration.ofMillis(3200))
+			.atMost(Duration.ofSeconds(6))
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> other.tryAcquire(this.id, policy, "long").isEmpty());
 		assertThat(held).allMatch(ConcurrencyPermit::isHeld);
@@ -221,13 +223,17 @@ class RedisConcurrencyLimiterTests {
 		assertThat(taken.calls("evalsha")).isEqualTo(1);
 		// INFO commandstats also counts the commands the script itself ran
 		assertThat(taken.asMap().keySet()).as(taken.toString())
-			.isSubsetOf("evalsha", "time", "zremrangebyscore", "zcard", "zrange", "zadd", "pttl", "pexpire");
+			.isSubsetOf("evalsha", "time", "zremrangebyscore", "zcard", "zrange", "zadd", "pttl", "pexpire", "ping");
 		CommandStats beforeClose = this.redis.commandStats();
 		permit.close();
 		permit.close();
 		CommandStats given = this.redis.commandStats().since(beforeClose);
 		assertThat(given.calls("evalsha")).as("closing twice gives back once").isEqualTo(1);
-		assertThat(given.asMap().keySet()).as(given.toString()).containsOnly("evalsha", "zrem");
+		// (the counts are the server's: a PING another client sends, a new pooled
+		// connection's say, is not this call's)
+		assertThat(given.asMap().keySet()).as(given.toString())
+			.isSubsetOf("evalsha", "zrem", "ping")
+			.contains("evalsha", "zrem");
 	}
 
 	@Test

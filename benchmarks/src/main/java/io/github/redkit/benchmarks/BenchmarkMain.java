@@ -21,7 +21,9 @@ import org.springframework.boot.convert.DurationStyle;
  * Usage: {@code java -jar benchmarks/target/redkit-benchmarks.jar [suite ...]
  * [--threads=1,16] [--warmup=2s] [--duration=5s] [--rounds=3]}; suites: {@code all}
  * (default) or any of {@link #SUITES}. Warm-up and duration are each contender's totals,
- * spread over the interleaved rounds.
+ * spread over the interleaved rounds. {@code --contenders=0,3} keeps only those
+ * contenders of each suite, by position (the first becomes the reference): to profile one
+ * of them alone.
  * <p>
  * {@code java -jar benchmarks/target/redkit-benchmarks.jar ratelimit-memory
  * [--identifiers=100000]} measures the Redis memory each rate limiter keeps per
@@ -34,6 +36,7 @@ public final class BenchmarkMain {
 	static {
 		SUITES.put("baseline", ClientBaselineSuite::create);
 		SUITES.put("ratelimit", RateLimitSuite::create);
+		SUITES.put("ratelimit-cost", RateLimitCostSuite::create);
 		SUITES.put("cache", CacheSuite::create);
 		SUITES.put("idempotency", IdempotencySuite::steps);
 		SUITES.put("budget", IdempotencySuite::budgets);
@@ -59,6 +62,7 @@ public final class BenchmarkMain {
 		int rounds = 3;
 		int identifiers = 100_000;
 		boolean memory = false;
+		List<Integer> only = List.of();
 		for (String arg : args) {
 			if (arg.startsWith("--threads=")) {
 				threads = Arrays.stream(arg.substring(10).split(",")).map(Integer::valueOf).toList();
@@ -74,6 +78,9 @@ public final class BenchmarkMain {
 				if (rounds < 1) {
 					throw new IllegalArgumentException("--rounds must be at least 1");
 				}
+			}
+			else if (arg.startsWith("--contenders=")) {
+				only = Arrays.stream(arg.substring(13).split(",")).map(Integer::valueOf).toList();
 			}
 			else if (arg.startsWith("--identifiers=")) {
 				identifiers = Integer.parseInt(arg.substring(14));
@@ -102,7 +109,7 @@ public final class BenchmarkMain {
 				BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration, rounds);
 				List<Result> results = new ArrayList<>();
 				for (String name : names) {
-					Suite suite = Objects.requireNonNull(SUITES.get(name), name).get();
+					Suite suite = Objects.requireNonNull(SUITES.get(name), name).get().only(only);
 					System.out.println("== " + suite.capability());
 					results.addAll(runner.run(suite, threads));
 				}

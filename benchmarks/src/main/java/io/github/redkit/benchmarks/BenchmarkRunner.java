@@ -60,9 +60,10 @@ final class BenchmarkRunner {
 			for (Slices measured : slices) {
 				Result result = measured.result(suite.capability(), threads, reference);
 				System.out.printf(
-						"  %-50s %2d threads %,12.0f ops/s  %.2f x  p50 %8.1f us  p99 %8.1f us  Redis CPU %5.1f us/op%n",
+						"  %-50s %2d threads %,12.0f ops/s  %.2f x  p50 %8.1f us  p99 %8.1f us  Redis CPU %5.1f us/op  scripts %5.1f us/op  %5.2f commands/op%n",
 						result.contender(), threads, result.opsPerSecond(), result.ratio(), result.p50Micros(),
-						result.p99Micros(), result.redisCpuMicrosPerOp());
+						result.p99Micros(), result.redisCpuMicrosPerOp(), result.redisScriptMicrosPerOp(),
+						result.commandsPerOp());
 				results.add(result);
 			}
 		}
@@ -82,12 +83,14 @@ final class BenchmarkRunner {
 		}
 		CommandStats before = this.redis.commandStats();
 		long cpuBefore = RedisCpu.micros(this.redis);
+		long scriptsBefore = RedisCpu.scriptMicros(this.redis);
 		long start = System.nanoTime();
 		Histogram histogram = drive(contender, threads, this.duration.dividedBy(this.rounds), 2_000_000);
 		long nanos = System.nanoTime() - start;
 		long cpu = RedisCpu.micros(this.redis) - cpuBefore;
+		long scripts = RedisCpu.scriptMicros(this.redis) - scriptsBefore;
 		CommandStats used = this.redis.commandStats().since(before);
-		return new Slices(contender.name(), histogram, nanos, used.total(), cpu, roundTrips,
+		return new Slices(contender.name(), histogram, nanos, used.total(), cpu, scripts, roundTrips,
 				contender.unitsPerOperation());
 	}
 
@@ -95,13 +98,13 @@ final class BenchmarkRunner {
 	 * What the timed slices of one contender add up to; counts are per unit of work.
 	 */
 	private record Slices(String contender, Histogram histogram, long nanos, long commands, long cpuMicros,
-			double roundTrips, int units) {
+			long scriptMicros, double roundTrips, int units) {
 
 		Slices plus(Slices other) {
 			Histogram sum = this.histogram.copy();
 			sum.add(other.histogram);
 			return new Slices(this.contender, sum, this.nanos + other.nanos, this.commands + other.commands,
-					this.cpuMicros + other.cpuMicros,
+					this.cpuMicros + other.cpuMicros, this.scriptMicros + other.scriptMicros,
 					Double.isNaN(this.roundTrips) ? other.roundTrips : this.roundTrips, this.units);
 		}
 
@@ -117,7 +120,7 @@ final class BenchmarkRunner {
 			return new Result(capability, this.contender, threads, opsPerSecond(),
 					this.histogram.getValueAtPercentile(50) / 1000.0, this.histogram.getValueAtPercentile(99) / 1000.0,
 					this.commands / unitCount(), this.roundTrips, this.cpuMicros / unitCount(),
-					opsPerSecond() / reference);
+					this.scriptMicros / unitCount(), opsPerSecond() / reference);
 		}
 
 	}

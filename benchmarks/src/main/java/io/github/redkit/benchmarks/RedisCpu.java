@@ -5,7 +5,9 @@ import io.github.redkit.test.RedisServer;
 /**
  * The CPU time the Redis server processes have used ({@code INFO cpu}: user + system,
  * summed over every node), so that a benchmark can tell what a decision costs Redis
- * itself, the cost that limits a shared Redis at scale.
+ * itself, the cost that limits it at scale; and the part of it spent inside scripts
+ * ({@code INFO commandstats}: {@code usec}, that is {@code usec_per_call} times
+ * {@code calls}), without parsing, replies and Redis's own periodic work.
  */
 final class RedisCpu {
 
@@ -27,6 +29,29 @@ final class RedisCpu {
 			}
 		}
 		return Math.round(seconds * 1_000_000);
+	}
+
+	/**
+	 * The time spent running scripts so far ({@code EVAL}, {@code EVALSHA},
+	 * {@code FCALL}: each one's time includes the commands it runs, which commandstats
+	 * counts again on their own lines, so only the scripts are summed), in microseconds.
+	 * @param redis the server
+	 * @return the microseconds
+	 */
+	static long scriptMicros(RedisServer redis) {
+		long micros = 0;
+		for (Object reply : redis.callOnEveryNode("INFO", "commandstats")) {
+			for (String line : reply.toString().split("\r?\n")) {
+				if (line.startsWith("cmdstat_eval") || line.startsWith("cmdstat_fcall")) {
+					for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
+						if (field.startsWith("usec=")) {
+							micros += Long.parseLong(field.substring("usec=".length()));
+						}
+					}
+				}
+			}
+		}
+		return micros;
 	}
 
 }

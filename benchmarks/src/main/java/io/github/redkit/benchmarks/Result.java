@@ -13,8 +13,13 @@ package io.github.redkit.benchmarks;
  * @param roundTripsPerOp commands the client sent per operation
  * @param redisCpuMicrosPerOp CPU time the Redis server used per operation ({@code INFO
  * cpu}), in microseconds
+ * @param redisScriptMicrosPerOp time Redis spent inside scripts per operation
+ * ({@code INFO
+ * commandstats} {@code usec} of {@code EVAL}, {@code EVALSHA} and {@code FCALL}), in
+ * microseconds
  * @param ratio throughput relative to the suite's reference at the same thread count
  */
 public record Result(String capability, String contender, int threads, double opsPerSecond, double p50Micros,
-		double p99Micros, double commandsPerOp, double roundTripsPerOp, double redisCpuMicrosPerOp, double ratio) {
+		double p99Micros, double commandsPerOp, double roundTripsPerOp, double redisCpuMicrosPerOp,
+		double redisScriptMicrosPerOp, double ratio) {
 }

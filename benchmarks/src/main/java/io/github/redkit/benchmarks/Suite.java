@@ -14,4 +14,16 @@ import io.github.redkit.test.RedisServer;
  */
 public record Suite(String capability, List<Function<RedisServer, Contender>> contenders) {
 
+	/**
+	 * The suite with only some of its contenders.
+	 * @param positions the positions to keep, in this order; all when empty
+	 * @return the suite
+	 */
+	Suite only(List<Integer> positions) {
+		if (positions.isEmpty()) {
+			return this;
+		}
+		return new Suite(this.capability, positions.stream().map(this.contenders::get).toList());
+	}
+
 }

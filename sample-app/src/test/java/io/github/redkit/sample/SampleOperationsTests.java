@@ -8,6 +8,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.github.redkit.budget.Budgets;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockNotAcquiredException;
@@ -38,6 +39,19 @@ class SampleOperationsTests {
 	@AfterAll
 	static void stop() {
 		app.close();
+	}
+
+	@Test
+	void aCampaignWhoseBudgetEndedIsSkippedBySettlementNotAFailure() throws Exception {
+		String campaign = "gone-" + UUID.randomUUID().toString().substring(0, 8);
+		assertThat(app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":5}").statusCode())
+			.isEqualTo(201);
+		// its budget ends (as with its TTL) while the campaign stays listed
+		app.bean(Budgets.class).delete(campaign);
+		Map<String, Object> settled = await().atMost(Duration.ofSeconds(5))
+			.ignoreExceptionsInstanceOf(LockNotAcquiredException.class)
+			.until(() -> app.bean(Settlement.class).settle(), (result) -> true);
+		assertThat(settled.get("withoutBudget")).asInstanceOf(InstanceOfAssertFactories.LIST).contains(campaign);
 	}
 
 	@Test

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redkit.budget.BudgetNotFoundException;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.lock.DistributedLock;
 import io.github.redkit.lock.DistributedLocks;
@@ -66,8 +67,18 @@ public class Settlement {
 		long now = System.currentTimeMillis();
 		Map<String, Object> settled = new LinkedHashMap<>();
 		List<String> refused = new ArrayList<>();
+		List<String> withoutBudget = new ArrayList<>();
 		for (String id : this.campaigns.all()) {
-			long remaining = this.budgets.remaining(id);
+			long remaining;
+			try {
+				remaining = this.budgets.remaining(id);
+			}
+			catch (BudgetNotFoundException ex) {
+				// a budget ends with its TTL while the campaign stays listed: nothing to
+				// settle
+				withoutBudget.add(id);
+				continue;
+			}
 			String key = "ads:settlement:" + id;
 			Long written = this.redis.execute(RECORD, List.of(key), Long.toString(fence), Long.toString(remaining),
 					Long.toString(now), Long.toString(TTL.toSeconds()));
@@ -78,7 +89,7 @@ public class Settlement {
 				refused.add(id);
 			}
 		}
-		return Map.of("fencingToken", fence, "campaigns", settled, "refused", refused);
+		return Map.of("fencingToken", fence, "campaigns", settled, "refused", refused, "withoutBudget", withoutBudget);
 	}
 
 }
