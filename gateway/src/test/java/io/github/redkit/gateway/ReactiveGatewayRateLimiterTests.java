@@ -3,6 +3,7 @@ package io.github.redkit.gateway;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.ratelimit.web.RateLimitHeaders;
@@ -13,6 +14,8 @@ import org.greenbytes.http.sfv.Parser;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -44,6 +47,9 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
  * identifiers per route, the failure modes and the blocking face's meters. BlockHound
  * watches the event loops throughout.
  */
+// a deadline on everything, the context's start and close included: a connection
+// wedged by a blocking call fails its test instead of hanging the build
+@Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 class ReactiveGatewayRateLimiterTests {
 
 	private static final AtomicInteger backendCalls = new AtomicInteger();
@@ -139,7 +145,8 @@ class ReactiveGatewayRateLimiterTests {
 					.onErrorResume(WebClientResponseException.class,
 							(ex) -> Mono.just(ResponseEntity.status(ex.getStatusCode()).build()))
 					.map(ResponseEntity::getStatusCode)
-					.map(HttpStatusCode::value), 8)
+					.map(HttpStatusCode::value)
+					.timeout(Duration.ofSeconds(30)), 8)
 				.collectList()
 				.block(Duration.ofSeconds(60));
 			assertThat(context.getBean(MeterRegistry.class)
