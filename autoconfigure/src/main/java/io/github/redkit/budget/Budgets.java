@@ -2,6 +2,7 @@ package io.github.redkit.budget;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Budgets in integer minor units (cents, micro-dollars, credits) shared by many services:
@@ -127,5 +128,113 @@ public interface Budgets {
 	 * @param reservation the reservation
 	 */
 	void release(Reservation reservation);
+
+	/**
+	 * {@link #create(String, long, boolean)} without blocking the calling thread. The
+	 * defaults of these {@code *Async} methods call the blocking ones on the common pool;
+	 * {@link RedisBudgets} sends its script without any thread waiting, and the blocking
+	 * methods wait for the same call.
+	 * @param budgetId the budget
+	 * @param amount its initial balance
+	 * @param replace whether to overwrite an existing budget
+	 * @return {@code false} when it already exists and was not replaced
+	 */
+	default CompletableFuture<Boolean> createAsync(String budgetId, long amount, boolean replace) {
+		return CompletableFuture.supplyAsync(() -> create(budgetId, amount, replace));
+	}
+
+	/**
+	 * {@link #delete(String)} without blocking the calling thread.
+	 * @param budgetId the budget
+	 * @return {@code true} when it existed
+	 */
+	default CompletableFuture<Boolean> deleteAsync(String budgetId) {
+		return CompletableFuture.supplyAsync(() -> delete(budgetId));
+	}
+
+	/**
+	 * {@link #remaining(String)} without blocking the calling thread.
+	 * @param budgetId the budget
+	 * @return the balance
+	 */
+	default CompletableFuture<Long> remainingAsync(String budgetId) {
+		return CompletableFuture.supplyAsync(() -> remaining(budgetId));
+	}
+
+	/**
+	 * {@link #spend(String, long)} without blocking the calling thread.
+	 * @param budgetId the budget
+	 * @param amount the amount, {@code > 0}
+	 * @return whether it was applied, and the balance after the call
+	 */
+	default CompletableFuture<SpendResult> spendAsync(String budgetId, long amount) {
+		return CompletableFuture.supplyAsync(() -> spend(budgetId, amount));
+	}
+
+	/**
+	 * {@link #spend(String, long, String)} without blocking the calling thread.
+	 * @param budgetId the budget
+	 * @param amount the amount, {@code > 0}
+	 * @param operationId identifies the spend
+	 * @return the first call's result
+	 */
+	default CompletableFuture<SpendResult> spendAsync(String budgetId, long amount, String operationId) {
+		return CompletableFuture.supplyAsync(() -> spend(budgetId, amount, operationId));
+	}
+
+	/**
+	 * {@link #refund(String, long, String)} without blocking the calling thread.
+	 * @param budgetId the budget
+	 * @param amount the amount, {@code > 0}
+	 * @param operationId identifies the refund
+	 * @return the first call's result
+	 */
+	default CompletableFuture<SpendResult> refundAsync(String budgetId, long amount, String operationId) {
+		return CompletableFuture.supplyAsync(() -> refund(budgetId, amount, operationId));
+	}
+
+	/**
+	 * {@link #reserve(String, long, Duration)} without blocking the calling thread.
+	 * @param budgetId the budget
+	 * @param amount the amount, {@code > 0}
+	 * @param ttl after which an open reservation returns its money
+	 * @return the reservation, or empty when the balance is too low
+	 */
+	default CompletableFuture<Optional<Reservation>> reserveAsync(String budgetId, long amount, Duration ttl) {
+		return CompletableFuture.supplyAsync(() -> reserve(budgetId, amount, ttl));
+	}
+
+	/**
+	 * {@link #reserve(String, long, Duration, String)} without blocking the calling
+	 * thread.
+	 * @param budgetId the budget
+	 * @param amount the amount, {@code > 0}
+	 * @param ttl after which an open reservation returns its money
+	 * @param operationId identifies the reservation
+	 * @return the first call's reservation, or empty
+	 */
+	default CompletableFuture<Optional<Reservation>> reserveAsync(String budgetId, long amount, Duration ttl,
+			String operationId) {
+		return CompletableFuture.supplyAsync(() -> reserve(budgetId, amount, ttl, operationId));
+	}
+
+	/**
+	 * {@link #commit(Reservation, long)} without blocking the calling thread.
+	 * @param reservation the reservation
+	 * @param actualAmount what is spent, between 0 and the reserved amount
+	 * @return whether it was applied, and the balance after the call
+	 */
+	default CompletableFuture<SpendResult> commitAsync(Reservation reservation, long actualAmount) {
+		return CompletableFuture.supplyAsync(() -> commit(reservation, actualAmount));
+	}
+
+	/**
+	 * {@link #release(Reservation)} without blocking the calling thread.
+	 * @param reservation the reservation
+	 * @return completed once released (or found already settled)
+	 */
+	default CompletableFuture<Void> releaseAsync(Reservation reservation) {
+		return CompletableFuture.runAsync(() -> release(reservation));
+	}
 
 }

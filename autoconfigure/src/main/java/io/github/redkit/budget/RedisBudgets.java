@@ -5,6 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
@@ -16,6 +21,8 @@ import io.github.redkit.core.RedkitObservations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.util.Assert;
 
 /**
@@ -23,6 +30,8 @@ import org.springframework.util.Assert;
  * one budget, which share a hash tag: {@code <prefix>:budget:{<id>}:balance},
  * {@code :reservations} (id &rarr; amount), {@code :deadlines} (id &rarr; deadline) and
  * {@code :op:<kind>:<operation id>} (the first result of an idempotent call, with a ttl).
+ * Every call is sent asynchronously; the blocking methods wait for the same call their
+ * {@code *Async} twins return, so both faces share keys, script, checks and meters.
  */
 public class RedisBudgets implements Budgets {
 
@@ -71,13 +80,33 @@ public class RedisBudgets implements Budgets {
 	}
 
 	@Override
+	public CompletableFuture<Boolean> createAsync(String budgetId, long amount, boolean replace) {
+		return started(() -> {
+			checkAmount(amount, true);
+			return callAsync(budgetId, null, null, "create", amount, replace ? "1" : "0", "0")
+				.thenApply(Answer::applied);
+		});
+	}
+
+	@Override
 	public boolean delete(String budgetId) {
 		return call(budgetId, null, null, "delete", 0, "", "0").applied();
 	}
 
 	@Override
+	public CompletableFuture<Boolean> deleteAsync(String budgetId) {
+		return started(() -> callAsync(budgetId, null, null, "delete", 0, "", "0").thenApply(Answer::applied));
+	}
+
+	@Override
 	public long remaining(String budgetId) {
 		return call(budgetId, null, null, "remaining", 0, "", "0").result().remaining();
+	}
+
+	@Override
+	public CompletableFuture<Long> remainingAsync(String budgetId) {
+		return started(() -> callAsync(budgetId, null, null, "remaining", 0, "", "0")
+			.thenApply((answer) -> answer.result().remaining()));
 	}
 
 	/**
@@ -96,9 +125,27 @@ public class RedisBudgets implements Budgets {
 	}
 
 	@Override
+	public CompletableFuture<SpendResult> spendAsync(String budgetId, long amount) {
+		return started(() -> {
+			checkAmount(amount, false);
+			return callAsync(budgetId, null, null, "spend", amount, "", "0")
+				.thenApply((answer) -> record("spend", answer).result());
+		});
+	}
+
+	@Override
 	public SpendResult spend(String budgetId, long amount, String operationId) {
 		checkAmount(amount, false);
 		return record("spend", call(budgetId, "spend", operationId, "spend", amount, "", "0")).result();
+	}
+
+	@Override
+	public CompletableFuture<SpendResult> spendAsync(String budgetId, long amount, String operationId) {
+		return started(() -> {
+			checkAmount(amount, false);
+			return callAsync(budgetId, "spend", operationId, "spend", amount, "", "0")
+				.thenApply((answer) -> record("spend", answer).result());
+		});
 	}
 
 	@Override
@@ -108,38 +155,87 @@ public class RedisBudgets implements Budgets {
 	}
 
 	@Override
+	public CompletableFuture<SpendResult> refundAsync(String budgetId, long amount, String operationId) {
+		return started(() -> {
+			checkAmount(amount, false);
+			return callAsync(budgetId, "refund", operationId, "refund", amount, "", "0")
+				.thenApply((answer) -> record("refund", answer).result());
+		});
+	}
+
+	@Override
 	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl) {
-		checkAmount(amount, false);
-		Assert.isTrue(ttl != null && ttl.toMillis() > 0, "A reservation needs a positive ttl");
+		checkReservation(amount, ttl);
 		String id = UUID.randomUUID().toString();
 		Answer answer = record("reserve", call(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + ""));
-		return answer.applied() ? Optional.of(new Reservation(budgetId, id, amount)) : Optional.empty();
+		return reservation(budgetId, amount, answer, id);
+	}
+
+	@Override
+	public CompletableFuture<Optional<Reservation>> reserveAsync(String budgetId, long amount, Duration ttl) {
+		return started(() -> {
+			checkReservation(amount, ttl);
+			String id = UUID.randomUUID().toString();
+			return callAsync(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + "")
+				.thenApply((answer) -> reservation(budgetId, amount, record("reserve", answer), id));
+		});
 	}
 
 	@Override
 	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl, String operationId) {
-		checkAmount(amount, false);
-		Assert.isTrue(ttl != null && ttl.toMillis() > 0, "A reservation needs a positive ttl");
+		checkReservation(amount, ttl);
 		Answer answer = record("reserve", call(budgetId, "reserve", operationId, "reserve", amount,
 				UUID.randomUUID().toString(), ttl.toMillis() + ""));
-		return answer.applied() ? Optional.of(new Reservation(budgetId, answer.reservationId(), amount))
-				: Optional.empty();
+		return reservation(budgetId, amount, answer, answer.reservationId());
+	}
+
+	@Override
+	public CompletableFuture<Optional<Reservation>> reserveAsync(String budgetId, long amount, Duration ttl,
+			String operationId) {
+		return started(() -> {
+			checkReservation(amount, ttl);
+			return callAsync(budgetId, "reserve", operationId, "reserve", amount, UUID.randomUUID().toString(),
+					ttl.toMillis() + "")
+				.thenApply(
+						(answer) -> reservation(budgetId, amount, record("reserve", answer), answer.reservationId()));
+		});
 	}
 
 	@Override
 	public SpendResult commit(Reservation reservation, long actualAmount) {
-		Assert.notNull(reservation, "Reservation must not be null");
-		Assert.isTrue(actualAmount >= 0 && actualAmount <= reservation.amount(), () -> "Committed amount "
-				+ actualAmount + " must be between 0 and the reserved " + reservation.amount());
+		checkCommit(reservation, actualAmount);
 		return record("commit",
 				call(reservation.budgetId(), "commit", reservation.id(), "commit", actualAmount, reservation.id(), "0"))
 			.result();
 	}
 
 	@Override
+	public CompletableFuture<SpendResult> commitAsync(Reservation reservation, long actualAmount) {
+		return started(() -> {
+			checkCommit(reservation, actualAmount);
+			return callAsync(reservation.budgetId(), "commit", reservation.id(), "commit", actualAmount,
+					reservation.id(), "0")
+				.thenApply((answer) -> record("commit", answer).result());
+		});
+	}
+
+	@Override
 	public void release(Reservation reservation) {
 		Assert.notNull(reservation, "Reservation must not be null");
 		record("release", call(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0"));
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseAsync(Reservation reservation) {
+		return started(() -> {
+			Assert.notNull(reservation, "Reservation must not be null");
+			return callAsync(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0")
+				.thenAccept((answer) -> record("release", answer));
+		});
+	}
+
+	private static Optional<Reservation> reservation(String budgetId, long amount, Answer answer, String id) {
+		return answer.applied() ? Optional.of(new Reservation(budgetId, id, amount)) : Optional.empty();
 	}
 
 	private Answer record(String operation, Answer answer) {
@@ -158,7 +254,7 @@ public class RedisBudgets implements Budgets {
 		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.BUDGET_APPLY, command)) {
 			try {
 				Answer answer = apply(budgetId, kind, operationId, command, amount, id, reservationTtl);
-				observation.outcome(answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused");
+				observation.outcome(outcome(answer));
 				return answer;
 			}
 			catch (RuntimeException ex) {
@@ -169,18 +265,89 @@ public class RedisBudgets implements Budgets {
 		}
 	}
 
+	private CompletableFuture<Answer> callAsync(String budgetId, @Nullable String kind, @Nullable String operationId,
+			String command, long amount, String id, String reservationTtl) {
+		Assert.hasText(budgetId, "Budget id must not be empty");
+		if ("remaining".equals(command)) {
+			return applyAsync(budgetId, kind, operationId, command, amount, id, reservationTtl);
+		}
+		// not in scope: the answer completes on another thread
+		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.BUDGET_APPLY, command);
+		CompletableFuture<Answer> answer;
+		try {
+			answer = applyAsync(budgetId, kind, operationId, command, amount, id, reservationTtl);
+		}
+		catch (RuntimeException ex) {
+			answer = CompletableFuture.failedFuture(ex);
+		}
+		return answer.whenComplete((result, ex) -> {
+			if (ex == null) {
+				observation.outcome(outcome(result));
+			}
+			else {
+				observation.outcome("failed");
+				observation.error(unwrap(ex));
+			}
+			observation.close();
+		});
+	}
+
+	private static String outcome(Answer answer) {
+		return answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused";
+	}
+
+	/**
+	 * The blocking face: waits for the one asynchronous call, at most the timeout.
+	 */
 	private Answer apply(String budgetId, @Nullable String kind, @Nullable String operationId, String command,
 			long amount, String id, String reservationTtl) {
-		List<String> keys = keys(budgetId, kind, operationId);
 		List<?> reply;
 		try {
-			reply = this.runner.execute(APPLY, this.timeout, keys, command, Long.toString(amount), id, reservationTtl,
-					Long.toString(this.operationTtl.toMillis()), MAX);
+			reply = RedisScriptRunner.await(send(budgetId, kind, operationId, command, amount, id, reservationTtl),
+					this.timeout, APPLY.name());
 		}
 		catch (DataAccessException ex) {
-			this.metrics.increment(BudgetMeters.CHANGES, "operation", command, "outcome", "unavailable");
-			throw ex;
+			throw unavailable(command, ex);
 		}
+		return answer(budgetId, amount, reply);
+	}
+
+	private CompletableFuture<Answer> applyAsync(String budgetId, @Nullable String kind, @Nullable String operationId,
+			String command, long amount, String id, String reservationTtl) {
+		return send(budgetId, kind, operationId, command, amount, id, reservationTtl)
+			.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+			.handle((reply, ex) -> {
+				if (ex != null) {
+					throw unavailable(command, accessFailure(ex));
+				}
+				return answer(budgetId, amount, reply);
+			});
+	}
+
+	private CompletableFuture<List> send(String budgetId, @Nullable String kind, @Nullable String operationId,
+			String command, long amount, String id, String reservationTtl) {
+		return this.runner.executeAsync(APPLY, keys(budgetId, kind, operationId), command, Long.toString(amount), id,
+				reservationTtl, Long.toString(this.operationTtl.toMillis()), MAX);
+	}
+
+	private DataAccessException unavailable(String command, DataAccessException ex) {
+		this.metrics.increment(BudgetMeters.CHANGES, "operation", command, "outcome", "unavailable");
+		return ex;
+	}
+
+	private DataAccessException accessFailure(Throwable failure) {
+		Throwable ex = unwrap(failure);
+		if (ex instanceof DataAccessException dataAccess) {
+			return dataAccess;
+		}
+		if (ex instanceof TimeoutException) {
+			return new QueryTimeoutException(
+					"Redis did not answer " + APPLY.name() + " within " + this.timeout.toMillis() + " ms", ex);
+		}
+		return new RedisSystemException("Redis call " + APPLY.name() + " failed", ex);
+	}
+
+	private static Answer answer(String budgetId, long amount, List<?> reply) {
 		long applied = (Long) reply.get(0);
 		long remaining = (Long) reply.get(1);
 		if (applied == -1) {
@@ -191,6 +358,34 @@ public class RedisBudgets implements Budgets {
 		}
 		String reservationId = (reply.size() > 3) ? (String) reply.get(3) : "";
 		return new Answer(new SpendResult(applied == 1, remaining), (Long) reply.get(2) == 1, reservationId);
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	/**
+	 * Starts an asynchronous call whose checks may throw: a refused argument becomes the
+	 * answer's failure, never the caller's.
+	 */
+	private static <T> CompletableFuture<T> started(Supplier<CompletableFuture<T>> call) {
+		try {
+			return call.get();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static void checkReservation(long amount, @Nullable Duration ttl) {
+		checkAmount(amount, false);
+		Assert.isTrue(ttl != null && ttl.toMillis() > 0, "A reservation needs a positive ttl");
+	}
+
+	private static void checkCommit(Reservation reservation, long actualAmount) {
+		Assert.notNull(reservation, "Reservation must not be null");
+		Assert.isTrue(actualAmount >= 0 && actualAmount <= reservation.amount(), () -> "Committed amount "
+				+ actualAmount + " must be between 0 and the reserved " + reservation.amount());
 	}
 
 	private List<String> keys(String budgetId, @Nullable String kind, @Nullable String operationId) {

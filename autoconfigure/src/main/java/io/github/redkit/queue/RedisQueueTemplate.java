@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -44,6 +45,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	private static final LuaScript<Long> REQUEUE = LuaScript.load("queue_requeue", Long.class);
 
+	private static final LuaScript<Long> SEND = LuaScript.load("queue_send", Long.class);
+
+	private static final LuaScript<Long> ACK = LuaScript.load("queue_ack", Long.class);
+
 	/**
 	 * How many expired or due messages one claim moves at most: keeps the script short.
 	 */
@@ -57,8 +62,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	static final int MAX_BATCH = 1000;
 
 	/**
-	 * The take runs on Lettuce's asynchronous API (cheaper per call than the template's
-	 * script executor); the client's own command timeout normally answers first.
+	 * Every call runs on Lettuce's asynchronous API (cheaper per call than the template's
+	 * script executor, and what the reactive face sends too); the client's own command
+	 * timeout normally answers first.
 	 */
 	private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(60);
 
@@ -111,6 +117,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		Map<String, String> headers = new LinkedHashMap<>();
 		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
 			try {
+				// one RPUSH (a contract QueueTemplateTests holds); the reactive face
+				// sends the
+				// same element with the same command, inside a script on the async
+				// connection
 				this.redis.opsForList().rightPush(keys(queue).ready(), element(payload, headers));
 				observation.outcome("sent");
 			}
@@ -119,6 +129,33 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 				throw ex;
 			}
 		}
+	}
+
+	/**
+	 * Sends a message without waiting for Redis: the reactive face's send. The send is
+	 * observed until it is handed to the connection (an observation in scope must end on
+	 * the thread that started it); its trace context travels in the headers as usual.
+	 * @param queue the queue name
+	 * @param payload the payload, written as JSON
+	 * @return completed once Redis has appended it
+	 */
+	CompletableFuture<Void> sendAsync(String queue, Object payload) {
+		Map<String, String> headers = new LinkedHashMap<>();
+		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
+			try {
+				CompletableFuture<Long> sent = push(queue, element(payload, headers));
+				observation.outcome("sent");
+				return sent.thenApply((length) -> null);
+			}
+			catch (RuntimeException ex) {
+				observation.error(ex);
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
+	}
+
+	private CompletableFuture<Long> push(String queue, String element) {
+		return this.runner.executeAsync(SEND, List.of(keys(queue).ready()), element);
 	}
 
 	@Override
@@ -152,14 +189,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	@Override
 	public boolean sendDelayed(String queue, Object payload, Duration delay) {
 		Assert.isTrue(delay != null && !delay.isNegative(), "delay must not be null or negative");
-		QueueKeys k = keys(queue);
 		Map<String, String> headers = new LinkedHashMap<>();
 		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
 			try {
-				Long scheduled = this.runner.execute(DELAY, List.of(k.delayed(), k.collapse()),
-						element(payload, headers), Long.toString(delay.toMillis()),
-						settings(queue).collapse().scriptValue());
-				boolean added = scheduled != null && scheduled == 1L;
+				boolean added = RedisScriptRunner.await(delay(queue, element(payload, headers), delay), CLAIM_TIMEOUT,
+						DELAY.name());
 				observation.outcome(added ? "scheduled" : "collapsed");
 				return added;
 			}
@@ -168,6 +202,38 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 				throw ex;
 			}
 		}
+	}
+
+	/**
+	 * Schedules a message without waiting for Redis: the reactive face's delayed send,
+	 * observed like {@link #sendAsync}.
+	 * @param queue the queue name
+	 * @param payload the payload, written as JSON
+	 * @param delay the delay
+	 * @return {@code false} when it collapsed with a pending equal payload
+	 */
+	CompletableFuture<Boolean> sendDelayedAsync(String queue, Object payload, Duration delay) {
+		Map<String, String> headers = new LinkedHashMap<>();
+		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
+			try {
+				Assert.isTrue(delay != null && !delay.isNegative(), "delay must not be null or negative");
+				CompletableFuture<Boolean> added = delay(queue, element(payload, headers), delay);
+				observation.outcome("scheduled");
+				return added;
+			}
+			catch (RuntimeException ex) {
+				observation.error(ex);
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
+	}
+
+	private CompletableFuture<Boolean> delay(String queue, String element, Duration delay) {
+		QueueKeys k = keys(queue);
+		return this.runner
+			.executeAsync(DELAY, List.of(k.delayed(), k.collapse()), element, Long.toString(delay.toMillis()),
+					settings(queue).collapse().scriptValue())
+			.thenApply((scheduled) -> scheduled != null && scheduled == 1L);
 	}
 
 	@Override
@@ -227,12 +293,18 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	@Override
 	public boolean ack(QueueMessage<?> message) {
-		Long removed = this.redis.opsForZSet().remove(keys(message.queue()).inFlight(), message.envelope().raw());
-		boolean acked = removed != null && removed > 0;
-		if (acked) {
-			this.events.processed(message.queue());
-		}
-		return acked;
+		return RedisScriptRunner.await(ackAsync(message), CLAIM_TIMEOUT, ACK.name());
+	}
+
+	CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
+		return this.runner.executeAsync(ACK, List.of(keys(message.queue()).inFlight()), message.envelope().raw())
+			.thenApply((removed) -> {
+				boolean acked = removed != null && removed > 0;
+				if (acked) {
+					this.events.processed(message.queue());
+				}
+				return acked;
+			});
 	}
 
 	@Override
@@ -263,29 +335,48 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	@Override
 	public FailureOutcome fail(QueueMessage<?> message, Throwable error) {
+		return RedisScriptRunner.await(failAsync(message, error, false), CLAIM_TIMEOUT, FAIL.name());
+	}
+
+	/**
+	 * Reports a failed message without waiting for Redis.
+	 * @param message the message
+	 * @param error why
+	 * @param exhausted whether to dead-letter (or drop) it now instead of retrying it
+	 * @return what happened to it
+	 */
+	CompletableFuture<FailureOutcome> failAsync(QueueMessage<?> message, Throwable error, boolean exhausted) {
 		QueueSettings queue = settings(message.queue());
-		boolean exhausted = !queue.allowsDelivery(message.deliveries() + 1);
-		String mode = !exhausted ? "retry" : queue.deadLetter() ? "dead" : "drop";
-		long backoff = exhausted ? 0 : queue.backoff().delayAfter(message.deliveries()).toMillis();
-		Long result = this.runner.execute(FAIL, keys(message.queue()).failKeys(), message.envelope().raw(), mode,
-				Long.toString(backoff), message.id(), describe(error),
-				Long.toString(queue.deadLetterRetention().toMillis()));
-		FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
-			case 1 -> FailureOutcome.RETRIED;
-			case 2 -> FailureOutcome.DEAD_LETTERED;
-			case 3 -> FailureOutcome.DROPPED;
-			default -> FailureOutcome.NOT_OWNED;
-		};
-		this.events.failed(message.queue(), outcome);
-		return outcome;
+		boolean last = exhausted || !queue.allowsDelivery(message.deliveries() + 1);
+		String mode = !last ? "retry" : queue.deadLetter() ? "dead" : "drop";
+		long backoff = last ? 0 : queue.backoff().delayAfter(message.deliveries()).toMillis();
+		return this.runner
+			.executeAsync(FAIL, keys(message.queue()).failKeys(), message.envelope().raw(), mode,
+					Long.toString(backoff), message.id(), describe(error),
+					Long.toString(queue.deadLetterRetention().toMillis()))
+			.thenApply((result) -> {
+				FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
+					case 1 -> FailureOutcome.RETRIED;
+					case 2 -> FailureOutcome.DEAD_LETTERED;
+					case 3 -> FailureOutcome.DROPPED;
+					default -> FailureOutcome.NOT_OWNED;
+				};
+				this.events.failed(message.queue(), outcome);
+				return outcome;
+			});
 	}
 
 	@Override
 	public boolean release(QueueMessage<?> message) {
+		return RedisScriptRunner.await(releaseAsync(message), CLAIM_TIMEOUT, RELEASE.name());
+	}
+
+	CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
 		QueueKeys k = keys(message.queue());
-		Long released = this.runner.execute(RELEASE, List.of(k.inFlight(), k.ready()), message.envelope().raw(),
-				lifoFlag(message.queue()));
-		return released != null && released == 1L;
+		return this.runner
+			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), message.envelope().raw(),
+					lifoFlag(message.queue()))
+			.thenApply((released) -> released != null && released == 1L);
 	}
 
 	@Override
@@ -338,6 +429,35 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @return the claimed envelopes, or how long until something may become ready
 	 */
 	private Claim claim(String queue, Collection<? extends QueueMessage<?>> done, int max) {
+		return RedisScriptRunner.await(claimAsync(queue, done, max), CLAIM_TIMEOUT, CLAIM.name());
+	}
+
+	/**
+	 * Takes up to {@code max} messages without waiting for Redis: the reactive consumer's
+	 * take.
+	 * @param <T> the payload type
+	 * @param queue the queue name
+	 * @param type the payload type
+	 * @param max how many at most
+	 * @return the messages, or how long until one may become ready
+	 */
+	<T> CompletableFuture<Taken<T>> takeAsync(String queue, Class<T> type, int max) {
+		return claimAsync(queue, List.of(), max).thenApply((claim) -> {
+			List<QueueMessage<T>> messages = new ArrayList<>(claim.envelopes().size());
+			for (Envelope envelope : claim.envelopes()) {
+				try {
+					messages.add(read(queue, envelope, type));
+				}
+				catch (RuntimeException ex) {
+					// settled like a failure, so that it cannot block the queue
+					failAsync(new QueueMessage<>(queue, envelope, null), ex, false);
+				}
+			}
+			return new Taken<>(messages, claim.envelopes().size(), claim.waitMillis());
+		});
+	}
+
+	private CompletableFuture<Claim> claimAsync(String queue, Collection<? extends QueueMessage<?>> done, int max) {
 		Assert.isTrue(max > 0 && max <= MAX_BATCH, () -> "max must be between 1 and " + MAX_BATCH);
 		QueueSettings settings = settings(queue);
 		String[] args = new String[4 + done.size()];
@@ -350,7 +470,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			Assert.isTrue(message.queue().equals(queue), "Messages to acknowledge must be of the same queue");
 			args[i++] = message.envelope().raw();
 		}
-		List<?> reply = this.runner.execute(CLAIM, CLAIM_TIMEOUT, keys(queue).claimKeys(), args);
+		return this.runner.executeAsync(CLAIM, keys(queue).claimKeys(), args)
+			.thenApply((reply) -> claimed(queue, reply));
+	}
+
+	private Claim claimed(String queue, List<?> reply) {
 		if (reply.get(2) instanceof Number acked) {
 			for (long n = 0; n < acked.longValue(); n++) {
 				this.events.processed(queue);
@@ -412,6 +536,19 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * or an in-flight one expires ({@code -1} = nothing pending)
 	 */
 	private record Claim(List<Envelope> envelopes, long waitMillis) {
+
+	}
+
+	/**
+	 * What an asynchronous take found.
+	 *
+	 * @param <T> the payload type
+	 * @param messages the readable messages taken, possibly none
+	 * @param taken how many were taken, the unreadable ones (failed at once) included
+	 * @param waitMillis when none was taken: how long until a delayed message is due or
+	 * an in-flight one expires ({@code -1} = nothing pending)
+	 */
+	record Taken<T>(List<QueueMessage<T>> messages, int taken, long waitMillis) {
 
 	}
 

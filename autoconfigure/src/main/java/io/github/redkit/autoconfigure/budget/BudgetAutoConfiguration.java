@@ -1,7 +1,10 @@
 package io.github.redkit.autoconfigure.budget;
 
+import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.budget.Budgets;
+import io.github.redkit.budget.DefaultReactiveBudgets;
+import io.github.redkit.budget.ReactiveBudgets;
 import io.github.redkit.budget.RedisBudgets;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -15,9 +18,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
- * Budgets in integer minor units: the {@link Budgets} bean and its metrics.
+ * Budgets in integer minor units: the {@link Budgets} bean, its metrics and, for reactive
+ * applications, its {@link ReactiveBudgets} face.
  */
 @AutoConfiguration(after = RedkitAutoConfiguration.class)
 @ConditionalOnBean(RedisScriptRunner.class)
@@ -34,6 +39,18 @@ public final class BudgetAutoConfiguration {
 				metrics);
 		observations.ifAvailable(budgets::setObservations);
 		return budgets;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnRedkitReactive
+	static class ReactiveBudgetsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveBudgets redkitReactiveBudgets(Budgets budgets) {
+			return new DefaultReactiveBudgets(budgets);
+		}
+
 	}
 
 }

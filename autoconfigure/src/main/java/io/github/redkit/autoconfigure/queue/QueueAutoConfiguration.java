@@ -1,17 +1,21 @@
 package io.github.redkit.autoconfigure.queue;
 
+import java.time.Duration;
 import java.util.function.Function;
 
+import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.queue.DefaultReactiveQueueTemplate;
 import io.github.redkit.queue.QueueGauges;
 import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueListenerRegistry;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.ReactiveQueueTemplate;
 import io.github.redkit.queue.RedisQueueTemplate;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -24,13 +28,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Queues: the {@link QueueTemplate}, the {@code @QueueListener} containers and the queue
- * metrics.
+ * Queues: the {@link QueueTemplate}, the {@code @QueueListener} containers, the queue
+ * metrics and, for reactive applications, the {@link ReactiveQueueTemplate}.
  */
 @AutoConfiguration(after = RedkitAutoConfiguration.class)
 @ConditionalOnBean(RedisScriptRunner.class)
@@ -38,6 +43,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @ConditionalOnBooleanProperty(name = "redkit.queue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(QueueProperties.class)
 public final class QueueAutoConfiguration {
+
+	/** The first wait of a reactive consumer on an empty queue. */
+	private static final Duration MIN_POLL = Duration.ofMillis(10);
 
 	/**
 	 * Mapped once: templates and consumers look settings up, they never build them.
@@ -78,6 +86,30 @@ public final class QueueAutoConfiguration {
 	static QueueListenerRegistry redkitQueueListenerRegistry(Environment environment,
 			ObjectProvider<QueueListenerContainerFactory> factory) {
 		return new QueueListenerRegistry(environment, factory);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnRedkitReactive
+	static class ReactiveQueueConfiguration {
+
+		// the reactive face runs on Redkit's own template's asynchronous calls: an
+		// application with a QueueTemplate of its own defines its ReactiveQueueTemplate
+		// too (the nested class is registered before the outer beans, so a condition on
+		// the template's type could not see it)
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveQueueTemplate redkitReactiveQueueTemplate(QueueTemplate template, QueueProperties properties) {
+			if (!(template instanceof RedisQueueTemplate redis)) {
+				throw new IllegalStateException(
+						"The reactive QueueTemplate face needs Redkit's RedisQueueTemplate, not "
+								+ template.getClass().getName()
+								+ ": define a ReactiveQueueTemplate bean or set redkit.reactive.enabled=false");
+			}
+			Duration maxPoll = properties.getPollTimeout();
+			return new DefaultReactiveQueueTemplate(redis, MIN_POLL.compareTo(maxPoll) < 0 ? MIN_POLL : maxPoll,
+					maxPoll);
+		}
+
 	}
 
 	private static JsonMapper jsonMapper(ObjectProvider<JsonMapper> jsonMapper) {

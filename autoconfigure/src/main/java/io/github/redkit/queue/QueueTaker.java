@@ -1,0 +1,126 @@
+package io.github.redkit.queue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.FluxSink;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * One subscription of {@link ReactiveQueueTemplate#receive}: at most one take in flight,
+ * each asking Redis for at most the outstanding demand, so that what is in flight on
+ * Redis' side never exceeds what the subscriber requested. An empty queue is polled again
+ * on Reactor's timer, sooner when Redis says a delayed or expired message becomes ready
+ * sooner.
+ *
+ * @param <T> the payload type
+ */
+final class QueueTaker<T> {
+
+	private final RedisQueueTemplate template;
+
+	private final String queue;
+
+	private final Class<T> type;
+
+	private final FluxSink<QueueMessage<T>> sink;
+
+	private final long minPollMillis;
+
+	private final long maxPollMillis;
+
+	private final AtomicBoolean taking = new AtomicBoolean();
+
+	private volatile boolean cancelled;
+
+	private volatile Disposable timer = () -> {
+	};
+
+	private long idleMillis;
+
+	QueueTaker(RedisQueueTemplate template, String queue, Class<T> type, FluxSink<QueueMessage<T>> sink,
+			Duration minPoll, Duration maxPoll) {
+		this.template = template;
+		this.queue = queue;
+		this.type = type;
+		this.sink = sink;
+		this.minPollMillis = minPoll.toMillis();
+		this.maxPollMillis = maxPoll.toMillis();
+	}
+
+	void start() {
+		this.sink.onRequest((n) -> takeIfWanted());
+		this.sink.onDispose(() -> {
+			this.cancelled = true;
+			this.timer.dispose();
+		});
+	}
+
+	private void takeIfWanted() {
+		if (!this.cancelled && this.sink.requestedFromDownstream() > 0 && this.taking.compareAndSet(false, true)) {
+			take();
+		}
+	}
+
+	private void take() {
+		int count = (int) Math.min(this.sink.requestedFromDownstream(), DefaultReactiveQueueTemplate.MAX_TAKE);
+		if (this.cancelled || count <= 0) {
+			done();
+			return;
+		}
+		try {
+			this.template.takeAsync(this.queue, this.type, count).whenComplete((taken, ex) -> {
+				if (ex != null) {
+					this.taking.set(false);
+					this.sink.error((ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex);
+				}
+				else {
+					taken(taken);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			this.taking.set(false);
+			this.sink.error(ex);
+		}
+	}
+
+	private void taken(RedisQueueTemplate.Taken<T> taken) {
+		for (QueueMessage<T> message : taken.messages()) {
+			if (this.cancelled) {
+				// taken for a subscriber that left: back to the queue at once rather than
+				// after the visibility timeout
+				this.template.releaseAsync(message);
+			}
+			else {
+				this.sink.next(message);
+			}
+		}
+		if (taken.taken() > 0) {
+			this.idleMillis = 0;
+			done();
+			return;
+		}
+		// empty: poll again after a doubling wait, sooner when something becomes ready
+		this.idleMillis = (this.idleMillis == 0) ? this.minPollMillis
+				: Math.min(this.maxPollMillis, this.idleMillis * 2);
+		long wait = (taken.waitMillis() >= 0) ? Math.min(this.idleMillis, Math.max(1, taken.waitMillis()))
+				: this.idleMillis;
+		if (!this.cancelled) {
+			this.timer = Schedulers.parallel().schedule(this::take, wait, TimeUnit.MILLISECONDS);
+			if (this.cancelled) {
+				this.timer.dispose();
+			}
+		}
+	}
+
+	private void done() {
+		this.taking.set(false);
+		// a request that arrived while taking found the flag set and left it to us
+		takeIfWanted();
+	}
+
+}
