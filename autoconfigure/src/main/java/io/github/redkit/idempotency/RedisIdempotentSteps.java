@@ -7,6 +7,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
@@ -19,13 +25,18 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.util.Assert;
 
 /**
  * {@link IdempotentSteps} on Redis. An operation is two hashes under one hash tag:
  * {@code <prefix>:idempotency:{<operation>}:state} (step &rarr; done, or in progress with
  * a lease) and {@code :results} (step &rarr; result JSON), both expiring after the
- * operation's ttl. Each call is one script.
+ * operation's ttl. Each call is one script, sent asynchronously: the blocking methods
+ * await the asynchronous ones, which the reactive face
+ * ({@link DefaultReactiveIdempotentSteps}) wraps, so that both faces share the same
+ * scripts, keys, meters and observations.
  */
 public class RedisIdempotentSteps implements IdempotentSteps {
 
@@ -88,25 +99,57 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 		Assert.hasText(step, "Step must not be empty");
 		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.STEP_CLAIM, step)) {
 			try {
-				StepClaim claim = claimStep(operation, step, after, ttl, lease, fingerprint);
+				StepClaim claim = await(claimStep(operation, step, after, ttl, lease, fingerprint),
+						"idempotency_claim");
 				observation.outcome(claim.outcome().name().toLowerCase(Locale.ROOT));
 				return claim;
 			}
 			catch (RuntimeException ex) {
-				observation.outcome((ex instanceof IdempotencyKeyReusedException) ? "key_reused" : "failed");
-				observation.error(ex);
+				observed(observation, ex);
 				throw ex;
 			}
 		}
 	}
 
-	private StepClaim claimStep(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl,
-			@Nullable Duration lease, @Nullable String fingerprint) {
+	@Override
+	public CompletableFuture<StepClaim> claimAsync(String operation, String step, @Nullable Set<String> after,
+			@Nullable Duration ttl, @Nullable Duration lease, @Nullable String fingerprint) {
+		Assert.hasText(step, "Step must not be empty");
+		// not in scope: the claim completes on another thread
+		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.STEP_CLAIM, step);
+		CompletableFuture<StepClaim> claim;
+		try {
+			claim = claimStep(operation, step, after, ttl, lease, fingerprint);
+		}
+		catch (RuntimeException ex) {
+			claim = CompletableFuture.failedFuture(ex);
+		}
+		return claim.whenComplete((result, ex) -> {
+			if (ex == null) {
+				observation.outcome(result.outcome().name().toLowerCase(Locale.ROOT));
+			}
+			else {
+				observed(observation, unwrap(ex));
+			}
+			observation.close();
+		});
+	}
+
+	private static void observed(RedkitObservation observation, Throwable ex) {
+		observation.outcome((ex instanceof IdempotencyKeyReusedException) ? "key_reused" : "failed");
+		observation.error(ex);
+	}
+
+	private CompletableFuture<StepClaim> claimStep(String operation, String step, @Nullable Set<String> after,
+			@Nullable Duration ttl, @Nullable Duration lease, @Nullable String fingerprint) {
 		Assert.isTrue(after == null || !after.contains(step), () -> "Step '" + step + "' cannot come after itself");
 		Duration recordTtl = positive((ttl != null) ? ttl : this.settings.ttl(), "ttl");
 		Duration claimLease = positive((lease != null) ? lease : this.settings.lease(), "lease");
 		String print = (fingerprint != null) ? fingerprint : "";
-		String token = UUID.randomUUID().toString();
+		// identifies the claim, it guards nothing secret: not UUID.randomUUID(), whose
+		// SecureRandom may read /dev/urandom on the subscribing event loop
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		String token = new UUID(random.nextLong(), random.nextLong()).toString();
 		List<String> args = new ArrayList<>(5 + ((after != null) ? after.size() : 0));
 		args.add(step);
 		args.add(Long.toString(recordTtl.toMillis()));
@@ -116,78 +159,186 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 		if (after != null) {
 			args.addAll(after);
 		}
-		List<?> reply;
-		try {
-			reply = this.runner.execute(CLAIM, this.settings.timeout(), keys(operation), args.toArray(String[]::new));
-		}
-		catch (DataAccessException ex) {
-			this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome", "unavailable");
-			throw ex;
-		}
-		String answer = (String) reply.get(0);
-		if ("REUSED".equals(answer)) {
-			this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome", "key_reused");
-			throw new IdempotencyKeyReusedException(operation, step);
-		}
-		StepOutcome outcome = StepOutcome.valueOf(answer);
-		this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome",
-				outcome.name().toLowerCase(Locale.ROOT));
-		return new StepClaim(operation, step, outcome, token, recordTtl, claimLease, print, (String) reply.get(1),
-				names(reply.get(2)), names(reply.get(3)));
+		List<String> keys = keys(operation);
+		return run(CLAIM, keys, args.toArray(String[]::new)).handle((reply, ex) -> {
+			if (ex != null) {
+				if (unwrap(ex) instanceof DataAccessException) {
+					this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome", "unavailable");
+				}
+				throw propagated(ex);
+			}
+			String answer = (String) reply.get(0);
+			if ("REUSED".equals(answer)) {
+				this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome", "key_reused");
+				throw new IdempotencyKeyReusedException(operation, step);
+			}
+			StepOutcome outcome = StepOutcome.valueOf(answer);
+			this.metrics.increment(IdempotencyMeters.STEPS, "step", step, "outcome",
+					outcome.name().toLowerCase(Locale.ROOT));
+			return new StepClaim(operation, step, outcome, token, recordTtl, claimLease, print, (String) reply.get(1),
+					names(reply.get(2)), names(reply.get(3)));
+		});
 	}
 
 	@Override
 	public void complete(String operation, String step, @Nullable Object result) {
-		complete(operation, step, result, this.settings.ttl(), "", "");
+		await(completeAsync(operation, step, result), "idempotency_complete");
+	}
+
+	@Override
+	public CompletableFuture<Void> completeAsync(String operation, String step, @Nullable Object result) {
+		return complete(operation, step, result, this.settings.ttl(), "", "").thenApply((recorded) -> null);
 	}
 
 	@Override
 	public void complete(StepClaim claim, @Nullable Object result) {
-		if (complete(claim.operation(), claim.step(), result, claim.ttl(), claim.fingerprint(), claim.token()) < 0) {
-			this.metrics.increment(IdempotencyMeters.STEPS, "step", claim.step(), "outcome", "lost");
-			throw new StepClaimLostException(claim.operation(), claim.step());
-		}
+		await(completeAsync(claim, result), "idempotency_complete");
 	}
 
-	private long complete(String operation, String step, @Nullable Object result, Duration ttl, String fingerprint,
-			String token) {
-		String json = this.jsonMapper.writeValueAsString(result);
-		return this.runner.execute(COMPLETE, this.settings.timeout(), keys(operation), step, json,
-				Long.toString(ttl.toMillis()), fingerprint, token);
+	@Override
+	public CompletableFuture<Void> completeAsync(StepClaim claim, @Nullable Object result) {
+		return complete(claim.operation(), claim.step(), result, claim.ttl(), claim.fingerprint(), claim.token())
+			.thenApply((recorded) -> {
+				if (recorded < 0) {
+					this.metrics.increment(IdempotencyMeters.STEPS, "step", claim.step(), "outcome", "lost");
+					throw new StepClaimLostException(claim.operation(), claim.step());
+				}
+				return null;
+			});
+	}
+
+	private CompletableFuture<Long> complete(String operation, String step, @Nullable Object result, Duration ttl,
+			String fingerprint, String token) {
+		String json;
+		try {
+			json = this.jsonMapper.writeValueAsString(result);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return run(COMPLETE, keys(operation), step, json, Long.toString(ttl.toMillis()), fingerprint, token);
 	}
 
 	@Override
 	public boolean extend(StepClaim claim) {
-		return this.runner.execute(EXTEND, this.settings.timeout(), keys(claim.operation()).subList(0, 1), claim.step(),
-				claim.token(), Long.toString(claim.lease().toMillis())) == 1;
+		return await(extendAsync(claim), "idempotency_extend");
+	}
+
+	@Override
+	public CompletableFuture<Boolean> extendAsync(StepClaim claim) {
+		return run(EXTEND, keys(claim.operation()).subList(0, 1), claim.step(), claim.token(),
+				Long.toString(claim.lease().toMillis()))
+			.thenApply((extended) -> extended == 1);
 	}
 
 	@Override
 	public void abandon(String operation, String step) {
-		this.runner.execute(ABANDON, this.settings.timeout(), keys(operation).subList(0, 1), step, "");
+		await(abandonAsync(operation, step), "idempotency_abandon");
+	}
+
+	@Override
+	public CompletableFuture<Void> abandonAsync(String operation, String step) {
+		return run(ABANDON, keys(operation).subList(0, 1), step, "").thenApply((removed) -> null);
 	}
 
 	@Override
 	public void abandon(StepClaim claim) {
 		// abandoning follows a failure, often an interrupt: it must still reach Redis
-		RedisScriptRunner.uninterrupted(() -> this.runner.execute(ABANDON, this.settings.timeout(),
-				keys(claim.operation()).subList(0, 1), claim.step(), claim.token()));
+		RedisScriptRunner.uninterrupted(() -> await(abandonAsync(claim), "idempotency_abandon"));
+	}
+
+	@Override
+	public CompletableFuture<Void> abandonAsync(StepClaim claim) {
+		return run(ABANDON, keys(claim.operation()).subList(0, 1), claim.step(), claim.token())
+			.thenApply((removed) -> null);
 	}
 
 	@Override
 	public Set<String> recordedSteps(String operation) {
-		return names(read(operation, "").get(0));
+		return await(recordedStepsAsync(operation), "idempotency_read");
+	}
+
+	@Override
+	public CompletableFuture<Set<String>> recordedStepsAsync(String operation) {
+		return read(operation, "").thenApply((reply) -> names(reply.get(0)));
 	}
 
 	@Override
 	public <T> @Nullable T result(String operation, String step, Class<T> type) {
-		Assert.hasText(step, "Step must not be empty");
-		String json = (String) read(operation, step).get(1);
-		return (json != null) ? this.jsonMapper.readValue(json, type) : null;
+		return await(resultAsync(operation, step, type), "idempotency_read");
 	}
 
-	private List<?> read(String operation, String step) {
-		return this.runner.execute(READ, this.settings.timeout(), keys(operation), step);
+	@Override
+	public <T> CompletableFuture<@Nullable T> resultAsync(String operation, String step, Class<T> type) {
+		Assert.hasText(step, "Step must not be empty");
+		return read(operation, step).thenApply((reply) -> {
+			String json = (String) reply.get(1);
+			return (json != null) ? this.jsonMapper.readValue(json, type) : null;
+		});
+	}
+
+	private CompletableFuture<List> read(String operation, String step) {
+		return run(READ, keys(operation), step);
+	}
+
+	/**
+	 * Sends a script, its answer bounded by the timeout: every call of both faces goes
+	 * through here.
+	 */
+	private <T> CompletableFuture<T> run(LuaScript<T> script, List<String> keys, String... args) {
+		CompletableFuture<T> answer;
+		try {
+			answer = this.runner.executeAsync(script, keys, args);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		Duration timeout = this.settings.timeout();
+		return answer.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((value, ex) -> {
+			if (ex == null) {
+				return value;
+			}
+			Throwable cause = unwrap(ex);
+			if (cause instanceof TimeoutException) {
+				throw new QueryTimeoutException(
+						"Redis did not answer " + script.name() + " within " + timeout.toMillis() + " ms", cause);
+			}
+			throw propagated(cause);
+		});
+	}
+
+	/**
+	 * Waits for an answer of {@link #run}, which carries its own timeout, and throws what
+	 * it failed with (a Redis failure, or a refusal such as
+	 * {@link IdempotencyKeyReusedException}).
+	 */
+	private static <T> T await(CompletableFuture<T> answer, String what) {
+		try {
+			return answer.get();
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			throw propagated((cause != null) ? cause : ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new QueryTimeoutException("Interrupted while waiting for " + what, ex);
+		}
+	}
+
+	private static RuntimeException propagated(Throwable failure) {
+		Throwable ex = unwrap(failure);
+		if (ex instanceof RuntimeException runtime) {
+			return runtime;
+		}
+		if (ex instanceof Error error) {
+			throw error;
+		}
+		return new RedisSystemException("Redis call failed", ex);
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
 	private List<String> keys(String operation) {

@@ -1,6 +1,7 @@
 package io.github.redkit.core;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
@@ -9,7 +10,6 @@ import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.lock.DistributedLock;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -22,9 +22,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Until locks and steps act around a deferred result, a {@code @DistributedLock} or
- * {@code @IdempotentStep} on a method returning one is a clear error, not a lock given
- * back before the result exists or a step that records a publisher.
+ * Until locks act around a deferred result, a {@code @DistributedLock} on a method
+ * returning one is a clear error, not a lock given back before the result exists; so is
+ * an {@code @IdempotentStep} on a result it cannot act around (a bare {@code Future}).
  */
 class DeferredResultsRefusedTests {
 
@@ -47,11 +47,13 @@ class DeferredResultsRefusedTests {
 	}
 
 	@Test
-	void aStepReturningAFluxIsRefusedNamingTheMethod() {
+	void aStepReturningAPlainFutureIsRefusedNamingTheMethod() {
+		// a Mono, a Flux or a CompletableFuture is a reactive step (see
+		// ReactiveIdempotentStepTests); a bare Future cannot be acted around
 		this.runner.run((context) -> assertThatIllegalStateException()
 			.isThrownBy(() -> context.getBean(Jobs.class).charge("order-1"))
 			.withMessageContaining("@IdempotentStep on Jobs.charge()")
-			.withMessageContaining("not supported yet"));
+			.withMessageContaining("not supported"));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -77,8 +79,8 @@ class DeferredResultsRefusedTests {
 		}
 
 		@IdempotentStep(operation = "#order", step = "charge")
-		Flux<String> charge(String order) {
-			return Flux.just("charged");
+		Future<String> charge(String order) {
+			return CompletableFuture.completedFuture("charged");
 		}
 
 	}

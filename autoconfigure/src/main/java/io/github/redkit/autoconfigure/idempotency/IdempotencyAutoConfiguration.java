@@ -1,5 +1,6 @@
 package io.github.redkit.autoconfigure.idempotency;
 
+import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
@@ -7,10 +8,12 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.idempotency.DefaultReactiveIdempotentSteps;
 import io.github.redkit.idempotency.IdempotencySettings;
 import io.github.redkit.idempotency.IdempotentStepAdvisor;
 import io.github.redkit.idempotency.IdempotentStepInterceptor;
 import io.github.redkit.idempotency.IdempotentSteps;
+import io.github.redkit.idempotency.ReactiveIdempotentSteps;
 import io.github.redkit.idempotency.RedisIdempotentSteps;
 import io.github.redkit.idempotency.StepResults;
 import io.github.redkit.idempotency.web.IdempotencyExceptionHandler;
@@ -32,8 +35,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Idempotent, ordered steps: the {@link IdempotentSteps} bean, the
- * {@code @IdempotentStep} advisor, their metrics and the Spring MVC answers.
+ * Idempotent, ordered steps: the {@link IdempotentSteps} bean (and its reactive face in a
+ * reactive application), the {@code @IdempotentStep} advisor, their metrics and the
+ * Spring MVC answers.
  */
 @AutoConfiguration(after = RedkitAutoConfiguration.class)
 @ConditionalOnClass(name = "tools.jackson.databind.json.JsonMapper")
@@ -55,6 +59,18 @@ public final class IdempotencyAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnRedkitReactive
+	static class ReactiveIdempotencyConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveIdempotentSteps redkitReactiveIdempotentSteps(IdempotentSteps steps) {
+			return new DefaultReactiveIdempotentSteps(steps);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.aop.support.AbstractPointcutAdvisor")
 	static class AdvisorConfiguration {
 
@@ -67,8 +83,14 @@ public final class IdempotencyAutoConfiguration {
 			IdempotentStepInterceptor interceptor = new IdempotentStepInterceptor(
 					SingletonSupplier.of(steps::getObject), SingletonSupplier.of(keys::getObject), SingletonSupplier
 						.of(() -> new StepResults(jsonMapper.getIfAvailable(JsonMapper.builder()::build))));
-			int order = EarlyProperties.bind(environment, "redkit.idempotency", IdempotencyProperties.class).getOrder();
-			return new IdempotentStepAdvisor(interceptor, order);
+			IdempotencyProperties properties = EarlyProperties.bind(environment, "redkit.idempotency",
+					IdempotencyProperties.class);
+			if (properties.getMaxFluxElements() < 1) {
+				throw new IllegalStateException("redkit.idempotency.max-flux-elements must be at least 1 (was "
+						+ properties.getMaxFluxElements() + ")");
+			}
+			interceptor.setMaxFluxElements(properties.getMaxFluxElements());
+			return new IdempotentStepAdvisor(interceptor, properties.getOrder());
 		}
 
 	}

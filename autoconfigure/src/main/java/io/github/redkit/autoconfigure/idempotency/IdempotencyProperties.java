@@ -3,6 +3,7 @@ package io.github.redkit.autoconfigure.idempotency;
 import java.time.Duration;
 
 import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.idempotency.IdempotentStepInterceptor;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -33,6 +34,12 @@ public class IdempotencyProperties {
 	 * Longest wait for Redis; then the call fails (steps fail closed).
 	 */
 	private Duration timeout = Duration.ofSeconds(2);
+
+	/**
+	 * Most elements an @IdempotentStep method returning a Flux records for replay; beyond
+	 * it the step is abandoned and the Flux fails with StepResultTooLargeException.
+	 */
+	private int maxFluxElements = IdempotentStepInterceptor.DEFAULT_MAX_FLUX_ELEMENTS;
 
 	/**
 	 * Order of the @IdempotentStep advisor (rate limit, idempotency, lock, transaction).
@@ -69,6 +76,14 @@ public class IdempotencyProperties {
 
 	public void setTimeout(Duration timeout) {
 		this.timeout = timeout;
+	}
+
+	public int getMaxFluxElements() {
+		return this.maxFluxElements;
+	}
+
+	public void setMaxFluxElements(int maxFluxElements) {
+		this.maxFluxElements = maxFluxElements;
 	}
 
 	public int getOrder() {
