@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RandomIds;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
@@ -166,7 +166,7 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl) {
 		checkReservation(amount, ttl);
-		String id = UUID.randomUUID().toString();
+		String id = RandomIds.next();
 		Answer answer = record("reserve", call(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + ""));
 		return reservation(budgetId, amount, answer, id);
 	}
@@ -175,7 +175,7 @@ public class RedisBudgets implements Budgets {
 	public CompletableFuture<Optional<Reservation>> reserveAsync(String budgetId, long amount, Duration ttl) {
 		return started(() -> {
 			checkReservation(amount, ttl);
-			String id = UUID.randomUUID().toString();
+			String id = RandomIds.next();
 			return callAsync(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + "")
 				.thenApply((answer) -> reservation(budgetId, amount, record("reserve", answer), id));
 		});
@@ -184,8 +184,8 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl, String operationId) {
 		checkReservation(amount, ttl);
-		Answer answer = record("reserve", call(budgetId, "reserve", operationId, "reserve", amount,
-				UUID.randomUUID().toString(), ttl.toMillis() + ""));
+		Answer answer = record("reserve",
+				call(budgetId, "reserve", operationId, "reserve", amount, RandomIds.next(), ttl.toMillis() + ""));
 		return reservation(budgetId, amount, answer, answer.reservationId());
 	}
 
@@ -194,8 +194,7 @@ public class RedisBudgets implements Budgets {
 			String operationId) {
 		return started(() -> {
 			checkReservation(amount, ttl);
-			return callAsync(budgetId, "reserve", operationId, "reserve", amount, UUID.randomUUID().toString(),
-					ttl.toMillis() + "")
+			return callAsync(budgetId, "reserve", operationId, "reserve", amount, RandomIds.next(), ttl.toMillis() + "")
 				.thenApply(
 						(answer) -> reservation(budgetId, amount, record("reserve", answer), answer.reservationId()));
 		});

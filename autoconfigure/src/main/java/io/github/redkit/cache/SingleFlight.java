@@ -3,9 +3,9 @@ package io.github.redkit.cache;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 
 import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RandomIds;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 
@@ -48,7 +48,7 @@ public final class SingleFlight {
 	 * @return a random token
 	 */
 	public static String newToken() {
-		return UUID.randomUUID().toString();
+		return RandomIds.next();
 	}
 
 	/**

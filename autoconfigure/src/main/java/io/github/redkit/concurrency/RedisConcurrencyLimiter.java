@@ -165,7 +165,7 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 			}
 			else {
 				observation.outcome("failed");
-				observation.error((ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex);
+				observation.error(RedisScriptRunner.unwrap(ex));
 			}
 			observation.close();
 		});
@@ -202,8 +202,7 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 	}
 
 	private Optional<ConcurrencyPermit> notAnswered(String limitName, String redisKey, String id, Throwable failure) {
-		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
+		Throwable cause = RedisScriptRunner.unwrap(failure);
 		DataAccessException ex;
 		if (cause instanceof DataAccessException dataAccess) {
 			ex = dataAccess;

@@ -15,7 +15,10 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.NonBlocking;
@@ -56,6 +59,16 @@ public class RedisScriptRunner {
 
 	private static final Executor CONNECTOR = Executors.newCachedThreadPool(RedkitThreads.factory("redkit-connect"));
 
+	/**
+	 * Where a non-blocking path runs the short blocking steps it cannot avoid (making a
+	 * connection, borrowing a pooled one, subscribing to a channel): never on the
+	 * caller's thread, which may be an event loop.
+	 * @return an executor of daemon threads, created as needed
+	 */
+	public static Executor blockingSteps() {
+		return CONNECTOR;
+	}
+
 	// keys are strings, arguments bytes, both sent as they are
 	private static final RedisSerializer<Object> BINARY_ARGUMENTS = new RedisSerializer<>() {
 
@@ -81,6 +94,9 @@ public class RedisScriptRunner {
 	private volatile @Nullable Boolean cluster;
 
 	private volatile boolean connected;
+
+	// the factory's shared Lettuce connection, once one was handed out
+	private volatile @Nullable Object sharedCommands;
 
 	/**
 	 * Creates a runner on a connection factory.
@@ -153,6 +169,36 @@ public class RedisScriptRunner {
 	}
 
 	/**
+	 * Runs a script without blocking the calling thread, failing with a
+	 * {@link QueryTimeoutException} when Redis does not answer within {@code timeout}:
+	 * the same failure the blocking
+	 * {@link #execute(LuaScript, Duration, List, String...)} throws.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments
+	 * @return what the script will return
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, Duration timeout, List<String> keys,
+			String... args) {
+		return executeAsync(script, keys, args).orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+			.exceptionallyCompose((ex) -> CompletableFuture
+				.failedFuture((unwrap(ex) instanceof TimeoutException) ? new QueryTimeoutException(
+						"Redis did not answer " + script.name() + " within " + timeout.toMillis() + " ms", unwrap(ex))
+						: unwrap(ex)));
+	}
+
+	/**
+	 * The failure behind a {@link CompletionException}.
+	 * @param ex what a future completed with
+	 * @return the cause the future's stage wrapped, or {@code ex}
+	 */
+	public static Throwable unwrap(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	/**
 	 * Sends a script without waiting for the answer.
 	 * @param <T> the result type
 	 * @param script the script
@@ -173,6 +219,16 @@ public class RedisScriptRunner {
 	 * @return the answer, completed exceptionally with a {@link DataAccessException}
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, byte[][] args) {
+		Object shared = this.sharedCommands;
+		if (shared != null) {
+			// the factory hands its shared connection out under a lock, which a burst of
+			// callers on event loops would wait for: it is taken once and kept while open
+			CompletableFuture<T> answer = LettuceScripts.executeIfOpen(shared, script, encode(keys), args);
+			if (answer != null) {
+				return answer;
+			}
+			this.sharedCommands = null;
+		}
 		if (this.connected && (sharesNativeConnection() || !onNonBlockingThread())) {
 			return send(script, keys, args);
 		}
@@ -203,6 +259,9 @@ public class RedisScriptRunner {
 			@SuppressWarnings("unchecked")
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
 			answer = LettuceScripts.execute(commands, script, encode(keys), args);
+			if (sharesNativeConnection()) {
+				this.sharedCommands = commands;
+			}
 		}
 		catch (RuntimeException ex) {
 			connection.close();
@@ -345,8 +404,7 @@ public class RedisScriptRunner {
 	}
 
 	static DataAccessException translate(LuaScript<?> script, Throwable failure) {
-		Throwable ex = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
+		Throwable ex = unwrap(failure);
 		if (ex instanceof DataAccessException dataAccess) {
 			return dataAccess;
 		}
@@ -362,6 +420,29 @@ public class RedisScriptRunner {
 	 * The Lettuce path, kept apart so that the class loads without Lettuce.
 	 */
 	private static final class LettuceScripts {
+
+		/**
+		 * Sends a script on a kept shared connection, unless it was closed (the factory
+		 * reset or stopped it).
+		 * @return the answer, or {@code null} when the connection is closed
+		 */
+		@SuppressWarnings("unchecked")
+		static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
+				byte[][] args) {
+			StatefulConnection<?, ?> connection = (commands instanceof RedisAsyncCommands<?, ?> standalone)
+					? standalone.getStatefulConnection()
+					: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+							? cluster.getStatefulConnection() : null;
+			if (connection == null || !connection.isOpen()) {
+				return null;
+			}
+			try {
+				return execute((RedisScriptingAsyncCommands<byte[], byte[]>) commands, script, keys, args);
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(translate(script, ex));
+			}
+		}
 
 		@SuppressWarnings("unchecked")
 		static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
@@ -384,7 +465,7 @@ public class RedisScriptRunner {
 		}
 
 		private static boolean isNoScript(Throwable ex) {
-			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			Throwable cause = unwrap(ex);
 			return cause instanceof RedisNoScriptException
 					|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
 		}

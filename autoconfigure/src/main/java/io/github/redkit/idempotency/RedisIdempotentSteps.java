@@ -6,15 +6,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 
 import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RandomIds;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
@@ -146,10 +145,7 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 		Duration recordTtl = positive((ttl != null) ? ttl : this.settings.ttl(), "ttl");
 		Duration claimLease = positive((lease != null) ? lease : this.settings.lease(), "lease");
 		String print = (fingerprint != null) ? fingerprint : "";
-		// identifies the claim, it guards nothing secret: not UUID.randomUUID(), whose
-		// SecureRandom may read /dev/urandom on the subscribing event loop
-		ThreadLocalRandom random = ThreadLocalRandom.current();
-		String token = new UUID(random.nextLong(), random.nextLong()).toString();
+		String token = RandomIds.next();
 		List<String> args = new ArrayList<>(5 + ((after != null) ? after.size() : 0));
 		args.add(step);
 		args.add(Long.toString(recordTtl.toMillis()));

@@ -3,12 +3,12 @@ package io.github.redkit.ratelimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RandomIds;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitScriptException;
@@ -68,7 +68,7 @@ final class PermitGiveBack {
 		List<String> scriptKeys = new ArrayList<>(keys.size() + 1);
 		scriptKeys.addAll(keys);
 		// the marker extends the first key, so it keeps its hash tag and its slot
-		scriptKeys.add(keys.get(0) + ":refund:" + UUID.randomUUID());
+		scriptKeys.add(keys.get(0) + ":refund:" + RandomIds.next());
 		CompletableFuture<Boolean> done = new CompletableFuture<>();
 		// the first attempt is sent before the caller learns of the refusal, so that its
 		// next call on the same connection finds the permits back

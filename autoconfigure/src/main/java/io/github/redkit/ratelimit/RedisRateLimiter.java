@@ -197,7 +197,7 @@ public class RedisRateLimiter implements RateLimiter {
 			}
 			else {
 				observation.outcome("failed");
-				observation.error(unwrap(ex));
+				observation.error(RedisScriptRunner.unwrap(ex));
 			}
 			observation.close();
 		});
@@ -253,7 +253,7 @@ public class RedisRateLimiter implements RateLimiter {
 	}
 
 	private DataAccessException accessFailure(PreparedLimit limit, Throwable failure) {
-		Throwable ex = unwrap(failure);
+		Throwable ex = RedisScriptRunner.unwrap(failure);
 		if (ex instanceof DataAccessException dataAccess) {
 			return dataAccess;
 		}
@@ -263,10 +263,6 @@ public class RedisRateLimiter implements RateLimiter {
 		}
 		// not a Redis failure (a bug): no failure mode applies
 		throw (ex instanceof RuntimeException runtime) ? runtime : new CompletionException(ex);
-	}
-
-	private static Throwable unwrap(Throwable ex) {
-		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
 	/**

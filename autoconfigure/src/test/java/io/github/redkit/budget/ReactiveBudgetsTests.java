@@ -138,6 +138,19 @@ class ReactiveBudgetsTests {
 	}
 
 	@Test
+	void manyReservationsFromNonBlockingThreadsNeverBlock() {
+		// a reservation's id once came from UUID.randomUUID(), whose SecureRandom reads
+		// /dev/urandom now and then: on an event loop, that is a blocking call
+		this.budgets.create(this.id, 1000);
+		List<Reservation> reservations = Flux.range(0, 200)
+			.flatMap((i) -> this.reactive.reserve(this.id, 1, Duration.ofMinutes(1)).subscribeOn(Schedulers.parallel()),
+					16)
+			.collectList()
+			.block(Duration.ofSeconds(30));
+		assertThat(reservations).hasSize(200).doesNotHaveDuplicates();
+	}
+
+	@Test
 	void concurrentSpendsNeverOverspend() {
 		this.budgets.create(this.id, 1000);
 		List<SpendResult> results = Flux.range(0, 300)

@@ -103,4 +103,19 @@ class ReactiveRateLimiterTests {
 				.isTrue());
 	}
 
+	@Test
+	void manyRefusalsOnSeveralSlotsGiveBackWithoutBlocking() {
+		// a give-back's key once came from UUID.randomUUID(), whose SecureRandom reads
+		// /dev/urandom now and then: on an event loop, that is a blocking call
+		List<String> keys = List.of("a-" + this.id, "b-" + this.id, "c-" + this.id);
+		RateLimitPolicy one = RateLimitPolicy.slidingWindow(RateLimitWindow.of(1, Duration.ofHours(1)));
+		assertThat(onEventLoop(this.reactive.tryAcquire(this.id, one, List.of(keys.get(2)), 1)).block().allowed())
+			.isTrue();
+		List<RateLimitDecision> refusals = Flux.range(0, 100)
+			.flatMap((i) -> this.reactive.tryAcquire(this.id, one, keys, 1).subscribeOn(Schedulers.parallel()), 8)
+			.collectList()
+			.block(Duration.ofSeconds(30));
+		assertThat(refusals).hasSize(100).noneMatch(RateLimitDecision::allowed);
+	}
+
 }
