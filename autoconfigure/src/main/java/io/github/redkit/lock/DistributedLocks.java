@@ -2,6 +2,7 @@ package io.github.redkit.lock;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -39,6 +40,23 @@ public interface DistributedLocks {
 	 * @return the handle, or empty when the lock was not acquired in time
 	 */
 	Optional<LockHandle> tryLock(String name, String key, Duration wait, @Nullable Duration lease);
+
+	/**
+	 * Tries to acquire a lock without blocking the calling thread: the attempts are sent
+	 * asynchronously, and the wait between them is a timer or the holder's release.
+	 * Cancelling the answer stops the wait, and a lock acquired after that is released.
+	 * @param name a low-cardinality name for metrics (never a key built from a request)
+	 * @param key the key (any string; it is escaped)
+	 * @param wait how long to wait, {@link Duration#ZERO} to try once
+	 * @param lease how long the lock lives unless extended; {@code null} for
+	 * {@code redkit.lock.lease-time}, renewed until the handle is closed
+	 * @return the handle, or empty when the lock was not acquired in time; a
+	 * {@link LockUnavailableException} when Redis could not be reached in time
+	 */
+	default CompletableFuture<Optional<LockHandle>> tryLockAsync(String name, String key, Duration wait,
+			@Nullable Duration lease) {
+		return CompletableFuture.supplyAsync(() -> tryLock(name, key, wait, lease));
+	}
 
 	/**
 	 * Runs an action while holding a lock, and releases it afterwards. While the action

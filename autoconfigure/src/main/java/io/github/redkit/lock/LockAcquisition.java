@@ -3,7 +3,12 @@ package io.github.redkit.lock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.redkit.core.RedisScriptRunner;
 
 import org.springframework.dao.DataAccessException;
 
@@ -11,7 +16,9 @@ import org.springframework.dao.DataAccessException;
  * One call to {@code tryLock}: an attempt, and while the wait lasts, a sleep until the
  * holder's release is published and wakes this waiter (one per process and release, the
  * longest waiting first), or the lease ends, or a jittered fallback interval passes; then
- * another attempt. Every attempt is one script call.
+ * another attempt. Every attempt is one script call. The blocking face sleeps between
+ * attempts; the asynchronous one waits on a timer or the notification, and shares
+ * everything else.
  */
 final class LockAcquisition {
 
@@ -40,7 +47,9 @@ final class LockAcquisition {
 	private final boolean renewed;
 
 	// when the last attempt was sent: the lease is counted from there
-	private long sent;
+	private volatile long sent;
+
+	private volatile boolean abandoned;
 
 	LockAcquisition(LockScripts scripts, LockEvents events, LockWaiters waiters, Duration retryInterval, String name,
 			String key, Duration wait, Duration lease, boolean renewed) {
@@ -76,6 +85,48 @@ final class LockAcquisition {
 				this.waiters.unsubscribe(waiter, result > 0);
 			}
 		}
+		return handle(result);
+	}
+
+	/**
+	 * The same acquisition without blocking a thread: the attempts are sent
+	 * asynchronously and the wait between them is a timer or the release's notification.
+	 * Subscribing to the notification, which may block, runs on
+	 * {@link RedisScriptRunner#blockingSteps()}.
+	 * @return the handle, or empty when the lock was not acquired in time
+	 */
+	CompletableFuture<Optional<RedisLockHandle>> acquireAsync() {
+		return attemptAsync(false).thenCompose((result) -> {
+			if (result > 0 || remainingNanos() <= 0 || this.abandoned) {
+				return CompletableFuture.completedFuture(result);
+			}
+			Executor blocking = RedisScriptRunner.blockingSteps();
+			return CompletableFuture.supplyAsync(() -> this.waiters.subscribe(this.keys.get(0)), blocking)
+				.thenCompose((waiter) -> waitAsync(waiter).whenCompleteAsync(
+						(acquired, ex) -> this.waiters.unsubscribe(waiter, acquired != null && acquired > 0),
+						blocking));
+		}).thenApply(this::handle);
+	}
+
+	private CompletableFuture<Long> waitAsync(LockWaiters.Waiter waiter) {
+		// tried again once subscribed: a release published before would be missed
+		return attemptAsync(waiter.othersWait()).thenCompose((result) -> {
+			if (result > 0 || remainingNanos() <= 0 || this.abandoned) {
+				return CompletableFuture.completedFuture(result);
+			}
+			return waiter.awaitAsync(sleep(-result))
+				.thenComposeAsync((woken) -> waitAsync(waiter), RedisScriptRunner.blockingSteps());
+		});
+	}
+
+	/**
+	 * Stops an asynchronous acquisition from trying again: nobody waits for it any more.
+	 */
+	void abandon() {
+		this.abandoned = true;
+	}
+
+	private Optional<RedisLockHandle> handle(long result) {
 		if (result <= 0) {
 			this.events.acquireAttempt(this.name, "not_acquired", elapsed());
 			return Optional.empty();
@@ -88,19 +139,40 @@ final class LockAcquisition {
 		long remainingMillis = Math.max(0, remainingNanos() / 1_000_000);
 		this.sent = System.nanoTime();
 		try {
-			long result = this.scripts.acquire(this.keys, this.token, this.lease, remainingMillis, othersWait);
-			if (result > 0) {
-				this.events.acquireAttempt(this.name, "acquired", elapsed());
-			}
-			return result;
+			return attempted(this.scripts.acquire(this.keys, this.token, this.lease, remainingMillis, othersWait));
 		}
 		catch (DataAccessException ex) {
-			this.events.acquireAttempt(this.name, "error", elapsed());
-			// the unanswered attempt may still run once Redis answers again: undo it then
-			this.scripts.releaseLater(this.keys, this.token);
-			throw new LockUnavailableException(
-					"Could not acquire lock '" + this.key + "' (" + this.name + "): " + ex.getMessage(), ex);
+			throw unavailable(ex);
 		}
+	}
+
+	private CompletableFuture<Long> attemptAsync(boolean othersWait) {
+		long remainingMillis = Math.max(0, remainingNanos() / 1_000_000);
+		this.sent = System.nanoTime();
+		return this.scripts.acquireAsync(this.keys, this.token, this.lease, remainingMillis, othersWait)
+			.handle((result, failure) -> {
+				if (failure == null) {
+					return attempted(result);
+				}
+				Throwable ex = RedisScriptRunner.unwrap(failure);
+				throw (ex instanceof DataAccessException dataAccess) ? unavailable(dataAccess)
+						: new CompletionException(ex);
+			});
+	}
+
+	private long attempted(long result) {
+		if (result > 0) {
+			this.events.acquireAttempt(this.name, "acquired", elapsed());
+		}
+		return result;
+	}
+
+	private LockUnavailableException unavailable(DataAccessException ex) {
+		this.events.acquireAttempt(this.name, "error", elapsed());
+		// the unanswered attempt may still run once Redis answers again: undo it then
+		this.scripts.releaseLater(this.keys, this.token);
+		return new LockUnavailableException(
+				"Could not acquire lock '" + this.key + "' (" + this.name + "): " + ex.getMessage(), ex);
 	}
 
 	private Duration sleep(long leaseLeftMillis) {

@@ -1,6 +1,7 @@
 package io.github.redkit.lock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One acquisition of a distributed lock. It belongs to the acquisition (a random token),
@@ -62,6 +63,15 @@ public interface LockHandle extends AutoCloseable {
 		boolean held = isHeld();
 		close();
 		return held;
+	}
+
+	/**
+	 * Releases the lock, as {@link #release()}, without blocking the calling thread.
+	 * @return whether the lock was held until released; never completes exceptionally
+	 * because Redis could not be reached (that is logged, and answers {@code false})
+	 */
+	default CompletableFuture<Boolean> releaseAsync() {
+		return CompletableFuture.supplyAsync(this::release);
 	}
 
 	/**

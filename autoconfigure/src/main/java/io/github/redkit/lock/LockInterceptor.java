@@ -20,7 +20,10 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * Runs {@code @DistributedLock} methods under their lock. The annotation is read once per
- * method and target class; the key expression is evaluated on every call.
+ * method and target class; the key expression is evaluated on every call. A method that
+ * returns a {@code Mono}, a {@code Flux} or a {@code CompletableFuture} takes the lock
+ * when its result is subscribed to, without blocking, and holds it until the result
+ * completes, fails or is cancelled.
  */
 public class LockInterceptor implements MethodInterceptor {
 
@@ -59,6 +62,11 @@ public class LockInterceptor implements MethodInterceptor {
 		}
 		String key = this.evaluator.get()
 			.evaluate(lock.keyExpression(), invocation.getMethod(), target, invocation.getArguments());
+		if (lock.reactive()) {
+			ReactiveCall call = Objects.requireNonNull(ReactiveCall.of(invocation));
+			return call.adapt(ReactiveLockedExecution.run(this.locks.get(), lock.keyExpression(), key, lock.waitTime(),
+					lock.leaseTime(), call::proceed));
+		}
 		return LockedExecution.run(this.locks.get(), lock.keyExpression(), key, lock.waitTime(), lock.leaseTime(),
 				invocation::proceed);
 	}
@@ -69,8 +77,10 @@ public class LockInterceptor implements MethodInterceptor {
 	 * @param keyExpression the key expression, also the lock's name
 	 * @param waitTime how long to wait
 	 * @param leaseTime the explicit lease, {@code null} for the default lease, renewed
+	 * @param reactive whether the method returns a publisher or a future, held until it
+	 * completes
 	 */
-	record LockAttributes(String keyExpression, Duration waitTime, @Nullable Duration leaseTime) {
+	record LockAttributes(String keyExpression, Duration waitTime, @Nullable Duration leaseTime, boolean reactive) {
 
 		static @Nullable LockAttributes of(Method method, Class<?> targetClass, Duration defaultWait) {
 			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
@@ -85,11 +95,13 @@ public class LockInterceptor implements MethodInterceptor {
 			if (annotation.key().isBlank()) {
 				throw new IllegalStateException("@DistributedLock.key must not be empty" + where);
 			}
-			if (ReactiveCall.isDeferred(specific.getReturnType())) {
+			boolean reactive = ReactiveCall.isReactive(specific);
+			if (!reactive && ReactiveCall.isDeferred(specific.getReturnType())) {
 				// held around the call, the lock would be given back before the result
 				// exists
-				throw new IllegalStateException("@DistributedLock" + where
-						+ ": asynchronous and reactive results are not supported yet; return the value");
+				throw new IllegalStateException(
+						"@DistributedLock" + where + ": " + specific.getReturnType().getSimpleName()
+								+ " results are not supported; return a value, a CompletableFuture, a Mono or a Flux");
 			}
 			Duration wait = AnnotationDurations.parse(annotation.waitTime(), defaultWait,
 					"@DistributedLock.waitTime" + where);
@@ -98,7 +110,7 @@ public class LockInterceptor implements MethodInterceptor {
 			if (lease != null && lease.toMillis() < 1) {
 				throw new IllegalArgumentException("@DistributedLock.leaseTime" + where + " must be at least 1ms");
 			}
-			return new LockAttributes(annotation.key(), Objects.requireNonNull(wait), lease);
+			return new LockAttributes(annotation.key(), Objects.requireNonNull(wait), lease, reactive);
 		}
 
 	}

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.core.LuaScript;
@@ -79,9 +78,24 @@ final class LockScripts {
 	 * @return the fencing token when acquired, else minus the holder's remaining lease
 	 */
 	long acquire(List<String> keys, String token, Duration lease, long waitMillis, boolean othersWait) {
+		return this.runner.execute(ACQUIRE, this.timeout, keys, acquireArguments(token, lease, waitMillis, othersWait));
+	}
+
+	/**
+	 * One attempt, without blocking the calling thread.
+	 * @param othersWait as for {@link #acquire(List, String, Duration, long, boolean)}
+	 * @return the fencing token when acquired, else minus the holder's remaining lease
+	 */
+	CompletableFuture<Long> acquireAsync(List<String> keys, String token, Duration lease, long waitMillis,
+			boolean othersWait) {
+		return this.runner.executeAsync(ACQUIRE, this.timeout, keys,
+				acquireArguments(token, lease, waitMillis, othersWait));
+	}
+
+	private static String[] acquireArguments(String token, Duration lease, long waitMillis, boolean othersWait) {
 		long fenceTtl = Math.max(FENCE_TTL.toMillis(), 2 * lease.toMillis());
-		return this.runner.execute(ACQUIRE, this.timeout, keys, token, Long.toString(lease.toMillis()),
-				Long.toString(fenceTtl), Long.toString(waitMillis), othersWait ? "1" : "0");
+		return new String[] { token, Long.toString(lease.toMillis()), Long.toString(fenceTtl),
+				Long.toString(waitMillis), othersWait ? "1" : "0" };
 	}
 
 	boolean extend(List<String> keys, String token, Duration lease) {
@@ -90,8 +104,8 @@ final class LockScripts {
 	}
 
 	CompletableFuture<Boolean> extendAsync(List<String> keys, String token, Duration lease) {
-		return this.runner.executeAsync(EXTEND, keys.subList(0, 1), token, Long.toString(lease.toMillis()))
-			.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS)
+		return this.runner
+			.executeAsync(EXTEND, this.timeout, keys.subList(0, 1), token, Long.toString(lease.toMillis()))
 			.thenApply((extended) -> extended == 1);
 	}
 
@@ -114,6 +128,16 @@ final class LockScripts {
 	boolean release(List<String> keys, String token) {
 		return RedisScriptRunner.uninterrupted(
 				() -> this.runner.execute(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), token) == 1);
+	}
+
+	/**
+	 * Releases a lock if the token still holds it, without blocking the calling thread.
+	 * @return {@code true} when it did; a {@link DataAccessException} when Redis cannot
+	 * be reached in time
+	 */
+	CompletableFuture<Boolean> releaseAsync(List<String> keys, String token) {
+		return this.runner.executeAsync(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), token)
+			.thenApply((released) -> released == 1);
 	}
 
 	/**

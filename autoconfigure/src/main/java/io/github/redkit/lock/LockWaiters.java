@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
@@ -171,6 +172,9 @@ final class LockWaiters {
 
 		private volatile Collection<Waiter> channelWaiters = List.of();
 
+		// what a waiter that must not block waits for
+		private volatile CompletableFuture<@Nullable Void> wakeUp = new CompletableFuture<>();
+
 		Waiter(String channel) {
 			this.channel = channel;
 		}
@@ -182,6 +186,7 @@ final class LockWaiters {
 		boolean wake() {
 			if (this.woken.compareAndSet(false, true)) {
 				this.released.release();
+				this.wakeUp.complete(null);
 				return true;
 			}
 			return false;
@@ -210,6 +215,24 @@ final class LockWaiters {
 			}
 			// the wake-up, if any, is used by the attempt that follows
 			this.woken.set(false);
+		}
+
+		/**
+		 * Waits, without blocking a thread, until the lock is released or the time is up.
+		 * @param timeout the longest wait
+		 * @return completes when the wait is over
+		 */
+		CompletableFuture<@Nullable Void> awaitAsync(Duration timeout) {
+			CompletableFuture<@Nullable Void> wakeUp = new CompletableFuture<>();
+			this.wakeUp = wakeUp;
+			// a wake-up that came before this wait left its permit
+			if (this.released.tryAcquire()) {
+				wakeUp.complete(null);
+			}
+			return wakeUp.completeOnTimeout(null, timeout.toNanos(), TimeUnit.NANOSECONDS).thenRun(() -> {
+				this.released.drainPermits();
+				this.woken.set(false);
+			});
 		}
 
 	}

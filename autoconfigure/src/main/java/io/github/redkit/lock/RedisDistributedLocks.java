@@ -3,6 +3,7 @@ package io.github.redkit.lock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -66,17 +67,11 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
 	@Override
 	public Optional<LockHandle> tryLock(String name, String key, Duration wait, @Nullable Duration lease) {
-		Assert.hasText(name, "Lock name must not be empty");
-		Assert.notNull(wait, "Wait must not be null (use Duration.ZERO to try once)");
-		Assert.isTrue(!wait.isNegative(), "Wait must not be negative");
-		Assert.isTrue(lease == null || lease.toMillis() > 0, "Lease must be at least 1 ms");
-		Duration leaseTime = (lease != null) ? lease : this.settings.leaseTime();
+		LockAcquisition acquisition = acquisition(name, key, wait, lease);
 		Optional<RedisLockHandle> handle;
 		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.LOCK_ACQUIRE, name)) {
 			try {
-				handle = new LockAcquisition(this.scripts, this.events, this.waiters, this.settings.retryInterval(),
-						name, key, wait, leaseTime, lease == null)
-					.acquire();
+				handle = acquisition.acquire();
 				observation.outcome(handle.isPresent() ? "acquired" : "not-acquired");
 			}
 			catch (RuntimeException ex) {
@@ -85,12 +80,59 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 				throw ex;
 			}
 		}
-		handle.ifPresent((acquired) -> {
-			// not in scope: a handle may be closed on another thread
-			acquired.observeHold(this.observations.startUnscoped(RedkitObservationKind.LOCK_HOLD, name));
-			this.watchdog.watch(acquired, leaseTime);
-		});
+		handle.ifPresent((acquired) -> hold(acquired, name, lease));
 		return handle.map(LockHandle.class::cast);
+	}
+
+	@Override
+	public CompletableFuture<Optional<LockHandle>> tryLockAsync(String name, String key, Duration wait,
+			@Nullable Duration lease) {
+		LockAcquisition acquisition = acquisition(name, key, wait, lease);
+		// not in scope: the acquisition ends on another thread
+		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.LOCK_ACQUIRE, name);
+		CompletableFuture<Optional<LockHandle>> answer = new CompletableFuture<>();
+		acquisition.acquireAsync().whenComplete((handle, failure) -> {
+			if (failure != null) {
+				Throwable ex = RedisScriptRunner.unwrap(failure);
+				observation.outcome("failed");
+				observation.error(ex);
+				observation.close();
+				answer.completeExceptionally(ex);
+				return;
+			}
+			observation.outcome(handle.isPresent() ? "acquired" : "not-acquired");
+			observation.close();
+			handle.ifPresent((acquired) -> hold(acquired, name, lease));
+			if (!answer.complete(handle.map(LockHandle.class::cast))) {
+				// nobody waits for it any more (cancelled): it must not stay taken
+				handle.ifPresent(RedisLockHandle::releaseAsync);
+			}
+		});
+		answer.whenComplete((handle, ex) -> {
+			if (answer.isCancelled()) {
+				acquisition.abandon();
+			}
+		});
+		return answer;
+	}
+
+	private LockAcquisition acquisition(String name, String key, Duration wait, @Nullable Duration lease) {
+		Assert.hasText(name, "Lock name must not be empty");
+		Assert.notNull(wait, "Wait must not be null (use Duration.ZERO to try once)");
+		Assert.isTrue(!wait.isNegative(), "Wait must not be negative");
+		Assert.isTrue(lease == null || lease.toMillis() > 0, "Lease must be at least 1 ms");
+		return new LockAcquisition(this.scripts, this.events, this.waiters, this.settings.retryInterval(), name, key,
+				wait, leaseTime(lease), lease == null);
+	}
+
+	private Duration leaseTime(@Nullable Duration lease) {
+		return (lease != null) ? lease : this.settings.leaseTime();
+	}
+
+	private void hold(RedisLockHandle handle, String name, @Nullable Duration lease) {
+		// not in scope: a handle may be closed on another thread
+		handle.observeHold(this.observations.startUnscoped(RedkitObservationKind.LOCK_HOLD, name));
+		this.watchdog.watch(handle, leaseTime(lease));
 	}
 
 	@Override

@@ -2,9 +2,12 @@ package io.github.redkit.lock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitObservation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -123,20 +126,44 @@ final class RedisLockHandle implements LockHandle {
 		if (previous == CLOSED) {
 			return false;
 		}
-		boolean released;
 		try {
-			released = this.scripts.release(this.keys, this.token);
+			return released(previous, leaseEnded, this.scripts.release(this.keys, this.token));
 		}
 		catch (DataAccessException ex) {
-			// the lease ends the lock anyway; throwing here would hide the caller's
-			// outcome
-			logger.warn("Could not release lock '" + this.key + "'; it ends with its lease: " + ex.getMessage());
-			return false;
+			return notReleased(ex);
 		}
+	}
+
+	@Override
+	public CompletableFuture<Boolean> releaseAsync() {
+		boolean leaseEnded = leaseEnded();
+		int previous = finish();
+		if (previous == CLOSED) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return this.scripts.releaseAsync(this.keys, this.token).handle((released, failure) -> {
+			if (failure == null) {
+				return released(previous, leaseEnded, released);
+			}
+			Throwable ex = RedisScriptRunner.unwrap(failure);
+			if (ex instanceof DataAccessException dataAccess) {
+				return notReleased(dataAccess);
+			}
+			throw new CompletionException(ex);
+		});
+	}
+
+	private boolean released(int previous, boolean leaseEnded, boolean released) {
 		if (!released && previous == HELD) {
 			this.events.lost(this);
 		}
 		return previous == HELD && released && !leaseEnded;
+	}
+
+	private boolean notReleased(DataAccessException ex) {
+		// the lease ends the lock anyway; throwing here would hide the caller's outcome
+		logger.warn("Could not release lock '" + this.key + "'; it ends with its lease: " + ex.getMessage());
+		return false;
 	}
 
 	@Override

@@ -10,7 +10,6 @@ import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.lock.DistributedLock;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
@@ -22,9 +21,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Until locks act around a deferred result, a {@code @DistributedLock} on a method
- * returning one is a clear error, not a lock given back before the result exists; so is
- * an {@code @IdempotentStep} on a result it cannot act around (a bare {@code Future}).
+ * A {@code @DistributedLock} or {@code @IdempotentStep} on a deferred result they cannot
+ * act around (a bare {@code Future}, which cannot tell when it is done without a thread
+ * waiting for it) is a clear error, not a lock given back before the result exists or a
+ * step that records a future. A {@code Mono}, a {@code Flux} or a
+ * {@code CompletableFuture} is acted around (see the {@code Reactive*Tests}).
  */
 class DeferredResultsRefusedTests {
 
@@ -35,21 +36,14 @@ class DeferredResultsRefusedTests {
 		.withUserConfiguration(Services.class);
 
 	@Test
-	void aLockAroundAMonoOrAFutureIsRefusedNamingTheMethod() {
-		this.runner.run((context) -> {
-			Jobs jobs = context.getBean(Jobs.class);
-			assertThatIllegalStateException().isThrownBy(jobs::settle)
-				.withMessageContaining("@DistributedLock on Jobs.settle()")
-				.withMessageContaining("not supported yet");
-			assertThatIllegalStateException().isThrownBy(jobs::export)
-				.withMessageContaining("@DistributedLock on Jobs.export()");
-		});
+	void aLockAroundAPlainFutureIsRefusedNamingTheMethod() {
+		this.runner
+			.run((context) -> assertThatIllegalStateException().isThrownBy(() -> context.getBean(Jobs.class).export())
+				.withMessageContaining("@DistributedLock on Jobs.export(): Future results are not supported"));
 	}
 
 	@Test
 	void aStepReturningAPlainFutureIsRefusedNamingTheMethod() {
-		// a Mono, a Flux or a CompletableFuture is a reactive step (see
-		// ReactiveIdempotentStepTests); a bare Future cannot be acted around
 		this.runner.run((context) -> assertThatIllegalStateException()
 			.isThrownBy(() -> context.getBean(Jobs.class).charge("order-1"))
 			.withMessageContaining("@IdempotentStep on Jobs.charge()")
@@ -68,13 +62,8 @@ class DeferredResultsRefusedTests {
 
 	static class Jobs {
 
-		@DistributedLock(key = "'settle'")
-		Mono<String> settle() {
-			return Mono.just("settled");
-		}
-
 		@DistributedLock(key = "'export'")
-		CompletableFuture<String> export() {
+		Future<String> export() {
 			return CompletableFuture.completedFuture("exported");
 		}
 

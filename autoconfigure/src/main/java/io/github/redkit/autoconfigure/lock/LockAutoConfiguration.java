@@ -2,6 +2,7 @@ package io.github.redkit.autoconfigure.lock;
 
 import java.time.Duration;
 
+import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionEvaluator;
@@ -9,11 +10,13 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.lock.DefaultReactiveDistributedLocks;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockAdvisor;
 import io.github.redkit.lock.LockInterceptor;
 import io.github.redkit.lock.LockListener;
 import io.github.redkit.lock.LockSettings;
+import io.github.redkit.lock.ReactiveDistributedLocks;
 import io.github.redkit.lock.RedisDistributedLocks;
 import io.github.redkit.lock.web.LockExceptionHandler;
 
@@ -33,8 +36,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Distributed locks: the {@link DistributedLocks} bean, the {@code @DistributedLock}
- * advisor, and the Spring MVC mapping of lock failures to problem details.
+ * Distributed locks: the {@link DistributedLocks} bean (and its reactive face where
+ * Redkit's reactive support is on), the {@code @DistributedLock} advisor, and the Spring
+ * MVC mapping of lock failures to problem details.
  */
 @AutoConfiguration(after = RedkitAutoConfiguration.class)
 @ConditionalOnBean(RedisScriptRunner.class)
@@ -64,6 +68,18 @@ public final class LockAutoConfiguration {
 		LockInterceptor interceptor = new LockInterceptor(SingletonSupplier.of(locks::getObject),
 				SingletonSupplier.of(evaluator::getObject), () -> waitTime);
 		return new LockAdvisor(interceptor, properties.getOrder());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnRedkitReactive
+	static final class ReactiveLockConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveDistributedLocks redkitReactiveDistributedLocks(DistributedLocks locks) {
+			return new DefaultReactiveDistributedLocks(locks);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,0 +1,213 @@
+package io.github.redkit.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
+import io.github.redkit.core.NonBlockingThreads;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * {@code @DistributedLock} on {@code Mono}, {@code Flux} and {@code CompletableFuture}:
+ * the lock is taken on subscription, waited for without blocking (BlockHound watches),
+ * held until the result completes, fails or is cancelled, then released.
+ */
+@ParameterizedClass
+@RedisTopologies
+class ReactiveDistributedLockTests {
+
+	@Parameter
+	RedisTopology topology;
+
+	@BeforeAll
+	static void watchForBlocking() {
+		NonBlockingThreads.watch();
+		// a wedged connection fails the test instead of hanging the build
+		StepVerifier.setDefaultTimeout(Duration.ofSeconds(60));
+	}
+
+	private ApplicationContextRunner runner() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+					RedkitAutoConfiguration.class, LockAutoConfiguration.class))
+			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues("redkit.key-prefix=rlock-" + UUID.randomUUID(), "redkit.lock.retry-interval=1s")
+			.withUserConfiguration(Services.class);
+	}
+
+	@Test
+	void aMonoHoldsTheLockFromSubscriptionUntilItEnds() {
+		runner().run((context) -> {
+			Settlement settlement = context.getBean(Settlement.class);
+			String lockKey = context.getBean(RedisDistributedLocks.class).redisKeys("day-1").get(0);
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			Sinks.One<String> work = Sinks.one();
+			Mono<String> assembled = settlement.settle("day-1", work.asMono());
+			assertThat(settlement.calls()).as("assembly takes nothing").isZero();
+			assertThat(redis.hasKey(lockKey)).isFalse();
+			StepVerifier.create(assembled.subscribeOn(Schedulers.parallel()))
+				.then(() -> await().atMost(Duration.ofSeconds(10)).until(() -> settlement.calls() == 1))
+				.then(() -> assertThat(redis.hasKey(lockKey)).as("held while the mono runs").isTrue())
+				.then(() -> StepVerifier
+					.create(settlement.settle("day-1", Mono.just("second")).subscribeOn(Schedulers.parallel()))
+					.expectError(LockNotAcquiredException.class)
+					.verify(Duration.ofSeconds(10)))
+				.then(() -> work.tryEmitValue("settled"))
+				.expectNext("settled")
+				.verifyComplete();
+			assertThat(redis.hasKey(lockKey)).as("released on completion").isFalse();
+			StepVerifier
+				.create(settlement.settle("day-1", Mono.error(new IllegalStateException("boom")))
+					.subscribeOn(Schedulers.parallel()))
+				.expectError(IllegalStateException.class)
+				.verify(Duration.ofSeconds(10));
+			assertThat(redis.hasKey(lockKey)).as("released on error").isFalse();
+			Disposable cancelled = settlement.settle("day-1", Mono.never())
+				.subscribeOn(Schedulers.parallel())
+				.subscribe();
+			await().atMost(Duration.ofSeconds(10)).until(() -> redis.hasKey(lockKey));
+			cancelled.dispose();
+			await("released on cancellation").atMost(Duration.ofSeconds(10)).until(() -> !redis.hasKey(lockKey));
+		});
+	}
+
+	@Test
+	void aWaitingMonoIsHandedTheLockOnRelease() {
+		runner().run((context) -> {
+			Settlement settlement = context.getBean(Settlement.class);
+			Sinks.One<String> first = Sinks.one();
+			CompletableFuture<String> holding = settlement.waitFor("day-2", first.asMono())
+				.subscribeOn(Schedulers.parallel())
+				.toFuture();
+			await().atMost(Duration.ofSeconds(10)).until(() -> settlement.calls() == 1);
+			CompletableFuture<String> waiting = settlement.waitFor("day-2", Mono.fromSupplier(() -> "second"))
+				.subscribeOn(Schedulers.parallel())
+				.toFuture();
+			RedisDistributedLocks locks = context.getBean(RedisDistributedLocks.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> locks.waitingThreads("day-2") == 1);
+			assertThat(settlement.calls()).as("the waiter's method is not invoked before it holds the lock")
+				.isEqualTo(1);
+			first.tryEmitValue("first");
+			assertThat(holding).succeedsWithin(Duration.ofSeconds(10)).isEqualTo("first");
+			assertThat(waiting).succeedsWithin(Duration.ofSeconds(10)).isEqualTo("second");
+		});
+	}
+
+	@Test
+	void aFluxHoldsTheLockUntilItsLastElementAndSeesItsHandle() {
+		runner().run((context) -> {
+			Settlement settlement = context.getBean(Settlement.class);
+			StepVerifier.create(settlement.rows("day-3").subscribeOn(Schedulers.parallel()))
+				.expectNext("day-3", "row-1", "row-2")
+				.verifyComplete();
+			Sinks.Many<String> rows = Sinks.many().unicast().onBackpressureBuffer();
+			StepVerifier.create(settlement.stream("day-4", rows.asFlux()).subscribeOn(Schedulers.parallel()))
+				.then(() -> rows.tryEmitNext("a"))
+				.expectNext("a")
+				.then(() -> StepVerifier
+					.create(settlement.stream("day-4", Flux.just("b")).subscribeOn(Schedulers.parallel()))
+					.expectError(LockNotAcquiredException.class)
+					.verify(Duration.ofSeconds(10)))
+				.then(rows::tryEmitComplete)
+				.verifyComplete();
+			StepVerifier.create(settlement.stream("day-4", Flux.just("c")).subscribeOn(Schedulers.parallel()))
+				.expectNext("c")
+				.verifyComplete();
+		});
+	}
+
+	@Test
+	void aCompletableFutureHoldsTheLockUntilItCompletes() {
+		runner().run((context) -> {
+			Settlement settlement = context.getBean(Settlement.class);
+			CompletableFuture<String> slow = new CompletableFuture<>();
+			CompletableFuture<String> running = settlement.report("r1", slow);
+			await().atMost(Duration.ofSeconds(10)).until(() -> settlement.calls() == 1);
+			assertThat(settlement.report("r1", CompletableFuture.completedFuture("x")))
+				.failsWithin(Duration.ofSeconds(10))
+				.withThrowableOfType(Exception.class)
+				.withCauseInstanceOf(LockNotAcquiredException.class);
+			slow.complete("slow");
+			assertThat(running).succeedsWithin(Duration.ofSeconds(10)).isEqualTo("slow");
+			assertThat(settlement.report("r1", CompletableFuture.completedFuture("again")))
+				.succeedsWithin(Duration.ofSeconds(10))
+				.isEqualTo("again");
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Services {
+
+		@Bean
+		Settlement settlement() {
+			return new Settlement();
+		}
+
+	}
+
+	static class Settlement {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		int calls() {
+			return this.calls.get();
+		}
+
+		@DistributedLock(key = "#day")
+		Mono<String> settle(String day, Mono<String> work) {
+			this.calls.incrementAndGet();
+			return work;
+		}
+
+		@DistributedLock(key = "#day", waitTime = "10s")
+		Mono<String> waitFor(String day, Mono<String> work) {
+			this.calls.incrementAndGet();
+			return work;
+		}
+
+		@DistributedLock(key = "#day")
+		Flux<String> rows(String day) {
+			return ReactiveDistributedLocks.current()
+				.flatMapMany((handle) -> Flux.fromIterable(List.of(handle.key(), "row-1", "row-2")));
+		}
+
+		@DistributedLock(key = "#day")
+		Flux<String> stream(String day, Flux<String> rows) {
+			return rows;
+		}
+
+		@DistributedLock(key = "#report")
+		CompletableFuture<String> report(String report, CompletableFuture<String> work) {
+			this.calls.incrementAndGet();
+			return work;
+		}
+
+	}
+
+}
