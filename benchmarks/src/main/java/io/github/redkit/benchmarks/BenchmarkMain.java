@@ -45,6 +45,7 @@ public final class BenchmarkMain {
 		SUITES.put("queue", QueueSuite::enqueue);
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 		SUITES.put("queue-batch", QueueSuite::batches);
+		SUITES.put("reactive", ReactiveSuite::create);
 	}
 
 	static final String MEMORY = "ratelimit-memory";

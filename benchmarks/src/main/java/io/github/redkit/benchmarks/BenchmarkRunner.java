@@ -4,13 +4,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisServer;
+import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * Measures contenders against the same Redis in interleaved rounds: each round gives
@@ -127,6 +131,9 @@ final class BenchmarkRunner {
 
 	private Histogram drive(Contender contender, int threads, Duration time, long iterationOffset)
 			throws InterruptedException {
+		if (contender instanceof ReactiveContender reactive) {
+			return driveReactive(reactive, threads, time, iterationOffset);
+		}
 		Histogram total = new Histogram(3_600_000_000_000L, 3);
 		long deadline = System.nanoTime() + time.toNanos();
 		CountDownLatch done = new CountDownLatch(threads);
@@ -159,6 +166,33 @@ final class BenchmarkRunner {
 			throw new IllegalStateException(contender.name() + " failed", failure.get());
 		}
 		perThread.forEach(total::add);
+		return total;
+	}
+
+	/**
+	 * Keeps {@code concurrency} operations in flight from one subscription until the
+	 * deadline: each completed operation lets the next one start, on whichever thread
+	 * completed it (Lettuce's event loop), as a reactive application would.
+	 */
+	private Histogram driveReactive(ReactiveContender contender, int concurrency, Duration time, long iterationOffset) {
+		ConcurrentHistogram histogram = new ConcurrentHistogram(3_600_000_000_000L, 3);
+		long deadline = System.nanoTime() + time.toNanos();
+		AtomicLong iterations = new AtomicLong(iterationOffset);
+		try {
+			Flux.<Long>generate((sink) -> sink.next(iterations.getAndIncrement()))
+				.takeWhile((iteration) -> System.nanoTime() < deadline)
+				.flatMap((iteration) -> Mono.defer(() -> {
+					long begin = System.nanoTime();
+					return contender.operation(iteration)
+						.doOnTerminate(() -> histogram.recordValue(System.nanoTime() - begin));
+				}), concurrency)
+				.blockLast();
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException(contender.name() + " failed", ex);
+		}
+		Histogram total = new Histogram(3_600_000_000_000L, 3);
+		total.add(histogram);
 		return total;
 	}
 

@@ -26,7 +26,7 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
  */
 final class LockSuite {
 
-	private static final Duration LEASE = Duration.ofSeconds(30);
+	static final Duration LEASE = Duration.ofSeconds(30);
 
 	private LockSuite() {
 	}
@@ -38,7 +38,7 @@ final class LockSuite {
 
 	static final class RawSetNx implements Contender {
 
-		private static final RedisScript<Long> COMPARE_AND_DELETE = new DefaultRedisScript<>(
+		static final RedisScript<Long> COMPARE_AND_DELETE = new DefaultRedisScript<>(
 				"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
 				Long.class);
 

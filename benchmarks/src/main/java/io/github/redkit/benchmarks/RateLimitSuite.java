@@ -64,7 +64,7 @@ final class RateLimitSuite {
 
 	static final class RawScript implements Contender {
 
-		private static final RedisScript<Long> FIXED_WINDOW = new DefaultRedisScript<>("""
+		static final RedisScript<Long> FIXED_WINDOW = new DefaultRedisScript<>("""
 				local count = redis.call('INCR', KEYS[1])
 				if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 				if count > tonumber(ARGV[1]) then return 0 end
