@@ -9,9 +9,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
 import io.github.redkit.core.NonBlockingThreads;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -36,15 +39,22 @@ import org.springframework.context.annotation.Configuration;
  * publisher completes, fails or is cancelled, then given back; nothing blocks a
  * non-blocking thread (BlockHound watches).
  */
+@ParameterizedClass
+@RedisTopologies
 class ReactiveConcurrencyLimitedTests {
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				RedkitAutoConfiguration.class, ConcurrencyLimitAutoConfiguration.class))
-		.withPropertyValues(RedisServers.standalone().springProperties())
-		.withPropertyValues("redkit.concurrency-limit.timeout=5s", "redkit.key-prefix=rconc-" + UUID.randomUUID(),
-				"redkit.concurrency-limit.limits.exports.limit=2")
-		.withUserConfiguration(Services.class);
+	@Parameter
+	RedisTopology topology;
+
+	private ApplicationContextRunner runner() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+					RedkitAutoConfiguration.class, ConcurrencyLimitAutoConfiguration.class))
+			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues("redkit.concurrency-limit.timeout=5s", "redkit.key-prefix=rconc-" + UUID.randomUUID(),
+					"redkit.concurrency-limit.limits.exports.limit=2")
+			.withUserConfiguration(Services.class);
+	}
 
 	@BeforeAll
 	static void watchForBlocking() {
@@ -53,7 +63,7 @@ class ReactiveConcurrencyLimitedTests {
 
 	@Test
 	void aPermitIsHeldUntilTheMonoEndsAndGivenBackOnCompletionErrorAndCancellation() {
-		this.runner.run((context) -> {
+		runner().run((context) -> {
 			ExportService service = context.getBean(ExportService.class);
 			Sinks.One<String> first = Sinks.one();
 			Sinks.One<String> second = Sinks.one();
@@ -102,7 +112,7 @@ class ReactiveConcurrencyLimitedTests {
 
 	@Test
 	void aFluxHoldsItsPermitUntilItsLastElement() {
-		this.runner.run((context) -> {
+		runner().run((context) -> {
 			ExportService service = context.getBean(ExportService.class);
 			Sinks.Many<Integer> rows = Sinks.many().unicast().onBackpressureBuffer();
 			StepVerifier.create(service.rows("tenant", rows.asFlux()).subscribeOn(Schedulers.parallel()))
@@ -123,10 +133,12 @@ class ReactiveConcurrencyLimitedTests {
 
 	@Test
 	void aCompletableFutureHoldsItsPermitUntilItCompletes() {
-		this.runner.run((context) -> {
+		runner().run((context) -> {
 			ExportService service = context.getBean(ExportService.class);
 			CompletableFuture<String> slow = new CompletableFuture<>();
 			CompletableFuture<String> running = service.report("r1", slow);
+			// the permit is taken asynchronously: the method runs once it is held
+			await().atMost(Duration.ofSeconds(10)).until(() -> service.calls() == 1);
 			assertThatExceptionOfType(CompletionException.class)
 				.isThrownBy(() -> service.report("r1", CompletableFuture.completedFuture("x")).join())
 				.withCauseInstanceOf(ConcurrencyLimitExceededException.class);
@@ -170,6 +182,7 @@ class ReactiveConcurrencyLimitedTests {
 
 		@ConcurrencyLimited(limit = 1, key = "#report")
 		CompletableFuture<String> report(String report, CompletableFuture<String> work) {
+			this.calls.incrementAndGet();
 			return work;
 		}
 

@@ -10,9 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.core.NonBlockingThreads;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -34,16 +37,23 @@ import org.springframework.context.annotation.Configuration;
  * already running), the method invoked only when allowed, and nothing blocks a
  * non-blocking thread (BlockHound watches).
  */
+@ParameterizedClass
+@RedisTopologies
 class ReactiveRateLimitedTests {
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
-		.withPropertyValues(RedisServers.standalone().springProperties())
-		.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=rrl-" + UUID.randomUUID(),
-				"redkit.rate-limit.limits.search.windows[0].limit=2",
-				"redkit.rate-limit.limits.search.windows[0].period=1h")
-		.withUserConfiguration(Services.class);
+	@Parameter
+	RedisTopology topology;
+
+	private ApplicationContextRunner runner() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+					RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=rrl-" + UUID.randomUUID(),
+					"redkit.rate-limit.limits.search.windows[0].limit=2",
+					"redkit.rate-limit.limits.search.windows[0].period=1h")
+			.withUserConfiguration(Services.class);
+	}
 
 	@BeforeAll
 	static void watchForBlocking() {
@@ -52,7 +62,7 @@ class ReactiveRateLimitedTests {
 
 	@Test
 	void aMonoIsDecidedWhenSubscribedAndEachSubscriptionCounts() {
-		this.runner.run((context) -> {
+		runner().run((context) -> {
 			SearchService service = context.getBean(SearchService.class);
 			Mono<String> first = service.search("alice");
 			Mono<String> second = service.search("alice");
@@ -74,7 +84,7 @@ class ReactiveRateLimitedTests {
 
 	@Test
 	void aFluxEmitsEverythingWhenAllowedAndOnlyAnErrorWhenRefused() {
-		this.runner.run((context) -> {
+		runner().run((context) -> {
 			SearchService service = context.getBean(SearchService.class);
 			Flux<Integer> pages = service.pages("carol").subscribeOn(Schedulers.parallel());
 			StepVerifier.create(pages).expectNext(1, 2, 3).verifyComplete();
@@ -86,7 +96,7 @@ class ReactiveRateLimitedTests {
 
 	@Test
 	void aCompletableFutureIsDecidedAtTheCallAndRefusedExceptionally() {
-		this.runner.run((context) -> {
+		runner().run((context) -> {
 			SearchService service = context.getBean(SearchService.class);
 			assertThat(service.lookup("dave").join()).isEqualTo("dave");
 			assertThat(service.lookup("dave").join()).isEqualTo("dave");
@@ -99,7 +109,7 @@ class ReactiveRateLimitedTests {
 
 	@Test
 	void manyConcurrentSubscriptionsGetExactlyTheLimit() {
-		this.runner.withPropertyValues("redkit.rate-limit.limits.search.windows[0].limit=25").run((context) -> {
+		runner().withPropertyValues("redkit.rate-limit.limits.search.windows[0].limit=25").run((context) -> {
 			SearchService service = context.getBean(SearchService.class);
 			List<Boolean> outcomes = Flux.range(0, 100)
 				.flatMap((i) -> service.search("crowd")
