@@ -50,7 +50,7 @@ public class ConcurrencyLimitedInterceptor extends RedkitInterceptor<Concurrency
 				: ConcurrencyLimitedOperation.SHARED_KEY;
 		ConcurrencyLimiter limiter = this.limiter.get();
 		ConcurrencyPolicy inline = operation.inlinePolicy();
-		ReactiveCall reactive = ReactiveCall.of(invocation);
+		ReactiveCall reactive = operation.reactive() ? ReactiveCall.of(invocation) : null;
 		if (reactive != null) {
 			return reactive.proceedWhileHolding(
 					() -> ((inline != null)

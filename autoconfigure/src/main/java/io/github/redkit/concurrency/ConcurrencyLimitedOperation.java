@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.StringJoiner;
 
 import io.github.redkit.core.AnnotationDurations;
+import io.github.redkit.core.ReactiveCall;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -19,9 +20,11 @@ import org.springframework.util.ClassUtils;
  * then the method and its parameter types; the limit name for a named limit
  * @param inlinePolicy the inline policy, or {@code null} for a named limit
  * @param keyExpression the SpEL key expression, or {@code null} for one shared key
+ * @param reactive whether the method's result arrives later ({@link ReactiveCall}): the
+ * permit is then held until it does
  */
 record ConcurrencyLimitedOperation(String limitName, String limitId, @Nullable ConcurrencyPolicy inlinePolicy,
-		@Nullable String keyExpression) {
+		@Nullable String keyExpression, boolean reactive) {
 
 	/** The key of a method limited without a key expression. */
 	static final String SHARED_KEY = "all";
@@ -64,7 +67,8 @@ record ConcurrencyLimitedOperation(String limitName, String limitId, @Nullable C
 						where + ": a named limit takes its lease from redkit.concurrency-limit.limits."
 								+ annotation.name() + ".lease, not from the annotation");
 			}
-			return new ConcurrencyLimitedOperation(annotation.name(), annotation.name(), null, key);
+			return new ConcurrencyLimitedOperation(annotation.name(), annotation.name(), null, key,
+					ReactiveCall.isReactive(method));
 		}
 		if (annotation.limit() < 0) {
 			throw new IllegalStateException(where + ": limit must be > 0 (was " + annotation.limit() + ")");
@@ -79,7 +83,8 @@ record ConcurrencyLimitedOperation(String limitName, String limitId, @Nullable C
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
 		String name = onClass ? userClass.getSimpleName() : userClass.getSimpleName() + "." + method.getName();
 		String id = onClass ? userClass.getName() : userClass.getName() + "." + signature(method);
-		return new ConcurrencyLimitedOperation(name, id, new ConcurrencyPolicy(annotation.limit(), lease), key);
+		return new ConcurrencyLimitedOperation(name, id, new ConcurrencyPolicy(annotation.limit(), lease), key,
+				ReactiveCall.isReactive(method));
 	}
 
 	private static String signature(Method method) {
