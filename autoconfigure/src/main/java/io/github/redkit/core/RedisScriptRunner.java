@@ -182,11 +182,15 @@ public class RedisScriptRunner {
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, Duration timeout, List<String> keys,
 			String... args) {
+		// a timeout completes on the JDK's one timer thread: what follows a failure (a
+		// release, a retry, a pooled connection's borrow) runs elsewhere, or one stuck
+		// call would stop every timer of the process
 		return executeAsync(script, keys, args).orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
-			.exceptionallyCompose((ex) -> CompletableFuture
+			.exceptionallyComposeAsync((ex) -> CompletableFuture
 				.failedFuture((unwrap(ex) instanceof TimeoutException) ? new QueryTimeoutException(
 						"Redis did not answer " + script.name() + " within " + timeout.toMillis() + " ms", unwrap(ex))
-						: unwrap(ex)));
+						: unwrap(ex)),
+					CONNECTOR);
 	}
 
 	/**

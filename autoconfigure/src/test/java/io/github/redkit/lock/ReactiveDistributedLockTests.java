@@ -9,10 +9,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.core.NonBlockingThreads;
+import io.github.redkit.core.ThreadDumpOnFailure;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import reactor.core.Disposable;
@@ -40,6 +42,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 @ParameterizedClass
 @RedisTopologies
+@ExtendWith(ThreadDumpOnFailure.class)
 class ReactiveDistributedLockTests {
 
 	@Parameter

@@ -8,16 +8,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.NonBlockingThreads;
+import io.github.redkit.core.ThreadDumpOnFailure;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.test.RedisTopologies;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import reactor.core.Disposable;
@@ -28,8 +32,12 @@ import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -39,6 +47,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 @ParameterizedClass
 @RedisTopologies(pooled = true)
+@ExtendWith(ThreadDumpOnFailure.class)
 class ReactiveDistributedLocksTests {
 
 	@Parameter
@@ -232,6 +241,36 @@ class ReactiveDistributedLocksTests {
 		assertThat(staleFences).isEmpty();
 		assertThat(this.redis.opsForValue().get(counter)).isEqualTo("64");
 		this.redis.delete(counter);
+	}
+
+	@Test
+	void anUnreachableRedisFailsClosedAsOnTheBlockingFaceAndCountsTheSameMeters() {
+		LettuceConnectionFactory unreachable = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", 1),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
+		unreachable.afterPropertiesSet();
+		unreachable.start();
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		RedisDistributedLocks locks = new RedisDistributedLocks(new RedisScriptRunner(unreachable),
+				new RedisKeyspace("rlock-test"),
+				new LockSettings(Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofSeconds(1)),
+				new MicrometerRedkitMetrics(() -> registry), List.of());
+		try {
+			assertThatExceptionOfType(LockUnavailableException.class)
+				.isThrownBy(() -> locks.tryLock("orders", this.key, Duration.ZERO, null));
+			StepVerifier
+				.create(new DefaultReactiveDistributedLocks(locks).tryLock("orders", this.key, Duration.ZERO, null)
+					.subscribeOn(Schedulers.parallel()))
+				.expectError(LockUnavailableException.class)
+				.verify(Duration.ofSeconds(10));
+			assertThat(registry.get("redkit.lock.acquire").tags("name", "orders", "outcome", "error").counter().count())
+				.as("both faces count the failure alike")
+				.isEqualTo(2.0);
+		}
+		finally {
+			locks.destroy();
+			unreachable.destroy();
+		}
 	}
 
 }
