@@ -211,8 +211,11 @@ public class RateLimitProperties {
 
 		/**
 		 * Routes whose requests take permits of a named limit before any handler runs;
-		 * the first route that matches a request applies. The filter is on only when a
-		 * route is configured in a reactive web application.
+		 * the first route that matches a request applies. Each has a 'path' (a
+		 * PathPattern, required), a 'limit' (a name under redkit.rate-limit.limits,
+		 * required), a 'key' (ip, header:<name>, principal or none; default ip),
+		 * 'methods' (default every method) and a 'cost' (default 1). The filter is on
+		 * only when a route is configured in a reactive web application.
 		 */
 		private List<Route> routes = new ArrayList<>();
 
