@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -14,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.core.ReactiveAdapter;
@@ -133,6 +135,23 @@ public final class ReactiveCall {
 			admit.accept(decided);
 			return proceed();
 		}));
+	}
+
+	/**
+	 * The method's result after a decision, with the subscriber's Reactor context: the
+	 * decision is asked for on subscription, and the method invoked when {@code admit}
+	 * does not throw. {@code admit} sees the context the result is subscribed with, e.g.
+	 * the web exchange a WebFlux filter put there.
+	 * @param <D> the decision's type
+	 * @param decision asks for the decision
+	 * @param admit throws the refusal, or lets the call through
+	 * @return a value of the method's return type
+	 */
+	public <D> Object proceedAfter(Supplier<CompletableFuture<D>> decision, BiConsumer<D, ContextView> admit) {
+		return adapt(Mono.fromFuture(decision).flatMapMany((decided) -> Flux.deferContextual((context) -> {
+			admit.accept(decided, context);
+			return proceed();
+		})));
 	}
 
 	/**

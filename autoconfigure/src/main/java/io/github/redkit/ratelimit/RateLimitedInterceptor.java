@@ -11,6 +11,7 @@ import io.github.redkit.core.ReactiveCall;
 import io.github.redkit.core.RedkitInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import reactor.util.context.ContextView;
 
 /**
  * Applies {@link RateLimited}: evaluates the key expressions, asks the
@@ -53,13 +54,13 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 		ReactiveCall reactive = operation.reactive() ? ReactiveCall.of(invocation) : null;
 		if (reactive != null) {
 			return reactive.proceedAfter(() -> decideAsync(limiter, operation, keys),
-					(decision) -> admit(operation, keys, decision));
+					(decision, context) -> admit(operation, keys, decision, context));
 		}
 		RateLimitPolicy inline = operation.inlinePolicy();
 		RateLimitDecision decision = (inline != null)
 				? limiter.tryAcquire(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
 				: limiter.tryAcquire(operation.limitName(), keys, operation.cost());
-		admit(operation, keys, decision);
+		admit(operation, keys, decision, null);
 		return invocation.proceed();
 	}
 
@@ -72,16 +73,24 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	}
 
 	/**
-	 * Throws when the call was refused, tells the listeners when it was allowed.
+	 * Throws when the call was refused, tells the listeners when it was allowed; a
+	 * reactive call passes its subscriber's context (typed loosely so that this class
+	 * loads without Reactor).
 	 */
-	private void admit(RateLimitedOperation operation, List<String> keys, RateLimitDecision decision) {
+	private void admit(RateLimitedOperation operation, List<String> keys, RateLimitDecision decision,
+			@Nullable Object context) {
 		// a limit without key expressions is one partition shared by every caller
 		List<String> partition = (operation.keyExpressions().length > 0) ? keys : List.of();
 		if (!decision.allowed()) {
 			throw new RateLimitExceededException(operation.limitName(), decision.policy(), decision, partition);
 		}
 		for (RateLimitDecisionListener listener : this.listeners.get()) {
-			listener.allowed(operation.limitName(), decision.policy(), decision, partition);
+			if (context != null && listener instanceof ReactiveRateLimitDecisionListener reactive) {
+				reactive.allowed(operation.limitName(), decision.policy(), decision, partition, (ContextView) context);
+			}
+			else {
+				listener.allowed(operation.limitName(), decision.policy(), decision, partition);
+			}
 		}
 	}
 

@@ -100,6 +100,26 @@ class ReactiveWebFluxRateLimitTests {
 		}
 	}
 
+	@Test
+	void denyModeAnswers503OnARouteWhenRedisIsUnreachable() {
+		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=deny", "redkit.rate-limit.timeout=200ms",
+				"redkit.rate-limit.web.routes[0].path=/plain", "redkit.rate-limit.web.routes[0].limit=api")) {
+			client(context).get()
+				.uri("/plain")
+				.exchange()
+				.expectStatus()
+				.isEqualTo(503)
+				.expectHeader()
+				.valueEquals(HttpHeaders.RETRY_AFTER, "1")
+				.expectBody()
+				.jsonPath("$.status")
+				.isEqualTo(503)
+				.jsonPath("$.limit")
+				.isEqualTo("api");
+		}
+	}
+
 	private static ConfigurableApplicationContext start(String... properties) {
 		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "redkit.rate-limit.limits.api.windows[0].limit=2",
@@ -136,6 +156,11 @@ class ReactiveWebFluxRateLimitTests {
 				this.calls++;
 				return "hello " + user;
 			});
+		}
+
+		@GetMapping("/plain")
+		Mono<String> plain() {
+			return Mono.just("plain");
 		}
 
 		int calls() {

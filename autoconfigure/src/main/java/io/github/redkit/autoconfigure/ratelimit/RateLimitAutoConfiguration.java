@@ -16,6 +16,8 @@ import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
+import io.github.redkit.ratelimit.web.RateLimitExchangeHeaders;
+import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
 import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -28,11 +30,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 
 /**
  * Rate limiting: the {@link RateLimiter} bean, the {@code @RateLimited} advisor,
@@ -104,6 +109,44 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnBooleanProperty(name = "redkit.rate-limit.response-headers", matchIfMissing = true)
 		RateLimitResponseHeaders redkitRateLimitResponseHeaders() {
 			return new RateLimitResponseHeaders();
+		}
+
+	}
+
+	// an allowed reactive call has no thread-bound request: its headers are written
+	// through the exchange in the Reactor context; routes are limited by a WebFilter
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	@ConditionalOnClass(ProblemDetail.class)
+	@ConditionalOnRedkitReactive
+	static class RateLimitWebFluxConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBooleanProperty(name = "redkit.rate-limit.response-headers", matchIfMissing = true)
+		RateLimitExchangeHeaders redkitRateLimitExchangeHeaders() {
+			return new RateLimitExchangeHeaders();
+		}
+
+		// Spring Boot does not register it; RateLimitExchangeHeaders reads the exchange
+		// it puts in the Reactor context
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBooleanProperty(name = "redkit.rate-limit.response-headers", matchIfMissing = true)
+		ServerWebExchangeContextFilter redkitServerWebExchangeContextFilter() {
+			return new ServerWebExchangeContextFilter();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Conditional(OnRateLimitRoutesCondition.class)
+		RateLimitRouteFilter redkitRateLimitRouteFilter(ReactiveRateLimiter rateLimiter, RateLimitProperties properties,
+				ObjectProvider<ServerCodecConfigurer> codecs) {
+			RateLimitRouteFilter filter = new RateLimitRouteFilter(rateLimiter,
+					RateLimitRoutesMapper.routes(properties),
+					codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters());
+			filter.setOrder(properties.getWeb().getOrder());
+			return filter;
 		}
 
 	}

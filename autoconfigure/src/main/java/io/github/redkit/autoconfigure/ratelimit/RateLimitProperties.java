@@ -59,6 +59,11 @@ public class RateLimitProperties {
 	 */
 	private Map<String, Limit> limits = new LinkedHashMap<>();
 
+	/**
+	 * WebFlux route limits, applied by a filter without annotations.
+	 */
+	private final Web web = new Web();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -113,6 +118,10 @@ public class RateLimitProperties {
 
 	public void setLimits(Map<String, Limit> limits) {
 		this.limits = limits;
+	}
+
+	public Web getWeb() {
+		return this.web;
 	}
 
 	/**
@@ -191,6 +200,121 @@ public class RateLimitProperties {
 
 		public void setPeriod(@Nullable Duration period) {
 			this.period = period;
+		}
+
+	}
+
+	/**
+	 * Rate limits of WebFlux routes, without annotations.
+	 */
+	public static class Web {
+
+		/**
+		 * Routes whose requests take permits of a named limit before any handler runs;
+		 * the first route that matches a request applies. Each has a 'path' (a
+		 * PathPattern, required), a 'limit' (a name under redkit.rate-limit.limits,
+		 * required), a 'key' (ip, header:<name>, principal or none; default ip),
+		 * 'methods' (default every method) and a 'cost' (default 1). The filter is on
+		 * only when a route is configured in a reactive web application.
+		 */
+		private List<Route> routes = new ArrayList<>();
+
+		/**
+		 * Order of the route filter among the application's WebFilters (after Spring
+		 * Security's, at -100, by default).
+		 */
+		private int order = 0;
+
+		public List<Route> getRoutes() {
+			return this.routes;
+		}
+
+		public void setRoutes(List<Route> routes) {
+			this.routes = routes;
+		}
+
+		public int getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(int order) {
+			this.order = order;
+		}
+
+	}
+
+	/**
+	 * One rate-limited route.
+	 */
+	public static class Route {
+
+		/**
+		 * Path pattern of the requests the route limits, in Spring's PathPattern syntax,
+		 * e.g. /api/**.
+		 */
+		private @Nullable String path;
+
+		/**
+		 * Named limit, under redkit.rate-limit.limits, whose permits the requests take.
+		 */
+		private @Nullable String limit;
+
+		/**
+		 * Who a request is counted for: 'ip' (the client address), 'header:<name>' (a
+		 * request header's value), 'principal' (the authenticated name) or 'none' (one
+		 * partition for every request). Requests without the identifier share one
+		 * partition, so leaving it out never escapes the limit.
+		 */
+		private String key = "ip";
+
+		/**
+		 * HTTP methods the route limits, e.g. POST; every method when empty.
+		 */
+		private List<String> methods = new ArrayList<>();
+
+		/**
+		 * Permits each request takes.
+		 */
+		private int cost = 1;
+
+		public @Nullable String getPath() {
+			return this.path;
+		}
+
+		public void setPath(@Nullable String path) {
+			this.path = path;
+		}
+
+		public @Nullable String getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable String limit) {
+			this.limit = limit;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public void setMethods(List<String> methods) {
+			this.methods = methods;
+		}
+
+		public int getCost() {
+			return this.cost;
+		}
+
+		public void setCost(int cost) {
+			this.cost = cost;
 		}
 
 	}

@@ -29,6 +29,21 @@ public class RateLimitExceptionHandler {
 
 	@ExceptionHandler(RateLimitExceededException.class)
 	ResponseEntity<ProblemDetail> rateLimitExceeded(RateLimitExceededException ex) {
+		return tooManyRequests(ex);
+	}
+
+	@ExceptionHandler(RateLimiterUnavailableException.class)
+	ResponseEntity<ProblemDetail> rateLimiterUnavailable(RateLimiterUnavailableException ex) {
+		return unavailable(ex);
+	}
+
+	/**
+	 * The answer to a refused call, for whatever writes it (this advice, or a filter that
+	 * refuses before any handler runs).
+	 * @param ex the refusal
+	 * @return the {@code 429} response
+	 */
+	public static ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException ex) {
 		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
 		ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
 				"Rate limit '" + ex.getLimitName() + "' exceeded; retry after " + retryAfter + " s");
@@ -51,8 +66,13 @@ public class RateLimitExceptionHandler {
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).headers(headers).body(problem);
 	}
 
-	@ExceptionHandler(RateLimiterUnavailableException.class)
-	ResponseEntity<ProblemDetail> rateLimiterUnavailable(RateLimiterUnavailableException ex) {
+	/**
+	 * The answer to a call that could not be decided while the failure mode is
+	 * {@code deny}.
+	 * @param ex the failure
+	 * @return the {@code 503} response
+	 */
+	public static ResponseEntity<ProblemDetail> unavailable(RateLimiterUnavailableException ex) {
 		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
 		ProblemDetail problem = Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
 				"Rate limit '" + ex.getLimitName() + "' cannot be checked right now; retry after " + retryAfter + " s");

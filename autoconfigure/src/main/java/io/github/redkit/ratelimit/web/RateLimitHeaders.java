@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
 import io.github.redkit.ratelimit.RateLimitDecision;
@@ -102,6 +103,28 @@ public final class RateLimitHeaders {
 			state = state + ";t=" + seconds(decision.resetAfter());
 		}
 		return state + pk(partitionKey);
+	}
+
+	/**
+	 * Sets both fields of an allowed call, e.g. on a response that is not committed yet.
+	 * @param limitName the limit
+	 * @param policy its policy, or {@code null} when unknown (no
+	 * {@code RateLimit-Policy})
+	 * @param decision the decision
+	 * @param keys the identifiers the call was counted under; empty when the limit has no
+	 * keys
+	 * @param header sets one field: its name, then its value
+	 */
+	public static void set(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision,
+			List<String> keys, BiConsumer<String, String> header) {
+		String partitionKey = partitionKey(keys);
+		if (policy != null) {
+			header.accept(POLICY, policy(limitName, policy, partitionKey));
+		}
+		String state = state(limitName, decision, partitionKey);
+		if (state != null) {
+			header.accept(STATE, state);
+		}
 	}
 
 	/**

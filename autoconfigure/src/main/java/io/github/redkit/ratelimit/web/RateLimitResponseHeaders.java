@@ -34,14 +34,7 @@ public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 		if (response == null || response.isCommitted()) {
 			return;
 		}
-		String partitionKey = RateLimitHeaders.partitionKey(keys);
-		if (policy != null) {
-			response.setHeader(RateLimitHeaders.POLICY, RateLimitHeaders.policy(limitName, policy, partitionKey));
-		}
-		String state = RateLimitHeaders.state(limitName, decision, partitionKey);
-		if (state != null) {
-			response.setHeader(RateLimitHeaders.STATE, state);
-		}
+		RateLimitHeaders.set(limitName, policy, decision, keys, response::setHeader);
 	}
 
 }

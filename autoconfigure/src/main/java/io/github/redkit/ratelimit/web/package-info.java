@@ -1,5 +1,6 @@
 /**
- * Spring MVC answers for rate limits: {@code 429} with the IETF {@code RateLimit} fields.
+ * Web answers for rate limits (Spring MVC and WebFlux): {@code 429} with the IETF
+ * {@code RateLimit} fields, and route limits for WebFlux without annotations.
  */
 @NullMarked
 package io.github.redkit.ratelimit.web;

@@ -1,0 +1,33 @@
+package io.github.redkit.ratelimit.web;
+
+import java.util.List;
+
+import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.ReactiveRateLimitDecisionListener;
+import org.jspecify.annotations.Nullable;
+import reactor.util.context.ContextView;
+
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+
+/**
+ * Writes {@code RateLimit} and {@code RateLimit-Policy} on the WebFlux response of a
+ * request whose reactive {@code @RateLimited} call was allowed, while the response is not
+ * committed yet. The exchange is read from the Reactor context, where
+ * {@link ServerWebExchangeContextFilter} puts it.
+ */
+public class RateLimitExchangeHeaders implements ReactiveRateLimitDecisionListener {
+
+	@Override
+	public void allowed(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision,
+			List<String> keys, ContextView context) {
+		ServerWebExchangeContextFilter.getExchange(context).ifPresent((exchange) -> {
+			ServerHttpResponse response = exchange.getResponse();
+			if (!response.isCommitted()) {
+				RateLimitHeaders.set(limitName, policy, decision, keys, response.getHeaders()::set);
+			}
+		});
+	}
+
+}

@@ -1,0 +1,138 @@
+package io.github.redkit.ratelimit.web;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitExceededException;
+import io.github.redkit.ratelimit.RateLimiterUnavailableException;
+import io.github.redkit.ratelimit.ReactiveRateLimiter;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.ResolvableType;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.codec.HttpMessageWriter;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+/**
+ * Rate-limits WebFlux routes without annotations: the first {@link RateLimitRoute} that
+ * matches a request takes its permits through the {@link ReactiveRateLimiter} before any
+ * handler runs. An allowed request carries {@code RateLimit} and
+ * {@code RateLimit-Policy}; a refused one is answered as
+ * {@link RateLimitExceptionHandler} answers a refused {@code @RateLimited} call
+ * ({@code 429}, {@code Retry-After}, the fields and the draft's problem type), and one
+ * that cannot be decided while the failure mode is {@code deny} with its {@code 503}.
+ */
+public class RateLimitRouteFilter implements WebFilter, Ordered {
+
+	/**
+	 * The default order: after Spring Security's filter chain ({@code -100}), so that
+	 * {@code principal} keys see the authenticated user.
+	 */
+	public static final int DEFAULT_ORDER = 0;
+
+	private static final ResolvableType PROBLEM = ResolvableType.forClass(ProblemDetail.class);
+
+	private final ReactiveRateLimiter rateLimiter;
+
+	private final List<RateLimitRoute> routes;
+
+	private final List<HttpMessageWriter<?>> writers;
+
+	private int order = DEFAULT_ORDER;
+
+	/**
+	 * Creates a filter.
+	 * @param rateLimiter decides
+	 * @param routes the routes, the first match wins
+	 * @param writers writes the problem details (the application's codecs, so that they
+	 * read as the handlers' do)
+	 */
+	public RateLimitRouteFilter(ReactiveRateLimiter rateLimiter, List<RateLimitRoute> routes,
+			List<HttpMessageWriter<?>> writers) {
+		this.rateLimiter = rateLimiter;
+		this.routes = List.copyOf(routes);
+		this.writers = List.copyOf(writers);
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		RateLimitRoute route = route(exchange.getRequest());
+		if (route == null) {
+			return chain.filter(exchange);
+		}
+		return route.key()
+			.resolve(exchange)
+			.flatMap((keys) -> this.rateLimiter.tryAcquire(route.limitName(), keys, route.cost())
+				.flatMap((decision) -> admit(exchange, chain, route, keys, decision)))
+			.onErrorResume(RateLimiterUnavailableException.class,
+					(ex) -> write(exchange, RateLimitExceptionHandler.unavailable(ex)));
+	}
+
+	private Mono<Void> admit(ServerWebExchange exchange, WebFilterChain chain, RateLimitRoute route, List<String> keys,
+			RateLimitDecision decision) {
+		List<String> partition = route.key().shared() ? List.of() : keys;
+		if (!decision.allowed()) {
+			return write(exchange, RateLimitExceptionHandler.tooManyRequests(
+					new RateLimitExceededException(route.limitName(), decision.policy(), decision, partition)));
+		}
+		ServerHttpResponse response = exchange.getResponse();
+		RateLimitHeaders.set(route.limitName(), decision.policy(), decision, partition, response.getHeaders()::set);
+		return chain.filter(exchange);
+	}
+
+	private @Nullable RateLimitRoute route(ServerHttpRequest request) {
+		for (RateLimitRoute route : this.routes) {
+			if ((route.methods().isEmpty() || route.methods().contains(request.getMethod()))
+					&& route.path().matches(request.getPath().pathWithinApplication())) {
+				return route;
+			}
+		}
+		return null;
+	}
+
+	@SuppressWarnings("unchecked")
+	private Mono<Void> write(ServerWebExchange exchange, ResponseEntity<ProblemDetail> answer) {
+		ServerHttpResponse response = exchange.getResponse();
+		response.setStatusCode(answer.getStatusCode());
+		response.getHeaders().putAll(answer.getHeaders());
+		ProblemDetail problem = answer.getBody();
+		if (problem == null) {
+			return response.setComplete();
+		}
+		if (problem.getInstance() == null) {
+			// as WebFlux's handlers fill it in
+			problem.setInstance(URI.create(exchange.getRequest().getPath().value()));
+		}
+		for (HttpMessageWriter<?> writer : this.writers) {
+			if (writer.canWrite(PROBLEM, MediaType.APPLICATION_PROBLEM_JSON)) {
+				return ((HttpMessageWriter<ProblemDetail>) writer).write(Mono.just(problem), PROBLEM,
+						MediaType.APPLICATION_PROBLEM_JSON, response, Map.of());
+			}
+		}
+		return response.setComplete();
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+	/**
+	 * Sets where the filter runs among the application's.
+	 * @param order the order; {@link #DEFAULT_ORDER} unless set
+	 */
+	public void setOrder(int order) {
+		this.order = order;
+	}
+
+}
