@@ -1,0 +1,169 @@
+package io.github.redkit.lock;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.redkit.core.NonBlockingThreads;
+import io.github.redkit.idempotency.IdempotentStep;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.test.web.reactive.server.WebTestClient.ResponseSpec;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A WebFlux application on a real Netty server answers a lock held by another request and
+ * a step still in progress as the Spring MVC one does: 409 with a problem detail, while
+ * the first request, holding the lock or the step until its publisher completes, then
+ * succeeds. BlockHound watches the event loops throughout.
+ */
+@ParameterizedClass
+@RedisTopologies
+class ReactiveWebFluxConflictTests {
+
+	@Parameter
+	RedisTopology topology;
+
+	@BeforeAll
+	static void watchForBlocking() {
+		NonBlockingThreads.watch();
+	}
+
+	@Test
+	void aLockHeldByAnotherRequestIs409UntilItsPublisherCompletes() {
+		try (ConfigurableApplicationContext context = start()) {
+			WebTestClient client = client(context);
+			SettlementController controller = context.getBean(SettlementController.class);
+			String day = UUID.randomUUID().toString();
+			// the first answer comes when the work is finished: asked for on another
+			// thread
+			CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> client.get()
+				.uri("/settle?day=" + day)
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.returnResult()
+				.getResponseBody());
+			await().atMost(Duration.ofSeconds(10)).until(() -> controller.running(day));
+			conflict(client.get().uri("/settle?day=" + day).exchange(), "Lock not acquired");
+			controller.finish(day);
+			assertThat(first).succeedsWithin(Duration.ofSeconds(30)).isEqualTo("settled " + day);
+			client.get().uri("/settle?day=" + day + "&quick=true").exchange().expectStatus().isOk();
+		}
+	}
+
+	@Test
+	void aStepStillInProgressIs409AndIsReplayedOnceDone() {
+		try (ConfigurableApplicationContext context = start()) {
+			WebTestClient client = client(context);
+			SettlementController controller = context.getBean(SettlementController.class);
+			String order = UUID.randomUUID().toString();
+			CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> client.get()
+				.uri("/charge?order=" + order)
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.returnResult()
+				.getResponseBody());
+			await().atMost(Duration.ofSeconds(10)).until(() -> controller.running(order));
+			conflict(client.get().uri("/charge?order=" + order).exchange(), "Step in progress");
+			controller.finish(order);
+			assertThat(first).succeedsWithin(Duration.ofSeconds(30)).isEqualTo("charged " + order);
+			client.get()
+				.uri("/charge?order=" + order)
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectBody(String.class)
+				.isEqualTo("charged " + order);
+		}
+	}
+
+	private static void conflict(ResponseSpec response, String title) {
+		response.expectStatus()
+			.isEqualTo(409)
+			.expectHeader()
+			.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody()
+			.jsonPath("$.status")
+			.isEqualTo(409)
+			.jsonPath("$.title")
+			.isEqualTo(title);
+	}
+
+	private ConfigurableApplicationContext start() {
+		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
+			.properties("server.port=0", "redkit.key-prefix=rconflict-" + UUID.randomUUID())
+			.properties(this.topology.server().springProperties())
+			.run();
+	}
+
+	private static WebTestClient client(ConfigurableApplicationContext context) {
+		String port = context.getEnvironment().getProperty("local.server.port");
+		return WebTestClient.bindToServer()
+			.baseUrl("http://127.0.0.1:" + port)
+			.responseTimeout(Duration.ofSeconds(30))
+			.build();
+	}
+
+	@SpringBootApplication(scanBasePackages = "io.github.redkit.lock.none")
+	@Import(SettlementController.class)
+	static class WebFluxApplication {
+
+	}
+
+	@RestController
+	static class SettlementController {
+
+		private final Map<String, Sinks.One<String>> running = new ConcurrentHashMap<>();
+
+		@GetMapping("/settle")
+		@DistributedLock(key = "#day", waitTime = "0s")
+		Mono<String> settle(@RequestParam String day, @RequestParam(defaultValue = "false") boolean quick) {
+			return quick ? Mono.just("quick " + day) : work(day).map((done) -> "settled " + day);
+		}
+
+		@GetMapping("/charge")
+		@IdempotentStep(operation = "#order", step = "charge")
+		Mono<String> charge(@RequestParam String order) {
+			return work(order).map((done) -> "charged " + order);
+		}
+
+		private Mono<String> work(String id) {
+			return Mono.defer(() -> this.running.computeIfAbsent(id, (key) -> Sinks.one()).asMono());
+		}
+
+		boolean running(String id) {
+			return this.running.containsKey(id);
+		}
+
+		void finish(String id) {
+			this.running.get(id).tryEmitValue("done");
+		}
+
+	}
+
+}
