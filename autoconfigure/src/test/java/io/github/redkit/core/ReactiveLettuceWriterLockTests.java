@@ -10,17 +10,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
+import io.github.redkit.test.NonBlockingThreads;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Lettuce's writer lock ({@code SharedLock}, package-private, so reached reflectively)
  * parks a writer on an event loop while a connect or disconnect briefly holds the
- * endpoint exclusively; {@link NonBlockingThreads} allows that wait and nothing more (a
- * failure here inside Lettuce's {@code write} left its writer count negative and wedged
- * every later write).
+ * endpoint exclusively; {@link NonBlockingThreads} allows that wait, and the exclusive
+ * side's wait for it, and nothing more (a failure here inside Lettuce's {@code write}
+ * left its writer count negative and wedged every later write).
  */
 class ReactiveLettuceWriterLockTests {
 
