@@ -5,11 +5,14 @@
 -- KEYS[1] the high-water marks hash (origin -> highest sequence received), KEYS[2..] one
 -- counter hash per entry
 -- ARGV[1] origin region, then 3 per entry: sequence, p, n
--- Returns {entries that changed a slot, entries already known (duplicates or older)}
+-- Returns {entries that changed a slot, entries already known (duplicates or older),
+--          the origin's high-water mark before this batch (0: this Redis never received
+--          anything from the origin, or lost it: a restart without persistence)}
 local origin = ARGV[1]
 local pField, nField = 'p:' .. origin, 'n:' .. origin
 local changed, known = 0, 0
 local high = tonumber(redis.call('HGET', KEYS[1], origin) or '0')
+local before = high
 for i = 2, #KEYS do
   local base = (i - 2) * 3 + 1
   local seq, p, n = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3])
@@ -27,4 +30,4 @@ for i = 2, #KEYS do
 end
 -- kept without a TTL, like the counters it describes (one field per origin region)
 redis.call('HSET', KEYS[1], origin, string.format('%.0f', high))
-return {changed, known}
+return {changed, known, before}

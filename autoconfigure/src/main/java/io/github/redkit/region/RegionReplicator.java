@@ -245,7 +245,8 @@ public class RegionReplicator {
 			return 0;
 		}
 		long firstSeq = number(reply.get(HEADER + 1));
-		if (firstSeq > shippedSeq + 1) {
+		boolean gap = firstSeq > shippedSeq + 1;
+		if (gap) {
 			trimmed(firstSeq - shippedSeq - 1);
 			// before the position moves past the gap: a crash re-seeds again, harmlessly
 			reseed();
@@ -264,6 +265,12 @@ public class RegionReplicator {
 			args.add((String) reply.get(at + 4));
 		}
 		List<?> applied = this.remote.execute(APPLY, this.timeout, applyKeys, args.toArray(new String[0]));
+		if (number(applied.get(2)) == 0 && firstSeq > 1 && !gap) {
+			// the peer acknowledged earlier entries once, and has no trace of them now
+			logger.warn("Region '" + this.peer + "' has no record of the entries shipped to it before"
+					+ " (restarted empty?): re-seeding it");
+			reseed();
+		}
 		this.metrics.increment(RegionMeters.SHIPPED, "peer", this.peer);
 		this.beforeAdvance.run();
 		int last = HEADER + (count - 1) * FIELDS;

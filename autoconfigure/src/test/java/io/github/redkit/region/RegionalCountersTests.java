@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RespClient;
@@ -199,6 +200,49 @@ class RegionalCountersTests {
 		assertThat(this.meters.get("redkit.regions.outbox.trimmed").tag("peer", "us").counter().count())
 			.as("one gap, flagged once")
 			.isOne();
+	}
+
+	@Test
+	void aPeerRestartedEmptyIsReseeded() {
+		Map<String, RegionalCounters> regions = regions(List.of("eu", "us"), 1_000_000, 200);
+		RegionReplicator euToUs = this.replicators.get(0);
+		regions.get("eu").increment("before", 40);
+		regions.get("eu").increment("before", -1);
+		euToUs.shipOnce();
+		assertThat(regions.get("us").get("before")).isEqualTo(39);
+		RedisServer us = servers.get(1);
+		us.stop();
+		us.start();
+		regions.get("eu").increment("after", 2);
+		await().atMost(DRAIN).ignoreExceptions().until(() -> euToUs.shipOnce() == 1);
+		assertThat(regions.get("us").get("before")).isEqualTo(39);
+		assertThat(regions.get("us").get("after")).isEqualTo(2);
+		assertThat(this.meters.get("redkit.regions.replication.reseeds").tag("peer", "us").counter().count()).isOne();
+	}
+
+	@Test
+	void anIncrementIsOneRoundTripAndABatchThreeWhateverItsSize() {
+		Map<String, RegionalCounters> regions = regions(List.of("eu", "us"), 1_000_000, 200);
+		RegionReplicator euToUs = this.replicators.get(0);
+		RegionalCounters eu = regions.get("eu");
+		// loads the scripts, so that no NOSCRIPT fallback is counted
+		eu.increment("warm", 1);
+		euToUs.shipOnce();
+		CommandLog increment = CommandLog.record(servers.get(0), () -> eu.increment("orders", 3));
+		assertThat(increment.roundTrips()).isOne();
+		assertThat(increment.scriptCommands()).hasSize(5);
+		for (int i = 0; i < 199; i++) {
+			eu.increment("orders", 1);
+		}
+		CommandLog[] peer = new CommandLog[1];
+		CommandLog local = CommandLog.record(servers.get(0),
+				() -> peer[0] = CommandLog.record(servers.get(1), () -> assertThat(euToUs.shipOnce()).isEqualTo(200)));
+		assertThat(local.roundTrips()).isEqualTo(2);
+		assertThat(peer[0].roundTrips()).isOne();
+		System.out.println("Regional counters cost: increment " + increment.roundTrips() + " round trip, "
+				+ increment.scriptCommands().size() + " commands in the script; a batch of 200 entries "
+				+ local.roundTrips() + " local round trips + " + peer[0].roundTrips() + " on the peer, "
+				+ peer[0].scriptCommands().size() + " commands in the peer's script");
 	}
 
 	@Test
