@@ -12,8 +12,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.util.Assert;
 
 /**
@@ -31,7 +29,7 @@ public class RegionReplicator {
 
 	private static final LuaScript<List> READ = LuaScript.load("region_outbox_read", List.class);
 
-	private static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
+	static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
 
 	private static final LuaScript<Long> ADVANCE = LuaScript.load("region_advance", Long.class);
 
@@ -56,6 +54,8 @@ public class RegionReplicator {
 	private final Duration timeout;
 
 	private final RedkitMetrics metrics;
+
+	private final RegionReseeder reseeder;
 
 	private Runnable beforeAdvance = () -> {
 	};
@@ -101,6 +101,7 @@ public class RegionReplicator {
 		this.interval = interval;
 		this.timeout = timeout;
 		this.metrics = metrics;
+		this.reseeder = new RegionReseeder(region, local, remote, this.keys, batchSize, timeout);
 		metrics.gauge(RegionMeters.LAG_ENTRIES, this, (r) -> r.lagEntries, "peer", peer);
 		metrics.gauge(RegionMeters.LAG_SECONDS, this, (r) -> r.lagMillis / 1000.0, "peer", peer);
 		metrics.gauge(RegionMeters.RESEED, this, (r) -> r.reseedRequired ? 1 : 0, "peer", peer);
@@ -285,64 +286,11 @@ public class RegionReplicator {
 		return count;
 	}
 
-	/**
-	 * Ships this region's whole slot of every local counter: what the trimmed entries
-	 * would have brought, and more, merged with {@code max} like any entry.
-	 */
 	private void reseed() {
-		String pattern = glob(this.keys.counter("x"));
-		pattern = pattern.substring(0, pattern.length() - 1) + "*";
-		List<String> fields = List.of("p:" + this.region, "n:" + this.region);
-		List<String> batchKeys = new ArrayList<>();
-		List<String> args = new ArrayList<>();
-		long reseeded = 0;
-		try (Cursor<String> scan = this.local.template()
-			.scan(ScanOptions.scanOptions().match(pattern).count(this.batchSize).build())) {
-			while (scan.hasNext()) {
-				String key = scan.next();
-				List<Object> slot = this.local.template().opsForHash().multiGet(key, List.copyOf(fields));
-				if (slot.get(0) == null && slot.get(1) == null) {
-					continue;
-				}
-				if (batchKeys.isEmpty()) {
-					batchKeys.add(this.keys.received());
-					args.add(this.region);
-				}
-				batchKeys.add(key);
-				// sequence 0: a snapshot does not move the peer's high-water mark
-				args.add("0");
-				args.add((slot.get(0) != null) ? slot.get(0).toString() : "0");
-				args.add((slot.get(1) != null) ? slot.get(1).toString() : "0");
-				if (batchKeys.size() > this.batchSize) {
-					reseeded += applySnapshot(batchKeys, args);
-				}
-			}
-		}
-		if (!batchKeys.isEmpty()) {
-			reseeded += applySnapshot(batchKeys, args);
-		}
+		long reseeded = this.reseeder.reseed();
 		this.reseedRequired = false;
 		this.metrics.increment(RegionMeters.RESEEDS, "peer", this.peer);
 		logger.warn("Re-seeded region '" + this.peer + "' with this region's slot of " + reseeded + " counters");
-	}
-
-	private int applySnapshot(List<String> batchKeys, List<String> args) {
-		this.remote.execute(APPLY, this.timeout, List.copyOf(batchKeys), args.toArray(new String[0]));
-		int applied = batchKeys.size() - 1;
-		batchKeys.clear();
-		args.clear();
-		return applied;
-	}
-
-	private static String glob(String key) {
-		StringBuilder escaped = new StringBuilder(key.length() + 8);
-		for (char c : key.toCharArray()) {
-			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-				escaped.append('\\');
-			}
-			escaped.append(c);
-		}
-		return escaped.toString();
 	}
 
 	private void logShipped(int count, List<?> applied) {
