@@ -1,0 +1,68 @@
+package io.github.redkit.autoconfigure.region;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.region.RedisRegionalCounters;
+import io.github.redkit.region.RegionReplicator;
+import io.github.redkit.region.RegionReplicators;
+import io.github.redkit.region.RegionalCounters;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Several regions: {@link RegionalCounters} on the local Redis and one
+ * {@link RegionReplicator} per peer region, only when {@code redkit.regions.local} is
+ * set.
+ */
+@AutoConfiguration(after = RedkitAutoConfiguration.class)
+@ConditionalOnBean(RedisScriptRunner.class)
+@ConditionalOnProperty("redkit.regions.local")
+@EnableConfigurationProperties(RegionProperties.class)
+public final class RegionAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RegionalCounters redkitRegionalCounters(RedisScriptRunner runner, RedisKeyspace keyspace,
+			RegionProperties properties) {
+		String local = RegionPropertiesChecks.checked(properties);
+		return new RedisRegionalCounters(runner, keyspace, local, properties.getOutbox().getMaxLength(),
+				properties.getTimeout());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RegionReplicators redkitRegionReplicators(RedisScriptRunner runner, RedisKeyspace keyspace,
+			RegionProperties properties, RedkitMetrics metrics) {
+		String local = RegionPropertiesChecks.checked(properties);
+		List<RegionReplicator> replicators = new ArrayList<>();
+		List<AutoCloseable> connections = new ArrayList<>();
+		try {
+			for (Map.Entry<String, RegionProperties.Peer> peer : properties.getPeers().entrySet()) {
+				LettuceConnectionFactory factory = PeerConnections.create(peer.getKey(), peer.getValue(),
+						properties.getTimeout());
+				connections.add(factory::destroy);
+				replicators.add(new RegionReplicator(local, peer.getKey(), runner, new RedisScriptRunner(factory),
+						keyspace, properties.getReplication().getBatchSize(), properties.getReplication().getInterval(),
+						properties.getTimeout(), metrics));
+			}
+		}
+		catch (RuntimeException ex) {
+			new RegionReplicators(List.of(), connections).close();
+			throw ex;
+		}
+		return new RegionReplicators(replicators, connections, metrics);
+	}
+
+}

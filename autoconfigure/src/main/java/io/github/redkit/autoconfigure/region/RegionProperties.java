@@ -1,0 +1,172 @@
+package io.github.redkit.autoconfigure.region;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Properties of several regions ({@code RegionalCounters} and their replication).
+ */
+@ConfigurationProperties("redkit.regions")
+public class RegionProperties {
+
+	/**
+	 * Name of this instance's region; setting it turns multi-region replication on. Must
+	 * be unique among the regions.
+	 */
+	private @Nullable String local;
+
+	/**
+	 * The other regions' Redis, by region name (the local one is spring.data.redis.*).
+	 */
+	private Map<String, Peer> peers = new LinkedHashMap<>();
+
+	/**
+	 * What is replicated between the regions: only 'counters' for now.
+	 */
+	private List<String> replicate = new ArrayList<>(List.of("counters"));
+
+	/**
+	 * Local timeout of every regional call and of every replication round trip.
+	 */
+	private Duration timeout = Duration.ofSeconds(2);
+
+	private final Outbox outbox = new Outbox();
+
+	private final Replication replication = new Replication();
+
+	public @Nullable String getLocal() {
+		return this.local;
+	}
+
+	public void setLocal(@Nullable String local) {
+		this.local = local;
+	}
+
+	public Map<String, Peer> getPeers() {
+		return this.peers;
+	}
+
+	public void setPeers(Map<String, Peer> peers) {
+		this.peers = peers;
+	}
+
+	public List<String> getReplicate() {
+		return this.replicate;
+	}
+
+	public void setReplicate(List<String> replicate) {
+		this.replicate = replicate;
+	}
+
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public Outbox getOutbox() {
+		return this.outbox;
+	}
+
+	public Replication getReplication() {
+		return this.replication;
+	}
+
+	/**
+	 * One peer region's Redis.
+	 */
+	public static class Peer {
+
+		/**
+		 * Redis URL of the peer (redis:// or rediss://, standalone), like
+		 * spring.data.redis.url.
+		 */
+		private @Nullable String url;
+
+		/**
+		 * Password of the peer's Redis; overrides one in the URL.
+		 */
+		private @Nullable String password;
+
+		public @Nullable String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(@Nullable String url) {
+			this.url = url;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+	}
+
+	/**
+	 * The local outbox of changes waiting to be shipped.
+	 */
+	public static class Outbox {
+
+		/**
+		 * Approximate bound of the outbox stream (MAXLEN ~). A peer away long enough for
+		 * its entries to be trimmed must be re-seeded (flagged by a metric and a log).
+		 */
+		private long maxLength = 1_000_000;
+
+		public long getMaxLength() {
+			return this.maxLength;
+		}
+
+		public void setMaxLength(long maxLength) {
+			this.maxLength = maxLength;
+		}
+
+	}
+
+	/**
+	 * The replicators, one per peer.
+	 */
+	public static class Replication {
+
+		/**
+		 * Most outbox entries shipped to a peer in one round trip.
+		 */
+		private int batchSize = 500;
+
+		/**
+		 * Pause of a replicator after a round that found less than a full batch.
+		 */
+		private Duration interval = Duration.ofMillis(100);
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+	}
+
+}

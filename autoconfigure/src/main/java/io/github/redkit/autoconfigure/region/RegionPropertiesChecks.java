@@ -1,0 +1,59 @@
+package io.github.redkit.autoconfigure.region;
+
+import java.util.Set;
+
+import io.github.redkit.autoconfigure.DurationChecks;
+
+import org.springframework.util.StringUtils;
+
+/**
+ * Checks {@link RegionProperties} once at start-up; a value that cannot work fails
+ * start-up with a message naming its property.
+ */
+final class RegionPropertiesChecks {
+
+	private static final String PREFIX = "redkit.regions";
+
+	private static final Set<String> NOT_YET = Set.of("budgets", "rate-limits");
+
+	private RegionPropertiesChecks() {
+	}
+
+	/**
+	 * Checks the properties.
+	 * @param properties the properties
+	 * @return the local region's name
+	 */
+	static String checked(RegionProperties properties) {
+		String local = properties.getLocal();
+		if (local == null || !StringUtils.hasText(local)) {
+			throw new IllegalStateException(PREFIX + ".local must not be empty");
+		}
+		if (properties.getPeers().containsKey(properties.getLocal())) {
+			throw new IllegalStateException(PREFIX + ".peers must not contain the local region '"
+					+ properties.getLocal() + "' (" + PREFIX + ".local)");
+		}
+		properties.getPeers()
+			.forEach((name, peer) -> PeerConnections.standalone(PREFIX + ".peers." + name + ".url", peer.getUrl()));
+		for (String replicated : properties.getReplicate()) {
+			if (NOT_YET.contains(replicated)) {
+				throw new IllegalStateException(PREFIX + ".replicate: '" + replicated
+						+ "' is not replicated across regions yet; only 'counters' is");
+			}
+			if (!"counters".equals(replicated)) {
+				throw new IllegalStateException(
+						PREFIX + ".replicate: unknown '" + replicated + "' (counters, budgets, rate-limits)");
+			}
+		}
+		if (properties.getOutbox().getMaxLength() <= 0) {
+			throw new IllegalStateException(PREFIX + ".outbox.max-length must be positive");
+		}
+		if (properties.getReplication().getBatchSize() <= 0) {
+			throw new IllegalStateException(PREFIX + ".replication.batch-size must be positive");
+		}
+		DurationChecks.positive(properties.getReplication().getInterval(), PREFIX + ".replication.interval");
+		DurationChecks.positive(properties.getTimeout(), PREFIX + ".timeout");
+		return local;
+	}
+
+}

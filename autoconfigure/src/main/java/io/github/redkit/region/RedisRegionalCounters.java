@@ -1,0 +1,69 @@
+package io.github.redkit.region;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+
+import org.springframework.util.Assert;
+
+/**
+ * {@link RegionalCounters} on the local Redis: an increment is one
+ * {@code region_counter_increment} script that adds to this region's slot of the counter
+ * and appends the slot's new state to the outbox that {@link RegionReplicator}s ship.
+ */
+public class RedisRegionalCounters implements RegionalCounters {
+
+	private static final LuaScript<List> INCREMENT = LuaScript.load("region_counter_increment", List.class);
+
+	private static final LuaScript<Long> GET = LuaScript.load("region_counter_get", Long.class);
+
+	private final RedisScriptRunner runner;
+
+	private final RegionKeys keys;
+
+	private final String region;
+
+	private final String outboxMaxLength;
+
+	private final Duration timeout;
+
+	/**
+	 * Creates counters.
+	 * @param runner runs scripts on the local Redis
+	 * @param keyspace builds the keys
+	 * @param region this region's name
+	 * @param outboxMaxLength the outbox bound (approximate, {@code MAXLEN ~})
+	 * @param timeout the longest wait for the local Redis
+	 */
+	public RedisRegionalCounters(RedisScriptRunner runner, RedisKeyspace keyspace, String region, long outboxMaxLength,
+			Duration timeout) {
+		Assert.hasText(region, "Region must not be empty");
+		Assert.isTrue(outboxMaxLength > 0, "Outbox max length must be positive");
+		this.runner = runner;
+		this.keys = new RegionKeys(keyspace);
+		this.region = region;
+		this.outboxMaxLength = Long.toString(outboxMaxLength);
+		this.timeout = timeout;
+	}
+
+	@Override
+	public long increment(String name, long delta) {
+		Assert.hasText(name, "Counter name must not be empty");
+		// its negation must exist: a subtraction is stored as a positive amount
+		Assert.isTrue(delta != Long.MIN_VALUE, "Delta must be greater than Long.MIN_VALUE");
+		List<?> reply = this.runner.execute(INCREMENT, this.timeout,
+				List.of(this.keys.counter(name), this.keys.sequence(), this.keys.outbox()), this.region,
+				Long.toString(delta), this.outboxMaxLength, name);
+		return (Long) reply.get(0);
+	}
+
+	@Override
+	public long get(String name) {
+		Assert.hasText(name, "Counter name must not be empty");
+		return this.runner.execute(GET, this.timeout, List.of(this.keys.counter(name)));
+	}
+
+}

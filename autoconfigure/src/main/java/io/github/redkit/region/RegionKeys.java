@@ -1,0 +1,44 @@
+package io.github.redkit.region;
+
+import io.github.redkit.core.RedisKeyspace;
+
+/**
+ * The keys of regional counters, the same on every region's Redis:
+ * {@code <prefix>:region:{counters}:...}. They share one hash tag so that an increment
+ * (counter, sequence, outbox) and an applied batch (counters, high-water marks) are each
+ * one script on a cluster too; the price is that all of them live in one slot.
+ */
+final class RegionKeys {
+
+	private final RedisKeyspace.Key base;
+
+	RegionKeys(RedisKeyspace keyspace) {
+		this.base = keyspace.key("region").tag("counters");
+	}
+
+	/** The hash of one counter: {@code p:<region>} and {@code n:<region>} per region. */
+	String counter(String name) {
+		return this.base.part("counter", name).build();
+	}
+
+	/** The sequence of this region's outbox entries. */
+	String sequence() {
+		return this.base.part("outbox-seq").build();
+	}
+
+	/** This region's outbox, a stream. */
+	String outbox() {
+		return this.base.part("outbox").build();
+	}
+
+	/** The outbox position shipped to one peer: {@code <stream id>|<sequence>}. */
+	String shipped(String peer) {
+		return this.base.part("shipped", peer).build();
+	}
+
+	/** On a receiving Redis: the highest sequence received from each origin region. */
+	String received() {
+		return this.base.part("received").build();
+	}
+
+}

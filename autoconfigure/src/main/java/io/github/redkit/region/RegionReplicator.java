@@ -1,0 +1,326 @@
+package io.github.redkit.region;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * Ships this region's outbox to one peer region: reads a batch after the position last
+ * shipped to that peer (kept on the local Redis), applies it on the peer's Redis with one
+ * {@code region_apply} script, then moves the position forward. A crash between the two
+ * ships the batch again, which the peer ignores: every entry carries the origin's
+ * absolute slot, merged with {@code max}.
+ * <p>
+ * Runs on one daemon thread from {@link #start()} to {@link #stop()}.
+ */
+public class RegionReplicator {
+
+	private static final Log logger = LogFactory.getLog(RegionReplicator.class);
+
+	private static final LuaScript<List> READ = LuaScript.load("region_outbox_read", List.class);
+
+	static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
+
+	private static final LuaScript<Long> ADVANCE = LuaScript.load("region_advance", Long.class);
+
+	private static final int HEADER = 4;
+
+	private static final int FIELDS = 5;
+
+	private final String peer;
+
+	private final String region;
+
+	private final RedisScriptRunner local;
+
+	private final RedisScriptRunner remote;
+
+	private final RegionKeys keys;
+
+	private final int batchSize;
+
+	private final Duration interval;
+
+	private final Duration timeout;
+
+	private final RedkitMetrics metrics;
+
+	private final RegionReseeder reseeder;
+
+	private Runnable beforeAdvance = () -> {
+	};
+
+	private volatile @Nullable Thread thread;
+
+	private volatile long lagEntries;
+
+	private volatile long lagMillis;
+
+	private volatile long outboxDepth;
+
+	private volatile boolean reseedRequired;
+
+	private volatile @Nullable Throwable lastError;
+
+	private volatile long lastErrorNanos;
+
+	/**
+	 * Creates a replicator; nothing runs before {@link #start()}.
+	 * @param region this region's name (the origin of every shipped entry)
+	 * @param peer the peer region's name
+	 * @param local runs scripts on this region's Redis
+	 * @param remote runs scripts on the peer's Redis
+	 * @param keyspace builds the keys (the same prefix in every region)
+	 * @param batchSize the most entries shipped in one round
+	 * @param interval the pause after a round that found less than a full batch
+	 * @param timeout the longest wait for either Redis
+	 * @param metrics receives lag, shipped entries and errors
+	 */
+	public RegionReplicator(String region, String peer, RedisScriptRunner local, RedisScriptRunner remote,
+			RedisKeyspace keyspace, int batchSize, Duration interval, Duration timeout, RedkitMetrics metrics) {
+		Assert.hasText(region, "Region must not be empty");
+		Assert.hasText(peer, "Peer must not be empty");
+		Assert.isTrue(!region.equals(peer), "A region cannot be its own peer");
+		Assert.isTrue(batchSize > 0, "Batch size must be positive");
+		this.region = region;
+		this.peer = peer;
+		this.local = local;
+		this.remote = remote;
+		this.keys = new RegionKeys(keyspace);
+		this.batchSize = batchSize;
+		this.interval = interval;
+		this.timeout = timeout;
+		this.metrics = metrics;
+		this.reseeder = new RegionReseeder(region, local, remote, this.keys, batchSize, timeout);
+		metrics.gauge(RegionMeters.LAG_ENTRIES, this, (r) -> r.lagEntries, "peer", peer);
+		metrics.gauge(RegionMeters.LAG_SECONDS, this, (r) -> r.lagMillis / 1000.0, "peer", peer);
+		metrics.gauge(RegionMeters.RESEED, this, (r) -> r.reseedRequired ? 1 : 0, "peer", peer);
+		metrics.gauge(RegionMeters.LAST_ERROR, this, RegionReplicator::lastErrorAge, "peer", peer);
+	}
+
+	/**
+	 * The peer region this replicator ships to.
+	 * @return the peer's name
+	 */
+	public String peer() {
+		return this.peer;
+	}
+
+	/**
+	 * Starts shipping on a daemon thread.
+	 */
+	public synchronized void start() {
+		if (this.thread != null) {
+			return;
+		}
+		Thread started = new Thread(this::run, "redkit-region-" + this.peer);
+		started.setDaemon(true);
+		this.thread = started;
+		started.start();
+	}
+
+	/**
+	 * Stops shipping and waits for the current round to end (a batch applied on the peer
+	 * but not yet recorded as shipped is shipped again by the next replicator).
+	 */
+	public void stop() {
+		Thread running;
+		synchronized (this) {
+			running = this.thread;
+			this.thread = null;
+		}
+		if (running != null) {
+			running.interrupt();
+			try {
+				running.join(this.timeout.toMillis() * 2 + 1000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Whether the replicator's thread is running.
+	 * @return {@code true} between {@link #start()} and {@link #stop()}
+	 */
+	public boolean isRunning() {
+		return this.thread != null;
+	}
+
+	/**
+	 * Entries written to the outbox and not yet shipped to the peer, as of the last
+	 * round.
+	 * @return the lag in entries
+	 */
+	public long lagEntries() {
+		return this.lagEntries;
+	}
+
+	/**
+	 * Age of the oldest entry not yet shipped, as of the last round (Redis time).
+	 * @return the lag
+	 */
+	public Duration lag() {
+		return Duration.ofMillis(this.lagMillis);
+	}
+
+	/**
+	 * Whether the outbox bound trimmed entries before they reached the peer and the peer
+	 * has not been re-seeded since (re-seeding follows at once unless it fails).
+	 * @return {@code true} from a gap until the re-seed that follows it
+	 */
+	public boolean isReseedRequired() {
+		return this.reseedRequired;
+	}
+
+	/**
+	 * The failure of the last failed round, if any.
+	 * @return the failure or {@code null}
+	 */
+	public @Nullable Throwable lastError() {
+		return this.lastError;
+	}
+
+	long outboxDepth() {
+		return this.outboxDepth;
+	}
+
+	void setBeforeAdvance(Runnable beforeAdvance) {
+		this.beforeAdvance = beforeAdvance;
+	}
+
+	private void run() {
+		long pause = this.interval.toMillis();
+		while (this.thread == Thread.currentThread()) {
+			try {
+				int shipped = shipOnce();
+				pause = this.interval.toMillis();
+				if (shipped < this.batchSize) {
+					Thread.sleep(pause);
+				}
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			catch (RuntimeException ex) {
+				failed(ex);
+				// a peer that is down is retried, more slowly, up to once every 5 seconds
+				pause = Math.min(Math.max(pause * 2, 1), 5000);
+				try {
+					Thread.sleep(pause);
+				}
+				catch (InterruptedException interrupted) {
+					return;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Ships one batch: the next entries after the shipped position.
+	 * @return the number of entries shipped
+	 */
+	int shipOnce() {
+		List<?> reply = this.local.execute(READ, this.timeout,
+				List.of(this.keys.outbox(), this.keys.sequence(), this.keys.shipped(this.peer)),
+				Integer.toString(this.batchSize));
+		long shippedSeq = number(reply.get(0));
+		long lastSeq = number(reply.get(1));
+		long now = number(reply.get(2));
+		this.outboxDepth = number(reply.get(3));
+		this.lagEntries = lastSeq - shippedSeq;
+		int count = (reply.size() - HEADER) / FIELDS;
+		if (count == 0) {
+			this.lagMillis = 0;
+			return 0;
+		}
+		long firstSeq = number(reply.get(HEADER + 1));
+		boolean gap = firstSeq > shippedSeq + 1;
+		if (gap) {
+			trimmed(firstSeq - shippedSeq - 1);
+			// before the position moves past the gap: a crash re-seeds again, harmlessly
+			reseed();
+		}
+		String firstId = (String) reply.get(HEADER);
+		this.lagMillis = Math.max(0, now - Long.parseLong(firstId.substring(0, firstId.indexOf('-'))));
+		List<String> applyKeys = new ArrayList<>(count + 1);
+		List<String> args = new ArrayList<>(count * 3 + 1);
+		applyKeys.add(this.keys.received());
+		args.add(this.region);
+		for (int i = 0; i < count; i++) {
+			int at = HEADER + i * FIELDS;
+			applyKeys.add(this.keys.counter((String) reply.get(at + 2)));
+			args.add((String) reply.get(at + 1));
+			args.add((String) reply.get(at + 3));
+			args.add((String) reply.get(at + 4));
+		}
+		List<?> applied = this.remote.execute(APPLY, this.timeout, applyKeys, args.toArray(new String[0]));
+		if (number(applied.get(2)) == 0 && firstSeq > 1 && !gap) {
+			// the peer acknowledged earlier entries once, and has no trace of them now
+			logger.warn("Region '" + this.peer + "' has no record of the entries shipped to it before"
+					+ " (restarted empty?): re-seeding it");
+			reseed();
+		}
+		this.metrics.increment(RegionMeters.SHIPPED, "peer", this.peer);
+		this.beforeAdvance.run();
+		int last = HEADER + (count - 1) * FIELDS;
+		long lastShipped = number(reply.get(last + 1));
+		this.local.execute(ADVANCE, this.timeout, List.of(this.keys.shipped(this.peer)),
+				reply.get(last) + "|" + lastShipped);
+		this.lagEntries = lastSeq - lastShipped;
+		if (lastShipped >= lastSeq) {
+			this.lagMillis = 0;
+		}
+		logShipped(count, applied);
+		return count;
+	}
+
+	private void reseed() {
+		long reseeded = this.reseeder.reseed();
+		this.reseedRequired = false;
+		this.metrics.increment(RegionMeters.RESEEDS, "peer", this.peer);
+		logger.warn("Re-seeded region '" + this.peer + "' with this region's slot of " + reseeded + " counters");
+	}
+
+	private void logShipped(int count, List<?> applied) {
+		if (logger.isTraceEnabled()) {
+			logger.trace("Shipped " + count + " entries to region '" + this.peer + "': " + applied.get(0)
+					+ " changed a counter, " + applied.get(1) + " were known");
+		}
+	}
+
+	private void trimmed(long missed) {
+		this.reseedRequired = true;
+		this.metrics.increment(RegionMeters.TRIMMED, "peer", this.peer);
+		logger.warn("The outbox bound trimmed " + missed + " entries before they were shipped to region '" + this.peer
+				+ "': counters changed since converge again, the others must be re-seeded on that region"
+				+ " (raise redkit.regions.outbox.max-length if a peer can be away this long)");
+	}
+
+	private void failed(RuntimeException ex) {
+		this.lastError = ex;
+		this.lastErrorNanos = System.nanoTime();
+		this.metrics.increment(RegionMeters.ERRORS, "peer", this.peer, "exception", ex.getClass().getSimpleName());
+		logger.debug("Replication to region '" + this.peer + "' failed", ex);
+	}
+
+	private static double lastErrorAge(RegionReplicator replicator) {
+		return (replicator.lastError == null) ? -1 : (System.nanoTime() - replicator.lastErrorNanos) / 1_000_000_000.0;
+	}
+
+	private static long number(Object value) {
+		return (value instanceof Long number) ? number : Long.parseLong(value.toString());
+	}
+
+}

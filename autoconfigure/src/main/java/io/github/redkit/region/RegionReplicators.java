@@ -1,0 +1,81 @@
+package io.github.redkit.region;
+
+import java.util.List;
+
+import io.github.redkit.core.RedkitMetrics;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * The replicators of this region, one per peer, started and stopped with the application
+ * context; closing it also releases the peers' connections.
+ */
+public class RegionReplicators implements SmartLifecycle, AutoCloseable {
+
+	private final List<RegionReplicator> replicators;
+
+	private final List<AutoCloseable> resources;
+
+	private volatile boolean running;
+
+	/**
+	 * Creates the group.
+	 * @param replicators one per peer
+	 * @param resources closed after the replicators stopped (the peers' connections)
+	 */
+	public RegionReplicators(List<RegionReplicator> replicators, List<AutoCloseable> resources) {
+		this(replicators, resources, RedkitMetrics.NONE);
+	}
+
+	/**
+	 * Creates the group and registers the outbox depth gauge.
+	 * @param replicators one per peer
+	 * @param resources closed after the replicators stopped (the peers' connections)
+	 * @param metrics receives the outbox depth, as last seen by any replicator
+	 */
+	public RegionReplicators(List<RegionReplicator> replicators, List<AutoCloseable> resources, RedkitMetrics metrics) {
+		this.replicators = List.copyOf(replicators);
+		this.resources = List.copyOf(resources);
+		metrics.gauge(RegionMeters.OUTBOX_DEPTH, this,
+				(group) -> group.replicators.stream().mapToLong(RegionReplicator::outboxDepth).max().orElse(0));
+	}
+
+	/**
+	 * The replicators, one per peer.
+	 * @return the replicators
+	 */
+	public List<RegionReplicator> replicators() {
+		return this.replicators;
+	}
+
+	@Override
+	public void start() {
+		this.replicators.forEach(RegionReplicator::start);
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		this.replicators.forEach(RegionReplicator::stop);
+		this.running = false;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public void close() {
+		stop();
+		for (AutoCloseable resource : this.resources) {
+			try {
+				resource.close();
+			}
+			catch (Exception ex) {
+				// closing on shutdown: nothing left to do about it
+			}
+		}
+	}
+
+}

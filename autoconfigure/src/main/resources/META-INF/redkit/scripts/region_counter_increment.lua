@@ -1,0 +1,28 @@
+-- Applies one increment to this region's slot of a counter and queues it for the peers, in
+-- one atomic call: a change is never applied without being queued, nor queued without being
+-- applied.
+-- KEYS[1] the counter hash (see region_slots), KEYS[2] the outbox sequence (INCR),
+-- KEYS[3] the outbox stream
+-- ARGV[1] this region, ARGV[2] delta (signed integer), ARGV[3] outbox bound (MAXLEN ~),
+-- ARGV[4] the counter name as the user gave it (peers rebuild its key from it)
+-- The outbox entry carries this region's ABSOLUTE p and n after the change (state, not the
+-- delta): a peer keeps max(old, new) of each, so duplicates, replays and reordering can
+-- never count anything twice.
+-- Returns {total of every region's slots as seen here, sequence of the entry}
+--#include region_slots
+local region = ARGV[1]
+local delta = tonumber(ARGV[2])
+local p, n
+if delta >= 0 then
+  p = redis.call('HINCRBY', KEYS[1], 'p:' .. region, ARGV[2])
+  n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. region) or '0')
+else
+  n = redis.call('HINCRBY', KEYS[1], 'n:' .. region, string.sub(ARGV[2], 2))
+  p = tonumber(redis.call('HGET', KEYS[1], 'p:' .. region) or '0')
+end
+local seq = redis.call('INCR', KEYS[2])
+-- no TTL on any of these keys: counters live until deleted, the sequence must never restart
+-- and the stream is bounded by MAXLEN instead (see docs/multi-region.md)
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'seq', seq, 'counter', ARGV[4],
+  'p', exact(p), 'n', exact(n))
+return {total(KEYS[1]), seq}

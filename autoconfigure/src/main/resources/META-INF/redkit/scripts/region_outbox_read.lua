@@ -1,0 +1,30 @@
+-- Reads the next batch of the local outbox for one peer, after the position last shipped to it.
+-- KEYS[1] the outbox stream, KEYS[2] the outbox sequence, KEYS[3] the position shipped to
+-- this peer ("<stream id>|<sequence>")
+-- ARGV[1] batch size
+-- Returns {shipped sequence, last sequence written, Redis time ms, stream length,
+--          then 5 strings per entry: id, sequence, counter, p, n}
+-- A gap between the shipped sequence and the first entry's sequence means MAXLEN trimmed
+-- entries this peer never received: the caller flags it.
+local shipped = redis.call('GET', KEYS[3]) or '0-0|0'
+local id, shippedSeq = string.match(shipped, '^(%d+%-%d+)|(%d+)$')
+local ms, sub = string.match(id, '^(%d+)%-(%d+)$')
+-- the first id after the shipped one (XRANGE's exclusive '(' needs Redis 6.2)
+local from = ms .. '-' .. string.format('%.0f', tonumber(sub) + 1)
+local entries = redis.call('XRANGE', KEYS[1], from, '+', 'COUNT', tonumber(ARGV[1]))
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local reply = {shippedSeq, redis.call('GET', KEYS[2]) or '0', string.format('%.0f', now),
+  redis.call('XLEN', KEYS[1])}
+for _, entry in ipairs(entries) do
+  local fields = {}
+  for i = 1, #entry[2], 2 do
+    fields[entry[2][i]] = entry[2][i + 1]
+  end
+  table.insert(reply, entry[1])
+  table.insert(reply, fields['seq'])
+  table.insert(reply, fields['counter'])
+  table.insert(reply, fields['p'])
+  table.insert(reply, fields['n'])
+end
+return reply
