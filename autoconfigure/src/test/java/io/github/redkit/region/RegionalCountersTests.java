@@ -257,7 +257,15 @@ class RegionalCountersTests {
 				new AtomicLong(1000));
 		awaitEverywhere(regions, expected);
 		try (RespClient client = servers.get(0).client(servers.get(0).port())) {
-			List<String> keys = ((List<?>) client.call("KEYS", "*")).stream().map(Object::toString).toList();
+			// SCAN, not KEYS: this is how an operator would look, without blocking Redis
+			List<String> keys = new ArrayList<>();
+			String cursor = "0";
+			do {
+				List<?> page = (List<?>) client.call("SCAN", cursor, "COUNT", "1000");
+				cursor = page.get(0).toString();
+				((List<?>) page.get(1)).forEach((key) -> keys.add(key.toString()));
+			}
+			while (!"0".equals(cursor));
 			assertThat(keys).allSatisfy((key) -> assertThat(key.toString()).doesNotContain(" ")
 				.startsWith("redkit:region:{counters}:")
 				.satisfies((k) -> assertThat(k.chars().filter((c) -> c == '{').count()).isOne()));
