@@ -14,13 +14,15 @@ import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
 import io.github.redkit.ratelimit.web.RateLimitHeaders;
 import io.github.redkit.test.NonBlockingThreads;
+import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,13 +52,13 @@ import org.springframework.web.reactive.function.client.WebClient;
  * annotation does. Read with {@link WebTestClient} and an RFC 9651 parser; BlockHound
  * watches the event loops throughout.
  */
+@ParameterizedClass
+@RedisTopologies
 @ExtendWith(ThreadDumpOnFailure.class)
 class ReactiveWebFluxRateLimitHeadersTests {
 
-	// standalone only for now: on a cluster, a route request whose key lands on a slot
-	// not used before was left unanswered in about one run of three (open defect, see
-	// the closing note of this change); the rate limiter itself is tested on a cluster
-	private final RedisTopology topology = RedisTopology.STANDALONE;
+	@Parameter
+	RedisTopology topology;
 
 	private ConfigurableApplicationContext context;
 
@@ -119,7 +121,6 @@ class ReactiveWebFluxRateLimitHeadersTests {
 	}
 
 	@Test
-	@Disabled("open defect: a route request is sometimes left unanswered (seen on standalone and cluster); see README, Reactive")
 	void aRouteIsLimitedWithoutAnnotationsAndRefusedAsTheAnnotationIs() {
 		String apiKey = UUID.randomUUID().toString();
 		HttpHeaders first = this.client.get()
@@ -170,7 +171,6 @@ class ReactiveWebFluxRateLimitHeadersTests {
 	}
 
 	@Test
-	@Disabled("open defect: a route request is sometimes left unanswered (seen on standalone and cluster); see README, Reactive")
 	void requestsWithoutTheIdentifierShareOnePartitionAndOtherMethodsAreNotLimited() {
 		// a route of its own (POST only, limit "tight" of 1 per hour, keyed by a header)
 		this.client.post().uri("/tight").exchange().expectStatus().isOk();
@@ -183,7 +183,6 @@ class ReactiveWebFluxRateLimitHeadersTests {
 	}
 
 	@Test
-	@Disabled("open defect: a route request is sometimes left unanswered (seen on standalone and cluster); see README, Reactive")
 	void aBurstFromConcurrentClientsNeverGetsMoreThanTheLimitThrough() {
 		String apiKey = UUID.randomUUID().toString();
 		int clients = 8;

@@ -3,13 +3,16 @@ package io.github.redkit.ratelimit;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
 import io.github.redkit.test.NonBlockingThreads;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
 import static org.assertj.core.api.Assertions.assertThat;
 import tools.jackson.databind.JsonNode;
@@ -41,10 +44,12 @@ class ReactiveWebFluxRateLimitTests {
 		NonBlockingThreads.watch();
 	}
 
-	@Test
-	void refusesWith429RetryAfterRateLimitFieldsAndTheDraftsProblemType() {
-		String[] redis = RedisServers.standalone().springProperties();
-		try (ConfigurableApplicationContext context = start(redis[0], redis[1], "redkit.rate-limit.timeout=10s")) {
+	@ParameterizedTest
+	@EnumSource(names = { "STANDALONE", "CLUSTER" })
+	void refusesWith429RetryAfterRateLimitFieldsAndTheDraftsProblemType(RedisTopology topology) {
+		try (ConfigurableApplicationContext context = start(Stream
+			.concat(Stream.of(topology.server().springProperties()), Stream.of("redkit.rate-limit.timeout=10s"))
+			.toArray(String[]::new))) {
 			WebTestClient client = client(context);
 			String user = UUID.randomUUID().toString();
 			client.get()

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.ratelimit.web.RateLimitHeaders;
 import io.github.redkit.test.NonBlockingThreads;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.greenbytes.http.sfv.Parser;
@@ -17,6 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -82,10 +84,11 @@ class ReactiveGatewayRateLimiterTests {
 		backendLoops.dispose();
 	}
 
-	@Test
-	void refusesBeyondTheLimitWith429AndTheDraftFieldsAndCountsTheDecisions() {
-		String[] redis = RedisServers.standalone().springProperties();
-		try (ConfigurableApplicationContext context = start(redis[0], redis[1])) {
+	@ParameterizedTest
+	@EnumSource(names = { "STANDALONE", "CLUSTER" })
+	void refusesBeyondTheLimitWith429AndTheDraftFieldsAndCountsTheDecisions(RedisTopology topology) {
+		String[] redis = topology.server().springProperties();
+		try (ConfigurableApplicationContext context = start(redis)) {
 			assertThat(context.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
 				.as("the gateway's RedisRateLimiter is there too, ours is the default")
 				.isInstanceOf(RedkitGatewayRateLimiter.class);
@@ -131,10 +134,11 @@ class ReactiveGatewayRateLimiterTests {
 		}
 	}
 
-	@Test
-	void holdsTheLimitOverABurstFromConcurrentClients() {
-		String[] redis = RedisServers.standalone().springProperties();
-		try (ConfigurableApplicationContext context = start(redis[0], redis[1])) {
+	@ParameterizedTest
+	@EnumSource(names = { "STANDALONE", "CLUSTER" })
+	void holdsTheLimitOverABurstFromConcurrentClients(RedisTopology topology) {
+		String[] redis = topology.server().springProperties();
+		try (ConfigurableApplicationContext context = start(redis)) {
 			String user = UUID.randomUUID().toString();
 			WebClient client = WebClient.create("http://127.0.0.1:" + port(context));
 			List<Integer> statuses = Flux.range(0, 40)
@@ -159,10 +163,11 @@ class ReactiveGatewayRateLimiterTests {
 		}
 	}
 
-	@Test
-	void limitsEveryIdentifierOfARouteWithSeveralKeyResolvers() {
-		String[] redis = RedisServers.standalone().springProperties();
-		try (ConfigurableApplicationContext context = start(redis[0], redis[1])) {
+	@ParameterizedTest
+	@EnumSource(names = { "STANDALONE", "CLUSTER" })
+	void limitsEveryIdentifierOfARouteWithSeveralKeyResolvers(RedisTopology topology) {
+		String[] redis = topology.server().springProperties();
+		try (ConfigurableApplicationContext context = start(redis)) {
 			WebTestClient client = client(context);
 			String tenant = UUID.randomUUID().toString();
 			String alice = UUID.randomUUID().toString();
