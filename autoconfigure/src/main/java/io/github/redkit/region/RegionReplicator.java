@@ -74,6 +74,10 @@ public class RegionReplicator {
 
 	private volatile long lastErrorNanos;
 
+	private volatile boolean roundDone;
+
+	private volatile boolean lastRoundFailed;
+
 	/**
 	 * Creates a replicator; nothing runs before {@link #start()}.
 	 * @param region this region's name (the origin of every shipped entry)
@@ -192,6 +196,30 @@ public class RegionReplicator {
 		return this.lastError;
 	}
 
+	/**
+	 * Where replication to the peer stands, as of the last round.
+	 * @return {@code failing} when the last round failed (the peer or this region's Redis
+	 * did not answer), {@code starting} before the first round, {@code in-step} when
+	 * nothing is left to ship, {@code lagging} otherwise
+	 */
+	public String state() {
+		if (this.lastRoundFailed) {
+			return "failing";
+		}
+		if (!this.roundDone) {
+			return "starting";
+		}
+		return (this.lagEntries == 0) ? "in-step" : "lagging";
+	}
+
+	/**
+	 * Time since the last failed round, if any.
+	 * @return the time since, or {@code null} when no round failed
+	 */
+	public @Nullable Duration sinceLastError() {
+		return (this.lastError != null) ? Duration.ofNanos(System.nanoTime() - this.lastErrorNanos) : null;
+	}
+
 	long outboxDepth() {
 		return this.outboxDepth;
 	}
@@ -205,6 +233,8 @@ public class RegionReplicator {
 		while (this.thread == Thread.currentThread()) {
 			try {
 				int shipped = shipOnce();
+				this.lastRoundFailed = false;
+				this.roundDone = true;
 				pause = this.interval.toMillis();
 				if (shipped < this.batchSize) {
 					Thread.sleep(pause);
@@ -309,6 +339,8 @@ public class RegionReplicator {
 	}
 
 	private void failed(RuntimeException ex) {
+		this.lastRoundFailed = true;
+		this.roundDone = true;
 		this.lastError = ex;
 		this.lastErrorNanos = System.nanoTime();
 		this.metrics.increment(RegionMeters.ERRORS, "peer", this.peer, "exception", ex.getClass().getSimpleName());
@@ -316,7 +348,8 @@ public class RegionReplicator {
 	}
 
 	private static double lastErrorAge(RegionReplicator replicator) {
-		return (replicator.lastError == null) ? -1 : (System.nanoTime() - replicator.lastErrorNanos) / 1_000_000_000.0;
+		Duration since = replicator.sinceLastError();
+		return (since != null) ? since.toNanos() / 1_000_000_000.0 : -1;
 	}
 
 	private static long number(Object value) {

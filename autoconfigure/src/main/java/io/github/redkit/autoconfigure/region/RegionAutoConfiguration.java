@@ -9,16 +9,21 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.region.RedisRegionalCounters;
+import io.github.redkit.region.RegionHealthIndicator;
 import io.github.redkit.region.RegionReplicator;
 import io.github.redkit.region.RegionReplicators;
 import io.github.redkit.region.RegionalCounters;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -63,6 +68,19 @@ public final class RegionAutoConfiguration {
 			throw ex;
 		}
 		return new RegionReplicators(replicators, connections, metrics);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(HealthIndicator.class)
+	static class RegionHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "redkitRegionsHealthIndicator")
+		HealthIndicator redkitRegionsHealthIndicator(RegionReplicators replicators,
+				RedisConnectionFactory connectionFactory) {
+			return new RegionHealthIndicator(replicators, connectionFactory);
+		}
+
 	}
 
 }

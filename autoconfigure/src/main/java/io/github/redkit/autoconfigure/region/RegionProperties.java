@@ -87,8 +87,8 @@ public class RegionProperties {
 	public static class Peer {
 
 		/**
-		 * Redis URL of the peer (redis:// or rediss://, standalone), like
-		 * spring.data.redis.url.
+		 * Redis URL of a standalone peer (redis:// or rediss://), like
+		 * spring.data.redis.url. Set this, cluster.nodes or sentinel.*, one of them.
 		 */
 		private @Nullable String url;
 
@@ -96,6 +96,15 @@ public class RegionProperties {
 		 * Password of the peer's Redis; overrides one in the URL.
 		 */
 		private @Nullable String password;
+
+		/**
+		 * Whether to connect with TLS; a rediss:// URL turns it on as well.
+		 */
+		private boolean ssl;
+
+		private final Cluster cluster = new Cluster();
+
+		private final Sentinel sentinel = new Sentinel();
 
 		public @Nullable String getUrl() {
 			return this.url;
@@ -111,6 +120,75 @@ public class RegionProperties {
 
 		public void setPassword(@Nullable String password) {
 			this.password = password;
+		}
+
+		public boolean isSsl() {
+			return this.ssl;
+		}
+
+		public void setSsl(boolean ssl) {
+			this.ssl = ssl;
+		}
+
+		public Cluster getCluster() {
+			return this.cluster;
+		}
+
+		public Sentinel getSentinel() {
+			return this.sentinel;
+		}
+
+	}
+
+	/**
+	 * A peer region whose Redis is a Cluster.
+	 */
+	public static class Cluster {
+
+		/**
+		 * Some of the peer's cluster nodes, host:port, from which the others are found.
+		 */
+		private List<String> nodes = new ArrayList<>();
+
+		public List<String> getNodes() {
+			return this.nodes;
+		}
+
+		public void setNodes(List<String> nodes) {
+			this.nodes = nodes;
+		}
+
+	}
+
+	/**
+	 * A peer region whose Redis is watched by Sentinel.
+	 */
+	public static class Sentinel {
+
+		/**
+		 * Name of the peer's master, as its Sentinels know it.
+		 */
+		private @Nullable String master;
+
+		/**
+		 * The peer's Sentinels, host:port.
+		 */
+		private List<String> nodes = new ArrayList<>();
+
+		public @Nullable String getMaster() {
+			return this.master;
+		}
+
+		public void setMaster(@Nullable String master) {
+			this.master = master;
+		}
+
+		public List<String> getNodes() {
+			return this.nodes;
+		}
+
+		public void setNodes(List<String> nodes) {
+			this.nodes = nodes;
 		}
 
 	}

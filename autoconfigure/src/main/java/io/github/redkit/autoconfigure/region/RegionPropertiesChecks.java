@@ -33,8 +33,7 @@ final class RegionPropertiesChecks {
 			throw new IllegalStateException(PREFIX + ".peers must not contain the local region '"
 					+ properties.getLocal() + "' (" + PREFIX + ".local)");
 		}
-		properties.getPeers()
-			.forEach((name, peer) -> PeerConnections.standalone(PREFIX + ".peers." + name + ".url", peer.getUrl()));
+		properties.getPeers().forEach(PeerConnections::configuration);
 		for (String replicated : properties.getReplicate()) {
 			if (NOT_YET.contains(replicated)) {
 				throw new IllegalStateException(PREFIX + ".replicate: '" + replicated

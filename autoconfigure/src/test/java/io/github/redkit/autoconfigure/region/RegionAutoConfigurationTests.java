@@ -2,20 +2,26 @@ package io.github.redkit.autoconfigure.region;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.region.RegionReplicators;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.SentinelRedisServer;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Several regions are configured only when {@code redkit.regions.local} is set; a peer
@@ -55,6 +61,70 @@ class RegionAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("redkit.regions.peers.us.url"));
+	}
+
+	@Test
+	void aPeerNeedsExactlyOneWayToItsRedisAndWellFormedNodes() {
+		this.runner
+			.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.url=redis://us:6379",
+					"redkit.regions.peers.us.cluster.nodes=us-1:6379")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.regions.peers.us: set exactly one of"));
+		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.cluster.nodes=us-1")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.regions.peers.us.cluster.nodes: 'us-1' is not host:port"));
+		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.sentinel.nodes=s:26379")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.regions.peers.us.sentinel.master"));
+		this.runner
+			.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.sentinel.master=m",
+					"redkit.regions.peers.us.sentinel.nodes=s:port")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("redkit.regions.peers.us.sentinel.nodes: 's:port' has no port number"));
+	}
+
+	@Test
+	void aRegionOnAClusterAndARegionBehindSentinelsConvergeWithAStandaloneOne() {
+		String prefix = "redkit.key-prefix=rg-" + UUID.randomUUID();
+		RedisServer cluster = RedisServers.cluster();
+		RedisServer sentinel = RedisServers.sentinel();
+		String sentinels = ((SentinelRedisServer) sentinel).sentinelPorts()
+			.stream()
+			.map((port) -> "127.0.0.1:" + port)
+			.collect(Collectors.joining(","));
+		String clusterNodes = cluster.ports()
+			.stream()
+			.map((port) -> "127.0.0.1:" + port)
+			.collect(Collectors.joining(","));
+		try (RedisServer eu = RedisServers.startStandalone()) {
+			ApplicationContextRunner euRegion = regionRunner(eu.springProperties(), "eu", prefix,
+					"redkit.regions.peers.us.cluster.nodes=" + clusterNodes,
+					"redkit.regions.peers.ap.sentinel.master=" + SentinelRedisServer.MASTER_NAME,
+					"redkit.regions.peers.ap.sentinel.nodes=" + sentinels);
+			ApplicationContextRunner usRegion = regionRunner(cluster.springProperties(), "us", prefix,
+					"redkit.regions.peers.eu.url=redis://127.0.0.1:" + eu.port(),
+					"redkit.regions.peers.ap.sentinel.master=" + SentinelRedisServer.MASTER_NAME,
+					"redkit.regions.peers.ap.sentinel.nodes=" + sentinels);
+			ApplicationContextRunner apRegion = regionRunner(sentinel.springProperties(), "ap", prefix,
+					"redkit.regions.peers.eu.url=redis://127.0.0.1:" + eu.port(),
+					"redkit.regions.peers.us.cluster.nodes=" + clusterNodes);
+			euRegion.run((euApp) -> usRegion.run((usApp) -> apRegion.run((apApp) -> {
+				List<RegionalCounters> regions = List.of(euApp.getBean(RegionalCounters.class),
+						usApp.getBean(RegionalCounters.class), apApp.getBean(RegionalCounters.class));
+				for (int i = 0; i < regions.size(); i++) {
+					regions.get(i).increment("launch {day}", 10 * (i + 1));
+				}
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> regions.stream().allMatch((region) -> region.get("launch {day}") == 60));
+			})));
+		}
 	}
 
 	@Test
@@ -114,6 +184,55 @@ class RegionAutoConfigurationTests {
 					.until(() -> euCounters.get("campaign 42") == 40 && usCounters.get("campaign 42") == 40);
 			}));
 		}
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void theHealthReportsEachPeerAndIsDownOnlyWithoutTheLocalRedis() {
+		int gone;
+		try (RedisServer stopped = RedisServers.startStandalone()) {
+			gone = stopped.port();
+		}
+		try (RedisServer eu = RedisServers.startStandalone(); RedisServer us = RedisServers.startStandalone()) {
+			region(eu, "eu", "us", us).withPropertyValues("redkit.regions.peers.ap.url=redis://127.0.0.1:" + gone)
+				.run((context) -> {
+					HealthIndicator health = context.getBean("redkitRegionsHealthIndicator", HealthIndicator.class);
+					context.getBean(RegionalCounters.class).increment("clicks", 3);
+					await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+						Health answer = health.health(true);
+						assertThat(answer.getStatus()).as("a peer that is away is reported, not fatal")
+							.isEqualTo(Status.UP);
+						Map<String, Object> peers = (Map<String, Object>) answer.getDetails().get("peers");
+						assertThat((Map<String, Object>) peers.get("us")).containsEntry("state", "in-step")
+							.containsEntry("lagEntries", 0L)
+							.containsEntry("reseedRequired", false);
+						assertThat((Map<String, Object>) peers.get("ap")).containsEntry("state", "failing")
+							.containsEntry("lagEntries", 1L)
+							.containsKeys("lastError", "lastErrorAgeSeconds");
+					});
+				});
+			region(eu, "eu", "us", us).withPropertyValues("spring.data.redis.port=1")
+				.run((context) -> assertThat(
+						context.getBean("redkitRegionsHealthIndicator", HealthIndicator.class).health(true).getStatus())
+					.isEqualTo(Status.DOWN));
+		}
+	}
+
+	@Test
+	void anApplicationsOwnHealthIndicatorWins() {
+		HealthIndicator own = () -> Health.up().build();
+		this.runner.withPropertyValues("redkit.regions.local=eu")
+			.withBean("redkitRegionsHealthIndicator", HealthIndicator.class, () -> own)
+			.run((context) -> assertThat(context.getBean("redkitRegionsHealthIndicator")).isSameAs(own));
+	}
+
+	private static ApplicationContextRunner regionRunner(String[] local, String name, String... properties) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+					RegionAutoConfiguration.class))
+			.withPropertyValues(local)
+			.withPropertyValues("redkit.regions.local=" + name, "redkit.regions.replication.interval=20ms")
+			.withPropertyValues(properties);
 	}
 
 	private static ApplicationContextRunner region(RedisServer local, String name, String peer,
