@@ -21,6 +21,14 @@ final class RegionKeys {
 		return this.base.part("counter", name).build();
 	}
 
+	/**
+	 * An operation on a counter in this region (not replicated): remembers its answer so
+	 * that a retry is answered as the first attempt was.
+	 */
+	String operation(String counter, String operationId) {
+		return this.base.part("op", counter, operationId).build();
+	}
+
 	/** The sequence of this region's outbox entries. */
 	String sequence() {
 		return this.base.part("outbox-seq").build();

@@ -8,10 +8,12 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.region.RedisRegionalBudgets;
 import io.github.redkit.region.RedisRegionalCounters;
 import io.github.redkit.region.RegionHealthIndicator;
 import io.github.redkit.region.RegionReplicator;
 import io.github.redkit.region.RegionReplicators;
+import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,6 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -44,6 +47,16 @@ public final class RegionAutoConfiguration {
 		String local = RegionPropertiesChecks.checked(properties);
 		return new RedisRegionalCounters(runner, keyspace, local, properties.getOutbox().getMaxLength(),
 				properties.getTimeout());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnReplicatedBudgets.class)
+	RegionalBudgets redkitRegionalBudgets(RedisScriptRunner runner, RedisKeyspace keyspace,
+			RegionProperties properties) {
+		String local = RegionPropertiesChecks.checked(properties);
+		return new RedisRegionalBudgets(runner, keyspace, local, properties.getOutbox().getMaxLength(),
+				properties.getBudgets().getOperationTtl(), properties.getTimeout());
 	}
 
 	@Bean

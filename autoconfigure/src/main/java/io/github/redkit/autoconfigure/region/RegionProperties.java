@@ -28,9 +28,12 @@ public class RegionProperties {
 	private Map<String, Peer> peers = new LinkedHashMap<>();
 
 	/**
-	 * What is replicated between the regions: only 'counters' for now.
+	 * What is replicated between the regions: 'counters' and 'budgets' (shared budgets,
+	 * RegionalBudgets); 'rate-limits' is not yet.
 	 */
-	private List<String> replicate = new ArrayList<>(List.of("counters"));
+	private List<String> replicate = new ArrayList<>(List.of("counters", "budgets"));
+
+	private final Budgets budgets = new Budgets();
 
 	/**
 	 * Local timeout of every regional call and of every replication round trip.
@@ -63,6 +66,10 @@ public class RegionProperties {
 
 	public void setReplicate(List<String> replicate) {
 		this.replicate = replicate;
+	}
+
+	public Budgets getBudgets() {
+		return this.budgets;
 	}
 
 	public Duration getTimeout() {
@@ -189,6 +196,27 @@ public class RegionProperties {
 
 		public void setNodes(List<String> nodes) {
 			this.nodes = nodes;
+		}
+
+	}
+
+	/**
+	 * Budgets shared by the regions.
+	 */
+	public static class Budgets {
+
+		/**
+		 * How long a region remembers an operation id of a spend or a refund, so that a
+		 * retry is answered as the first attempt was.
+		 */
+		private Duration operationTtl = Duration.ofHours(24);
+
+		public Duration getOperationTtl() {
+			return this.operationTtl;
+		}
+
+		public void setOperationTtl(Duration operationTtl) {
+			this.operationTtl = operationTtl;
 		}
 
 	}

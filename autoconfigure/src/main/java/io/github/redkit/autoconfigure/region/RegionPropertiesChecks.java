@@ -14,7 +14,9 @@ final class RegionPropertiesChecks {
 
 	private static final String PREFIX = "redkit.regions";
 
-	private static final Set<String> NOT_YET = Set.of("budgets", "rate-limits");
+	private static final Set<String> NOT_YET = Set.of("rate-limits");
+
+	private static final Set<String> REPLICATED = Set.of("counters", "budgets");
 
 	private RegionPropertiesChecks() {
 	}
@@ -37,9 +39,9 @@ final class RegionPropertiesChecks {
 		for (String replicated : properties.getReplicate()) {
 			if (NOT_YET.contains(replicated)) {
 				throw new IllegalStateException(PREFIX + ".replicate: '" + replicated
-						+ "' is not replicated across regions yet; only 'counters' is");
+						+ "' is not replicated across regions yet; 'counters' and 'budgets' are");
 			}
-			if (!"counters".equals(replicated)) {
+			if (!REPLICATED.contains(replicated)) {
 				throw new IllegalStateException(
 						PREFIX + ".replicate: unknown '" + replicated + "' (counters, budgets, rate-limits)");
 			}
@@ -52,6 +54,7 @@ final class RegionPropertiesChecks {
 		}
 		DurationChecks.positive(properties.getReplication().getInterval(), PREFIX + ".replication.interval");
 		DurationChecks.positive(properties.getTimeout(), PREFIX + ".timeout");
+		DurationChecks.positive(properties.getBudgets().getOperationTtl(), PREFIX + ".budgets.operation-ttl");
 		return local;
 	}
 

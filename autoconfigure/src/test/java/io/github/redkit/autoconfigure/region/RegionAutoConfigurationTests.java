@@ -8,6 +8,7 @@ import java.util.stream.Collectors;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.region.RegionReplicators;
+import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
@@ -39,6 +40,20 @@ class RegionAutoConfigurationTests {
 	void withoutALocalRegionThereIsNothing() {
 		this.runner.run((context) -> assertThat(context).doesNotHaveBean(RegionalCounters.class)
 			.doesNotHaveBean(RegionReplicators.class));
+	}
+
+	@Test
+	void budgetsAreSharedUnlessReplicateLeavesThemOut() {
+		this.runner.withPropertyValues("redkit.regions.local=eu")
+			.run((context) -> assertThat(context).hasSingleBean(RegionalBudgets.class));
+		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.replicate=counters")
+			.run((context) -> assertThat(context).hasSingleBean(RegionalCounters.class)
+				.doesNotHaveBean(RegionalBudgets.class));
+		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.budgets.operation-ttl=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.regions.budgets.operation-ttl"));
 	}
 
 	@Test
@@ -123,6 +138,15 @@ class RegionAutoConfigurationTests {
 				}
 				await().atMost(Duration.ofSeconds(20))
 					.until(() -> regions.stream().allMatch((region) -> region.get("launch {day}") == 60));
+				List<RegionalBudgets> budgets = List.of(euApp.getBean(RegionalBudgets.class),
+						usApp.getBean(RegionalBudgets.class), apApp.getBean(RegionalBudgets.class));
+				budgets.get(0).create("launch {day}", 100);
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> budgets.stream().allMatch((region) -> region.remaining("launch {day}") == 100));
+				assertThat(budgets.get(1).spend("launch {day}", 30, "on the cluster").spent()).isTrue();
+				assertThat(budgets.get(2).spend("launch {day}", 20, "behind sentinels").spent()).isTrue();
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> budgets.stream().allMatch((region) -> region.remaining("launch {day}") == 50));
 			})));
 		}
 	}
@@ -138,12 +162,12 @@ class RegionAutoConfigurationTests {
 
 	@Test
 	void replicatingWhatIsNotReplicatedYetFailsStartUp() {
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.replicate=counters,budgets")
+		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.replicate=counters,rate-limits")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("redkit.regions.replicate")
-				.hasMessageContaining("budgets"));
+				.hasMessageContaining("rate-limits"));
 	}
 
 	@Test
@@ -182,6 +206,12 @@ class RegionAutoConfigurationTests {
 				usCounters.increment("campaign 42", -2);
 				await().atMost(Duration.ofSeconds(20))
 					.until(() -> euCounters.get("campaign 42") == 40 && usCounters.get("campaign 42") == 40);
+				RegionalBudgets euBudgets = euApp.getBean(RegionalBudgets.class);
+				RegionalBudgets usBudgets = usApp.getBean(RegionalBudgets.class);
+				euBudgets.create("campaign 42", 100);
+				await().atMost(Duration.ofSeconds(20)).until(() -> usBudgets.remaining("campaign 42") == 100);
+				assertThat(usBudgets.spend("campaign 42", 30, "order-1").spent()).isTrue();
+				await().atMost(Duration.ofSeconds(20)).until(() -> euBudgets.remaining("campaign 42") == 70);
 			}));
 		}
 	}
