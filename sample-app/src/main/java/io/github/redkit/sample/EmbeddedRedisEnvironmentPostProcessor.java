@@ -53,7 +53,10 @@ public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostPro
 		if (isReachable(host, port)) {
 			return;
 		}
-		RedisServer server = start();
+		// a port given explicitly is where others look for this Redis (the sample's
+		// regions name each other's): the embedded server takes it
+		boolean explicitPort = (url != null || environment.containsProperty("spring.data.redis.port")) && isLocal(host);
+		RedisServer server = start(explicitPort ? port : 0);
 		this.logger.info("No Redis answers at " + host + ":" + port + "; using an embedded Redis " + server.version()
 				+ " on port " + server.port());
 		environment.getPropertySources()
@@ -62,15 +65,19 @@ public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostPro
 							"spring.data.redis.url", "redis://" + RedisServer.HOST + ":" + server.port())));
 	}
 
-	private static synchronized RedisServer start() {
+	private static synchronized RedisServer start(int port) {
 		// one server per JVM, even when several application contexts start (tests,
 		// devtools)
 		if (embedded == null) {
-			RedisServer server = RedisServers.startStandalone();
+			RedisServer server = (port > 0) ? RedisServers.startStandalone(port) : RedisServers.startStandalone();
 			Runtime.getRuntime().addShutdownHook(new Thread(server::close, "embedded-redis-shutdown"));
 			embedded = server;
 		}
 		return embedded;
+	}
+
+	private static boolean isLocal(String host) {
+		return "localhost".equals(host) || "127.0.0.1".equals(host) || "::1".equals(host);
 	}
 
 	private static boolean isReachable(String host, int port) {

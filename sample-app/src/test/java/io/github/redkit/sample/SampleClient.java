@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.UUID;
 
+import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -42,7 +43,16 @@ final class SampleClient implements AutoCloseable {
 	}
 
 	SampleClient(String... extra) {
-		String[] redis = RedisServers.standalone().springProperties();
+		this(RedisServers.standalone(), extra);
+	}
+
+	/** Starts the sample on a Redis of its own (a region's). */
+	static SampleClient on(RedisServer server, String... extra) {
+		return new SampleClient(server, extra);
+	}
+
+	private SampleClient(RedisServer server, String... extra) {
+		String[] redis = server.springProperties();
 		String[] args = new String[4 + extra.length];
 		args[0] = "--server.port=0";
 		args[1] = "--" + redis[0];

@@ -210,7 +210,7 @@ class SampleDashboardBrowserTests {
 		}
 	}
 
-	private static WebDriver startBrowser() {
+	static WebDriver startBrowser() {
 		File chromium = firstExecutable("chromium", "chromium-browser", "google-chrome");
 		File driver = firstExecutable("chromedriver");
 		if (chromium == null || driver == null) {

@@ -26,8 +26,12 @@ final class ProcessRedisServer implements RedisServer {
 	}
 
 	static ProcessRedisServer standalone(Path binary) {
+		return standalone(binary, FreePorts.find(false));
+	}
+
+	static ProcessRedisServer standalone(Path binary, int port) {
 		Path directory = workDirectory();
-		RedisProcess process = new RedisProcess(binary, directory, FreePorts.find(false), List.of());
+		RedisProcess process = new RedisProcess(binary, directory, port, List.of());
 		ProcessRedisServer server = new ProcessRedisServer(binary, List.of(process), false);
 		server.start();
 		return server;

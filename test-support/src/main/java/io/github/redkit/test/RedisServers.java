@@ -115,6 +115,19 @@ public final class RedisServers {
 	}
 
 	/**
+	 * Starts a standalone {@code redis-server} process on a given port, owned by the
+	 * caller, which must close it: for applications that must find each other's Redis
+	 * (the sample's regions), so never in a container.
+	 * @param port the port, which must be free
+	 * @return a running server
+	 */
+	public static RedisServer startStandalone(int port) {
+		RedisServer server = ProcessRedisServer.standalone(RedisBinary.locate(), port);
+		logger.info("Started Redis {}: {}", server.version(), server.description());
+		return server;
+	}
+
+	/**
 	 * Starts a Redis Cluster owned by the caller, which must close it.
 	 * @return a running cluster with all slots assigned
 	 */
