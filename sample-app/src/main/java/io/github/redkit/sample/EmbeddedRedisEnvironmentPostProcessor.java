@@ -23,7 +23,8 @@ import org.springframework.core.env.MapPropertySource;
  * embedded-redis) when {@code spring.data.redis} points at a standalone Redis that does
  * not answer, so that the sample runs on a machine with only a JDK. Set
  * {@code sample.embedded-redis=false} to turn it off; a configured cluster or Sentinel is
- * always used as it is.
+ * always used as it is. It listens on any free port, or on the configured one with
+ * {@code sample.embedded-redis-on-configured-port=true} (the {@code regions} profile).
  */
 public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
@@ -53,10 +54,11 @@ public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostPro
 		if (isReachable(host, port)) {
 			return;
 		}
-		// a port given explicitly is where others look for this Redis (the sample's
-		// regions name each other's): the embedded server takes it
-		boolean explicitPort = (url != null || environment.containsProperty("spring.data.redis.port")) && isLocal(host);
-		RedisServer server = start(explicitPort ? port : 0);
+		// the sample's regions name each other's Redis by port: there the embedded server
+		// takes the configured one (elsewhere any free port, which nothing else needs)
+		boolean onConfiguredPort = environment.getProperty("sample.embedded-redis-on-configured-port", Boolean.class,
+				false) && isLocal(host);
+		RedisServer server = start(onConfiguredPort ? port : 0);
 		this.logger.info("No Redis answers at " + host + ":" + port + "; using an embedded Redis " + server.version()
 				+ " on port " + server.port());
 		environment.getPropertySources()
