@@ -44,6 +44,11 @@ final class RegionKeys {
 		return this.base.part("shipped", peer).build();
 	}
 
+	/** The lease of the instance of this region that ships to one peer. */
+	String shipper(String peer) {
+		return this.base.part("shipper", peer).build();
+	}
+
 	/** On a receiving Redis: the highest sequence received from each origin region. */
 	String received() {
 		return this.base.part("received").build();

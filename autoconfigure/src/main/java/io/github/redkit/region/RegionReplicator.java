@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.RandomIds;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
@@ -32,6 +33,8 @@ public class RegionReplicator {
 	static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
 
 	private static final LuaScript<Long> ADVANCE = LuaScript.load("region_advance", Long.class);
+
+	private static final LuaScript<Long> LEASE = LuaScript.load("region_shipper_lease", Long.class);
 
 	private static final int HEADER = 4;
 
@@ -77,6 +80,11 @@ public class RegionReplicator {
 	private volatile boolean roundDone;
 
 	private volatile boolean lastRoundFailed;
+
+	private volatile boolean standingBy;
+
+	// this instance, among the instances of its region that could ship to the peer
+	private final String instance = RandomIds.next();
 
 	/**
 	 * Creates a replicator; nothing runs before {@link #start()}.
@@ -151,6 +159,7 @@ public class RegionReplicator {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
+			giveUpLease();
 		}
 	}
 
@@ -206,10 +215,22 @@ public class RegionReplicator {
 		if (this.lastRoundFailed) {
 			return "failing";
 		}
+		if (this.standingBy) {
+			return "standby";
+		}
 		if (!this.roundDone) {
 			return "starting";
 		}
 		return (this.lagEntries == 0) ? "in-step" : "lagging";
+	}
+
+	/**
+	 * Whether another instance of this region holds the lease of shipping to the peer, as
+	 * of the last round.
+	 * @return {@code true} while this one stands by
+	 */
+	public boolean isStandingBy() {
+		return this.standingBy;
 	}
 
 	/**
@@ -232,6 +253,14 @@ public class RegionReplicator {
 		long pause = this.interval.toMillis();
 		while (this.thread == Thread.currentThread()) {
 			try {
+				if (!holdsLease()) {
+					this.standingBy = true;
+					this.lastRoundFailed = false;
+					this.roundDone = true;
+					Thread.sleep(this.interval.toMillis());
+					continue;
+				}
+				this.standingBy = false;
 				int shipped = shipOnce();
 				this.lastRoundFailed = false;
 				this.roundDone = true;
@@ -254,6 +283,24 @@ public class RegionReplicator {
 					return;
 				}
 			}
+		}
+	}
+
+	private boolean holdsLease() {
+		// a lease of a few rounds: a shipper that dies is replaced within it
+		long lease = Math.max(this.interval.toMillis() * 10, this.timeout.toMillis() * 2);
+		return this.local.execute(LEASE, this.timeout, List.of(this.keys.shipper(this.peer)), this.instance,
+				Long.toString(lease)) == 1;
+	}
+
+	private void giveUpLease() {
+		// so that another instance of this region takes over at its next round, not when
+		// the lease runs out
+		try {
+			this.local.execute(LEASE, this.timeout, List.of(this.keys.shipper(this.peer)), this.instance, "0");
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not give up the lease of shipping to region '" + this.peer + "'", ex);
 		}
 	}
 

@@ -246,6 +246,27 @@ class RegionalCountersTests {
 	}
 
 	@Test
+	void oneInstanceOfARegionShipsToAPeerAndAnotherTakesOverWhenItStops() {
+		Map<String, RegionalCounters> regions = regions(List.of("eu", "us"), 1_000_000, 200);
+		// two instances of eu, each with its replicator to us
+		RegionReplicator first = this.replicators.get(0);
+		RegionReplicator second = replicator("eu", "us", 200);
+		this.replicators.add(second);
+		first.start();
+		second.start();
+		regions.get("eu").increment("visits", 5);
+		await().atMost(DRAIN).until(() -> regions.get("us").get("visits") == 5);
+		await().atMost(DRAIN).until(() -> first.isStandingBy() != second.isStandingBy());
+		RegionReplicator shipping = first.isStandingBy() ? second : first;
+		RegionReplicator standingBy = (shipping == first) ? second : first;
+		assertThat(standingBy.state()).isEqualTo("standby");
+		shipping.stop();
+		regions.get("eu").increment("visits", 7);
+		await().atMost(DRAIN).until(() -> regions.get("us").get("visits") == 12);
+		assertThat(standingBy.isStandingBy()).as("took over").isFalse();
+	}
+
+	@Test
 	void hostileRegionAndCounterNamesAreEscaped() {
 		Map<String, RegionalCounters> regions = regions(List.of("eu:west {1}", "us east}"), 1_000_000, 200);
 		this.replicators.forEach(RegionReplicator::start);
