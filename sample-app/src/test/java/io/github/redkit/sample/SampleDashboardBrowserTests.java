@@ -92,14 +92,7 @@ class SampleDashboardBrowserTests {
 			wait.until(ExpectedConditions.textToBe(cell("depth"), "3"));
 			assertThat(queues.deadLetters(QUEUE, 10)).isEmpty();
 
-			List<LogEntry> errors = browser.manage()
-				.logs()
-				.get(LogType.BROWSER)
-				.getAll()
-				.stream()
-				.filter((entry) -> entry.getLevel().intValue() >= Level.SEVERE.intValue())
-				.toList();
-			assertThat(errors).as("console errors").isEmpty();
+			assertThat(consoleErrors(browser)).as("console errors").isEmpty();
 			assertThat(browser.findElement(By.id("status")).getAttribute("class")).isNotEqualTo("error");
 		}
 		finally {
@@ -208,6 +201,17 @@ class SampleDashboardBrowserTests {
 		if (System.getProperty("redkit.screenshot") != null) {
 			Files.copy(target, Path.of("..", "docs", "images", "dashboard.png"), StandardCopyOption.REPLACE_EXISTING);
 		}
+	}
+
+	/** What the page logged at SEVERE (uncaught errors, failed loads). */
+	static List<LogEntry> consoleErrors(WebDriver browser) {
+		return browser.manage()
+			.logs()
+			.get(LogType.BROWSER)
+			.getAll()
+			.stream()
+			.filter((entry) -> entry.getLevel().intValue() >= Level.SEVERE.intValue())
+			.toList();
 	}
 
 	static WebDriver startBrowser() {

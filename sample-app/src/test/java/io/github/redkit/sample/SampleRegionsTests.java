@@ -3,15 +3,12 @@ package io.github.redkit.sample;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.logging.Level;
 
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import tools.jackson.databind.JsonNode;
@@ -55,14 +52,7 @@ class SampleRegionsTests {
 				wait.until(ExpectedConditions.textToBe(By.cssSelector("td[data-region='eu']"), "700"));
 				wait.until(ExpectedConditions.textToBe(By.cssSelector("td[data-region='us']"), "700"));
 				wait.until(ExpectedConditions.textToBe(By.id("status"), "Every region sees the same remaining."));
-				List<LogEntry> errors = browser.manage()
-					.logs()
-					.get(LogType.BROWSER)
-					.getAll()
-					.stream()
-					.filter((entry) -> entry.getLevel().intValue() >= Level.SEVERE.intValue())
-					.toList();
-				assertThat(errors).as("console errors").isEmpty();
+				assertThat(SampleDashboardBrowserTests.consoleErrors(browser)).as("console errors").isEmpty();
 			}
 			finally {
 				browser.quit();
