@@ -53,11 +53,20 @@ public final class NonBlockingThreads {
 		// does not list: an error there, as a channel registered, left a Lettuce
 		// connection's handshake unstarted (it timed out a minute later) and the HTTP
 		// requests waiting on it unanswered.
+		// Lettuce's cluster connection caches the connection of each slot under its state
+		// lock (PooledClusterConnectionProvider, Lettuce 7.5: an array store, in the
+		// lambdas completing getWriteConnection and getReadConnection): concurrent
+		// commands to a slot whose connection was just made park on each other there.
 		BlockHound.install((builder) -> builder
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "doExclusive")
 			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
 			.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
+			.allowBlockingCallsInside("io.lettuce.core.cluster.PooledClusterConnectionProvider",
+					"lambda$getWriteConnection$1")
+			.allowBlockingCallsInside("io.lettuce.core.cluster.PooledClusterConnectionProvider", "getReadConnection")
+			.allowBlockingCallsInside("io.lettuce.core.cluster.PooledClusterConnectionProvider",
+					"lambda$getReadConnection$5")
 			.blockingMethodCallback(NonBlockingThreads::fail));
 		// a check that it is really on: a test that passes because nothing watches proves
 		// nothing
