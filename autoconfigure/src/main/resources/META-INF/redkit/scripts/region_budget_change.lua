@@ -1,42 +1,176 @@
--- Changes a shared regional budget in one atomic call on the local Redis, and queues the
--- change for the peers exactly as region_counter_increment does: a budget is a regional
--- counter (see region_slots) whose 'p' slots hold what was granted (the creation, refunds)
--- and whose 'n' slots hold what was spent, so the same outbox, replicators and max-merge carry it.
--- KEYS[1] the budget's counter hash, KEYS[2] the outbox sequence, KEYS[3] the outbox stream,
--- KEYS[4] the operation's key (this region only: an operation id is idempotent per region)
--- ARGV[1] this region, ARGV[2] 'create' | 'spend' | 'refund', ARGV[3] amount (positive),
--- ARGV[4] outbox bound (MAXLEN ~), ARGV[5] the counter name, ARGV[6] operation TTL (ms)
--- Returns {1 when applied (or replayed), 0 when refused, remaining as seen here,
---          1 when the operation id was seen before (nothing changed)}
+-- Changes a regional budget in one atomic call on the local Redis and queues the change for
+-- the peers like region_counter_increment: a budget is made of regional counters (see
+-- region_slots), so the same outbox, replicators and max-merge carry it. Two modes:
+--  shared:   one counter; its 'p' slots hold what was granted (creation, refunds), its 'n'
+--            slots what was spent; a region spends from the total it sees.
+--  allotted: one counter as above, where a region's 'n' slot also holds what it gave away,
+--            plus one 'incoming' counter per region holding what the others gave it. A region
+--            spends only from its share (its own slot plus what it was given), whose own part
+--            it sees exactly and whose given part it sees late, never early: no region can
+--            spend what it does not own, so the total never goes below zero.
+-- A reservation is a spend that this region remembers (not replicated): committing it gives
+-- back what was not used, releasing it or letting it expire gives back all of it. Expired
+-- reservations are settled by the next change of the budget in this region.
+-- KEYS[1] the shared counter, KEYS[2] the allotted counter, KEYS[3] this region's incoming
+-- counter, KEYS[4] the outbox sequence, KEYS[5] the outbox stream, KEYS[6] the operation's key
+-- (this region only: an operation id is idempotent per region), KEYS[7] this region's
+-- reservations (id -> amount), KEYS[8] their deadlines (id -> ms), KEYS[9..] the incoming
+-- counters of other regions: every other region for 'allot', the receiver for 'give'
+-- ARGV[1] this region, ARGV[2] 'create' | 'allot' | 'spend' | 'refund' | 'give' | 'reserve' |
+-- 'commit' | 'release', ARGV[3] amount (positive; what is used, for commit), ARGV[4] outbox
+-- bound (MAXLEN ~), ARGV[5] operation TTL (ms), ARGV[6] the shared counter's name, ARGV[7]
+-- the allotted counter's name, ARGV[8] this region's incoming counter's name, ARGV[9] the
+-- reservation id, ARGV[10] the reservation's TTL (ms), then per KEYS[9..]: the counter's name
+-- and (allot) the share given to its region
+-- Returns {1 when applied (or replayed), 0 when refused, -1 when there is no such budget,
+--          remaining (shared) or this region's share (allotted) as seen here,
+--          1 when the operation id was seen before (nothing changed), the amount given (give),
+--          then (give) this region's p and n of the allotted and of the receiver's counter}
 --#include region_slots
 local region, op, amount = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local done = redis.call('GET', KEYS[4])
+local sequence, outbox, bound = KEYS[4], KEYS[5], ARGV[4]
+local pField, nField = 'p:' .. region, 'n:' .. region
+
+local done = redis.call('GET', KEYS[6])
 if done then
   -- the answer of the first attempt, so that a retry reads as the original did
-  return {1, tonumber(done), 1}
+  local seen, given = string.match(done, '^(%-?%d+)|(%d+)$')
+  return {1, tonumber(seen), 1, tonumber(given)}
 end
-local remaining = total(KEYS[1])
-if op == 'create' then
-  -- a budget this region already sees is not granted twice from here
-  if redis.call('EXISTS', KEYS[1]) == 1 then
-    return {0, remaining, 0}
+
+-- a counter as this Redis sees it: {exists, total, this region's p, this region's n}
+local function counter(key)
+  local fields = redis.call('HGETALL', key)
+  local seen, p, n = sum(fields, region)
+  return {#fields > 0, seen, p, n}
+end
+
+-- adds to this region's p (grow) or n slot of a counter read before (seen), and ships the
+-- slot's new state
+local function add(key, name, seen, grow, by)
+  if grow then
+    seen[3] = redis.call('HINCRBY', key, pField, exact(by))
+  else
+    seen[4] = redis.call('HINCRBY', key, nField, exact(by))
   end
-elseif op == 'spend' and remaining < amount then
-  -- refused spends are not remembered: the same id may succeed after a refund
-  return {0, remaining, 0}
+  ship(sequence, outbox, bound, name, seen[3], seen[4])
+  return seen[3], seen[4]
 end
-local p, n
-if op == 'spend' then
-  n = redis.call('HINCRBY', KEYS[1], 'n:' .. region, ARGV[3])
-  p = tonumber(redis.call('HGET', KEYS[1], 'p:' .. region) or '0')
-  remaining = remaining - amount
+
+local function answer(seen, given)
+  redis.call('SET', KEYS[6], exact(seen) .. '|' .. exact(given), 'PX', ARGV[5])
+  return {1, seen, 0, given}
+end
+
+local function now()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+if op == 'create' or op == 'allot' then
+  -- a budget this region already sees, in either mode, is not granted twice from here
+  if redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3]) > 0 then
+    return {0, 0, 0, 0}
+  end
+  if op == 'create' then
+    add(KEYS[1], ARGV[6], {false, 0, 0, 0}, true, amount)
+    return answer(amount, 0)
+  end
+  -- this region grants the whole amount and gives each other region its share at once
+  local givenAway = 0
+  for i = 9, #KEYS do
+    local share = tonumber(ARGV[12 + (i - 9) * 2])
+    if share > 0 then
+      add(KEYS[i], ARGV[11 + (i - 9) * 2], {false, 0, 0, 0}, true, share)
+      givenAway = givenAway + share
+    end
+  end
+  redis.call('HSET', KEYS[2], nField, exact(givenAway))
+  add(KEYS[2], ARGV[7], {true, 0, 0, givenAway}, true, amount)
+  return answer(amount - givenAway, 0)
+end
+
+-- the budget this region spends from: its counter, and what this region may spend of it
+local key, name, seen, available
+local shared = counter(KEYS[1])
+if shared[1] then
+  key, name, seen = KEYS[1], ARGV[6], shared
+  available = function() return seen[2] end
 else
-  p = redis.call('HINCRBY', KEYS[1], 'p:' .. region, ARGV[3])
-  n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. region) or '0')
-  remaining = remaining + amount
+  local allotted, incoming = counter(KEYS[2]), counter(KEYS[3])
+  if not (allotted[1] or incoming[1]) then
+    return {-1, 0, 0, 0}
+  end
+  key, name, seen = KEYS[2], ARGV[7], allotted
+  available = function() return seen[3] - seen[4] + incoming[2] end
 end
-local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'seq', seq, 'counter', ARGV[5],
-  'p', exact(p), 'n', exact(n))
-redis.call('SET', KEYS[4], exact(remaining), 'PX', ARGV[6])
-return {1, remaining, 0}
+
+local function take(by)
+  add(key, name, seen, false, by)
+  seen[2] = seen[2] - by
+end
+
+local function giveBack(by)
+  add(key, name, seen, true, by)
+  seen[2] = seen[2] + by
+end
+
+if redis.call('EXISTS', KEYS[8]) == 1 then
+  -- bounded per call so that a script stays short; the rest come back next call
+  local back = 0
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', now(), 'LIMIT', 0, 100)) do
+    back = back + tonumber(redis.call('HGET', KEYS[7], id) or '0')
+    redis.call('HDEL', KEYS[7], id)
+    redis.call('ZREM', KEYS[8], id)
+  end
+  if back > 0 then
+    giveBack(back)
+  end
+end
+
+if op == 'refund' then
+  giveBack(amount)
+  return answer(available(), 0)
+elseif op == 'spend' or op == 'reserve' then
+  if available() < amount then
+    -- refusals are not remembered: the same id may succeed after a refund
+    return {0, available(), 0, 0}
+  end
+  take(amount)
+  if op == 'reserve' then
+    redis.call('HSET', KEYS[7], ARGV[9], ARGV[3])
+    redis.call('ZADD', KEYS[8], now() + tonumber(ARGV[10]), ARGV[9])
+  end
+  return answer(available(), 0)
+elseif op == 'commit' or op == 'release' then
+  local held = redis.call('HGET', KEYS[7], ARGV[9])
+  if not held then
+    -- committed, released or expired already
+    return {0, available(), 0, 0}
+  end
+  if op == 'commit' and amount > tonumber(held) then
+    return {0, available(), 0, 0}
+  end
+  redis.call('HDEL', KEYS[7], ARGV[9])
+  redis.call('ZREM', KEYS[8], ARGV[9])
+  local unused = tonumber(held) - (op == 'commit' and amount or 0)
+  if unused > 0 then
+    giveBack(unused)
+  end
+  return answer(available(), 0)
+end
+
+-- give: as much of what was asked as this region's share holds, to the receiver's counter
+if key == KEYS[1] then
+  return {0, available(), 0, 0}
+end
+local share = available()
+local given = math.min(amount, share)
+if given <= 0 then
+  return {0, share, 0, 0}
+end
+local ap, an = add(key, name, seen, false, given)
+-- only this region writes its slot of the receiver's counter, and only its p
+local ip, inn = add(KEYS[9], ARGV[11], {false, 0, 0, 0}, true, given)
+redis.call('SET', KEYS[6], exact(share - given) .. '|' .. exact(given), 'PX', ARGV[5])
+return {1, share - given, 0, given, exact(ap), exact(an), exact(ip), exact(inn)}

@@ -20,9 +20,7 @@ else
   n = redis.call('HINCRBY', KEYS[1], 'n:' .. region, string.sub(ARGV[2], 2))
   p = tonumber(redis.call('HGET', KEYS[1], 'p:' .. region) or '0')
 end
-local seq = redis.call('INCR', KEYS[2])
 -- no TTL on any of these keys: counters live until deleted, the sequence must never restart
 -- and the stream is bounded by MAXLEN instead (see docs/multi-region.md)
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'seq', seq, 'counter', ARGV[4],
-  'p', exact(p), 'n', exact(n))
+local seq = ship(KEYS[2], KEYS[3], ARGV[3], ARGV[4], p, n)
 return {total(KEYS[1]), seq}

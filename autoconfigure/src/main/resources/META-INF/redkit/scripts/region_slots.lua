@@ -5,16 +5,34 @@ local function exact(n)
   return string.format('%.0f', n)
 end
 
-local function total(key)
-  local fields = redis.call('HGETALL', key)
-  local sum = 0
+-- the total of a counter's fields as HGETALL returns them, and this region's p and n among them
+local function sum(fields, region)
+  local total, p, n = 0, 0, 0
   for i = 1, #fields, 2 do
     local kind = string.sub(fields[i], 1, 2)
     if kind == 'p:' then
-      sum = sum + tonumber(fields[i + 1])
+      total = total + tonumber(fields[i + 1])
     elseif kind == 'n:' then
-      sum = sum - tonumber(fields[i + 1])
+      total = total - tonumber(fields[i + 1])
+    end
+    if fields[i] == 'p:' .. region then
+      p = tonumber(fields[i + 1])
+    elseif fields[i] == 'n:' .. region then
+      n = tonumber(fields[i + 1])
     end
   end
-  return sum
+  return total, p, n
+end
+
+local function total(key)
+  return (sum(redis.call('HGETALL', key), ''))
+end
+
+-- Appends one counter's slot of this region to the outbox; the sequence orders and
+-- identifies it (see region_counter_increment for why an entry carries state, not a delta).
+local function ship(sequence, outbox, bound, counter, p, n)
+  local seq = redis.call('INCR', sequence)
+  redis.call('XADD', outbox, 'MAXLEN', '~', bound, '*', 'seq', seq, 'counter', counter,
+    'p', exact(p), 'n', exact(n))
+  return seq
 end

@@ -1,27 +1,45 @@
 package io.github.redkit.region;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
+import io.github.redkit.budget.Reservation;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.util.Assert;
 
 /**
  * {@link RegionalBudgets} on the local Redis: each change is one
- * {@code region_budget_change} script on the budget's regional counter
- * ({@code budget:<name>}: what was granted in its {@code p} slots, what was spent in its
- * {@code n} slots), queued in the same outbox as {@link RegionalCounters} increments.
+ * {@code region_budget_change} script on the budget's regional counters, queued in the
+ * same outbox as {@link RegionalCounters} increments. A shared budget is one counter
+ * ({@code budget:<name>}: grants in its {@code p} slots, spends in its {@code n} slots);
+ * an allotted one is a counter ({@code allotted:<name>}: a region's grants in its
+ * {@code p} slot, what it spent or gave away in its {@code n} slot) and one counter per
+ * region of what the others gave it.
  */
 public class RedisRegionalBudgets implements RegionalBudgets {
 
+	private static final Log logger = LogFactory.getLog(RedisRegionalBudgets.class);
+
 	private static final LuaScript<List> CHANGE = LuaScript.load("region_budget_change", List.class);
 
-	private static final LuaScript<Long> GET = LuaScript.load("region_counter_get", Long.class);
+	private static final LuaScript<List> READ = LuaScript.load("region_budget_read", List.class);
+
+	private static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
 
 	private final RedisScriptRunner runner;
+
+	private final Map<String, RedisScriptRunner> peers;
 
 	private final RegionKeys keys;
 
@@ -36,18 +54,21 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	/**
 	 * Creates budgets.
 	 * @param runner runs scripts on the local Redis
+	 * @param peers runs scripts on each peer region's Redis, by region name (borrowing)
 	 * @param keyspace builds the keys
 	 * @param region this region's name
 	 * @param outboxMaxLength the outbox bound (approximate, {@code MAXLEN ~})
 	 * @param operationTtl how long an operation id is remembered
-	 * @param timeout the longest wait for the local Redis
+	 * @param timeout the longest wait for a Redis
 	 */
-	public RedisRegionalBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, String region, long outboxMaxLength,
-			Duration operationTtl, Duration timeout) {
+	public RedisRegionalBudgets(RedisScriptRunner runner, Map<String, RedisScriptRunner> peers, RedisKeyspace keyspace,
+			String region, long outboxMaxLength, Duration operationTtl, Duration timeout) {
 		Assert.hasText(region, "Region must not be empty");
+		Assert.isTrue(!peers.containsKey(region), "A peer must not be named like this region");
 		Assert.isTrue(outboxMaxLength > 0, "Outbox max length must be positive");
 		Assert.isTrue(operationTtl.toMillis() > 0, "Operation TTL must be at least a millisecond");
 		this.runner = runner;
+		this.peers = new LinkedHashMap<>(peers);
 		this.keys = new RegionKeys(keyspace);
 		this.region = region;
 		this.outboxMaxLength = Long.toString(outboxMaxLength);
@@ -58,41 +79,240 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	@Override
 	public boolean create(String name, long amount) {
 		// the creation's own id: a retried creation is answered as the first was
-		return (Long) change("create", name, amount, "create").get(0) == 1;
+		return (Long) change(name, Change.of("create", amount, "create")).get(0) == 1;
+	}
+
+	@Override
+	public boolean allot(String name, Map<String, Long> shares) {
+		Assert.isTrue(shares.keySet().stream().allMatch((r) -> r.equals(this.region) || this.peers.containsKey(r)),
+				() -> "Shares must name this region and its peers only (was " + shares.keySet() + ")");
+		Assert.isTrue(shares.values().stream().allMatch((share) -> share >= 0), "Shares must not be negative");
+		long amount = shares.values().stream().mapToLong(Long::longValue).sum();
+		List<String> others = new ArrayList<>();
+		for (String peer : this.peers.keySet()) {
+			others.add(peer);
+			others.add(Long.toString(shares.getOrDefault(peer, 0L)));
+		}
+		return (Long) change(name, Change.naming("allot", amount, "allot", others)).get(0) == 1;
 	}
 
 	@Override
 	public long remaining(String name) {
-		Assert.hasText(name, "Budget name must not be empty");
-		return this.runner.execute(GET, this.timeout, List.of(this.keys.counter(counter(name))));
+		return (Long) read(name).get(1);
+	}
+
+	@Override
+	public long share(String name) {
+		List<?> seen = read(name);
+		return (Long) seen.get((Long) seen.get(0) == 2 ? 2 : 1);
+	}
+
+	@Override
+	public Map<String, Long> shares(String name) {
+		return sharesOf(read(name));
+	}
+
+	/** The shares in a {@code region_budget_read} reply, empty unless allotted. */
+	private Map<String, Long> sharesOf(List<?> seen) {
+		Map<String, Long> shares = new LinkedHashMap<>();
+		if ((Long) seen.get(0) == 2) {
+			List<String> regions = regions();
+			for (int i = 0; i < regions.size(); i++) {
+				shares.put(regions.get(i), (Long) seen.get(2 + i));
+			}
+		}
+		return shares;
 	}
 
 	@Override
 	public RegionalSpend spend(String name, long amount, String operationId) {
 		Assert.hasText(operationId, "Operation id must not be empty");
-		List<?> reply = change("spend", name, amount, "spend " + operationId);
+		List<?> reply = change(name, Change.of("spend", amount, "spend " + operationId));
 		return new RegionalSpend((Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2) == 1);
 	}
 
 	@Override
 	public long refund(String name, long amount, String operationId) {
 		Assert.hasText(operationId, "Operation id must not be empty");
-		return (Long) change("refund", name, amount, "refund " + operationId).get(1);
+		return (Long) change(name, Change.of("refund", amount, "refund " + operationId)).get(1);
 	}
 
-	private List<?> change(String operation, String name, long amount, String operationKey) {
-		Assert.hasText(name, "Budget name must not be empty");
+	@Override
+	public Optional<Reservation> reserve(String name, long amount, Duration ttl, String operationId) {
+		Assert.hasText(operationId, "Operation id must not be empty");
+		Assert.isTrue(ttl.toMillis() > 0, "Reservation TTL must be at least a millisecond");
+		List<?> reply = change(name,
+				new Change("reserve", amount, "reserve " + operationId, operationId, ttl, List.of()));
+		return ((Long) reply.get(0) == 1) ? Optional.of(new Reservation(name, operationId, amount)) : Optional.empty();
+	}
+
+	@Override
+	public RegionalSpend commit(Reservation reservation, long actualAmount) {
+		Assert.isTrue(actualAmount >= 0 && actualAmount <= reservation.amount(),
+				() -> "Actual amount must be between 0 and " + reservation.amount() + " (was " + actualAmount + ")");
+		List<?> reply = change(reservation.budgetId(), new Change("commit", actualAmount, "commit " + reservation.id(),
+				reservation.id(), Duration.ZERO, List.of()));
+		return new RegionalSpend((Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2) == 1);
+	}
+
+	@Override
+	public void release(Reservation reservation) {
+		change(reservation.budgetId(), new Change("release", reservation.amount(), "release " + reservation.id(),
+				reservation.id(), Duration.ZERO, List.of()));
+	}
+
+	@Override
+	public long give(String name, String region, long amount, String operationId) {
+		Assert.isTrue(this.peers.containsKey(region), () -> "Region '" + region + "' is not a peer");
+		Assert.hasText(operationId, "Operation id must not be empty");
+		return (Long) change(name, Change.naming("give", amount, "give " + region + " " + operationId, List.of(region)))
+			.get(3);
+	}
+
+	@Override
+	public long borrow(String name, long amount, String operationId) {
 		Assert.isTrue(amount > 0, () -> "Amount must be positive (was " + amount + ")");
-		String counter = counter(name);
-		return this.runner.execute(CHANGE, this.timeout,
-				List.of(this.keys.counter(counter), this.keys.sequence(), this.keys.outbox(),
-						this.keys.operation(counter, operationKey)),
-				this.region, operation, Long.toString(amount), this.outboxMaxLength, counter, this.operationTtl);
+		Assert.hasText(operationId, "Operation id must not be empty");
+		List<?> seen = read(name);
+		if ((Long) seen.get(0) == 1) {
+			// a shared budget: every region spends from all of it already
+			return 0;
+		}
+		Map<String, Long> shares = sharesOf(seen);
+		// the largest share first; all of them when this region does not see the budget
+		// yet
+		List<Map.Entry<String, RedisScriptRunner>> donors = new ArrayList<>(this.peers.entrySet());
+		donors.sort(Comparator
+			.comparing((Map.Entry<String, RedisScriptRunner> donor) -> shares.getOrDefault(donor.getKey(), 0L))
+			.reversed());
+		long borrowed = 0;
+		for (Map.Entry<String, RedisScriptRunner> donor : donors) {
+			if (borrowed == amount) {
+				break;
+			}
+			try {
+				borrowed += borrowFrom(donor.getKey(), donor.getValue(), name, amount - borrowed, operationId);
+			}
+			catch (RuntimeException ex) {
+				// a region out of reach gives nothing; the next one may. If the ask
+				// reached
+				// it after all, what it gave arrives here by replication.
+				logger.debug("Could not borrow from region '" + donor.getKey() + "'", ex);
+			}
+		}
+		return borrowed;
 	}
 
-	/** The regional counter that holds a budget, apart from counters by its prefix. */
-	static String counter(String name) {
+	/**
+	 * Runs a {@code give} on the donor's Redis, as the donor would, then applies the
+	 * donor's changed slots here at once: the same state its replicator ships later,
+	 * which the max-merge keeps once.
+	 */
+	private long borrowFrom(String donor, RedisScriptRunner runner, String name, long amount, String operationId) {
+		List<?> reply = change(runner, donor, name,
+				Change.naming("give", amount, "borrow " + this.region + " " + operationId, List.of(this.region)));
+		long given = (Long) reply.get(3);
+		if (given > 0 && reply.size() > 4) {
+			this.runner.execute(APPLY, this.timeout,
+					List.of(this.keys.received(), this.keys.counter(allotted(name)),
+							this.keys.counter(incoming(name, this.region))),
+					donor, "0", (String) reply.get(4), (String) reply.get(5), "0", (String) reply.get(6),
+					(String) reply.get(7));
+		}
+		return given;
+	}
+
+	private List<?> read(String name) {
+		Assert.hasText(name, "Budget name must not be empty");
+		List<String> keys = new ArrayList<>(
+				List.of(this.keys.counter(shared(name)), this.keys.counter(allotted(name))));
+		List<String> regions = regions();
+		regions.forEach((each) -> keys.add(this.keys.counter(incoming(name, each))));
+		return this.runner.execute(READ, this.timeout, keys, regions.toArray(new String[0]));
+	}
+
+	/** This region, then its peers. */
+	private List<String> regions() {
+		List<String> regions = new ArrayList<>();
+		regions.add(this.region);
+		regions.addAll(this.peers.keySet());
+		return regions;
+	}
+
+	/** Runs one change on this region's Redis. */
+	private List<?> change(String name, Change change) {
+		return change(this.runner, this.region, name, change);
+	}
+
+	/** Runs one change on a region's Redis as that region. */
+	private List<?> change(RedisScriptRunner target, String region, String name, Change change) {
+		Assert.hasText(name, "Budget name must not be empty");
+		String shared = shared(name);
+		List<String> keys = new ArrayList<>(List.of(this.keys.counter(shared), this.keys.counter(allotted(name)),
+				this.keys.counter(incoming(name, region)), this.keys.sequence(), this.keys.outbox(),
+				this.keys.operation(shared, change.operationKey()), this.keys.reservations(shared),
+				this.keys.reservationDeadlines(shared)));
+		List<String> args = new ArrayList<>(List.of(region, change.operation(), Long.toString(change.amount()),
+				this.outboxMaxLength, this.operationTtl, shared, allotted(name), incoming(name, region),
+				change.reservation(), Long.toString(change.reservationTtl().toMillis())));
+		boolean withShares = change.operation().equals("allot");
+		List<String> others = change.others();
+		for (int i = 0; i < others.size(); i += withShares ? 2 : 1) {
+			keys.add(this.keys.counter(incoming(name, others.get(i))));
+			args.add(incoming(name, others.get(i)));
+			if (withShares) {
+				args.add(others.get(i + 1));
+			}
+		}
+		return target.execute(CHANGE, this.timeout, keys, args.toArray(new String[0]));
+	}
+
+	/** The regional counter of a shared budget, apart from counters by its prefix. */
+	static String shared(String name) {
 		return "budget:" + name;
+	}
+
+	/** The regional counter of an allotted budget's grants, spends and gifts. */
+	static String allotted(String name) {
+		return "allotted:" + name;
+	}
+
+	/**
+	 * The regional counter of what the other regions gave one region of an allotted
+	 * budget; the region's length first, so that no region and name pair reads like
+	 * another.
+	 */
+	static String incoming(String name, String region) {
+		return "allotted-to:" + region.length() + ":" + region + ":" + name;
+	}
+
+	/**
+	 * One {@code region_budget_change} call.
+	 *
+	 * @param operation the script's operation
+	 * @param amount the amount
+	 * @param operationKey remembers the answer for a retry
+	 * @param reservation the reservation's id (reserve, commit, release), else empty
+	 * @param reservationTtl the reservation's lifetime (reserve)
+	 * @param others the other regions the change names: every peer and its share (allot),
+	 * the receiver (give)
+	 */
+	private record Change(String operation, long amount, String operationKey, String reservation,
+			Duration reservationTtl, List<String> others) {
+
+		Change {
+			Assert.isTrue(amount > 0 || (amount == 0 && operation.equals("commit")),
+					() -> "Amount must be positive (was " + amount + ")");
+		}
+
+		static Change of(String operation, long amount, String operationKey) {
+			return new Change(operation, amount, operationKey, "", Duration.ZERO, List.of());
+		}
+
+		static Change naming(String operation, long amount, String operationKey, List<String> others) {
+			return new Change(operation, amount, operationKey, "", Duration.ZERO, others);
+		}
+
 	}
 
 }

@@ -29,6 +29,19 @@ final class RegionKeys {
 		return this.base.part("op", counter, operationId).build();
 	}
 
+	/**
+	 * This region's open reservations of a budget (not replicated: the amounts are spent
+	 * in the replicated counters until they come back).
+	 */
+	String reservations(String budget) {
+		return this.base.part("reservations", budget).build();
+	}
+
+	/** When each of this region's open reservations of a budget expires. */
+	String reservationDeadlines(String budget) {
+		return this.base.part("reservation-deadlines", budget).build();
+	}
+
 	/** The sequence of this region's outbox entries. */
 	String sequence() {
 		return this.base.part("outbox-seq").build();

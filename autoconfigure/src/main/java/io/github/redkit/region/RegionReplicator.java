@@ -128,6 +128,11 @@ public class RegionReplicator {
 		return this.peer;
 	}
 
+	/** Runs scripts on the peer's Redis. */
+	RedisScriptRunner peerRunner() {
+		return this.remote;
+	}
+
 	/**
 	 * Starts shipping on a daemon thread.
 	 */

@@ -1,7 +1,10 @@
 package io.github.redkit.region;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
+import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 
 import org.springframework.context.SmartLifecycle;
@@ -46,6 +49,16 @@ public class RegionReplicators implements SmartLifecycle, AutoCloseable {
 	 */
 	public List<RegionReplicator> replicators() {
 		return this.replicators;
+	}
+
+	/**
+	 * Runs scripts on each peer's Redis, over the replicators' connections.
+	 * @return a runner by peer region name
+	 */
+	public Map<String, RedisScriptRunner> peerRunners() {
+		Map<String, RedisScriptRunner> runners = new LinkedHashMap<>();
+		this.replicators.forEach((replicator) -> runners.put(replicator.peer(), replicator.peerRunner()));
+		return runners;
 	}
 
 	@Override

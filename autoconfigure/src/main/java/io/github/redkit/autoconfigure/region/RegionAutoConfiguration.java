@@ -52,11 +52,12 @@ public final class RegionAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnReplicatedBudgets.class)
-	RegionalBudgets redkitRegionalBudgets(RedisScriptRunner runner, RedisKeyspace keyspace,
-			RegionProperties properties) {
+	RegionalBudgets redkitRegionalBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, RegionProperties properties,
+			RegionReplicators replicators) {
 		String local = RegionPropertiesChecks.checked(properties);
-		return new RedisRegionalBudgets(runner, keyspace, local, properties.getOutbox().getMaxLength(),
-				properties.getBudgets().getOperationTtl(), properties.getTimeout());
+		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local,
+				properties.getOutbox().getMaxLength(), properties.getBudgets().getOperationTtl(),
+				properties.getTimeout());
 	}
 
 	@Bean
