@@ -3,7 +3,7 @@
 -- this peer ("<stream id>|<sequence>")
 -- ARGV[1] batch size
 -- Returns {shipped sequence, last sequence written, Redis time ms, stream length,
---          then 5 strings per entry: id, sequence, counter, p, n}
+--          then 6 strings per entry: id, sequence, counter, p, n, ttl ms ('0': none)}
 -- A gap between the shipped sequence and the first entry's sequence means MAXLEN trimmed
 -- entries this peer never received: the caller flags it.
 local shipped = redis.call('GET', KEYS[3]) or '0-0|0'
@@ -26,5 +26,6 @@ for _, entry in ipairs(entries) do
   table.insert(reply, fields['counter'])
   table.insert(reply, fields['p'])
   table.insert(reply, fields['n'])
+  table.insert(reply, fields['ttl'] or '0')
 end
 return reply

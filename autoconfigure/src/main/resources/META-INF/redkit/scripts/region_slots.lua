@@ -30,9 +30,16 @@ end
 
 -- Appends one counter's slot of this region to the outbox; the sequence orders and
 -- identifies it (see region_counter_increment for why an entry carries state, not a delta).
-local function ship(sequence, outbox, bound, counter, p, n)
+-- ttl (ms, optional) is how long the counter lives: peers expire their copy that long after
+-- they apply it (later by the lag: an expiry here only frees memory, it decides nothing).
+local function ship(sequence, outbox, bound, counter, p, n, ttl)
   local seq = redis.call('INCR', sequence)
-  redis.call('XADD', outbox, 'MAXLEN', '~', bound, '*', 'seq', seq, 'counter', counter,
-    'p', exact(p), 'n', exact(n))
+  if ttl then
+    redis.call('XADD', outbox, 'MAXLEN', '~', bound, '*', 'seq', seq, 'counter', counter,
+      'p', exact(p), 'n', exact(n), 'ttl', exact(ttl))
+  else
+    redis.call('XADD', outbox, 'MAXLEN', '~', bound, '*', 'seq', seq, 'counter', counter,
+      'p', exact(p), 'n', exact(n))
+  end
   return seq
 end

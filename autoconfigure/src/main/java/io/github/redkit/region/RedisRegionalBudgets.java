@@ -216,8 +216,8 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 			this.runner.execute(APPLY, this.timeout,
 					List.of(this.keys.received(), this.keys.counter(allotted(name)),
 							this.keys.counter(incoming(name, this.region))),
-					donor, "0", (String) reply.get(4), (String) reply.get(5), "0", (String) reply.get(6),
-					(String) reply.get(7));
+					donor, "0", (String) reply.get(4), (String) reply.get(5), "0", "0", (String) reply.get(6),
+					(String) reply.get(7), "0");
 		}
 		return given;
 	}

@@ -38,7 +38,7 @@ public class RegionReplicator {
 
 	private static final int HEADER = 4;
 
-	private static final int FIELDS = 5;
+	private static final int FIELDS = 6;
 
 	private final String peer;
 
@@ -337,7 +337,7 @@ public class RegionReplicator {
 		String firstId = (String) reply.get(HEADER);
 		this.lagMillis = Math.max(0, now - Long.parseLong(firstId.substring(0, firstId.indexOf('-'))));
 		List<String> applyKeys = new ArrayList<>(count + 1);
-		List<String> args = new ArrayList<>(count * 3 + 1);
+		List<String> args = new ArrayList<>(count * 4 + 1);
 		applyKeys.add(this.keys.received());
 		args.add(this.region);
 		for (int i = 0; i < count; i++) {
@@ -346,6 +346,7 @@ public class RegionReplicator {
 			args.add((String) reply.get(at + 1));
 			args.add((String) reply.get(at + 3));
 			args.add((String) reply.get(at + 4));
+			args.add((String) reply.get(at + 5));
 		}
 		List<?> applied = this.remote.execute(APPLY, this.timeout, applyKeys, args.toArray(new String[0]));
 		if (number(applied.get(2)) == 0 && firstSeq > 1 && !gap) {

@@ -3,6 +3,7 @@ package io.github.redkit.region;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.RedisScriptRunner;
 
@@ -39,8 +40,9 @@ final class RegionReseeder {
 	}
 
 	/**
-	 * Ships every local counter's slot of this region: one {@code SCAN} page and one
-	 * {@code HMGET} per counter locally, one apply script per batch on the peer.
+	 * Ships every local counter's slot of this region: one {@code SCAN} page, one
+	 * {@code HMGET} and one {@code PTTL} per counter locally, one apply script per batch
+	 * on the peer.
 	 * @return the number of counters shipped
 	 */
 	long reseed() {
@@ -67,6 +69,10 @@ final class RegionReseeder {
 				args.add("0");
 				args.add((slot.get(0) != null) ? slot.get(0).toString() : "0");
 				args.add((slot.get(1) != null) ? slot.get(1).toString() : "0");
+				// what is left of a counter's life, 0 (none) for one that lives until
+				// deleted
+				Long ttl = this.local.template().getExpire(key, TimeUnit.MILLISECONDS);
+				args.add((ttl != null && ttl > 0) ? ttl.toString() : "0");
 				if (batchKeys.size() > this.batchSize) {
 					reseeded += apply(batchKeys, args);
 				}

@@ -2,6 +2,7 @@ package io.github.redkit.region;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.UUID;
 
@@ -88,14 +89,20 @@ class RegionalScriptsTests {
 	@Test
 	void anAppliedEntryKeepsTheLargerSlotSoDuplicatesAndOldEntriesChangeNothing() {
 		List<String> keys = List.of(this.keys.received(), this.keys.counter("c"));
-		assertThat(apply(keys, "us", "2", "10", "3")).containsExactly(1L, 0L, 0L);
+		assertThat(apply(keys, "us", "2", "10", "3", "0")).containsExactly(1L, 0L, 0L);
 		// older, then the same again
-		assertThat(apply(keys, "us", "1", "5", "1")).containsExactly(0L, 1L, 2L);
-		assertThat(apply(keys, "us", "2", "10", "3")).containsExactly(0L, 1L, 2L);
+		assertThat(apply(keys, "us", "1", "5", "1", "0")).containsExactly(0L, 1L, 2L);
+		assertThat(apply(keys, "us", "2", "10", "3", "0")).containsExactly(0L, 1L, 2L);
 		assertThat(this.redis.opsForHash().entries(this.keys.counter("c"))).containsOnly(entry("p:us", "10"),
 				entry("n:us", "3"));
 		assertThat(new RedisRegionalCounters(this.runner, this.keyspace, "eu", 1000, TIMEOUT).get("c")).isEqualTo(7);
 		assertThat(this.redis.opsForHash().get(this.keys.received(), "us")).isEqualTo("2");
+		assertThat(this.redis.getExpire(this.keys.counter("c"))).as("lives until deleted").isEqualTo(-1);
+		// an entry with a TTL (a rate limit's sub-window) expires that long after it is
+		// applied
+		List<String> expiring = List.of(this.keys.received(), this.keys.counter("window"));
+		assertThat(apply(expiring, "us", "3", "4", "0", "60000")).containsExactly(1L, 0L, 2L);
+		assertThat(this.redis.getExpire(this.keys.counter("window"), TimeUnit.MILLISECONDS)).isBetween(1L, 60_000L);
 	}
 
 	@Test
