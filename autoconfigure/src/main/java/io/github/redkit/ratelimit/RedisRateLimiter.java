@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservation;
 import io.github.redkit.core.RedkitObservationKind;
@@ -79,6 +80,8 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private RedkitObservations observations = RedkitObservations.NONE;
 
+	private @Nullable GlobalRateLimits global;
+
 	/**
 	 * Creates a rate limiter.
 	 * @param runner runs the scripts
@@ -102,6 +105,21 @@ public class RedisRateLimiter implements RateLimiter {
 		this.cluster = runner.isCluster();
 		this.giveBack = new PermitGiveBack(runner, timeout, metrics);
 		this.coolingDownUntil = System.nanoTime();
+	}
+
+	/**
+	 * Counts the named limits marked global in every region: each decision runs on the
+	 * local Redis over every region's calls as this region sees them, and queues this
+	 * region's calls in the region's outbox (see docs/multi-region.md).
+	 * @param outbox the region's outbox
+	 * @param limitNames the named limits to count in every region, each a sliding window
+	 * @throws IllegalArgumentException when a name is not a configured sliding-window
+	 * limit
+	 */
+	public void setGlobalLimits(RegionOutbox outbox, Set<String> limitNames) {
+		GlobalRateLimits global = new GlobalRateLimits(this.runner, outbox, limitNames);
+		global.checkAll(this.limits);
+		this.global = global;
 	}
 
 	/**
@@ -271,6 +289,10 @@ public class RedisRateLimiter implements RateLimiter {
 	 * back whenever they answer.
 	 */
 	private CompletableFuture<RateLimitDecision> decide(PreparedLimit limit, List<String> keys, int cost) {
+		GlobalRateLimits global = this.global;
+		if (global != null && global.covers(limit.name()) && this.limits.get(limit.name()) == limit) {
+			return global.decide(limit, keys, cost).thenApply(limit::decision);
+		}
 		byte[][] args = limit.arguments(cost);
 		LuaScript<byte[]> script = script(limit);
 		if (keys.size() == 1) {
@@ -407,7 +429,12 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public void define(String limitName, RateLimitPolicy policy) {
-		this.limits.put(limitName, PreparedLimit.of(limitName, policy, this.keyspace));
+		PreparedLimit limit = PreparedLimit.of(limitName, policy, this.keyspace);
+		GlobalRateLimits global = this.global;
+		if (global != null && global.covers(limitName)) {
+			global.check(limitName, limit);
+		}
+		this.limits.put(limitName, limit);
 	}
 
 	@Override

@@ -1,5 +1,7 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
+import java.util.Set;
+
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
@@ -15,6 +17,7 @@ import io.github.redkit.ratelimit.RateLimitedInterceptor;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
+import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitExchangeHeaders;
 import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
@@ -52,11 +55,22 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiter redkitRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, RateLimitProperties properties,
-			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations) {
+			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations,
+			ObjectProvider<RegionOutbox> regionOutbox) {
 		RedisRateLimiter limiter = new RedisRateLimiter(runner, keyspace,
 				RateLimitPropertiesMapper.policies(properties), properties.getFailureMode(), properties.getTimeout(),
 				properties.getFailureCooldown(), metrics);
 		observations.ifAvailable(limiter::setObservations);
+		Set<String> global = RateLimitPropertiesMapper.globalLimits(properties);
+		if (!global.isEmpty()) {
+			RegionOutbox outbox = regionOutbox.getIfAvailable();
+			if (outbox == null) {
+				throw new IllegalStateException("redkit.rate-limit.limits." + global.iterator().next()
+						+ ".global needs several regions: redkit.regions.local, with 'rate-limits' in"
+						+ " redkit.regions.replicate");
+			}
+			limiter.setGlobalLimits(outbox, global);
+		}
 		return limiter;
 	}
 

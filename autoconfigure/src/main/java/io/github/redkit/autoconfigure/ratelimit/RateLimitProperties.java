@@ -145,6 +145,13 @@ public class RateLimitProperties {
 		 */
 		private List<Window> windows = new ArrayList<>();
 
+		/**
+		 * Whether the limit counts the calls of every region (needs redkit.regions.local
+		 * and the sliding-window algorithm); each region decides on its own Redis over
+		 * what the others have shipped so far.
+		 */
+		private boolean global;
+
 		public RateLimitAlgorithm getAlgorithm() {
 			return this.algorithm;
 		}
@@ -159,6 +166,14 @@ public class RateLimitProperties {
 
 		public void setSubWindows(int subWindows) {
 			this.subWindows = subWindows;
+		}
+
+		public boolean isGlobal() {
+			return this.global;
+		}
+
+		public void setGlobal(boolean global) {
+			this.global = global;
 		}
 
 		public List<Window> getWindows() {

@@ -11,6 +11,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.region.RedisRegionalBudgets;
 import io.github.redkit.region.RedisRegionalCounters;
 import io.github.redkit.region.RegionHealthIndicator;
+import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.region.RegionReplicator;
 import io.github.redkit.region.RegionReplicators;
 import io.github.redkit.region.RegionalBudgets;
@@ -24,13 +25,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Several regions: {@link RegionalCounters} on the local Redis and one
+ * Several regions: {@link RegionalCounters}, {@link RegionalBudgets} and the
+ * {@link RegionOutbox} that global rate limits count through, on the local Redis, and one
  * {@link RegionReplicator} per peer region, only when {@code redkit.regions.local} is
  * set.
  */
@@ -51,13 +52,21 @@ public final class RegionAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@Conditional(OnReplicatedBudgets.class)
+	@ConditionalOnReplicated("budgets")
 	RegionalBudgets redkitRegionalBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, RegionProperties properties,
 			RegionReplicators replicators) {
 		String local = RegionPropertiesChecks.checked(properties);
 		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local,
 				properties.getOutbox().getMaxLength(), properties.getBudgets().getOperationTtl(),
 				properties.getTimeout());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnReplicated("rate-limits")
+	RegionOutbox redkitRegionOutbox(RedisKeyspace keyspace, RegionProperties properties) {
+		return new RegionOutbox(keyspace, RegionPropertiesChecks.checked(properties),
+				properties.getOutbox().getMaxLength());
 	}
 
 	@Bean

@@ -28,10 +28,10 @@ public class RegionProperties {
 	private Map<String, Peer> peers = new LinkedHashMap<>();
 
 	/**
-	 * What is replicated between the regions: 'counters' and 'budgets' (shared budgets,
-	 * RegionalBudgets); 'rate-limits' is not yet.
+	 * What is replicated between the regions: 'counters' (RegionalCounters), 'budgets'
+	 * (RegionalBudgets) and 'rate-limits' (the limits marked global).
 	 */
-	private List<String> replicate = new ArrayList<>(List.of("counters", "budgets"));
+	private List<String> replicate = new ArrayList<>(List.of("counters", "budgets", "rate-limits"));
 
 	private final Budgets budgets = new Budgets();
 

@@ -14,9 +14,7 @@ final class RegionPropertiesChecks {
 
 	private static final String PREFIX = "redkit.regions";
 
-	private static final Set<String> NOT_YET = Set.of("rate-limits");
-
-	private static final Set<String> REPLICATED = Set.of("counters", "budgets");
+	private static final Set<String> REPLICATED = Set.of("counters", "budgets", "rate-limits");
 
 	private RegionPropertiesChecks() {
 	}
@@ -37,10 +35,6 @@ final class RegionPropertiesChecks {
 		}
 		properties.getPeers().forEach(PeerConnections::configuration);
 		for (String replicated : properties.getReplicate()) {
-			if (NOT_YET.contains(replicated)) {
-				throw new IllegalStateException(PREFIX + ".replicate: '" + replicated
-						+ "' is not replicated across regions yet; 'counters' and 'budgets' are");
-			}
 			if (!REPLICATED.contains(replicated)) {
 				throw new IllegalStateException(
 						PREFIX + ".replicate: unknown '" + replicated + "' (counters, budgets, rate-limits)");

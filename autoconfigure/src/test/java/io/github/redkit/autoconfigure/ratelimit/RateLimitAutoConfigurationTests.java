@@ -4,12 +4,14 @@ import java.util.List;
 import java.util.Optional;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.region.RegionAutoConfiguration;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
+import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -21,6 +23,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 class RateLimitAutoConfigurationTests {
 
@@ -43,6 +47,46 @@ class RateLimitAutoConfigurationTests {
 				assertThat(api.algorithm()).isEqualTo(RateLimitAlgorithm.TOKEN_BUCKET);
 				assertThat(api.windows()).hasSize(2);
 			});
+	}
+
+	@Test
+	void aGlobalLimitNeedsRegionsAndASlidingWindow() {
+		String[] api = { "redkit.rate-limit.limits.api.windows[0].limit=10",
+				"redkit.rate-limit.limits.api.windows[0].period=1s", "redkit.rate-limit.limits.api.global=true" };
+		this.runner.withPropertyValues(api)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.limits.api.global")
+				.hasMessageContaining("redkit.regions.local"));
+		ApplicationContextRunner regions = this.runner
+			.withConfiguration(AutoConfigurations.of(RegionAutoConfiguration.class))
+			.withPropertyValues("redkit.regions.local=eu")
+			.withPropertyValues(api);
+		regions.withPropertyValues("redkit.rate-limit.limits.api.algorithm=fixed-window")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.limits.api.global")
+				.hasMessageContaining("sliding-window"));
+		regions.withPropertyValues("redkit.regions.replicate=counters")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.regions.replicate"));
+		regions.run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			String identifier = "user:" + System.nanoTime();
+			for (int i = 0; i < 10; i++) {
+				assertThat(limiter.tryAcquire("api", identifier).allowed()).isTrue();
+			}
+			assertThat(limiter.tryAcquire("api", identifier).allowed()).isFalse();
+			// counted through the region's outbox, for the peers
+			String outbox = context.getBean(RegionOutbox.class).stream();
+			assertThat(
+					new StringRedisTemplate(context.getBean(RedisConnectionFactory.class)).opsForStream().size(outbox))
+				.isGreaterThanOrEqualTo(10);
+		});
 	}
 
 	@Test

@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.region.RegionReplicators;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
@@ -45,10 +46,12 @@ class RegionAutoConfigurationTests {
 	@Test
 	void budgetsAreSharedUnlessReplicateLeavesThemOut() {
 		this.runner.withPropertyValues("redkit.regions.local=eu")
-			.run((context) -> assertThat(context).hasSingleBean(RegionalBudgets.class));
+			.run((context) -> assertThat(context).hasSingleBean(RegionalBudgets.class)
+				.hasSingleBean(RegionOutbox.class));
 		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.replicate=counters")
 			.run((context) -> assertThat(context).hasSingleBean(RegionalCounters.class)
-				.doesNotHaveBean(RegionalBudgets.class));
+				.doesNotHaveBean(RegionalBudgets.class)
+				.doesNotHaveBean(RegionOutbox.class));
 		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.budgets.operation-ttl=0s")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
@@ -161,13 +164,13 @@ class RegionAutoConfigurationTests {
 	}
 
 	@Test
-	void replicatingWhatIsNotReplicatedYetFailsStartUp() {
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.replicate=counters,rate-limits")
+	void replicatingWhatCannotBeReplicatedFailsStartUp() {
+		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.replicate=counters,queues")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("redkit.regions.replicate")
-				.hasMessageContaining("rate-limits"));
+				.hasMessageContaining("queues"));
 	}
 
 	@Test
