@@ -258,15 +258,8 @@ public class RegionReplicator {
 		long pause = this.interval.toMillis();
 		while (this.thread == Thread.currentThread()) {
 			try {
-				if (!holdsLease()) {
-					this.standingBy = true;
-					this.lastRoundFailed = false;
-					this.roundDone = true;
-					Thread.sleep(this.interval.toMillis());
-					continue;
-				}
-				this.standingBy = false;
-				int shipped = shipOnce();
+				int shipped = ship(leaseMillis());
+				this.standingBy = shipped < 0;
 				this.lastRoundFailed = false;
 				this.roundDone = true;
 				pause = this.interval.toMillis();
@@ -291,18 +284,16 @@ public class RegionReplicator {
 		}
 	}
 
-	private boolean holdsLease() {
-		// a lease of a few rounds: a shipper that dies is replaced within it
-		long lease = Math.max(this.interval.toMillis() * 10, this.timeout.toMillis() * 2);
-		return this.local.execute(LEASE, this.timeout, List.of(this.keys.shipper(this.peer)), this.instance,
-				Long.toString(lease)) == 1;
+	/** A lease of a few rounds: a shipper that dies is replaced within it. */
+	private String leaseMillis() {
+		return Long.toString(Math.max(this.interval.toMillis() * 10, this.timeout.toMillis() * 2));
 	}
 
 	private void giveUpLease() {
 		// so that another instance of this region takes over at its next round, not when
 		// the lease runs out
 		try {
-			this.local.execute(LEASE, this.timeout, List.of(this.keys.shipper(this.peer)), this.instance, "0");
+			this.local.execute(LEASE, this.timeout, List.of(this.keys.shipper(this.peer)), this.instance);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not give up the lease of shipping to region '" + this.peer + "'", ex);
@@ -310,13 +301,30 @@ public class RegionReplicator {
 	}
 
 	/**
-	 * Ships one batch: the next entries after the shipped position.
+	 * Ships one batch, whoever holds the lease: the next entries after the shipped
+	 * position.
 	 * @return the number of entries shipped
 	 */
 	int shipOnce() {
-		List<?> reply = this.local.execute(READ, this.timeout,
-				List.of(this.keys.outbox(), this.keys.sequence(), this.keys.shipped(this.peer)),
-				Integer.toString(this.batchSize));
+		return ship("");
+	}
+
+	/**
+	 * Ships one batch when this instance holds the lease, in the same local call that
+	 * renews it.
+	 * @param leaseMillis the lease, empty to ship without it
+	 * @return the number of entries shipped, {@code -1} when another instance holds the
+	 * lease
+	 */
+	private int ship(String leaseMillis) {
+		List<?> reply = this.local
+			.execute(READ, this.timeout,
+					List.of(this.keys.outbox(), this.keys.sequence(), this.keys.shipped(this.peer),
+							this.keys.shipper(this.peer)),
+					Integer.toString(this.batchSize), this.instance, leaseMillis);
+		if (reply.size() == 1) {
+			return -1;
+		}
 		long shippedSeq = number(reply.get(0));
 		long lastSeq = number(reply.get(1));
 		long now = number(reply.get(2));
