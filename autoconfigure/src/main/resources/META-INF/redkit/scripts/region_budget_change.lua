@@ -14,13 +14,17 @@
 -- KEYS[1] the shared counter, KEYS[2] the allotted counter, KEYS[3] this region's incoming
 -- counter, KEYS[4] the outbox sequence, KEYS[5] the outbox stream, KEYS[6] the operation's key
 -- (this region only: an operation id is idempotent per region), KEYS[7] this region's
--- reservations (id -> amount), KEYS[8] their deadlines (id -> ms), KEYS[9..] the incoming
--- counters of other regions: every other region for 'allot', the receiver for 'give'
--- ARGV[1] this region, ARGV[2] 'create' | 'allot' | 'spend' | 'refund' | 'give' | 'reserve' |
+-- reservations (id -> amount), KEYS[8] their deadlines (id -> ms), KEYS[9] this region's
+-- incarnation (see region_recover), KEYS[10..] the incoming counters of other regions: every
+-- other region for 'allot', the receiver for 'give' and 'lend'
+-- ARGV[1] this region, ARGV[2] 'create' | 'allot' | 'spend' | 'refund' | 'give' | 'lend' (a
+-- give asked by the receiver, which applies the reply at once: refused until this Redis holds
+-- its own slot, so that no count made after a loss of data leaves it but by its outbox) |
+-- 'reserve' |
 -- 'commit' | 'release', ARGV[3] amount (positive; what is used, for commit), ARGV[4] outbox
 -- bound (MAXLEN ~), ARGV[5] operation TTL (ms), ARGV[6] the shared counter's name, ARGV[7]
 -- the allotted counter's name, ARGV[8] this region's incoming counter's name, ARGV[9] the
--- reservation id, ARGV[10] the reservation's TTL (ms), then per KEYS[9..]: the counter's name
+-- reservation id, ARGV[10] the reservation's TTL (ms), then per KEYS[10..]: the counter's name
 -- and (allot) the share given to its region
 -- Returns {1 when applied (or replayed), 0 when refused, -1 when there is no such budget,
 --          remaining (shared) or this region's share (allotted) as seen here,
@@ -78,10 +82,10 @@ if op == 'create' or op == 'allot' then
   end
   -- this region grants the whole amount and gives each other region its share at once
   local givenAway = 0
-  for i = 9, #KEYS do
-    local share = tonumber(ARGV[12 + (i - 9) * 2])
+  for i = 10, #KEYS do
+    local share = tonumber(ARGV[12 + (i - 10) * 2])
     if share > 0 then
-      add(KEYS[i], ARGV[11 + (i - 9) * 2], {false, 0, 0, 0}, true, share)
+      add(KEYS[i], ARGV[11 + (i - 10) * 2], {false, 0, 0, 0}, true, share)
       givenAway = givenAway + share
     end
   end
@@ -160,8 +164,8 @@ elseif op == 'commit' or op == 'release' then
   return answer(available(), 0)
 end
 
--- give: as much of what was asked as this region's share holds, to the receiver's counter
-if key == KEYS[1] then
+-- give, lend: as much of what was asked as this region's share holds, to the receiver's counter
+if key == KEYS[1] or (op == 'lend' and redis.call('EXISTS', KEYS[9]) == 0) then
   return {0, available(), 0, 0}
 end
 local share = available()
@@ -171,6 +175,6 @@ if given <= 0 then
 end
 local ap, an = add(key, name, seen, false, given)
 -- only this region writes its slot of the receiver's counter, and only its p
-local ip, inn = add(KEYS[9], ARGV[11], {false, 0, 0, 0}, true, given)
+local ip, inn = add(KEYS[10], ARGV[11], {false, 0, 0, 0}, true, given)
 redis.call('SET', KEYS[6], exact(share - given) .. '|' .. exact(given), 'PX', ARGV[5])
 return {1, share - given, 0, given, exact(ap), exact(an), exact(ip), exact(inn)}

@@ -1,14 +1,19 @@
 -- Reads the next batch of the local outbox for one peer, after the position last shipped to it.
 -- KEYS[1] the outbox stream, KEYS[2] the outbox sequence, KEYS[3] the position shipped to
 -- this peer ("<stream id>|<sequence>")
--- KEYS[4] the lease of shipping to this peer (see region_lease)
+-- KEYS[4] the lease of shipping to this peer (see region_lease), KEYS[5] this region's
+-- incarnation (see region_recover)
 -- ARGV[1] batch size, ARGV[2] this instance's id, ARGV[3] the lease (ms), '' to read without it
 --#include region_lease
--- Returns {-1} when another instance of this region holds the lease, else
+-- Returns {-2} when this Redis has no incarnation (new, or it lost its data: region_recover
+--         first), {-1} when another instance of this region holds the lease, else
 --         {shipped sequence, last sequence written, Redis time ms, stream length,
 --          then 6 strings per entry: id, sequence, counter, p, n, ttl ms ('0': none)}
 -- A gap between the shipped sequence and the first entry's sequence means MAXLEN trimmed
 -- entries this peer never received: the caller flags it.
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  return {-2}
+end
 if ARGV[3] ~= '' and not lease(KEYS[4], ARGV[2], ARGV[3]) then
   return {-1}
 end

@@ -210,7 +210,7 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	 */
 	private long borrowFrom(String donor, RedisScriptRunner runner, String name, long amount, String operationId) {
 		List<?> reply = change(runner, donor, name,
-				Change.naming("give", amount, "borrow " + this.region + " " + operationId, List.of(this.region)));
+				Change.naming("lend", amount, "borrow " + this.region + " " + operationId, List.of(this.region)));
 		long given = (Long) reply.get(3);
 		if (given > 0 && reply.size() > 4) {
 			this.runner.execute(APPLY, this.timeout,
@@ -251,7 +251,7 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 		List<String> keys = new ArrayList<>(List.of(this.keys.counter(shared), this.keys.counter(allotted(name)),
 				this.keys.counter(incoming(name, region)), this.keys.sequence(), this.keys.outbox(),
 				this.keys.operation(shared, change.operationKey()), this.keys.reservations(shared),
-				this.keys.reservationDeadlines(shared)));
+				this.keys.reservationDeadlines(shared), this.keys.incarnation(region)));
 		List<String> args = new ArrayList<>(List.of(region, change.operation(), Long.toString(change.amount()),
 				this.outboxMaxLength, this.operationTtl, shared, allotted(name), incoming(name, region),
 				change.reservation(), Long.toString(change.reservationTtl().toMillis())));

@@ -62,6 +62,32 @@ final class RegionKeys {
 		return this.base.part("shipper", peer).build();
 	}
 
+	/**
+	 * Set when this Redis holds a region's own slot of its counters (see
+	 * {@code region_recover}); gone when the Redis lost its data.
+	 */
+	String incarnation(String region) {
+		return this.base.part("incarnation", region).build();
+	}
+
+	/** The counters recovered so far while the incarnation is missing. */
+	String recovered() {
+		return this.base.part("recovered").build();
+	}
+
+	/** A {@code SCAN} pattern of every counter's key. */
+	String counterPattern() {
+		String key = counter("x");
+		StringBuilder pattern = new StringBuilder(key.length() + 8);
+		for (char c : key.substring(0, key.length() - 1).toCharArray()) {
+			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+				pattern.append('\\');
+			}
+			pattern.append(c);
+		}
+		return pattern.append('*').toString();
+	}
+
 	/** On a receiving Redis: the highest sequence received from each origin region. */
 	String received() {
 		return this.base.part("received").build();

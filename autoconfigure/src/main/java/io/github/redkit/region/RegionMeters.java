@@ -20,6 +20,10 @@ final class RegionMeters {
 	static final RedkitMeter TRIMMED = RedkitMeter.counter("redkit.regions.outbox.trimmed",
 			"Outbox entries trimmed before they were shipped to a peer region");
 
+	/** Times this region recovered its own slot after its Redis lost it. */
+	static final RedkitMeter RECOVERIES = RedkitMeter.counter("redkit.regions.local.recoveries",
+			"Times this region took its own slots back from the peers after its Redis lost them");
+
 	/** Peers re-seeded after a trimmed outbox; tag {@code peer}. */
 	static final RedkitMeter RESEEDS = RedkitMeter.counter("redkit.regions.replication.reseeds",
 			"Peer regions re-seeded with this region's slots after a trimmed outbox");

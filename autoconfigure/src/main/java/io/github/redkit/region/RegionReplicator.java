@@ -73,6 +73,8 @@ public class RegionReplicator {
 
 	private volatile boolean reseedRequired;
 
+	private RegionRecovery recovery;
+
 	private volatile @Nullable Throwable lastError;
 
 	private volatile long lastErrorNanos;
@@ -118,6 +120,7 @@ public class RegionReplicator {
 		metrics.gauge(RegionMeters.LAG_SECONDS, this, (r) -> r.lagMillis / 1000.0, "peer", peer);
 		metrics.gauge(RegionMeters.RESEED, this, (r) -> r.reseedRequired ? 1 : 0, "peer", peer);
 		metrics.gauge(RegionMeters.LAST_ERROR, this, RegionReplicator::lastErrorAge, "peer", peer);
+		this.recovery = RegionRecovery.over(List.of(this));
 	}
 
 	/**
@@ -131,6 +134,43 @@ public class RegionReplicator {
 	/** Runs scripts on the peer's Redis. */
 	RedisScriptRunner peerRunner() {
 		return this.remote;
+	}
+
+	String region() {
+		return this.region;
+	}
+
+	RedisScriptRunner localRunner() {
+		return this.local;
+	}
+
+	RegionKeys keys() {
+		return this.keys;
+	}
+
+	int batchSize() {
+		return this.batchSize;
+	}
+
+	Duration timeout() {
+		return this.timeout;
+	}
+
+	RedkitMetrics metrics() {
+		return this.metrics;
+	}
+
+	/**
+	 * Recovers this region's slots from every peer of the group instead of this
+	 * replicator's peer alone.
+	 */
+	void useRecovery(RegionRecovery recovery) {
+		this.recovery = recovery;
+	}
+
+	/** Re-seeds the peer at the next round (after this region recovered its slots). */
+	void requireReseed() {
+		this.reseedRequired = true;
 	}
 
 	/**
@@ -317,13 +357,20 @@ public class RegionReplicator {
 	 * lease
 	 */
 	private int ship(String leaseMillis) {
-		List<?> reply = this.local
-			.execute(READ, this.timeout,
-					List.of(this.keys.outbox(), this.keys.sequence(), this.keys.shipped(this.peer),
-							this.keys.shipper(this.peer)),
-					Integer.toString(this.batchSize), this.instance, leaseMillis);
+		List<?> reply = this.local.execute(READ, this.timeout,
+				List.of(this.keys.outbox(), this.keys.sequence(), this.keys.shipped(this.peer),
+						this.keys.shipper(this.peer), this.keys.incarnation(this.region)),
+				Integer.toString(this.batchSize), this.instance, leaseMillis);
+		if (reply.size() == 1 && number(reply.get(0)) == -2) {
+			// new, or it lost its data: this region's slots first, from the peers
+			this.recovery.recover();
+			return ship(leaseMillis);
+		}
 		if (reply.size() == 1) {
 			return -1;
+		}
+		if (this.reseedRequired) {
+			reseed();
 		}
 		long shippedSeq = number(reply.get(0));
 		long lastSeq = number(reply.get(1));

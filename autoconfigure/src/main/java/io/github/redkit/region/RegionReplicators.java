@@ -39,6 +39,11 @@ public class RegionReplicators implements SmartLifecycle, AutoCloseable {
 	public RegionReplicators(List<RegionReplicator> replicators, List<AutoCloseable> resources, RedkitMetrics metrics) {
 		this.replicators = List.copyOf(replicators);
 		this.resources = List.copyOf(resources);
+		if (!replicators.isEmpty()) {
+			// a region that lost its data takes its slots back from every peer at once
+			RegionRecovery recovery = RegionRecovery.over(this.replicators);
+			this.replicators.forEach((replicator) -> replicator.useRecovery(recovery));
+		}
 		metrics.gauge(RegionMeters.OUTBOX_DEPTH, this,
 				(group) -> group.replicators.stream().mapToLong(RegionReplicator::outboxDepth).max().orElse(0));
 	}

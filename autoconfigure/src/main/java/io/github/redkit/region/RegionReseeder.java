@@ -46,8 +46,7 @@ final class RegionReseeder {
 	 * @return the number of counters shipped
 	 */
 	long reseed() {
-		String pattern = glob(this.keys.counter("x"));
-		pattern = pattern.substring(0, pattern.length() - 1) + "*";
+		String pattern = this.keys.counterPattern();
 		List<Object> fields = List.of("p:" + this.region, "n:" + this.region);
 		List<String> batchKeys = new ArrayList<>();
 		List<String> args = new ArrayList<>();
@@ -90,17 +89,6 @@ final class RegionReseeder {
 		batchKeys.clear();
 		args.clear();
 		return applied;
-	}
-
-	private static String glob(String key) {
-		StringBuilder escaped = new StringBuilder(key.length() + 8);
-		for (char c : key.toCharArray()) {
-			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-				escaped.append('\\');
-			}
-			escaped.append(c);
-		}
-		return escaped.toString();
 	}
 
 }

@@ -69,6 +69,11 @@ class RegionalBudgetsTests {
 					ThreeRegions.KEYSPACE, name, 1_000_000, Duration.ofHours(1), Duration.ofSeconds(2)));
 		}
 		this.replicators.addAll(three.replicators(Duration.ofMillis(10)));
+		// what every region's replicators do at their first round: a region lends only
+		// once it holds its own slot
+		ThreeRegions.NAMES.forEach(
+				(name) -> RegionRecovery.over(this.replicators.stream().filter((r) -> r.region().equals(name)).toList())
+					.recover());
 	}
 
 	@AfterEach

@@ -221,6 +221,34 @@ class RegionalCountersTests {
 	}
 
 	@Test
+	void aRegionWhoseRedisRestartedEmptyTakesItsSlotBackAndLosesNothingCountedSince() {
+		Map<String, RegionalCounters> regions = regions(List.of("eu", "us", "ap"), 1_000_000, 200);
+		// eu's replicators recover from every peer, as the application's do
+		new RegionReplicators(this.replicators.stream().filter((r) -> this.origins.get(r).equals("eu")).toList(),
+				List.of());
+		this.replicators.forEach(RegionReplicator::start);
+		regions.get("eu").increment("stock", 100);
+		regions.get("eu").increment("stock", -30);
+		regions.get("us").increment("stock", 10);
+		regions.get("ap").increment("stock", 1);
+		regions.get("eu").increment("eu only", 7);
+		awaitEverywhere(regions, Map.of("stock", new AtomicLong(81), "eu only", new AtomicLong(7)));
+		// eu's Redis restarts without persistence while its replicators are between
+		// rounds
+		this.replicators.forEach(RegionReplicator::stop);
+		RedisServer eu = servers.get(0);
+		eu.stop();
+		eu.start();
+		await().atMost(DRAIN).ignoreExceptions().until(() -> regions.get("eu").get("stock") == 0);
+		// counted on the empty Redis before anything was recovered: it must not be lost
+		assertThat(regions.get("eu").increment("stock", 5)).isEqualTo(5);
+		regions.get("us").increment("stock", 2);
+		this.replicators.forEach(RegionReplicator::start);
+		awaitEverywhere(regions, Map.of("stock", new AtomicLong(88), "eu only", new AtomicLong(7)));
+		assertThat(this.meters.get("redkit.regions.local.recoveries").counter().count()).isPositive();
+	}
+
+	@Test
 	void anIncrementIsOneRoundTripAndABatchThreeWhateverItsSize() {
 		Map<String, RegionalCounters> regions = regions(List.of("eu", "us"), 1_000_000, 200);
 		RegionReplicator euToUs = this.replicators.get(0);
