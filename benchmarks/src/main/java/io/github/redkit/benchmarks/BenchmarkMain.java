@@ -46,6 +46,7 @@ public final class BenchmarkMain {
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 		SUITES.put("queue-batch", QueueSuite::batches);
 		SUITES.put("reactive", ReactiveSuite::create);
+		SUITES.put("regions", RegionSuite::create);
 	}
 
 	static final String MEMORY = "ratelimit-memory";
