@@ -21,7 +21,8 @@ import org.springframework.util.Assert;
 /**
  * The limits marked global: decided like a sliding window by
  * {@code ratelimit_global_window}, on the local Redis, over every region's calls as this
- * region sees them, and queued in the region's outbox in the same call.
+ * region sees them, and queued in the region's outbox in the same call. All identifiers
+ * of a limit are in the shard of the limit's name, so that one call decides them all.
  */
 final class GlobalRateLimits {
 
@@ -70,14 +71,14 @@ final class GlobalRateLimits {
 	/** Decides on the local Redis, every identifier of the call in one script. */
 	CompletableFuture<byte[]> decide(PreparedLimit limit, List<String> identifiers, int cost) {
 		List<String> keys = new ArrayList<>(identifiers.size() + 2);
-		keys.add(this.outbox.sequence());
-		keys.add(this.outbox.stream());
+		keys.add(this.outbox.sequence(limit.name()));
+		keys.add(this.outbox.stream(limit.name()));
 		List<String> names = new ArrayList<>(identifiers.size());
 		for (String identifier : identifiers) {
 			Assert.hasText(identifier, () -> "Rate limit '" + limit.name() + "': a key must not be null or empty");
 			String name = counterName(limit.name(), identifier);
 			names.add(name);
-			keys.add(this.outbox.counter(name));
+			keys.add(this.outbox.counter(limit.name(), name));
 		}
 		byte[][] decision = limit.arguments(cost);
 		byte[][] args = new byte[5 + names.size()][];

@@ -41,7 +41,7 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 
 	private final Map<String, RedisScriptRunner> peers;
 
-	private final RegionKeys keys;
+	private final RegionShards shards;
 
 	private final String region;
 
@@ -63,13 +63,31 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	 */
 	public RedisRegionalBudgets(RedisScriptRunner runner, Map<String, RedisScriptRunner> peers, RedisKeyspace keyspace,
 			String region, long outboxMaxLength, Duration operationTtl, Duration timeout) {
+		this(runner, peers, keyspace, region, outboxMaxLength, 1, operationTtl, timeout);
+	}
+
+	/**
+	 * Creates budgets over several shards (see {@code redkit.regions.outbox.shards}): a
+	 * budget's counters, operations and reservations are all in the shard of its name.
+	 * @param runner runs scripts on the local Redis
+	 * @param peers runs scripts on each peer region's Redis, by region name (borrowing)
+	 * @param keyspace builds the keys
+	 * @param region this region's name
+	 * @param outboxMaxLength the bound of each shard's outbox (approximate,
+	 * {@code MAXLEN ~})
+	 * @param shards how many shards the regional state is spread over
+	 * @param operationTtl how long an operation id is remembered
+	 * @param timeout the longest wait for a Redis
+	 */
+	public RedisRegionalBudgets(RedisScriptRunner runner, Map<String, RedisScriptRunner> peers, RedisKeyspace keyspace,
+			String region, long outboxMaxLength, int shards, Duration operationTtl, Duration timeout) {
 		Assert.hasText(region, "Region must not be empty");
 		Assert.isTrue(!peers.containsKey(region), "A peer must not be named like this region");
 		Assert.isTrue(outboxMaxLength > 0, "Outbox max length must be positive");
 		Assert.isTrue(operationTtl.toMillis() > 0, "Operation TTL must be at least a millisecond");
 		this.runner = runner;
 		this.peers = new LinkedHashMap<>(peers);
-		this.keys = new RegionKeys(keyspace);
+		this.shards = new RegionShards(keyspace, shards);
 		this.region = region;
 		this.outboxMaxLength = Long.toString(outboxMaxLength);
 		this.operationTtl = Long.toString(operationTtl.toMillis());
@@ -214,8 +232,8 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 		long given = (Long) reply.get(3);
 		if (given > 0 && reply.size() > 4) {
 			this.runner.execute(APPLY, this.timeout,
-					List.of(this.keys.received(), this.keys.counter(allotted(name)),
-							this.keys.counter(incoming(name, this.region))),
+					List.of(this.shards.of(name).received(), this.shards.of(name).counter(allotted(name)),
+							this.shards.of(name).counter(incoming(name, this.region))),
 					donor, "0", (String) reply.get(4), (String) reply.get(5), "0", "0", (String) reply.get(6),
 					(String) reply.get(7), "0");
 		}
@@ -224,10 +242,10 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 
 	private List<?> read(String name) {
 		Assert.hasText(name, "Budget name must not be empty");
-		List<String> keys = new ArrayList<>(
-				List.of(this.keys.counter(shared(name)), this.keys.counter(allotted(name))));
+		RegionKeys shard = this.shards.of(name);
+		List<String> keys = new ArrayList<>(List.of(shard.counter(shared(name)), shard.counter(allotted(name))));
 		List<String> regions = regions();
-		regions.forEach((each) -> keys.add(this.keys.counter(incoming(name, each))));
+		regions.forEach((each) -> keys.add(shard.counter(incoming(name, each))));
 		return this.runner.execute(READ, this.timeout, keys, regions.toArray(new String[0]));
 	}
 
@@ -248,17 +266,18 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	private List<?> change(RedisScriptRunner target, String region, String name, Change change) {
 		Assert.hasText(name, "Budget name must not be empty");
 		String shared = shared(name);
-		List<String> keys = new ArrayList<>(List.of(this.keys.counter(shared), this.keys.counter(allotted(name)),
-				this.keys.counter(incoming(name, region)), this.keys.sequence(), this.keys.outbox(),
-				this.keys.operation(shared, change.operationKey()), this.keys.reservations(shared),
-				this.keys.reservationDeadlines(shared), this.keys.incarnation(region)));
+		RegionKeys shard = this.shards.of(name);
+		List<String> keys = new ArrayList<>(
+				List.of(shard.counter(shared), shard.counter(allotted(name)), shard.counter(incoming(name, region)),
+						shard.sequence(), shard.outbox(), shard.operation(shared, change.operationKey()),
+						shard.reservations(shared), shard.reservationDeadlines(shared), shard.incarnation(region)));
 		List<String> args = new ArrayList<>(List.of(region, change.operation(), Long.toString(change.amount()),
 				this.outboxMaxLength, this.operationTtl, shared, allotted(name), incoming(name, region),
 				change.reservation(), Long.toString(change.reservationTtl().toMillis())));
 		boolean withShares = change.operation().equals("allot");
 		List<String> others = change.others();
 		for (int i = 0; i < others.size(); i += withShares ? 2 : 1) {
-			keys.add(this.keys.counter(incoming(name, others.get(i))));
+			keys.add(shard.counter(incoming(name, others.get(i))));
 			args.add(incoming(name, others.get(i)));
 			if (withShares) {
 				args.add(others.get(i + 1));

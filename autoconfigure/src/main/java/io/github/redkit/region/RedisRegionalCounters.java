@@ -22,7 +22,7 @@ public class RedisRegionalCounters implements RegionalCounters {
 
 	private final RedisScriptRunner runner;
 
-	private final RegionKeys keys;
+	private final RegionShards shards;
 
 	private final String region;
 
@@ -40,10 +40,25 @@ public class RedisRegionalCounters implements RegionalCounters {
 	 */
 	public RedisRegionalCounters(RedisScriptRunner runner, RedisKeyspace keyspace, String region, long outboxMaxLength,
 			Duration timeout) {
+		this(runner, keyspace, region, outboxMaxLength, 1, timeout);
+	}
+
+	/**
+	 * Creates counters over several shards (see {@code redkit.regions.outbox.shards}).
+	 * @param runner runs scripts on the local Redis
+	 * @param keyspace builds the keys
+	 * @param region this region's name
+	 * @param outboxMaxLength the bound of each shard's outbox (approximate,
+	 * {@code MAXLEN ~})
+	 * @param shards how many shards the regional state is spread over
+	 * @param timeout the longest wait for the local Redis
+	 */
+	public RedisRegionalCounters(RedisScriptRunner runner, RedisKeyspace keyspace, String region, long outboxMaxLength,
+			int shards, Duration timeout) {
 		Assert.hasText(region, "Region must not be empty");
 		Assert.isTrue(outboxMaxLength > 0, "Outbox max length must be positive");
 		this.runner = runner;
-		this.keys = new RegionKeys(keyspace);
+		this.shards = new RegionShards(keyspace, shards);
 		this.region = region;
 		this.outboxMaxLength = Long.toString(outboxMaxLength);
 		this.timeout = timeout;
@@ -54,16 +69,17 @@ public class RedisRegionalCounters implements RegionalCounters {
 		Assert.hasText(name, "Counter name must not be empty");
 		// its negation must exist: a subtraction is stored as a positive amount
 		Assert.isTrue(delta != Long.MIN_VALUE, "Delta must be greater than Long.MIN_VALUE");
+		RegionKeys keys = this.shards.of(name);
 		List<?> reply = this.runner.execute(INCREMENT, this.timeout,
-				List.of(this.keys.counter(name), this.keys.sequence(), this.keys.outbox()), this.region,
-				Long.toString(delta), this.outboxMaxLength, name);
+				List.of(keys.counter(name), keys.sequence(), keys.outbox()), this.region, Long.toString(delta),
+				this.outboxMaxLength, name);
 		return (Long) reply.get(0);
 	}
 
 	@Override
 	public long get(String name) {
 		Assert.hasText(name, "Counter name must not be empty");
-		return this.runner.execute(GET, this.timeout, List.of(this.keys.counter(name)));
+		return this.runner.execute(GET, this.timeout, List.of(this.shards.of(name).counter(name)));
 	}
 
 }

@@ -1,7 +1,10 @@
 package io.github.redkit.region;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -34,10 +37,12 @@ public class RegionHealthIndicator extends AbstractHealthIndicator {
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		Map<String, Object> peers = new LinkedHashMap<>();
+		Map<String, List<RegionReplicator>> byPeer = new LinkedHashMap<>();
 		for (RegionReplicator replicator : this.replicators.replicators()) {
-			peers.put(replicator.peer(), peer(replicator));
+			byPeer.computeIfAbsent(replicator.peer(), (name) -> new ArrayList<>()).add(replicator);
 		}
+		Map<String, Object> peers = new LinkedHashMap<>();
+		byPeer.forEach((name, shards) -> peers.put(name, peer(shards)));
 		builder.withDetail("peers", peers);
 		try (RedisConnection connection = this.local.getConnection()) {
 			connection.ping();
@@ -48,19 +53,34 @@ public class RegionHealthIndicator extends AbstractHealthIndicator {
 		}
 	}
 
-	private static Map<String, Object> peer(RegionReplicator replicator) {
+	/** A peer's state over the shards: the worst state, the sum of the lags' entries. */
+	private static Map<String, Object> peer(List<RegionReplicator> shards) {
+		RegionReplicator worst = shards.stream().max(Comparator.comparingInt(RegionHealthIndicator::severity)).get();
 		Map<String, Object> peer = new LinkedHashMap<>();
-		peer.put("state", replicator.state());
-		peer.put("lagEntries", replicator.lagEntries());
-		peer.put("lagSeconds", replicator.lag().toMillis() / 1000.0);
-		peer.put("reseedRequired", replicator.isReseedRequired());
-		Throwable lastError = replicator.lastError();
-		Duration since = replicator.sinceLastError();
+		peer.put("state", worst.state());
+		peer.put("lagEntries", shards.stream().mapToLong(RegionReplicator::lagEntries).sum());
+		peer.put("lagSeconds", shards.stream().mapToLong((shard) -> shard.lag().toMillis()).max().orElse(0) / 1000.0);
+		peer.put("reseedRequired", shards.stream().anyMatch(RegionReplicator::isReseedRequired));
+		// the most recent failure of any shard
+		Throwable lastError = null;
+		Duration since = null;
+		for (RegionReplicator shard : shards) {
+			Throwable error = shard.lastError();
+			Duration age = shard.sinceLastError();
+			if (error != null && age != null && (since == null || age.compareTo(since) < 0)) {
+				lastError = error;
+				since = age;
+			}
+		}
 		if (lastError != null && since != null) {
 			peer.put("lastError", lastError.getClass().getSimpleName() + ": " + lastError.getMessage());
 			peer.put("lastErrorAgeSeconds", since.toSeconds());
 		}
 		return peer;
+	}
+
+	private static int severity(RegionReplicator shard) {
+		return List.of("in-step", "standby", "starting", "lagging", "failing").indexOf(shard.state());
 	}
 
 }

@@ -3,17 +3,31 @@ package io.github.redkit.region;
 import io.github.redkit.core.RedisKeyspace;
 
 /**
- * The keys of regional counters, the same on every region's Redis:
- * {@code <prefix>:region:{counters}:...}. They share one hash tag so that an increment
- * (counter, sequence, outbox) and an applied batch (counters, high-water marks) are each
- * one script on a cluster too; the price is that all of them live in one slot.
+ * The keys of one shard of regional counters, the same on every region's Redis:
+ * {@code <prefix>:region:{counters}:...} for the first shard,
+ * {@code <prefix>:region:{counters-<shard>}:...} for the others. The keys of a shard
+ * share one hash tag so that an increment (counter, sequence, outbox) and an applied
+ * batch (counters, high-water marks) are each one script on a cluster too; each shard has
+ * its own outbox, so the shards spread over a cluster's slots.
  */
 final class RegionKeys {
 
 	private final RedisKeyspace.Key base;
 
+	private final int shard;
+
 	RegionKeys(RedisKeyspace keyspace) {
-		this.base = keyspace.key("region").tag("counters");
+		this(keyspace, 0);
+	}
+
+	RegionKeys(RedisKeyspace keyspace, int shard) {
+		this.base = keyspace.key("region").tag((shard == 0) ? "counters" : "counters-" + shard);
+		this.shard = shard;
+	}
+
+	/** This shard's number, from 0. */
+	int shard() {
+		return this.shard;
 	}
 
 	/** The hash of one counter: {@code p:<region>} and {@code n:<region>} per region. */

@@ -12,7 +12,7 @@ import org.springframework.util.Assert;
  */
 public final class RegionOutbox {
 
-	private final RegionKeys keys;
+	private final RegionShards shards;
 
 	private final String region;
 
@@ -25,9 +25,20 @@ public final class RegionOutbox {
 	 * @param maxLength the outbox bound (approximate, {@code MAXLEN ~})
 	 */
 	public RegionOutbox(RedisKeyspace keyspace, String region, long maxLength) {
+		this(keyspace, region, maxLength, 1);
+	}
+
+	/**
+	 * Creates the outbox of a region whose state is spread over shards.
+	 * @param keyspace builds the keys
+	 * @param region this region's name
+	 * @param maxLength the bound of each shard's outbox (approximate, {@code MAXLEN ~})
+	 * @param shards how many shards (see {@code redkit.regions.outbox.shards})
+	 */
+	public RegionOutbox(RedisKeyspace keyspace, String region, long maxLength, int shards) {
 		Assert.hasText(region, "Region must not be empty");
 		Assert.isTrue(maxLength > 0, "Outbox max length must be positive");
-		this.keys = new RegionKeys(keyspace);
+		this.shards = new RegionShards(keyspace, shards);
 		this.region = region;
 		this.maxLength = maxLength;
 	}
@@ -42,27 +53,31 @@ public final class RegionOutbox {
 
 	/**
 	 * The key of a regional counter, the same on every region's Redis.
+	 * @param group the name that chooses the shard: every key of one change must be in
+	 * one
 	 * @param name the counter's name
 	 * @return the key
 	 */
-	public String counter(String name) {
-		return this.keys.counter(name);
+	public String counter(String group, String name) {
+		return this.shards.of(group).counter(name);
 	}
 
 	/**
-	 * The key of the outbox sequence.
+	 * The key of the outbox sequence of a group's shard.
+	 * @param group the name that chooses the shard
 	 * @return the key
 	 */
-	public String sequence() {
-		return this.keys.sequence();
+	public String sequence(String group) {
+		return this.shards.of(group).sequence();
 	}
 
 	/**
-	 * The key of the outbox stream.
+	 * The key of the outbox stream of a group's shard.
+	 * @param group the name that chooses the shard
 	 * @return the key
 	 */
-	public String stream() {
-		return this.keys.outbox();
+	public String stream(String group) {
+		return this.shards.of(group).outbox();
 	}
 
 	/**

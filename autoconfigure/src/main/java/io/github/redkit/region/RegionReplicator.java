@@ -50,6 +50,9 @@ public class RegionReplicator {
 
 	private final RegionKeys keys;
 
+	// peer and shard, on every meter
+	private final String[] tags;
+
 	private final int batchSize;
 
 	private final Duration interval;
@@ -102,6 +105,25 @@ public class RegionReplicator {
 	 */
 	public RegionReplicator(String region, String peer, RedisScriptRunner local, RedisScriptRunner remote,
 			RedisKeyspace keyspace, int batchSize, Duration interval, Duration timeout, RedkitMetrics metrics) {
+		this(region, peer, 0, local, remote, keyspace, batchSize, interval, timeout, metrics);
+	}
+
+	/**
+	 * Creates the replicator of one shard of the regional state (see
+	 * {@code redkit.regions.outbox.shards}); nothing runs before {@link #start()}.
+	 * @param region this region's name (the origin of every shipped entry)
+	 * @param peer the peer region's name
+	 * @param shard the shard it ships, from 0
+	 * @param local runs scripts on this region's Redis
+	 * @param remote runs scripts on the peer's Redis
+	 * @param keyspace builds the keys (the same prefix in every region)
+	 * @param batchSize the most entries shipped in one round
+	 * @param interval the pause after a round that found less than a full batch
+	 * @param timeout the longest wait for either Redis
+	 * @param metrics receives lag, shipped entries and errors
+	 */
+	public RegionReplicator(String region, String peer, int shard, RedisScriptRunner local, RedisScriptRunner remote,
+			RedisKeyspace keyspace, int batchSize, Duration interval, Duration timeout, RedkitMetrics metrics) {
 		Assert.hasText(region, "Region must not be empty");
 		Assert.hasText(peer, "Peer must not be empty");
 		Assert.isTrue(!region.equals(peer), "A region cannot be its own peer");
@@ -110,16 +132,17 @@ public class RegionReplicator {
 		this.peer = peer;
 		this.local = local;
 		this.remote = remote;
-		this.keys = new RegionKeys(keyspace);
+		this.keys = new RegionKeys(keyspace, shard);
+		this.tags = new String[] { "peer", peer, "shard", Integer.toString(shard) };
 		this.batchSize = batchSize;
 		this.interval = interval;
 		this.timeout = timeout;
 		this.metrics = metrics;
 		this.reseeder = new RegionReseeder(region, local, remote, this.keys, batchSize, timeout);
-		metrics.gauge(RegionMeters.LAG_ENTRIES, this, (r) -> r.lagEntries, "peer", peer);
-		metrics.gauge(RegionMeters.LAG_SECONDS, this, (r) -> r.lagMillis / 1000.0, "peer", peer);
-		metrics.gauge(RegionMeters.RESEED, this, (r) -> r.reseedRequired ? 1 : 0, "peer", peer);
-		metrics.gauge(RegionMeters.LAST_ERROR, this, RegionReplicator::lastErrorAge, "peer", peer);
+		metrics.gauge(RegionMeters.LAG_ENTRIES, this, (r) -> r.lagEntries, this.tags);
+		metrics.gauge(RegionMeters.LAG_SECONDS, this, (r) -> r.lagMillis / 1000.0, this.tags);
+		metrics.gauge(RegionMeters.RESEED, this, (r) -> r.reseedRequired ? 1 : 0, this.tags);
+		metrics.gauge(RegionMeters.LAST_ERROR, this, RegionReplicator::lastErrorAge, this.tags);
 		this.recovery = RegionRecovery.over(List.of(this));
 	}
 
@@ -180,7 +203,8 @@ public class RegionReplicator {
 		if (this.thread != null) {
 			return;
 		}
-		Thread started = new Thread(this::run, "redkit-region-" + this.peer);
+		Thread started = new Thread(this::run,
+				"redkit-region-" + this.peer + ((this.keys.shard() > 0) ? "-" + this.keys.shard() : ""));
 		started.setDaemon(true);
 		this.thread = started;
 		started.start();
@@ -410,7 +434,7 @@ public class RegionReplicator {
 					+ " (restarted empty?): re-seeding it");
 			reseed();
 		}
-		this.metrics.increment(RegionMeters.SHIPPED, "peer", this.peer);
+		this.metrics.increment(RegionMeters.SHIPPED, this.tags);
 		this.beforeAdvance.run();
 		int last = HEADER + (count - 1) * FIELDS;
 		long lastShipped = number(reply.get(last + 1));
@@ -427,7 +451,7 @@ public class RegionReplicator {
 	private void reseed() {
 		long reseeded = this.reseeder.reseed();
 		this.reseedRequired = false;
-		this.metrics.increment(RegionMeters.RESEEDS, "peer", this.peer);
+		this.metrics.increment(RegionMeters.RESEEDS, this.tags);
 		logger.warn("Re-seeded region '" + this.peer + "' with this region's slot of " + reseeded + " counters");
 	}
 
@@ -440,7 +464,7 @@ public class RegionReplicator {
 
 	private void trimmed(long missed) {
 		this.reseedRequired = true;
-		this.metrics.increment(RegionMeters.TRIMMED, "peer", this.peer);
+		this.metrics.increment(RegionMeters.TRIMMED, this.tags);
 		logger.warn("The outbox bound trimmed " + missed + " entries before they were shipped to region '" + this.peer
 				+ "': counters changed since converge again, the others must be re-seeded on that region"
 				+ " (raise redkit.regions.outbox.max-length if a peer can be away this long)");
@@ -451,7 +475,8 @@ public class RegionReplicator {
 		this.roundDone = true;
 		this.lastError = ex;
 		this.lastErrorNanos = System.nanoTime();
-		this.metrics.increment(RegionMeters.ERRORS, "peer", this.peer, "exception", ex.getClass().getSimpleName());
+		this.metrics.increment(RegionMeters.ERRORS, this.tags[0], this.tags[1], this.tags[2], this.tags[3], "exception",
+				ex.getClass().getSimpleName());
 		logger.debug("Replication to region '" + this.peer + "' failed", ex);
 	}
 

@@ -2,7 +2,9 @@ package io.github.redkit.region;
 
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.LongSummaryStatistics;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
@@ -39,13 +41,24 @@ public class RegionReplicators implements SmartLifecycle, AutoCloseable {
 	public RegionReplicators(List<RegionReplicator> replicators, List<AutoCloseable> resources, RedkitMetrics metrics) {
 		this.replicators = List.copyOf(replicators);
 		this.resources = List.copyOf(resources);
-		if (!replicators.isEmpty()) {
-			// a region that lost its data takes its slots back from every peer at once
-			RegionRecovery recovery = RegionRecovery.over(this.replicators);
-			this.replicators.forEach((replicator) -> replicator.useRecovery(recovery));
-		}
+		// a region that lost a shard's data takes its slots back from every peer at once
+		this.replicators.stream()
+			.collect(Collectors.groupingBy((replicator) -> replicator.keys().shard()))
+			.values()
+			.forEach((shard) -> {
+				RegionRecovery recovery = RegionRecovery.over(shard);
+				shard.forEach((replicator) -> replicator.useRecovery(recovery));
+			});
 		metrics.gauge(RegionMeters.OUTBOX_DEPTH, this,
-				(group) -> group.replicators.stream().mapToLong(RegionReplicator::outboxDepth).max().orElse(0));
+				// each shard's outbox as last seen by any of its replicators, all shards
+				// together
+				(group) -> group.replicators.stream()
+					.collect(Collectors.groupingBy((replicator) -> replicator.keys().shard(),
+							Collectors.summarizingLong(RegionReplicator::outboxDepth)))
+					.values()
+					.stream()
+					.mapToLong(LongSummaryStatistics::getMax)
+					.sum());
 	}
 
 	/**
@@ -62,7 +75,7 @@ public class RegionReplicators implements SmartLifecycle, AutoCloseable {
 	 */
 	public Map<String, RedisScriptRunner> peerRunners() {
 		Map<String, RedisScriptRunner> runners = new LinkedHashMap<>();
-		this.replicators.forEach((replicator) -> runners.put(replicator.peer(), replicator.peerRunner()));
+		this.replicators.forEach((replicator) -> runners.putIfAbsent(replicator.peer(), replicator.peerRunner()));
 		return runners;
 	}
 

@@ -47,7 +47,7 @@ public final class RegionAutoConfiguration {
 			RegionProperties properties) {
 		String local = RegionPropertiesChecks.checked(properties);
 		return new RedisRegionalCounters(runner, keyspace, local, properties.getOutbox().getMaxLength(),
-				properties.getTimeout());
+				properties.getOutbox().getShards(), properties.getTimeout());
 	}
 
 	@Bean
@@ -57,8 +57,8 @@ public final class RegionAutoConfiguration {
 			RegionReplicators replicators) {
 		String local = RegionPropertiesChecks.checked(properties);
 		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local,
-				properties.getOutbox().getMaxLength(), properties.getBudgets().getOperationTtl(),
-				properties.getTimeout());
+				properties.getOutbox().getMaxLength(), properties.getOutbox().getShards(),
+				properties.getBudgets().getOperationTtl(), properties.getTimeout());
 	}
 
 	@Bean
@@ -66,7 +66,7 @@ public final class RegionAutoConfiguration {
 	@ConditionalOnReplicated("rate-limits")
 	RegionOutbox redkitRegionOutbox(RedisKeyspace keyspace, RegionProperties properties) {
 		return new RegionOutbox(keyspace, RegionPropertiesChecks.checked(properties),
-				properties.getOutbox().getMaxLength());
+				properties.getOutbox().getMaxLength(), properties.getOutbox().getShards());
 	}
 
 	@Bean
@@ -81,9 +81,12 @@ public final class RegionAutoConfiguration {
 				LettuceConnectionFactory factory = PeerConnections.create(peer.getKey(), peer.getValue(),
 						properties.getTimeout());
 				connections.add(factory::destroy);
-				replicators.add(new RegionReplicator(local, peer.getKey(), runner, new RedisScriptRunner(factory),
-						keyspace, properties.getReplication().getBatchSize(), properties.getReplication().getInterval(),
-						properties.getTimeout(), metrics));
+				RedisScriptRunner remote = new RedisScriptRunner(factory);
+				for (int shard = 0; shard < properties.getOutbox().getShards(); shard++) {
+					replicators.add(new RegionReplicator(local, peer.getKey(), shard, runner, remote, keyspace,
+							properties.getReplication().getBatchSize(), properties.getReplication().getInterval(),
+							properties.getTimeout(), metrics));
+				}
 			}
 		}
 		catch (RuntimeException ex) {

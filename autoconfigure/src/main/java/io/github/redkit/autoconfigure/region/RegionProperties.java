@@ -232,6 +232,21 @@ public class RegionProperties {
 		 */
 		private long maxLength = 1_000_000;
 
+		/**
+		 * Shards the regional state is spread over (1 to 1024), each with its own hash
+		 * tag and outbox, so that on a Redis Cluster it spans several slots. Every region
+		 * must use the same number; max-length bounds each shard's outbox.
+		 */
+		private int shards = 1;
+
+		public int getShards() {
+			return this.shards;
+		}
+
+		public void setShards(int shards) {
+			this.shards = shards;
+		}
+
 		public long getMaxLength() {
 			return this.maxLength;
 		}

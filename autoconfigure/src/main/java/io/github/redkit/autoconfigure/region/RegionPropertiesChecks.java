@@ -40,6 +40,10 @@ final class RegionPropertiesChecks {
 						PREFIX + ".replicate: unknown '" + replicated + "' (counters, budgets, rate-limits)");
 			}
 		}
+		int shards = properties.getOutbox().getShards();
+		if (shards < 1 || shards > 1024) {
+			throw new IllegalStateException(PREFIX + ".outbox.shards must be between 1 and 1024 (was " + shards + ")");
+		}
 		if (properties.getOutbox().getMaxLength() <= 0) {
 			throw new IllegalStateException(PREFIX + ".outbox.max-length must be positive");
 		}

@@ -84,7 +84,7 @@ class RateLimitAutoConfigurationTests {
 			}
 			assertThat(limiter.tryAcquire("api", identifier).allowed()).isFalse();
 			// counted through the region's outbox, for the peers
-			String outbox = context.getBean(RegionOutbox.class).stream();
+			String outbox = context.getBean(RegionOutbox.class).stream("api");
 			assertThat(
 					new StringRedisTemplate(context.getBean(RedisConnectionFactory.class)).opsForStream().size(outbox))
 				.isGreaterThanOrEqualTo(10);

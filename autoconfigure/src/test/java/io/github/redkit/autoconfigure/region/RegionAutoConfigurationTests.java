@@ -1,10 +1,13 @@
 package io.github.redkit.autoconfigure.region;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.region.RegionOutbox;
@@ -13,6 +16,7 @@ import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RespClient;
 import io.github.redkit.test.SentinelRedisServer;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -152,6 +156,62 @@ class RegionAutoConfigurationTests {
 					.until(() -> budgets.stream().allMatch((region) -> region.remaining("launch {day}") == 50));
 			})));
 		}
+	}
+
+	@Test
+	void aRegionOnAClusterSpreadsItsStateOverShardsAndConvergesWithAStandaloneOne() {
+		String prefix = "redkit.key-prefix=rg-" + UUID.randomUUID();
+		RedisServer cluster = RedisServers.cluster();
+		String clusterNodes = cluster.ports()
+			.stream()
+			.map((port) -> "127.0.0.1:" + port)
+			.collect(Collectors.joining(","));
+		try (RedisServer eu = RedisServers.startStandalone()) {
+			ApplicationContextRunner euRegion = regionRunner(eu.springProperties(), "eu", prefix,
+					"redkit.regions.peers.us.cluster.nodes=" + clusterNodes, "redkit.regions.outbox.shards=4");
+			ApplicationContextRunner usRegion = regionRunner(cluster.springProperties(), "us", prefix,
+					"redkit.regions.peers.eu.url=redis://127.0.0.1:" + eu.port(), "redkit.regions.outbox.shards=4");
+			euRegion.run((euApp) -> usRegion.run((usApp) -> {
+				assertThat(usApp.getBean(RegionReplicators.class).replicators()).as("one per peer and shard")
+					.hasSize(4);
+				List<RegionalCounters> regions = List.of(euApp.getBean(RegionalCounters.class),
+						usApp.getBean(RegionalCounters.class));
+				for (int i = 0; i < 20; i++) {
+					regions.get(0).increment("counter " + i, i);
+					regions.get(1).increment("counter " + i, 100);
+				}
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> regions.stream()
+						.allMatch((region) -> IntStream.range(0, 20)
+							.allMatch((i) -> region.get("counter " + i) == i + 100)));
+				List<RegionalBudgets> budgets = List.of(euApp.getBean(RegionalBudgets.class),
+						usApp.getBean(RegionalBudgets.class));
+				budgets.get(0).allot("seats", Map.of("eu", 10L, "us", 10L));
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> budgets.stream().allMatch((region) -> region.share("seats") == 10));
+				assertThat(budgets.get(1).borrow("seats", 5, "on the cluster")).isEqualTo(5);
+				assertThat(budgets.get(1).spend("seats", 15, "all of it").spent()).isTrue();
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> budgets.stream().allMatch((region) -> region.remaining("seats") == 5));
+				// the shards' hash tags spread over the cluster's slots
+				try (RespClient node = cluster.client(cluster.port())) {
+					Set<Long> slots = new HashSet<>();
+					for (String tag : List.of("{counters}", "{counters-1}", "{counters-2}", "{counters-3}")) {
+						slots.add((Long) node.call("CLUSTER", "KEYSLOT", tag));
+					}
+					assertThat(slots).hasSize(4);
+				}
+			}));
+		}
+	}
+
+	@Test
+	void shardsOutsideTheirRangeFailStartUp() {
+		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.outbox.shards=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.regions.outbox.shards"));
 	}
 
 	@Test
