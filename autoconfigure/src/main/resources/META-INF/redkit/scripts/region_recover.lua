@@ -11,7 +11,8 @@
 -- KEYS[1] the incarnation key, KEYS[2] the counters recovered so far (a set), KEYS[3..] counters
 -- ARGV[1] this region, ARGV[2] '1' on the last batch, then per counter: its TTL ms (0: none),
 -- how many fields follow, then the fields and the largest value each peer held
--- Returns the number of counters recovered by this call, -1 when recovery was already done
+-- Returns the number of counters whose own slot this call gave back (0 for a new region, whose
+-- peers hold nothing of it), -1 when recovery was already done
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return -1
 end
@@ -22,12 +23,13 @@ for i = 3, #KEYS do
   local first = at + 2
   at = first + count * 2
   if redis.call('SADD', KEYS[2], KEYS[i]) == 1 then
-    local fresh = redis.call('EXISTS', KEYS[i]) == 0
+    local fresh, own = redis.call('EXISTS', KEYS[i]) == 0, false
     for f = first, first + count * 2 - 1, 2 do
       local field, value = ARGV[f], ARGV[f + 1]
       if field == pField or field == nField then
         -- this region's own: added to what it counted since the loss
         redis.call('HINCRBY', KEYS[i], field, value)
+        own = true
       elseif tonumber(value) > tonumber(redis.call('HGET', KEYS[i], field) or '0') then
         redis.call('HSET', KEYS[i], field, value)
       end
@@ -35,7 +37,9 @@ for i = 3, #KEYS do
     if fresh and ttl ~= '0' then
       redis.call('PEXPIRE', KEYS[i], ttl)
     end
-    recovered = recovered + 1
+    if own then
+      recovered = recovered + 1
+    end
   end
 end
 if ARGV[2] == '1' then

@@ -117,8 +117,9 @@ final class RegionRecovery {
 					+ " a larger slot they hold hides this region's later changes there until these pass it");
 		}
 		if (recovered == 0) {
-			// a new region, or one that had counted nothing yet: its outbox holds
-			// everything
+			// a new region (it may have taken the others' slots, but none of its own):
+			// its
+			// outbox holds everything it counted
 			return;
 		}
 		this.metrics.increment(RegionMeters.RECOVERIES);
