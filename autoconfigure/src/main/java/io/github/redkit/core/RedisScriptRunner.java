@@ -110,9 +110,10 @@ public class RedisScriptRunner {
 	/**
 	 * Opens the shared connection on a background thread, so that the first call does not
 	 * pay for it and start-up does not wait for Redis.
+	 * @return completes when the attempt ends, connected or not
 	 */
-	public void connectInBackground() {
-		CompletableFuture.runAsync(() -> {
+	public CompletableFuture<Void> connectInBackground() {
+		return CompletableFuture.runAsync(() -> {
 			try (RedisConnection connection = this.connectionFactory.getConnection()) {
 				this.connected = true;
 			}
@@ -233,13 +234,14 @@ public class RedisScriptRunner {
 			}
 			this.sharedCommands = null;
 		}
-		if (this.connected && (sharesNativeConnection() || !onNonBlockingThread())) {
+		if (this.connected && !onNonBlockingThread()) {
 			return send(script, keys, args);
 		}
-		// until a connection has been made, making one blocks for the connect timeout,
-		// and
-		// borrowing a pooled one may wait for the pool: do it on another thread, so that
-		// callers can still bound their wait and an event loop never waits
+		// until a connection has been made, making one blocks for the connect timeout;
+		// the factory hands even its shared one out under a lock that a start, a reset or
+		// another caller may hold; borrowing a pooled one may wait for the pool: do it on
+		// another thread, so that callers can still bound their wait and an event loop
+		// never waits
 		return CompletableFuture.supplyAsync(() -> send(script, keys, args), CONNECTOR)
 			.thenCompose(Function.identity());
 	}
