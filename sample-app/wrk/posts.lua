@@ -5,12 +5,6 @@ wrk.body = '{"text":"load"}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer " .. os.getenv("REDKIT_SECRET")
 
-local statuses = {}
-
-function response(status, headers, body)
-  statuses[status] = (statuses[status] or 0) + 1
-end
-
 function done(summary, latency, requests)
   -- wrk runs response() in each thread's own Lua state; the totals are in the summary
   io.write(string.format("requests: %d, non-2xx/3xx: %d\n", summary.requests, summary.errors.status))

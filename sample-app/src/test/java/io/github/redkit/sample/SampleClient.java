@@ -43,15 +43,20 @@ final class SampleClient implements AutoCloseable {
 	}
 
 	SampleClient(String... extra) {
-		this(RedisServers.standalone(), extra);
+		this(RedisServers.standalone(), new Class<?>[] { SampleApplication.class }, extra);
 	}
 
 	/** Starts the sample on a Redis of its own (a region's). */
 	static SampleClient on(RedisServer server, String... extra) {
-		return new SampleClient(server, extra);
+		return new SampleClient(server, new Class<?>[] { SampleApplication.class }, extra);
 	}
 
-	private SampleClient(RedisServer server, String... extra) {
+	/** Starts the sample with a test's configuration on a Redis of its own. */
+	static SampleClient on(RedisServer server, Class<?> testConfiguration, String... extra) {
+		return new SampleClient(server, new Class<?>[] { SampleApplication.class, testConfiguration }, extra);
+	}
+
+	private SampleClient(RedisServer server, Class<?>[] sources, String... extra) {
 		String[] redis = server.springProperties();
 		String[] args = new String[4 + extra.length];
 		args[0] = "--server.port=0";
@@ -59,7 +64,7 @@ final class SampleClient implements AutoCloseable {
 		args[2] = "--" + redis[1];
 		args[3] = "--sample.admin-token=" + ADMIN;
 		System.arraycopy(extra, 0, args, 4, extra.length);
-		this.context = SpringApplication.run(SampleApplication.class, args);
+		this.context = SpringApplication.run(sources, args);
 		this.base = "http://127.0.0.1:" + this.context.getEnvironment().getProperty("local.server.port");
 		this.owned = true;
 	}

@@ -1,16 +1,14 @@
 package io.github.redkit.sample;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.test.boot.RedkitTest;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -42,49 +40,25 @@ class SampleLoadTests {
 	@Test
 	void wrkNeverGetsMoreThanThePostsLimitIntoAnyTenSeconds(@Autowired ConfigurableApplicationContext context)
 			throws Exception {
-		Assumptions.assumeTrue(onPath("wrk"),
-				"wrk is not installed (Debian: apt-get install wrk; .ci/run installs it)");
+		Wrk.assumeInstalled();
 		SampleClient app = new SampleClient(context);
 		String name = SampleClient.uniqueName("wrk");
 		String auth = app.register(name);
-		ProcessBuilder wrk = new ProcessBuilder("wrk", "-t2", "-c16", "-d30s", "-s", "wrk/posts.lua",
-				app.base() + "/api/posts");
-		wrk.environment().put("REDKIT_SECRET", auth.substring("Bearer ".length()));
-		wrk.redirectErrorStream(true);
-		Process process = wrk.start();
-		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-		assertThat(process.exitValue()).as(output).isZero();
-		assertThat(output).contains("requests:");
+		Wrk.Totals wrk = Wrk
+			.start("posts.lua", app.base() + "/api/posts", 16, Duration.ofSeconds(30),
+					Map.of("REDKIT_SECRET", auth.substring("Bearer ".length())))
+			.finish();
+		String output = wrk.output();
 		List<Long> posts = new ArrayList<>();
 		for (JsonNode post : SampleClient.json(app.get("/api/users/" + name + "/posts?size=50"))) {
 			posts.add(post.get("time").asLong());
 		}
 		List<Long> times = Decisions.allowed.stream().map(Instant::toEpochMilli).sorted().toList();
 		assertThat(times).as("one allowed decision per accepted post").hasSameSizeAs(posts);
-		int busiest = 0;
-		for (int i = 0, j = 0; i < times.size(); i++) {
-			while (times.get(i) - times.get(j) >= PERIOD_MILLIS) {
-				j++;
-			}
-			busiest = Math.max(busiest, i - j + 1);
-		}
+		int busiest = BusiestPeriod.of(times, PERIOD_MILLIS);
 		// three periods: the limit was reached in each, and never passed
 		assertThat(times).as(output).hasSizeGreaterThanOrEqualTo(2 * LIMIT);
 		assertThat(busiest).as("posts allowed in one 10 s, on Redis' clock: %s", times).isLessThanOrEqualTo(LIMIT);
-	}
-
-	private static boolean onPath(String command) {
-		String path = System.getenv("PATH");
-		if (path == null) {
-			return false;
-		}
-		for (String directory : path.split(File.pathSeparator)) {
-			if (new File(directory, command).canExecute()) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
+import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalBudgets.RegionalSpend;
 import io.github.redkit.sample.web.Validation;
@@ -22,7 +23,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The {@code regions} profile's endpoints: one campaign budget shared by the regions,
  * spent in whichever region a request reaches and read as this region sees it, so that
- * {@code regions.html} can show every region's view converging.
+ * {@code regions.html} can show every region's view converging, and an offer rate limited
+ * across the regions.
  */
 @RestController
 @Profile("regions")
@@ -64,6 +66,17 @@ class RegionCampaignController {
 		view.put("remaining", this.budgets.remaining(CAMPAIGN));
 		view.put("peerUrl", this.peerUrl);
 		return view;
+	}
+
+	/**
+	 * An offer shown for the campaign, rate limited across the regions: the
+	 * {@code offers} limit is marked {@code global}, so each region counts the calls the
+	 * other shipped it besides its own.
+	 */
+	@GetMapping("/api/regions/campaign/offer")
+	@RateLimited("offers")
+	Map<String, Object> offer() {
+		return Map.of("region", this.region, "campaign", CAMPAIGN);
 	}
 
 	@PostMapping("/api/regions/campaign/spend")
