@@ -1,5 +1,6 @@
 package io.github.redkit.ratelimit;
 
+import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -23,12 +24,16 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
 
 /**
  * A WebFlux application on a real Netty server answers a refused {@code @RateLimited}
@@ -124,6 +129,40 @@ class ReactiveWebFluxRateLimitTests {
 		}
 	}
 
+	@Test
+	void aPrincipalRouteCountsEachAuthenticatedUserApartAndTheAnonymousTogether() {
+		try (ConfigurableApplicationContext context = start(Stream
+			.concat(Stream.of(RedisTopology.STANDALONE.server().springProperties()),
+					Stream.of("redkit.rate-limit.timeout=10s", "redkit.key-prefix=principal-" + UUID.randomUUID(),
+							"redkit.rate-limit.web.routes[0].path=/plain", "redkit.rate-limit.web.routes[0].limit=api",
+							"redkit.rate-limit.web.routes[0].key=principal"))
+			.toArray(String[]::new))) {
+			WebTestClient client = client(context);
+			for (String user : new String[] { "alice", "bob", "" }) {
+				for (int call = 1; call <= 3; call++) {
+					WebTestClient.RequestHeadersSpec<?> request = client.get().uri("/plain");
+					if (!user.isEmpty()) {
+						request = request.header(PrincipalFromHeader.HEADER, user);
+					}
+					// the limit is 2 a second: each user has its own 2, the anonymous
+					// share 2
+					request.exchange().expectStatus().isEqualTo((call <= 2) ? 200 : 429);
+				}
+			}
+			String policy = client.get()
+				.uri("/plain")
+				.header(PrincipalFromHeader.HEADER, "carol")
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.returnResult(String.class)
+				.getResponseHeaders()
+				.getFirst("RateLimit-Policy");
+			assertThat(RateLimitFields.policies(policy).get(0).partitionKey()).as("the user's partition is named")
+				.isNotNull();
+		}
+	}
+
 	private static ConfigurableApplicationContext start(String... properties) {
 		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "redkit.rate-limit.limits.api.windows[0].limit=2",
@@ -143,8 +182,33 @@ class ReactiveWebFluxRateLimitTests {
 	}
 
 	@SpringBootApplication(scanBasePackages = "io.github.redkit.ratelimit.none")
-	@Import(HelloController.class)
+	@Import({ HelloController.class, PrincipalFromHeader.class })
 	static class WebFluxApplication {
+
+	}
+
+	/**
+	 * Authenticates a request as the user its header names, where Spring Security's
+	 * filter chain would ({@code -100}, before the route filter).
+	 */
+	static class PrincipalFromHeader implements WebFilter, Ordered {
+
+		static final String HEADER = "X-Test-User";
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+			String user = exchange.getRequest().getHeaders().getFirst(HEADER);
+			if (user == null) {
+				return chain.filter(exchange);
+			}
+			Principal principal = () -> user;
+			return chain.filter(exchange.mutate().principal(Mono.just(principal)).build());
+		}
+
+		@Override
+		public int getOrder() {
+			return -100;
+		}
 
 	}
 
