@@ -46,6 +46,22 @@ final class CacheSuite {
 			for (int i = 0; i < Keys.COUNT; i++) {
 				cache.put(key(i), new Product("p" + i, "Product " + i, 1999));
 			}
+			awaitWarm(cache);
+		}
+
+		// Spring Data Redis 4 writes a cache's puts asynchronously unless it is told
+		// otherwise (immediateWrites, as Redkit's cache writer is): a put returns before
+		// Redis has the value, and a run that started reading at once found keys missing
+		private static void awaitWarm(Cache cache) {
+			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+			for (int i = 0; i < Keys.COUNT; i++) {
+				while (cache.get(key(i)) == null) {
+					if (System.nanoTime() > deadline) {
+						throw new IllegalStateException("the cache did not hold " + key(i) + " within 10 s");
+					}
+					Thread.onSpinWait();
+				}
+			}
 		}
 
 		private static String key(int index) {

@@ -339,11 +339,22 @@ final class QueueSuite {
 	/**
 	 * A listener container (16 consumers) with a prefetch whose listener only counts: an
 	 * operation is a claim of {@link #UNITS} handled and acknowledged messages, waited
-	 * for without a hand-off per message (which would measure the hand-off).
+	 * for without a hand-off per message (which would measure the hand-off). A producer
+	 * thread keeps the queue topped up in small batches, so that the consumers never wait
+	 * for a refill (a refill of {@code FILL} jobs by the waiting threads left them idle
+	 * for half a second at a time).
 	 */
 	static final class RedkitListener extends SpringContender {
 
 		private static final int UNITS = 200;
+
+		private static final int TOP_UP = 10_000;
+
+		private static final int TOP_UP_BELOW = 50_000;
+
+		private final Thread producer;
+
+		private volatile boolean producing = true;
 
 		private final LongAdder handled = new LongAdder();
 
@@ -374,6 +385,24 @@ final class QueueSuite {
 
 				});
 			this.container.start();
+			this.producer = new Thread(this::keepToppedUp, "bench-producer");
+			this.producer.setDaemon(true);
+			this.producer.start();
+		}
+
+		private void keepToppedUp() {
+			List<Job> batch = new ArrayList<>(TOP_UP);
+			for (int i = 0; i < TOP_UP; i++) {
+				batch.add(Job.of(0, i));
+			}
+			while (this.producing) {
+				if (this.queues.size(QUEUE) < TOP_UP_BELOW) {
+					this.queues.sendAll(QUEUE, batch);
+				}
+				else {
+					LockSupport.parkNanos(1_000_000);
+				}
+			}
 		}
 
 		@Override
@@ -389,20 +418,20 @@ final class QueueSuite {
 		@Override
 		public void operate(int thread, long iteration) {
 			long target = this.claimed.addAndGet(UNITS);
-			if (iteration % 20 == 0) {
-				refillWithQueueTemplate();
-			}
-			long waited = 0;
 			while (this.handled.sum() < target) {
 				LockSupport.parkNanos(1_000_000);
-				if (++waited % 50 == 0) {
-					refillWithQueueTemplate();
-				}
 			}
 		}
 
 		@Override
 		public void close() {
+			this.producing = false;
+			try {
+				this.producer.join(10_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 			this.container.stop();
 			super.close();
 		}
