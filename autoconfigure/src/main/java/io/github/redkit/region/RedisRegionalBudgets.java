@@ -231,9 +231,10 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 				Change.naming("lend", amount, "borrow " + this.region + " " + operationId, List.of(this.region)));
 		long given = (Long) reply.get(3);
 		if (given > 0 && reply.size() > 4) {
+			RegionKeys shard = this.shards.of(name);
 			this.runner.execute(APPLY, this.timeout,
-					List.of(this.shards.of(name).received(), this.shards.of(name).counter(allotted(name)),
-							this.shards.of(name).counter(incoming(name, this.region))),
+					List.of(shard.received(), shard.counter(allotted(name)),
+							shard.counter(incoming(name, this.region))),
 					donor, "0", (String) reply.get(4), (String) reply.get(5), "0", "0", (String) reply.get(6),
 					(String) reply.get(7), "0");
 		}

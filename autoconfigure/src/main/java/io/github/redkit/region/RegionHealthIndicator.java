@@ -20,6 +20,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 public class RegionHealthIndicator extends AbstractHealthIndicator {
 
+	// a peer whose shards differ is reported in the state of its worst shard
+	private static final List<String> STATES_BY_SEVERITY = List.of("in-step", "standby", "starting", "lagging",
+			"failing");
+
 	private final RegionReplicators replicators;
 
 	private final RedisConnectionFactory local;
@@ -80,7 +84,7 @@ public class RegionHealthIndicator extends AbstractHealthIndicator {
 	}
 
 	private static int severity(RegionReplicator shard) {
-		return List.of("in-step", "standby", "starting", "lagging", "failing").indexOf(shard.state());
+		return STATES_BY_SEVERITY.indexOf(shard.state());
 	}
 
 }

@@ -117,9 +117,8 @@ final class RegionRecovery {
 					+ " a larger slot they hold hides this region's later changes there until these pass it");
 		}
 		if (recovered == 0) {
-			// a new region (it may have taken the others' slots, but none of its own):
-			// its
-			// outbox holds everything it counted
+			// a new region (it may have taken the others' slots, but none of its
+			// own): its outbox holds everything it counted
 			return;
 		}
 		this.metrics.increment(RegionMeters.RECOVERIES);

@@ -393,14 +393,15 @@ public class RegionReplicator {
 		if (reply.size() == 1) {
 			return -1;
 		}
-		if (this.reseedRequired) {
-			reseed();
-		}
 		long shippedSeq = number(reply.get(0));
 		long lastSeq = number(reply.get(1));
 		long now = number(reply.get(2));
+		// read before the peer is reached: a peer that stays away still has a true lag
 		this.outboxDepth = number(reply.get(3));
 		this.lagEntries = lastSeq - shippedSeq;
+		if (this.reseedRequired) {
+			reseed();
+		}
 		int count = (reply.size() - HEADER) / FIELDS;
 		if (count == 0) {
 			this.lagMillis = 0;

@@ -37,9 +37,4 @@ final class RegionShards {
 		return this.shards.get((int) (crc.getValue() % this.shards.size()));
 	}
 
-	/** The number of shards. */
-	int count() {
-		return this.shards.size();
-	}
-
 }

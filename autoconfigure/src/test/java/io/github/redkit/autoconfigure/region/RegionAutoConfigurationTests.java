@@ -56,11 +56,8 @@ class RegionAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasSingleBean(RegionalCounters.class)
 				.doesNotHaveBean(RegionalBudgets.class)
 				.doesNotHaveBean(RegionOutbox.class));
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.budgets.operation-ttl=0s")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("redkit.regions.budgets.operation-ttl"));
+		startUpFailsNaming("redkit.regions.budgets.operation-ttl", "redkit.regions.local=eu",
+				"redkit.regions.budgets.operation-ttl=0s");
 	}
 
 	@Test
@@ -73,37 +70,20 @@ class RegionAutoConfigurationTests {
 
 	@Test
 	void aMalformedPeerUrlFailsStartUpNamingTheProperty() {
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.url=http://us:6379")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("redkit.regions.peers.us.url"));
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.url=redis://:6379")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("redkit.regions.peers.us.url"));
+		startUpFailsNaming("redkit.regions.peers.us.url", "redkit.regions.local=eu",
+				"redkit.regions.peers.us.url=http://us:6379");
+		startUpFailsNaming("redkit.regions.peers.us.url", "redkit.regions.local=eu",
+				"redkit.regions.peers.us.url=redis://:6379");
 	}
 
 	@Test
 	void aPeerNeedsExactlyOneWayToItsRedisAndWellFormedNodes() {
-		this.runner
-			.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.url=redis://us:6379",
-					"redkit.regions.peers.us.cluster.nodes=us-1:6379")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("redkit.regions.peers.us: set exactly one of"));
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.cluster.nodes=us-1")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("redkit.regions.peers.us.cluster.nodes: 'us-1' is not host:port"));
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.sentinel.nodes=s:26379")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("redkit.regions.peers.us.sentinel.master"));
+		startUpFailsNaming("redkit.regions.peers.us: set exactly one of", "redkit.regions.local=eu",
+				"redkit.regions.peers.us.url=redis://us:6379", "redkit.regions.peers.us.cluster.nodes=us-1:6379");
+		startUpFailsNaming("redkit.regions.peers.us.cluster.nodes: 'us-1' is not host:port", "redkit.regions.local=eu",
+				"redkit.regions.peers.us.cluster.nodes=us-1");
+		startUpFailsNaming("redkit.regions.peers.us.sentinel.master", "redkit.regions.local=eu",
+				"redkit.regions.peers.us.sentinel.nodes=s:26379");
 		this.runner
 			.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.us.sentinel.master=m",
 					"redkit.regions.peers.us.sentinel.nodes=s:port")
@@ -207,20 +187,15 @@ class RegionAutoConfigurationTests {
 
 	@Test
 	void shardsOutsideTheirRangeFailStartUp() {
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.outbox.shards=0")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("redkit.regions.outbox.shards"));
+		startUpFailsNaming("redkit.regions.outbox.shards", "redkit.regions.local=eu", "redkit.regions.outbox.shards=0");
+		startUpFailsNaming("redkit.regions.outbox.shards", "redkit.regions.local=eu",
+				"redkit.regions.outbox.shards=1025");
 	}
 
 	@Test
 	void theLocalRegionAsItsOwnPeerFailsStartUp() {
-		this.runner.withPropertyValues("redkit.regions.local=eu", "redkit.regions.peers.eu.url=redis://localhost")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("redkit.regions.peers"));
+		startUpFailsNaming("redkit.regions.peers", "redkit.regions.local=eu",
+				"redkit.regions.peers.eu.url=redis://localhost");
 	}
 
 	@Test
@@ -287,22 +262,55 @@ class RegionAutoConfigurationTests {
 			gone = stopped.port();
 		}
 		try (RedisServer eu = RedisServers.startStandalone(); RedisServer us = RedisServers.startStandalone()) {
-			region(eu, "eu", "us", us).withPropertyValues("redkit.regions.peers.ap.url=redis://127.0.0.1:" + gone)
-				.run((context) -> {
-					HealthIndicator health = context.getBean("redkitRegionsHealthIndicator", HealthIndicator.class);
-					context.getBean(RegionalCounters.class).increment("clicks", 3);
-					await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-						Health answer = health.health(true);
-						assertThat(answer.getStatus()).as("a peer that is away is reported, not fatal")
-							.isEqualTo(Status.UP);
-						Map<String, Object> peers = (Map<String, Object>) answer.getDetails().get("peers");
-						assertThat((Map<String, Object>) peers.get("us")).containsEntry("state", "in-step")
-							.containsEntry("lagEntries", 0L)
-							.containsEntry("reseedRequired", false);
-						assertThat((Map<String, Object>) peers.get("ap")).containsEntry("state", "failing")
-							.containsEntry("lagEntries", 1L)
-							.containsKeys("lastError", "lastErrorAgeSeconds");
+			// each peer is reported once: its worst shard's state, its shards' lags
+			// summed
+			// (two fresh regions each time: every region has the same number of shards)
+			for (int shards : new int[] { 1, 4 }) {
+				eu.flushAll();
+				us.flushAll();
+				region(eu, "eu", "us", us)
+					.withPropertyValues("redkit.regions.peers.ap.url=redis://127.0.0.1:" + gone,
+							"redkit.regions.outbox.shards=" + shards)
+					.run((context) -> {
+						HealthIndicator health = context.getBean("redkitRegionsHealthIndicator", HealthIndicator.class);
+						RegionalCounters counters = context.getBean(RegionalCounters.class);
+						for (int i = 0; i < 8; i++) {
+							counters.increment("clicks " + i, 3);
+						}
+						await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+							Health answer = health.health(true);
+							assertThat(answer.getStatus()).as("a peer that is away is reported, not fatal")
+								.isEqualTo(Status.UP);
+							Map<String, Object> peers = (Map<String, Object>) answer.getDetails().get("peers");
+							assertThat(peers).containsOnlyKeys("us", "ap");
+							assertThat((Map<String, Object>) peers.get("us")).containsEntry("state", "in-step")
+								.containsEntry("lagEntries", 0L)
+								.containsEntry("reseedRequired", false);
+							assertThat((Map<String, Object>) peers.get("ap")).containsEntry("state", "failing")
+								.containsEntry("lagEntries", 8L)
+								.containsKeys("lastError", "lastErrorAgeSeconds");
+						});
 					});
+			}
+			// eu restarts empty while ap is away: it takes its slots back from us, must
+			// re-seed ap, and still reports ap's true lag while ap stays away
+			eu.flushAll();
+			region(eu, "eu", "us", us)
+				.withPropertyValues("redkit.regions.peers.ap.url=redis://127.0.0.1:" + gone,
+						"redkit.regions.outbox.shards=4")
+				.run((context) -> {
+					RegionalCounters counters = context.getBean(RegionalCounters.class);
+					for (int i = 0; i < 8; i++) {
+						counters.increment("clicks " + i, 3);
+					}
+					HealthIndicator health = context.getBean("redkitRegionsHealthIndicator", HealthIndicator.class);
+					await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+						Map<String, Object> peers = (Map<String, Object>) health.health(true).getDetails().get("peers");
+						assertThat((Map<String, Object>) peers.get("ap")).containsEntry("state", "failing")
+							.containsEntry("reseedRequired", true)
+							.containsEntry("lagEntries", 8L);
+					});
+					assertThat(counters.get("clicks 7")).as("its own slot taken back, then counted on").isEqualTo(6);
 				});
 			region(eu, "eu", "us", us).withPropertyValues("spring.data.redis.port=1")
 				.run((context) -> assertThat(
@@ -337,6 +345,11 @@ class RegionAutoConfigurationTests {
 			.withPropertyValues("redkit.regions.local=" + name,
 					"redkit.regions.peers." + peer + ".url=redis://127.0.0.1:" + peerServer.port(),
 					"redkit.regions.replication.interval=20ms");
+	}
+
+	private void startUpFailsNaming(String expected, String... properties) {
+		this.runner.withPropertyValues(properties)
+			.run((context) -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining(expected));
 	}
 
 }
