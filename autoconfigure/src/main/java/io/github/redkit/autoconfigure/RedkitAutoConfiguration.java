@@ -57,8 +57,13 @@ public final class RedkitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RedisScriptRunner redkitScriptRunner(RedisConnectionFactory connectionFactory) {
-		RedisScriptRunner runner = new RedisScriptRunner(connectionFactory);
+	RedisScriptRunner redkitScriptRunner(RedisConnectionFactory connectionFactory, RedkitProperties properties) {
+		Integer handOffThreads = properties.getHandOffThreads();
+		if (handOffThreads != null && handOffThreads < 1) {
+			throw new IllegalArgumentException("redkit.hand-off-threads must be > 0 (was " + handOffThreads + ")");
+		}
+		RedisScriptRunner runner = new RedisScriptRunner(connectionFactory,
+				(handOffThreads != null) ? handOffThreads : RedisScriptRunner.defaultHandOffThreads(connectionFactory));
 		runner.connectInBackground();
 		return runner;
 	}

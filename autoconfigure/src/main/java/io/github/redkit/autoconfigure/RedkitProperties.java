@@ -17,6 +17,14 @@ public class RedkitProperties {
 	private String keyPrefix = "redkit";
 
 	/**
+	 * Most threads that send the scripts of callers that must not block (event loops,
+	 * Redkit's own asynchronous steps) while a connection is made or borrowed from the
+	 * pool; further scripts wait for one of them. Defaults to the pool's max-active (8
+	 * without a pool).
+	 */
+	private @Nullable Integer handOffThreads;
+
+	/**
 	 * Reactive beans (ReactiveRateLimiter and the others) and the WebFlux support.
 	 */
 	private final Reactive reactive = new Reactive();
@@ -27,6 +35,14 @@ public class RedkitProperties {
 
 	public void setKeyPrefix(String keyPrefix) {
 		this.keyPrefix = keyPrefix;
+	}
+
+	public @Nullable Integer getHandOffThreads() {
+		return this.handOffThreads;
+	}
+
+	public void setHandOffThreads(@Nullable Integer handOffThreads) {
+		this.handOffThreads = handOffThreads;
 	}
 
 	public Reactive getReactive() {

@@ -8,10 +8,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisNoScriptException;
@@ -31,8 +32,10 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -44,7 +47,11 @@ import org.springframework.util.ClassUtils;
  * <p>
  * With Lettuce, {@link #executeAsync} sends the script without blocking a thread, which
  * lets a caller bound the wait ({@link #execute(LuaScript, Duration, List, String...)})
- * and send scripts for several cluster slots at once.
+ * and send scripts for several cluster slots at once. A caller that must not block (an
+ * event loop, one of Redkit's own asynchronous threads) hands a script that needs a
+ * connection first (the first connect, a pooled borrow) to a few threads of the runner's,
+ * by default as many as the pool's {@code max-active}; a script whose caller gave up (its
+ * future timed out or was cancelled) before it could be sent is not sent.
  */
 public class RedisScriptRunner {
 
@@ -57,12 +64,27 @@ public class RedisScriptRunner {
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.NonBlocking",
 			RedisScriptRunner.class.getClassLoader());
 
-	private static final Executor CONNECTOR = Executors.newCachedThreadPool(RedkitThreads.factory("redkit-connect"));
+	private static final boolean POOL_PRESENT = ClassUtils
+		.isPresent("org.apache.commons.pool2.impl.GenericObjectPoolConfig", RedisScriptRunner.class.getClassLoader());
+
+	/**
+	 * How many threads at most hand scripts over to a connection that is not pooled or to
+	 * a pool without a bound: the pool's own default {@code max-active}.
+	 */
+	public static final int DEFAULT_HAND_OFF_THREADS = 8;
+
+	// set on Redkit's own asynchronous threads: what runs there must not wait for a
+	// connection either, or they would grow with the calls waiting
+	private static final ThreadLocal<Boolean> ASYNCHRONOUS = new ThreadLocal<>();
+
+	private static final Executor CONNECTOR = Executors.newCachedThreadPool(asynchronousThreads("redkit-connect"));
 
 	/**
 	 * Where a non-blocking path runs the short blocking steps it cannot avoid (making a
-	 * connection, borrowing a pooled one, subscribing to a channel): never on the
-	 * caller's thread, which may be an event loop.
+	 * connection, giving a pooled one back, subscribing to a channel): never on the
+	 * caller's thread, which may be an event loop. A script sent from one of its threads
+	 * is handed off like one sent from an event loop: these threads never wait for a
+	 * pooled connection.
 	 * @return an executor of daemon threads, created as needed
 	 */
 	public static Executor blockingSteps() {
@@ -91,6 +113,13 @@ public class RedisScriptRunner {
 
 	private final StringRedisTemplate template;
 
+	// sends the scripts of callers that must not block: bounded, as threads beyond the
+	// pool's size would only wait for it, and more of them with every call while Redis
+	// does not answer
+	private final ExecutorService handOff;
+
+	private final int handOffThreads;
+
 	private volatile @Nullable Boolean cluster;
 
 	private volatile boolean connected;
@@ -99,12 +128,54 @@ public class RedisScriptRunner {
 	private volatile @Nullable Object sharedCommands;
 
 	/**
-	 * Creates a runner on a connection factory.
+	 * Creates a runner on a connection factory, handing scripts off to as many threads as
+	 * its pool's {@code max-active} ({@value #DEFAULT_HAND_OFF_THREADS} without a pool or
+	 * with an unbounded one).
 	 * @param connectionFactory the application's connection factory
 	 */
 	public RedisScriptRunner(RedisConnectionFactory connectionFactory) {
+		this(connectionFactory, defaultHandOffThreads(connectionFactory));
+	}
+
+	/**
+	 * Creates a runner on a connection factory.
+	 * @param connectionFactory the application's connection factory
+	 * @param handOffThreads how many threads at most send the scripts of callers that
+	 * must not block while a connection is made or borrowed
+	 */
+	public RedisScriptRunner(RedisConnectionFactory connectionFactory, int handOffThreads) {
+		Assert.isTrue(handOffThreads > 0, () -> "handOffThreads must be > 0 (was " + handOffThreads + ")");
 		this.connectionFactory = connectionFactory;
 		this.template = new StringRedisTemplate(connectionFactory);
+		this.handOff = RedkitThreads.bounded(asynchronousThreads("redkit-hand-off"), handOffThreads);
+		this.handOffThreads = handOffThreads;
+	}
+
+	/**
+	 * How many threads at most send the scripts of callers that must not block.
+	 * @return the number of threads
+	 */
+	public int handOffThreads() {
+		return this.handOffThreads;
+	}
+
+	/**
+	 * How many threads a runner on a connection factory hands scripts off to by default:
+	 * its pool's {@code max-active}, or {@value #DEFAULT_HAND_OFF_THREADS} without a pool
+	 * or with an unbounded one.
+	 * @param connectionFactory the connection factory
+	 * @return the number of threads
+	 */
+	public static int defaultHandOffThreads(RedisConnectionFactory connectionFactory) {
+		int maxActive = (LETTUCE_PRESENT && POOL_PRESENT) ? LettuceScripts.maxActive(connectionFactory) : -1;
+		return (maxActive > 0) ? maxActive : DEFAULT_HAND_OFF_THREADS;
+	}
+
+	private static ThreadFactory asynchronousThreads(String name) {
+		return (task) -> RedkitThreads.newThread(name, () -> {
+			ASYNCHRONOUS.set(Boolean.TRUE);
+			task.run();
+		}, true);
 	}
 
 	/**
@@ -224,6 +295,23 @@ public class RedisScriptRunner {
 	 * @return the answer, completed exceptionally with a {@link DataAccessException}
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, byte[][] args) {
+		CompletableFuture<T> answer = sendOnSharedConnection(script, keys, args);
+		if (answer != null) {
+			return answer;
+		}
+		if (this.connected && !onNonBlockingThread()) {
+			return send(script, keys, args, null);
+		}
+		// until a connection has been made, making one blocks for the connect timeout;
+		// the factory hands even its shared one out under a lock that a start, a reset or
+		// another caller may hold; borrowing a pooled one may wait for the pool: do it on
+		// another thread, so that callers can still bound their wait and an event loop
+		// never waits
+		return handOff(script, keys, args);
+	}
+
+	private <T> @Nullable CompletableFuture<T> sendOnSharedConnection(LuaScript<T> script, List<String> keys,
+			byte[][] args) {
 		Object shared = this.sharedCommands;
 		if (shared != null) {
 			// the factory hands its shared connection out under a lock, which a burst of
@@ -234,19 +322,46 @@ public class RedisScriptRunner {
 			}
 			this.sharedCommands = null;
 		}
-		if (this.connected && !onNonBlockingThread()) {
-			return send(script, keys, args);
-		}
-		// until a connection has been made, making one blocks for the connect timeout;
-		// the factory hands even its shared one out under a lock that a start, a reset or
-		// another caller may hold; borrowing a pooled one may wait for the pool: do it on
-		// another thread, so that callers can still bound their wait and an event loop
-		// never waits
-		return CompletableFuture.supplyAsync(() -> send(script, keys, args), CONNECTOR)
-			.thenCompose(Function.identity());
+		return null;
 	}
 
-	private <T> CompletableFuture<T> send(LuaScript<T> script, List<String> keys, byte[][] args) {
+	private <T> CompletableFuture<T> handOff(LuaScript<T> script, List<String> keys, byte[][] args) {
+		// the caller's own future: when it times out or is cancelled, the caller gave up
+		CompletableFuture<T> answer = new CompletableFuture<>();
+		this.handOff.execute(() -> {
+			if (answer.isDone()) {
+				return;
+			}
+			CompletableFuture<T> sent;
+			try {
+				sent = sendOnSharedConnection(script, keys, args);
+				if (sent == null) {
+					sent = send(script, keys, args, answer);
+				}
+			}
+			catch (RuntimeException ex) {
+				answer.completeExceptionally(ex);
+				return;
+			}
+			sent.whenComplete((value, ex) -> {
+				if (ex != null) {
+					answer.completeExceptionally(unwrap(ex));
+				}
+				else {
+					answer.complete(value);
+				}
+			});
+		});
+		return answer;
+	}
+
+	/**
+	 * Sends a script on a connection of the factory's.
+	 * @param caller the future of a caller who may give up while the connection is made
+	 * or borrowed, after which the script is not sent
+	 */
+	private <T> CompletableFuture<T> send(LuaScript<T> script, List<String> keys, byte[][] args,
+			@Nullable CompletableFuture<T> caller) {
 		RedisConnection connection;
 		try {
 			connection = this.connectionFactory.getConnection();
@@ -257,7 +372,13 @@ public class RedisScriptRunner {
 		}
 		CompletableFuture<T> answer;
 		try {
+			// a pooled connection is borrowed here, and may have waited for the pool
 			Object nativeConnection = connection.getNativeConnection();
+			if (caller != null && caller.isDone()) {
+				// the caller gave up meanwhile: the connection goes back unused
+				connection.close();
+				return caller;
+			}
 			if (!LETTUCE_PRESENT || !(nativeConnection instanceof RedisScriptingAsyncCommands<?, ?>)) {
 				connection.close();
 				return CompletableFuture.completedFuture(executeBlocking(script, keys, args));
@@ -289,10 +410,10 @@ public class RedisScriptRunner {
 
 	private static boolean onNonBlockingThread() {
 		Thread thread = Thread.currentThread();
-		// Netty's event loops (Lettuce's, a WebFlux server's) and Reactor's non-blocking
-		// schedulers
+		// Netty's event loops (Lettuce's, a WebFlux server's), Reactor's non-blocking
+		// schedulers and Redkit's own asynchronous steps
 		return (NETTY_PRESENT && thread instanceof FastThreadLocalThread)
-				|| (REACTOR_PRESENT && thread instanceof NonBlocking);
+				|| (REACTOR_PRESENT && thread instanceof NonBlocking) || ASYNCHRONOUS.get() != null;
 	}
 
 	private boolean sharesNativeConnection() {
@@ -426,6 +547,16 @@ public class RedisScriptRunner {
 	 * The Lettuce path, kept apart so that the class loads without Lettuce.
 	 */
 	private static final class LettuceScripts {
+
+		/**
+		 * The {@code max-active} of a Lettuce factory's pool.
+		 * @return the pool's size, or {@code -1} without a pool
+		 */
+		static int maxActive(RedisConnectionFactory connectionFactory) {
+			return (connectionFactory instanceof LettuceConnectionFactory lettuce
+					&& lettuce.getClientConfiguration() instanceof LettucePoolingClientConfiguration pooling)
+							? pooling.getPoolConfig().getMaxTotal() : -1;
+		}
 
 		/**
 		 * Sends a script on a kept shared connection, unless it was closed (the factory

@@ -1,6 +1,10 @@
 package io.github.redkit.core;
 
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
@@ -50,6 +54,21 @@ public final class RedkitThreads {
 	 */
 	public static ThreadFactory factory(String name) {
 		return (task) -> newThread(name, task, true);
+	}
+
+	/**
+	 * An executor of at most {@code threads} threads, made as needed and ended after a
+	 * while idle. Tasks beyond them wait in an unbounded queue that takes them without a
+	 * lock, so that handing one over never blocks the caller, an event loop included.
+	 * @param factory the factory of its threads
+	 * @param threads how many threads at most
+	 * @return the executor
+	 */
+	public static ExecutorService bounded(ThreadFactory factory, int threads) {
+		ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+				new LinkedTransferQueue<>(), factory);
+		executor.allowCoreThreadTimeOut(true);
+		return executor;
 	}
 
 	/**

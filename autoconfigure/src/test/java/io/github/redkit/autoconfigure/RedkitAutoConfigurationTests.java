@@ -56,6 +56,27 @@ class RedkitAutoConfigurationTests {
 	}
 
 	@Test
+	void handsScriptsOffToAsManyThreadsAsThePoolHasConnections() {
+		this.runner.run((context) -> assertThat(context.getBean(RedisScriptRunner.class).handOffThreads())
+			.isEqualTo(RedisScriptRunner.DEFAULT_HAND_OFF_THREADS));
+		this.runner
+			.withPropertyValues("spring.data.redis.lettuce.pool.enabled=true",
+					"spring.data.redis.lettuce.pool.max-active=3")
+			.run((context) -> assertThat(context.getBean(RedisScriptRunner.class).handOffThreads()).isEqualTo(3));
+		this.runner.withPropertyValues("redkit.hand-off-threads=5")
+			.run((context) -> assertThat(context.getBean(RedisScriptRunner.class).handOffThreads()).isEqualTo(5));
+	}
+
+	@Test
+	void noHandOffThreadFailsNamingTheProperty() {
+		this.runner.withPropertyValues("redkit.hand-off-threads=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.hand-off-threads"));
+	}
+
+	@Test
 	void everyBeanCanBeReplaced() {
 		this.runner.withUserConfiguration(CustomKeyspace.class)
 			.run((context) -> assertThat(context.getBean(RedisKeyspace.class).prefix()).isEqualTo("custom"));

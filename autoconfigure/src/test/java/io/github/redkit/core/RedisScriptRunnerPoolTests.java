@@ -1,16 +1,26 @@
 package io.github.redkit.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiPredicate;
 
+import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import io.lettuce.core.api.StatefulConnection;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -23,28 +33,22 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * With pooled, dedicated connections ({@code spring.data.redis.lettuce.pool.enabled=true}
  * and no shared native connection), a script sent asynchronously keeps its connection
  * until Redis has answered: the pool never hands a connection with a command in flight to
- * another borrower (who could start a transaction or a blocking pop around it).
+ * another borrower (who could start a transaction or a blocking pop around it). Callers
+ * that must not block hand the borrow to a few threads of the runner's, which never send
+ * a script for a caller that gave up.
  */
+@ExtendWith(ThreadDumpOnFailure.class)
 class RedisScriptRunnerPoolTests {
 
 	private static final LuaScript<Long> SLOW = LuaScript.load("test_slow", Long.class);
+
+	private static final LuaScript<Long> TIME_AND_KEYS = LuaScript.load("test_time_and_keys", Long.class);
 
 	private LettuceConnectionFactory factory;
 
 	@BeforeEach
 	void createPoolOfOne() {
-		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
-		pool.setMaxTotal(1);
-		pool.setMaxWait(Duration.ofMillis(100));
-		LettucePoolingClientConfiguration client = LettucePoolingClientConfiguration.builder()
-			.poolConfig(pool)
-			.commandTimeout(Duration.ofSeconds(5))
-			.build();
-		this.factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", RedisServers.standalone().port()), client);
-		this.factory.setShareNativeConnection(false);
-		this.factory.afterPropertiesSet();
-		this.factory.start();
+		this.factory = pooledFactory(RedisServers.standalone(), 1, Duration.ofMillis(100));
 	}
 
 	@AfterEach
@@ -63,6 +67,107 @@ class RedisScriptRunnerPoolTests {
 		assertThatException().as("the only connection is still busy with the script").isThrownBy(this::borrowAndPing);
 		assertThat(RedisScriptRunner.await(inFlight, Duration.ofSeconds(5), "slow")).isEqualTo(1);
 		assertThat(borrowAndPing()).isEqualTo("PONG");
+	}
+
+	@Test
+	void aFrozenRedisKeepsTheHandOffToAFewThreadsAndRunsNoScriptForACallerThatGaveUp() {
+		int maxActive = 2;
+		Duration timeout = Duration.ofMillis(300);
+		List<String> keys = List.of("redkit-test:{pool}");
+		try (RedisServer redis = RedisServers.startStandalone()) {
+			// Boot's default max-wait: a borrow waits for the pool as long as it takes
+			LettuceConnectionFactory frozenPool = pooledFactory(redis, maxActive, Duration.ofMillis(-1));
+			try {
+				RedisScriptRunner runner = new RedisScriptRunner(frozenPool);
+				fill(frozenPool, maxActive);
+				RedisScriptRunner.await(runner.executeAsync(TIME_AND_KEYS, keys, "warm-up"), Duration.ofSeconds(5),
+						"warm-up");
+				CommandStats before = redis.commandStats();
+				long idleHandOffThreads = threads(RedisScriptRunnerPoolTests::handingOff);
+				redis.pause();
+				List<Duration> failedAfter = Flux.range(0, 2000)
+					.flatMap((i) -> timedOnParallel(runner, timeout, keys, "frozen"), 2000)
+					.collectList()
+					.block(Duration.ofSeconds(30));
+				assertThat(failedAfter).hasSize(2000)
+					.allSatisfy((elapsed) -> assertThat(elapsed).isLessThan(timeout.plusSeconds(1)));
+				// other runners' idle threads carry the same name
+				long handOffThreads = threads(RedisScriptRunnerPoolTests::handingOff) - idleHandOffThreads;
+				long waitingForThePool = threads((thread, stack) -> Arrays.stream(stack)
+					.anyMatch((frame) -> frame.getMethodName().equals("borrowObject")));
+				redis.resume();
+				List<Duration> afterThaw = Flux.range(0, 20)
+					.flatMap((i) -> Mono
+						.fromFuture(() -> runner.executeAsync(TIME_AND_KEYS, Duration.ofSeconds(5), keys, "thawed"))
+						.subscribeOn(Schedulers.parallel())
+						.map((time) -> Duration.ZERO))
+					.collectList()
+					.block(Duration.ofSeconds(30));
+				assertThat(afterThaw).hasSize(20);
+				CommandStats used = redis.commandStats().since(before);
+				long scripts = used.calls("evalsha") + used.calls("eval");
+				assertThat(scripts).as("scripts run after the thaw: %s", used).isBetween(20L, 20L + maxActive);
+				assertThat(waitingForThePool).as("threads waiting for the pool").isLessThanOrEqualTo(maxActive);
+				assertThat(handOffThreads).as("threads handing the calls to the pool").isLessThanOrEqualTo(maxActive);
+			}
+			finally {
+				redis.resume();
+				frozenPool.destroy();
+			}
+		}
+	}
+
+	// the time a call took to fail with a timeout, sent from one of Reactor's
+	// non-blocking threads
+	private static Mono<Duration> timedOnParallel(RedisScriptRunner runner, Duration timeout, List<String> keys,
+			String value) {
+		return Mono.defer(() -> {
+			long start = System.nanoTime();
+			return Mono.fromFuture(() -> runner.executeAsync(TIME_AND_KEYS, timeout, keys, value))
+				.map((time) -> Duration.ofDays(1))
+				.onErrorResume(QueryTimeoutException.class,
+						(ex) -> Mono.just(Duration.ofNanos(System.nanoTime() - start)));
+		}).subscribeOn(Schedulers.parallel());
+	}
+
+	private static boolean handingOff(Thread thread, StackTraceElement[] stack) {
+		return thread.getName().startsWith("redkit-hand-off");
+	}
+
+	private static long threads(BiPredicate<Thread, StackTraceElement[]> filter) {
+		return Thread.getAllStackTraces()
+			.entrySet()
+			.stream()
+			.filter((thread) -> thread.getKey().isAlive() && filter.test(thread.getKey(), thread.getValue()))
+			.count();
+	}
+
+	// idle connections up to the pool's size, so that a frozen Redis is not met by a
+	// connect
+	private static void fill(LettuceConnectionFactory factory, int connections) {
+		List<RedisConnection> borrowed = new ArrayList<>();
+		for (int i = 0; i < connections; i++) {
+			RedisConnection connection = factory.getConnection();
+			connection.ping();
+			borrowed.add(connection);
+		}
+		borrowed.forEach(RedisConnection::close);
+	}
+
+	private static LettuceConnectionFactory pooledFactory(RedisServer redis, int maxActive, Duration maxWait) {
+		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
+		pool.setMaxTotal(maxActive);
+		pool.setMaxWait(maxWait);
+		LettucePoolingClientConfiguration client = LettucePoolingClientConfiguration.builder()
+			.poolConfig(pool)
+			.commandTimeout(Duration.ofSeconds(10))
+			.build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()), client);
+		factory.setShareNativeConnection(false);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	private String borrowAndPing() {

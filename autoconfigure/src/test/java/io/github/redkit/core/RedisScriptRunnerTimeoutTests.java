@@ -6,6 +6,7 @@ import java.util.List;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -13,6 +14,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+@ExtendWith(ThreadDumpOnFailure.class)
 class RedisScriptRunnerTimeoutTests {
 
 	private static final LuaScript<Long> TIME_AND_KEYS = LuaScript.load("test_time_and_keys", Long.class);
