@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisNoScriptException;
@@ -340,17 +341,27 @@ public class RedisScriptRunner {
 				}
 			}
 			catch (RuntimeException ex) {
-				answer.completeExceptionally(ex);
+				sent = CompletableFuture.failedFuture(ex);
+			}
+			if (sent == answer) {
 				return;
 			}
-			sent.whenComplete((value, ex) -> {
+			BiConsumer<T, @Nullable Throwable> relay = (value, ex) -> {
 				if (ex != null) {
 					answer.completeExceptionally(unwrap(ex));
 				}
 				else {
 					answer.complete(value);
 				}
-			});
+			};
+			if (sent.isDone()) {
+				// failed (or answered) at once: the caller's continuation runs elsewhere,
+				// not on one of the hand-off's few threads
+				sent.whenCompleteAsync(relay, CONNECTOR);
+			}
+			else {
+				sent.whenComplete(relay);
+			}
 		});
 		return answer;
 	}

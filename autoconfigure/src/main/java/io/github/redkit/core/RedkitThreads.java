@@ -12,11 +12,12 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * The one way Redkit makes its own threads (queue consumers, the lock watchdog, lease
- * renewals, control-state acknowledgements, the background connect): platform threads, or
- * virtual threads once {@link #useVirtualThreads(boolean)} is on, which the
- * auto-configuration does when Spring Boot's {@code spring.threads.virtual.enabled} is
- * active (Java 21 and later), as Boot does for its own executors. The choice is read each
- * time a thread is made, so threads made before it keep their kind.
+ * renewals, control-state acknowledgements, the background connect, the hand-off of
+ * scripts): platform threads, or virtual threads once {@link #useVirtualThreads(boolean)}
+ * is on, which the auto-configuration does when Spring Boot's
+ * {@code spring.threads.virtual.enabled} is active (Java 21 and later), as Boot does for
+ * its own executors. The choice is read each time a thread is made, so threads made
+ * before it keep their kind.
  */
 public final class RedkitThreads {
 
