@@ -18,15 +18,20 @@
 -- incarnation (see region_recover), KEYS[10..] the incoming counters of other regions: every
 -- other region for 'allot', the receiver for 'give' and 'lend'
 -- ARGV[1] this region, ARGV[2] 'create' | 'allot' | 'spend' | 'refund' | 'give' | 'lend' (a
--- give asked by the receiver, which applies the reply at once: refused until this Redis holds
--- its own slot, so that no count made after a loss of data leaves it but by its outbox) |
--- 'reserve' |
--- 'commit' | 'release', ARGV[3] amount (positive; what is used, for commit), ARGV[4] outbox
+-- give asked by the receiver, which applies the reply at once) | 'reserve' | 'commit' |
+-- 'release', ARGV[3] amount (positive; what is used, for commit), ARGV[4] outbox
 -- bound (MAXLEN ~), ARGV[5] operation TTL (ms), ARGV[6] the shared counter's name, ARGV[7]
 -- the allotted counter's name, ARGV[8] this region's incoming counter's name, ARGV[9] the
--- reservation id, ARGV[10] the reservation's TTL (ms), then per KEYS[10..]: the counter's name
+-- reservation id, ARGV[10] the reservation's TTL (ms), ARGV[11] '1' when the change needs
+-- this region's incarnation (it has peers), then per KEYS[10..]: the counter's name
 -- and (allot) the share given to its region
+-- Every change but a replayed one is refused while this Redis does not hold the region's own
+-- slot (no incarnation: new, or it lost its data, and region_recover has not run): the peers
+-- may have re-seeded what the others hold, a share given to this region included, while what
+-- this region spent comes back only with its recovery; spending now would spend it twice.
 -- Returns {1 when applied (or replayed), 0 when refused, -1 when there is no such budget,
+--          -2 when this Redis does not hold the region's own slot yet, -3 when a refund would
+--          take the balance or the region's slot past 2^53 - 1 (nothing changed),
 --          remaining (shared) or this region's share (allotted) as seen here,
 --          1 when the operation id was seen before (nothing changed), the amount given (give),
 --          then (give) this region's p and n of the allotted and of the receiver's counter}
@@ -41,6 +46,11 @@ if done then
   local seen, given = string.match(done, '^(%-?%d+)|(%d+)$')
   return {1, tonumber(seen), 1, tonumber(given)}
 end
+if ARGV[11] == '1' and redis.call('EXISTS', KEYS[9]) == 0 then
+  return {-2, 0, 0, 0}
+end
+-- the largest integer a Lua double holds exactly
+local MAX = 9007199254740991
 
 -- a counter as this Redis sees it: {exists, total, this region's p, this region's n}
 local function counter(key)
@@ -83,9 +93,9 @@ if op == 'create' or op == 'allot' then
   -- this region grants the whole amount and gives each other region its share at once
   local givenAway = 0
   for i = 10, #KEYS do
-    local share = tonumber(ARGV[12 + (i - 10) * 2])
+    local share = tonumber(ARGV[13 + (i - 10) * 2])
     if share > 0 then
-      add(KEYS[i], ARGV[11 + (i - 10) * 2], {false, 0, 0, 0}, true, share)
+      add(KEYS[i], ARGV[12 + (i - 10) * 2], {false, 0, 0, 0}, true, share)
       givenAway = givenAway + share
     end
   end
@@ -133,6 +143,9 @@ if redis.call('EXISTS', KEYS[8]) == 1 then
 end
 
 if op == 'refund' then
+  if available() + amount > MAX or seen[3] + amount > MAX then
+    return {-3, available(), 0, 0}
+  end
   giveBack(amount)
   return answer(available(), 0)
 elseif op == 'spend' or op == 'reserve' then
@@ -155,8 +168,15 @@ elseif op == 'commit' or op == 'release' then
   if op == 'commit' and amount > tonumber(held) then
     return {0, available(), 0, 0}
   end
+  -- expired, though not settled yet (more than a call's bound expired before it): it is
+  -- settled now, and not committed
+  local expired = tonumber(redis.call('ZSCORE', KEYS[8], ARGV[9]) or '0') <= now()
   redis.call('HDEL', KEYS[7], ARGV[9])
   redis.call('ZREM', KEYS[8], ARGV[9])
+  if op == 'commit' and expired then
+    giveBack(tonumber(held))
+    return {0, available(), 0, 0}
+  end
   local unused = tonumber(held) - (op == 'commit' and amount or 0)
   if unused > 0 then
     giveBack(unused)
@@ -165,7 +185,7 @@ elseif op == 'commit' or op == 'release' then
 end
 
 -- give, lend: as much of what was asked as this region's share holds, to the receiver's counter
-if key == KEYS[1] or (op == 'lend' and redis.call('EXISTS', KEYS[9]) == 0) then
+if key == KEYS[1] then
   return {0, available(), 0, 0}
 end
 local share = available()
@@ -175,6 +195,6 @@ if given <= 0 then
 end
 local ap, an = add(key, name, seen, false, given)
 -- only this region writes its slot of the receiver's counter, and only its p
-local ip, inn = add(KEYS[10], ARGV[11], {false, 0, 0, 0}, true, given)
+local ip, inn = add(KEYS[10], ARGV[12], {false, 0, 0, 0}, true, given)
 redis.call('SET', KEYS[6], exact(share - given) .. '|' .. exact(given), 'PX', ARGV[5])
 return {1, share - given, 0, given, exact(ap), exact(an), exact(ip), exact(inn)}

@@ -8,10 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.github.redkit.budget.BudgetOverflowException;
+import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.Reservation;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -37,6 +40,8 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 
 	private static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
 
+	private static final LuaScript<List> BORROWING = LuaScript.load("region_borrow", List.class);
+
 	private final RedisScriptRunner runner;
 
 	private final Map<String, RedisScriptRunner> peers;
@@ -50,6 +55,8 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	private final String operationTtl;
 
 	private final Duration timeout;
+
+	private final RedkitMetrics metrics;
 
 	/**
 	 * Creates budgets.
@@ -81,6 +88,25 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	 */
 	public RedisRegionalBudgets(RedisScriptRunner runner, Map<String, RedisScriptRunner> peers, RedisKeyspace keyspace,
 			String region, long outboxMaxLength, int shards, Duration operationTtl, Duration timeout) {
+		this(runner, peers, keyspace, region, outboxMaxLength, shards, operationTtl, timeout, RedkitMetrics.NONE);
+	}
+
+	/**
+	 * Creates budgets over several shards that count refused changes.
+	 * @param runner runs scripts on the local Redis
+	 * @param peers runs scripts on each peer region's Redis, by region name (borrowing)
+	 * @param keyspace builds the keys
+	 * @param region this region's name
+	 * @param outboxMaxLength the bound of each shard's outbox (approximate,
+	 * {@code MAXLEN ~})
+	 * @param shards how many shards the regional state is spread over
+	 * @param operationTtl how long an operation id is remembered
+	 * @param timeout the longest wait for a Redis
+	 * @param metrics counts the changes refused while this region recovers
+	 */
+	public RedisRegionalBudgets(RedisScriptRunner runner, Map<String, RedisScriptRunner> peers, RedisKeyspace keyspace,
+			String region, long outboxMaxLength, int shards, Duration operationTtl, Duration timeout,
+			RedkitMetrics metrics) {
 		Assert.hasText(region, "Region must not be empty");
 		Assert.isTrue(!peers.containsKey(region), "A peer must not be named like this region");
 		Assert.isTrue(outboxMaxLength > 0, "Outbox max length must be positive");
@@ -92,6 +118,7 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 		this.outboxMaxLength = Long.toString(outboxMaxLength);
 		this.operationTtl = Long.toString(operationTtl.toMillis());
 		this.timeout = timeout;
+		this.metrics = metrics;
 	}
 
 	@Override
@@ -105,6 +132,7 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 		Assert.isTrue(shares.keySet().stream().allMatch((r) -> r.equals(this.region) || this.peers.containsKey(r)),
 				() -> "Shares must name this region and its peers only (was " + shares.keySet() + ")");
 		Assert.isTrue(shares.values().stream().allMatch((share) -> share >= 0), "Shares must not be negative");
+		shares.values().forEach(RedisRegionalBudgets::exact);
 		long amount = shares.values().stream().mapToLong(Long::longValue).sum();
 		List<String> others = new ArrayList<>();
 		for (String peer : this.peers.keySet()) {
@@ -190,35 +218,78 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	@Override
 	public long borrow(String name, long amount, String operationId) {
 		Assert.isTrue(amount > 0, () -> "Amount must be positive (was " + amount + ")");
+		exact(amount);
 		Assert.hasText(operationId, "Operation id must not be empty");
 		List<?> seen = read(name);
-		if ((Long) seen.get(0) == 1) {
+		if ((Long) seen.get(0) == 1 || this.peers.isEmpty()) {
 			// a shared budget: every region spends from all of it already
 			return 0;
 		}
 		Map<String, Long> shares = sharesOf(seen);
 		// the largest share first; all of them when this region does not see the budget
-		// yet
-		List<Map.Entry<String, RedisScriptRunner>> donors = new ArrayList<>(this.peers.entrySet());
-		donors.sort(Comparator
-			.comparing((Map.Entry<String, RedisScriptRunner> donor) -> shares.getOrDefault(donor.getKey(), 0L))
-			.reversed());
+		// yet. A retry keeps the order of the first attempt (the shares changed since).
+		List<String> order = new ArrayList<>(this.peers.keySet());
+		order.sort(Comparator.comparing((String donor) -> shares.getOrDefault(donor, 0L)).reversed());
+		Map<String, String> record = borrowing(name, operationId, "", "", order);
 		long borrowed = 0;
-		for (Map.Entry<String, RedisScriptRunner> donor : donors) {
-			if (borrowed == amount) {
+		for (int i = 1; borrowed < amount; i++) {
+			String donor = record.get("ask:" + i);
+			if (donor == null) {
 				break;
 			}
+			String gave = record.get("gave:" + donor);
+			if (gave != null) {
+				borrowed += Long.parseLong(gave);
+				continue;
+			}
+			RedisScriptRunner peer = this.peers.get(donor);
+			if (peer == null) {
+				// no longer a peer since the first attempt
+				continue;
+			}
 			try {
-				borrowed += borrowFrom(donor.getKey(), donor.getValue(), name, amount - borrowed, operationId);
+				long given = borrowFrom(donor, peer, name, amount - borrowed, operationId);
+				borrowed += given;
+				borrowing(name, operationId, donor, Long.toString(given), List.of());
 			}
 			catch (RuntimeException ex) {
-				// a region out of reach gives nothing; the next one may. If the ask
-				// reached
-				// it after all, what it gave arrives here by replication.
-				logger.debug("Could not borrow from region '" + donor.getKey() + "'", ex);
+				// a region out of reach (or recovering) gives nothing; the next one may,
+				// and a retry asks it again. If the ask reached it after all, what it
+				// gave arrives here by replication.
+				logger.debug("Could not borrow from region '" + donor + "'", ex);
 			}
 		}
 		return borrowed;
+	}
+
+	/**
+	 * Reads and updates this region's record of a borrow ({@code region_borrow}).
+	 * @param donor a region that answered, else empty
+	 * @param gave what it gave
+	 * @param order the regions to ask, kept unless the record has an order already
+	 * @return the record
+	 */
+	private Map<String, String> borrowing(String name, String operationId, String donor, String gave,
+			List<String> order) {
+		RegionKeys shard = this.shards.of(name);
+		List<String> args = new ArrayList<>(List.of(this.operationTtl, donor, gave));
+		args.addAll(order);
+		List<?> reply = this.runner.execute(BORROWING, this.timeout,
+				List.of(shard.borrowing(shared(name), operationId), shard.incarnation(this.region)),
+				args.toArray(new String[0]));
+		if (reply.size() == 1) {
+			throw recovering(name);
+		}
+		Map<String, String> record = new LinkedHashMap<>();
+		for (int i = 0; i + 1 < reply.size(); i += 2) {
+			record.put(reply.get(i).toString(), reply.get(i + 1).toString());
+		}
+		return record;
+	}
+
+	private RegionRecoveringException recovering(String name) {
+		this.metrics.increment(RegionMeters.BUDGETS_REFUSED, "reason", "recovering");
+		return new RegionRecoveringException(this.region, name);
 	}
 
 	/**
@@ -228,7 +299,10 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	 */
 	private long borrowFrom(String donor, RedisScriptRunner runner, String name, long amount, String operationId) {
 		List<?> reply = change(runner, donor, name,
-				Change.naming("lend", amount, "borrow " + this.region + " " + operationId, List.of(this.region)));
+				Change.naming("lend", amount, "borrow " + this.region + " " + operationId, List.of(this.region)), true);
+		if ((Long) reply.get(0) == -2) {
+			throw new RegionRecoveringException(donor, name);
+		}
 		long given = (Long) reply.get(3);
 		if (given > 0 && reply.size() > 4) {
 			RegionKeys shard = this.shards.of(name);
@@ -258,13 +332,27 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 		return regions;
 	}
 
-	/** Runs one change on this region's Redis. */
+	/**
+	 * Runs one change on this region's Redis: refused while this region does not hold its
+	 * own slot, unless it has no peer to take it back from.
+	 */
 	private List<?> change(String name, Change change) {
-		return change(this.runner, this.region, name, change);
+		List<?> reply = change(this.runner, this.region, name, change, !this.peers.isEmpty());
+		long outcome = (Long) reply.get(0);
+		if (outcome == -2) {
+			throw recovering(name);
+		}
+		if (outcome == -3) {
+			throw new BudgetOverflowException(name, change.amount(), (Long) reply.get(1));
+		}
+		return reply;
 	}
 
-	/** Runs one change on a region's Redis as that region. */
-	private List<?> change(RedisScriptRunner target, String region, String name, Change change) {
+	/**
+	 * Runs one change on a region's Redis as that region.
+	 * @param recovered whether the change needs the region to hold its own slot
+	 */
+	private List<?> change(RedisScriptRunner target, String region, String name, Change change, boolean recovered) {
 		Assert.hasText(name, "Budget name must not be empty");
 		String shared = shared(name);
 		RegionKeys shard = this.shards.of(name);
@@ -274,7 +362,7 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 						shard.reservations(shared), shard.reservationDeadlines(shared), shard.incarnation(region)));
 		List<String> args = new ArrayList<>(List.of(region, change.operation(), Long.toString(change.amount()),
 				this.outboxMaxLength, this.operationTtl, shared, allotted(name), incoming(name, region),
-				change.reservation(), Long.toString(change.reservationTtl().toMillis())));
+				change.reservation(), Long.toString(change.reservationTtl().toMillis()), recovered ? "1" : "0"));
 		boolean withShares = change.operation().equals("allot");
 		List<String> others = change.others();
 		for (int i = 0; i < others.size(); i += withShares ? 2 : 1) {
@@ -285,6 +373,19 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 			}
 		}
 		return target.execute(CHANGE, this.timeout, keys, args.toArray(new String[0]));
+	}
+
+	/** Refuses an amount that Lua's doubles would round, as {@link Budgets} does. */
+	private static void exact(long amount) {
+		Assert.isTrue(amount <= Budgets.MAX_AMOUNT, () -> "Amount " + amount + " exceeds " + Budgets.MAX_AMOUNT);
+	}
+
+	/**
+	 * Whether a regional counter's name is one that budgets use: {@link RegionalCounters}
+	 * refuse it, so that a counter never changes a budget.
+	 */
+	static boolean isBudgetCounter(String counter) {
+		return counter.startsWith("budget:") || counter.startsWith("allotted:") || counter.startsWith("allotted-to:");
 	}
 
 	/** The regional counter of a shared budget, apart from counters by its prefix. */
@@ -323,6 +424,7 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 		Change {
 			Assert.isTrue(amount > 0 || (amount == 0 && operation.equals("commit")),
 					() -> "Amount must be positive (was " + amount + ")");
+			exact(amount);
 		}
 
 		static Change of(String operation, long amount, String operationKey) {

@@ -2,6 +2,7 @@ package io.github.redkit.region;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
@@ -19,6 +20,12 @@ public class RedisRegionalCounters implements RegionalCounters {
 	private static final LuaScript<List> INCREMENT = LuaScript.load("region_counter_increment", List.class);
 
 	private static final LuaScript<Long> GET = LuaScript.load("region_counter_get", Long.class);
+
+	/**
+	 * The counters of a global rate limit: {@code rl.}, a SHA-256 in Base64url, then the
+	 * window and sub-window (see {@code GlobalRateLimits.counterName}).
+	 */
+	private static final Pattern GLOBAL_RATE_LIMIT = Pattern.compile("rl\\.[A-Za-z0-9_-]{43}\\.");
 
 	private final RedisScriptRunner runner;
 
@@ -66,7 +73,7 @@ public class RedisRegionalCounters implements RegionalCounters {
 
 	@Override
 	public long increment(String name, long delta) {
-		Assert.hasText(name, "Counter name must not be empty");
+		checkName(name);
 		// its negation must exist: a subtraction is stored as a positive amount
 		Assert.isTrue(delta != Long.MIN_VALUE, "Delta must be greater than Long.MIN_VALUE");
 		RegionKeys keys = this.shards.of(name);
@@ -78,8 +85,19 @@ public class RedisRegionalCounters implements RegionalCounters {
 
 	@Override
 	public long get(String name) {
-		Assert.hasText(name, "Counter name must not be empty");
+		checkName(name);
 		return this.runner.execute(GET, this.timeout, List.of(this.shards.of(name).counter(name)));
+	}
+
+	/**
+	 * Refuses the names that regional budgets and global rate limits give their counters
+	 * in the same key space, so that a counter never changes one of them.
+	 */
+	private static void checkName(String name) {
+		Assert.hasText(name, "Counter name must not be empty");
+		Assert.isTrue(!RedisRegionalBudgets.isBudgetCounter(name) && !GLOBAL_RATE_LIMIT.matcher(name).lookingAt(),
+				() -> "Counter name '" + name + "' is reserved: names starting with 'budget:', 'allotted:' or"
+						+ " 'allotted-to:' hold regional budgets, and 'rl.<digest>.' global rate limits");
 	}
 
 }

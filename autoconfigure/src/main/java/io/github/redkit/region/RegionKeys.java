@@ -44,6 +44,14 @@ final class RegionKeys {
 	}
 
 	/**
+	 * A borrow made by this region (not replicated): whom it asked, in which order, and
+	 * what each gave, so that a retry asks nobody twice.
+	 */
+	String borrowing(String budget, String operationId) {
+		return this.base.part("borrowing", budget, operationId).build();
+	}
+
+	/**
 	 * This region's open reservations of a budget (not replicated: the amounts are spent
 	 * in the replicated counters until they come back).
 	 */

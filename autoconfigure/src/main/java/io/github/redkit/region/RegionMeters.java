@@ -48,6 +48,10 @@ final class RegionMeters {
 	static final RedkitMeter OUTBOX_DEPTH = RedkitMeter.gauge("redkit.regions.outbox.depth",
 			"Entries in this region's outbox stream");
 
+	/** Budget changes refused; tag {@code reason} ({@code recovering}). */
+	static final RedkitMeter BUDGETS_REFUSED = RedkitMeter.counter("redkit.regions.budgets.refused",
+			"Budget changes refused because this region's Redis did not hold its own slot yet");
+
 	private RegionMeters() {
 	}
 

@@ -20,6 +20,14 @@ import io.github.redkit.budget.Reservation;
  * the regions together never spend more than the budget, partitioned or not. A region
  * running low {@linkplain #borrow borrows} from the others' unspent shares.</li>
  * </ul>
+ * <p>
+ * Amounts are between 1 and {@link io.github.redkit.budget.Budgets#MAX_AMOUNT} (an
+ * {@code IllegalArgumentException} otherwise; a refund that would take the balance or
+ * this region's slot past it throws a
+ * {@link io.github.redkit.budget.BudgetOverflowException}). Every change throws a
+ * {@link RegionRecoveringException}, and changes nothing, while this region's Redis does
+ * not hold the region's own slot (a new Redis, or one that lost its data, before the
+ * replicators took the slot back from the peers); reads answer meanwhile.
  */
 public interface RegionalBudgets {
 
@@ -140,10 +148,15 @@ public interface RegionalBudgets {
 	 * region with the largest share as seen here first, each giving what it has (a
 	 * {@link #give} run on that region's Redis, so a partitioned region gives nothing),
 	 * until the amount is reached. What was given is usable here at once.
+	 * <p>
+	 * This region keeps, for {@code redkit.regions.budgets.operation-ttl}, the order in
+	 * which the first attempt asked the regions and what each gave: a retry with the same
+	 * id follows that order, asks again only the regions that did not answer, and stops
+	 * at the amount, so it borrows nothing twice.
 	 * @param name the budget name
 	 * @param amount the amount wanted, positive
 	 * @param operationId the caller's id of this request: a retry asks no region twice
-	 * @return what the other regions gave
+	 * @return what the other regions gave (for a retry: in all attempts)
 	 */
 	long borrow(String name, long amount, String operationId);
 

@@ -14,16 +14,20 @@ public interface RegionalCounters {
 	/**
 	 * Adds to a counter in this region and queues the change for the other regions, in
 	 * one atomic call on the local Redis.
-	 * @param name the counter name (any text; escaped in keys)
+	 * @param name the counter name (any text; escaped in keys), except the names that
+	 * regional budgets and global rate limits keep in the same key space: names starting
+	 * with {@code budget:}, {@code allotted:} or {@code allotted-to:}, and {@code rl.}
+	 * followed by 43 Base64url characters and a dot
 	 * @param delta the amount to add, negative to subtract
 	 * @return the counter's total as this region sees it after the change
+	 * @throws IllegalArgumentException for an empty or a reserved name
 	 */
 	long increment(String name, long delta);
 
 	/**
 	 * Reads a counter as this region sees it: the sum of every region's contribution
 	 * received so far.
-	 * @param name the counter name
+	 * @param name the counter name (reserved names as for {@link #increment})
 	 * @return the total, {@code 0} for a counter never incremented
 	 */
 	long get(String name);

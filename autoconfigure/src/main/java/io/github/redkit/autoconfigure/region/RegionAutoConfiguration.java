@@ -54,11 +54,11 @@ public final class RegionAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnReplicated("budgets")
 	RegionalBudgets redkitRegionalBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, RegionProperties properties,
-			RegionReplicators replicators) {
+			RegionReplicators replicators, RedkitMetrics metrics) {
 		String local = RegionPropertiesChecks.checked(properties);
 		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local,
 				properties.getOutbox().getMaxLength(), properties.getOutbox().getShards(),
-				properties.getBudgets().getOperationTtl(), properties.getTimeout());
+				properties.getBudgets().getOperationTtl(), properties.getTimeout(), metrics);
 	}
 
 	@Bean

@@ -3,8 +3,10 @@ package io.github.redkit.sample.regions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.ratelimit.RateLimited;
+import io.github.redkit.region.RegionRecoveringException;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalBudgets.RegionalSpend;
 import io.github.redkit.sample.web.Validation;
@@ -49,11 +51,25 @@ class RegionCampaignController {
 		this.initialBudget = initialBudget;
 	}
 
-	/** The region given a budget on its command line creates the campaign. */
+	/**
+	 * The region given a budget on its command line creates the campaign, once its
+	 * replicators' first round gave it its incarnation (budget changes are refused until
+	 * then, which takes milliseconds after start-up).
+	 */
 	@EventListener(ApplicationReadyEvent.class)
-	void createCampaign() {
-		if (this.initialBudget > 0) {
-			this.budgets.create(CAMPAIGN, this.initialBudget);
+	void createCampaign() throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (this.initialBudget > 0) {
+			try {
+				this.budgets.create(CAMPAIGN, this.initialBudget);
+				return;
+			}
+			catch (RegionRecoveringException ex) {
+				if (System.nanoTime() > deadline) {
+					throw ex;
+				}
+				Thread.sleep(20);
+			}
 		}
 	}
 
