@@ -198,12 +198,13 @@ public class RedkitEndpoint {
 	}
 
 	/**
-	 * {@code locks/{key}} (force-release), {@code queues/{queue}} (purge) or
-	 * {@code ratelimits/{limit}/{key}} (deletes the identifier's counters). The path's
-	 * remaining segments are joined with {@code /}, so a lock's or identifier's key may
-	 * contain {@code /}.
+	 * {@code locks/{id}} (force-release, by the {@code id} the lock listing shows, so
+	 * that a hashed key or a key with {@code /} is released too), {@code queues/{queue}}
+	 * (purge) or {@code ratelimits/{limit}/{key}} (resets the identifier's counters). An
+	 * identifier's remaining segments are joined with {@code /}, so it may contain
+	 * {@code /}.
 	 * @param section the section
-	 * @param path the lock's key, the queue, or the limit and the identifier
+	 * @param path the lock's id, the queue, or the limit and the identifier
 	 * @param principal the operator
 	 * @return the outcome, or {@code null} when unknown
 	 */
@@ -213,8 +214,8 @@ public class RedkitEndpoint {
 		if (path.length == 0) {
 			return null;
 		}
-		if (LOCKS.equals(section) && this.locks != null) {
-			return Map.of("released", this.locks.forceRelease(String.join("/", path), who(principal)));
+		if (LOCKS.equals(section) && this.locks != null && path.length == 1) {
+			return Map.of("released", this.locks.forceReleaseById(path[0], who(principal)));
 		}
 		if (QUEUES.equals(section) && this.queues != null && path.length == 1) {
 			return Map.of("purgedKeys", this.queues.purge(path[0], who(principal)));
