@@ -159,17 +159,23 @@ public class RedkitEndpoint {
 
 	/**
 	 * {@code ratelimits/{limit}/{key}} (usage per window) or
-	 * {@code queues/{queue}/dead-letters} (one page).
+	 * {@code queues/{queue}/dead-letters} (one page). An identifier's remaining segments
+	 * are joined with {@code /}, so it may contain {@code /} (an encoded {@code %2F} is
+	 * refused by the server).
 	 * @param section the section
 	 * @param name the limit or queue
-	 * @param item the identifier or {@code dead-letters}
+	 * @param path the identifier or {@code dead-letters}
 	 * @param offset dead letters to skip
 	 * @param count dead letters at most
 	 * @return the answer, or {@code null} when unknown
 	 */
 	@ReadOperation
-	public @Nullable Object detail(@Selector String section, @Selector String name, @Selector String item,
-			@Nullable Integer offset, @Nullable Integer count) {
+	public @Nullable Object detail(@Selector String section, @Selector String name,
+			@Selector(match = Match.ALL_REMAINING) String[] path, @Nullable Integer offset, @Nullable Integer count) {
+		if (path.length == 0) {
+			return null;
+		}
+		String item = String.join("/", path);
 		if (RATE_LIMITS.equals(section) && this.rateLimits != null) {
 			return this.rateLimits.usage(name, item);
 		}

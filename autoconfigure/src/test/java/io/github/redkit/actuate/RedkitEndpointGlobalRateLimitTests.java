@@ -98,7 +98,7 @@ class RedkitEndpointGlobalRateLimitTests {
 	}
 
 	private static long used(RedkitEndpoint endpoint) {
-		Map<?, ?> usage = (Map<?, ?>) endpoint.detail("ratelimits", "api", "user/1", null, null);
+		Map<?, ?> usage = (Map<?, ?>) endpoint.detail("ratelimits", "api", new String[] { "user", "1" }, null, null);
 		List<?> windows = (List<?>) usage.get("windows");
 		return ((Number) ((Map<?, ?>) windows.get(0)).get("used")).longValue();
 	}

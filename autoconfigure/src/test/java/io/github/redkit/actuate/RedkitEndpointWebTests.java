@@ -58,6 +58,12 @@ class RedkitEndpointWebTests {
 					HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).GET());
 			assertThat(usage.statusCode()).isEqualTo(200);
 			assertThat(usage.body()).contains("\"used\":1");
+			// a key with '/' is read with its segments as they are (the server refuses
+			// %2F)
+			context.getBean(RateLimiter.class).tryAcquire("api", "tenant/7");
+			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/tenant/7")).GET()).body())
+				.contains("\"key\":\"tenant/7\"")
+				.contains("\"used\":1");
 			HttpResponse<String> reset = send(
 					HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).DELETE());
 			assertThat(reset.statusCode()).isBetween(400, 499);
@@ -131,7 +137,9 @@ class RedkitEndpointWebTests {
 			// the server refuses
 			String page = new String(new ClassPathResource(RedkitDashboardWebExtension.PAGE).getContentAsByteArray(),
 					StandardCharsets.UTF_8);
-			assertThat(page).contains("'/locks' + segment(lock.id)").doesNotContain("segment(lock.key)");
+			assertThat(page).contains("'/locks' + segment(lock.id)")
+				.doesNotContain("segment(lock.key)")
+				.contains("segment(limit) + segments(key)");
 		}
 	}
 
