@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -90,14 +92,14 @@ final class KeyScan {
 				return new Page(keys, position.format(cluster));
 			}
 			first = false;
-			List<String> batch = new ArrayList<>(scanned.getKeys().size());
+			// in key order, once each (a SCAN batch may repeat a key)
+			SortedSet<String> batch = new TreeSet<>();
 			for (byte[] key : scanned.getKeys()) {
 				String text = new String(key, StandardCharsets.UTF_8);
 				if ((position.after == null || text.compareTo(position.after) > 0) && accept.test(text)) {
 					batch.add(text);
 				}
 			}
-			batch.sort(Comparator.naturalOrder());
 			for (String key : batch) {
 				if (keys.size() == wanted) {
 					// full inside the batch: the next page scans it again, after this
