@@ -58,23 +58,26 @@ public class ControlViews {
 	public Map<String, Object> page(@Nullable String cursor, @Nullable Integer count) {
 		int wanted = this.settings.pageSize(count, 50);
 		String prefix = this.keyspace.key("pubsub").build() + ":";
-		List<String> groups = new ArrayList<>();
-		String next;
+		KeyScan.Page found;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			next = KeyScan.scan(connection, cursor, KeyScan.escapeGlob(prefix + MARK) + "*" + SUFFIX, this.settings,
-					() -> groups.size() >= wanted, (key) -> {
-						String group = key.substring(prefix.length() + MARK.length(), key.length() - SUFFIX.length());
-						// a hashed (over-long) group name cannot be read back by its name
-						if (!group.startsWith("#") && !group.contains("}")) {
-							groups.add(KeyScan.unescape(group));
-						}
+			// a hashed (over-long) group name cannot be read back by its name
+			found = KeyScan.scan(connection, cursor, KeyScan.escapeGlob(prefix + MARK) + "*" + SUFFIX, this.settings,
+					wanted, (key) -> {
+						String group = group(key, prefix);
+						return !group.startsWith("#") && !group.contains("}");
 					});
 		}
+		List<String> groups = new ArrayList<>();
+		found.keys().forEach((key) -> groups.add(KeyScan.unescape(group(key, prefix))));
 		Map<String, Object> page = new LinkedHashMap<>();
 		page.put("groups", groups.stream().sorted().map(this::describe).toList());
-		page.put("cursor", next);
-		page.put("complete", "0".equals(next));
+		page.put("cursor", found.cursor());
+		page.put("complete", found.complete());
 		return page;
+	}
+
+	private static String group(String key, String prefix) {
+		return key.substring(prefix.length() + MARK.length(), key.length() - SUFFIX.length());
 	}
 
 	private Map<String, Object> describe(String group) {

@@ -2,11 +2,14 @@ package io.github.redkit.actuate;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.LettuceFutures;
@@ -20,14 +23,18 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * One bounded walk of {@code SCAN ... MATCH ... COUNT ...} from an opaque cursor (never
- * {@code KEYS}). On a cluster every master is walked in turn, in the order of the first
- * slot it serves (a promoted replica keeps its place); the cursor is then
- * {@code <master index>:<that master's cursor>}. {@code 0} starts and, returned, means
- * done.
+ * One bounded page of keys found with {@code SCAN ... MATCH ... COUNT ...} from an opaque
+ * cursor (never {@code KEYS}). On a cluster every master is walked in turn, in the order
+ * of the first slot it serves (a promoted replica keeps its place). A page stops at its
+ * size even inside one {@code SCAN} batch: each batch is taken in key order, and the
+ * cursor remembers the last key taken, so that the next page scans the same batch again
+ * and takes only the keys after it (no key skipped or repeated while the batch is
+ * unchanged). The cursor is {@code [<master index>:]<SCAN cursor>[.<last key>]} (the key
+ * in unpadded Base64URL); {@code 0} starts and, returned, means done.
  */
 final class KeyScan {
 
@@ -37,67 +44,146 @@ final class KeyScan {
 	}
 
 	/**
-	 * Scans until {@code enough} says so, the keyspace is walked, or the deadline passes
-	 * (checked between two {@code SCAN} calls).
+	 * The keys of one page and where the next page starts.
+	 *
+	 * @param keys the keys, at most the page's size
+	 * @param cursor the cursor of the next page, {@code 0} when done
+	 */
+	record Page(List<String> keys, String cursor) {
+
+		boolean complete() {
+			return DONE.equals(this.cursor);
+		}
+
+	}
+
+	/**
+	 * Scans until {@code wanted} keys are taken, the keyspace is walked, or the deadline
+	 * passes (checked between two {@code SCAN} calls).
 	 * @param connection the connection
 	 * @param cursor where the previous page stopped ({@code null} or {@code 0} to start)
 	 * @param match the glob
 	 * @param settings the {@code COUNT} hint and the time bound
-	 * @param enough whether the page is full
-	 * @param keys receives every key found
-	 * @return the cursor of the next page, {@code 0} when done
+	 * @param wanted the page's size
+	 * @param accept which of the matching keys count as entries
+	 * @return the page
+	 * @throws InvalidEndpointRequestException when the cursor is not one a page handed
+	 * out
 	 */
-	static String scan(RedisConnection connection, @Nullable String cursor, String match, EndpointSettings settings,
-			BooleanSupplier enough, Consumer<String> keys) {
+	static Page scan(RedisConnection connection, @Nullable String cursor, String match, EndpointSettings settings,
+			int wanted, Predicate<String> accept) {
 		long deadline = System.nanoTime() + settings.scanTimeout().toNanos();
 		ScanArgs args = new ScanArgs().match(match.getBytes(StandardCharsets.UTF_8)).limit(settings.scanCount());
 		Object nativeConnection = connection.getNativeConnection();
-		String next = (cursor != null && !cursor.isBlank()) ? cursor.trim() : DONE;
-		if (nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
-			return scanCluster(masters(cluster), next, args, settings, deadline, enough, keys);
-		}
-		RedisKeyAsyncCommands<byte[], byte[]> commands = standalone(nativeConnection);
-		boolean first = true;
-		do {
-			KeyScanCursor<byte[]> scanned = await(commands.scan(ScanCursor.of(next), args), first, settings, deadline);
-			if (scanned == null) {
-				return next;
-			}
-			first = false;
-			next = scanned.isFinished() ? DONE : scanned.getCursor();
-			scanned.getKeys().forEach((key) -> keys.accept(new String(key, StandardCharsets.UTF_8)));
-		}
-		while (!enough.getAsBoolean() && !DONE.equals(next) && System.nanoTime() < deadline);
-		return next;
-	}
-
-	private static String scanCluster(List<RedisKeyAsyncCommands<byte[], byte[]>> masters, String cursor, ScanArgs args,
-			EndpointSettings settings, long deadline, BooleanSupplier enough, Consumer<String> keys) {
-		int separator = cursor.indexOf(':');
-		int node = (separator > 0) ? Integer.parseInt(cursor.substring(0, separator)) : 0;
-		String next = (separator > 0) ? cursor.substring(separator + 1) : DONE;
-		if (node >= masters.size()) {
-			return DONE; // the cluster shrank under the cursor: nothing left to walk
+		boolean cluster = nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?>;
+		Position position = Position.parse((cursor != null && !cursor.isBlank()) ? cursor.trim() : DONE, cluster);
+		List<RedisKeyAsyncCommands<byte[], byte[]>> nodes = (cluster)
+				? masters((RedisAdvancedClusterAsyncCommands<?, ?>) nativeConnection)
+				: List.of(standalone(nativeConnection));
+		List<String> keys = new ArrayList<>(wanted);
+		if (position.node >= nodes.size()) {
+			return new Page(keys, DONE); // the cluster shrank under the cursor
 		}
 		boolean first = true;
-		do {
-			KeyScanCursor<byte[]> scanned = await(masters.get(node).scan(ScanCursor.of(next), args), first, settings,
-					deadline);
+		while (true) {
+			KeyScanCursor<byte[]> scanned = await(nodes.get(position.node).scan(ScanCursor.of(position.scan), args),
+					first, settings, deadline);
 			if (scanned == null) {
-				return node + ":" + next;
+				return new Page(keys, position.format(cluster));
 			}
 			first = false;
-			scanned.getKeys().forEach((key) -> keys.accept(new String(key, StandardCharsets.UTF_8)));
-			next = scanned.isFinished() ? DONE : scanned.getCursor();
-			if (DONE.equals(next)) {
-				node++;
-				if (node == masters.size()) {
-					return DONE;
+			// in key order, once each (a SCAN batch may repeat a key)
+			SortedSet<String> batch = new TreeSet<>();
+			for (byte[] key : scanned.getKeys()) {
+				String text = new String(key, StandardCharsets.UTF_8);
+				if ((position.after == null || text.compareTo(position.after) > 0) && accept.test(text)) {
+					batch.add(text);
 				}
 			}
+			for (String key : batch) {
+				if (keys.size() == wanted) {
+					// full inside the batch: the next page scans it again, after this
+					// page's last key
+					return new Page(keys, position.after(keys.get(keys.size() - 1)).format(cluster));
+				}
+				keys.add(key);
+			}
+			position = position.next(scanned.isFinished() ? DONE : scanned.getCursor());
+			if (position.node == nodes.size()) {
+				return new Page(keys, DONE);
+			}
+			if (keys.size() == wanted || System.nanoTime() >= deadline) {
+				return new Page(keys, position.format(cluster));
+			}
 		}
-		while (!enough.getAsBoolean() && System.nanoTime() < deadline);
-		return node + ":" + next;
+	}
+
+	/**
+	 * Where a walk stands: the node, its {@code SCAN} cursor, and the last key taken from
+	 * the batch that cursor starts.
+	 */
+	private record Position(int node, String scan, @Nullable String after) {
+
+		static Position parse(String cursor, boolean cluster) {
+			String rest = cursor;
+			int node = 0;
+			int separator = rest.indexOf(':');
+			if (separator >= 0) {
+				if (!cluster) {
+					throw invalid(cursor, "a standalone Redis' cursor has no node");
+				}
+				node = number(rest.substring(0, separator), cursor, "its node");
+				rest = rest.substring(separator + 1);
+			}
+			String after = null;
+			int dot = rest.indexOf('.');
+			if (dot >= 0) {
+				try {
+					after = new String(Base64.getUrlDecoder().decode(rest.substring(dot + 1)), StandardCharsets.UTF_8);
+				}
+				catch (IllegalArgumentException ex) {
+					throw invalid(cursor, "its last key is not Base64URL");
+				}
+				rest = rest.substring(0, dot);
+			}
+			if (rest.isEmpty() || !rest.chars().allMatch((c) -> c >= '0' && c <= '9')) {
+				throw invalid(cursor, "its SCAN cursor is not a decimal number");
+			}
+			return new Position(node, rest, after);
+		}
+
+		private static int number(String text, String cursor, String what) {
+			if (text.isEmpty() || text.length() > 6 || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
+				throw invalid(cursor, what + " is not a small decimal number");
+			}
+			return Integer.parseInt(text);
+		}
+
+		private static InvalidEndpointRequestException invalid(String cursor, String why) {
+			String reason = "Malformed cursor '" + cursor + "': " + why
+					+ "; pass the cursor of the previous page, or 0 to start";
+			return new InvalidEndpointRequestException(reason, reason);
+		}
+
+		Position after(String key) {
+			return new Position(this.node, this.scan, key);
+		}
+
+		// the batch is taken: the next SCAN cursor, or the next node's start
+		Position next(String scanned) {
+			return DONE.equals(scanned) ? new Position(this.node + 1, DONE, null)
+					: new Position(this.node, scanned, null);
+		}
+
+		String format(boolean cluster) {
+			String position = cluster ? this.node + ":" + this.scan : this.scan;
+			return (this.after != null) ? position + "."
+					+ Base64.getUrlEncoder()
+						.withoutPadding()
+						.encodeToString(this.after.getBytes(StandardCharsets.UTF_8))
+					: position;
+		}
+
 	}
 
 	@SuppressWarnings("unchecked")

@@ -1,15 +1,22 @@
 package io.github.redkit.actuate;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
+import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitUsage;
+import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.region.RegionOutbox;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -19,7 +26,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Rate limits: the configured policies, an identifier's usage per window (read without
- * consuming, see {@link RateLimitUsage}) and the reset of its counters.
+ * consuming, see {@link RateLimitUsage}) and the reset of its counters. A limit marked
+ * global is read and reset in the regional sub-window counters it counts in: its usage is
+ * every region's calls that this region has received, and its reset zeroes them here and,
+ * once replicated, in every region.
  */
 public class RateLimitViews {
 
@@ -32,6 +42,8 @@ public class RateLimitViews {
 	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisKeyspace keyspace;
+
+	private @Nullable GlobalLimits global;
 
 	/**
 	 * Creates the views.
@@ -46,6 +58,17 @@ public class RateLimitViews {
 		this.limitNames = List.copyOf(limitNames);
 		this.connectionFactory = connectionFactory;
 		this.keyspace = keyspace;
+	}
+
+	/**
+	 * Reads and resets the limits marked global where they count: the regional counters
+	 * of this region's outbox.
+	 * @param runner runs the scripts on the local Redis
+	 * @param outbox this region's outbox
+	 * @param limitNames the limits marked global
+	 */
+	public void setGlobalLimits(RedisScriptRunner runner, RegionOutbox outbox, Set<String> limitNames) {
+		this.global = new GlobalLimits(runner, outbox, Set.copyOf(limitNames));
 	}
 
 	/**
@@ -71,20 +94,31 @@ public class RateLimitViews {
 		if (policy == null) {
 			return null;
 		}
+		GlobalLimits global = global(limit);
+		List<RateLimitUsage.Window> windows = (global != null) ? global.usage(limit, policy, key)
+				: localUsage(limit, policy, key);
+		Map<String, Object> usage = new LinkedHashMap<>();
+		usage.put("limit", limit);
+		usage.put("key", key);
+		usage.put("algorithm", policy.algorithm().id());
+		if (global != null) {
+			usage.put("global", true);
+		}
+		usage.put("windows", windows.stream().map(RateLimitViews::describe).toList());
+		return usage;
+	}
+
+	private List<RateLimitUsage.Window> localUsage(String limit, RateLimitPolicy policy, String key) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			List<RateLimitUsage.Window> windows = RateLimitUsage.read(connection,
-					RateLimitUsage.key(this.keyspace, limit, policy, key), policy);
-			Map<String, Object> usage = new LinkedHashMap<>();
-			usage.put("limit", limit);
-			usage.put("key", key);
-			usage.put("algorithm", policy.algorithm().id());
-			usage.put("windows", windows.stream().map(RateLimitViews::describe).toList());
-			return usage;
+			return RateLimitUsage.read(connection, RateLimitUsage.key(this.keyspace, limit, policy, key), policy);
 		}
 	}
 
 	/**
-	 * Deletes an identifier's counters of a limit.
+	 * Resets an identifier's counters of a limit: deletes them, or, for a limit marked
+	 * global, zeroes the calls of every region that this region has received, here and,
+	 * through the outbox, in every peer (calls a peer made that have not reached this
+	 * region yet still count).
 	 * @param limit the limit
 	 * @param key the identifier
 	 * @param who the operator, if known
@@ -95,12 +129,25 @@ public class RateLimitViews {
 		if (policy == null) {
 			return null;
 		}
-		String redisKey = RateLimitUsage.key(this.keyspace, limit, policy, key);
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			Long deleted = connection.keyCommands().del(redisKey.getBytes(StandardCharsets.UTF_8));
-			logger.info("Rate limit '" + limit + "' reset for one key by " + who + " through the redkit endpoint");
-			return deleted != null && deleted > 0;
+		GlobalLimits global = global(limit);
+		boolean reset;
+		if (global != null) {
+			reset = global.reset(limit, policy, key);
 		}
+		else {
+			String redisKey = RateLimitUsage.key(this.keyspace, limit, policy, key);
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				Long deleted = connection.keyCommands().del(redisKey.getBytes(StandardCharsets.UTF_8));
+				reset = deleted != null && deleted > 0;
+			}
+		}
+		logger.info("Rate limit '" + limit + "' reset for one key by " + who + " through the redkit endpoint");
+		return reset;
+	}
+
+	private @Nullable GlobalLimits global(String limit) {
+		GlobalLimits global = this.global;
+		return (global != null && global.names().contains(limit)) ? global : null;
 	}
 
 	private static Map<String, Object> describe(RateLimitPolicy policy) {
@@ -122,6 +169,48 @@ public class RateLimitViews {
 		described.put("remaining", window.remaining());
 		described.put("resetsIn", window.resetsIn().toString());
 		return described;
+	}
+
+	/**
+	 * The limits marked global and where they count.
+	 */
+	private record GlobalLimits(RedisScriptRunner runner, RegionOutbox outbox, Set<String> names) {
+
+		@SuppressWarnings("rawtypes")
+		private static final LuaScript<List> USAGE = LuaScript.load("endpoint_global_usage", List.class);
+
+		private static final LuaScript<Long> RESET = LuaScript.load("endpoint_global_reset", Long.class);
+
+		List<RateLimitUsage.Window> usage(String limit, RateLimitPolicy policy, String key) {
+			String counter = this.outbox.counter(limit, RateLimitUsage.globalCounterName(limit, key));
+			List<String> args = new ArrayList<>();
+			args.add(Integer.toString(policy.subWindows()));
+			policy.windows().forEach((window) -> args.add(Long.toString(window.period().toMillis())));
+			List<?> reply = this.runner.execute(USAGE, List.of(counter), args.toArray(String[]::new));
+			List<RateLimitUsage.Window> windows = new ArrayList<>();
+			for (int j = 0; j < policy.windows().size(); j++) {
+				RateLimitWindow window = policy.windows().get(j);
+				long used = Math.min(((Number) reply.get(2 * j)).longValue(), window.limit());
+				long resetsIn = (used > 0) ? ((Number) reply.get(2 * j + 1)).longValue() : 0;
+				windows.add(new RateLimitUsage.Window(window.limit(), window.period(), used, window.limit() - used,
+						Duration.ofMillis(resetsIn)));
+			}
+			return windows;
+		}
+
+		boolean reset(String limit, RateLimitPolicy policy, String key) {
+			String name = RateLimitUsage.globalCounterName(limit, key);
+			List<String> args = new ArrayList<>();
+			args.add(Integer.toString(policy.subWindows()));
+			args.add(this.outbox.region());
+			args.add(Long.toString(this.outbox.maxLength()));
+			args.add(name);
+			policy.windows().forEach((window) -> args.add(Long.toString(window.period().toMillis())));
+			List<String> keys = List.of(this.outbox.sequence(limit), this.outbox.stream(limit),
+					this.outbox.counter(limit, name));
+			return this.runner.execute(RESET, keys, args.toArray(String[]::new)) > 0;
+		}
+
 	}
 
 }

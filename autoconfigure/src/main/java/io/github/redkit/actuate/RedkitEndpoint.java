@@ -159,17 +159,23 @@ public class RedkitEndpoint {
 
 	/**
 	 * {@code ratelimits/{limit}/{key}} (usage per window) or
-	 * {@code queues/{queue}/dead-letters} (one page).
+	 * {@code queues/{queue}/dead-letters} (one page). An identifier's remaining segments
+	 * are joined with {@code /}, so it may contain {@code /} (an encoded {@code %2F} is
+	 * refused by the server).
 	 * @param section the section
 	 * @param name the limit or queue
-	 * @param item the identifier or {@code dead-letters}
+	 * @param path the identifier or {@code dead-letters}
 	 * @param offset dead letters to skip
 	 * @param count dead letters at most
 	 * @return the answer, or {@code null} when unknown
 	 */
 	@ReadOperation
-	public @Nullable Object detail(@Selector String section, @Selector String name, @Selector String item,
-			@Nullable Integer offset, @Nullable Integer count) {
+	public @Nullable Object detail(@Selector String section, @Selector String name,
+			@Selector(match = Match.ALL_REMAINING) String[] path, @Nullable Integer offset, @Nullable Integer count) {
+		if (path.length == 0) {
+			return null;
+		}
+		String item = String.join("/", path);
 		if (RATE_LIMITS.equals(section) && this.rateLimits != null) {
 			return this.rateLimits.usage(name, item);
 		}
@@ -198,12 +204,13 @@ public class RedkitEndpoint {
 	}
 
 	/**
-	 * {@code locks/{key}} (force-release), {@code queues/{queue}} (purge) or
-	 * {@code ratelimits/{limit}/{key}} (deletes the identifier's counters). The path's
-	 * remaining segments are joined with {@code /}, so a lock's or identifier's key may
-	 * contain {@code /}.
+	 * {@code locks/{id}} (force-release, by the {@code id} the lock listing shows, so
+	 * that a hashed key or a key with {@code /} is released too), {@code queues/{queue}}
+	 * (purge) or {@code ratelimits/{limit}/{key}} (resets the identifier's counters). An
+	 * identifier's remaining segments are joined with {@code /}, so it may contain
+	 * {@code /}.
 	 * @param section the section
-	 * @param path the lock's key, the queue, or the limit and the identifier
+	 * @param path the lock's id, the queue, or the limit and the identifier
 	 * @param principal the operator
 	 * @return the outcome, or {@code null} when unknown
 	 */
@@ -213,8 +220,8 @@ public class RedkitEndpoint {
 		if (path.length == 0) {
 			return null;
 		}
-		if (LOCKS.equals(section) && this.locks != null) {
-			return Map.of("released", this.locks.forceRelease(String.join("/", path), who(principal)));
+		if (LOCKS.equals(section) && this.locks != null && path.length == 1) {
+			return Map.of("released", this.locks.forceReleaseById(path[0], who(principal)));
 		}
 		if (QUEUES.equals(section) && this.queues != null && path.length == 1) {
 			return Map.of("purgedKeys", this.queues.purge(path[0], who(principal)));

@@ -131,12 +131,12 @@ class RedkitEndpointTests {
 					.isEqualTo(Map.of("reset", true));
 				assertThat(((Map<?, ?>) ((List<?>) usage(endpoint, "user-1").get("windows")).get(0)).get("used"))
 					.isEqualTo(0L);
-				assertThat(endpoint.detail("ratelimits", "unknown", "user-1", null, null)).isNull();
+				assertThat(endpoint.detail("ratelimits", "unknown", new String[] { "user-1" }, null, null)).isNull();
 			});
 	}
 
 	private static Map<?, ?> usage(RedkitEndpoint endpoint, String key) {
-		return (Map<?, ?>) endpoint.detail("ratelimits", "api", key, null, null);
+		return (Map<?, ?>) endpoint.detail("ratelimits", "api", new String[] { key }, null, null);
 	}
 
 	@Test
@@ -153,7 +153,8 @@ class RedkitEndpointTests {
 			assertThat(lock.get("fencingToken")).isEqualTo(handle.fencingToken());
 			assertThat(Duration.parse((String) lock.get("remainingLease"))).isPositive();
 			assertThat(lock.get("holderInstance").toString()).isNotBlank().doesNotContain(":");
-			assertThat(endpoint.delete("locks", new String[] { "order:1" }, null)).isEqualTo(Map.of("released", true));
+			assertThat(endpoint.delete("locks", new String[] { (String) lock.get("id") }, null))
+				.isEqualTo(Map.of("released", true));
 			assertThat(handle.extend(Duration.ofSeconds(5))).as("the holder lost it").isFalse();
 			assertThat(all(endpoint, "locks")).isEmpty();
 		});
@@ -178,7 +179,7 @@ class RedkitEndpointTests {
 	}
 
 	@Test
-	void forceReleaseIsOneScriptThatTakesTheWaitersFlagAndAcceptsKeysWithSlashes() {
+	void forceReleaseByTheListedIdIsOneScriptThatTakesTheWaitersFlagAndAcceptsKeysWithSlashes() {
 		this.runner.run((context) -> {
 			RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
@@ -190,12 +191,11 @@ class RedkitEndpointTests {
 			assertThat(redis.hasKey(prefix + ":lock:{tenant%2F7%2Forder}:waiters")).as("flag raised").isTrue();
 			List<?> listed = all(endpoint, "locks");
 			assertThat(((Map<?, ?>) listed.get(0)).get("key")).isEqualTo("tenant/7/order");
-			assertThat(endpoint.delete("locks", new String[] { "tenant", "7", "order" }, null))
-				.isEqualTo(Map.of("released", true));
+			String id = (String) ((Map<?, ?>) listed.get(0)).get("id");
+			assertThat(endpoint.delete("locks", new String[] { id }, null)).isEqualTo(Map.of("released", true));
 			assertThat(handle.isHeld() && handle.extend(Duration.ofSeconds(5))).isFalse();
 			assertThat(redis.hasKey(prefix + ":lock:{tenant%2F7%2Forder}:waiters")).as("flag taken").isFalse();
-			assertThat(endpoint.delete("locks", new String[] { "tenant/7/order" }, null))
-				.isEqualTo(Map.of("released", false));
+			assertThat(endpoint.delete("locks", new String[] { id }, null)).isEqualTo(Map.of("released", false));
 		});
 	}
 
@@ -328,11 +328,10 @@ class RedkitEndpointTests {
 			Map<?, ?> stats = (Map<?, ?>) ((Map<?, ?>) endpoint.section("queues", null, null)).get("jobs");
 			assertThat(stats.get("depth")).isEqualTo(1L);
 			assertThat(stats.get("deadLetters")).isEqualTo(1L);
-			Map<?, ?> page = (Map<?, ?>) endpoint.detail("queues", "jobs", "dead-letters", 0, 10);
+			Map<?, ?> page = (Map<?, ?>) endpoint.detail("queues", "jobs", new String[] { "dead-letters" }, 0, 10);
 			assertThat(page.toString()).contains("boom").doesNotContain("s3cr3t");
-			assertThat(
-					(List<?>) ((Map<?, ?>) endpoint.detail("queues", "jobs", "dead-letters", 1, 10)).get("deadLetters"))
-				.isEmpty();
+			assertThat((List<?>) ((Map<?, ?>) endpoint.detail("queues", "jobs", new String[] { "dead-letters" }, 1, 10))
+				.get("deadLetters")).isEmpty();
 			assertThat(endpoint.replay("queues", "jobs", "dead-letters", null, null)).isEqualTo(Map.of("replayed", 1L));
 			assertThat(queues.size("jobs")).isEqualTo(2);
 			endpoint.delete("queues", new String[] { "jobs" }, null);
@@ -346,8 +345,8 @@ class RedkitEndpointTests {
 			QueueTemplate queues = context.getBean(QueueTemplate.class);
 			queues.send("jobs", Map.of("secret", "visible"));
 			queues.fail(queues.receive("jobs", Map.class).orElseThrow(), new IllegalStateException("boom"));
-			assertThat(context.getBean(RedkitEndpoint.class).detail("queues", "jobs", "dead-letters", 0, 10)).asString()
-				.contains("visible");
+			assertThat(context.getBean(RedkitEndpoint.class)
+				.detail("queues", "jobs", new String[] { "dead-letters" }, 0, 10)).asString().contains("visible");
 		});
 	}
 

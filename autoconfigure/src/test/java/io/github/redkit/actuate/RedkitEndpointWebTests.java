@@ -4,8 +4,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.queue.QueueTemplate;
@@ -19,6 +24,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.io.ClassPathResource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -52,6 +58,12 @@ class RedkitEndpointWebTests {
 					HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).GET());
 			assertThat(usage.statusCode()).isEqualTo(200);
 			assertThat(usage.body()).contains("\"used\":1");
+			// a key with '/' is read with its segments as they are (the server refuses
+			// %2F)
+			context.getBean(RateLimiter.class).tryAcquire("api", "tenant/7");
+			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/tenant/7")).GET()).body())
+				.contains("\"key\":\"tenant/7\"")
+				.contains("\"used\":1");
 			HttpResponse<String> reset = send(
 					HttpRequest.newBuilder(URI.create(base + "/ratelimits/api/user-1")).DELETE());
 			assertThat(reset.statusCode()).isBetween(400, 499);
@@ -89,13 +101,45 @@ class RedkitEndpointWebTests {
 			assertThat(queues.size("jobs")).isEqualTo(2);
 			assertThat(send(HttpRequest.newBuilder(URI.create(base)).GET()).body())
 				.contains("\"access\":\"unrestricted\"");
+		}
+	}
+
+	@Test
+	void locksWithLongKeysOrSlashesAreReleasedByTheListedId() throws Exception {
+		try (ConfigurableApplicationContext context = start("unrestricted")) {
+			String base = base(context);
 			DistributedLocks locks = context.getBean(DistributedLocks.class);
-			locks.tryLock("tenant/7/order", Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
-			HttpResponse<String> released = send(
-					HttpRequest.newBuilder(URI.create(base + "/locks/tenant/7/order")).DELETE());
-			assertThat(released.statusCode()).isEqualTo(200);
-			assertThat(released.body()).isEqualTo("{\"released\":true}");
+			String hashed = "order-" + "x".repeat(200);
+			for (String key : new String[] { "tenant/7/order", hashed }) {
+				locks.tryLock(key, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+			}
+			String listing = send(HttpRequest.newBuilder(URI.create(base + "/locks?count=10")).GET()).body();
+			Map<String, String> ids = new HashMap<>();
+			Matcher lock = Pattern.compile("\"id\":\"([^\"]+)\",\"key\":\"([^\"]+)\"").matcher(listing);
+			while (lock.find()) {
+				ids.put(lock.group(2), lock.group(1));
+			}
+			assertThat(ids).as(listing).containsKey("tenant/7/order").hasSize(2);
+			for (String id : ids.values()) {
+				assertThat(id).matches("[A-Za-z0-9_-]+");
+				HttpResponse<String> released = send(
+						HttpRequest.newBuilder(URI.create(base + "/locks/" + id)).DELETE());
+				assertThat(released.statusCode()).as(id).isEqualTo(200);
+				assertThat(released.body()).isEqualTo("{\"released\":true}");
+			}
 			assertThat(locks.tryLock("tenant/7/order", Duration.ZERO, Duration.ofSeconds(30))).isPresent();
+			assertThat(locks.tryLock(hashed, Duration.ZERO, Duration.ofSeconds(30))).isPresent();
+			HttpResponse<String> malformed = send(
+					HttpRequest.newBuilder(URI.create(base + "/locks/" + "not%7Dan-id")).DELETE());
+			assertThat(malformed.statusCode()).isEqualTo(400);
+			// the dashboard releases by the id too: a key's '/' would travel as %2F,
+			// which
+			// the server refuses
+			String page = new String(new ClassPathResource(RedkitDashboardWebExtension.PAGE).getContentAsByteArray(),
+					StandardCharsets.UTF_8);
+			assertThat(page).contains("'/locks' + segment(lock.id)")
+				.doesNotContain("segment(lock.key)")
+				.contains("segment(limit) + segments(key)");
 		}
 	}
 

@@ -1,6 +1,8 @@
 package io.github.redkit.autoconfigure.actuate;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import io.github.redkit.actuate.ActivityViews;
 import io.github.redkit.actuate.BudgetViews;
@@ -28,6 +30,7 @@ import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.pubsub.ControlState;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.region.RegionOutbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 
@@ -67,13 +70,25 @@ public final class RedkitEndpointAutoConfiguration {
 			ObjectProvider<RateLimitProperties> rateLimitProperties, ObjectProvider<DistributedLocks> locks,
 			ObjectProvider<QueueTemplate> queueTemplate, ObjectProvider<QueueProperties> queueProperties,
 			ObjectProvider<Budgets> budgets, ObjectProvider<IdempotentSteps> steps,
-			ObjectProvider<ControlState> controlState, BeanFactory beanFactory) {
+			ObjectProvider<ControlState> controlState, ObjectProvider<RegionOutbox> regionOutbox,
+			BeanFactory beanFactory) {
 		EndpointSettings settings = properties.toSettings();
 		RateLimiter limiter = rateLimiter.getIfUnique();
 		RateLimitProperties limits = rateLimitProperties.getIfUnique();
 		RateLimitViews rateLimitViews = (limiter != null) ? new RateLimitViews(limiter,
 				(limits != null) ? limits.getLimits().keySet() : List.of(), runner.connectionFactory(), keyspace)
 				: null;
+		RegionOutbox outbox = regionOutbox.getIfUnique();
+		if (rateLimitViews != null && limits != null && outbox != null) {
+			// the limits marked global count in the regional counters of this region
+			Set<String> global = new HashSet<>();
+			limits.getLimits().forEach((name, limit) -> {
+				if (limit.isGlobal()) {
+					global.add(name);
+				}
+			});
+			rateLimitViews.setGlobalLimits(runner, outbox, global);
+		}
 		LockViews lockViews = (locks.getIfUnique() != null) ? new LockViews(runner, keyspace, settings) : null;
 		QueueTemplate queues = queueTemplate.getIfUnique();
 		QueueProperties queueNames = queueProperties.getIfUnique();

@@ -1,0 +1,134 @@
+package io.github.redkit.actuate;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
+import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
+import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisKeyAsyncCommands;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Paging through 3,000 held locks ten at a time, with the default {@code SCAN COUNT}:
+ * every page stops at its size even inside one {@code SCAN} batch, reads its locks'
+ * details in one call (one per lock on a cluster, sent together), and the pages together
+ * hold each lock exactly once.
+ */
+@ParameterizedClass
+@RedisTopologies
+class RedkitEndpointLockPagingTests {
+
+	@Parameter
+	RedisTopology topology;
+
+	private static final int LOCKS = 3_000;
+
+	private static final int PAGE = 10;
+
+	private final String prefix = "redkit-test-" + UUID.randomUUID();
+
+	private ApplicationContextRunner runner() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
+			.withBean(EveryNodeWarmedUp.class)
+			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit");
+	}
+
+	@Test
+	void pagesStopAtTheirSizeCostAFewRoundTripsAndHoldEachLockOnce() {
+		runner().run((context) -> {
+			RedisConnectionFactory connectionFactory = context.getBean(RedisConnectionFactory.class);
+			try {
+				send(connectionFactory, false);
+				RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+				endpoint.section("locks", null, 1); // loads the script
+				List<String> found = new ArrayList<>();
+				int[] pages = { 0 };
+				CommandLog log = CommandLog.record(this.topology.server(), () -> {
+					String cursor = null;
+					do {
+						Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, PAGE);
+						List<?> locks = (List<?>) page.get("locks");
+						assertThat(locks).as("page %d", pages[0]).hasSizeLessThanOrEqualTo(PAGE);
+						locks.forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
+						cursor = (String) page.get("cursor");
+						pages[0]++;
+					}
+					while (!"0".equals(cursor) && pages[0] < 2 * LOCKS);
+				});
+				assertThat(found).as("each lock once").hasSize(LOCKS).doesNotHaveDuplicates();
+				Set<String> held = new HashSet<>();
+				for (int i = 0; i < LOCKS; i++) {
+					held.add("job-" + i);
+				}
+				assertThat(new HashSet<>(found)).isEqualTo(held);
+				// a SCAN or two and one script call a page; on a cluster one script call
+				// a lock, sent together, and a SCAN per master at least
+				long scans = log.roundTrips((command) -> command.startsWith("\"scan\""));
+				long scripts = log.roundTrips((command) -> command.startsWith("\"evalsha\""));
+				assertThat(scans).as("SCAN calls for %d pages", pages[0]).isLessThanOrEqualTo(2L * pages[0] + 3);
+				assertThat(scripts).as("script calls for %d pages", pages[0])
+					.isLessThanOrEqualTo(this.topology.server().isCluster() ? LOCKS : pages[0]);
+				assertThat(log.roundTrips()).as("every command").isLessThanOrEqualTo((int) (scans + scripts + 3));
+			}
+			finally {
+				// the server is shared by every suite of the JVM
+				send(connectionFactory, true);
+			}
+		});
+	}
+
+	// lock keys as a lock writes them: an owner token (instance, then a per-lock part)
+	// with a lease, and a fencing counter, sent without waiting for each answer
+	@SuppressWarnings("unchecked")
+	private void send(RedisConnectionFactory connectionFactory, boolean delete) {
+		try (RedisConnection connection = connectionFactory.getConnection()) {
+			Object commands = connection.getNativeConnection();
+			List<RedisFuture<?>> sent = new ArrayList<>(2 * LOCKS);
+			for (int i = 0; i < LOCKS; i++) {
+				String lock = this.prefix + ":lock:{job-" + i + "}";
+				byte[] key = lock.getBytes(StandardCharsets.UTF_8);
+				byte[] fence = (lock + ":fence").getBytes(StandardCharsets.UTF_8);
+				if (delete) {
+					sent.add(((RedisKeyAsyncCommands<byte[], byte[]>) commands).del(key));
+					sent.add(((RedisKeyAsyncCommands<byte[], byte[]>) commands).del(fence));
+				}
+				else {
+					RedisStringAsyncCommands<byte[], byte[]> strings = (RedisStringAsyncCommands<byte[], byte[]>) commands;
+					sent.add(strings.set(key, ("instance-1:" + i).getBytes(StandardCharsets.UTF_8),
+							SetArgs.Builder.px(Duration.ofMinutes(2).toMillis())));
+					sent.add(strings.set(fence, Integer.toString(i).getBytes(StandardCharsets.UTF_8),
+							SetArgs.Builder.px(Duration.ofMinutes(2).toMillis())));
+				}
+			}
+			assertThat(LettuceFutures.awaitAll(Duration.ofSeconds(30), sent.toArray(RedisFuture[]::new))).isTrue();
+		}
+	}
+
+}
