@@ -116,7 +116,8 @@ public interface QueueTemplate {
 	 * ({@code redkit.queue.messages}, {@code outcome=late-ack}) and logged.
 	 * @param message the message
 	 * @return {@code false} when its visibility timeout had expired and it was taken
-	 * again (it is, or will be, delivered again)
+	 * again (it is, or will be, delivered again), or it was settled already (counted as a
+	 * late ack too)
 	 */
 	boolean ack(QueueMessage<?> message);
 
