@@ -3,31 +3,39 @@
 -- messages that are due go (back) to the ready list; then up to N messages are popped
 -- (one LPOP/RPOP with a count), each one's delivery count bumped, and each tracked
 -- in-flight until now + visibility timeout (one ZADD for all): each is acknowledged,
--- failed or expires on its own.
+-- failed, extended or expires on its own.
+-- An in-flight entry is "<take token>#<element>": the token, new at each take, tells
+-- this take of a message from any other, so that a consumer that lost its message to
+-- the visibility timeout can neither settle nor extend the take that followed, even one
+-- of the very same element (a re-queued dead letter, a released message).
 -- KEYS[1] ready list, KEYS[2] in-flight zset (score = deadline), KEYS[3] delayed zset
 -- (score = due time), KEYS[4] collapse hash (sha1(payload) -> pending delayed element)
 -- ARGV[1] '1' = LIFO (pop the tail) else FIFO, ARGV[2] visibility timeout ms,
--- ARGV[3] reaper batch size, ARGV[4] optional: how many to take at most (default 1),
--- ARGV[5..] optional: in-flight elements to acknowledge first (a consumer acks what it
--- handled and takes the next ones in one round trip)
+-- ARGV[3] reaper batch size, ARGV[4] how many to take at most, ARGV[5] this take's
+-- token (no '#', no '|'), ARGV[6..] optional: in-flight entries to acknowledge first (a
+-- consumer acks what it handled and takes the next ones in one round trip)
 -- Returns {element, now, acked, more elements...} or {'', wait ms until the next
--- deadline/due time (-1 = none), acked}; acked counts the ARGV[5..] that were still in
+-- deadline/due time (-1 = none), acked}; acked counts the ARGV[6..] that were still in
 -- flight and are now removed. Elements are "<id>|<deliveries>|<json>".
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local batch = tonumber(ARGV[3])
-local count = 1
-if ARGV[4] and ARGV[4] ~= '' then
-  count = tonumber(ARGV[4])
-end
+local count = tonumber(ARGV[4])
+local token = ARGV[5]
 local acked = 0
-if #ARGV >= 5 then
-  acked = redis.call('ZREM', KEYS[2], unpack(ARGV, 5))
+if #ARGV >= 6 then
+  acked = redis.call('ZREM', KEYS[2], unpack(ARGV, 6))
 end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
 for _, e in ipairs(expired) do
   redis.call('ZREM', KEYS[2], e)
+  -- back without its take's token ('#' never occurs in an element's first field; an
+  -- entry written before tokens existed has none)
+  local h = string.find(e, '#', 1, true)
+  if h and h < string.find(e, '|', 1, true) then
+    e = string.sub(e, h + 1)
+  end
   redis.call('RPUSH', KEYS[1], e)
 end
 
@@ -82,7 +90,7 @@ for i, e in ipairs(popped) do
   local deliveries = tonumber(string.sub(e, p1 + 1, p2 - 1)) + 1
   claimed[i] = string.sub(e, 1, p1) .. deliveries .. string.sub(e, p2)
   scored[2 * i - 1] = deadline
-  scored[2 * i] = claimed[i]
+  scored[2 * i] = token .. '#' .. claimed[i]
 end
 redis.call('ZADD', KEYS[2], unpack(scored))
 local reply = { claimed[1], string.format('%.0f', now), acked }

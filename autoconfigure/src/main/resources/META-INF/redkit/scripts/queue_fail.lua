@@ -3,10 +3,11 @@
 -- KEYS[1] in-flight zset, KEYS[2] delayed zset, KEYS[3] dead hash (id -> element),
 -- KEYS[4] dead errors hash (id -> error), KEYS[5] dead index zset (id -> dead time ms)
 -- ARGV[1] element, ARGV[2] 'retry' | 'dead' | 'drop', ARGV[3] backoff ms, ARGV[4] id,
--- ARGV[5] error, ARGV[6] dead-letter retention ms
+-- ARGV[5] error, ARGV[6] dead-letter retention ms, ARGV[7] the in-flight entry
+-- "<take token>#<element>" (only this take of the message may settle it)
 -- Returns 0 = not owned any more (redelivered elsewhere), 1 = retried,
 -- 2 = dead-lettered, 3 = dropped.
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
+if redis.call('ZREM', KEYS[1], ARGV[7]) == 0 then
   return 0
 end
 local t = redis.call('TIME')

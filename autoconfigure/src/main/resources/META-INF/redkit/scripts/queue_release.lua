@@ -1,9 +1,10 @@
 -- Gives an in-flight message back to the queue at once (graceful shutdown), without
 -- counting the delivery, if the caller still owns it.
 -- KEYS[1] in-flight zset, KEYS[2] ready list
--- ARGV[1] element, ARGV[2] '1' = LIFO (back on top) else FIFO (back at the head)
+-- ARGV[1] element, ARGV[2] '1' = LIFO (back on top) else FIFO (back at the head),
+-- ARGV[3] the in-flight entry "<take token>#<element>" (only this take may give it back)
 -- Returns 1 when released, 0 when not owned any more.
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
+if redis.call('ZREM', KEYS[1], ARGV[3]) == 0 then
   return 0
 end
 local e = ARGV[1]

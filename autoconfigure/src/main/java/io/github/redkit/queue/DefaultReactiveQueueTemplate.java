@@ -73,6 +73,11 @@ public class DefaultReactiveQueueTemplate implements ReactiveQueueTemplate {
 	}
 
 	@Override
+	public Mono<Boolean> extend(QueueMessage<?> message, Duration visibility) {
+		return Mono.fromFuture(() -> this.template.extendAsync(message, visibility));
+	}
+
+	@Override
 	public Mono<FailureOutcome> fail(QueueMessage<?> message, Throwable error) {
 		return Mono.fromFuture(() -> this.template.failAsync(message, error, false));
 	}

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
+import io.github.redkit.core.LeaseRenewer;
 import io.github.redkit.core.RedkitObservation;
 import io.github.redkit.core.RedkitObservations;
 
@@ -15,12 +16,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One consumer thread of a {@link QueueListenerContainer}: take, handle, settle; on an
- * empty queue it waits on the ready list ({@link ReadyListWait}), not by sleep polling.
- * With a prefetch above 1 it takes up to that many messages per round trip (the handled
- * ones of the previous batch acknowledged in the same call) and handles them in turn; a
- * prefetched message whose visibility timeout may have passed is left alone, since it may
- * already be delivered elsewhere, and prefetched messages left at stop stay in flight
- * until their visibility timeout brings them back.
+ * empty queue it waits on the ready list ({@link ReadyListWait}), not by sleep polling. A
+ * message's visibility is extended every third of the visibility timeout from the moment
+ * its listener starts until its acknowledgement is sent (a heartbeat), so that no other
+ * consumer takes it however long the listener runs. With a prefetch above 1 it takes up
+ * to that many messages per round trip (the handled ones of the previous batch
+ * acknowledged in the same call) and handles them in turn; a prefetched message whose
+ * visibility timeout may have passed is left alone, since it may already be delivered
+ * elsewhere, one that waited more than a third of it is extended before its listener
+ * starts (and left alone if that finds it lost), and prefetched messages left at stop
+ * stay in flight until their visibility timeout brings them back.
  */
 final class QueueConsumer implements Runnable {
 
@@ -46,7 +51,11 @@ final class QueueConsumer implements Runnable {
 
 	private final int prefetch;
 
+	private final Duration visibility;
+
 	private final long visibilityNanos;
+
+	private final ConsumerSetup setup;
 
 	/**
 	 * Taken and not yet handled, all of one batch.
@@ -60,16 +69,29 @@ final class QueueConsumer implements Runnable {
 	 */
 	private long prefetchedExpiry;
 
+	/**
+	 * When a prefetched message has waited a third of its visibility timeout: from then
+	 * on it is extended before its listener starts.
+	 */
+	private long prefetchedRenewal;
+
 	private volatile boolean running = true;
 
 	private volatile boolean killed;
 
 	private volatile @Nullable QueueMessage<Object> current;
 
+	private volatile LeaseRenewer.@Nullable Renewal currentRenewal;
+
 	/**
 	 * Handled and not yet acknowledged: the next take acknowledges them (one round trip).
 	 */
 	private final List<QueueMessage<Object>> pendingAcks = new ArrayList<>();
+
+	/**
+	 * The heartbeats of {@link #pendingAcks}, stopped once their acknowledgement is sent.
+	 */
+	private final List<LeaseRenewer.Renewal> pendingRenewals = new ArrayList<>();
 
 	QueueConsumer(String queue, QueueMessageHandler handler, ConsumerSetup setup) {
 		this.queue = queue;
@@ -82,7 +104,9 @@ final class QueueConsumer implements Runnable {
 		this.observations = setup.observations();
 		this.pollMillis = Math.max(10, setup.pollTimeout().toMillis());
 		this.prefetch = this.settings.prefetch();
-		this.visibilityNanos = this.settings.visibilityTimeout().toNanos();
+		this.visibility = this.settings.visibilityTimeout();
+		this.visibilityNanos = this.visibility.toNanos();
+		this.setup = setup;
 	}
 
 	@Override
@@ -97,10 +121,11 @@ final class QueueConsumer implements Runnable {
 					}
 					long sentAt = System.nanoTime();
 					QueueReceiver.Batch batch = takeBatch();
-					this.pendingAcks.clear();
+					acknowledged();
 					if (!batch.messages().isEmpty()) {
 						this.prefetched.addAll(batch.messages());
 						this.prefetchedExpiry = sentAt + this.visibilityNanos;
+						this.prefetchedRenewal = sentAt + this.visibilityNanos / 3;
 					}
 					else if (this.running && !Duration.ZERO.equals(batch.readyIn())) {
 						await(batch.readyIn());
@@ -158,10 +183,19 @@ final class QueueConsumer implements Runnable {
 				}
 			}
 		}
-		this.pendingAcks.clear();
+		acknowledged();
 		// prefetched messages not handled stay in flight: they come back after their
 		// visibility timeout
 		this.prefetched.clear();
+	}
+
+	/**
+	 * The acknowledgements of {@link #pendingAcks} were sent: their heartbeats stop.
+	 */
+	private void acknowledged() {
+		this.pendingAcks.clear();
+		this.pendingRenewals.forEach(LeaseRenewer.Renewal::stop);
+		this.pendingRenewals.clear();
 	}
 
 	private void handle(QueueMessage<Object> message) {
@@ -172,7 +206,17 @@ final class QueueConsumer implements Runnable {
 					+ " times without being acknowledged (visibility timeout expired)"));
 			return;
 		}
+		if (System.nanoTime() - this.prefetchedRenewal >= 0 && !this.template.extend(message, this.visibility)) {
+			logger.debug("Leaving prefetched message " + message.id() + " of queue '" + this.queue
+					+ "': its visibility timeout passed and it was taken again");
+			return;
+		}
 		this.current = message;
+		LeaseRenewer.Renewal renewal = this.setup.keepInvisible(message, this.visibility,
+				() -> logger.debug("Lost message " + message.id() + " of queue '" + this.queue
+						+ "' while its listener runs (Redis could not extend its visibility in time):"
+						+ " it may be delivered again"));
+		this.currentRenewal = renewal;
 		long start = System.nanoTime();
 		Throwable failure = null;
 		// in scope while the listener runs: its own spans continue the sender's trace
@@ -187,14 +231,19 @@ final class QueueConsumer implements Runnable {
 				observation.error(ex);
 			}
 		}
+		this.currentRenewal = null;
 		if (this.killed || this.current == null) {
+			renewal.stop();
 			return; // killed, or given back by a stop that timed out
 		}
 		this.events.handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
 		if (failure == null) {
+			// kept invisible until the next take sends the acknowledgement
 			this.pendingAcks.add(message);
+			this.pendingRenewals.add(renewal);
 		}
 		else {
+			renewal.stop();
 			logger.debug("Listener of queue '" + this.queue + "' failed on message " + message.id(), failure);
 			FailureOutcome outcome = this.template.fail(message, failure);
 			if (outcome == FailureOutcome.DEAD_LETTERED || outcome == FailureOutcome.DROPPED) {
@@ -229,6 +278,7 @@ final class QueueConsumer implements Runnable {
 	void giveBack() {
 		QueueMessage<Object> message = this.current;
 		this.current = null;
+		stopCurrentRenewal();
 		if (message != null) {
 			try {
 				this.template.release(message);
@@ -243,6 +293,16 @@ final class QueueConsumer implements Runnable {
 	void kill() {
 		this.killed = true;
 		this.running = false;
+		// a crashed process renews nothing: what it held comes back after its visibility
+		// timeout (the killed thread stops its handled messages' heartbeats itself)
+		stopCurrentRenewal();
+	}
+
+	private void stopCurrentRenewal() {
+		LeaseRenewer.Renewal renewal = this.currentRenewal;
+		if (renewal != null) {
+			renewal.stop();
+		}
 	}
 
 }

@@ -13,7 +13,9 @@ import io.github.redkit.core.RedkitMetrics;
 final class QueueEvents {
 
 	/**
-	 * Messages settled; outcome: processed, failed, retried, dead-lettered or dropped.
+	 * Messages settled; outcome: processed, failed, retried, dead-lettered, dropped,
+	 * not-owned (a failure reported after the visibility was lost) or late-ack (an ack
+	 * after the visibility was lost: the message is, or will be, delivered again).
 	 */
 	static final RedkitMeter MESSAGES = RedkitMeter.counter("redkit.queue.messages", "Messages settled, by outcome");
 
@@ -28,6 +30,10 @@ final class QueueEvents {
 
 	void processed(String queue) {
 		this.metrics.increment(MESSAGES, "queue", queue, "outcome", "processed");
+	}
+
+	void lateAck(String queue) {
+		this.metrics.increment(MESSAGES, "queue", queue, "outcome", "late-ack");
 	}
 
 	void failed(String queue, FailureOutcome outcome) {

@@ -3,11 +3,13 @@ package io.github.redkit.queue;
 import java.time.Duration;
 import java.util.function.Function;
 
+import io.github.redkit.core.LeaseRenewer;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -15,9 +17,13 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * {@link QueueTemplate} will do: messages are settled through its public methods and
  * taken through it as a {@link QueueReceiver} when it is one (as
  * {@link RedisQueueTemplate} is), else through its {@code receive} and
- * {@code ackAndReceive}.
+ * {@code ackAndReceive}. While a listener runs, its message's visibility is extended
+ * every third of the visibility timeout (one {@link LeaseRenewer} thread for all the
+ * containers of a factory), so that no other consumer takes it however long it runs.
  */
-public class QueueListenerContainerFactory {
+public class QueueListenerContainerFactory implements DisposableBean {
+
+	private final LeaseRenewer renewer = new LeaseRenewer("redkit-queue-visibility");
 
 	private ConsumerSetup setup;
 
@@ -41,7 +47,7 @@ public class QueueListenerContainerFactory {
 		QueueReceiver receiver = (template instanceof QueueReceiver own) ? own
 				: new TemplateQueueReceiver(template, json);
 		this.setup = new ConsumerSetup(template, receiver, settings, connectionFactory, keyspace,
-				new QueueEvents(metrics), pollTimeout, shutdownTimeout, RedkitObservations.NONE);
+				new QueueEvents(metrics), pollTimeout, shutdownTimeout, RedkitObservations.NONE, this.renewer);
 	}
 
 	/**
@@ -62,6 +68,15 @@ public class QueueListenerContainerFactory {
 	 */
 	public QueueListenerContainer create(String queue, int concurrency, QueueMessageHandler handler) {
 		return new QueueListenerContainer(queue, concurrency, handler, this.setup);
+	}
+
+	/**
+	 * Stops extending the visibility of messages in hand (their containers are stopped
+	 * first, with the application context).
+	 */
+	@Override
+	public void destroy() {
+		this.renewer.shutdown();
 	}
 
 }

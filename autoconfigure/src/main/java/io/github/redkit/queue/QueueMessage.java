@@ -7,7 +7,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A message taken from a queue: acknowledge it with {@link QueueTemplate#ack} or report
- * its failure with {@link QueueTemplate#fail} before its visibility timeout expires.
+ * its failure with {@link QueueTemplate#fail} before its visibility timeout expires, or
+ * extend its visibility with {@link QueueTemplate#extend} while it is handled. It stands
+ * for one take of the message: once that take is lost (the visibility timeout expired and
+ * the message was taken again), settling or extending it answers that it was lost and
+ * never touches the later take.
  *
  * @param <T> the payload type
  */
@@ -17,11 +21,14 @@ public final class QueueMessage<T> {
 
 	private final Envelope envelope;
 
+	private final String take;
+
 	private final @Nullable T payload;
 
-	QueueMessage(String queue, Envelope envelope, @Nullable T payload) {
+	QueueMessage(String queue, Envelope envelope, String take, @Nullable T payload) {
 		this.queue = queue;
 		this.envelope = envelope;
+		this.take = take;
 		this.payload = payload;
 	}
 
@@ -78,8 +85,16 @@ public final class QueueMessage<T> {
 		return this.envelope;
 	}
 
+	/**
+	 * What this take put in the queue's in-flight set: {@code <take token>#<element>}.
+	 * @return the in-flight entry, what settling and extending compare
+	 */
+	String inFlightEntry() {
+		return this.take + '#' + this.envelope.raw();
+	}
+
 	<P> QueueMessage<P> withPayload(P payload) {
-		return new QueueMessage<>(this.queue, this.envelope, payload);
+		return new QueueMessage<>(this.queue, this.envelope, this.take, payload);
 	}
 
 	@Override

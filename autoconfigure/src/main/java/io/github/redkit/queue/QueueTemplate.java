@@ -10,8 +10,8 @@ import java.util.Optional;
  * Sends messages to Redis queues and, for code that polls instead of using
  * {@link QueueListener @QueueListener}, takes them with at-least-once delivery: a taken
  * message is in flight until it is acknowledged, failed (retried with backoff, then
- * dead-lettered) or its visibility timeout expires (then it is delivered again). Payloads
- * are stored as JSON.
+ * dead-lettered) or its visibility timeout expires (then it is delivered again); work
+ * longer than the timeout extends it ({@link #extend}). Payloads are stored as JSON.
  */
 public interface QueueTemplate {
 
@@ -110,12 +110,29 @@ public interface QueueTemplate {
 	}
 
 	/**
-	 * Acknowledges a message: it is done and leaves the queue.
+	 * Acknowledges a message: it is done and leaves the queue. An ack that comes after
+	 * the message's visibility timeout expired and it was taken again is a late ack: it
+	 * leaves the later take alone, answers {@code false}, and is counted
+	 * ({@code redkit.queue.messages}, {@code outcome=late-ack}) and logged.
 	 * @param message the message
-	 * @return {@code false} when its visibility timeout had expired (it may be delivered
-	 * again)
+	 * @return {@code false} when its visibility timeout had expired and it was taken
+	 * again (it is, or will be, delivered again), or it was settled already (counted as a
+	 * late ack too)
 	 */
 	boolean ack(QueueMessage<?> message);
+
+	/**
+	 * Extends the visibility of a message still in hand: it stays invisible for
+	 * {@code visibility} from now (on the Redis clock) instead of its current deadline.
+	 * One compare-and-extend on this take of the message: call it well within the
+	 * visibility, as a lock lease is renewed ({@link QueueListener @QueueListener}
+	 * consumers do it by themselves every third of the visibility timeout).
+	 * @param message the message
+	 * @param visibility how long it stays invisible from now
+	 * @return {@code false} when it was lost: its visibility timeout had expired and it
+	 * was taken again, or it was settled already
+	 */
+	boolean extend(QueueMessage<?> message, Duration visibility);
 
 	/**
 	 * Reports that a message could not be handled: it is retried after the queue's

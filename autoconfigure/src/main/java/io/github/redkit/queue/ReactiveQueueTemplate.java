@@ -10,7 +10,8 @@ import reactor.core.publisher.Mono;
  * takes from Redis only as many messages as its subscriber requested. Every taken message
  * is in flight until the subscriber settles it ({@link #ack}, {@link #fail},
  * {@link #deadLetter} or {@link #release}); one it never settles is delivered again after
- * the queue's visibility timeout, as with the blocking receiver.
+ * the queue's visibility timeout, as with the blocking receiver, unless its subscriber
+ * extends it ({@link #extend}).
  */
 public interface ReactiveQueueTemplate {
 
@@ -49,9 +50,20 @@ public interface ReactiveQueueTemplate {
 	/**
 	 * Acknowledges a message: it is done and leaves the queue.
 	 * @param message the message
-	 * @return {@code false} when its visibility timeout had expired
+	 * @return {@code false} when its visibility timeout had expired and it was taken
+	 * again (a late ack, counted and logged as {@link QueueTemplate#ack} does)
 	 */
 	Mono<Boolean> ack(QueueMessage<?> message);
+
+	/**
+	 * Extends the visibility of a message still in hand (see
+	 * {@link QueueTemplate#extend}).
+	 * @param message the message
+	 * @param visibility how long it stays invisible from now
+	 * @return {@code false} when it was lost: its visibility timeout had expired and it
+	 * was taken again, or it was settled already
+	 */
+	Mono<Boolean> extend(QueueMessage<?> message, Duration visibility);
 
 	/**
 	 * Reports that a message could not be handled (a nack): it is retried after the

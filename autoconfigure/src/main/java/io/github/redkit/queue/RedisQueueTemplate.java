@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 import io.github.redkit.core.LuaScript;
@@ -21,6 +22,8 @@ import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservation;
 import io.github.redkit.core.RedkitObservations;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
@@ -48,6 +51,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private static final LuaScript<Long> SEND = LuaScript.load("queue_send", Long.class);
 
 	private static final LuaScript<Long> ACK = LuaScript.load("queue_ack", Long.class);
+
+	private static final LuaScript<Long> EXTEND = LuaScript.load("queue_extend", Long.class);
+
+	private static final Log logger = LogFactory.getLog(RedisQueueTemplate.class);
 
 	/**
 	 * How many expired or due messages one claim moves at most: keeps the script short.
@@ -268,13 +275,16 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	@Override
 	public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
 		Claim claim = claim(queue, List.of(), 1);
-		return claim.envelopes().stream().findFirst().map((envelope) -> read(queue, envelope, type));
+		return claim.envelopes().stream().findFirst().map((envelope) -> read(queue, envelope, claim.take(), type));
 	}
 
 	@Override
 	public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
 		Claim claim = claim(done.queue(), List.of(done), 1);
-		return claim.envelopes().stream().findFirst().map((envelope) -> read(done.queue(), envelope, type));
+		return claim.envelopes()
+			.stream()
+			.findFirst()
+			.map((envelope) -> read(done.queue(), envelope, claim.take(), type));
 	}
 
 	@Override
@@ -287,7 +297,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			Class<T> type, int max) {
 		Claim claim = claim(queue, done, max);
 		List<QueueMessage<T>> messages = new ArrayList<>(claim.envelopes().size());
-		claim.envelopes().forEach((envelope) -> messages.add(read(queue, envelope, type)));
+		claim.envelopes().forEach((envelope) -> messages.add(read(queue, envelope, claim.take(), type)));
 		return messages;
 	}
 
@@ -297,14 +307,53 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
-		return this.runner.executeAsync(ACK, List.of(keys(message.queue()).inFlight()), message.envelope().raw())
+		return this.runner.executeAsync(ACK, List.of(keys(message.queue()).inFlight()), message.inFlightEntry())
 			.thenApply((removed) -> {
 				boolean acked = removed != null && removed > 0;
-				if (acked) {
-					this.events.processed(message.queue());
-				}
+				acknowledged(message.queue(), List.of(message), acked ? 1 : 0);
 				return acked;
 			});
+	}
+
+	/**
+	 * Records acknowledgements; those that came after their take was lost are counted and
+	 * logged apart: the handling they report is repeated elsewhere.
+	 */
+	private void acknowledged(String queue, Collection<? extends QueueMessage<?>> acks, long acked) {
+		for (long n = 0; n < acked; n++) {
+			this.events.processed(queue);
+		}
+		long late = acks.size() - acked;
+		if (late <= 0) {
+			return;
+		}
+		for (long n = 0; n < late; n++) {
+			this.events.lateAck(queue);
+		}
+		String which = (acks.size() == 1) ? "Message " + acks.iterator().next().id()
+				: late + " of the messages " + acks.stream().map(QueueMessage::id).toList();
+		logger.warn(which + " of queue '" + queue + "' acknowledged after its visibility timeout expired and it was"
+				+ " taken again: it is, or will be, delivered again (extend the visibility of long work)");
+	}
+
+	@Override
+	public boolean extend(QueueMessage<?> message, Duration visibility) {
+		return RedisScriptRunner.await(extendAsync(message, visibility), CLAIM_TIMEOUT, EXTEND.name());
+	}
+
+	/**
+	 * Extends a message's visibility without waiting for Redis: the reactive face's
+	 * extend and the listener consumers' heartbeat.
+	 * @param message the message
+	 * @param visibility how long it stays invisible, from now on the Redis clock
+	 * @return {@code false} when its take was lost
+	 */
+	CompletableFuture<Boolean> extendAsync(QueueMessage<?> message, Duration visibility) {
+		Assert.isTrue(visibility != null && visibility.toMillis() > 0, "visibility must be at least 1 ms");
+		return this.runner
+			.executeAsync(EXTEND, List.of(keys(message.queue()).inFlight()), message.inFlightEntry(),
+					Long.toString(visibility.toMillis()))
+			.thenApply((extended) -> extended != null && extended == 1L);
 	}
 
 	@Override
@@ -323,11 +372,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		List<QueueMessage<Object>> messages = new ArrayList<>(claim.envelopes().size());
 		for (Envelope envelope : claim.envelopes()) {
 			try {
-				messages.add(read(queue, envelope, payloadType));
+				messages.add(read(queue, envelope, claim.take(), payloadType));
 			}
 			catch (RuntimeException ex) {
 				// settled like a failure, so that it cannot block the queue
-				fail(new QueueMessage<>(queue, envelope, null), ex);
+				fail(new QueueMessage<>(queue, envelope, claim.take(), null), ex);
 			}
 		}
 		return new Batch(messages, messages.isEmpty() ? Duration.ZERO : null);
@@ -353,7 +402,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		return this.runner
 			.executeAsync(FAIL, keys(message.queue()).failKeys(), message.envelope().raw(), mode,
 					Long.toString(backoff), message.id(), describe(error),
-					Long.toString(queue.deadLetterRetention().toMillis()))
+					Long.toString(queue.deadLetterRetention().toMillis()), message.inFlightEntry())
 			.thenApply((result) -> {
 				FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
 					case 1 -> FailureOutcome.RETRIED;
@@ -375,7 +424,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		QueueKeys k = keys(message.queue());
 		return this.runner
 			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), message.envelope().raw(),
-					lifoFlag(message.queue()))
+					lifoFlag(message.queue()), message.inFlightEntry())
 			.thenApply((released) -> released != null && released == 1L);
 	}
 
@@ -446,11 +495,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			List<QueueMessage<T>> messages = new ArrayList<>(claim.envelopes().size());
 			for (Envelope envelope : claim.envelopes()) {
 				try {
-					messages.add(read(queue, envelope, type));
+					messages.add(read(queue, envelope, claim.take(), type));
 				}
 				catch (RuntimeException ex) {
 					// settled like a failure, so that it cannot block the queue
-					failAsync(new QueueMessage<>(queue, envelope, null), ex, false);
+					failAsync(new QueueMessage<>(queue, envelope, claim.take(), null), ex, false);
 				}
 			}
 			return new Taken<>(messages, claim.envelopes().size(), claim.waitMillis());
@@ -460,42 +509,42 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private CompletableFuture<Claim> claimAsync(String queue, Collection<? extends QueueMessage<?>> done, int max) {
 		Assert.isTrue(max > 0 && max <= MAX_BATCH, () -> "max must be between 1 and " + MAX_BATCH);
 		QueueSettings settings = settings(queue);
-		String[] args = new String[4 + done.size()];
+		String take = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+		String[] args = new String[5 + done.size()];
 		args[0] = lifoFlag(queue);
 		args[1] = Long.toString(settings.visibilityTimeout().toMillis());
 		args[2] = Integer.toString(REAP_BATCH);
 		args[3] = Integer.toString(max);
-		int i = 4;
+		args[4] = take;
+		int i = 5;
 		for (QueueMessage<?> message : done) {
 			Assert.isTrue(message.queue().equals(queue), "Messages to acknowledge must be of the same queue");
-			args[i++] = message.envelope().raw();
+			args[i++] = message.inFlightEntry();
 		}
 		return this.runner.executeAsync(CLAIM, keys(queue).claimKeys(), args)
-			.thenApply((reply) -> claimed(queue, reply));
+			.thenApply((reply) -> claimed(queue, take, done, reply));
 	}
 
-	private Claim claimed(String queue, List<?> reply) {
-		if (reply.get(2) instanceof Number acked) {
-			for (long n = 0; n < acked.longValue(); n++) {
-				this.events.processed(queue);
-			}
+	private Claim claimed(String queue, String take, Collection<? extends QueueMessage<?>> done, List<?> reply) {
+		if (!done.isEmpty()) {
+			acknowledged(queue, done, (reply.get(2) instanceof Number acked) ? acked.longValue() : 0);
 		}
 		String element = (String) reply.get(0);
 		if (element == null || element.isEmpty()) {
-			return new Claim(List.of(), Long.parseLong(String.valueOf(reply.get(1))));
+			return new Claim(List.of(), take, Long.parseLong(String.valueOf(reply.get(1))));
 		}
 		List<Envelope> envelopes = new ArrayList<>(reply.size() - 2);
 		envelopes.add(Envelope.parse(element));
 		for (int k = 3; k < reply.size(); k++) {
 			envelopes.add(Envelope.parse((String) reply.get(k)));
 		}
-		return new Claim(envelopes, 0);
+		return new Claim(envelopes, take, 0);
 	}
 
-	private <T> QueueMessage<T> read(String queue, Envelope envelope, Type type) {
+	private <T> QueueMessage<T> read(String queue, Envelope envelope, String take, Type type) {
 		JavaType javaType = this.json.getTypeFactory().constructType(type);
 		T payload = this.json.readValue(envelope.json(), javaType);
-		return new QueueMessage<>(queue, envelope, payload);
+		return new QueueMessage<>(queue, envelope, take, payload);
 	}
 
 	private QueueKeys keys(String queue) {
@@ -532,10 +581,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * The answer of the claim script.
 	 *
 	 * @param envelopes the claimed messages, possibly none
+	 * @param take the token of this take, in each message's in-flight entry
 	 * @param waitMillis when nothing was claimed: how long until a delayed message is due
 	 * or an in-flight one expires ({@code -1} = nothing pending)
 	 */
-	private record Claim(List<Envelope> envelopes, long waitMillis) {
+	private record Claim(List<Envelope> envelopes, String take, long waitMillis) {
 
 	}
 

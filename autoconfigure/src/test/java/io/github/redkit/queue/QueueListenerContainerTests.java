@@ -44,6 +44,7 @@ class QueueListenerContainerTests {
 	@AfterEach
 	void stopContainers() {
 		this.containers.forEach(QueueListenerContainer::stop);
+		this.support.close();
 	}
 
 	@Test
@@ -127,6 +128,50 @@ class QueueListenerContainerTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> deliveries.containsKey(1));
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.support.template.stats(queue).inFlight() == 0);
 		assertThat(deliveries).containsExactly(Map.entry(1, 1));
+	}
+
+	@Test
+	void aListenerRunningThreeTimesTheVisibilityTimeoutKeepsItsMessageFromTheOtherConsumers() throws Exception {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
+		Map<Integer, Integer> deliveries = new ConcurrentHashMap<>();
+		CountDownLatch done = new CountDownLatch(1);
+		for (int i = 0; i < 2; i++) {
+			start(queue, 1, (payload) -> {
+				deliveries.merge(((Email) payload).number(), 1, Integer::sum);
+				Thread.sleep(900); // a handler 3 times slower than the visibility timeout
+				done.countDown();
+			}, Duration.ofSeconds(5));
+		}
+		this.support.template.send(queue, new Email("a", 1));
+		assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.support.template.stats(queue), (stats) -> stats.ready() == 0 && stats.inFlight() == 0);
+		assertThat(deliveries).containsExactly(Map.entry(1, 1));
+		assertThat(this.support.template.deadLetters(queue, 10)).isEmpty();
+	}
+
+	@Test
+	void aHandledPrefetchedMessageStaysInFlightUntilItIsAcknowledged() throws Exception {
+		String queue = this.support.prefetchingQueue(Duration.ofMillis(300), 2);
+		Map<Integer, Integer> deliveries = new ConcurrentHashMap<>();
+		CountDownLatch slowDone = new CountDownLatch(1);
+		this.support.template.sendAll(queue, List.of(new Email("fast", 1), new Email("slow", 2)));
+		start(queue, 1, (payload) -> {
+			int number = ((Email) payload).number();
+			deliveries.merge(number, 1, Integer::sum);
+			if (number == 2) {
+				Thread.sleep(900); // 3 times slower than the visibility timeout
+				slowDone.countDown();
+			}
+		}, Duration.ofSeconds(5));
+		await().atMost(Duration.ofSeconds(5)).until(() -> deliveries.containsKey(2));
+		// a second consumer while the first one's handled message waits for its ack
+		start(queue, 1, (payload) -> deliveries.merge(((Email) payload).number(), 1, Integer::sum),
+				Duration.ofSeconds(5));
+		assertThat(slowDone.await(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.support.template.stats(queue), (stats) -> stats.ready() == 0 && stats.inFlight() == 0);
+		assertThat(deliveries).containsOnly(Map.entry(1, 1), Map.entry(2, 1));
 	}
 
 	@Test

@@ -96,6 +96,7 @@ class QueueLoadTests {
 		}
 		finally {
 			containers.subList(1, 4).forEach(QueueListenerContainer::stop);
+			support.close();
 		}
 	}
 

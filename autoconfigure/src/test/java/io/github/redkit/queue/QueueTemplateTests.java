@@ -6,15 +6,20 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
 
+import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.queue.QueueTestSupport.Email;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
+
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -205,6 +210,56 @@ class QueueTemplateTests {
 		assertThat(this.template.ack(taken)).as("the first taker lost it").isFalse();
 		assertThat(this.template.fail(taken, new RuntimeException())).isEqualTo(FailureOutcome.NOT_OWNED);
 		assertThat(this.template.ack(again)).isTrue();
+	}
+
+	@Test
+	void extendKeepsAMessageWhileHeldAndAnswersFalseOnceAnotherConsumerTookIt() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
+		this.template.send(queue, new Email("a", 1));
+		QueueMessage<Email> taken = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.template.extend(taken, Duration.ofSeconds(30))).isTrue();
+		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
+		long now = redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		assertThat(redis.opsForZSet().rangeWithScores(QueueKeys.of(QueueTestSupport.KEYSPACE, queue).inFlight(), 0, -1))
+			.singleElement()
+			.satisfies((entry) -> assertThat(entry.getScore()).as("deadline on the Redis clock")
+				.isBetween(now + 25_000.0, now + 31_000.0));
+		assertThat(this.template.extend(taken, Duration.ofMillis(300))).isTrue();
+		QueueMessage<Email> again = await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.template.receive(queue, Email.class), Optional::isPresent)
+			.get();
+		assertThat(again.id()).isEqualTo(taken.id());
+		assertThat(this.template.extend(taken, Duration.ofSeconds(30))).as("lost to the second consumer").isFalse();
+		assertThat(this.template.extend(again, Duration.ofSeconds(30))).isTrue();
+		assertThat(this.template.ack(again)).isTrue();
+		assertThat(this.template.extend(again, Duration.ofSeconds(30))).as("settled").isFalse();
+	}
+
+	@Test
+	void aLateAckOfALostTakeLeavesTheNextTakeOfTheSameMessageInFlightAndIsCounted() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		QueueTestSupport counted = new QueueTestSupport(this.topology, new MicrometerRedkitMetrics(() -> registry));
+		RedisQueueTemplate template = counted.template;
+		String queue = counted.queue(QueueOrder.FIFO, Duration.ofMillis(300), 2, CollapsePolicy.NONE);
+		template.send(queue, new Email("a", 1));
+		QueueMessage<Email> lost = template.receive(queue, Email.class).orElseThrow();
+		QueueMessage<Email> second = await().atMost(Duration.ofSeconds(5))
+			.until(() -> template.receive(queue, Email.class), Optional::isPresent)
+			.get();
+		assertThat(template.fail(second, new IllegalStateException("bad"))).isEqualTo(FailureOutcome.DEAD_LETTERED);
+		assertThat(template.requeueDeadLetter(queue, lost.id())).isTrue();
+		// the same message, with the same delivery count as the lost take: only the take
+		// tells them apart
+		QueueMessage<Email> third = template.receive(queue, Email.class).orElseThrow();
+		assertThat(third.deliveries()).isEqualTo(lost.deliveries());
+		assertThat(template.ack(lost)).as("a late ack").isFalse();
+		assertThat(template.ackAndReceive(lost, Email.class)).isEmpty();
+		assertThat(template.stats(queue).inFlight()).as("the third take is still in flight").isOne();
+		assertThat(registry.get("redkit.queue.messages").tags("queue", queue, "outcome", "late-ack").counter().count())
+			.isEqualTo(2);
+		assertThat(registry.find("redkit.queue.messages").tags("outcome", "processed").counter()).isNull();
+		assertThat(template.ack(third)).isTrue();
+		assertThat(template.stats(queue).inFlight()).isZero();
 	}
 
 	@Test

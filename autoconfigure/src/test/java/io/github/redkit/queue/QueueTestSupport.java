@@ -1,9 +1,11 @@
 package io.github.redkit.queue;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -12,9 +14,10 @@ import io.github.redkit.test.RedisTopology;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Templates on the shared servers with per-test queue settings.
+ * Templates on the shared servers with per-test queue settings; closing it ends the
+ * visibility renewals of the containers it made.
  */
-final class QueueTestSupport {
+final class QueueTestSupport implements AutoCloseable {
 
 	static final RedisKeyspace KEYSPACE = new RedisKeyspace("redkit-test");
 
@@ -25,6 +28,8 @@ final class QueueTestSupport {
 	final RedisQueueTemplate template;
 
 	final RedisTopology topology;
+
+	private final List<QueueListenerContainerFactory> factories = new CopyOnWriteArrayList<>();
 
 	QueueTestSupport(RedisTopology topology, RedkitMetrics metrics) {
 		this.topology = topology;
@@ -83,9 +88,23 @@ final class QueueTestSupport {
 	 */
 	QueueListenerContainer container(QueueTemplate template, String queue, int concurrency, QueueMessageHandler handler,
 			Duration shutdownTimeout) {
-		return new QueueListenerContainerFactory(template, this::settings, this.topology.connectionFactory(), KEYSPACE,
-				JSON, RedkitMetrics.NONE, Duration.ofMillis(100), shutdownTimeout)
-			.create(queue, concurrency, handler);
+		return factory(template, shutdownTimeout).create(queue, concurrency, handler);
+	}
+
+	/**
+	 * A container factory, destroyed when this support is closed.
+	 */
+	QueueListenerContainerFactory factory(QueueTemplate template, Duration shutdownTimeout) {
+		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(template, this::settings,
+				this.topology.connectionFactory(), KEYSPACE, JSON, RedkitMetrics.NONE, Duration.ofMillis(100),
+				shutdownTimeout);
+		this.factories.add(factory);
+		return factory;
+	}
+
+	@Override
+	public void close() {
+		this.factories.forEach(QueueListenerContainerFactory::destroy);
 	}
 
 	static QueueMessageHandler handler(Class<?> type, ThrowingConsumer consumer) {

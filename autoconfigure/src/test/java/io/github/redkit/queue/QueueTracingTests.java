@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.core.MicrometerRedkitObservations;
-import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.queue.QueueTestSupport.Email;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -67,6 +66,7 @@ class QueueTracingTests {
 	@AfterEach
 	void stopContainers() {
 		this.containers.forEach(QueueListenerContainer::stop);
+		this.support.close();
 	}
 
 	@Test
@@ -111,9 +111,7 @@ class QueueTracingTests {
 	}
 
 	private void start(String queue, QueueTestSupport.ThrowingConsumer listener) {
-		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(this.support.template,
-				this.support::settings, this.topology.connectionFactory(), QueueTestSupport.KEYSPACE,
-				QueueTestSupport.JSON, RedkitMetrics.NONE, Duration.ofMillis(100), Duration.ofSeconds(5));
+		QueueListenerContainerFactory factory = this.support.factory(this.support.template, Duration.ofSeconds(5));
 		factory.setObservations(this.observations);
 		QueueListenerContainer container = factory.create(queue, 1, QueueTestSupport.handler(Email.class, listener));
 		this.containers.add(container);

@@ -171,6 +171,22 @@ class ReactiveQueueTemplateTests {
 	}
 
 	@Test
+	void extendKeepsATakenMessageAndAnswersFalseOnceItWasTakenAgain() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
+		this.support.template.send(queue, "x");
+		QueueMessage<String> taken = this.reactive.receive(queue, String.class).blockFirst(Duration.ofSeconds(10));
+		assertThat(taken).isNotNull();
+		assertThat(this.reactive.extend(taken, Duration.ofMillis(300)).block(Duration.ofSeconds(5))).isTrue();
+		QueueMessage<String> again = this.reactive.receive(queue, String.class).blockFirst(Duration.ofSeconds(10));
+		assertThat(again).isNotNull();
+		assertThat(again.deliveries()).isEqualTo(2);
+		assertThat(this.reactive.extend(taken, Duration.ofSeconds(30)).block(Duration.ofSeconds(5))).isFalse();
+		assertThat(this.reactive.extend(again, Duration.ofSeconds(30)).block(Duration.ofSeconds(5))).isTrue();
+		assertThat(this.reactive.ack(taken).block(Duration.ofSeconds(5))).isFalse();
+		assertThat(this.reactive.ack(again).block(Duration.ofSeconds(5))).isTrue();
+	}
+
+	@Test
 	void anUnreachableRedisIsTheBlockingFacesExceptionAsAnError() {
 		LettuceConnectionFactory unreachable = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration("127.0.0.1", 1),

@@ -254,6 +254,11 @@ class QueueAutoConfigurationTests {
 		}
 
 		@Override
+		public boolean extend(QueueMessage<?> message, Duration visibility) {
+			return this.delegate.extend(message, visibility);
+		}
+
+		@Override
 		public FailureOutcome fail(QueueMessage<?> message, Throwable error) {
 			return this.delegate.fail(message, error);
 		}
@@ -327,6 +332,11 @@ class QueueAutoConfigurationTests {
 
 				@Override
 				public boolean ack(QueueMessage<?> message) {
+					return false;
+				}
+
+				@Override
+				public boolean extend(QueueMessage<?> message, Duration visibility) {
 					return false;
 				}
 
