@@ -103,6 +103,11 @@ final class RegionRecovery {
 		return progress;
 	}
 
+	/** This region's Redis holds its incarnation: another instance recovered it. */
+	void notNeeded() {
+		this.recovering = false;
+	}
+
 	void setBeforeBatch(Runnable beforeBatch) {
 		this.beforeBatch = beforeBatch;
 	}

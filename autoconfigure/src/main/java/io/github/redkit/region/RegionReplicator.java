@@ -415,6 +415,7 @@ public class RegionReplicator {
 			this.recovery.recover();
 			return ship(leaseMillis);
 		}
+		this.recovery.notNeeded();
 		if (reply.size() == 1) {
 			return -1;
 		}
