@@ -1,24 +1,34 @@
 -- Gives this region back its own slot of counters after its Redis lost them (restarted
--- without persistence, or replaced): the peers still hold the slot as it was last shipped to
--- them, the largest of which the caller passes here. It is ADDED to whatever this region
--- counted since the loss (new changes started again from zero), so nothing is hidden under
--- the old values and nothing counted since is lost. Until the incarnation key exists again no
--- replicator ships (region_outbox_read answers -2), so the peers still hold only the old
--- values while they are read. Each counter is recovered once: several instances recovering at
--- once, or one that dies half-way and a retry, skip what is done.
--- The other regions' slots, lost as well, come back the way a peer applies an entry: the larger
--- of what is here and what was read, so a peer need not notice the loss to re-seed this Redis.
--- KEYS[1] the incarnation key, KEYS[2] the counters recovered so far (a set), KEYS[3..] counters
--- ARGV[1] this region, ARGV[2] '1' on the last batch, then per counter: its TTL ms (0: none),
--- how many fields follow, then the fields and the largest value each peer held
--- Returns the number of counters whose own slot this call gave back (0 for a new region, whose
--- peers hold nothing of it), -1 when recovery was already done
+-- without persistence, or replaced) or went back in time (restored from an older snapshot,
+-- failed over to a replica that was behind): the peers still hold the slot as it was last
+-- shipped to them. For each counter the caller passes what to ADD to this region's slot: the
+-- largest value a peer holds minus what this Redis held when it came back (0 when empty; the
+-- last outbox entry before the peers' high-water mark otherwise), so what was counted since it
+-- came back is neither lost nor hidden under the old values. Until the incarnation key exists
+-- again no replicator ships (region_outbox_read answers -2), so the peers still hold only the
+-- old values while they are read. Each counter is recovered once: several instances
+-- recovering at once, or one that dies half-way and a retry, skip what is done.
+-- The other regions' slots come back the way a peer applies an entry: the larger of what is
+-- here and what was read.
+-- KEYS[1] the incarnation key, KEYS[2] the counters recovered so far (a set), KEYS[3] the
+-- outbox sequence, KEYS[4] the outbox, then per peer the position shipped to it and its
+-- re-seed flag, then the counters
+-- ARGV[1] this region, ARGV[2] '1' on the last batch, ARGV[3] the number of peers,
+-- ARGV[4] the highest sequence any peer received from this region, ARGV[5] '1' when the peers
+-- must be re-seeded after the last batch, ARGV[6] the re-seed flag's value, then per counter:
+-- its TTL ms (0: none), how many fields follow, then the fields and their values
+-- On the last batch the sequence moves past what the peers received, every peer's position to
+-- the end of the outbox (entries written since the loss reuse sequences the peers know, and
+-- the re-seed ships their state) and every peer is flagged for a re-seed.
+-- Returns the number of counters whose own slot this call gave back, -1 when recovery was
+-- already done
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return -1
 end
 local pField, nField = 'p:' .. ARGV[1], 'n:' .. ARGV[1]
-local recovered, at = 0, 3
-for i = 3, #KEYS do
+local peers = tonumber(ARGV[3])
+local recovered, at = 0, 7
+for i = 5 + peers * 2, #KEYS do
   local ttl, count = ARGV[at], tonumber(ARGV[at + 1])
   local first = at + 2
   at = first + count * 2
@@ -27,9 +37,10 @@ for i = 3, #KEYS do
     for f = first, first + count * 2 - 1, 2 do
       local field, value = ARGV[f], ARGV[f + 1]
       if field == pField or field == nField then
-        -- this region's own: added to what it counted since the loss
-        redis.call('HINCRBY', KEYS[i], field, value)
-        own = true
+        if value ~= '0' then
+          redis.call('HINCRBY', KEYS[i], field, value)
+          own = true
+        end
       elseif tonumber(value) > tonumber(redis.call('HGET', KEYS[i], field) or '0') then
         redis.call('HSET', KEYS[i], field, value)
       end
@@ -46,5 +57,15 @@ if ARGV[2] == '1' then
   local time = redis.call('TIME')
   redis.call('SET', KEYS[1], time[1] .. '.' .. time[2])
   redis.call('DEL', KEYS[2])
+  if ARGV[5] == '1' then
+    local seq = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(ARGV[4]))
+    redis.call('SET', KEYS[3], string.format('%.0f', seq))
+    local last = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
+    local position = ((#last > 0) and last[1][1] or '0-0') .. '|' .. string.format('%.0f', seq)
+    for p = 0, peers - 1 do
+      redis.call('SET', KEYS[5 + p * 2], position)
+      redis.call('SET', KEYS[6 + p * 2], ARGV[6])
+    end
+  end
 end
 return recovered

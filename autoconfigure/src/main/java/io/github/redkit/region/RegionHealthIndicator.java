@@ -6,6 +6,13 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.github.redkit.core.RedisScriptRunner;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -22,21 +29,39 @@ public class RegionHealthIndicator extends AbstractHealthIndicator {
 
 	// a peer whose shards differ is reported in the state of its worst shard
 	private static final List<String> STATES_BY_SEVERITY = List.of("in-step", "standby", "starting", "lagging",
-			"failing");
+			"failing", "recovering");
 
 	private final RegionReplicators replicators;
 
 	private final RedisConnectionFactory local;
 
+	private final Duration timeout;
+
+	// at most one PING in flight: a frozen Redis holds one thread, not one per check
+	private @Nullable CompletableFuture<String> ping;
+
 	/**
-	 * Creates the indicator.
+	 * Creates the indicator with a {@code PING} timeout of one second.
 	 * @param replicators one replicator per peer region
 	 * @param local this region's Redis
 	 */
 	public RegionHealthIndicator(RegionReplicators replicators, RedisConnectionFactory local) {
+		this(replicators, local, Duration.ofSeconds(1));
+	}
+
+	/**
+	 * Creates the indicator.
+	 * @param replicators one replicator per peer region
+	 * @param local this region's Redis
+	 * @param timeout the longest wait for this region's Redis to answer {@code PING},
+	 * shorter than the client's command timeout so that a frozen Redis reports DOWN
+	 * quickly
+	 */
+	public RegionHealthIndicator(RegionReplicators replicators, RedisConnectionFactory local, Duration timeout) {
 		super("Regions health check failed");
 		this.replicators = replicators;
 		this.local = local;
+		this.timeout = timeout;
 	}
 
 	@Override
@@ -48,13 +73,33 @@ public class RegionHealthIndicator extends AbstractHealthIndicator {
 		Map<String, Object> peers = new LinkedHashMap<>();
 		byPeer.forEach((name, shards) -> peers.put(name, peer(shards)));
 		builder.withDetail("peers", peers);
-		try (RedisConnection connection = this.local.getConnection()) {
-			connection.ping();
+		try {
+			ping().get(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
 			builder.up();
 		}
-		catch (RuntimeException ex) {
+		catch (TimeoutException ex) {
+			builder.down().withDetail("error", "This region's Redis did not answer PING within " + this.timeout);
+		}
+		catch (ExecutionException ex) {
+			builder.down((ex.getCause() != null) ? ex.getCause() : ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 			builder.down(ex);
 		}
+	}
+
+	private synchronized CompletableFuture<String> ping() {
+		CompletableFuture<String> ping = this.ping;
+		if (ping == null || ping.isDone()) {
+			ping = CompletableFuture.supplyAsync(() -> {
+				try (RedisConnection connection = this.local.getConnection()) {
+					return String.valueOf(connection.ping());
+				}
+			}, RedisScriptRunner.blockingSteps());
+			this.ping = ping;
+		}
+		return ping;
 	}
 
 	/** A peer's state over the shards: the worst state, the sum of the lags' entries. */
@@ -65,6 +110,9 @@ public class RegionHealthIndicator extends AbstractHealthIndicator {
 		peer.put("lagEntries", shards.stream().mapToLong(RegionReplicator::lagEntries).sum());
 		peer.put("lagSeconds", shards.stream().mapToLong((shard) -> shard.lag().toMillis()).max().orElse(0) / 1000.0);
 		peer.put("reseedRequired", shards.stream().anyMatch(RegionReplicator::isReseedRequired));
+		if ("recovering".equals(worst.state())) {
+			peer.put("recovery", worst.recoveryProgress());
+		}
 		// the most recent failure of any shard
 		Throwable lastError = null;
 		Duration since = null;

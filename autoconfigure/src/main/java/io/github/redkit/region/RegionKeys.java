@@ -92,6 +92,14 @@ final class RegionKeys {
 		return this.base.part("incarnation", region).build();
 	}
 
+	/**
+	 * Set while a peer must be re-seeded with this region's slots (a gap, a peer that
+	 * restarted empty, a recovery here); deleted by the re-seed that finished.
+	 */
+	String reseed(String peer) {
+		return this.base.part("reseed", peer).build();
+	}
+
 	/** The counters recovered so far while the incarnation is missing. */
 	String recovered() {
 		return this.base.part("recovered").build();

@@ -3,6 +3,7 @@ package io.github.redkit.region;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RandomIds;
@@ -36,7 +37,9 @@ public class RegionReplicator {
 
 	private static final LuaScript<Long> LEASE = LuaScript.load("region_shipper_lease", Long.class);
 
-	private static final int HEADER = 4;
+	private static final LuaScript<Long> COMPARE_DELETE = LuaScript.load("region_compare_delete", Long.class);
+
+	private static final int HEADER = 6;
 
 	private static final int FIELDS = 6;
 
@@ -64,6 +67,9 @@ public class RegionReplicator {
 	private final RegionReseeder reseeder;
 
 	private Runnable beforeAdvance = () -> {
+	};
+
+	private Runnable beforeReseed = () -> {
 	};
 
 	private volatile @Nullable Thread thread;
@@ -191,11 +197,6 @@ public class RegionReplicator {
 		this.recovery = recovery;
 	}
 
-	/** Re-seeds the peer at the next round (after this region recovered its slots). */
-	void requireReseed() {
-		this.reseedRequired = true;
-	}
-
 	/**
 	 * Starts shipping on a daemon thread.
 	 */
@@ -258,8 +259,10 @@ public class RegionReplicator {
 	}
 
 	/**
-	 * Whether the outbox bound trimmed entries before they reached the peer and the peer
-	 * has not been re-seeded since (re-seeding follows at once unless it fails).
+	 * Whether the peer must be re-seeded with this region's slots, as of the last round:
+	 * the outbox bound trimmed entries before they reached it, it restarted empty, or
+	 * this region recovered its slots. The flag lives on this region's Redis until a
+	 * re-seed finishes, so a failed re-seed or a stopped process re-seeds again.
 	 * @return {@code true} from a gap until the re-seed that follows it
 	 */
 	public boolean isReseedRequired() {
@@ -276,11 +279,16 @@ public class RegionReplicator {
 
 	/**
 	 * Where replication to the peer stands, as of the last round.
-	 * @return {@code failing} when the last round failed (the peer or this region's Redis
-	 * did not answer), {@code starting} before the first round, {@code in-step} when
-	 * nothing is left to ship, {@code lagging} otherwise
+	 * @return {@code recovering} while this region's Redis lost its data (or went back in
+	 * time) and has not yet taken its slots back from every peer, {@code failing} when
+	 * the last round failed (the peer or this region's Redis did not answer),
+	 * {@code starting} before the first round, {@code in-step} when nothing is left to
+	 * ship, {@code lagging} otherwise
 	 */
 	public String state() {
+		if (this.recovery.isRecovering()) {
+			return "recovering";
+		}
 		if (this.lastRoundFailed) {
 			return "failing";
 		}
@@ -316,6 +324,23 @@ public class RegionReplicator {
 
 	void setBeforeAdvance(Runnable beforeAdvance) {
 		this.beforeAdvance = beforeAdvance;
+	}
+
+	void setBeforeReseed(Runnable beforeReseed) {
+		this.beforeReseed = beforeReseed;
+	}
+
+	RegionRecovery recovery() {
+		return this.recovery;
+	}
+
+	/**
+	 * How far the last recovery of this region's slots got (see {@link #state()}).
+	 * @return the peers read completely ({@code peersRead}), how many there are
+	 * ({@code peers}), the counters read from them ({@code countersRead})
+	 */
+	public Map<String, Object> recoveryProgress() {
+		return this.recovery.progress();
 	}
 
 	private void run() {
@@ -383,13 +408,14 @@ public class RegionReplicator {
 	private int ship(String leaseMillis) {
 		List<?> reply = this.local.execute(READ, this.timeout,
 				List.of(this.keys.outbox(), this.keys.sequence(), this.keys.shipped(this.peer),
-						this.keys.shipper(this.peer), this.keys.incarnation(this.region)),
+						this.keys.shipper(this.peer), this.keys.incarnation(this.region), this.keys.reseed(this.peer)),
 				Integer.toString(this.batchSize), this.instance, leaseMillis);
 		if (reply.size() == 1 && number(reply.get(0)) == -2) {
 			// new, or it lost its data: this region's slots first, from the peers
 			this.recovery.recover();
 			return ship(leaseMillis);
 		}
+		this.recovery.notNeeded();
 		if (reply.size() == 1) {
 			return -1;
 		}
@@ -399,8 +425,11 @@ public class RegionReplicator {
 		// read before the peer is reached: a peer that stays away still has a true lag
 		this.outboxDepth = number(reply.get(3));
 		this.lagEntries = lastSeq - shippedSeq;
+		String reseedFlag = (String) reply.get(4);
+		String incarnation = (String) reply.get(5);
+		this.reseedRequired = !reseedFlag.isEmpty();
 		if (this.reseedRequired) {
-			reseed();
+			reseed(reseedFlag);
 		}
 		int count = (reply.size() - HEADER) / FIELDS;
 		if (count == 0) {
@@ -411,8 +440,9 @@ public class RegionReplicator {
 		boolean gap = firstSeq > shippedSeq + 1;
 		if (gap) {
 			trimmed(firstSeq - shippedSeq - 1);
-			// before the position moves past the gap: a crash re-seeds again, harmlessly
-			reseed();
+			// flagged before the position moves past the gap: a failure or a crash
+			// re-seeds again, harmlessly
+			reseed(flagReseed());
 		}
 		String firstId = (String) reply.get(HEADER);
 		this.lagMillis = Math.max(0, now - Long.parseLong(firstId.substring(0, firstId.indexOf('-'))));
@@ -423,17 +453,23 @@ public class RegionReplicator {
 		for (int i = 0; i < count; i++) {
 			int at = HEADER + i * FIELDS;
 			applyKeys.add(this.keys.counter((String) reply.get(at + 2)));
-			args.add((String) reply.get(at + 1));
+			// the entry's stream id beside its sequence: a peer that received a sequence
+			// under an earlier id knows that this Redis went back in time
+			args.add(reply.get(at + 1) + "|" + reply.get(at));
 			args.add((String) reply.get(at + 3));
 			args.add((String) reply.get(at + 4));
 			args.add((String) reply.get(at + 5));
 		}
 		List<?> applied = this.remote.execute(APPLY, this.timeout, applyKeys, args.toArray(new String[0]));
+		if (number(applied.get(0)) < 0) {
+			wentBackInTime(incarnation, applied);
+			return 0;
+		}
 		if (number(applied.get(2)) == 0 && firstSeq > 1 && !gap) {
 			// the peer acknowledged earlier entries once, and has no trace of them now
 			logger.warn("Region '" + this.peer + "' has no record of the entries shipped to it before"
 					+ " (restarted empty?): re-seeding it");
-			reseed();
+			reseed(flagReseed());
 		}
 		this.metrics.increment(RegionMeters.SHIPPED, this.tags);
 		this.beforeAdvance.run();
@@ -449,9 +485,34 @@ public class RegionReplicator {
 		return count;
 	}
 
-	private void reseed() {
+	/**
+	 * This region's Redis holds older data than the peer received from it: forgets its
+	 * incarnation (unless a recovery replaced it meanwhile), so that the next round takes
+	 * the slots back from the peers as after a loss.
+	 */
+	private void wentBackInTime(String incarnation, List<?> applied) {
+		logger.warn("Region '" + this.peer + "' received sequence " + applied.get(2) + " (outbox id " + applied.get(3)
+				+ ") from this region, beyond what this Redis holds: it was restored from an older snapshot or failed"
+				+ " over to a replica that was behind; taking this region's slots back from the peers");
+		this.local.execute(COMPARE_DELETE, this.timeout, List.of(this.keys.incarnation(this.region)), incarnation);
+	}
+
+	/** Flags on this region's Redis that the peer must be re-seeded. */
+	private String flagReseed() {
+		String token = RandomIds.next();
+		this.local.template().opsForValue().set(this.keys.reseed(this.peer), token);
+		this.reseedRequired = true;
+		return token;
+	}
+
+	/**
+	 * Re-seeds the peer, then clears the flag read, unless it was set again meanwhile.
+	 */
+	private void reseed(String flag) {
+		this.beforeReseed.run();
 		long reseeded = this.reseeder.reseed();
-		this.reseedRequired = false;
+		Long cleared = this.local.execute(COMPARE_DELETE, this.timeout, List.of(this.keys.reseed(this.peer)), flag);
+		this.reseedRequired = cleared == null || cleared == 0;
 		this.metrics.increment(RegionMeters.RESEEDS, this.tags);
 		logger.warn("Re-seeded region '" + this.peer + "' with this region's slot of " + reseeded + " counters");
 	}
@@ -464,7 +525,6 @@ public class RegionReplicator {
 	}
 
 	private void trimmed(long missed) {
-		this.reseedRequired = true;
 		this.metrics.increment(RegionMeters.TRIMMED, this.tags);
 		logger.warn("The outbox bound trimmed " + missed + " entries before they were shipped to region '" + this.peer
 				+ "': counters changed since converge again, the others must be re-seeded on that region"
@@ -486,7 +546,7 @@ public class RegionReplicator {
 		return (since != null) ? since.toNanos() / 1_000_000_000.0 : -1;
 	}
 
-	private static long number(Object value) {
+	static long number(Object value) {
 		return (value instanceof Long number) ? number : Long.parseLong(value.toString());
 	}
 

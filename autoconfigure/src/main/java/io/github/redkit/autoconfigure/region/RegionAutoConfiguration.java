@@ -103,8 +103,8 @@ public final class RegionAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "redkitRegionsHealthIndicator")
 		HealthIndicator redkitRegionsHealthIndicator(RegionReplicators replicators,
-				RedisConnectionFactory connectionFactory) {
-			return new RegionHealthIndicator(replicators, connectionFactory);
+				RedisConnectionFactory connectionFactory, RegionProperties properties) {
+			return new RegionHealthIndicator(replicators, connectionFactory, properties.getHealth().getTimeout());
 		}
 
 	}

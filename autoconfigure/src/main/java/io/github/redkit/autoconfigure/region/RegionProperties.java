@@ -44,6 +44,8 @@ public class RegionProperties {
 
 	private final Replication replication = new Replication();
 
+	private final Health health = new Health();
+
 	public @Nullable String getLocal() {
 		return this.local;
 	}
@@ -70,6 +72,10 @@ public class RegionProperties {
 
 	public Budgets getBudgets() {
 		return this.budgets;
+	}
+
+	public Health getHealth() {
+		return this.health;
 	}
 
 	public Duration getTimeout() {
@@ -286,6 +292,28 @@ public class RegionProperties {
 
 		public void setInterval(Duration interval) {
 			this.interval = interval;
+		}
+
+	}
+
+	/**
+	 * The regions' health indicator.
+	 */
+	public static class Health {
+
+		/**
+		 * Longest wait for this region's Redis to answer the health check's PING; shorter
+		 * than the client's command timeout, so that a frozen Redis is reported DOWN
+		 * quickly.
+		 */
+		private Duration timeout = Duration.ofSeconds(1);
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 	}

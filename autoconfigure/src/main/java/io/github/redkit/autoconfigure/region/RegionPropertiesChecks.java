@@ -52,6 +52,7 @@ final class RegionPropertiesChecks {
 		}
 		DurationChecks.positive(properties.getReplication().getInterval(), PREFIX + ".replication.interval");
 		DurationChecks.positive(properties.getTimeout(), PREFIX + ".timeout");
+		DurationChecks.positive(properties.getHealth().getTimeout(), PREFIX + ".health.timeout");
 		DurationChecks.positive(properties.getBudgets().getOperationTtl(), PREFIX + ".budgets.operation-ttl");
 		return local;
 	}
