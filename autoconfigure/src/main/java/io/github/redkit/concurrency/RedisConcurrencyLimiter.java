@@ -159,7 +159,8 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		catch (RuntimeException ex) {
 			permit = CompletableFuture.failedFuture(ex);
 		}
-		return permit.whenComplete((result, ex) -> {
+		CompletableFuture<Optional<ConcurrencyPermit>> answer = new CompletableFuture<>();
+		permit.whenComplete((result, ex) -> {
 			if (ex == null) {
 				observation.outcome(result.isPresent() ? "acquired" : "refused");
 			}
@@ -168,7 +169,15 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 				observation.error(RedisScriptRunner.unwrap(ex));
 			}
 			observation.close();
+			if (ex != null) {
+				answer.completeExceptionally(ex);
+			}
+			else if (!answer.complete(result)) {
+				// nobody waits for it any more (cancelled): it must not stay taken
+				result.ifPresent(ConcurrencyPermit::closeAsync);
+			}
 		});
+		return answer;
 	}
 
 	private Optional<ConcurrencyPermit> acquirePermit(String limitName, String limitId, ConcurrencyPolicy policy,
