@@ -2,6 +2,7 @@ package io.github.redkit.budget;
 
 import java.time.Duration;
 
+import io.github.redkit.core.ReactiveAcquire;
 import reactor.core.publisher.Mono;
 
 /**
@@ -53,7 +54,12 @@ public class DefaultReactiveBudgets implements ReactiveBudgets {
 
 	@Override
 	public Mono<Reservation> reserve(String budgetId, long amount, Duration ttl) {
-		return Mono.fromFuture(() -> this.budgets.reserveAsync(budgetId, amount, ttl)).flatMap(Mono::justOrEmpty);
+		// a reservation taken for a subscriber that cancelled is released: nobody knows
+		// its id; one with an operation id is kept for the retry that returns it
+		return ReactiveAcquire
+			.of(() -> this.budgets.reserveAsync(budgetId, amount, ttl),
+					(reservation) -> reservation.ifPresent(this.budgets::releaseAsync))
+			.flatMap(Mono::justOrEmpty);
 	}
 
 	@Override

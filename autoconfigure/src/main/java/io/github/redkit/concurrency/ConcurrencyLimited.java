@@ -12,9 +12,10 @@ import org.springframework.core.annotation.AliasFor;
 /**
  * Limits how many calls of a method (or of every method of a class) run at once per key,
  * across every instance of the application: each call takes a leased permit in one Redis
- * round trip, renewed while it runs and given back in one round trip when it returns. A
- * call over the limit throws {@link ConcurrencyLimitExceededException} without running.
- * <pre>
+ * round trip, renewed while it runs and given back in one round trip when it returns (a
+ * method returning a {@code Mono}, a {@code Flux} or a {@code CompletableFuture} holds it
+ * until that result completes, fails or is cancelled). A call over the limit throws
+ * {@link ConcurrencyLimitExceededException} without running. <pre>
  * &#64;ConcurrencyLimited(value = "exports", key = "#tenantId")
  * &#64;ConcurrencyLimited(limit = 4, lease = "10s", key = "#tenantId")
  * </pre> Not to be confused with Spring Framework's

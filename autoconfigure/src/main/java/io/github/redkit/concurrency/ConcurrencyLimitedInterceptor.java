@@ -14,8 +14,11 @@ import org.jspecify.annotations.Nullable;
  * Applies {@link ConcurrencyLimited}: evaluates the key expression, takes a permit (one
  * round trip), runs the call and gives the permit back (one round trip), or throws
  * {@link ConcurrencyLimitExceededException} without running it. The permit is given back
- * when the method returns, so a method that returns a future holds it only while the
- * future is being created.
+ * when the method returns; a method whose result arrives later (a {@code Mono}, a
+ * {@code Flux}, a {@code CompletableFuture}, see {@link ReactiveCall}) takes it on
+ * subscription and holds it until that result completes, fails or is cancelled. A
+ * subscriber that cancels while the permit is being taken leaves nothing held: the permit
+ * is given back once Redis grants it.
  */
 public class ConcurrencyLimitedInterceptor extends RedkitInterceptor<ConcurrencyLimitedOperation> {
 

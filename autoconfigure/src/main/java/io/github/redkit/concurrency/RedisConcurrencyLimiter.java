@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.github.redkit.core.FailureCooldown;
 import io.github.redkit.core.LeaseRenewer;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -17,6 +18,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.dao.DataAccessException;
@@ -32,7 +34,9 @@ import org.springframework.util.Assert;
  * <p>
  * When Redis does not answer within the timeout, the failure mode applies: the call runs
  * without a permit ({@code allow}) or is refused with
- * {@link ConcurrencyLimiterUnavailableException} ({@code deny}).
+ * {@link ConcurrencyLimiterUnavailableException} ({@code deny}); it keeps applying
+ * without asking Redis for the failure cooldown, so that an outage does not add the
+ * timeout to every call.
  */
 public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBean {
 
@@ -47,6 +51,8 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 	private final RedkitMetrics metrics;
 
 	private RedkitObservations observations = RedkitObservations.NONE;
+
+	private final FailureCooldown failureCooldown;
 
 	private final LeaseRenewer renewer = new LeaseRenewer("redkit-concurrency-leases");
 
@@ -64,6 +70,7 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		this.policies = Map.copyOf(policies);
 		this.settings = settings;
 		this.metrics = metrics;
+		this.failureCooldown = new FailureCooldown(settings.failureCooldown());
 	}
 
 	/**
@@ -151,15 +158,22 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 			String redisKey = this.scripts.redisKey(limitId, key);
 			String id = ConcurrencyScripts.newPermitId();
 			long sent = System.nanoTime();
-			permit = this.scripts.acquireAsync(redisKey, id, policy)
-				.orTimeout(this.scripts.timeout().toNanos(), TimeUnit.NANOSECONDS)
-				.handle((reply, ex) -> (ex == null) ? granted(limitName, policy, redisKey, id, reply, sent)
-						: notAnswered(limitName, redisKey, id, ex));
+			permit = this.failureCooldown.coolingDown(sent) ? CompletableFuture.completedFuture(failed(limitName, null))
+					: this.scripts.acquireAsync(redisKey, id, policy)
+						.orTimeout(this.scripts.timeout().toNanos(), TimeUnit.NANOSECONDS)
+						.handle((reply, ex) -> (ex == null) ? granted(limitName, policy, redisKey, id, reply, sent)
+								: notAnswered(limitName, redisKey, id, ex));
 		}
 		catch (RuntimeException ex) {
 			permit = CompletableFuture.failedFuture(ex);
 		}
-		return permit.whenComplete((result, ex) -> {
+		return answered(permit, observation);
+	}
+
+	private CompletableFuture<Optional<ConcurrencyPermit>> answered(
+			CompletableFuture<Optional<ConcurrencyPermit>> permit, RedkitObservation observation) {
+		CompletableFuture<Optional<ConcurrencyPermit>> answer = new CompletableFuture<>();
+		permit.whenComplete((result, ex) -> {
 			if (ex == null) {
 				observation.outcome(result.isPresent() ? "acquired" : "refused");
 			}
@@ -168,7 +182,15 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 				observation.error(RedisScriptRunner.unwrap(ex));
 			}
 			observation.close();
+			if (ex != null) {
+				answer.completeExceptionally(ex);
+			}
+			else if (!answer.complete(result)) {
+				// nobody waits for it any more (cancelled): it must not stay taken
+				result.ifPresent(ConcurrencyPermit::closeAsync);
+			}
 		});
+		return answer;
 	}
 
 	private Optional<ConcurrencyPermit> acquirePermit(String limitName, String limitId, ConcurrencyPolicy policy,
@@ -177,6 +199,9 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		String redisKey = this.scripts.redisKey(limitId, key);
 		String id = ConcurrencyScripts.newPermitId();
 		long sent = System.nanoTime();
+		if (this.failureCooldown.coolingDown(sent)) {
+			return failed(limitName, null);
+		}
 		long[] reply;
 		try {
 			reply = this.scripts.acquire(redisKey, id, policy);
@@ -217,18 +242,25 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		// a late answer may still have taken the place: the release sent after it gives
 		// it back; sent from another thread, as reaching a Redis that is down can block
 		CompletableFuture.runAsync(() -> this.scripts.releaseLater(redisKey, id));
+		this.failureCooldown.failed();
 		return failed(limitName, ex);
 	}
 
-	private Optional<ConcurrencyPermit> failed(String limitName, DataAccessException cause) {
-		logger.warn("Concurrency limit '" + limitName + "' could not be checked (failure mode "
-				+ this.settings.failureMode() + "): " + cause.getMessage());
+	/**
+	 * The failure mode, after a failure or while cooling down after one ({@code cause}
+	 * {@code null}).
+	 */
+	private Optional<ConcurrencyPermit> failed(String limitName, @Nullable DataAccessException cause) {
+		if (cause != null) {
+			logger.warn("Concurrency limit '" + limitName + "' could not be checked (failure mode "
+					+ this.settings.failureMode() + "): " + cause.getMessage());
+		}
 		if (this.settings.failureMode() == RateLimitFailureMode.ALLOW) {
 			count(limitName, ConcurrencyMeters.FAILED_OPEN);
 			return Optional.of(new UnleasedPermit(limitName));
 		}
 		count(limitName, ConcurrencyMeters.FAILED_CLOSED);
-		throw new ConcurrencyLimiterUnavailableException(limitName, cause);
+		throw new ConcurrencyLimiterUnavailableException(limitName, this.failureCooldown.duration(), cause);
 	}
 
 	private void count(String limitName, String outcome) {

@@ -157,7 +157,8 @@ public final class ReactiveCall {
 	/**
 	 * The method's result while holding something (a permit, a lock): it is taken on
 	 * subscription, the method invoked while it is held, and it is given back when the
-	 * method's publisher completes, fails or is cancelled.
+	 * method's publisher completes, fails or is cancelled, or, when the subscriber
+	 * cancels while it is being taken, as soon as it is taken.
 	 * @param <H> what is held
 	 * @param take takes it; a refusal completes exceptionally
 	 * @param giveBack gives it back
@@ -165,7 +166,7 @@ public final class ReactiveCall {
 	 */
 	public <H> Object proceedWhileHolding(Supplier<CompletableFuture<H>> take,
 			Function<H, CompletableFuture<?>> giveBack) {
-		return adapt(Flux.usingWhen(Mono.fromFuture(take), (held) -> proceed(),
+		return adapt(Flux.usingWhen(ReactiveAcquire.of(take, giveBack::apply), (held) -> proceed(),
 				(held) -> Mono.fromFuture(() -> giveBack.apply(held)),
 				(held, error) -> Mono.fromFuture(() -> giveBack.apply(held)),
 				(held) -> Mono.fromFuture(() -> giveBack.apply(held))));

@@ -3,6 +3,7 @@ package io.github.redkit.idempotency;
 import java.time.Duration;
 import java.util.Set;
 
+import io.github.redkit.core.ReactiveAcquire;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -31,7 +32,13 @@ public class DefaultReactiveIdempotentSteps implements ReactiveIdempotentSteps {
 	@Override
 	public Mono<StepClaim> claim(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl,
 			@Nullable Duration lease, @Nullable String fingerprint) {
-		return Mono.fromFuture(() -> this.steps.claimAsync(operation, step, after, ttl, lease, fingerprint));
+		// a claim taken for a subscriber that cancelled is abandoned: nobody could run it
+		return ReactiveAcquire.of(() -> this.steps.claimAsync(operation, step, after, ttl, lease, fingerprint),
+				(claim) -> {
+					if (claim.outcome() == StepOutcome.CLAIMED) {
+						this.steps.abandonAsync(claim);
+					}
+				});
 	}
 
 	@Override

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.redkit.core.FailureCooldown;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -68,15 +69,13 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final Duration timeout;
 
-	private final Duration failureCooldown;
+	private final FailureCooldown failureCooldown;
 
 	private final RedkitMetrics metrics;
 
 	private final boolean cluster;
 
 	private final PermitGiveBack giveBack;
-
-	private volatile long coolingDownUntil;
 
 	private RedkitObservations observations = RedkitObservations.NONE;
 
@@ -100,11 +99,10 @@ public class RedisRateLimiter implements RateLimiter {
 		policies.forEach((name, policy) -> this.limits.put(name, PreparedLimit.of(name, policy, keyspace)));
 		this.failureMode = failureMode;
 		this.timeout = timeout;
-		this.failureCooldown = failureCooldown;
+		this.failureCooldown = new FailureCooldown(failureCooldown);
 		this.metrics = metrics;
 		this.cluster = runner.isCluster();
 		this.giveBack = new PermitGiveBack(runner, timeout, metrics);
-		this.coolingDownUntil = System.nanoTime();
 	}
 
 	/**
@@ -259,14 +257,14 @@ public class RedisRateLimiter implements RateLimiter {
 		if (cost > limit.smallestLimit()) {
 			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
 		}
-		if (start - this.coolingDownUntil < 0) {
+		if (this.failureCooldown.coolingDown(start)) {
 			return failed(limit, start, null);
 		}
 		return null;
 	}
 
 	private RateLimitDecision failedAfter(PreparedLimit limit, long start, DataAccessException ex) {
-		this.coolingDownUntil = System.nanoTime() + this.failureCooldown.toNanos();
+		this.failureCooldown.failed();
 		return failed(limit, start, ex);
 	}
 
@@ -416,7 +414,7 @@ public class RedisRateLimiter implements RateLimiter {
 			return RateLimitDecision.failedOpen(limit.policy());
 		}
 		measure(limitName, RateLimitMeters.FAILED_CLOSED, start);
-		throw new RateLimiterUnavailableException(limitName, this.failureCooldown, cause);
+		throw new RateLimiterUnavailableException(limitName, this.failureCooldown.duration(), cause);
 	}
 
 	/**

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,7 +23,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * What the concurrency limiter does when its Redis is stopped or frozen: the failure
- * mode, within the timeout, counted; and limiting resumes when Redis is back.
+ * mode, within the timeout, counted, then at once for the failure cooldown; and limiting
+ * resumes when Redis is back.
  */
 class ConcurrencyLimitFailureModeTests {
 
@@ -51,6 +53,9 @@ class ConcurrencyLimitFailureModeTests {
 			ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			limiter.tryAcquire("jobs", "warm").orElseThrow().close();
+			double failedBefore = registry
+				.counter("redkit.concurrency.permits", "limit", "jobs", "outcome", "failed-open")
+				.count();
 			redis.stop();
 			try {
 				for (int i = 0; i < 3; i++) {
@@ -62,7 +67,7 @@ class ConcurrencyLimitFailureModeTests {
 					permit.close();
 				}
 				assertThat(registry.counter("redkit.concurrency.permits", "limit", "jobs", "outcome", "failed-open")
-					.count()).isEqualTo(3);
+					.count()).isEqualTo(failedBefore + 3);
 			}
 			finally {
 				redis.start();
@@ -75,9 +80,87 @@ class ConcurrencyLimitFailureModeTests {
 	}
 
 	@Test
+	void afterAFailureCallsFailFastForTheFailureCooldownThenRedisIsAskedAgain() {
+		this.runner.withPropertyValues(redis.springProperties())
+			.withPropertyValues("redkit.concurrency-limit.failure-mode=deny", "redkit.concurrency-limit.timeout=1s",
+					"redkit.concurrency-limit.failure-cooldown=3s")
+			.run((context) -> {
+				ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				warm(limiter);
+				double failedBefore = registry
+					.counter("redkit.concurrency.permits", "limit", "jobs", "outcome", "failed-closed")
+					.count();
+				redis.pause();
+				try {
+					assertThatExceptionOfType(ConcurrencyLimiterUnavailableException.class)
+						.isThrownBy(() -> limiter.tryAcquire("jobs", "frozen"));
+					long start = System.nanoTime();
+					assertThatExceptionOfType(ConcurrencyLimiterUnavailableException.class)
+						.isThrownBy(() -> limiter.tryAcquire("jobs", "frozen"))
+						.satisfies((ex) -> assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofSeconds(3)));
+					assertThat(limiter.tryAcquireAsync("jobs", "frozen")).failsWithin(Duration.ofSeconds(5))
+						.withThrowableThat()
+						.withCauseInstanceOf(ConcurrencyLimiterUnavailableException.class);
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).as("Redis is not asked while cooling down")
+						.isLessThan(Duration.ofMillis(500));
+					assertThat(
+							registry.counter("redkit.concurrency.permits", "limit", "jobs", "outcome", "failed-closed")
+								.count())
+						.isEqualTo(failedBefore + 3);
+					// once the cooldown is over, Redis is asked again: the refusal then
+					// carries Redis' failure, which a refusal while cooling down does not
+					await().atMost(Duration.ofSeconds(15))
+						.pollInterval(Duration.ofMillis(100))
+						.until(() -> catchThrowableOfType(ConcurrencyLimiterUnavailableException.class,
+								() -> limiter.tryAcquire("jobs", "frozen"))
+							.getCause() != null);
+				}
+				finally {
+					redis.resume();
+				}
+			});
+	}
+
+	@Test
+	void inAllowModeCallsRunWithoutAPermitAndWithoutWaitingForTheFailureCooldown() {
+		this.runner.withPropertyValues(redis.springProperties())
+			.withPropertyValues("redkit.concurrency-limit.timeout=1s", "redkit.concurrency-limit.failure-cooldown=3s")
+			.run((context) -> {
+				ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
+				warm(limiter);
+				redis.pause();
+				try {
+					assertThat(limiter.tryAcquire("jobs", "frozen").orElseThrow().acquired()).isFalse();
+					long start = System.nanoTime();
+					assertThat(limiter.tryAcquire("jobs", "frozen").orElseThrow().acquired()).isFalse();
+					assertThat(limiter.tryAcquireAsync("jobs", "frozen")).succeedsWithin(Duration.ofSeconds(5))
+						.satisfies((permit) -> assertThat(permit.orElseThrow().acquired()).isFalse());
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).as("Redis is not asked while cooling down")
+						.isLessThan(Duration.ofMillis(500));
+				}
+				finally {
+					redis.resume();
+				}
+			});
+	}
+
+	/**
+	 * Takes and gives back a permit from Redis: connected, scripts loaded, no cooldown.
+	 */
+	private static void warm(ConcurrencyLimiter limiter) {
+		await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> {
+			ConcurrencyPermit permit = limiter.tryAcquire("jobs", "warm").orElseThrow();
+			permit.close();
+			return permit.acquired();
+		});
+	}
+
+	@Test
 	void denyModeRefusesWithinTheTimeoutAndALatePermitIsGivenBack() {
 		this.runner.withPropertyValues(redis.springProperties())
-			.withPropertyValues("redkit.concurrency-limit.failure-mode=deny")
+			.withPropertyValues("redkit.concurrency-limit.failure-mode=deny",
+					"redkit.concurrency-limit.failure-cooldown=0s")
 			.run((context) -> {
 				ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
 				MeterRegistry registry = context.getBean(MeterRegistry.class);

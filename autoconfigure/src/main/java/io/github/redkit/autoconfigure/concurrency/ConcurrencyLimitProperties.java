@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.redkit.concurrency.ConcurrencyLimitSettings;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
@@ -33,6 +34,13 @@ public class ConcurrencyLimitProperties {
 	 * How long taking, renewing or giving back a permit waits for Redis.
 	 */
 	private Duration timeout = Duration.ofMillis(500);
+
+	/**
+	 * How long the failure mode applies without asking Redis after Redis did not answer
+	 * in time, so that an outage does not add the timeout to every call; 0 to ask Redis
+	 * every time.
+	 */
+	private Duration failureCooldown = ConcurrencyLimitSettings.DEFAULT_FAILURE_COOLDOWN;
 
 	/**
 	 * Order of the @ConcurrencyLimited interceptor; the default runs it inside the rate
@@ -68,6 +76,14 @@ public class ConcurrencyLimitProperties {
 
 	public void setTimeout(Duration timeout) {
 		this.timeout = timeout;
+	}
+
+	public Duration getFailureCooldown() {
+		return this.failureCooldown;
+	}
+
+	public void setFailureCooldown(Duration failureCooldown) {
+		this.failureCooldown = failureCooldown;
 	}
 
 	public int getOrder() {

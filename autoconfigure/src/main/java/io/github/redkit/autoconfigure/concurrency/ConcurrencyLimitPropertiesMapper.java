@@ -20,7 +20,9 @@ final class ConcurrencyLimitPropertiesMapper {
 
 	static ConcurrencyLimitSettings settings(ConcurrencyLimitProperties properties) {
 		DurationChecks.positive(properties.getTimeout(), PREFIX + ".timeout");
-		return new ConcurrencyLimitSettings(properties.getFailureMode(), properties.getTimeout());
+		DurationChecks.notNegative(properties.getFailureCooldown(), PREFIX + ".failure-cooldown");
+		return new ConcurrencyLimitSettings(properties.getFailureMode(), properties.getTimeout(),
+				properties.getFailureCooldown());
 	}
 
 	static Map<String, ConcurrencyPolicy> policies(ConcurrencyLimitProperties properties) {

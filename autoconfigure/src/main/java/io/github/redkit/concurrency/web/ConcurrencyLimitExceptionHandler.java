@@ -59,7 +59,10 @@ public class ConcurrencyLimitExceptionHandler {
 		ProblemDetail problem = Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
 				"Concurrency limit '" + ex.getLimitName() + "' cannot be checked right now; try again later.");
 		problem.setProperty("limit", ex.getLimitName());
-		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1").body(problem);
+		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.header(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter))
+			.body(problem);
 	}
 
 }

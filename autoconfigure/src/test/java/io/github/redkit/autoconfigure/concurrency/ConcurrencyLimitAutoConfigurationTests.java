@@ -129,6 +129,14 @@ class ConcurrencyLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aNegativeFailureCooldownFailsStartUpNamingTheProperty() {
+		this.runner.withPropertyValues("redkit.concurrency-limit.failure-cooldown=-1s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.concurrency-limit.failure-cooldown"));
+	}
+
+	@Test
 	void anUnknownFailureModeFailsStartUpNamingTheProperty() {
 		this.runner.withPropertyValues("redkit.concurrency-limit.failure-mode=maybe")
 			.run((context) -> assertThat(context).getFailure()

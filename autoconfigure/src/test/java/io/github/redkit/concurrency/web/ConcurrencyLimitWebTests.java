@@ -84,15 +84,15 @@ class ConcurrencyLimitWebTests {
 	}
 
 	@Test
-	void denyModeAnswers503WhenRedisIsUnreachable() throws Exception {
+	void denyModeAnswers503WithTheFailureCooldownAsRetryAfterWhenRedisIsUnreachable() throws Exception {
 		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=1", "redkit.concurrency-limit.failure-mode=deny",
-				"redkit.concurrency-limit.timeout=200ms")) {
+				"redkit.concurrency-limit.timeout=200ms", "redkit.concurrency-limit.failure-cooldown=3s")) {
 			ExportController.entered = new CountDownLatch(1);
 			ExportController.release = new CountDownLatch(0);
 			HttpResponse<String> response = this.http.send(request(context, "t"), HttpResponse.BodyHandlers.ofString());
 			assertThat(response.statusCode()).isEqualTo(503);
-			assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+			assertThat(response.headers().firstValue("Retry-After")).hasValue("3");
 			assertThat(response.body()).contains("\"status\":503").contains("\"limit\":\"exports\"");
 		}
 	}

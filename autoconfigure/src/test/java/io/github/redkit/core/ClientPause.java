@@ -1,0 +1,44 @@
+package io.github.redkit.core;
+
+import java.time.Duration;
+
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RespClient;
+
+/**
+ * Holds every command of every client of a server for a while
+ * ({@code CLIENT PAUSE <ms> ALL}): what is sent meanwhile runs when the pause ends. It
+ * opens a window in which a caller gives up on a command that Redis still runs.
+ */
+public final class ClientPause {
+
+	private final RedisServer redis;
+
+	private ClientPause(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	/**
+	 * Pauses the clients of a standalone server; the pause ends by itself.
+	 * @param redis the server (not a shared one)
+	 * @param duration how long
+	 * @return the pause
+	 */
+	public static ClientPause start(RedisServer redis, Duration duration) {
+		try (RespClient admin = redis.client(redis.port())) {
+			admin.call("CLIENT", "PAUSE", Long.toString(duration.toMillis()), "ALL");
+		}
+		return new ClientPause(redis);
+	}
+
+	/**
+	 * Waits until the server answers again: a command sent now is answered once the
+	 * commands held before it have run.
+	 */
+	public void awaitEnd() {
+		try (RespClient client = this.redis.client(this.redis.port())) {
+			client.call("PING");
+		}
+	}
+
+}
