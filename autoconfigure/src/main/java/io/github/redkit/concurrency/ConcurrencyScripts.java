@@ -69,7 +69,7 @@ final class ConcurrencyScripts {
 	 */
 	CompletableFuture<long[]> acquireAsync(String redisKey, String permitId, ConcurrencyPolicy policy) {
 		return this.runner
-			.executeAsync(ACQUIRE, List.of(redisKey), permitId, Integer.toString(policy.limit()),
+			.executeAsync(ACQUIRE, this.timeout, List.of(redisKey), permitId, Integer.toString(policy.limit()),
 					Long.toString(policy.lease().toMillis()))
 			.thenApply((reply) -> new long[] { (Long) reply.get(0), (Long) reply.get(1), (Long) reply.get(2) });
 	}

@@ -255,6 +255,23 @@ public class RedisScriptRunner {
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, Duration timeout, List<String> keys,
 			String... args) {
+		return executeAsync(script, timeout, keys, encode(List.of(args)));
+	}
+
+	/**
+	 * Runs a script with binary arguments without blocking the calling thread, failing
+	 * with a {@link QueryTimeoutException} when Redis does not answer within
+	 * {@code timeout}. The timeout is set on the sent call itself, so a call still queued
+	 * for a connection when it passes is never sent.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments, sent as they are
+	 * @return what the script will return
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, Duration timeout, List<String> keys,
+			byte[][] args) {
 		// a timeout completes on the JDK's one timer thread: what follows a failure (a
 		// release, a retry, a pooled connection's borrow) runs elsewhere, or one stuck
 		// call would stop every timer of the process

@@ -3,6 +3,7 @@ package io.github.redkit.ratelimit;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -69,7 +70,7 @@ final class GlobalRateLimits {
 	}
 
 	/** Decides on the local Redis, every identifier of the call in one script. */
-	CompletableFuture<byte[]> decide(PreparedLimit limit, List<String> identifiers, int cost) {
+	CompletableFuture<byte[]> decide(PreparedLimit limit, List<String> identifiers, int cost, Duration timeout) {
 		List<String> keys = new ArrayList<>(identifiers.size() + 2);
 		keys.add(this.outbox.sequence(limit.name()));
 		keys.add(this.outbox.stream(limit.name()));
@@ -90,7 +91,7 @@ final class GlobalRateLimits {
 		for (int i = 0; i < names.size(); i++) {
 			args[5 + i] = ascii(names.get(i));
 		}
-		return this.runner.executeAsync(SCRIPT, keys, args);
+		return this.runner.executeAsync(SCRIPT, timeout, keys, args);
 	}
 
 	/**

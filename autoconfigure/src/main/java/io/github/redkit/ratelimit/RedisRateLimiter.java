@@ -289,20 +289,21 @@ public class RedisRateLimiter implements RateLimiter {
 	private CompletableFuture<RateLimitDecision> decide(PreparedLimit limit, List<String> keys, int cost) {
 		GlobalRateLimits global = this.global;
 		if (global != null && global.covers(limit.name()) && this.limits.get(limit.name()) == limit) {
-			return global.decide(limit, keys, cost).thenApply(limit::decision);
+			return global.decide(limit, keys, cost, this.timeout).thenApply(limit::decision);
 		}
 		byte[][] args = limit.arguments(cost);
 		LuaScript<byte[]> script = script(limit);
 		if (keys.size() == 1) {
-			return this.runner.executeAsync(script, List.of(limit.key(keys.get(0))), args).thenApply(limit::decision);
+			return this.runner.executeAsync(script, this.timeout, List.of(limit.key(keys.get(0))), args)
+				.thenApply(limit::decision);
 		}
 		List<List<String>> groups = groupBySlot(limit, keys);
 		if (groups.size() == 1) {
-			return this.runner.executeAsync(script, groups.get(0), args).thenApply(limit::decision);
+			return this.runner.executeAsync(script, this.timeout, groups.get(0), args).thenApply(limit::decision);
 		}
 		List<CompletableFuture<byte[]>> answers = new ArrayList<>(groups.size());
 		for (List<String> group : groups) {
-			answers.add(this.runner.executeAsync(script, group, args));
+			answers.add(this.runner.executeAsync(script, this.timeout, group, args));
 		}
 		// settled once: by every slot's answer, or by a failure, a timeout or the caller
 		// giving up, after which every slot that took permits gives them back whenever
