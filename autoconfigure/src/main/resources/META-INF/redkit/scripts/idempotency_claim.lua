@@ -5,6 +5,7 @@
 -- ARGV[1] step, ARGV[2] ttl ms, ARGV[3] lease ms, ARGV[4] token, ARGV[5] fingerprint ('' = none),
 -- ARGV[6..] the steps that must be recorded before this one (exactly)
 -- Returns {outcome, stored result or false, {done steps}, {in-progress steps}}
+--#include numbers
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local step = ARGV[1]
@@ -73,9 +74,9 @@ end
 
 local ttl = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
-redis.call('HSET', KEYS[1], step, 'p|' .. string.format('%.0f', now + lease) .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|' .. fingerprint)
+redis.call('HSET', KEYS[1], step, 'p|' .. exact(now + lease) .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|' .. fingerprint)
 local keep = math.max(ttl, lease)
 if redis.call('PTTL', KEYS[1]) < keep then
-  redis.call('PEXPIRE', KEYS[1], keep)
+  redis.call('PEXPIRE', KEYS[1], exact(keep))
 end
 return {'CLAIMED', false, doneList, liveList}

@@ -4,6 +4,7 @@
 -- claim is gone, ARGV[5] token of the completing claim ('' = complete whichever claim holds the step)
 -- Returns 1 when recorded, 0 when the step was already done, -1 when the token's claim no longer holds
 -- the step (taken over or completed by another delivery): nothing is recorded
+--#include numbers
 local step = ARGV[1]
 local current = redis.call('HGET', KEYS[1], step)
 local ttl = tonumber(ARGV[3])
@@ -26,6 +27,6 @@ redis.call('HSET', KEYS[1], step, 'd|' .. fingerprint)
 redis.call('HSET', KEYS[2], step, ARGV[2])
 -- the operation lives as long as its longest-lived step
 local keep = math.max(ttl, redis.call('PTTL', KEYS[1]))
-redis.call('PEXPIRE', KEYS[1], keep)
-redis.call('PEXPIRE', KEYS[2], keep)
+redis.call('PEXPIRE', KEYS[1], exact(keep))
+redis.call('PEXPIRE', KEYS[2], exact(keep))
 return 1
