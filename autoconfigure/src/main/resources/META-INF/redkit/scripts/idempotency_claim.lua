@@ -1,5 +1,5 @@
 -- Claims one step of an operation, deciding in one call.
--- KEYS[1] state hash (step -> "d|<fingerprint>" when done,
+-- KEYS[1] state hash (step -> "d|<fingerprint>" or "d#<token>|<fingerprint>" when done,
 --                           "p|<lease deadline ms>|<ttl ms>|<token>|<fingerprint>" while in progress)
 -- KEYS[2] results hash (step -> JSON of the step's result)
 -- ARGV[1] step, ARGV[2] ttl ms, ARGV[3] lease ms, ARGV[4] token, ARGV[5] fingerprint ('' = none),
@@ -37,8 +37,9 @@ for i = 1, #entries, 2 do
 end
 
 if mine then
-  -- a fingerprint is the last field of both forms
-  local stored = (string.sub(mine, 1, 1) == 'd') and string.sub(mine, 3) or string.match(mine, '^p|%d+|%d+|[^|]*|(.*)$')
+  -- a fingerprint is the last field of every form
+  local stored = string.match(mine, '^d|(.*)$') or string.match(mine, '^d#[^|]*|(.*)$')
+    or string.match(mine, '^p|%d+|%d+|[^|]*|(.*)$')
   if fingerprint ~= '' and stored ~= '' and stored ~= fingerprint then
     return {'REUSED', false, doneList, liveList}
   end
