@@ -8,13 +8,11 @@
 -- ARGV[4] ttl ms of the reservation (reserve), ARGV[5] ttl ms of the record in KEYS[4]
 -- Returns {applied: 1 | 0 | -1 (no such budget) | -2 (a refund past ARGV[6], the largest exact
 -- amount), remaining, 1 when replayed from KEYS[4], the reservation id (reserve)}
--- Amounts are integers below 2^53, exact in Lua's doubles; they are written back as strings
--- with '%.0f', never with tostring or '..', which turn 10^14 and more into '1e+14'.
+-- Amounts are integers below 2^53, exact in Lua's doubles; every number goes back to Redis
+-- through exact() (see numbers.lua).
+--#include numbers
 local command = ARGV[1]
 local amount = tonumber(ARGV[2])
-local function exact(n)
-  return string.format('%.0f', n)
-end
 
 if command == 'create' then
   if ARGV[3] == '1' then
@@ -42,12 +40,12 @@ end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 -- lazy settlement: bounded per call so that a script stays short; the rest go next call
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', exact(now), 'LIMIT', 0, 100)
 local balance = tonumber(stored)
 for _, id in ipairs(expired) do
-  local reserved = redis.call('HGET', KEYS[2], id)
-  if reserved then
-    balance = redis.call('INCRBY', KEYS[1], reserved)
+  local held = redis.call('HGET', KEYS[2], id)
+  if held then
+    balance = redis.call('INCRBY', KEYS[1], held)
     redis.call('HDEL', KEYS[2], id)
   end
   redis.call('ZREM', KEYS[3], id)
@@ -85,7 +83,7 @@ elseif command == 'reserve' then
   if balance >= amount then
     balance = redis.call('DECRBY', KEYS[1], ARGV[2])
     redis.call('HSET', KEYS[2], ARGV[3], ARGV[2])
-    redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[3])
+    redis.call('ZADD', KEYS[3], exact(now + tonumber(ARGV[4])), ARGV[3])
     applied = 1
   end
 elseif command == 'commit' or command == 'release' then

@@ -4,12 +4,13 @@
 -- ARGV[1] the new permit's random id, ARGV[2] the limit (> 0), ARGV[3] the lease in ms (> 0)
 -- Returns {1 when taken else 0, permits in flight (the new one included), ms until the earliest
 -- lease ends (0 when none is left)}
+--#include numbers
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local limit = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 -- the permits of crashed holders end with their lease
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now))
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', exact(now))
 local inFlight = redis.call('ZCARD', KEYS[1])
 local function earliest()
   local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -21,9 +22,9 @@ end
 if inFlight >= limit then
   return {0, inFlight, earliest()}
 end
-redis.call('ZADD', KEYS[1], string.format('%.0f', now + lease), ARGV[1])
+redis.call('ZADD', KEYS[1], exact(now + lease), ARGV[1])
 -- the set lives as long as its latest lease (PEXPIRE ... GT needs Redis 7)
 if redis.call('PTTL', KEYS[1]) < lease then
-  redis.call('PEXPIRE', KEYS[1], lease)
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
 return {1, inFlight + 1, earliest()}

@@ -1,10 +1,11 @@
 -- Claims one step of an operation, deciding in one call.
--- KEYS[1] state hash (step -> "d|<fingerprint>" when done,
+-- KEYS[1] state hash (step -> "d|<fingerprint>" or "d#<token>|<fingerprint>" when done,
 --                           "p|<lease deadline ms>|<ttl ms>|<token>|<fingerprint>" while in progress)
 -- KEYS[2] results hash (step -> JSON of the step's result)
 -- ARGV[1] step, ARGV[2] ttl ms, ARGV[3] lease ms, ARGV[4] token, ARGV[5] fingerprint ('' = none),
 -- ARGV[6..] the steps that must be recorded before this one (exactly)
 -- Returns {outcome, stored result or false, {done steps}, {in-progress steps}}
+--#include numbers
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local step = ARGV[1]
@@ -36,8 +37,9 @@ for i = 1, #entries, 2 do
 end
 
 if mine then
-  -- a fingerprint is the last field of both forms
-  local stored = (string.sub(mine, 1, 1) == 'd') and string.sub(mine, 3) or string.match(mine, '^p|%d+|%d+|[^|]*|(.*)$')
+  -- a fingerprint is the last field of every form
+  local stored = string.match(mine, '^d|(.*)$') or string.match(mine, '^d#[^|]*|(.*)$')
+    or string.match(mine, '^p|%d+|%d+|[^|]*|(.*)$')
   if fingerprint ~= '' and stored ~= '' and stored ~= fingerprint then
     return {'REUSED', false, doneList, liveList}
   end
@@ -73,9 +75,9 @@ end
 
 local ttl = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
-redis.call('HSET', KEYS[1], step, 'p|' .. string.format('%.0f', now + lease) .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|' .. fingerprint)
+redis.call('HSET', KEYS[1], step, 'p|' .. exact(now + lease) .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|' .. fingerprint)
 local keep = math.max(ttl, lease)
 if redis.call('PTTL', KEYS[1]) < keep then
-  redis.call('PEXPIRE', KEYS[1], keep)
+  redis.call('PEXPIRE', KEYS[1], exact(keep))
 end
 return {'CLAIMED', false, doneList, liveList}

@@ -6,6 +6,7 @@
 -- (a release wakes one waiter per process: the flag keeps the next release publishing)
 -- Returns the fencing token (> 0) when acquired, else minus the lock's remaining lease in ms
 -- (0 = it just expired: try again at once).
+--#include numbers
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   -- the token is Redis time in microseconds, or one more than the last token when that is
   -- higher: so tokens keep increasing when the counter expired, and when a failover
@@ -14,10 +15,10 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local now = redis.call('TIME')
   local fence = tonumber(now[1]) * 1000000 + tonumber(now[2])
   -- SET ... GET (Redis 6.2+) writes the clock and reads the last token in one command
-  local last = tonumber(redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3], 'GET'))
+  local last = tonumber(redis.call('SET', KEYS[2], exact(fence), 'PX', ARGV[3], 'GET'))
   if last and last >= fence then
     fence = last + 1
-    redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
+    redis.call('SET', KEYS[2], exact(fence), 'PX', ARGV[3])
   end
   if ARGV[5] == '1' then
     redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
@@ -31,6 +32,6 @@ end
 local wait = tonumber(ARGV[4])
 if wait > 0 then
   -- tells the holder's release to publish: nobody pays for PUBLISH when nobody waits
-  redis.call('SET', KEYS[3], '1', 'PX', math.max(remaining, wait, 1))
+  redis.call('SET', KEYS[3], '1', 'PX', exact(math.max(remaining, wait, 1)))
 end
 return -remaining

@@ -3,6 +3,7 @@
 -- ARGV[3] group name; ARGV[4..] field, value pairs ('' value removes the field).
 -- Both keys share a hash tag; the PUBLISH happens after the write, so a subscriber that
 -- re-reads on the announcement sees the new values. Returns the new version.
+--#include numbers
 for i = 4, #ARGV, 2 do
   if ARGV[i + 1] == '' then
     redis.call('HDEL', KEYS[1], ARGV[i])
@@ -18,12 +19,12 @@ local t = redis.call('TIME')
 local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
 if clock > version then
   version = clock
-  redis.call('SET', KEYS[2], string.format('%.0f', version))
+  redis.call('SET', KEYS[2], exact(version))
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 -- built by hand: cjson prints numbers with 14 significant digits, a version has 16
-redis.call('PUBLISH', ARGV[1], '{"group":' .. cjson.encode(ARGV[3]) .. ',"version":' .. string.format('%.0f', version) .. '}')
+redis.call('PUBLISH', ARGV[1], '{"group":' .. cjson.encode(ARGV[3]) .. ',"version":' .. exact(version) .. '}')
 return version

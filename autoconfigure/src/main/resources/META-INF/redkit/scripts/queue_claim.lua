@@ -17,6 +17,7 @@
 -- Returns {element, now, acked, more elements...} or {'', wait ms until the next
 -- deadline/due time (-1 = none), acked}; acked counts the ARGV[6..] that were still in
 -- flight and are now removed. Elements are "<id>|<deliveries>|<json>".
+--#include numbers
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local batch = tonumber(ARGV[3])
@@ -27,7 +28,7 @@ if #ARGV >= 6 then
   acked = redis.call('ZREM', KEYS[2], unpack(ARGV, 6))
 end
 
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', exact(now), 'LIMIT', 0, ARGV[3])
 for _, e in ipairs(expired) do
   redis.call('ZREM', KEYS[2], e)
   -- back without its take's token ('#' never occurs in an element's first field; an
@@ -39,7 +40,7 @@ for _, e in ipairs(expired) do
   redis.call('RPUSH', KEYS[1], e)
 end
 
-local due = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, batch)
+local due = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', exact(now), 'LIMIT', 0, ARGV[3])
 if #due > 0 then
   local collapsing = redis.call('EXISTS', KEYS[4]) == 1
   for _, e in ipairs(due) do
@@ -58,9 +59,9 @@ end
 
 local popped
 if ARGV[1] == '1' then
-  popped = redis.call('RPOP', KEYS[1], count)
+  popped = redis.call('RPOP', KEYS[1], exact(count))
 else
-  popped = redis.call('LPOP', KEYS[1], count)
+  popped = redis.call('LPOP', KEYS[1], exact(count))
 end
 if not popped then
   local wait = -1
@@ -78,22 +79,22 @@ if not popped then
   if wait == 0 then
     wait = 1
   end
-  return { '', string.format('%.0f', wait), acked }
+  return { '', exact(wait), acked }
 end
 
-local deadline = string.format('%.0f', now + tonumber(ARGV[2]))
+local deadline = exact(now + tonumber(ARGV[2]))
 local claimed = {}
 local scored = {}
 for i, e in ipairs(popped) do
   local p1 = string.find(e, '|', 1, true)
   local p2 = string.find(e, '|', p1 + 1, true)
   local deliveries = tonumber(string.sub(e, p1 + 1, p2 - 1)) + 1
-  claimed[i] = string.sub(e, 1, p1) .. deliveries .. string.sub(e, p2)
+  claimed[i] = string.sub(e, 1, p1) .. exact(deliveries) .. string.sub(e, p2)
   scored[2 * i - 1] = deadline
   scored[2 * i] = token .. '#' .. claimed[i]
 end
 redis.call('ZADD', KEYS[2], unpack(scored))
-local reply = { claimed[1], string.format('%.0f', now), acked }
+local reply = { claimed[1], exact(now), acked }
 for i = 2, #claimed do
   reply[i + 2] = claimed[i]
 end

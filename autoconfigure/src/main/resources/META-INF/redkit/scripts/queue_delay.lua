@@ -5,8 +5,9 @@
 -- 'last-wins' | 'none'
 -- Returns 1 when scheduled as a new message, 0 when collapsed: first-wins dropped this
 -- one, last-wins replaced a pending one (its delay restarts).
+--#include numbers
 local t = redis.call('TIME')
-local due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2])
+local due = exact(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2]))
 local e = ARGV[1]
 if ARGV[3] == 'none' then
   redis.call('ZADD', KEYS[1], due, e)

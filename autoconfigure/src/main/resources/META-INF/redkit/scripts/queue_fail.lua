@@ -7,13 +7,14 @@
 -- "<take token>#<element>" (only this take of the message may settle it)
 -- Returns 0 = not owned any more (redelivered elsewhere), 1 = retried,
 -- 2 = dead-lettered, 3 = dropped.
+--#include numbers
 if redis.call('ZREM', KEYS[1], ARGV[7]) == 0 then
   return 0
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if ARGV[2] == 'retry' then
-  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+  redis.call('ZADD', KEYS[2], exact(now + tonumber(ARGV[3])), ARGV[1])
   return 1
 end
 if ARGV[2] == 'drop' then
@@ -21,7 +22,7 @@ if ARGV[2] == 'drop' then
 end
 local retention = tonumber(ARGV[6])
 -- dead letters older than the retention leave, a bounded batch per call
-local old = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now - retention, 'LIMIT', 0, 100)
+local old = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', exact(now - retention), 'LIMIT', 0, 100)
 for _, id in ipairs(old) do
   redis.call('HDEL', KEYS[3], id)
   redis.call('HDEL', KEYS[4], id)
@@ -29,8 +30,8 @@ for _, id in ipairs(old) do
 end
 redis.call('HSET', KEYS[3], ARGV[4], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
-redis.call('ZADD', KEYS[5], now, ARGV[4])
-redis.call('PEXPIRE', KEYS[3], retention)
-redis.call('PEXPIRE', KEYS[4], retention)
-redis.call('PEXPIRE', KEYS[5], retention)
+redis.call('ZADD', KEYS[5], exact(now), ARGV[4])
+redis.call('PEXPIRE', KEYS[3], ARGV[6])
+redis.call('PEXPIRE', KEYS[4], ARGV[6])
+redis.call('PEXPIRE', KEYS[5], ARGV[6])
 return 2

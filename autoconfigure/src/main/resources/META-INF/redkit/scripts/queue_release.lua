@@ -4,6 +4,7 @@
 -- ARGV[1] element, ARGV[2] '1' = LIFO (back on top) else FIFO (back at the head),
 -- ARGV[3] the in-flight entry "<take token>#<element>" (only this take may give it back)
 -- Returns 1 when released, 0 when not owned any more.
+--#include numbers
 if redis.call('ZREM', KEYS[1], ARGV[3]) == 0 then
   return 0
 end
@@ -11,7 +12,7 @@ local e = ARGV[1]
 local p1 = string.find(e, '|', 1, true)
 local p2 = string.find(e, '|', p1 + 1, true)
 local deliveries = math.max(tonumber(string.sub(e, p1 + 1, p2 - 1)) - 1, 0)
-local released = string.sub(e, 1, p1) .. deliveries .. string.sub(e, p2)
+local released = string.sub(e, 1, p1) .. exact(deliveries) .. string.sub(e, p2)
 if ARGV[2] == '1' then
   redis.call('RPUSH', KEYS[2], released)
 else

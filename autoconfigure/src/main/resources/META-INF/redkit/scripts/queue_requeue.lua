@@ -3,11 +3,12 @@
 -- KEYS[1] dead hash, KEYS[2] dead errors hash, KEYS[3] dead index zset, KEYS[4] ready list
 -- ARGV[1] id, or '' for a batch; ARGV[2] batch size
 -- Returns how many were re-queued.
+--#include numbers
 local ids
 if ARGV[1] ~= '' then
   ids = { ARGV[1] }
 else
-  ids = redis.call('ZRANGE', KEYS[3], 0, tonumber(ARGV[2]) - 1)
+  ids = redis.call('ZRANGE', KEYS[3], 0, exact(tonumber(ARGV[2]) - 1))
 end
 local moved = 0
 for _, id in ipairs(ids) do

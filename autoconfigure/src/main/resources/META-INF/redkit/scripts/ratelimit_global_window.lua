@@ -26,7 +26,7 @@ for k = 3, #KEYS do
     local index = floor(now / width)
     local counts, used = {}, 0
     for q = index - b, index do
-      counts[q] = total(KEYS[k] .. '.' .. j .. '.' .. exact(q))
+      counts[q] = total(KEYS[k] .. '.' .. exact(j) .. '.' .. exact(q))
       used = used + counts[q]
     end
     local left = limit - used - cost
@@ -67,7 +67,7 @@ if allowed == 1 then
     local k, suffix, ttl = write[1], '.' .. write[2] .. '.' .. exact(write[3]), write[4]
     local key = KEYS[k] .. suffix
     local p = call('HINCRBY', key, 'p:' .. region, exact(cost))
-    call('PEXPIRE', key, ttl)
+    call('PEXPIRE', key, exact(ttl))
     ship(KEYS[1], KEYS[2], bound, ARGV[k + 3] .. suffix, p, 0, ttl)
   end
 end

@@ -27,7 +27,7 @@ for k = 1, #KEYS do
     local left = limit - used - cost
     if left < 0 then
       -- the (used + cost - limit)-th oldest counted call must be one period old first
-      local due = call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', used + cost - limit - 1, 1)
+      local due = call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', exact(used + cost - limit - 1), 1)
       local wait = max(ceil((due[2] + period * 1000 - now_us) / 1000), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0
@@ -53,10 +53,10 @@ if allowed == 1 then
     -- members are unique: the decision's time and a number, past any taken in the same µs
     local added, i = 0, 0
     while added < cost do
-      added = added + call('ZADD', KEYS[k], 'NX', score, score .. ':' .. i)
+      added = added + call('ZADD', KEYS[k], 'NX', score, score .. ':' .. exact(i))
       i = i + 1
     end
-    call('PEXPIRE', KEYS[k], longest)
+    call('PEXPIRE', KEYS[k], exact(longest))
   end
 end
 return reply(allowed, remaining, retry, reset, limiting, now, refused)

@@ -16,6 +16,7 @@
 -- little-endian doubles: cheaper for Redis than an array reply. The time lets a give-back find
 -- what the decision took.
 
+--#include numbers
 local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
 
 -- The policy's numbers (cost, then limit and period of each window), the cost, how many windows
@@ -71,7 +72,7 @@ end
 local function write_windows(key, format, numbers, count, ttl)
   local value = struct_pack(format, unpack(numbers, 1, count))
   if ttl then
-    call('SET', key, value, 'PX', ttl)
+    call('SET', key, value, 'PX', exact(ttl))
   else
     call('SET', key, value, 'KEEPTTL')
   end

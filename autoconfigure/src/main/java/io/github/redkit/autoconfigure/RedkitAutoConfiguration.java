@@ -9,6 +9,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservationConvention;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitThreads;
+import io.github.redkit.core.web.KeyExpressionExceptionHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -19,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
@@ -66,6 +68,19 @@ public final class RedkitAutoConfiguration {
 				(handOffThreads != null) ? handOffThreads : RedisScriptRunner.defaultHandOffThreads(connectionFactory));
 		runner.connectInBackground();
 		return runner;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication
+	@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
+	static class WebConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		KeyExpressionExceptionHandler redkitKeyExpressionExceptionHandler() {
+			return new KeyExpressionExceptionHandler();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

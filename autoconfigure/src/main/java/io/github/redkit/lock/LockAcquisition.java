@@ -60,7 +60,7 @@ final class LockAcquisition {
 		this.name = name;
 		this.key = key;
 		this.keys = scripts.redisKeys(key);
-		this.deadline = this.start + wait.toNanos();
+		this.deadline = this.start + RedisLockHandle.nanos(wait);
 		this.lease = lease;
 		this.renewed = renewed;
 	}

@@ -35,7 +35,7 @@ final class LockWatchdog {
 
 	void watch(RedisLockHandle handle, Duration lease) {
 		if (handle.renewed()) {
-			long period = Math.max(1, lease.toNanos() / 3);
+			long period = Math.max(1, RedisLockHandle.nanos(lease) / 3);
 			AtomicBoolean inFlight = new AtomicBoolean();
 			handle.watch = this.executor.scheduleWithFixedDelay(() -> renew(handle, lease, inFlight), period, period,
 					TimeUnit.NANOSECONDS);

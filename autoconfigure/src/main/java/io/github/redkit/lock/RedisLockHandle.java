@@ -23,6 +23,8 @@ import org.springframework.util.Assert;
  */
 final class RedisLockHandle implements LockHandle {
 
+	private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE / 2);
+
 	private static final Log logger = LogFactory.getLog(RedisLockHandle.class);
 
 	static final int HELD = 0;
@@ -69,8 +71,17 @@ final class RedisLockHandle implements LockHandle {
 		this.token = token;
 		this.fencingToken = fencingToken;
 		this.acquiredNanos = sentNanos;
-		this.leaseEndNanos = sentNanos + lease.toNanos();
+		this.leaseEndNanos = sentNanos + nanos(lease);
 		this.renewed = renewed;
+	}
+
+	/**
+	 * A duration in nanoseconds, at most 146 years: {@link System#nanoTime()} differences
+	 * are only ordered below 2^63 ns (292 years), and a lease of a million years is held
+	 * by this process as one of 146 years, longer than it lives.
+	 */
+	static long nanos(Duration duration) {
+		return (duration.compareTo(LONGEST) > 0) ? LONGEST.toNanos() : duration.toNanos();
 	}
 
 	@Override
@@ -218,7 +229,7 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	void extended(long sentNanos, Duration lease) {
-		long end = sentNanos + lease.toNanos();
+		long end = sentNanos + nanos(lease);
 		if (end - this.leaseEndNanos > 0) {
 			this.leaseEndNanos = end;
 		}

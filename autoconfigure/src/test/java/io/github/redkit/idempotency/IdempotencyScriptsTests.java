@@ -75,6 +75,21 @@ class IdempotencyScriptsTests {
 		assertThat(this.runner.template().getExpire(this.steps.get(1))).isBetween(50L, 60L);
 	}
 
+	@Test
+	void aRetriedCompletionFindsItsOwnClaimsRecordAndAnotherClaimIsStillRefused() {
+		assertThat(this.runner.execute(CLAIM, this.steps, "pay", "60000", "30000", "t", "print")).first()
+			.isEqualTo("CLAIMED");
+		assertThat(this.runner.execute(COMPLETE, this.steps, "pay", "{\"a\":1}", "60000", "", "t")).isEqualTo(1);
+		// Redis applied it but the answer was lost: the caller sends it again
+		assertThat(this.runner.execute(COMPLETE, this.steps, "pay", "{\"a\":1}", "60000", "", "t")).isZero();
+		assertThat(this.runner.execute(COMPLETE, this.steps, "pay", "{\"a\":2}", "60000", "", "other")).isEqualTo(-1);
+		assertThat(this.runner.execute(CLAIM, this.steps, "pay", "60000", "30000", "u", "print"))
+			.containsExactly("DUPLICATE", "{\"a\":1}", List.of(), List.of());
+		assertThat(this.runner.execute(CLAIM, this.steps, "pay", "60000", "30000", "u", "other print")).first()
+			.isEqualTo("REUSED");
+		assertThat(this.runner.execute(READ, this.steps, "pay")).containsExactly(List.of("pay"), "{\"a\":1}");
+	}
+
 	private List<Object> claim(String step, String... after) {
 		String[] args = new String[5 + after.length];
 		args[0] = step;
