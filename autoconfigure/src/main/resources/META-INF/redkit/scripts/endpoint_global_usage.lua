@@ -18,7 +18,7 @@ for j = 2, #ARGV do
   local index = floor(now / width)
   local used, reset = 0, 0
   for q = index - b, index do
-    local count = total(KEYS[1] .. '.' .. (j - 1) .. '.' .. exact(q))
+    local count = total(KEYS[1] .. '.' .. exact(j - 1) .. '.' .. exact(q))
     if count > 0 and reset == 0 then
       reset = ceil((q + 1 + b) * width - now)
     end

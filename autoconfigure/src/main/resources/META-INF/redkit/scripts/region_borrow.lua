@@ -10,12 +10,13 @@
 -- ARGV[4..] the regions to ask, in order (kept unless an order is kept already)
 -- Returns {-2} while this Redis does not hold the region's own slot (nothing is borrowed then,
 -- see region_budget_change), else the record's fields and values
+--#include numbers
 if redis.call('EXISTS', KEYS[2]) == 0 then
   return {-2}
 end
 if #ARGV > 3 and redis.call('HEXISTS', KEYS[1], 'ask:1') == 0 then
   for i = 4, #ARGV do
-    redis.call('HSET', KEYS[1], 'ask:' .. (i - 3), ARGV[i])
+    redis.call('HSET', KEYS[1], 'ask:' .. exact(i - 3), ARGV[i])
   end
 end
 if ARGV[2] ~= '' then

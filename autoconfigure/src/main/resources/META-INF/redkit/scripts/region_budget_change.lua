@@ -132,7 +132,7 @@ end
 if redis.call('EXISTS', KEYS[8]) == 1 then
   -- bounded per call so that a script stays short; the rest come back next call
   local back = 0
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', now(), 'LIMIT', 0, 100)) do
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', exact(now()), 'LIMIT', 0, 100)) do
     back = back + tonumber(redis.call('HGET', KEYS[7], id) or '0')
     redis.call('HDEL', KEYS[7], id)
     redis.call('ZREM', KEYS[8], id)
@@ -156,7 +156,7 @@ elseif op == 'spend' or op == 'reserve' then
   take(amount)
   if op == 'reserve' then
     redis.call('HSET', KEYS[7], ARGV[9], ARGV[3])
-    redis.call('ZADD', KEYS[8], now() + tonumber(ARGV[10]), ARGV[9])
+    redis.call('ZADD', KEYS[8], exact(now() + tonumber(ARGV[10])), ARGV[9])
   end
   return answer(available(), 0)
 elseif op == 'commit' or op == 'release' then

@@ -17,7 +17,7 @@ if delta >= 0 then
   p = redis.call('HINCRBY', KEYS[1], 'p:' .. region, ARGV[2])
   n = tonumber(redis.call('HGET', KEYS[1], 'n:' .. region) or '0')
 else
-  n = redis.call('HINCRBY', KEYS[1], 'n:' .. region, string.sub(ARGV[2], 2))
+  n = redis.call('HINCRBY', KEYS[1], 'n:' .. region, exact(-delta))
   p = tonumber(redis.call('HGET', KEYS[1], 'p:' .. region) or '0')
 end
 -- no TTL on any of these keys: counters live until deleted, the sequence must never restart

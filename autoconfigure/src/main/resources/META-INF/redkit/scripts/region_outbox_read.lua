@@ -24,7 +24,7 @@ local id, shippedSeq = string.match(shipped, '^(%d+%-%d+)|(%d+)$')
 local ms, sub = string.match(id, '^(%d+)%-(%d+)$')
 -- the first id after the shipped one (XRANGE's exclusive '(' needs Redis 6.2)
 local from = ms .. '-' .. string.format('%.0f', tonumber(sub) + 1)
-local entries = redis.call('XRANGE', KEYS[1], from, '+', 'COUNT', tonumber(ARGV[1]))
+local entries = redis.call('XRANGE', KEYS[1], from, '+', 'COUNT', ARGV[1])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local reply = {shippedSeq, redis.call('GET', KEYS[2]) or '0', string.format('%.0f', now),

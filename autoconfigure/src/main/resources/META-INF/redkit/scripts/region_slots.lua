@@ -1,9 +1,7 @@
 -- Shared by the region scripts: a regional counter is a hash with two grow-only fields per
 -- region, 'p:<region>' (everything added) and 'n:<region>' (everything subtracted).
--- Sums are exact below 2^53 and formatted with '%.0f', never with tostring.
-local function exact(n)
-  return string.format('%.0f', n)
-end
+-- Sums are exact below 2^53 and sent as exact text, never with tostring.
+--#include numbers
 
 -- the total of a counter's fields as HGETALL returns them, and this region's p and n among them
 local function sum(fields, region)
@@ -35,10 +33,10 @@ end
 local function ship(sequence, outbox, bound, counter, p, n, ttl)
   local seq = redis.call('INCR', sequence)
   if ttl then
-    redis.call('XADD', outbox, 'MAXLEN', '~', bound, '*', 'seq', seq, 'counter', counter,
+    redis.call('XADD', outbox, 'MAXLEN', '~', bound, '*', 'seq', exact(seq), 'counter', counter,
       'p', exact(p), 'n', exact(n), 'ttl', exact(ttl))
   else
-    redis.call('XADD', outbox, 'MAXLEN', '~', bound, '*', 'seq', seq, 'counter', counter,
+    redis.call('XADD', outbox, 'MAXLEN', '~', bound, '*', 'seq', exact(seq), 'counter', counter,
       'p', exact(p), 'n', exact(n))
   end
   return seq
