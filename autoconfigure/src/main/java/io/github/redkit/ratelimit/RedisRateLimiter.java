@@ -303,7 +303,9 @@ public class RedisRateLimiter implements RateLimiter {
 		}
 		List<CompletableFuture<byte[]>> answers = new ArrayList<>(groups.size());
 		for (List<String> group : groups) {
-			answers.add(this.runner.executeAsync(script, this.timeout, group, args));
+			// no timeout on the call itself: a slot's late answer is what tells whether
+			// it took permits to give back
+			answers.add(this.runner.executeAsync(script, group, args));
 		}
 		// settled once: by every slot's answer, or by a failure, a timeout or the caller
 		// giving up, after which every slot that took permits gives them back whenever
