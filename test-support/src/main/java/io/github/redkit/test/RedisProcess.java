@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -24,17 +25,25 @@ final class RedisProcess {
 
 	private final List<String> arguments;
 
+	private final Map<String, String> environment;
+
 	private @Nullable Process process;
 
 	RedisProcess(Path binary, Path directory, int port, List<String> extraArgs) {
-		this(serverArguments(directory, port, extraArgs), binary, directory, port);
+		this(serverArguments(directory, port, extraArgs), binary, directory, port, Map.of());
 	}
 
-	private RedisProcess(List<String> arguments, Path binary, Path directory, int port) {
+	RedisProcess(Path binary, Path directory, int port, List<String> extraArgs, Map<String, String> environment) {
+		this(serverArguments(directory, port, extraArgs), binary, directory, port, environment);
+	}
+
+	private RedisProcess(List<String> arguments, Path binary, Path directory, int port,
+			Map<String, String> environment) {
 		this.binary = binary;
 		this.directory = directory;
 		this.port = port;
 		this.arguments = arguments;
+		this.environment = Map.copyOf(environment);
 	}
 
 	/**
@@ -47,7 +56,7 @@ final class RedisProcess {
 	 * @return the process, not started
 	 */
 	static RedisProcess sentinel(Path binary, Path directory, int port, Path config) {
-		return new RedisProcess(List.of(config.toString(), "--sentinel"), binary, directory, port);
+		return new RedisProcess(List.of(config.toString(), "--sentinel"), binary, directory, port, Map.of());
 	}
 
 	private static List<String> serverArguments(Path directory, int port, List<String> extraArgs) {
@@ -66,9 +75,11 @@ final class RedisProcess {
 		command.addAll(this.arguments);
 		Process process;
 		try {
-			process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(this.directory.resolve("redis-" + this.port + ".log").toFile())
-				.start();
+			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect
+					.appendTo(this.directory.resolve("redis-" + this.port + ".log").toFile()));
+			builder.environment().putAll(this.environment);
+			process = builder.start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot start " + this.binary, ex);

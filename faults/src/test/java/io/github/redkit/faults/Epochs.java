@@ -1,0 +1,61 @@
+package io.github.redkit.faults;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Splits a history at the faults that made Redis forget or moved its clock, into the
+ * views a promise that lives in Redis' memory can be judged on: the operations one Redis
+ * memory holds at once. A restart empty or a clock step starts an empty memory; a restart
+ * on an older snapshot starts from what was there when the snapshot was taken. An
+ * operation in flight across such a restart or step belongs to no view.
+ */
+final class Epochs {
+
+	private Epochs() {
+	}
+
+	static List<List<Op>> views(List<Op> ops, List<FaultRecord> forgetting) {
+		List<FaultRecord> faults = new ArrayList<>(forgetting);
+		faults.sort(Comparator.comparingLong(FaultRecord::started));
+		List<List<Op>> views = new ArrayList<>();
+		List<Op> memory = new ArrayList<>();
+		long segmentStart = Long.MIN_VALUE;
+		for (FaultRecord fault : faults) {
+			long forgetFrom = forgetsFrom(fault);
+			for (Op op : ops) {
+				if (op.invoked() > segmentStart && op.completed() < forgetFrom) {
+					memory.add(op);
+				}
+			}
+			views.add(List.copyOf(memory));
+			if (fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT) {
+				memory.removeIf((op) -> op.completed() >= fault.started());
+			}
+			else {
+				memory.clear();
+			}
+			segmentStart = fault.healed();
+		}
+		for (Op op : ops) {
+			if (op.invoked() > segmentStart) {
+				memory.add(op);
+			}
+		}
+		views.add(List.copyOf(memory));
+		return views;
+	}
+
+	/**
+	 * When Redis began to forget: a snapshot's restart comes after the time the schedule
+	 * kept writing on top of it.
+	 */
+	private static long forgetsFrom(FaultRecord fault) {
+		if (fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT) {
+			return fault.started() + fault.event().millis() * 1_000_000;
+		}
+		return fault.started();
+	}
+
+}

@@ -1,0 +1,44 @@
+package io.github.redkit.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The soak: new seeds for every scenario in turn until {@code faults.minutes} have
+ * passed, each run a little longer than the CI's; the table of what ran lands in
+ * {@code faults/target/faults/reliability.md}. Run it with
+ * {@code ./mvnw -B -ntp verify -pl faults -am -Pfaults-soak -Dfaults.minutes=30 -Dtest=FaultSoakTests -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+@Tag("soak")
+class FaultSoakTests {
+
+	private static final long SOAK_MILLIS = 10_000;
+
+	@Test
+	void newSeedsUntilTheTimeIsUp() {
+		Duration soak = Duration.ofMinutes(Long.getLong("faults.minutes", 0));
+		long deadline = System.nanoTime() + soak.toNanos();
+		List<String> failures = new ArrayList<>();
+		int next = 0;
+		while (System.nanoTime() < deadline) {
+			Supplier<? extends Scenario> scenarios = Scenarios.ALL.get(next++ % Scenarios.ALL.size());
+			Scenario scenario = scenarios.get();
+			long seed = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+			FaultRun.Result result = FaultRun.run(scenarios, Schedule.generate(seed, SOAK_MILLIS, scenario.faults()));
+			FaultReport.add(result, scenario.guarantee());
+			if (result.failed()) {
+				failures.add(Faults.describe(result, result.schedule()));
+			}
+		}
+		assertThat(failures).as("failing seeds").isEmpty();
+	}
+
+}

@@ -1,0 +1,74 @@
+package io.github.redkit.faults;
+
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Runs a scenario under a seed's schedule and fails with what a person needs to reproduce
+ * it: the seed, the schedule, the smallest schedule that still fails, and the violations
+ * with the operations that show them.
+ */
+final class Faults {
+
+	/** How long the clients run under one seed in the CI. */
+	static final long CI_MILLIS = 6000;
+
+	/** At most this many runs to shrink a failing schedule. */
+	private static final int SHRINK_RUNS = 6;
+
+	private Faults() {
+	}
+
+	/**
+	 * Runs one seed and fails on any violation.
+	 * @param scenarios makes the scenario
+	 * @param seed the seed
+	 * @return the run, for a test that looks further
+	 */
+	static FaultRun.Result check(Supplier<? extends Scenario> scenarios, long seed) {
+		Scenario scenario = scenarios.get();
+		Schedule schedule = Schedule.generate(seed, CI_MILLIS, scenario.faults());
+		FaultRun.Result result = FaultRun.run(scenarios, schedule);
+		FaultReport.add(result, scenario.guarantee());
+		if (result.failed()) {
+			Schedule smallest = shrink(scenarios, result.schedule());
+			fail(describe(result, smallest));
+		}
+		return result;
+	}
+
+	/**
+	 * Drops one fault at a time and keeps each drop after which the run still fails.
+	 * Threads interleave differently on every run, so a seed reproduces the schedule and
+	 * the clients' choices, not every interleaving: a drop is kept only when the smaller
+	 * schedule failed again.
+	 */
+	static Schedule shrink(Supplier<? extends Scenario> scenarios, Schedule failing) {
+		Schedule smallest = failing;
+		int runs = 0;
+		for (int i = smallest.events().size() - 1; i >= 0 && runs < SHRINK_RUNS; i--) {
+			Schedule fewer = smallest.without(i);
+			runs++;
+			if (FaultRun.run(scenarios, fewer).failed()) {
+				smallest = fewer;
+			}
+		}
+		return smallest;
+	}
+
+	static String describe(FaultRun.Result result, Schedule smallest) {
+		return "Violations of " + result.capability() + " under " + result.schedule() + "\n"
+				+ "smallest schedule that failed again: " + smallest + "\n" + "faults as injected:\n  "
+				+ result.history().faults().stream().map(FaultRecord::toString).collect(Collectors.joining("\n  "))
+				+ "\n" + String.join("\n", limit(result.violations(), 20)) + "\n" + "(" + result.history().ops().size()
+				+ " operations; keep the seed as a test once fixed)";
+	}
+
+	private static List<String> limit(List<String> violations, int max) {
+		return (violations.size() <= max) ? violations : violations.subList(0, max);
+	}
+
+}

@@ -1,0 +1,115 @@
+package io.github.redkit.faults;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import io.github.redkit.test.RedisNode;
+import io.github.redkit.test.RespClient;
+import io.github.redkit.test.TcpProxy;
+
+/**
+ * Injects a schedule's faults, one after another, into the real Redis servers of a rig
+ * and the links to them, and records when each began and healed.
+ */
+final class Nemesis implements Runnable {
+
+	private final Schedule schedule;
+
+	private final Rig rig;
+
+	private final History history;
+
+	private final Map<RedisNode, Long> clockOffsets = new HashMap<>();
+
+	Nemesis(Schedule schedule, Rig rig, History history) {
+		this.schedule = schedule;
+		this.rig = rig;
+		this.history = history;
+	}
+
+	@Override
+	public void run() {
+		long origin = this.history.now();
+		for (FaultEvent event : this.schedule.events()) {
+			sleepUntil(origin + event.at() * 1_000_000);
+			if (Thread.currentThread().isInterrupted()) {
+				return;
+			}
+			long started = this.history.now();
+			inject(event);
+			this.history.fault(new FaultRecord(event, started, this.history.now()));
+		}
+	}
+
+	private void inject(FaultEvent event) {
+		Duration lasting = Duration.ofMillis(event.millis());
+		RedisNode redis = this.rig.node(event.target());
+		switch (event.fault()) {
+			case PAUSE -> {
+				redis.pause();
+				sleep(lasting);
+				redis.resume();
+			}
+			case CLIENT_PAUSE -> {
+				try (RespClient client = redis.client()) {
+					client.call("CLIENT", "PAUSE", String.valueOf(event.millis()), "ALL");
+				}
+				sleep(lasting);
+			}
+			case RESTART_EMPTY -> redis.restartEmpty();
+			case RESTART_FROM_SNAPSHOT -> {
+				redis.snapshot();
+				sleep(lasting);
+				redis.restartFromSnapshot();
+			}
+			case LATENCY -> {
+				TcpProxy proxy = this.rig.linkAt(event.target());
+				proxy.delay(Duration.ofMillis(event.strength()));
+				sleep(lasting);
+				proxy.heal();
+			}
+			case PARTITION -> {
+				TcpProxy proxy = this.rig.linkAt(event.target());
+				proxy.partition();
+				sleep(lasting);
+				proxy.heal();
+			}
+			case CUT -> this.rig.linkAt(event.target()).cut();
+			case SCRIPT_FLUSH -> {
+				try (RespClient client = redis.client()) {
+					client.call("SCRIPT", "FLUSH");
+				}
+			}
+			case CLOCK_JUMP -> {
+				long offset = this.clockOffsets.merge(redis, event.strength(), Long::sum);
+				redis.shiftClock(Duration.ofMillis(offset));
+			}
+		}
+	}
+
+	/**
+	 * Heals whatever is still broken: the end of a run, or an interrupted nemesis.
+	 */
+	void healAll() {
+		this.rig.nodes().forEach(RedisNode::resume);
+		this.rig.links().forEach(TcpProxy::heal);
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private void sleepUntil(long nanos) {
+		long wait = nanos - this.history.now();
+		if (wait > 0) {
+			sleep(Duration.ofNanos(wait));
+		}
+	}
+
+}

@@ -1,0 +1,57 @@
+package io.github.redkit.faults;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.redkit.test.RedisNode;
+import io.github.redkit.test.TcpProxy;
+
+/**
+ * The real servers of a run and the links to them: every connection an instance makes, to
+ * its own Redis or to another region's, goes through a proxy of its own, so that the
+ * nemesis can delay, partition or cut that one link.
+ */
+final class Rig implements AutoCloseable {
+
+	private final List<RedisNode> nodes;
+
+	private final List<TcpProxy> links = new CopyOnWriteArrayList<>();
+
+	Rig(List<RedisNode> nodes) {
+		this.nodes = List.copyOf(nodes);
+	}
+
+	List<RedisNode> nodes() {
+		return this.nodes;
+	}
+
+	RedisNode node(int index) {
+		return this.nodes.get(Math.floorMod(index, this.nodes.size()));
+	}
+
+	/**
+	 * A new link to a node.
+	 * @param node the node's index
+	 * @return the port to connect to
+	 */
+	int link(int node) {
+		TcpProxy proxy = TcpProxy.start(node(node).port());
+		this.links.add(proxy);
+		return proxy.port();
+	}
+
+	TcpProxy linkAt(int index) {
+		return this.links.get(Math.floorMod(index, this.links.size()));
+	}
+
+	List<TcpProxy> links() {
+		return List.copyOf(this.links);
+	}
+
+	@Override
+	public void close() {
+		this.links.forEach(TcpProxy::close);
+		this.nodes.forEach(RedisNode::close);
+	}
+
+}

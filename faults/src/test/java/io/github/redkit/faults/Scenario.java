@@ -1,0 +1,107 @@
+package io.github.redkit.faults;
+
+import java.util.List;
+import java.util.Set;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * One capability under faults: how its instances are configured, what one client
+ * operation is, and the checker that judges the whole history against the README's
+ * promise. A new scenario is made for every run, so it may hold the run's state (a fenced
+ * resource, the ids it sent).
+ */
+interface Scenario {
+
+	/**
+	 * The capability, as the reliability table names it.
+	 */
+	String capability();
+
+	/**
+	 * The promise the checker holds the history to, in the docs' words, with what each
+	 * fault weakens.
+	 */
+	String guarantee();
+
+	/**
+	 * The faults this scenario runs under.
+	 */
+	Set<Fault> faults();
+
+	/**
+	 * Spring Boot properties of every instance, beyond where Redis is.
+	 */
+	List<String> properties();
+
+	/**
+	 * How many Redis servers the run starts (one per region, say).
+	 */
+	default int nodes() {
+		return 1;
+	}
+
+	/**
+	 * Where one instance finds Redis: by default a link of its own to node
+	 * {@code instance % nodes()}.
+	 * @param instance the instance's index
+	 * @param rig the servers, to make links to
+	 * @return the instance's own properties
+	 */
+	default List<String> instanceProperties(int instance, Rig rig) {
+		return List.of("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + rig.link(instance % nodes()));
+	}
+
+	/**
+	 * Configuration classes of every instance, beyond the auto-configuration.
+	 */
+	default List<Class<?>> sources() {
+		return List.of();
+	}
+
+	/**
+	 * How many application instances run, each with its own connection factory and its
+	 * own proxy to Redis.
+	 */
+	default int instances() {
+		return 3;
+	}
+
+	/**
+	 * How many clients each instance runs.
+	 */
+	default int clientsPerInstance() {
+		return 2;
+	}
+
+	/**
+	 * Prepares Redis before the clients start (creates a budget, say).
+	 * @param instances the started instances
+	 */
+	default void prepare(List<ConfigurableApplicationContext> instances) {
+	}
+
+	/**
+	 * Does one random operation and records it in the client's history.
+	 * @param client the client doing it
+	 * @throws Exception when the operation failed in a way the history already shows
+	 */
+	void operate(Client client) throws Exception;
+
+	/**
+	 * Runs once every fault has healed, before the check: final reads, a drain.
+	 * @param instances the instances, connected again
+	 * @param history the history, to record the final reads in
+	 */
+	default void settle(List<ConfigurableApplicationContext> instances, History history) {
+	}
+
+	/**
+	 * Judges the whole history.
+	 * @param history what happened
+	 * @return every violation, each with the operations that show it; empty when the
+	 * promise held
+	 */
+	List<String> check(History history);
+
+}

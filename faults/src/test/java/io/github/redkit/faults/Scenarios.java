@@ -1,0 +1,16 @@
+package io.github.redkit.faults;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Every scenario, for the soak: each capability adds its own here.
+ */
+final class Scenarios {
+
+	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new);
+
+	private Scenarios() {
+	}
+
+}

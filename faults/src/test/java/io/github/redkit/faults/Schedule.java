@@ -1,0 +1,61 @@
+package io.github.redkit.faults;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * What one seed picks: how long the clients run, and the faults, one after another with
+ * quiet gaps between them, so that each fault's effect can be told apart.
+ *
+ * @param seed the seed
+ * @param millis how long the clients run
+ * @param events the faults in the order they start
+ */
+record Schedule(long seed, long millis, List<FaultEvent> events) {
+
+	static Schedule generate(long seed, long millis, Set<Fault> allowed) {
+		Random random = new Random(seed);
+		List<Fault> faults = new ArrayList<>(allowed);
+		faults.sort(null);
+		List<FaultEvent> events = new ArrayList<>();
+		long at = 300 + random.nextInt(400);
+		while (!faults.isEmpty() && at < millis - 800) {
+			Fault fault = faults.get(random.nextInt(faults.size()));
+			long duration = fault.lasts() ? 150 + random.nextInt(1200) : 0;
+			long strength = switch (fault) {
+				case LATENCY -> 20 + random.nextInt(250);
+				case CLOCK_JUMP -> (random.nextBoolean() ? 1 : -1) * (1000L + random.nextInt(4) * 1000L);
+				default -> 0;
+			};
+			duration = Math.min(duration, millis - 500 - at);
+			events.add(new FaultEvent(at, fault, duration, random.nextInt(1000), strength));
+			at += duration + 200 + random.nextInt(700);
+		}
+		return new Schedule(seed, millis, List.copyOf(events));
+	}
+
+	Schedule without(int index) {
+		List<FaultEvent> fewer = new ArrayList<>(this.events);
+		fewer.remove(index);
+		return new Schedule(this.seed, this.millis, List.copyOf(fewer));
+	}
+
+	Schedule withoutFault(Fault fault) {
+		return new Schedule(this.seed, this.millis,
+				this.events.stream().filter((event) -> event.fault() != fault).toList());
+	}
+
+	Set<Fault> faults() {
+		return this.events.stream().map(FaultEvent::fault).collect(Collectors.toSet());
+	}
+
+	@Override
+	public String toString() {
+		return "seed " + this.seed + ", " + this.millis + " ms: "
+				+ this.events.stream().map(FaultEvent::toString).collect(Collectors.joining("; "));
+	}
+
+}
