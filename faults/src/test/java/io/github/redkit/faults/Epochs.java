@@ -8,8 +8,9 @@ import java.util.List;
  * Splits a history at the faults that made Redis forget or moved its clock, into the
  * views a promise that lives in Redis' memory can be judged on: the operations one Redis
  * memory holds at once. A restart empty or a clock step starts an empty memory; a restart
- * on an older snapshot starts from what was there when the snapshot was taken. An
- * operation in flight across such a restart or step belongs to no view.
+ * on an older snapshot, or a failover to a replica cut off, starts from what was there
+ * when the snapshot was taken or the replica cut off. An operation in flight across such
+ * a restart, failover or step belongs to no view.
  */
 final class Epochs {
 
@@ -30,7 +31,7 @@ final class Epochs {
 				}
 			}
 			views.add(List.copyOf(memory));
-			if (fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT) {
+			if (fault.event().fault().keepsWhatCameBefore()) {
 				memory.removeIf((op) -> op.completed() >= fault.started());
 			}
 			else {
@@ -48,11 +49,11 @@ final class Epochs {
 	}
 
 	/**
-	 * When Redis began to forget: a snapshot's restart comes after the time the schedule
-	 * kept writing on top of it.
+	 * When Redis began to forget: a snapshot's restart, or a failover, comes after the
+	 * time the schedule kept writing on top of what survives.
 	 */
 	private static long forgetsFrom(FaultRecord fault) {
-		if (fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT) {
+		if (fault.event().fault().keepsWhatCameBefore()) {
 			return fault.started() + fault.event().millis() * 1_000_000;
 		}
 		return fault.started();

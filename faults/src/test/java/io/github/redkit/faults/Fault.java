@@ -41,7 +41,14 @@ enum Fault {
 	SCRIPT_FLUSH("SCRIPT FLUSH", false, false),
 
 	/** Redis' wall clock stepped forward or back by one to five seconds (libfaketime). */
-	CLOCK_JUMP("Redis' clock jumped", true, false);
+	CLOCK_JUMP("Redis' clock jumped", true, false),
+
+	/**
+	 * Redis failed over to a replica that is behind: the replication link cut, the master
+	 * acknowledging writes for a while, then killed, the replica promoted, every link
+	 * pointed at it.
+	 */
+	FAILOVER_BEHIND("failover to a replica that is behind", true, true);
 
 	private final String description;
 
@@ -72,6 +79,14 @@ enum Fault {
 	 */
 	boolean lasts() {
 		return this.lasts;
+	}
+
+	/**
+	 * Whether Redis comes back with what it held when the fault began (a snapshot, a
+	 * replica cut off then), rather than with nothing.
+	 */
+	boolean keepsWhatCameBefore() {
+		return this == RESTART_FROM_SNAPSHOT || this == FAILOVER_BEHIND;
 	}
 
 	/**

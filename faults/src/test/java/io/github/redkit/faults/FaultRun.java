@@ -48,18 +48,19 @@ final class FaultRun {
 		Scenario scenario = scenarios.get();
 		Schedule schedule = planned;
 		boolean movableClocks = planned.faults().contains(Fault.CLOCK_JUMP);
+		boolean replicated = planned.faults().contains(Fault.FAILOVER_BEHIND);
 		List<RedisNode> nodes = new ArrayList<>();
 		List<ConfigurableApplicationContext> instances = new ArrayList<>();
 		Rig rig = null;
 		try {
 			for (int i = 0; i < scenario.nodes(); i++) {
-				RedisNode node = movableClocks ? RedisNode.startWithMovableClock().orElse(null) : null;
-				if (movableClocks && node == null) {
+				if (movableClocks && !RedisNode.movableClockAvailable()) {
 					// no libfaketime here: the rest of the schedule still runs
-					schedule = planned.withoutFault(Fault.CLOCK_JUMP);
+					schedule = schedule.withoutFault(Fault.CLOCK_JUMP);
 					movableClocks = false;
 				}
-				nodes.add((node != null) ? node : RedisNode.start());
+				nodes.add(replicated ? RedisNode.startWithReplica(movableClocks)
+						: movableClocks ? RedisNode.startWithMovableClock().orElseThrow() : RedisNode.start());
 			}
 			rig = new Rig(nodes);
 			for (int i = 0; i < scenario.instances(); i++) {

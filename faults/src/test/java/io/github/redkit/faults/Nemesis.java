@@ -81,6 +81,10 @@ final class Nemesis implements Runnable {
 					client.call("SCRIPT", "FLUSH");
 				}
 			}
+			case FAILOVER_BEHIND -> {
+				redis.failOverBehind(lasting);
+				this.rig.retarget(redis);
+			}
 			case CLOCK_JUMP -> {
 				long offset = this.clockOffsets.merge(redis, event.strength(), Long::sum);
 				redis.shiftClock(Duration.ofMillis(offset));

@@ -1,6 +1,8 @@
 package io.github.redkit.faults;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.test.RedisNode;
@@ -16,6 +18,8 @@ final class Rig implements AutoCloseable {
 	private final List<RedisNode> nodes;
 
 	private final List<TcpProxy> links = new CopyOnWriteArrayList<>();
+
+	private final Map<TcpProxy, Integer> linkedNodes = new ConcurrentHashMap<>();
 
 	Rig(List<RedisNode> nodes) {
 		this.nodes = List.copyOf(nodes);
@@ -37,7 +41,21 @@ final class Rig implements AutoCloseable {
 	int link(int node) {
 		TcpProxy proxy = TcpProxy.start(node(node).port());
 		this.links.add(proxy);
+		this.linkedNodes.put(proxy, Math.floorMod(node, this.nodes.size()));
 		return proxy.port();
+	}
+
+	/**
+	 * Points every link to a node at the port it answers on now (after a failover).
+	 * @param node the node
+	 */
+	void retarget(RedisNode node) {
+		int index = this.nodes.indexOf(node);
+		this.linkedNodes.forEach((proxy, linked) -> {
+			if (linked == index) {
+				proxy.retarget(node.port());
+			}
+		});
 	}
 
 	TcpProxy linkAt(int index) {

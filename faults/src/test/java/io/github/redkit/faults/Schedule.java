@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 
 /**
@@ -19,6 +20,10 @@ record Schedule(long seed, long millis, List<FaultEvent> events) {
 	static Schedule generate(long seed, long millis, Set<Fault> allowed) {
 		Random random = new Random(seed);
 		List<Fault> faults = new ArrayList<>(allowed);
+		// a failover takes seconds (a replica synced again): it comes after the others,
+		// so
+		// that adding it left every other seed's schedule as it was
+		faults.remove(Fault.FAILOVER_BEHIND);
 		faults.sort(null);
 		List<FaultEvent> events = new ArrayList<>();
 		long at = 300 + random.nextInt(400);
@@ -33,6 +38,13 @@ record Schedule(long seed, long millis, List<FaultEvent> events) {
 			duration = Math.min(duration, millis - 500 - at);
 			events.add(new FaultEvent(at, fault, duration, random.nextInt(1000), strength));
 			at += duration + 200 + random.nextInt(700);
+		}
+		// java.util.Random's first value barely differs between close seeds
+		SplittableRandom failover = new SplittableRandom(seed);
+		if (allowed.contains(Fault.FAILOVER_BEHIND) && failover.nextBoolean()) {
+			events.add(new FaultEvent(millis + 200, Fault.FAILOVER_BEHIND, 100 + failover.nextInt(500),
+					failover.nextInt(1000), 0));
+			millis += 3000;
 		}
 		return new Schedule(seed, millis, List.copyOf(events));
 	}

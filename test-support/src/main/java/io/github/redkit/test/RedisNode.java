@@ -6,10 +6,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * One standalone {@code redis-server} process under a fault test's control: paused,
@@ -21,28 +24,52 @@ public final class RedisNode implements AutoCloseable {
 
 	private static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
 
-	private final Path directory;
+	private final Path binary;
 
-	private final RedisProcess process;
+	private final Path directory;
 
 	private final Path clockFile;
 
 	private final boolean clockControlled;
 
-	private RedisNode(Path binary, Path directory, int port, boolean clockControlled) {
+	private final Map<String, String> environment = new HashMap<>();
+
+	private RedisProcess process;
+
+	private @Nullable RedisProcess replica;
+
+	private RedisNode(Path binary, Path directory, boolean clockControlled) {
+		this.binary = binary;
 		this.directory = directory;
 		this.clockFile = directory.resolve("clock-offset");
 		this.clockControlled = clockControlled;
-		Map<String, String> environment = new HashMap<>();
 		if (clockControlled) {
 			write(this.clockFile, "+0");
-			environment.put("LD_PRELOAD", LIBFAKETIME.toString());
-			environment.put("FAKETIME_TIMESTAMP_FILE", this.clockFile.toString());
-			environment.put("FAKETIME_NO_CACHE", "1");
+			this.environment.put("LD_PRELOAD", LIBFAKETIME.toString());
+			this.environment.put("FAKETIME_TIMESTAMP_FILE", this.clockFile.toString());
+			this.environment.put("FAKETIME_NO_CACHE", "1");
 			// a stepped wall clock, as NTP does; the monotonic clock goes on
-			environment.put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+			this.environment.put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
 		}
-		this.process = new RedisProcess(binary, directory, port, List.of("--dbfilename", "dump.rdb"), environment);
+		this.process = process(FreePorts.find(false), null);
+	}
+
+	/**
+	 * A process with a data file of its own, so that a master and its replica never share
+	 * one.
+	 */
+	private RedisProcess process(int port, @Nullable Integer replicaOf) {
+		// a replica syncs at once, not after the default 5 s wait for others to join
+		List<String> arguments = new ArrayList<>(
+				List.of("--dbfilename", dumpFile(port), "--repl-diskless-sync-delay", "0"));
+		if (replicaOf != null) {
+			arguments.addAll(List.of("--replicaof", RedisServer.HOST, String.valueOf(replicaOf)));
+		}
+		return new RedisProcess(this.binary, this.directory, port, arguments, this.environment);
+	}
+
+	private static String dumpFile(int port) {
+		return "dump-" + port + ".rdb";
 	}
 
 	/**
@@ -50,7 +77,28 @@ public final class RedisNode implements AutoCloseable {
 	 * @return the started node
 	 */
 	public static RedisNode start() {
-		return start(RedisBinary.locate(), false);
+		return start(RedisBinary.locate(), false, false);
+	}
+
+	/**
+	 * Starts a node with a replica, so that {@link #failOverBehind(Duration)} can promote
+	 * it.
+	 * @param movableClock whether the clocks of both can be moved (see
+	 * {@link #startWithMovableClock()}); ignored where they cannot
+	 * @return the started node, its replica in sync
+	 */
+	public static RedisNode startWithReplica(boolean movableClock) {
+		boolean movable = movableClock && movableClockAvailable();
+		return start(movable ? RedisBinary.embedded().orElseThrow() : RedisBinary.locate(), movable, true);
+	}
+
+	/**
+	 * Whether nodes with a movable clock can be started here: Debian's libfaketime and
+	 * the embedded-redis binary are both present.
+	 * @return true when they can
+	 */
+	public static boolean movableClockAvailable() {
+		return Files.isReadable(LIBFAKETIME) && RedisBinary.embedded().isPresent();
 	}
 
 	/**
@@ -60,17 +108,19 @@ public final class RedisNode implements AutoCloseable {
 	 * @return the started node, or empty where libfaketime or that binary is missing
 	 */
 	public static Optional<RedisNode> startWithMovableClock() {
-		if (!Files.isReadable(LIBFAKETIME)) {
+		if (!movableClockAvailable()) {
 			return Optional.empty();
 		}
-		return RedisBinary.embedded().map((binary) -> start(binary, true));
+		return Optional.of(start(RedisBinary.embedded().orElseThrow(), true, false));
 	}
 
-	private static RedisNode start(Path binary, boolean clockControlled) {
+	private static RedisNode start(Path binary, boolean clockControlled, boolean withReplica) {
 		try {
-			RedisNode node = new RedisNode(binary, Files.createTempDirectory("redkit-node-"), FreePorts.find(false),
-					clockControlled);
+			RedisNode node = new RedisNode(binary, Files.createTempDirectory("redkit-node-"), clockControlled);
 			node.process.start();
+			if (withReplica) {
+				node.startReplica();
+			}
 			return node;
 		}
 		catch (IOException ex) {
@@ -78,8 +128,87 @@ public final class RedisNode implements AutoCloseable {
 		}
 	}
 
+	private void startReplica() {
+		startReplicaOn(FreePorts.find(false));
+	}
+
+	private void startReplicaOn(int port) {
+		RedisProcess standby = process(port, this.process.port());
+		standby.start();
+		this.replica = standby;
+		awaitInSync(standby);
+	}
+
+	private static void awaitInSync(RedisProcess replica) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+		while (System.nanoTime() < deadline) {
+			try (RespClient client = RespClient.connect(RedisServer.HOST, replica.port(), Duration.ofSeconds(1))) {
+				String info = client.callForString("INFO", "replication");
+				if (info.contains("master_link_status:up")) {
+					return;
+				}
+			}
+			catch (RuntimeException ex) {
+				// still loading
+			}
+			RedisProcess.sleep(20);
+		}
+		throw new IllegalStateException("The replica on port " + replica.port() + " did not sync");
+	}
+
 	/**
-	 * The node's port, the same across restarts.
+	 * Fails over to a replica that is behind, as Sentinel would when the master dies
+	 * before its replica received its last writes: the replication link is cut now (the
+	 * replica frozen, the master dropping it), the master keeps acknowledging writes for
+	 * {@code behind}, then dies; the replica is promoted and the old master comes back as
+	 * its replica. Clients reach the new master at {@link #port()}, a new port: a test
+	 * points its proxies there ({@link TcpProxy#retarget(int)}).
+	 * @param behind how long the master acknowledges writes the replica never receives
+	 */
+	public void failOverBehind(Duration behind) {
+		cutReplica();
+		RedisProcess.sleep(behind.toMillis());
+		promoteReplica();
+	}
+
+	/**
+	 * Cuts the replica off: frozen, and dropped by the master, so that nothing the master
+	 * acknowledges from now on reaches it.
+	 */
+	public synchronized void cutReplica() {
+		standby().signal("STOP");
+		try (RespClient client = client()) {
+			client.call("CLIENT", "KILL", "TYPE", "replica");
+		}
+	}
+
+	/**
+	 * Kills the master and promotes the replica cut off by {@link #cutReplica()}; the old
+	 * master comes back, empty, as the new master's replica.
+	 */
+	public synchronized void promoteReplica() {
+		RedisProcess standby = standby();
+		this.process.kill();
+		standby.signal("CONT");
+		try (RespClient client = RespClient.connect(RedisServer.HOST, standby.port(), Duration.ofSeconds(5))) {
+			client.call("REPLICAOF", "NO", "ONE");
+		}
+		int oldPort = this.process.port();
+		delete(this.directory.resolve(dumpFile(oldPort)));
+		this.process = standby;
+		startReplicaOn(oldPort);
+	}
+
+	private RedisProcess standby() {
+		RedisProcess standby = this.replica;
+		if (standby == null) {
+			throw new IllegalStateException("The node was not started with a replica");
+		}
+		return standby;
+	}
+
+	/**
+	 * The port of the master, which a failover changes.
 	 * @return the port
 	 */
 	public int port() {
@@ -97,49 +226,53 @@ public final class RedisNode implements AutoCloseable {
 	/**
 	 * Stops the process ({@code SIGSTOP}): connections stay open, nothing answers.
 	 */
-	public void pause() {
+	public synchronized void pause() {
 		this.process.signal("STOP");
 	}
 
 	/**
 	 * Continues a paused process ({@code SIGCONT}).
 	 */
-	public void resume() {
+	public synchronized void resume() {
 		this.process.signal("CONT");
 	}
 
 	/**
 	 * Kills the process ({@code SIGKILL}) and starts it again with no data.
 	 */
-	public void restartEmpty() {
+	public synchronized void restartEmpty() {
 		this.process.kill();
-		delete(this.directory.resolve("dump.rdb"));
+		delete(dump());
 		this.process.start();
+	}
+
+	private Path dump() {
+		return this.directory.resolve(dumpFile(this.process.port()));
 	}
 
 	/**
 	 * Saves the data set now ({@code SAVE}) as the snapshot a later
 	 * {@link #restartFromSnapshot()} comes back with.
 	 */
-	public void snapshot() {
+	public synchronized void snapshot() {
 		try (RespClient client = client()) {
 			client.call("SAVE");
 		}
-		copy(this.directory.resolve("dump.rdb"), this.directory.resolve("snapshot.rdb"));
+		copy(dump(), this.directory.resolve("snapshot.rdb"));
 	}
 
 	/**
 	 * Kills the process and starts it again on the last snapshot: everything written
 	 * since is gone, as after a restore from a backup or a restart on an old RDB file.
 	 */
-	public void restartFromSnapshot() {
+	public synchronized void restartFromSnapshot() {
 		this.process.kill();
 		Path snapshot = this.directory.resolve("snapshot.rdb");
 		if (Files.exists(snapshot)) {
-			copy(snapshot, this.directory.resolve("dump.rdb"));
+			copy(snapshot, dump());
 		}
 		else {
-			delete(this.directory.resolve("dump.rdb"));
+			delete(dump());
 		}
 		this.process.start();
 	}
@@ -168,7 +301,10 @@ public final class RedisNode implements AutoCloseable {
 	 * Stops the process for good.
 	 */
 	@Override
-	public void close() {
+	public synchronized void close() {
+		if (this.replica != null) {
+			this.replica.stop();
+		}
 		this.process.stop();
 	}
 

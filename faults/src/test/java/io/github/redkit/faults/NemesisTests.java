@@ -1,0 +1,190 @@
+package io.github.redkit.faults;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redkit.test.RedisNode;
+import io.github.redkit.test.RespClient;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatRuntimeException;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/**
+ * Every fault the nemesis injects really happens, seen by a client of its own: a harness
+ * whose faults did nothing would pass every checker.
+ */
+class NemesisTests {
+
+	private static final Duration SHORT = Duration.ofMillis(300);
+
+	@Test
+	void aFrozenRedisAnswersNothingUntilItContinues() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			Thread nemesis = inject(rig, new FaultEvent(0, Fault.PAUSE, 1500, 0, 0));
+			awaitFault(nemesis);
+			assertThatRuntimeException().isThrownBy(() -> call(link, SHORT, "PING"));
+			join(nemesis);
+			assertThat(call(link, SHORT, "PING")).isEqualTo("PONG");
+		}
+	}
+
+	@Test
+	void aClientPauseHoldsCommands() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			Thread nemesis = inject(rig, new FaultEvent(0, Fault.CLIENT_PAUSE, 1500, 0, 0));
+			awaitFault(nemesis);
+			assertThatRuntimeException().isThrownBy(() -> call(link, SHORT, "SET", "k", "v"));
+			join(nemesis);
+		}
+	}
+
+	@Test
+	void aRestartEmptyForgetsEverything() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			call(link, SHORT, "SET", "k", "v");
+			join(inject(rig, new FaultEvent(0, Fault.RESTART_EMPTY, 0, 0, 0)));
+			assertThat(call(link, Duration.ofSeconds(2), "EXISTS", "k")).isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void aRestartFromASnapshotForgetsWhatCameAfterIt() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			call(link, SHORT, "SET", "before", "v");
+			Thread nemesis = inject(rig, new FaultEvent(0, Fault.RESTART_FROM_SNAPSHOT, 800, 0, 0));
+			awaitFault(nemesis);
+			call(link, SHORT, "SET", "after", "v");
+			join(nemesis);
+			assertThat(call(link, Duration.ofSeconds(2), "EXISTS", "before")).isEqualTo(1L);
+			assertThat(call(link, SHORT, "EXISTS", "after")).isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void latencyDelaysEveryRoundTrip() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			Thread nemesis = inject(rig, new FaultEvent(0, Fault.LATENCY, 1500, 0, 200));
+			awaitFault(nemesis);
+			long started = System.nanoTime();
+			call(link, Duration.ofSeconds(2), "PING");
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(400));
+			join(nemesis);
+		}
+	}
+
+	@Test
+	void aPartitionHoldsEverythingAndDeliversItWhenHealed() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(5))) {
+				Thread nemesis = inject(rig, new FaultEvent(0, Fault.PARTITION, 1000, 0, 0));
+				awaitFault(nemesis);
+				long started = System.nanoTime();
+				assertThat(client.call("INCR", "held")).isEqualTo(1L);
+				assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(Duration.ofMillis(300));
+				join(nemesis);
+			}
+		}
+	}
+
+	@Test
+	void aCutClosesOpenConnections() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(2))) {
+				assertThat(client.call("PING")).isEqualTo("PONG");
+				join(inject(rig, new FaultEvent(0, Fault.CUT, 0, 0, 0)));
+				assertThatRuntimeException().isThrownBy(() -> client.call("PING"));
+			}
+		}
+	}
+
+	@Test
+	void aScriptFlushForgetsLoadedScripts() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			String sha = (String) call(link, SHORT, "SCRIPT", "LOAD", "return 1");
+			join(inject(rig, new FaultEvent(0, Fault.SCRIPT_FLUSH, 0, 0, 0)));
+			assertThat(call(link, SHORT, "SCRIPT", "EXISTS", sha)).isEqualTo(List.of(0L));
+		}
+	}
+
+	@Test
+	void aClockJumpMovesRedisTime() {
+		assumeThat(RedisNode.movableClockAvailable()).as("libfaketime installed").isTrue();
+		try (Rig rig = new Rig(List.of(RedisNode.startWithMovableClock().orElseThrow()))) {
+			int link = rig.link(0);
+			long before = redisSeconds(link);
+			join(inject(rig, new FaultEvent(0, Fault.CLOCK_JUMP, 0, 0, 5000)));
+			assertThat(redisSeconds(link) - before).isBetween(4L, 7L);
+			// each step moves the clock from where the last one left it
+			join(inject(rig, new FaultEvent(0, Fault.CLOCK_JUMP, 0, 0, 5000),
+					new FaultEvent(100, Fault.CLOCK_JUMP, 0, 0, -3000)));
+			assertThat(redisSeconds(link) - before).isBetween(1L, 4L);
+		}
+	}
+
+	@Test
+	void aFailoverToAReplicaBehindLosesWhatTheMasterAcknowledgedAfterTheCut() {
+		try (Rig rig = new Rig(List.of(RedisNode.startWithReplica(false)))) {
+			int link = rig.link(0);
+			int oldMaster = rig.node(0).port();
+			call(link, SHORT, "SET", "before", "v");
+			assertThat(call(link, Duration.ofSeconds(3), "WAIT", "1", "2000")).as("replicas in sync").isEqualTo(1L);
+			Thread nemesis = inject(rig, new FaultEvent(0, Fault.FAILOVER_BEHIND, 1000, 0, 0));
+			awaitFault(nemesis);
+			assertThat(call(link, SHORT, "SET", "after", "v")).isEqualTo("OK");
+			join(nemesis);
+			assertThat(rig.node(0).port()).isNotEqualTo(oldMaster);
+			assertThat(call(link, Duration.ofSeconds(2), "EXISTS", "before")).isEqualTo(1L);
+			assertThat(call(link, SHORT, "EXISTS", "after")).isEqualTo(0L);
+			assertThat(call(link, SHORT, "SET", "later", "v")).isEqualTo("OK");
+		}
+	}
+
+	private static long redisSeconds(int link) {
+		@SuppressWarnings("unchecked")
+		List<Object> time = (List<Object>) call(link, SHORT, "TIME");
+		return Long.parseLong(String.valueOf(time.get(0)));
+	}
+
+	private static Thread inject(Rig rig, FaultEvent... events) {
+		Thread nemesis = new Thread(new Nemesis(new Schedule(0, 0, List.of(events)), rig, new History()));
+		nemesis.start();
+		return nemesis;
+	}
+
+	/** Lets a lasting fault begin: the nemesis starts it at once, well within this. */
+	private static void awaitFault(Thread nemesis) {
+		try {
+			nemesis.join(200);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		assertThat(nemesis.isAlive()).as("the fault still lasting").isTrue();
+	}
+
+	private static void join(Thread nemesis) {
+		try {
+			nemesis.join(30_000);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static Object call(int port, Duration timeout, String... command) {
+		try (RespClient client = RespClient.connect("127.0.0.1", port, timeout)) {
+			return client.call(command);
+		}
+	}
+
+}
