@@ -17,6 +17,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.util.Assert;
 
 /**
  * The {@code redkit} endpoint: rate limits, locks, queues, budgets, idempotent steps and
@@ -61,6 +62,8 @@ public class RedkitEndpoint {
 
 	private final @Nullable ActivityViews activity;
 
+	private final Map<String, RedkitEndpointSection> contributed = new LinkedHashMap<>();
+
 	/**
 	 * Creates a read-only endpoint of four capabilities; a capability that is not present
 	 * has no views.
@@ -88,6 +91,29 @@ public class RedkitEndpoint {
 	public RedkitEndpoint(Access access, @Nullable RateLimitViews rateLimits, @Nullable LockViews locks,
 			@Nullable QueueViews queues, @Nullable BudgetViews budgets, @Nullable StepViews steps,
 			@Nullable ControlViews control, @Nullable ActivityViews activity) {
+		this(access, rateLimits, locks, queues, budgets, steps, control, activity, List.of());
+	}
+
+	/**
+	 * Creates the endpoint with the sections capabilities contribute; a capability that
+	 * is not present has no views.
+	 * @param access the endpoint's effective access, shown in the summary
+	 * @param rateLimits the rate-limit views
+	 * @param locks the lock views
+	 * @param queues the queue views
+	 * @param budgets the budget views
+	 * @param steps the idempotent-step views
+	 * @param control the control-state views
+	 * @param activity the activity views ({@code null} without Micrometer: empty counts)
+	 * @param sections the contributed sections, in order
+	 */
+	public RedkitEndpoint(Access access, @Nullable RateLimitViews rateLimits, @Nullable LockViews locks,
+			@Nullable QueueViews queues, @Nullable BudgetViews budgets, @Nullable StepViews steps,
+			@Nullable ControlViews control, @Nullable ActivityViews activity, List<RedkitEndpointSection> sections) {
+		sections.forEach((section) -> {
+			Assert.isTrue(this.contributed.putIfAbsent(section.name(), section) == null,
+					() -> "Two endpoint sections are named '" + section.name() + "'");
+		});
 		this.access = access;
 		this.rateLimits = rateLimits;
 		this.locks = locks;
@@ -116,7 +142,8 @@ public class RedkitEndpoint {
 
 	/**
 	 * {@code locks} or {@code control} (one page, from {@code cursor}), {@code queues}
-	 * (their counts) or {@code activity} (meter counts since start).
+	 * (their counts), {@code activity} (meter counts since start), or a section a
+	 * capability contributed ({@link RedkitEndpointSection}, {@code regions} say).
 	 * @param section the section
 	 * @param cursor where the previous page stopped
 	 * @param count how many entries at most
@@ -136,7 +163,8 @@ public class RedkitEndpoint {
 		if (ACTIVITY.equals(section)) {
 			return (this.activity != null) ? this.activity.activity() : noActivity();
 		}
-		return null;
+		RedkitEndpointSection contributed = this.contributed.get(section);
+		return (contributed != null) ? contributed.read(cursor, count) : null;
 	}
 
 	/**
@@ -255,6 +283,7 @@ public class RedkitEndpoint {
 		addIf(sections, STEPS, this.steps);
 		addIf(sections, CONTROL, this.control);
 		sections.add(ACTIVITY);
+		sections.addAll(this.contributed.keySet());
 		return sections;
 	}
 
@@ -284,6 +313,11 @@ public class RedkitEndpoint {
 		if (this.control != null) {
 			capabilities.add("pubsub");
 		}
+		this.contributed.values()
+			.stream()
+			.map(RedkitEndpointSection::capability)
+			.filter((capability) -> !capabilities.contains(capability))
+			.forEach(capabilities::add);
 		return capabilities;
 	}
 

@@ -70,6 +70,16 @@ public class RegionReplicators implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
+	 * Where replication to each peer stands: the state of its worst shard
+	 * ({@link RegionReplicator#state()}), the lag, whether a re-seed is pending, the last
+	 * failure and, while this region recovers, the recovery's progress.
+	 * @return the states by peer region name
+	 */
+	public Map<String, Object> peerStates() {
+		return PeerStates.of(this.replicators);
+	}
+
+	/**
 	 * Runs scripts on each peer's Redis, over the replicators' connections.
 	 * @return a runner by peer region name
 	 */

@@ -12,6 +12,7 @@ import io.github.redkit.actuate.LockViews;
 import io.github.redkit.actuate.QueueViews;
 import io.github.redkit.actuate.RateLimitViews;
 import io.github.redkit.actuate.RedkitEndpoint;
+import io.github.redkit.actuate.RedkitEndpointSection;
 import io.github.redkit.actuate.StepViews;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
@@ -71,7 +72,7 @@ public final class RedkitEndpointAutoConfiguration {
 			ObjectProvider<QueueTemplate> queueTemplate, ObjectProvider<QueueProperties> queueProperties,
 			ObjectProvider<Budgets> budgets, ObjectProvider<IdempotentSteps> steps,
 			ObjectProvider<ControlState> controlState, ObjectProvider<RegionOutbox> regionOutbox,
-			BeanFactory beanFactory) {
+			ObjectProvider<RedkitEndpointSection> sections, BeanFactory beanFactory) {
 		EndpointSettings settings = properties.toSettings();
 		RateLimiter limiter = rateLimiter.getIfUnique();
 		RateLimitProperties limits = rateLimitProperties.getIfUnique();
@@ -103,7 +104,7 @@ public final class RedkitEndpointAutoConfiguration {
 				? new ControlViews(control, runner.connectionFactory(), keyspace, settings) : null;
 		return new RedkitEndpoint(access(accessResolver.getIfAvailable()), rateLimitViews, lockViews, queueViews,
 				(budget != null) ? new BudgetViews(budget) : null, stepViews, controlViews,
-				MICROMETER_PRESENT ? Meters.activity(beanFactory) : null);
+				MICROMETER_PRESENT ? Meters.activity(beanFactory) : null, sections.orderedStream().toList());
 	}
 
 	// what Boot's resolver decides (management.endpoint.redkit.access, capped by

@@ -3,6 +3,7 @@ package io.github.redkit.autoconfigure.region;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
@@ -11,6 +12,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.region.RedisRegionalBudgets;
 import io.github.redkit.region.RedisRegionalCounters;
 import io.github.redkit.region.RegionHealthIndicator;
+import io.github.redkit.region.actuate.RegionEndpointSection;
 import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.region.RegionReplicator;
 import io.github.redkit.region.RegionReplicators;
@@ -105,6 +107,18 @@ public final class RegionAutoConfiguration {
 		HealthIndicator redkitRegionsHealthIndicator(RegionReplicators replicators,
 				RedisConnectionFactory connectionFactory, RegionProperties properties) {
 			return new RegionHealthIndicator(replicators, connectionFactory, properties.getHealth().getTimeout());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	static class RegionEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RegionEndpointSection redkitRegionsEndpointSection(RegionReplicators replicators, RegionProperties properties) {
+			return new RegionEndpointSection(Objects.requireNonNull(properties.getLocal()), replicators);
 		}
 
 	}

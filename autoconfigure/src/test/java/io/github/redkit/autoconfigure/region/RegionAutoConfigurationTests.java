@@ -9,7 +9,9 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.region.RegionReplicators;
 import io.github.redkit.region.RegionalBudgets;
@@ -18,6 +20,7 @@ import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RespClient;
 import io.github.redkit.test.SentinelRedisServer;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -290,6 +293,16 @@ class RegionAutoConfigurationTests {
 								.containsEntry("recovery", Map.of("peersRead", 1L, "peers", 2L, "countersRead", 0L));
 							assertThat((Map<String, Object>) peers.get("ap")).containsEntry("state", "recovering")
 								.containsKeys("lastError", "lastErrorAgeSeconds");
+							// the same on the redkit endpoint, in the section regions
+							// contribute
+							RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+							assertThat(endpoint.summary().get("sections")).asInstanceOf(InstanceOfAssertFactories.LIST)
+								.contains("regions");
+							Map<String, Object> section = (Map<String, Object>) endpoint.section("regions", null, null);
+							assertThat(section).containsEntry("region", "eu").containsKey("peers");
+							assertThat((Map<String, Object>) ((Map<String, Object>) section.get("peers")).get("us"))
+								.containsEntry("state", "recovering")
+								.containsEntry("recovery", Map.of("peersRead", 1L, "peers", 2L, "countersRead", 0L));
 						});
 					});
 			}
@@ -337,8 +350,9 @@ class RegionAutoConfigurationTests {
 			RedisServer peerServer) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-					RegionAutoConfiguration.class))
+					RegionAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
 			.withPropertyValues(local.springProperties())
+			.withPropertyValues("management.endpoints.web.exposure.include=redkit")
 			.withPropertyValues("redkit.regions.local=" + name,
 					"redkit.regions.peers." + peer + ".url=redis://127.0.0.1:" + peerServer.port(),
 					"redkit.regions.replication.interval=20ms");
