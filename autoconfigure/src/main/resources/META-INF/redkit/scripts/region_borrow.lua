@@ -11,7 +11,8 @@
 -- Returns {-2} while this Redis does not hold the region's own slot (nothing is borrowed then,
 -- see region_budget_change), else the record's fields and values
 --#include numbers
-if redis.call('EXISTS', KEYS[2]) == 0 then
+--#include region_incarnation
+if not holdsIncarnation(KEYS[2]) then
   return {-2}
 end
 if #ARGV > 3 and redis.call('HEXISTS', KEYS[1], 'ask:1') == 0 then

@@ -36,6 +36,7 @@
 --          1 when the operation id was seen before (nothing changed), the amount given (give),
 --          then (give) this region's p and n of the allotted and of the receiver's counter}
 --#include region_slots
+--#include region_incarnation
 local region, op, amount = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local sequence, outbox, bound = KEYS[4], KEYS[5], ARGV[4]
 local pField, nField = 'p:' .. region, 'n:' .. region
@@ -46,7 +47,7 @@ if done then
   local seen, given = string.match(done, '^(%-?%d+)|(%d+)$')
   return {1, tonumber(seen), 1, tonumber(given)}
 end
-if ARGV[11] == '1' and redis.call('EXISTS', KEYS[9]) == 0 then
+if ARGV[11] == '1' and not holdsIncarnation(KEYS[9]) then
   return {-2, 0, 0, 0}
 end
 -- the largest integer a Lua double holds exactly

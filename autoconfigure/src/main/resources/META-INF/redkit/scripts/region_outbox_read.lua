@@ -5,6 +5,7 @@
 -- incarnation (see region_recover), KEYS[6] the flag that the peer must be re-seeded
 -- ARGV[1] batch size, ARGV[2] this instance's id, ARGV[3] the lease (ms), '' to read without it
 --#include region_lease
+--#include region_incarnation
 -- Returns {-2} when this Redis has no incarnation (new, or it lost its data: region_recover
 --         first), {-1} when another instance of this region holds the lease, else
 --         {shipped sequence, last sequence written, Redis time ms, stream length, the re-seed
@@ -14,6 +15,11 @@
 -- entries this peer never received: the caller flags it.
 local incarnation = redis.call('GET', KEYS[5])
 if not incarnation then
+  return {-2}
+end
+if not holdsIncarnation(KEYS[5]) then
+  -- set before this Redis was started again: its data may be older than what was shipped
+  redis.call('DEL', KEYS[5])
   return {-2}
 end
 if ARGV[3] ~= '' and not lease(KEYS[4], ARGV[2], ARGV[3]) then

@@ -22,7 +22,8 @@
 -- the re-seed ships their state) and every peer is flagged for a re-seed.
 -- Returns the number of counters whose own slot this call gave back, -1 when recovery was
 -- already done
-if redis.call('EXISTS', KEYS[1]) == 1 then
+--#include region_incarnation
+if holdsIncarnation(KEYS[1]) then
   return -1
 end
 local pField, nField = 'p:' .. ARGV[1], 'n:' .. ARGV[1]
@@ -55,7 +56,7 @@ for i = 5 + peers * 2, #KEYS do
 end
 if ARGV[2] == '1' then
   local time = redis.call('TIME')
-  redis.call('SET', KEYS[1], time[1] .. '.' .. time[2])
+  redis.call('SET', KEYS[1], time[1] .. '.' .. time[2] .. '@' .. runId())
   redis.call('DEL', KEYS[2])
   if ARGV[5] == '1' then
     local seq = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(ARGV[4]))

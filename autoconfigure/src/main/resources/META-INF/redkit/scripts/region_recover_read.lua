@@ -7,8 +7,9 @@
 -- Returns {next cursor, 1 when the peer holds its incarnation, the peer's high-water mark of
 --          the recovering region ('' when none), then per counter: key, PTTL, fields count,
 --          then its fields and values}
+--#include region_incarnation
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[3], 'COUNT', ARGV[2])
-local reply = {page[1], redis.call('EXISTS', KEYS[1]), redis.call('HGET', KEYS[2], ARGV[4]) or ''}
+local reply = {page[1], holdsIncarnation(KEYS[1]) and 1 or 0, redis.call('HGET', KEYS[2], ARGV[4]) or ''}
 for _, key in ipairs(page[2]) do
   local fields = redis.call('HGETALL', key)
   if #fields > 0 then
