@@ -8,7 +8,8 @@ import java.util.function.Supplier;
  */
 final class Scenarios {
 
-	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new, RegionScenario::new);
+	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new, RegionScenario::new,
+			QueueScenario::new, ControlStateScenario::new);
 
 	private Scenarios() {
 	}

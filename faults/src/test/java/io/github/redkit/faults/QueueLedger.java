@@ -1,0 +1,143 @@
+package io.github.redkit.faults;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redkit.queue.RecordingQueueTemplate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The shared record of one queue run, in this JVM: every take, extension and settlement
+ * the instances' templates saw, and every handling of a message by a listener or a
+ * polling client, all on the history's clock. Instances find it by the run's id.
+ */
+final class QueueLedger {
+
+	private static final Map<String, QueueLedger> RUNS = new ConcurrentHashMap<>();
+
+	private volatile @Nullable History history;
+
+	final List<Take> takes = new CopyOnWriteArrayList<>();
+
+	final List<Extension> extensions = new CopyOnWriteArrayList<>();
+
+	final List<Settlement> settlements = new CopyOnWriteArrayList<>();
+
+	final List<Handling> handlings = new CopyOnWriteArrayList<>();
+
+	final AtomicInteger handling = new AtomicInteger();
+
+	static QueueLedger register(String run) {
+		QueueLedger ledger = new QueueLedger();
+		RUNS.put(run, ledger);
+		return ledger;
+	}
+
+	/**
+	 * Starts the ledger's clock: the history's, which exists once the clients run.
+	 */
+	void bind(History history) {
+		this.history = history;
+	}
+
+	/**
+	 * The history's clock; before the clients run (nothing was sent yet), a time before
+	 * everything, so that nothing taken then can look held longer than it was.
+	 */
+	long now() {
+		History history = this.history;
+		return (history != null) ? history.now() : Long.MIN_VALUE / 4;
+	}
+
+	static QueueLedger of(String run) {
+		QueueLedger ledger = RUNS.get(run);
+		if (ledger == null) {
+			throw new IllegalStateException("No queue run " + run);
+		}
+		return ledger;
+	}
+
+	static void forget(String run) {
+		RUNS.remove(run);
+	}
+
+	/**
+	 * What one instance's template reports to.
+	 */
+	RecordingQueueTemplate.Observer observer(int instance) {
+		return new RecordingQueueTemplate.Observer() {
+
+			@Override
+			public long now() {
+				return QueueLedger.this.now();
+			}
+
+			@Override
+			public void took(String take, String payload, int deliveries, long invoked, long completed) {
+				QueueLedger.this.takes.add(new Take(take, payload, deliveries, consumer(instance), invoked, completed));
+			}
+
+			@Override
+			public void settling(String take, String how, long invoked) {
+				QueueLedger.this.settlements.add(new Settlement(take, how, invoked));
+			}
+
+			@Override
+			public void extended(String take, long invoked, long completed, Duration visibility,
+					@Nullable Boolean extended) {
+				QueueLedger.this.extensions
+					.add(new Extension(take, invoked, completed, visibility.toNanos(), extended));
+			}
+
+		};
+	}
+
+	static String consumer(int instance) {
+		return "i" + instance + "/" + Thread.currentThread().getName();
+	}
+
+	/**
+	 * One take of a message.
+	 */
+	record Take(String take, String payload, int deliveries, String consumer, long invoked, long completed) {
+
+		@Override
+		public String toString() {
+			return String.format("%s took %s (delivery %d) [%.1f..%.1f ms]", this.consumer, this.payload,
+					this.deliveries, this.invoked / 1e6, this.completed / 1e6);
+		}
+
+	}
+
+	/**
+	 * One extension of a take's visibility; {@code extended} is null when it failed.
+	 */
+	record Extension(String take, long invoked, long completed, long visibilityNanos, @Nullable Boolean extended) {
+
+	}
+
+	/**
+	 * The sending of a take's ack, fail or release.
+	 */
+	record Settlement(String take, String how, long invoked) {
+
+	}
+
+	/**
+	 * One handling of a message by a consumer; {@code ok} when it ended normally.
+	 */
+	record Handling(String take, String payload, String consumer, long start, long end, boolean ok) {
+
+		@Override
+		public String toString() {
+			return String.format("%s handled %s [%.1f..%.1f ms]%s", this.consumer, this.payload, this.start / 1e6,
+					this.end / 1e6, this.ok ? "" : " failed");
+		}
+
+	}
+
+}

@@ -1,0 +1,116 @@
+package io.github.redkit.faults;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.queue.QueueListener;
+import io.github.redkit.queue.RecordingQueueTemplate;
+import io.github.redkit.queue.RedisQueueTemplate;
+
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * What every instance of a queue run adds: Redkit's template replaced by one that records
+ * every take, extension and settlement in the run's {@link QueueLedger} (and, behind
+ * {@code faults.broken}, breaks it on purpose), and a {@code @QueueListener} that
+ * sometimes throws and sometimes runs longer than the visibility timeout.
+ */
+@Configuration(proxyBeanMethods = false)
+class QueueRecorder {
+
+	@Bean
+	static BeanPostProcessor recordingQueueTemplate() {
+		return new Recording();
+	}
+
+	@Bean
+	Listener queueFaultListener(Environment environment) {
+		return new Listener(QueueLedger.of(environment.getRequiredProperty("faults.run")),
+				environment.getRequiredProperty("faults.instance", Integer.class));
+	}
+
+	/**
+	 * Replaces the template, broken as {@code faults.broken} says.
+	 */
+	static class Recording implements BeanPostProcessor, EnvironmentAware, BeanFactoryAware {
+
+		private Environment environment;
+
+		private BeanFactory beanFactory;
+
+		@Override
+		public void setEnvironment(Environment environment) {
+			this.environment = environment;
+		}
+
+		@Override
+		public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+			this.beanFactory = beanFactory;
+		}
+
+		@Override
+		public Object postProcessAfterInitialization(Object bean, String beanName) {
+			if (!(bean instanceof RedisQueueTemplate original) || bean instanceof RecordingQueueTemplate) {
+				return bean;
+			}
+			QueueScenario.Breakage breakage = this.environment.getProperty("faults.broken",
+					QueueScenario.Breakage.class, QueueScenario.Breakage.NONE);
+			QueueLedger ledger = QueueLedger.of(this.environment.getRequiredProperty("faults.run"));
+			int instance = this.environment.getRequiredProperty("faults.instance", Integer.class);
+			return new RecordingQueueTemplate(original, this.beanFactory.getBean(RedkitMetrics.class),
+					ledger.observer(instance), (breakage == QueueScenario.Breakage.DROP_SENDS) ? 20 : 0,
+					breakage == QueueScenario.Breakage.FAKE_EXTENDS);
+		}
+
+	}
+
+	/**
+	 * A listener that records each handling: mostly quick, sometimes throwing, sometimes
+	 * slower than the visibility timeout (its heartbeat must keep the message).
+	 */
+	static class Listener {
+
+		private final QueueLedger ledger;
+
+		private final int instance;
+
+		Listener(QueueLedger ledger, int instance) {
+			this.ledger = ledger;
+			this.instance = instance;
+		}
+
+		@QueueListener(queue = QueueScenario.QUEUE, concurrency = "2")
+		void handle(String payload) throws InterruptedException {
+			String take = String.valueOf(RecordingQueueTemplate.lastTaken());
+			String consumer = QueueLedger.consumer(this.instance);
+			this.ledger.handling.incrementAndGet();
+			long start = this.ledger.now();
+			boolean ok = false;
+			try {
+				int behaviour = ThreadLocalRandom.current().nextInt(100);
+				if (behaviour < 12) {
+					throw new IllegalStateException("a failing handler");
+				}
+				// a slow handler outlives its visibility timeout: the heartbeat keeps it
+				Thread.sleep((behaviour < 22)
+						? QueueScenario.VISIBILITY_MILLIS + 100 + ThreadLocalRandom.current().nextInt(500)
+						: ThreadLocalRandom.current().nextInt(10));
+				ok = true;
+			}
+			finally {
+				this.ledger.handlings
+					.add(new QueueLedger.Handling(take, payload, consumer, start, this.ledger.now(), ok));
+				this.ledger.handling.decrementAndGet();
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,422 @@
+package io.github.redkit.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import io.github.redkit.queue.DeadLetter;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.ReactiveQueueTemplate;
+import io.github.redkit.queue.RecordingQueueTemplate;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Queues: clients of three instances send unique messages (one at a time, in bulk,
+ * delayed, through the reactive face) and poll for messages themselves (quick, slow with
+ * extensions, stalled past the visibility timeout, failing, released, acknowledged with
+ * the next take), while each instance's {@code @QueueListener} handles them, sometimes
+ * throwing, sometimes running longer than the visibility timeout. Every take, extension,
+ * settlement and handling goes to the run's {@link QueueLedger}. Once the faults heal the
+ * queue is drained, and the checker holds the record to the README: at-least-once
+ * delivery (or a dead letter), one holder at a time while the visibility lasts (from the
+ * take, or from the last extension Redis confirmed), and at most {@code max-attempts}
+ * handled deliveries.
+ */
+class QueueScenario implements Scenario {
+
+	static final String QUEUE = "jobs";
+
+	static final long VISIBILITY_MILLIS = 600;
+
+	static final int MAX_ATTEMPTS = 3;
+
+	private static final long VISIBILITY_NANOS = Duration.ofMillis(VISIBILITY_MILLIS).toNanos();
+
+	/**
+	 * Slack between this machine's monotonic clock and Redis' wall clock (milliseconds of
+	 * deadline, a slewing clock).
+	 */
+	private static final long MARGIN_NANOS = Duration.ofMillis(10).toNanos();
+
+	private static final Duration DRAIN = Duration.ofSeconds(40);
+
+	private final Breakage breakage;
+
+	private final String run = UUID.randomUUID().toString();
+
+	private final QueueLedger ledger = QueueLedger.register(this.run);
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	private volatile Set<String> deadLettered = Set.of();
+
+	private volatile String drainFailure;
+
+	QueueScenario() {
+		this(Breakage.NONE);
+	}
+
+	QueueScenario(Breakage breakage) {
+		this.breakage = breakage;
+	}
+
+	@Override
+	public String capability() {
+		return "queues";
+	}
+
+	@Override
+	public String guarantee() {
+		return "once the faults heal and the queue drains, every acknowledged send was handled (a handler returned) "
+				+ "or dead-lettered, and nothing handled was never sent; a message is taken again only after its "
+				+ "holder sent its settlement or its visibility ran out, counted from the take or from the last "
+				+ "extension Redis confirmed (`extend` true, the listeners' heartbeat included); no delivery past "
+				+ "`max-attempts` reaches a handler and at most `max-attempts` deliveries of a message are handled. "
+				+ "Judged per epoch: a send acknowledged before Redis restarted empty, or after the snapshot Redis was "
+				+ "restarted on, may be lost; a restored snapshot restores the delivery counts; a second take across a "
+				+ "restart or a step of Redis' clock is not judged";
+	}
+
+	@Override
+	public Set<Fault> faults() {
+		return EnumSet.allOf(Fault.class);
+	}
+
+	@Override
+	public List<String> properties() {
+		String queue = "redkit.queue.queues." + QUEUE;
+		return List.of("faults.run=" + this.run, "faults.broken=" + this.breakage, "redkit.queue.poll-timeout=200ms",
+				"redkit.queue.shutdown-timeout=500ms", queue + ".visibility-timeout=" + VISIBILITY_MILLIS + "ms",
+				queue + ".max-attempts=" + MAX_ATTEMPTS, queue + ".backoff.type=fixed", queue + ".backoff.delay=50ms",
+				queue + ".backoff.jitter=0");
+	}
+
+	@Override
+	public List<String> instanceProperties(int instance, Rig rig) {
+		List<String> properties = new ArrayList<>(Scenario.super.instanceProperties(instance, rig));
+		properties.add("faults.instance=" + instance);
+		return properties;
+	}
+
+	@Override
+	public List<Class<?>> sources() {
+		return List.of(QueueRecorder.class);
+	}
+
+	@Override
+	public void operate(Client client) throws Exception {
+		this.ledger.bind(client.history());
+		int mode = client.random().nextInt(20);
+		if (mode < 8) {
+			String payload = payload(client);
+			send(client, List.of(payload), () -> client.bean(QueueTemplate.class).send(QUEUE, payload));
+		}
+		else if (mode < 9) {
+			List<String> payloads = List.of(payload(client), payload(client), payload(client));
+			send(client, payloads, () -> client.bean(QueueTemplate.class).sendAll(QUEUE, payloads));
+		}
+		else if (mode < 10) {
+			String payload = payload(client);
+			send(client, List.of(payload),
+					() -> client.bean(ReactiveQueueTemplate.class).send(QUEUE, payload).block(Duration.ofSeconds(2)));
+		}
+		else if (mode < 11) {
+			String payload = payload(client);
+			Duration delay = Duration.ofMillis(20 + client.random().nextInt(300));
+			send(client, List.of(payload), () -> client.bean(QueueTemplate.class).sendDelayed(QUEUE, payload, delay));
+		}
+		else {
+			consume(client);
+		}
+		LockSupport.parkNanos(client.random().nextInt(5_000_000));
+	}
+
+	private String payload(Client client) {
+		return "p" + client.process() + "-" + this.sequence.incrementAndGet();
+	}
+
+	private static void send(Client client, List<String> payloads, Runnable send) {
+		History history = client.history();
+		long invoked = history.now();
+		Outcome outcome = Outcome.OK;
+		Object value = null;
+		try {
+			send.run();
+		}
+		catch (RuntimeException ex) {
+			outcome = Outcome.UNKNOWN;
+			value = History.describe(ex);
+		}
+		long completed = history.now();
+		for (String payload : payloads) {
+			history.add(new Op(client.process(), "send", payload, 0, invoked, completed, outcome, value));
+		}
+	}
+
+	/**
+	 * A polling consumer: takes a message and handles it quickly, slowly while extending
+	 * it, stalled past its visibility without extending it, or fails or releases it;
+	 * acknowledges it alone or with the next take.
+	 */
+	private void consume(Client client) {
+		QueueTemplate template = client.bean(QueueTemplate.class);
+		String consumer = "c" + client.process();
+		Optional<QueueMessage<String>> taken = attempt(() -> template.receive(QUEUE, String.class));
+		for (int round = 0; round < 3 && taken != null && taken.isPresent(); round++) {
+			QueueMessage<String> message = taken.get();
+			taken = null;
+			if (message.deliveries() > MAX_ATTEMPTS) {
+				// as a listener consumer does: its earlier consumers died with it
+				attempt(() -> template.fail(message, new IllegalStateException("delivered too often")));
+				return;
+			}
+			int behaviour = client.random().nextInt(10);
+			if (behaviour == 0) {
+				attempt(() -> template.release(message));
+				return;
+			}
+			boolean ok = handle(client, template, message, consumer, behaviour);
+			if (!ok) {
+				attempt(() -> template.fail(message, new IllegalStateException("a failing consumer")));
+			}
+			else if (behaviour >= 8) {
+				taken = attempt(() -> template.ackAndReceive(message, String.class));
+			}
+			else {
+				attempt(() -> template.ack(message));
+			}
+		}
+	}
+
+	private boolean handle(Client client, QueueTemplate template, QueueMessage<String> message, String consumer,
+			int behaviour) {
+		this.ledger.handling.incrementAndGet();
+		long start = this.ledger.now();
+		boolean ok = behaviour != 7;
+		try {
+			if (behaviour == 5) {
+				// slow work that keeps its message, as the README says to
+				for (int step = 0; step < 4; step++) {
+					LockSupport.parkNanos(VISIBILITY_NANOS / 3);
+					Boolean extended = attempt(() -> template.extend(message, Duration.ofMillis(VISIBILITY_MILLIS)));
+					if (Boolean.FALSE.equals(extended)) {
+						break;
+					}
+				}
+			}
+			else if (behaviour == 6) {
+				// a stalled consumer: its visibility runs out
+				LockSupport
+					.parkNanos(VISIBILITY_NANOS + Duration.ofMillis(100 + client.random().nextInt(400)).toNanos());
+			}
+		}
+		finally {
+			this.ledger.handlings.add(new QueueLedger.Handling(RecordingQueueTemplate.take(message),
+					String.valueOf(message.payload()), consumer, start, this.ledger.now(), ok));
+			this.ledger.handling.decrementAndGet();
+		}
+		return ok;
+	}
+
+	private static <T> T attempt(java.util.function.Supplier<T> call) {
+		try {
+			return call.get();
+		}
+		catch (RuntimeException ex) {
+			// Redis unreachable: the record has what was sent, the message comes back
+			return null;
+		}
+	}
+
+	@Override
+	public void settle(List<ConfigurableApplicationContext> instances, History history) {
+		this.ledger.bind(history);
+		QueueTemplate template = instances.get(0).getBean(QueueTemplate.class);
+		long started = System.nanoTime();
+		long deadline = started + DRAIN.toNanos();
+		int quiet = 0;
+		QueueStats stats = null;
+		while (quiet < 3) {
+			if (System.nanoTime() - deadline > 0) {
+				this.drainFailure = "the queue did not drain within " + DRAIN.toSeconds()
+						+ " s after the faults healed: " + stats + ", handlers running: " + this.ledger.handling.get();
+				break;
+			}
+			try {
+				stats = template.stats(QUEUE);
+				boolean empty = stats.ready() + stats.delayed() + stats.inFlight() == 0
+						&& this.ledger.handling.get() == 0;
+				quiet = empty ? quiet + 1 : 0;
+			}
+			catch (RuntimeException ex) {
+				quiet = 0;
+			}
+			LockSupport.parkNanos(100_000_000);
+		}
+		history.add(new Op(-1, "drain", QUEUE, (System.nanoTime() - started) / 1_000_000, history.now(), history.now(),
+				(this.drainFailure == null) ? Outcome.OK : Outcome.UNKNOWN, stats));
+		Set<String> dead = new HashSet<>();
+		for (DeadLetter letter : template.deadLetters(QUEUE, 1_000_000)) {
+			String json = letter.payloadJson();
+			dead.add(json.substring(1, json.length() - 1));
+		}
+		this.deadLettered = dead;
+	}
+
+	@Override
+	public List<String> check(History history) {
+		QueueLedger.forget(this.run);
+		List<String> violations = new ArrayList<>();
+		if (this.drainFailure != null) {
+			violations.add(this.drainFailure);
+		}
+		List<FaultRecord> faults = history.faults();
+		Map<String, Op> sends = history.ops()
+			.stream()
+			.filter((op) -> op.action().equals("send"))
+			.collect(Collectors.toMap(Op::key, Function.identity()));
+		Set<String> handled = this.ledger.handlings.stream()
+			.filter(QueueLedger.Handling::ok)
+			.map(QueueLedger.Handling::payload)
+			.collect(Collectors.toSet());
+		for (Op send : sends.values()) {
+			if (send.ok() && !handled.contains(send.key()) && !this.deadLettered.contains(send.key())
+					&& !mayBeLost(send, faults)) {
+				violations.add("an acknowledged send was neither handled nor dead-lettered: " + send);
+			}
+		}
+		Map<String, QueueLedger.Take> takes = this.ledger.takes.stream()
+			.collect(Collectors.toMap(QueueLedger.Take::take, Function.identity(), (a, b) -> a));
+		for (QueueLedger.Handling handling : this.ledger.handlings) {
+			Op send = sends.get(handling.payload());
+			if (send == null || send.invoked() > handling.start()) {
+				violations.add("handled a message never sent: " + handling);
+			}
+			QueueLedger.Take take = takes.get(handling.take());
+			if (take != null && take.deliveries() > MAX_ATTEMPTS) {
+				violations.add("a delivery past max-attempts (" + MAX_ATTEMPTS + ") reached a handler: " + take + "; "
+						+ handling);
+			}
+		}
+		checkAttempts(takes, history, violations);
+		checkVisibility(faults, violations);
+		return violations;
+	}
+
+	/**
+	 * A send may be lost when Redis forgot it: restarted empty after it could have been
+	 * applied, or restarted on a snapshot taken before it completed.
+	 */
+	private static boolean mayBeLost(Op send, List<FaultRecord> faults) {
+		return faults.stream().anyMatch((fault) -> switch (fault.event().fault()) {
+			case RESTART_EMPTY -> send.invoked() < fault.healed();
+			case RESTART_FROM_SNAPSHOT -> send.completed() >= fault.started() && send.invoked() < fault.healed();
+			default -> false;
+		});
+	}
+
+	/**
+	 * At most {@code max-attempts} handled deliveries of a message per view of one Redis
+	 * memory (a restored snapshot restores the counts); the count of a handled delivery
+	 * is its take's.
+	 */
+	private void checkAttempts(Map<String, QueueLedger.Take> takes, History history, List<String> violations) {
+		List<FaultRecord> dataLoss = history.forgetting()
+			.stream()
+			.filter((fault) -> fault.event().fault() != Fault.CLOCK_JUMP)
+			.toList();
+		Map<String, List<Op>> handledTakes = new java.util.HashMap<>();
+		for (QueueLedger.Handling handling : this.ledger.handlings) {
+			QueueLedger.Take take = takes.get(handling.take());
+			if (take != null) {
+				handledTakes.computeIfAbsent(take.payload(), (payload) -> new ArrayList<>())
+					.add(new Op(0, "handled", take.payload(), take.deliveries(), take.invoked(), take.completed(),
+							Outcome.OK, handling));
+			}
+		}
+		handledTakes.forEach((payload, ops) -> {
+			for (List<Op> view : Epochs.views(ops, dataLoss)) {
+				if (view.size() > MAX_ATTEMPTS) {
+					violations.add(String.format("%s handled %d times (max-attempts %d):%n    %s", payload, view.size(),
+							MAX_ATTEMPTS,
+							view.stream().map((op) -> op.value().toString()).collect(Collectors.joining("\n    "))));
+				}
+			}
+		});
+	}
+
+	/**
+	 * A message is taken again only once its holder sent a settlement or its visibility
+	 * ran out: the deadline is at least the take's start plus the visibility timeout, or
+	 * an extension's start plus its visibility when Redis answered it {@code true}.
+	 */
+	private void checkVisibility(List<FaultRecord> faults, List<String> violations) {
+		Map<String, List<QueueLedger.Extension>> extensions = this.ledger.extensions.stream()
+			.filter((extension) -> Boolean.TRUE.equals(extension.extended()))
+			.collect(Collectors.groupingBy(QueueLedger.Extension::take));
+		Map<String, Long> settled = new java.util.HashMap<>();
+		this.ledger.settlements
+			.forEach((settlement) -> settled.merge(settlement.take(), settlement.invoked(), Math::min));
+		Map<String, List<QueueLedger.Take>> byPayload = this.ledger.takes.stream()
+			.sorted(Comparator.comparingLong(QueueLedger.Take::invoked))
+			.collect(Collectors.groupingBy(QueueLedger.Take::payload));
+		byPayload.forEach((payload, takes) -> {
+			for (QueueLedger.Take held : takes) {
+				long visible = held.invoked() + VISIBILITY_NANOS;
+				for (QueueLedger.Extension extension : extensions.getOrDefault(held.take(), List.of())) {
+					visible = Math.max(visible, extension.invoked() + extension.visibilityNanos());
+				}
+				long until = Math.min(visible, settled.getOrDefault(held.take(), Long.MAX_VALUE));
+				for (QueueLedger.Take again : takes) {
+					if (again.invoked() > held.completed() && again.completed() + MARGIN_NANOS < until
+							&& !forgotBetween(faults, held.invoked(), again.completed())) {
+						violations.add(String.format(
+								"%s was taken again while its holder still had it (visible to it until %.1f ms, "
+										+ "settled at %s):%n    %s%n    %s",
+								payload, visible / 1e6,
+								settled.containsKey(held.take())
+										? String.format("%.1f ms", settled.get(held.take()) / 1e6) : "never",
+								held, again));
+					}
+				}
+			}
+		});
+	}
+
+	private static boolean forgotBetween(List<FaultRecord> faults, long from, long to) {
+		return faults.stream().anyMatch((fault) -> fault.event().fault().forgets() && fault.overlaps(from, to));
+	}
+
+	/**
+	 * A deliberately broken build, to show that the checker catches it.
+	 */
+	enum Breakage {
+
+		NONE,
+
+		/** Every 20th {@code send} is dropped while it reports success. */
+		DROP_SENDS,
+
+		/**
+		 * Every extension answers {@code true} without reaching Redis: heartbeats that
+		 * keep nothing.
+		 */
+		FAKE_EXTENDS
+
+	}
+
+}
