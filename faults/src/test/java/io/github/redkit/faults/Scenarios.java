@@ -8,7 +8,7 @@ import java.util.function.Supplier;
  */
 final class Scenarios {
 
-	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new);
+	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new, IdempotentStepScenario::new);
 
 	private Scenarios() {
 	}
