@@ -9,7 +9,7 @@ import java.util.function.Supplier;
 final class Scenarios {
 
 	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new, RegionScenario::new,
-			QueueScenario::new, ControlStateScenario::new);
+			QueueScenario::new, ControlStateScenario::new, IdempotentStepScenario::new, BudgetScenario::new);
 
 	private Scenarios() {
 	}
