@@ -191,7 +191,7 @@ final class BudgetChecker {
 		}
 		return this.history.faults()
 			.stream()
-			.filter((fault) -> fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT)
+			.filter((fault) -> fault.event().fault().keepsWhatCameBefore())
 			.allMatch((fault) -> op.completed() < fault.started() || op.invoked() > fault.healed());
 	}
 

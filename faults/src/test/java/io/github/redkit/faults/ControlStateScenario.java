@@ -176,7 +176,7 @@ class ControlStateScenario implements Scenario {
 		return history.faults()
 			.stream()
 			.anyMatch((fault) -> fault.event().fault() == Fault.RESTART_EMPTY
-					|| fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT);
+					|| fault.event().fault().keepsWhatCameBefore());
 	}
 
 	@Override
@@ -214,7 +214,7 @@ class ControlStateScenario implements Scenario {
 			boolean lostLater = history.faults()
 				.stream()
 				.anyMatch((fault) -> (fault.event().fault() == Fault.RESTART_EMPTY
-						|| fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT) && fault.healed() > set.invoked());
+						|| fault.event().fault().keepsWhatCameBefore()) && fault.healed() > set.invoked());
 			if (target != null && target.version() < (Long) set.value() && !lostLater) {
 				violations
 					.add("Redis holds v" + target.version() + " of " + set.key() + " after a set returned " + set);

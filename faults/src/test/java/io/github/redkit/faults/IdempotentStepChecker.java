@@ -219,9 +219,8 @@ final class IdempotentStepChecker {
 	private boolean mayBeUndone(Op end, Op refused) {
 		return this.history.faults()
 			.stream()
-			.anyMatch(
-					(fault) -> fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT && fault.started() < end.completed()
-							&& end.invoked() < fault.healed() && fault.started() < refused.completed());
+			.anyMatch((fault) -> fault.event().fault().keepsWhatCameBefore() && fault.started() < end.completed()
+					&& end.invoked() < fault.healed() && fault.started() < refused.completed());
 	}
 
 	/**

@@ -324,7 +324,8 @@ class QueueScenario implements Scenario {
 	private static boolean mayBeLost(Op send, List<FaultRecord> faults) {
 		return faults.stream().anyMatch((fault) -> switch (fault.event().fault()) {
 			case RESTART_EMPTY -> send.invoked() < fault.healed();
-			case RESTART_FROM_SNAPSHOT -> send.completed() >= fault.started() && send.invoked() < fault.healed();
+			case RESTART_FROM_SNAPSHOT, FAILOVER_BEHIND ->
+				send.completed() >= fault.started() && send.invoked() < fault.healed();
 			default -> false;
 		});
 	}

@@ -311,7 +311,7 @@ final class RegionChecker {
 			if (fault.event().fault() == Fault.RESTART_EMPTY && op.invoked() <= fault.healed()) {
 				return true;
 			}
-			if (fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT && op.completed() >= fault.started()
+			if (fault.event().fault().keepsWhatCameBefore() && op.completed() >= fault.started()
 					&& (op.invoked() <= fault.healed() || clockBehind(node, fault))) {
 				return true;
 			}
