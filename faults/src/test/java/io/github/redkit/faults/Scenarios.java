@@ -8,7 +8,8 @@ import java.util.function.Supplier;
  */
 final class Scenarios {
 
-	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new);
+	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new, ConcurrencyLimitScenario::new,
+			LockScenario::new);
 
 	private Scenarios() {
 	}
