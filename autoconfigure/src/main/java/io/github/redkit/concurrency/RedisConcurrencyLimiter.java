@@ -220,9 +220,9 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		}
 		count(limitName, ConcurrencyMeters.ACQUIRED);
 		RedisConcurrencyPermit permit = new RedisConcurrencyPermit(this.scripts, this.metrics, limitName, redisKey, id,
-				reply[1], Math.max(policy.limit() - reply[1], 0), sent);
-		permit.renewedBy(this.renewer.start(policy.lease(), () -> this.scripts.renewAsync(redisKey, id, policy.lease()),
-				permit::markLost));
+				reply[1], Math.max(policy.limit() - reply[1], 0), sent, policy.lease());
+		permit.renewedBy(this.renewer.start(policy.lease(),
+				() -> permit.renew(() -> this.scripts.renewAsync(redisKey, id, policy.lease())), permit::markLost));
 		return Optional.of(permit);
 	}
 

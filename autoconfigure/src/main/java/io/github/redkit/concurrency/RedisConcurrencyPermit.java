@@ -1,7 +1,9 @@
 package io.github.redkit.concurrency;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import io.github.redkit.core.LeaseRenewer;
 import io.github.redkit.core.RedkitMetrics;
@@ -41,12 +43,20 @@ final class RedisConcurrencyPermit implements ConcurrencyPermit {
 
 	private final long acquiredNanos;
 
+	private final long leaseNanos;
+
+	/**
+	 * When the lease ends on this machine's clock: a lease from when the acquire, or the
+	 * last renewal Redis confirmed, was sent (Redis started it later, so it ends later).
+	 */
+	private volatile long leaseEndNanos;
+
 	private final AtomicInteger state = new AtomicInteger(HELD);
 
 	private volatile LeaseRenewer.@Nullable Renewal renewal;
 
 	RedisConcurrencyPermit(ConcurrencyScripts scripts, RedkitMetrics metrics, String limitName, String redisKey,
-			String id, long inFlight, long remaining, long acquiredNanos) {
+			String id, long inFlight, long remaining, long acquiredNanos, Duration lease) {
 		this.scripts = scripts;
 		this.metrics = metrics;
 		this.limitName = limitName;
@@ -55,6 +65,32 @@ final class RedisConcurrencyPermit implements ConcurrencyPermit {
 		this.inFlight = inFlight;
 		this.remaining = remaining;
 		this.acquiredNanos = acquiredNanos;
+		this.leaseNanos = lease.toNanos();
+		this.leaseEndNanos = acquiredNanos + this.leaseNanos;
+	}
+
+	/**
+	 * Renews the lease through {@code extend}, unless it already ran out on this
+	 * machine's clock: renewals that could not reach Redis before the lease ended lose
+	 * the permit, since its place may be someone else's by then.
+	 * @param extend asks Redis to extend the lease
+	 * @return whether the lease was extended
+	 */
+	CompletableFuture<Boolean> renew(Supplier<CompletableFuture<Boolean>> extend) {
+		long sent = System.nanoTime();
+		if (leaseEnded(sent)) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return extend.get().thenApply((extended) -> {
+			if (Boolean.TRUE.equals(extended) && sent + this.leaseNanos - this.leaseEndNanos > 0) {
+				this.leaseEndNanos = sent + this.leaseNanos;
+			}
+			return extended;
+		});
+	}
+
+	private boolean leaseEnded(long now) {
+		return now - this.leaseEndNanos >= 0;
 	}
 
 	void renewedBy(LeaseRenewer.Renewal renewal) {
@@ -86,7 +122,14 @@ final class RedisConcurrencyPermit implements ConcurrencyPermit {
 
 	@Override
 	public boolean isHeld() {
-		return this.state.get() == HELD;
+		if (this.state.get() != HELD) {
+			return false;
+		}
+		if (leaseEnded(System.nanoTime())) {
+			markLost();
+			return false;
+		}
+		return true;
 	}
 
 	/**

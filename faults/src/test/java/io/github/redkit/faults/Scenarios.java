@@ -8,8 +8,9 @@ import java.util.function.Supplier;
  */
 final class Scenarios {
 
-	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new, RegionScenario::new,
-			QueueScenario::new, ControlStateScenario::new, IdempotentStepScenario::new, BudgetScenario::new);
+	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new, ConcurrencyLimitScenario::new,
+			LockScenario::new, IdempotentStepScenario::new, BudgetScenario::new, QueueScenario::new,
+			ControlStateScenario::new, RegionScenario::new);
 
 	private Scenarios() {
 	}

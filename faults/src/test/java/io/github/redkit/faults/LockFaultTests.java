@@ -1,0 +1,29 @@
+package io.github.redkit.faults;
+
+import java.util.List;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Locks under random faults (the CI's seeds), and the checker catching a broken build.
+ */
+class LockFaultTests {
+
+	@ParameterizedTest
+	@ValueSource(longs = { 1, 2 })
+	void fencingTokensAndExclusionHoldUnderTheSeedsFaults(long seed) {
+		Faults.check(LockScenario::new, seed);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = LockScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+	void theCheckerCatchesABrokenBuild(LockScenario.Breakage breakage) {
+		FaultRun.Result result = FaultRun.run(() -> new LockScenario(breakage), new Schedule(7, 3000, List.of()));
+		assertThat(result.violations()).as("violations found in a build broken with %s", breakage).isNotEmpty();
+	}
+
+}
