@@ -63,7 +63,7 @@ final class LockChecker {
 	private static boolean lostDataWithAClockBehind(Op earlier, Op later, List<FaultRecord> faults) {
 		boolean lostData = faults.stream()
 			.anyMatch((fault) -> (fault.event().fault() == Fault.RESTART_EMPTY
-					|| fault.event().fault() == Fault.RESTART_FROM_SNAPSHOT)
+					|| fault.event().fault().keepsWhatCameBefore())
 					&& fault.overlaps(earlier.invoked(), later.completed()));
 		return lostData && clockOffset(faults, later.completed()) < maxClockOffset(faults, earlier.completed());
 	}
