@@ -68,7 +68,7 @@ final class LockAcquisition {
 	Optional<RedisLockHandle> acquire() {
 		long result = attempt(false);
 		if (result <= 0 && remainingNanos() > 0) {
-			LockWaiters.Waiter waiter = this.waiters.subscribe(this.keys.get(0));
+			LockWaiters.Waiter waiter = this.waiters.subscribe(this.keys.get(0), Duration.ofNanos(remainingNanos()));
 			try {
 				// try again once subscribed: a release published before the subscription
 				// would otherwise be missed
@@ -101,7 +101,9 @@ final class LockAcquisition {
 				return CompletableFuture.completedFuture(result);
 			}
 			Executor blocking = RedisScriptRunner.blockingSteps();
-			return CompletableFuture.supplyAsync(() -> this.waiters.subscribe(this.keys.get(0)), blocking)
+			return CompletableFuture
+				.supplyAsync(() -> this.waiters.subscribe(this.keys.get(0), Duration.ofNanos(remainingNanos())),
+						blocking)
 				.thenCompose((waiter) -> waitAsync(waiter).whenCompleteAsync(
 						(acquired, ex) -> this.waiters.unsubscribe(waiter, acquired != null && acquired > 0),
 						blocking));

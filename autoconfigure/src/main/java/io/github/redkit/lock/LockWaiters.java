@@ -8,8 +8,13 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -38,6 +43,11 @@ final class LockWaiters {
 
 	private static final Log logger = LogFactory.getLog(LockWaiters.class);
 
+	/**
+	 * The longest a waiter waits for its subscription to be confirmed before it polls.
+	 */
+	private static final long SUBSCRIBE_WAIT_NANOS = Duration.ofSeconds(1).toNanos();
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
@@ -45,35 +55,71 @@ final class LockWaiters {
 	// not synchronized: a virtual thread must not pin its carrier while (un)subscribing
 	private final ReentrantLock subscriptions = new ReentrantLock();
 
+	// the listener container can wait for Redis without a bound (a subscription that is
+	// never confirmed): every call to it runs on this one thread, in order, never under
+	// the lock above, and a waiter waits for it only briefly
+	private final ExecutorService subscriber = Executors.newSingleThreadExecutor((task) -> {
+		Thread thread = new Thread(task, "redkit-lock-subscriber");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	// when the subscriber began its current call, 0 when idle
+	private volatile long busySince;
+
+	// touched by the subscriber thread only
 	private @Nullable RedisMessageListenerContainer container;
 
 	LockWaiters(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 	}
 
-	Waiter subscribe(String channelName) {
+	/**
+	 * Registers a waiter for a lock and subscribes to its channel when this process does
+	 * not yet; waits for the subscription to be confirmed, so that a release published
+	 * after it wakes the waiter, at most {@code maxWait} and one second, and not at all
+	 * while the subscriber is stuck on an older call: the waiter then polls.
+	 * @param channelName the lock's channel
+	 * @param maxWait how long the waiter may still wait for the lock
+	 * @return the waiter
+	 */
+	Waiter subscribe(String channelName, Duration maxWait) {
 		Waiter waiter = new Waiter(channelName);
+		CompletableFuture<?> subscribed;
 		this.subscriptions.lock();
 		try {
 			Channel channel = this.channels.get(channelName);
 			if (channel == null) {
-				channel = new Channel();
-				this.channels.put(channelName, channel);
-				try {
-					container().addMessageListener(channel, new ChannelTopic(channelName));
-				}
-				catch (RuntimeException ex) {
-					// waiting still works, with the fallback retry only
-					logger.debug("Could not subscribe to lock channel '" + channelName + "'", ex);
-				}
+				Channel created = new Channel();
+				created.subscribed = onSubscriber(() -> add(created, channelName));
+				this.channels.put(channelName, created);
+				channel = created;
 			}
 			channel.waiters.add(waiter);
 			waiter.channelWaiters = channel.waiters;
+			subscribed = channel.subscribed;
 		}
 		finally {
 			this.subscriptions.unlock();
 		}
+		awaitSubscribed(subscribed, maxWait);
 		return waiter;
+	}
+
+	private void awaitSubscribed(CompletableFuture<?> subscribed, Duration maxWait) {
+		long busy = this.busySince;
+		if (busy != 0 && System.nanoTime() - busy > SUBSCRIBE_WAIT_NANOS) {
+			return;
+		}
+		try {
+			subscribed.get(Math.min(maxWait.toNanos(), SUBSCRIBE_WAIT_NANOS), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			// waiting still works, with the fallback retry only
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	void unsubscribe(Waiter waiter, boolean acquired) {
@@ -86,14 +132,7 @@ final class LockWaiters {
 			}
 			if (channel != null && channel.waiters.isEmpty()) {
 				this.channels.remove(waiter.channel);
-				try {
-					if (this.container != null) {
-						this.container.removeMessageListener(channel);
-					}
-				}
-				catch (RuntimeException ex) {
-					logger.debug("Could not unsubscribe from lock channel '" + waiter.channel + "'", ex);
-				}
+				onSubscriber(() -> remove(channel, waiter.channel));
 			}
 		}
 		finally {
@@ -104,6 +143,44 @@ final class LockWaiters {
 	int waiting(String channelName) {
 		Channel channel = this.channels.get(channelName);
 		return (channel != null) ? channel.waiters.size() : 0;
+	}
+
+	private CompletableFuture<@Nullable Void> onSubscriber(Runnable call) {
+		try {
+			return CompletableFuture.runAsync(() -> {
+				this.busySince = System.nanoTime();
+				try {
+					call.run();
+				}
+				finally {
+					this.busySince = 0;
+				}
+			}, this.subscriber);
+		}
+		catch (RejectedExecutionException ex) {
+			// shut down: waiting works with the fallback retry only
+			return CompletableFuture.completedFuture(null);
+		}
+	}
+
+	private void add(Channel channel, String channelName) {
+		try {
+			container().addMessageListener(channel, new ChannelTopic(channelName));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not subscribe to lock channel '" + channelName + "'", ex);
+		}
+	}
+
+	private void remove(Channel channel, String channelName) {
+		try {
+			if (this.container != null) {
+				this.container.removeMessageListener(channel);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not unsubscribe from lock channel '" + channelName + "'", ex);
+		}
 	}
 
 	private RedisMessageListenerContainer container() {
@@ -120,19 +197,30 @@ final class LockWaiters {
 		return this.container;
 	}
 
+	/**
+	 * Stops the container, waiting at most a few seconds for a subscriber that is stuck.
+	 */
 	void shutdown() {
-		this.subscriptions.lock();
+		onSubscriber(() -> {
+			try {
+				if (this.container != null) {
+					this.container.destroy();
+					this.container = null;
+				}
+			}
+			catch (Exception ex) {
+				logger.debug("Could not stop the lock notification container", ex);
+			}
+		});
+		this.subscriber.shutdown();
 		try {
-			if (this.container != null) {
-				this.container.destroy();
-				this.container = null;
+			if (!this.subscriber.awaitTermination(3, TimeUnit.SECONDS)) {
+				this.subscriber.shutdownNow();
+				logger.debug("The lock notification container did not stop within 3 seconds");
 			}
 		}
-		catch (Exception ex) {
-			logger.debug("Could not stop the lock notification container", ex);
-		}
-		finally {
-			this.subscriptions.unlock();
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
@@ -143,6 +231,9 @@ final class LockWaiters {
 
 		// in arrival order: the longest waiting is woken first
 		final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
+
+		// done once Redis confirmed the subscription, or it failed
+		volatile CompletableFuture<?> subscribed = CompletableFuture.completedFuture(null);
 
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
