@@ -63,9 +63,7 @@ final class FaultRun {
 						: movableClocks ? RedisNode.startWithMovableClock().orElseThrow() : RedisNode.start());
 			}
 			rig = new Rig(nodes);
-			for (int i = 0; i < scenario.instances(); i++) {
-				instances.add(startInstance(scenario, scenario.instanceProperties(i, rig)));
-			}
+			instances.addAll(startInstances(scenario, rig));
 			scenario.prepare(instances);
 			History history = new History();
 			Nemesis nemesis = new Nemesis(schedule, rig, history);
@@ -94,6 +92,24 @@ final class FaultRun {
 				nodes.forEach(RedisNode::close);
 			}
 		}
+	}
+
+	/**
+	 * Starts the instances one after another: Spring Boot's logging system is set up per
+	 * application, and two starting at once trip over each other.
+	 */
+	private static List<ConfigurableApplicationContext> startInstances(Scenario scenario, Rig rig) {
+		List<ConfigurableApplicationContext> started = new ArrayList<>();
+		try {
+			for (int i = 0; i < scenario.instances(); i++) {
+				started.add(startInstance(scenario, scenario.instanceProperties(i, rig)));
+			}
+		}
+		catch (RuntimeException ex) {
+			started.forEach(ConfigurableApplicationContext::close);
+			throw ex;
+		}
+		return started;
 	}
 
 	private static ConfigurableApplicationContext startInstance(Scenario scenario, List<String> where) {

@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LockFaultTests {
 
 	@ParameterizedTest
-	@ValueSource(longs = { 1, 2 })
+	@ValueSource(longs = { 8 })
 	void fencingTokensAndExclusionHoldUnderTheSeedsFaults(long seed) {
 		Faults.check(LockScenario::new, seed);
 	}

@@ -82,8 +82,12 @@ final class Nemesis implements Runnable {
 				}
 			}
 			case FAILOVER_BEHIND -> {
-				redis.failOverBehind(lasting);
+				redis.cutReplica();
+				sleep(lasting);
+				redis.promoteReplica();
+				// clients learn the new master before the old one is back as a replica
 				this.rig.retarget(redis);
+				redis.restoreReplica();
 			}
 			case CLOCK_JUMP -> {
 				long offset = this.clockOffsets.merge(redis, event.strength(), Long::sum);

@@ -38,6 +38,9 @@ public final class RedisNode implements AutoCloseable {
 
 	private @Nullable RedisProcess replica;
 
+	// the port of the master a failover killed, 0 before any
+	private int formerMaster;
+
 	private RedisNode(Path binary, Path directory, boolean clockControlled) {
 		this.binary = binary;
 		this.directory = directory;
@@ -162,13 +165,16 @@ public final class RedisNode implements AutoCloseable {
 	 * replica frozen, the master dropping it), the master keeps acknowledging writes for
 	 * {@code behind}, then dies; the replica is promoted and the old master comes back as
 	 * its replica. Clients reach the new master at {@link #port()}, a new port: a test
-	 * points its proxies there ({@link TcpProxy#retarget(int)}).
+	 * points its proxies there ({@link TcpProxy#retarget(int)}), best between
+	 * {@link #promoteReplica()} and {@link #restoreReplica()}, as Sentinel's clients
+	 * learn the new master before the old one is back.
 	 * @param behind how long the master acknowledges writes the replica never receives
 	 */
 	public void failOverBehind(Duration behind) {
 		cutReplica();
 		RedisProcess.sleep(behind.toMillis());
 		promoteReplica();
+		restoreReplica();
 	}
 
 	/**
@@ -183,8 +189,10 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	/**
-	 * Kills the master and promotes the replica cut off by {@link #cutReplica()}; the old
-	 * master comes back, empty, as the new master's replica.
+	 * Kills the master and promotes the replica cut off by {@link #cutReplica()}; until
+	 * {@link #restoreReplica()} the node has no replica, and nothing answers on the old
+	 * master's port, so that clients still pointed there fail rather than read a replica
+	 * that is syncing.
 	 */
 	public synchronized void promoteReplica() {
 		RedisProcess standby = standby();
@@ -193,10 +201,19 @@ public final class RedisNode implements AutoCloseable {
 		try (RespClient client = RespClient.connect(RedisServer.HOST, standby.port(), Duration.ofSeconds(5))) {
 			client.call("REPLICAOF", "NO", "ONE");
 		}
-		int oldPort = this.process.port();
-		delete(this.directory.resolve(dumpFile(oldPort)));
+		this.formerMaster = this.process.port();
+		delete(this.directory.resolve(dumpFile(this.formerMaster)));
 		this.process = standby;
-		startReplicaOn(oldPort);
+		this.replica = null;
+	}
+
+	/**
+	 * Starts the old master again, empty, as the new master's replica, on its old port.
+	 */
+	public synchronized void restoreReplica() {
+		if (this.replica == null && this.formerMaster != 0) {
+			startReplicaOn(this.formerMaster);
+		}
 	}
 
 	private RedisProcess standby() {
