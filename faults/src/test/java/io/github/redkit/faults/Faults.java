@@ -29,8 +29,20 @@ final class Faults {
 	 * @return the run, for a test that looks further
 	 */
 	static FaultRun.Result check(Supplier<? extends Scenario> scenarios, long seed) {
+		return check(scenarios, seed, CI_MILLIS);
+	}
+
+	/**
+	 * Runs one seed of a given length (a soak's seed kept as a test) and fails on any
+	 * violation.
+	 * @param scenarios makes the scenario
+	 * @param seed the seed
+	 * @param millis how long the clients run
+	 * @return the run
+	 */
+	static FaultRun.Result check(Supplier<? extends Scenario> scenarios, long seed, long millis) {
 		Scenario scenario = scenarios.get();
-		Schedule schedule = Schedule.generate(seed, CI_MILLIS, scenario.faults());
+		Schedule schedule = Schedule.generate(seed, millis, scenario.faults());
 		FaultRun.Result result = FaultRun.run(scenarios, schedule);
 		FaultReport.add(result, scenario.guarantee());
 		if (result.failed()) {

@@ -182,7 +182,21 @@ public final class RedisNode implements AutoCloseable {
 	 * acknowledges from now on reaches it.
 	 */
 	public synchronized void cutReplica() {
-		standby().signal("STOP");
+		RedisProcess standby = standby();
+		// what the master acknowledged before the cut reached the replica: replication is
+		// asynchronous, and a write acknowledged a moment before would otherwise be lost
+		// too, beyond what the cut is meant to lose
+		long acknowledged;
+		try (RespClient client = client()) {
+			acknowledged = replicationOffset(client);
+		}
+		long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+		try (RespClient client = RespClient.connect(RedisServer.HOST, standby.port(), Duration.ofSeconds(2))) {
+			while (replicationOffset(client) < acknowledged && System.nanoTime() < deadline) {
+				RedisProcess.sleep(1);
+			}
+		}
+		standby.signal("STOP");
 		try (RespClient client = client()) {
 			client.call("CLIENT", "KILL", "TYPE", "replica");
 		}
@@ -214,6 +228,16 @@ public final class RedisNode implements AutoCloseable {
 		if (this.replica == null && this.formerMaster != 0) {
 			startReplicaOn(this.formerMaster);
 		}
+	}
+
+	private static long replicationOffset(RespClient client) {
+		String info = client.callForString("INFO", "replication");
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("master_repl_offset:")) {
+				return Long.parseLong(line.substring("master_repl_offset:".length()).trim());
+			}
+		}
+		return 0;
 	}
 
 	private RedisProcess standby() {
