@@ -22,7 +22,12 @@ class LockFaultTests {
 	@ParameterizedTest
 	@EnumSource(value = LockScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
 	void theCheckerCatchesABrokenBuild(LockScenario.Breakage breakage) {
-		FaultRun.Result result = FaultRun.run(() -> new LockScenario(breakage), new Schedule(7, 3000, List.of()));
+		// a release that deletes whoever holds shows only when it lands while another
+		// holds: a short run may not see it, three do
+		FaultRun.Result result = null;
+		for (int run = 0; run < 3 && (result == null || result.violations().isEmpty()); run++) {
+			result = FaultRun.run(() -> new LockScenario(breakage), new Schedule(7 + run, 3000, List.of()));
+		}
 		assertThat(result.violations()).as("violations found in a build broken with %s", breakage).isNotEmpty();
 	}
 
