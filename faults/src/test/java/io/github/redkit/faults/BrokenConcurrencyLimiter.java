@@ -1,7 +1,6 @@
 package io.github.redkit.faults;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import java.lang.reflect.Method;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,58 +8,31 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 
-import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.context.EnvironmentAware;
-import org.springframework.core.env.Environment;
-import org.springframework.util.ClassUtils;
-
 /**
  * Breaks the concurrency limiter of an instance on purpose ({@code faults.broken}), so
  * that a test can show the checker catching a broken build.
  */
-class BrokenConcurrencyLimiter implements BeanPostProcessor, EnvironmentAware {
-
-	private ConcurrencyLimitScenario.Breakage breakage = ConcurrencyLimitScenario.Breakage.NONE;
+class BrokenConcurrencyLimiter extends BrokenBuild<ConcurrencyLimitScenario.Breakage> {
 
 	private final AtomicLong answers = new AtomicLong();
 
-	@Override
-	public void setEnvironment(Environment environment) {
-		this.breakage = environment.getProperty("faults.broken", ConcurrencyLimitScenario.Breakage.class,
-				ConcurrencyLimitScenario.Breakage.NONE);
+	BrokenConcurrencyLimiter() {
+		super("faults.broken", ConcurrencyLimitScenario.Breakage.class, ConcurrencyLimiter.class);
 	}
 
 	@Override
-	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		if (this.breakage == ConcurrencyLimitScenario.Breakage.NONE || !(bean instanceof ConcurrencyLimiter)) {
-			return bean;
-		}
-		return Proxy.newProxyInstance(getClass().getClassLoader(), ClassUtils.getAllInterfaces(bean),
-				(proxy, method, args) -> {
-					Object result;
-					try {
-						result = method.invoke(bean, args);
-					}
-					catch (InvocationTargetException ex) {
-						throw ex.getTargetException();
-					}
-					if (result instanceof Optional<?> permit && method.getName().equals("tryAcquire")) {
-						return breakIt(permit);
-					}
-					if (result instanceof CompletableFuture<?> future) {
-						return future
-							.thenApply((value) -> (value instanceof Optional<?> permit) ? breakIt(permit) : value);
-					}
-					return result;
-				});
+	Object call(Object bean, Method method, Object[] args) throws Throwable {
+		Object answer = invoke(bean, method, args);
+		return method.getName().startsWith("tryAcquire")
+				? bend(answer, (value) -> (value instanceof Optional<?> permit) ? breakIt(permit) : value) : answer;
 	}
 
 	private Optional<?> breakIt(Optional<?> answer) {
 		boolean fifth = this.answers.incrementAndGet() % 5 == 0;
-		if (this.breakage == ConcurrencyLimitScenario.Breakage.OVER_ALLOW && answer.isEmpty() && fifth) {
+		if (broken(ConcurrencyLimitScenario.Breakage.OVER_ALLOW) && answer.isEmpty() && fifth) {
 			return Optional.of(new Unlimited());
 		}
-		if (this.breakage == ConcurrencyLimitScenario.Breakage.LEAK && answer.isPresent() && fifth
+		if (broken(ConcurrencyLimitScenario.Breakage.LEAK) && answer.isPresent() && fifth
 				&& answer.get() instanceof ConcurrencyPermit permit) {
 			return Optional.of(new NeverGivenBack(permit));
 		}

@@ -232,7 +232,9 @@ class ConcurrencyLimitScenario implements Scenario {
 			.filter((op) -> op.action().startsWith("hold-"))
 			.collect(Collectors.groupingBy(Op::key));
 		holdsByKey.forEach((key, holds) -> {
-			for (List<Op> view : Epochs.views(holds, history.forgetting())) {
+			// a permit's lease lives on Redis' memory and clock from its acquisition
+			for (List<Op> view : Epochs.views(holds, history.forgetting(),
+					(hold) -> ((Visits.Visit) hold.value()).acquireInvoked)) {
 				checkPlaces(key, view, violations);
 			}
 		});

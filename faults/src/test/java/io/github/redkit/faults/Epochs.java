@@ -3,6 +3,7 @@ package io.github.redkit.faults;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * Splits a history at the faults that made Redis forget or moved its clock, into the
@@ -18,6 +19,18 @@ final class Epochs {
 	}
 
 	static List<List<Op>> views(List<Op> ops, List<FaultRecord> forgetting) {
+		return views(ops, forgetting, Op::invoked);
+	}
+
+	/**
+	 * The views, an operation belonging to one by when it began to act on Redis (a hold
+	 * by its acquisition, whose lease lives on Redis' memory and clock from then).
+	 * @param ops the operations
+	 * @param forgetting the faults that made Redis forget or moved its clock
+	 * @param began when an operation began to act on Redis
+	 * @return the views
+	 */
+	static List<List<Op>> views(List<Op> ops, List<FaultRecord> forgetting, ToLongFunction<Op> began) {
 		List<FaultRecord> faults = new ArrayList<>(forgetting);
 		faults.sort(Comparator.comparingLong(FaultRecord::started));
 		List<List<Op>> views = new ArrayList<>();
@@ -26,7 +39,7 @@ final class Epochs {
 		for (FaultRecord fault : faults) {
 			long forgetFrom = forgetsFrom(fault);
 			for (Op op : ops) {
-				if (op.invoked() > segmentStart && op.completed() < forgetFrom) {
+				if (began.applyAsLong(op) > segmentStart && op.completed() < forgetFrom) {
 					memory.add(op);
 				}
 			}
@@ -40,7 +53,7 @@ final class Epochs {
 			segmentStart = fault.healed();
 		}
 		for (Op op : ops) {
-			if (op.invoked() > segmentStart) {
+			if (began.applyAsLong(op) > segmentStart) {
 				memory.add(op);
 			}
 		}

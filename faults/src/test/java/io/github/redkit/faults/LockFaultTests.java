@@ -2,7 +2,6 @@ package io.github.redkit.faults;
 
 import java.util.List;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -22,13 +21,14 @@ class LockFaultTests {
 	}
 
 	/**
-	 * Seed 8 (a clock step back of 4 s, then a failover to a replica behind): once two
-	 * holders of one token, allowed by the docs; once two holders that both knew they
-	 * held {@code k1}, not yet explained. Kept, disabled, until it is.
+	 * Seed 8 once showed two holders of {@code k1} that both knew they held it: one whose
+	 * lease was set just before a clock step forward (so it ran out at once) had entered
+	 * just after the step, and the checker judged it as a holder of the new epoch; it is
+	 * now placed by its acquisition, as the docs' "a holder across a clock step is not
+	 * judged" says. Kept: it fails about one run in six with the old checker.
 	 */
 	@Test
-	@Disabled("open: two holders that both knew they held a lock after a clock step back and a failover")
-	void seed8AClockStepBackThenAFailoverToAReplicaBehind() {
+	void seed8AHolderWhoseLeaseWasSetJustBeforeAClockStepForward() {
 		Faults.check(LockScenario::new, 8);
 	}
 
@@ -36,10 +36,11 @@ class LockFaultTests {
 	@EnumSource(value = LockScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
 	void theCheckerCatchesABrokenBuild(LockScenario.Breakage breakage) {
 		// a release that deletes whoever holds shows only when it lands while another
-		// holds: a short run may not see it, three do
+		// holder still holds and a third acquires: about half of 3 s runs see it (CI's
+		// three in a row saw none), so up to six of 5 s
 		FaultRun.Result result = null;
-		for (int run = 0; run < 3 && (result == null || result.violations().isEmpty()); run++) {
-			result = FaultRun.run(() -> new LockScenario(breakage), new Schedule(7 + run, 3000, List.of()));
+		for (int run = 0; run < 6 && (result == null || result.violations().isEmpty()); run++) {
+			result = FaultRun.run(() -> new LockScenario(breakage), new Schedule(7 + run, 5000, List.of()));
 		}
 		assertThat(result.violations()).as("violations found in a build broken with %s", breakage).isNotEmpty();
 	}
