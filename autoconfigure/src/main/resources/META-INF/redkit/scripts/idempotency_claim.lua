@@ -46,6 +46,11 @@ if mine then
   if string.sub(mine, 1, 1) == 'd' then
     return {'DUPLICATE', redis.call('HGET', KEYS[2], step) or false, doneList, liveList}
   end
+  if string.match(mine, '^p|%d+|%d+|([^|]*)|') == ARGV[4] then
+    -- this very claim, delivered again (its reply was lost and the client sent the call
+    -- again on a new connection): it holds the step, with the lease the first delivery set
+    return {'CLAIMED', false, doneList, liveList}
+  end
   return {'IN_PROGRESS', false, doneList, liveList}
 end
 

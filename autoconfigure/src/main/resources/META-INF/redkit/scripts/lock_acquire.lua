@@ -25,6 +25,15 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   end
   return fence
 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  -- this very acquisition, delivered again (its reply was lost and the client sent the call
+  -- again on a new connection): it holds the lock, with the lease the first delivery set and
+  -- the token it was handed, the last one (nobody else acquired since)
+  local last = redis.call('GET', KEYS[2])
+  if last then
+    return tonumber(last)
+  end
+end
 local remaining = redis.call('PTTL', KEYS[1])
 if remaining < 0 then
   remaining = 0

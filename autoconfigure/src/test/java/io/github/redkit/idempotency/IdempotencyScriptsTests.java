@@ -76,6 +76,18 @@ class IdempotencyScriptsTests {
 	}
 
 	@Test
+	void aClaimDeliveredTwiceIsGrantedAgainAndAnotherClaimIsStillRefused() {
+		// the first reply was lost and the client sent the same call again (a reconnect
+		// replays what was not answered): the step is held by this very claim
+		assertThat(this.runner.execute(CLAIM, this.steps, "ship", "60000", "30000", "t1", "").get(0))
+			.isEqualTo("CLAIMED");
+		assertThat(this.runner.execute(CLAIM, this.steps, "ship", "60000", "30000", "t1", "").get(0))
+			.isEqualTo("CLAIMED");
+		assertThat(this.runner.execute(CLAIM, this.steps, "ship", "60000", "30000", "t2", "").get(0))
+			.isEqualTo("IN_PROGRESS");
+	}
+
+	@Test
 	void aRetriedCompletionFindsItsOwnClaimsRecordAndAnotherClaimIsStillRefused() {
 		assertThat(this.runner.execute(CLAIM, this.steps, "pay", "60000", "30000", "t", "print")).first()
 			.isEqualTo("CLAIMED");

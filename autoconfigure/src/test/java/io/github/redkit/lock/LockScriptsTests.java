@@ -66,6 +66,16 @@ class LockScriptsTests {
 	}
 
 	@Test
+	void anAcquireDeliveredTwiceIsGrantedAgainWithItsFencingTokenAndAnotherStillWaits() {
+		// the first reply was lost and the client sent the same call again (a reconnect
+		// replays what was not answered): the lock is held by this very acquisition
+		long fence = acquire("a", 10_000, 0);
+		assertThat(acquire("a", 10_000, 0)).isEqualTo(fence);
+		assertThat(acquire("b", 10_000, 0)).isNegative();
+		assertThat(acquire("a", 10_000, 0)).as("no new token: nobody else held it").isEqualTo(fence);
+	}
+
+	@Test
 	void aHeldLockAnswersMinusItsRemainingLeaseAndFlagsWaitersOnlyWhenAsked() {
 		acquire("a", 10_000, 0);
 		long refused = acquire("b", 10_000, 0);

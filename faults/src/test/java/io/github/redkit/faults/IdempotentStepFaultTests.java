@@ -2,6 +2,7 @@ package io.github.redkit.faults;
 
 import java.util.List;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,6 +19,18 @@ class IdempotentStepFaultTests {
 	@ValueSource(longs = { 8 })
 	void everyStepHoldsUnderTheSeedsFaults(long seed) {
 		Faults.check(IdempotentStepScenario::new, seed);
+	}
+
+	/**
+	 * The soak's seed where a claim answered {@code IN_PROGRESS} though no other claim
+	 * could hold the step: a link's connections were cut while the claim was in flight,
+	 * its first delivery took the step and its reply was lost, and the client sent it
+	 * again, which found the step held (by this very claim). A claim delivered again now
+	 * gets {@code CLAIMED} ({@code IdempotencyScriptsTests}).
+	 */
+	@Test
+	void aClaimDeliveredAgainAfterACutIsGrantedNotRefused() {
+		Faults.check(IdempotentStepScenario::new, 4204995183281130594L, 10_000);
 	}
 
 	@ParameterizedTest
