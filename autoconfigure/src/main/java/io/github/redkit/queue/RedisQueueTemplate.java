@@ -133,9 +133,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	public void send(String queue, Object payload) {
 		Map<String, String> headers = new LinkedHashMap<>();
 		this.observations.observe(sending(queue, headers), () -> {
-			// one RPUSH (a contract QueueTemplateTests holds); the reactive face sends
-			// the
-			// same element with the same command, inside a script on the async connection
+			// one RPUSH (a contract QueueTemplateTests holds); the reactive face
+			// sends the same element with the same command, inside a script on
+			// the async connection
 			this.redis.opsForList().rightPush(keys(queue).ready(), element(payload, headers));
 			return queue;
 		}, SENT);
