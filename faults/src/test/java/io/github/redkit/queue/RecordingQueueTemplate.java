@@ -13,6 +13,7 @@ import java.util.function.Function;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -49,7 +50,8 @@ public class RecordingQueueTemplate extends RedisQueueTemplate {
 	public RecordingQueueTemplate(RedisQueueTemplate original, RedkitMetrics metrics, Observer observer, int dropEvery,
 			boolean fakeExtends) {
 		super(field(original, "runner", RedisScriptRunner.class), field(original, "keyspace", RedisKeyspace.class),
-				field(original, "json", JsonMapper.class), field(original, "settings", Function.class), metrics);
+				field(original, "json", JsonMapper.class), field(original, "settings", Function.class), metrics,
+				RedkitObservations.NONE);
 		this.observer = observer;
 		this.dropEvery = dropEvery;
 		this.fakeExtends = fakeExtends;
