@@ -2,20 +2,25 @@ package io.github.redkit.autoconfigure.pubsub;
 
 import java.util.List;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.pubsub.ChannelPublisher;
+import io.github.redkit.pubsub.ControlState;
 import io.github.redkit.pubsub.ControlStateHealthIndicator;
 import io.github.redkit.pubsub.ControlStateListener;
 import io.github.redkit.pubsub.ControlStateSubscription;
 import io.github.redkit.pubsub.JsonChannelPublisher;
 import io.github.redkit.pubsub.RedisControlState;
+import io.github.redkit.pubsub.actuate.ControlEndpointSection;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -101,6 +106,23 @@ public final class RedkitPubSubAutoConfiguration {
 		@ConditionalOnBean(ControlStateListener.class)
 		ControlStateHealthIndicator redkitControlStateHealthIndicator(ControlStateSubscription subscription) {
 			return new ControlStateHealthIndicator(subscription);
+		}
+
+	}
+
+	// the capability's section of the redkit endpoint, when the endpoint is available
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
+	@EnableConfigurationProperties(RedkitEndpointProperties.class)
+	static final class ControlEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ControlEndpointSection redkitControlEndpointSection(ControlState controlState, RedisScriptRunner runner,
+				RedisKeyspace keyspace, RedkitEndpointProperties endpoint) {
+			return new ControlEndpointSection(controlState, runner.connectionFactory(), keyspace,
+					endpoint.toSettings());
 		}
 
 	}

@@ -2,9 +2,11 @@ package io.github.redkit.autoconfigure.ratelimit;
 
 import java.util.Set;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -17,14 +19,17 @@ import io.github.redkit.ratelimit.RateLimitedInterceptor;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
-import io.github.redkit.region.RegionOutbox;
+import io.github.redkit.ratelimit.actuate.GlobalRateLimitCounters;
+import io.github.redkit.ratelimit.actuate.RateLimitEndpointSection;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitExchangeHeaders;
-import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
 import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
+import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
+import io.github.redkit.region.RegionOutbox;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -161,6 +166,23 @@ public final class RateLimitAutoConfiguration {
 					codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters());
 			filter.setOrder(properties.getWeb().getOrder());
 			return filter;
+		}
+
+	}
+
+	// the capability's section of the redkit endpoint, when the endpoint is available
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
+	@EnableConfigurationProperties(RedkitEndpointProperties.class)
+	static final class RateLimitEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitEndpointSection redkitRateLimitEndpointSection(RateLimiter rateLimiter, RateLimitProperties properties,
+				RedisScriptRunner runner, RedisKeyspace keyspace, ObjectProvider<GlobalRateLimitCounters> global) {
+			return new RateLimitEndpointSection(rateLimiter, properties.getLimits().keySet(),
+					runner.connectionFactory(), keyspace, global.getIfUnique());
 		}
 
 	}
