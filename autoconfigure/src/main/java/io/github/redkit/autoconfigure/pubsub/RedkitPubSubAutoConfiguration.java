@@ -10,7 +10,6 @@ import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.pubsub.ChannelPublisher;
-import io.github.redkit.pubsub.ControlState;
 import io.github.redkit.pubsub.ControlStateHealthIndicator;
 import io.github.redkit.pubsub.ControlStateListener;
 import io.github.redkit.pubsub.ControlStateSubscription;
@@ -119,7 +118,10 @@ public final class RedkitPubSubAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ControlEndpointSection redkitControlEndpointSection(ControlState controlState, RedisScriptRunner runner,
+		// the section lists the groups by the keys RedisControlState writes: it reads
+		// them
+		// through Redkit's own, whatever other ControlState the application has
+		ControlEndpointSection redkitControlEndpointSection(RedisControlState controlState, RedisScriptRunner runner,
 				RedisKeyspace keyspace, RedkitEndpointProperties endpoint) {
 			return new ControlEndpointSection(controlState, runner.connectionFactory(), keyspace,
 					endpoint.toSettings());
