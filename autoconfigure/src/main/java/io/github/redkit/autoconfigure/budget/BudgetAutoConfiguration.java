@@ -3,7 +3,6 @@ package io.github.redkit.autoconfigure.budget;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.DefaultReactiveBudgets;
 import io.github.redkit.budget.ReactiveBudgets;
@@ -62,7 +61,6 @@ public final class BudgetAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
-	@EnableConfigurationProperties(RedkitEndpointProperties.class)
 	static final class BudgetEndpointConfiguration {
 
 		@Bean

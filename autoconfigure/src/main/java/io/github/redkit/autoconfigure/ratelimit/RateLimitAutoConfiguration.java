@@ -6,7 +6,6 @@ import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -21,11 +20,11 @@ import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
 import io.github.redkit.ratelimit.actuate.GlobalRateLimitCounters;
 import io.github.redkit.ratelimit.actuate.RateLimitEndpointSection;
+import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitExchangeHeaders;
-import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
 import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
-import io.github.redkit.region.RegionOutbox;
+import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -174,7 +173,6 @@ public final class RateLimitAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
-	@EnableConfigurationProperties(RedkitEndpointProperties.class)
 	static final class RateLimitEndpointConfiguration {
 
 		@Bean
