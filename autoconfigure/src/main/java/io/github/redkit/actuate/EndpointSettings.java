@@ -35,7 +35,7 @@ public record EndpointSettings(boolean showPayloads, Duration scanTimeout, int s
 	 * @param fallback the size when none was asked for
 	 * @return the size to use
 	 */
-	int pageSize(@Nullable Integer asked, int fallback) {
+	public int pageSize(@Nullable Integer asked, int fallback) {
 		return Math.max(1, Math.min((asked != null) ? asked : fallback, this.maxPageSize));
 	}
 

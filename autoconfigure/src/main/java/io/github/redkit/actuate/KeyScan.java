@@ -36,7 +36,7 @@ import org.springframework.data.redis.connection.RedisConnection;
  * unchanged). The cursor is {@code [<master index>:]<SCAN cursor>[.<last key>]} (the key
  * in unpadded Base64URL); {@code 0} starts and, returned, means done.
  */
-final class KeyScan {
+public final class KeyScan {
 
 	private static final String DONE = "0";
 
@@ -49,9 +49,13 @@ final class KeyScan {
 	 * @param keys the keys, at most the page's size
 	 * @param cursor the cursor of the next page, {@code 0} when done
 	 */
-	record Page(List<String> keys, String cursor) {
+	public record Page(List<String> keys, String cursor) {
 
-		boolean complete() {
+		/**
+		 * Whether the walk is done.
+		 * @return {@code true} when the cursor is {@code 0}
+		 */
+		public boolean complete() {
 			return DONE.equals(this.cursor);
 		}
 
@@ -70,8 +74,8 @@ final class KeyScan {
 	 * @throws InvalidEndpointRequestException when the cursor is not one a page handed
 	 * out
 	 */
-	static Page scan(RedisConnection connection, @Nullable String cursor, String match, EndpointSettings settings,
-			int wanted, Predicate<String> accept) {
+	public static Page scan(RedisConnection connection, @Nullable String cursor, String match,
+			EndpointSettings settings, int wanted, Predicate<String> accept) {
 		long deadline = System.nanoTime() + settings.scanTimeout().toNanos();
 		ScanArgs args = new ScanArgs().match(match.getBytes(StandardCharsets.UTF_8)).limit(settings.scanCount());
 		Object nativeConnection = connection.getNativeConnection();
@@ -227,9 +231,13 @@ final class KeyScan {
 		}
 	}
 
-	// a key part as the application passed it, so that it can be acted on by it; a
-	// hashed part (# and its SHA-256) cannot be reversed and is shown as it is
-	static String unescape(String part) {
+	/**
+	 * A key part as the application passed it, so that it can be acted on by it; a hashed
+	 * part ({@code #} and its SHA-256) cannot be reversed and is returned as it is.
+	 * @param part a part as {@code RedisKeyspace} stored it
+	 * @return the part before escaping
+	 */
+	public static String unescape(String part) {
 		if (part.startsWith("#") || part.indexOf('%') < 0) {
 			return part;
 		}
@@ -247,7 +255,12 @@ final class KeyScan {
 		return bytes.toString(StandardCharsets.UTF_8);
 	}
 
-	static String escapeGlob(String text) {
+	/**
+	 * Escapes the glob characters of a {@code SCAN ... MATCH} pattern.
+	 * @param text literal text
+	 * @return the text, matching only itself
+	 */
+	public static String escapeGlob(String text) {
 		StringBuilder escaped = new StringBuilder();
 		for (char c : text.toCharArray()) {
 			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {

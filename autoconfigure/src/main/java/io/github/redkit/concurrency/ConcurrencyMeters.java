@@ -7,13 +7,13 @@ import io.github.redkit.core.RedkitMeter;
  * {@link io.github.redkit.core.RedkitMetrics}. Tags: {@code limit} (the limit's name,
  * never a key) and {@code outcome}.
  */
-final class ConcurrencyMeters {
+public final class ConcurrencyMeters {
 
 	/**
 	 * Permits; tag {@code outcome}: acquired, refused, failed-open, failed-closed, or
 	 * lost (a held permit whose lease ended before it was given back).
 	 */
-	static final RedkitMeter PERMITS = RedkitMeter.counter("redkit.concurrency.permits",
+	public static final RedkitMeter PERMITS = RedkitMeter.counter("redkit.concurrency.permits",
 			"Concurrency-limit permits by outcome");
 
 	/** How long acquired permits were held. */

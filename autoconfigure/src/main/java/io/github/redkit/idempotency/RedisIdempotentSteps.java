@@ -306,7 +306,18 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	private List<String> keys(String operation) {
 		Assert.hasText(operation, "Operation must not be empty");
-		RedisKeyspace.Key key = this.keyspace.key("idempotency").tag(operation);
+		return keys(this.keyspace, operation);
+	}
+
+	/**
+	 * The keys of an operation's recorded steps, in one hash tag: its state hash (each
+	 * step's state, and a claim's lease and token) and its results hash.
+	 * @param keyspace the keyspace
+	 * @param operation the operation, as the application names it
+	 * @return the state hash's and the results hash's keys
+	 */
+	public static List<String> keys(RedisKeyspace keyspace, String operation) {
+		RedisKeyspace.Key key = keyspace.key("idempotency").tag(operation);
 		return List.of(key.part("state").build(), key.part("results").build());
 	}
 

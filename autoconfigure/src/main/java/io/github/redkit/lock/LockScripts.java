@@ -29,6 +29,10 @@ final class LockScripts {
 
 	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class);
 
+	private static final String FENCE = ":fence";
+
+	private static final String WAITERS = ":waiters";
+
 	/** The fencing counter outlives the lock by at least this much. */
 	static final Duration FENCE_TTL = Duration.ofHours(1);
 
@@ -53,8 +57,20 @@ final class LockScripts {
 	 * flag that tells a release to publish; one hash tag, one slot.
 	 */
 	List<String> redisKeys(String key) {
-		RedisKeyspace.Key lock = this.keyspace.key("lock").tag(key);
-		return List.of(lock.build(), lock.part("fence").build(), lock.part("waiters").build());
+		return storedKeys(this.keyspace.key("lock").tag(key).build());
+	}
+
+	/**
+	 * The keys of a lock from its stored key: the lock, its fencing counter and its
+	 * waiters' flag.
+	 */
+	static List<String> storedKeys(String lock) {
+		return List.of(lock, lock + FENCE, lock + WAITERS);
+	}
+
+	/** Where every lock's stored key starts, before its hash tag. */
+	String prefix() {
+		return this.keyspace.key("lock").build() + ":";
 	}
 
 	static String newToken() {
@@ -138,6 +154,16 @@ final class LockScripts {
 	CompletableFuture<Boolean> releaseAsync(List<String> keys, String token) {
 		return this.runner.executeAsync(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), token)
 			.thenApply((released) -> released == 1);
+	}
+
+	/**
+	 * Releases a lock whoever holds it, and wakes its waiters (an operator's forced
+	 * release): the release script without its token check.
+	 * @return {@code true} when the lock was held
+	 * @throws DataAccessException when Redis cannot be reached in time
+	 */
+	boolean forceRelease(List<String> keys) {
+		return this.runner.execute(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), "", "force") == 1;
 	}
 
 	/**

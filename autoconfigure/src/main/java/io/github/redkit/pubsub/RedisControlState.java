@@ -20,6 +20,13 @@ import org.springframework.util.Assert;
  */
 public class RedisControlState implements ControlState {
 
+	/** Where a group's version counter ends, after the group. */
+	public static final String VERSION_KEY_SUFFIX = "}:version";
+
+	private static final String CAPABILITY = "pubsub";
+
+	private static final String CONTROL = "control";
+
 	private static final LuaScript<Long> SET = LuaScript.load("pubsub_control_set", Long.class);
 
 	private static final LuaScript<List> READ = LuaScript.load("pubsub_control_read", List.class);
@@ -101,8 +108,20 @@ public class RedisControlState implements ControlState {
 		return acks;
 	}
 
+	/**
+	 * Where the version counters of every control group start, for tools that list the
+	 * groups: a group's counter is this prefix, the group (escaped), then
+	 * {@link #VERSION_KEY_SUFFIX}, as {@link #set} writes it
+	 * ({@code <prefix>:pubsub:{control:<group>}:version}).
+	 * @param keyspace the keyspace
+	 * @return the prefix
+	 */
+	public static String versionKeyPrefix(RedisKeyspace keyspace) {
+		return keyspace.key(CAPABILITY).build() + ":{" + CONTROL + ":";
+	}
+
 	private List<String> keys(String group, String first, String second) {
-		RedisKeyspace.Key tagged = this.keyspace.key("pubsub").tag("control", group);
+		RedisKeyspace.Key tagged = this.keyspace.key(CAPABILITY).tag(CONTROL, group);
 		return List.of(tagged.part(first).build(), tagged.part(second).build());
 	}
 

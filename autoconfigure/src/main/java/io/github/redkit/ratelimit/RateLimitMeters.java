@@ -7,10 +7,11 @@ import io.github.redkit.core.RedkitMeter;
  * {@link io.github.redkit.core.RedkitMetrics}. Tags: {@code limit} (the limit's name,
  * never a key) and {@code outcome}.
  */
-final class RateLimitMeters {
+public final class RateLimitMeters {
 
 	/** Decisions; tag {@code outcome}: allowed, denied, failed-open or failed-closed. */
-	static final RedkitMeter DECISIONS = RedkitMeter.counter("redkit.ratelimit.decisions", "Rate-limit decisions");
+	public static final RedkitMeter DECISIONS = RedkitMeter.counter("redkit.ratelimit.decisions",
+			"Rate-limit decisions");
 
 	/** Time to decide. */
 	static final RedkitMeter DURATION = RedkitMeter.timer("redkit.ratelimit.duration",
@@ -27,13 +28,17 @@ final class RateLimitMeters {
 
 	static final String FAILED = "failed";
 
-	static final String ALLOWED = "allowed";
+	/** An outcome of {@link #DECISIONS}. */
+	public static final String ALLOWED = "allowed";
 
-	static final String DENIED = "denied";
+	/** An outcome of {@link #DECISIONS}. */
+	public static final String DENIED = "denied";
 
-	static final String FAILED_OPEN = "failed-open";
+	/** An outcome of {@link #DECISIONS}. */
+	public static final String FAILED_OPEN = "failed-open";
 
-	static final String FAILED_CLOSED = "failed-closed";
+	/** An outcome of {@link #DECISIONS}. */
+	public static final String FAILED_CLOSED = "failed-closed";
 
 	private RateLimitMeters() {
 	}

@@ -1,20 +1,24 @@
 package io.github.redkit.autoconfigure.budget;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.DefaultReactiveBudgets;
 import io.github.redkit.budget.ReactiveBudgets;
 import io.github.redkit.budget.RedisBudgets;
+import io.github.redkit.budget.actuate.BudgetEndpointSection;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -47,6 +51,20 @@ public final class BudgetAutoConfiguration {
 		@ConditionalOnMissingBean
 		ReactiveBudgets redkitReactiveBudgets(Budgets budgets) {
 			return new DefaultReactiveBudgets(budgets);
+		}
+
+	}
+
+	// the capability's section of the redkit endpoint, when the endpoint is available
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
+	static final class BudgetEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		BudgetEndpointSection redkitBudgetEndpointSection(Budgets budgets) {
+			return new BudgetEndpointSection(budgets);
 		}
 
 	}

@@ -1,8 +1,10 @@
 package io.github.redkit.autoconfigure.idempotency;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -16,11 +18,13 @@ import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
 import io.github.redkit.idempotency.RedisIdempotentSteps;
 import io.github.redkit.idempotency.StepResults;
+import io.github.redkit.idempotency.actuate.StepEndpointSection;
 import io.github.redkit.idempotency.web.IdempotencyExceptionHandler;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -102,6 +106,22 @@ public final class IdempotencyAutoConfiguration {
 		@ConditionalOnMissingBean
 		IdempotencyExceptionHandler redkitIdempotencyExceptionHandler() {
 			return new IdempotencyExceptionHandler();
+		}
+
+	}
+
+	// the capability's section of the redkit endpoint, when the endpoint is available
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
+	@EnableConfigurationProperties(RedkitEndpointProperties.class)
+	static final class StepEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		StepEndpointSection redkitStepEndpointSection(RedisScriptRunner runner, RedisKeyspace keyspace,
+				RedkitEndpointProperties endpoint) {
+			return new StepEndpointSection(runner, keyspace, endpoint.toSettings());
 		}
 
 	}

@@ -2,9 +2,11 @@ package io.github.redkit.autoconfigure.lock;
 
 import java.time.Duration;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -12,16 +14,19 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.lock.DefaultReactiveDistributedLocks;
 import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.lock.HeldLocks;
 import io.github.redkit.lock.LockAdvisor;
 import io.github.redkit.lock.LockInterceptor;
 import io.github.redkit.lock.LockListener;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.ReactiveDistributedLocks;
 import io.github.redkit.lock.RedisDistributedLocks;
+import io.github.redkit.lock.actuate.LockEndpointSection;
 import io.github.redkit.lock.web.LockExceptionHandler;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -89,6 +94,23 @@ public final class LockAutoConfiguration {
 		@ConditionalOnMissingBean
 		LockExceptionHandler redkitLockExceptionHandler() {
 			return new LockExceptionHandler();
+		}
+
+	}
+
+	// the capability's section of the redkit endpoint, when the endpoint is available
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
+	@EnableConfigurationProperties(RedkitEndpointProperties.class)
+	static final class LockEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		LockEndpointSection redkitLockEndpointSection(RedisScriptRunner runner, RedisKeyspace keyspace,
+				LockProperties properties, RedkitEndpointProperties endpoint) {
+			HeldLocks locks = new HeldLocks(runner, keyspace, properties.getRedisTimeout());
+			return new LockEndpointSection(locks, runner, endpoint.toSettings());
 		}
 
 	}

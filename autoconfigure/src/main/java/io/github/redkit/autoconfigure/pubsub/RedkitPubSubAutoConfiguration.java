@@ -2,7 +2,9 @@ package io.github.redkit.autoconfigure.pubsub;
 
 import java.util.List;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
@@ -13,9 +15,11 @@ import io.github.redkit.pubsub.ControlStateListener;
 import io.github.redkit.pubsub.ControlStateSubscription;
 import io.github.redkit.pubsub.JsonChannelPublisher;
 import io.github.redkit.pubsub.RedisControlState;
+import io.github.redkit.pubsub.actuate.ControlEndpointSection;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -99,6 +103,26 @@ public final class RedkitPubSubAutoConfiguration {
 		@ConditionalOnBean(ControlStateListener.class)
 		ControlStateHealthIndicator redkitControlStateHealthIndicator(ControlStateSubscription subscription) {
 			return new ControlStateHealthIndicator(subscription);
+		}
+
+	}
+
+	// the capability's section of the redkit endpoint, when the endpoint is available
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
+	@EnableConfigurationProperties(RedkitEndpointProperties.class)
+	static final class ControlEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		// the section lists the groups by the keys RedisControlState writes: it reads
+		// them
+		// through Redkit's own, whatever other ControlState the application has
+		ControlEndpointSection redkitControlEndpointSection(RedisControlState controlState, RedisScriptRunner runner,
+				RedisKeyspace keyspace, RedkitEndpointProperties endpoint) {
+			return new ControlEndpointSection(controlState, runner.connectionFactory(), keyspace,
+					endpoint.toSettings());
 		}
 
 	}

@@ -3,8 +3,10 @@ package io.github.redkit.autoconfigure.queue;
 import java.time.Duration;
 import java.util.function.Function;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
@@ -18,10 +20,12 @@ import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
 import io.github.redkit.queue.RedisQueueTemplate;
+import io.github.redkit.queue.actuate.QueueEndpointSection;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -120,6 +124,23 @@ public final class QueueAutoConfiguration {
 		QueueGauges gauges = new QueueGauges(template, properties.getQueues().keySet());
 		gauges.bindTo(metrics);
 		return gauges;
+	}
+
+	// the capability's section of the redkit endpoint, when the endpoint is available
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
+	@EnableConfigurationProperties(RedkitEndpointProperties.class)
+	static final class QueueEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		QueueEndpointSection redkitQueueEndpointSection(QueueTemplate template, QueueProperties properties,
+				RedisScriptRunner runner, RedisKeyspace keyspace, RedkitEndpointProperties endpoint) {
+			return new QueueEndpointSection(template, properties.getQueues().keySet(), runner.connectionFactory(),
+					keyspace, endpoint.toSettings());
+		}
+
 	}
 
 }

@@ -2,6 +2,7 @@ package io.github.redkit.autoconfigure.ratelimit;
 
 import java.util.Set;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
@@ -18,6 +19,8 @@ import io.github.redkit.ratelimit.RateLimitedInterceptor;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
+import io.github.redkit.ratelimit.actuate.GlobalRateLimitCounters;
+import io.github.redkit.ratelimit.actuate.RateLimitEndpointSection;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitExchangeHeaders;
 import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
@@ -26,6 +29,7 @@ import io.github.redkit.region.RegionOutbox;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -160,6 +164,22 @@ public final class RateLimitAutoConfiguration {
 				ObjectProvider<ServerCodecConfigurer> codecs) {
 			return new RateLimitRouteFilter(rateLimiter, RateLimitRoutesMapper.routes(properties),
 					codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters(), properties.getWeb().getOrder());
+		}
+
+	}
+
+	// the capability's section of the redkit endpoint, when the endpoint is available
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
+	static final class RateLimitEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitEndpointSection redkitRateLimitEndpointSection(RateLimiter rateLimiter, RateLimitProperties properties,
+				RedisScriptRunner runner, RedisKeyspace keyspace, ObjectProvider<GlobalRateLimitCounters> global) {
+			return new RateLimitEndpointSection(rateLimiter, properties.getLimits().keySet(),
+					runner.connectionFactory(), keyspace, global.getIfUnique());
 		}
 
 	}

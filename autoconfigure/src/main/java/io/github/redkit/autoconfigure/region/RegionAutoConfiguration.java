@@ -1,24 +1,31 @@
 package io.github.redkit.autoconfigure.region;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
+import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitProperties;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.region.RedisRegionalBudgets;
 import io.github.redkit.region.RedisRegionalCounters;
 import io.github.redkit.region.RegionHealthIndicator;
-import io.github.redkit.region.actuate.RegionEndpointSection;
 import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.region.RegionReplicator;
 import io.github.redkit.region.RegionReplicators;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
+import io.github.redkit.region.actuate.GlobalRateLimitEndpointCounters;
+import io.github.redkit.region.actuate.RegionEndpointSection;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -113,12 +120,29 @@ public final class RegionAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(RedkitEndpoint.class)
 	static class RegionEndpointConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
 		RegionEndpointSection redkitRegionsEndpointSection(RegionReplicators replicators, RegionProperties properties) {
 			return new RegionEndpointSection(Objects.requireNonNull(properties.getLocal()), replicators);
+		}
+
+		// the rate-limit section reads and resets the limits marked global where they
+		// count: in this region's outbox
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnReplicated("rate-limits")
+		GlobalRateLimitEndpointCounters redkitGlobalRateLimitEndpointCounters(RedisScriptRunner runner,
+				RegionOutbox outbox, ObjectProvider<RateLimitProperties> rateLimits) {
+			Set<String> global = new LinkedHashSet<>();
+			rateLimits.ifAvailable((properties) -> properties.getLimits().forEach((name, limit) -> {
+				if (limit.isGlobal()) {
+					global.add(name);
+				}
+			}));
+			return new GlobalRateLimitEndpointCounters(runner, outbox, global);
 		}
 
 	}

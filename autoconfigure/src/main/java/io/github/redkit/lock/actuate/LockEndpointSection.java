@@ -1,4 +1,4 @@
-package io.github.redkit.actuate;
+package io.github.redkit.lock.actuate;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -11,55 +11,75 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 
+import io.github.redkit.actuate.EndpointSettings;
+import io.github.redkit.actuate.KeyScan;
+import io.github.redkit.actuate.RedkitEndpointSection;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.lock.HeldLocks;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Held locks, found with {@code SCAN} on Redkit's lock prefix (never {@code KEYS}), one
- * bounded page at a time, on every topology; and their forced release, one script. A
- * lock's owner token is read to name the holder's instance (its first, per-process part)
- * and never shown.
+ * The {@code locks} section of the {@code redkit} endpoint: held locks, found with
+ * {@code SCAN} on the locks' prefix (never {@code KEYS}), one bounded page at a time, on
+ * every topology; and, with {@code DELETE locks/{id}}, their forced release through the
+ * lock's own release script ({@link HeldLocks}). A lock's owner token is read to name the
+ * holder's instance (its first, per-process part) and never shown.
  */
-public class LockViews {
+public final class LockEndpointSection implements RedkitEndpointSection, Ordered {
 
-	private static final Log logger = LogFactory.getLog(LockViews.class);
+	/** After rate limits. */
+	public static final int ORDER = 200;
 
-	private static final LuaScript<Long> FORCE_RELEASE = LuaScript.load("endpoint_lock_release", Long.class);
+	private static final Log logger = LogFactory.getLog(LockEndpointSection.class);
 
 	@SuppressWarnings("rawtypes")
 	private static final LuaScript<List> READ = LuaScript.load("endpoint_locks", List.class);
 
-	private static final String FENCE = ":fence";
-
 	private static final Pattern STORED_TAG = Pattern.compile("[A-Za-z0-9._@%#-]{1,128}");
 
-	private final RedisConnectionFactory connectionFactory;
-
-	private final RedisKeyspace keyspace;
+	private final HeldLocks locks;
 
 	private final RedisScriptRunner runner;
+
+	private final RedisConnectionFactory connectionFactory;
 
 	private final EndpointSettings settings;
 
 	/**
-	 * Creates the views.
-	 * @param runner runs the force-release script
-	 * @param keyspace the keyspace
+	 * Creates the section.
+	 * @param locks where the locks are stored, and their forced release
+	 * @param runner runs the read script
 	 * @param settings the endpoint's settings
 	 */
-	public LockViews(RedisScriptRunner runner, RedisKeyspace keyspace, EndpointSettings settings) {
-		this.connectionFactory = runner.connectionFactory();
+	public LockEndpointSection(HeldLocks locks, RedisScriptRunner runner, EndpointSettings settings) {
+		this.locks = locks;
 		this.runner = runner;
-		this.keyspace = keyspace;
+		this.connectionFactory = runner.connectionFactory();
 		this.settings = settings;
+	}
+
+	@Override
+	public String name() {
+		return "locks";
+	}
+
+	@Override
+	public String capability() {
+		return "lock";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
 	}
 
 	/**
@@ -72,9 +92,10 @@ public class LockViews {
 	 * @param count how many locks at most
 	 * @return the locks and the cursor of the next page ({@code 0} when done)
 	 */
-	public Map<String, Object> page(@Nullable String cursor, @Nullable Integer count) {
+	@Override
+	public Map<String, Object> read(@Nullable String cursor, @Nullable Integer count) {
 		int wanted = this.settings.pageSize(count, 50);
-		String lockPrefix = lockPrefix();
+		String lockPrefix = this.locks.prefix();
 		KeyScan.Page found;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			found = KeyScan.scan(connection, cursor, KeyScan.escapeGlob(lockPrefix) + "{*}", this.settings, wanted,
@@ -95,7 +116,16 @@ public class LockViews {
 		return page;
 	}
 
+	/**
+	 * {@code locks/{id}}: force-releases the lock of that {@code id}.
+	 */
+	@Override
+	public @Nullable Object delete(List<String> path, String operator) {
+		return (path.size() == 1) ? Map.of("released", forceReleaseById(path.get(0), operator)) : null;
+	}
+
 	// per lock: owner token, PTTL, fencing token
+	@SuppressWarnings("rawtypes")
 	private List<Object> details(List<String> keys) {
 		if (keys.isEmpty()) {
 			return List.of();
@@ -103,11 +133,11 @@ public class LockViews {
 		Duration timeout = this.settings.scanTimeout();
 		if (!this.runner.isCluster()) {
 			List<String> lockAndFence = new ArrayList<>(2 * keys.size());
-			keys.forEach((key) -> Collections.addAll(lockAndFence, key, key + FENCE));
+			keys.forEach((key) -> Collections.addAll(lockAndFence, key, this.locks.fencingCounter(key)));
 			return RedisScriptRunner.await(this.runner.executeAsync(READ, lockAndFence), timeout, "the held locks");
 		}
 		List<CompletableFuture<List>> calls = keys.stream()
-			.map((key) -> this.runner.executeAsync(READ, List.of(key, key + FENCE)))
+			.map((key) -> this.runner.executeAsync(READ, List.of(key, this.locks.fencingCounter(key))))
 			.toList();
 		List<Object> details = new ArrayList<>(3 * keys.size());
 		calls.forEach((call) -> details.addAll(RedisScriptRunner.await(call, timeout, "the held locks")));
@@ -138,12 +168,12 @@ public class LockViews {
 	 * @return whether a lock was held
 	 */
 	public boolean forceRelease(String key, String who) {
-		return release(this.keyspace.key("lock").tag(key).build(), key, who);
+		return release(this.locks.storedKey(key), key, who);
 	}
 
 	/**
-	 * Deletes a lock listed by {@link #page} whoever holds it, and wakes its waiters: the
-	 * way to release a lock whose key is hashed (longer than
+	 * Deletes a lock listed by {@link #read(String, Integer)} whoever holds it, and wakes
+	 * its waiters: the way to release a lock whose key is hashed (longer than
 	 * {@value RedisKeyspace#MAX_PART_LENGTH} characters) or does not fit in a URL path.
 	 * Logged at WARN.
 	 * @param id the lock's {@code id} in the listing (the stored key's hash tag, in
@@ -166,18 +196,14 @@ public class LockViews {
 			String reason = "Malformed lock id '" + id + "': pass the id the lock listing shows";
 			throw new InvalidEndpointRequestException(reason, reason);
 		}
-		return release(lockPrefix() + "{" + tag + "}", KeyScan.unescape(tag), who);
+		return release(this.locks.prefix() + "{" + tag + "}", KeyScan.unescape(tag), who);
 	}
 
 	private boolean release(String lock, String key, String who) {
-		boolean held = this.runner.execute(FORCE_RELEASE, List.of(lock, lock + ":waiters")) == 1;
+		boolean held = this.locks.forceRelease(lock);
 		logger.warn("Lock '" + key + "' (" + lock + ") force-released by " + who + " through the redkit endpoint"
 				+ (held ? "" : "; it was not held"));
 		return held;
-	}
-
-	private String lockPrefix() {
-		return this.keyspace.key("lock").build() + ":";
 	}
 
 }

@@ -1,39 +1,38 @@
-package io.github.redkit.actuate;
+package io.github.redkit.ratelimit.actuate;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
-import io.github.redkit.core.LuaScript;
+import io.github.redkit.actuate.RedkitEndpointSection;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitUsage;
-import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.region.RegionOutbox;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Rate limits: the configured policies, an identifier's usage per window (read without
- * consuming, see {@link RateLimitUsage}) and the reset of its counters. A limit marked
- * global is read and reset in the regional sub-window counters it counts in: its usage is
- * every region's calls that this region has received, and its reset zeroes them here and,
- * once replicated, in every region.
+ * The {@code ratelimits} section of the {@code redkit} endpoint: the configured policies
+ * (in the summary), an identifier's usage per window at {@code ratelimits/{limit}/{key}}
+ * (read without consuming, see {@link RateLimitUsage}) and, with {@code DELETE}, the
+ * reset of its counters. A limit marked global is read and reset where it counts
+ * ({@link GlobalRateLimitCounters}): its usage is every region's calls that this region
+ * has received, and its reset zeroes them here and, once replicated, in every region.
  */
-public class RateLimitViews {
+public final class RateLimitEndpointSection implements RedkitEndpointSection, Ordered {
 
-	private static final Log logger = LogFactory.getLog(RateLimitViews.class);
+	/** The first of the capabilities' sections. */
+	public static final int ORDER = 100;
+
+	private static final Log logger = LogFactory.getLog(RateLimitEndpointSection.class);
 
 	private final RateLimiter rateLimiter;
 
@@ -43,44 +42,77 @@ public class RateLimitViews {
 
 	private final RedisKeyspace keyspace;
 
-	private @Nullable GlobalLimits global;
+	private final @Nullable GlobalRateLimitCounters global;
 
 	/**
-	 * Creates the views.
+	 * Creates the section.
 	 * @param rateLimiter the rate limiter
 	 * @param limitNames the configured limits
 	 * @param connectionFactory the connection factory
 	 * @param keyspace the keyspace
+	 * @param global where the limits marked global count, {@code null} without any
 	 */
-	public RateLimitViews(RateLimiter rateLimiter, Collection<String> limitNames,
-			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace) {
+	public RateLimitEndpointSection(RateLimiter rateLimiter, Collection<String> limitNames,
+			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace,
+			@Nullable GlobalRateLimitCounters global) {
 		this.rateLimiter = rateLimiter;
 		this.limitNames = List.copyOf(limitNames);
 		this.connectionFactory = connectionFactory;
 		this.keyspace = keyspace;
+		this.global = global;
+	}
+
+	@Override
+	public String name() {
+		return "ratelimits";
+	}
+
+	@Override
+	public String capability() {
+		return "rate-limit";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
 	}
 
 	/**
-	 * Reads and resets the limits marked global where they count: the regional counters
-	 * of this region's outbox.
-	 * @param runner runs the scripts on the local Redis
-	 * @param outbox this region's outbox
-	 * @param limitNames the limits marked global
+	 * The configured policies, by limit name, as {@code rateLimits}.
+	 * @return the summary's entry
 	 */
-	public void setGlobalLimits(RedisScriptRunner runner, RegionOutbox outbox, Set<String> limitNames) {
-		this.global = new GlobalLimits(runner, outbox, Set.copyOf(limitNames));
-	}
-
-	/**
-	 * The configured policies.
-	 * @return policy per limit name
-	 */
-	public Map<String, Object> policies() {
+	@Override
+	public Map<String, Object> summary() {
 		Map<String, Object> policies = new LinkedHashMap<>();
 		for (String name : this.limitNames) {
 			this.rateLimiter.policy(name).ifPresent((policy) -> policies.put(name, describe(policy)));
 		}
-		return policies;
+		return Map.of("rateLimits", policies);
+	}
+
+	/**
+	 * {@code ratelimits/{limit}/{key}}: an identifier's usage of a limit, per window (the
+	 * identifier is every segment after the limit, joined with {@code /}).
+	 */
+	@Override
+	public @Nullable Object read(List<String> path, @Nullable Integer offset, @Nullable Integer count) {
+		return (path.size() > 1) ? usage(path.get(0), identifier(path)) : null;
+	}
+
+	/**
+	 * {@code ratelimits/{limit}/{key}}: resets an identifier's counters of a limit.
+	 */
+	@Override
+	public @Nullable Object delete(List<String> path, String operator) {
+		if (path.size() < 2) {
+			return null;
+		}
+		Boolean reset = reset(path.get(0), identifier(path), operator);
+		return (reset != null) ? Map.of("reset", reset) : null;
+	}
+
+	private static String identifier(List<String> path) {
+		return String.join("/", path.subList(1, path.size()));
 	}
 
 	/**
@@ -94,7 +126,7 @@ public class RateLimitViews {
 		if (policy == null) {
 			return null;
 		}
-		GlobalLimits global = global(limit);
+		GlobalRateLimitCounters global = global(limit);
 		List<RateLimitUsage.Window> windows = (global != null) ? global.usage(limit, policy, key)
 				: localUsage(limit, policy, key);
 		Map<String, Object> usage = new LinkedHashMap<>();
@@ -104,7 +136,7 @@ public class RateLimitViews {
 		if (global != null) {
 			usage.put("global", true);
 		}
-		usage.put("windows", windows.stream().map(RateLimitViews::describe).toList());
+		usage.put("windows", windows.stream().map(RateLimitEndpointSection::describe).toList());
 		return usage;
 	}
 
@@ -116,9 +148,7 @@ public class RateLimitViews {
 
 	/**
 	 * Resets an identifier's counters of a limit: deletes them, or, for a limit marked
-	 * global, zeroes the calls of every region that this region has received, here and,
-	 * through the outbox, in every peer (calls a peer made that have not reached this
-	 * region yet still count).
+	 * global, zeroes them where they count.
 	 * @param limit the limit
 	 * @param key the identifier
 	 * @param who the operator, if known
@@ -129,7 +159,7 @@ public class RateLimitViews {
 		if (policy == null) {
 			return null;
 		}
-		GlobalLimits global = global(limit);
+		GlobalRateLimitCounters global = global(limit);
 		boolean reset;
 		if (global != null) {
 			reset = global.reset(limit, policy, key);
@@ -145,9 +175,9 @@ public class RateLimitViews {
 		return reset;
 	}
 
-	private @Nullable GlobalLimits global(String limit) {
-		GlobalLimits global = this.global;
-		return (global != null && global.names().contains(limit)) ? global : null;
+	private @Nullable GlobalRateLimitCounters global(String limit) {
+		GlobalRateLimitCounters global = this.global;
+		return (global != null && global.covers(limit)) ? global : null;
 	}
 
 	private static Map<String, Object> describe(RateLimitPolicy policy) {
@@ -169,48 +199,6 @@ public class RateLimitViews {
 		described.put("remaining", window.remaining());
 		described.put("resetsIn", window.resetsIn().toString());
 		return described;
-	}
-
-	/**
-	 * The limits marked global and where they count.
-	 */
-	private record GlobalLimits(RedisScriptRunner runner, RegionOutbox outbox, Set<String> names) {
-
-		@SuppressWarnings("rawtypes")
-		private static final LuaScript<List> USAGE = LuaScript.load("endpoint_global_usage", List.class);
-
-		private static final LuaScript<Long> RESET = LuaScript.load("endpoint_global_reset", Long.class);
-
-		List<RateLimitUsage.Window> usage(String limit, RateLimitPolicy policy, String key) {
-			String counter = this.outbox.counter(limit, RateLimitUsage.globalCounterName(limit, key));
-			List<String> args = new ArrayList<>();
-			args.add(Integer.toString(policy.subWindows()));
-			policy.windows().forEach((window) -> args.add(Long.toString(window.period().toMillis())));
-			List<?> reply = this.runner.execute(USAGE, List.of(counter), args.toArray(String[]::new));
-			List<RateLimitUsage.Window> windows = new ArrayList<>();
-			for (int j = 0; j < policy.windows().size(); j++) {
-				RateLimitWindow window = policy.windows().get(j);
-				long used = Math.min(((Number) reply.get(2 * j)).longValue(), window.limit());
-				long resetsIn = (used > 0) ? ((Number) reply.get(2 * j + 1)).longValue() : 0;
-				windows.add(new RateLimitUsage.Window(window.limit(), window.period(), used, window.limit() - used,
-						Duration.ofMillis(resetsIn)));
-			}
-			return windows;
-		}
-
-		boolean reset(String limit, RateLimitPolicy policy, String key) {
-			String name = RateLimitUsage.globalCounterName(limit, key);
-			List<String> args = new ArrayList<>();
-			args.add(Integer.toString(policy.subWindows()));
-			args.add(this.outbox.region());
-			args.add(Long.toString(this.outbox.maxLength()));
-			args.add(name);
-			policy.windows().forEach((window) -> args.add(Long.toString(window.period().toMillis())));
-			List<String> keys = List.of(this.outbox.sequence(limit), this.outbox.stream(limit),
-					this.outbox.counter(limit, name));
-			return this.runner.execute(RESET, keys, args.toArray(String[]::new)) > 0;
-		}
-
 	}
 
 }

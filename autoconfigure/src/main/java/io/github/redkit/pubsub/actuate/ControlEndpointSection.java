@@ -1,4 +1,4 @@
-package io.github.redkit.actuate;
+package io.github.redkit.pubsub.actuate;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,25 +6,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.github.redkit.actuate.EndpointSettings;
+import io.github.redkit.actuate.KeyScan;
+import io.github.redkit.actuate.RedkitEndpointSection;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.pubsub.ControlSnapshot;
 import io.github.redkit.pubsub.ControlState;
+import io.github.redkit.pubsub.RedisControlState;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Durable control state: the groups found with a bounded {@code SCAN} on their version
- * counters ({@code <prefix>:pubsub:{control:<group>}:version}), each with its current
- * values and the instances that acknowledged a version, read through
- * {@link ControlState}.
+ * The {@code control} section of the {@code redkit} endpoint: durable control state, the
+ * groups found with a bounded {@code SCAN} on their version counters
+ * ({@code <prefix>:pubsub:{control:<group>}:version}, see
+ * {@link RedisControlState#versionKeyPrefix}), each with its current values and the
+ * instances that acknowledged a version, read through {@link ControlState}.
  */
-public class ControlViews {
+public final class ControlEndpointSection implements RedkitEndpointSection, Ordered {
 
-	private static final String MARK = "{control:";
-
-	private static final String SUFFIX = "}:version";
+	/** After idempotent steps. */
+	public static final int ORDER = 600;
 
 	private final ControlState controlState;
 
@@ -35,18 +40,33 @@ public class ControlViews {
 	private final EndpointSettings settings;
 
 	/**
-	 * Creates the views.
+	 * Creates the section.
 	 * @param controlState reads a group's state and acknowledgements
 	 * @param connectionFactory the connection factory
 	 * @param keyspace the keyspace
 	 * @param settings the endpoint's settings
 	 */
-	public ControlViews(ControlState controlState, RedisConnectionFactory connectionFactory, RedisKeyspace keyspace,
-			EndpointSettings settings) {
+	public ControlEndpointSection(ControlState controlState, RedisConnectionFactory connectionFactory,
+			RedisKeyspace keyspace, EndpointSettings settings) {
 		this.controlState = controlState;
 		this.connectionFactory = connectionFactory;
 		this.keyspace = keyspace;
 		this.settings = settings;
+	}
+
+	@Override
+	public String name() {
+		return "control";
+	}
+
+	@Override
+	public String capability() {
+		return "pubsub";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
 	}
 
 	/**
@@ -55,20 +75,22 @@ public class ControlViews {
 	 * @param count how many groups at most
 	 * @return the groups and the cursor of the next page ({@code 0} when done)
 	 */
-	public Map<String, Object> page(@Nullable String cursor, @Nullable Integer count) {
+	@Override
+	public Map<String, Object> read(@Nullable String cursor, @Nullable Integer count) {
 		int wanted = this.settings.pageSize(count, 50);
-		String prefix = this.keyspace.key("pubsub").build() + ":";
+		String prefix = RedisControlState.versionKeyPrefix(this.keyspace);
+		String suffix = RedisControlState.VERSION_KEY_SUFFIX;
 		KeyScan.Page found;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			// a hashed (over-long) group name cannot be read back by its name
-			found = KeyScan.scan(connection, cursor, KeyScan.escapeGlob(prefix + MARK) + "*" + SUFFIX, this.settings,
-					wanted, (key) -> {
-						String group = group(key, prefix);
+			found = KeyScan.scan(connection, cursor, KeyScan.escapeGlob(prefix) + "*" + KeyScan.escapeGlob(suffix),
+					this.settings, wanted, (key) -> {
+						String group = group(key, prefix, suffix);
 						return !group.startsWith("#") && !group.contains("}");
 					});
 		}
 		List<String> groups = new ArrayList<>();
-		found.keys().forEach((key) -> groups.add(KeyScan.unescape(group(key, prefix))));
+		found.keys().forEach((key) -> groups.add(KeyScan.unescape(group(key, prefix, suffix))));
 		Map<String, Object> page = new LinkedHashMap<>();
 		page.put("groups", groups.stream().sorted().map(this::describe).toList());
 		page.put("cursor", found.cursor());
@@ -76,8 +98,8 @@ public class ControlViews {
 		return page;
 	}
 
-	private static String group(String key, String prefix) {
-		return key.substring(prefix.length() + MARK.length(), key.length() - SUFFIX.length());
+	private static String group(String key, String prefix, String suffix) {
+		return key.substring(prefix.length(), key.length() - suffix.length());
 	}
 
 	private Map<String, Object> describe(String group) {

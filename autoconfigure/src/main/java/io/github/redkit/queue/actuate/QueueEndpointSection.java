@@ -1,10 +1,12 @@
-package io.github.redkit.actuate;
+package io.github.redkit.queue.actuate;
 
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redkit.actuate.EndpointSettings;
+import io.github.redkit.actuate.RedkitEndpointSection;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.QueuePurge;
@@ -14,16 +16,25 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Queues: their counts, their dead letters one page at a time (payloads hidden unless
- * {@code redkit.endpoint.show-payloads}), the replay of dead letters and the purge.
+ * The {@code queues} section of the {@code redkit} endpoint: the configured queues (in
+ * the summary), their counts, their dead letters one page at a time at
+ * {@code queues/{queue}/dead-letters} (payloads hidden unless
+ * {@code redkit.endpoint.show-payloads}), the replay of dead letters ({@code POST} there)
+ * and the purge ({@code DELETE queues/{queue}}).
  */
-public class QueueViews {
+public final class QueueEndpointSection implements RedkitEndpointSection, Ordered {
 
-	private static final Log logger = LogFactory.getLog(QueueViews.class);
+	/** After locks. */
+	public static final int ORDER = 300;
+
+	private static final String DEAD_LETTERS = "dead-letters";
+
+	private static final Log logger = LogFactory.getLog(QueueEndpointSection.class);
 
 	private final QueueTemplate queueTemplate;
 
@@ -36,14 +47,14 @@ public class QueueViews {
 	private final EndpointSettings settings;
 
 	/**
-	 * Creates the views.
+	 * Creates the section.
 	 * @param queueTemplate the queue template
 	 * @param queueNames the configured queues
 	 * @param connectionFactory the connection factory
 	 * @param keyspace the keyspace
 	 * @param settings the endpoint's settings
 	 */
-	public QueueViews(QueueTemplate queueTemplate, Collection<String> queueNames,
+	public QueueEndpointSection(QueueTemplate queueTemplate, Collection<String> queueNames,
 			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, EndpointSettings settings) {
 		this.queueTemplate = queueTemplate;
 		this.queueNames = List.copyOf(queueNames);
@@ -52,19 +63,36 @@ public class QueueViews {
 		this.settings = settings;
 	}
 
+	@Override
+	public String name() {
+		return "queues";
+	}
+
+	@Override
+	public String capability() {
+		return "queue";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
 	/**
-	 * The configured queues' names.
-	 * @return the names
+	 * The configured queues' names, as {@code queues}.
+	 * @return the summary's entry
 	 */
-	public Collection<String> names() {
-		return this.queueNames;
+	@Override
+	public Map<String, Object> summary() {
+		return Map.of("queues", this.queueNames);
 	}
 
 	/**
 	 * The counts of every configured queue.
 	 * @return counts per queue
 	 */
-	public Map<String, Object> stats() {
+	@Override
+	public Map<String, Object> read(@Nullable String cursor, @Nullable Integer count) {
 		Map<String, Object> stats = new LinkedHashMap<>();
 		for (String queue : this.queueNames) {
 			QueueStats queueStats = this.queueTemplate.stats(queue);
@@ -74,6 +102,34 @@ public class QueueViews {
 							queueStats.oldestAge().toString()));
 		}
 		return stats;
+	}
+
+	/**
+	 * {@code queues/{queue}/dead-letters}: one page of a queue's dead letters.
+	 */
+	@Override
+	public @Nullable Object read(List<String> path, @Nullable Integer offset, @Nullable Integer count) {
+		return isDeadLetters(path) ? deadLetters(path.get(0), offset, count) : null;
+	}
+
+	/**
+	 * {@code queues/{queue}/dead-letters}: replays one dead letter ({@code id}) or all.
+	 */
+	@Override
+	public @Nullable Object write(List<String> path, @Nullable String id, String operator) {
+		return isDeadLetters(path) ? Map.of("replayed", replay(path.get(0), id, operator)) : null;
+	}
+
+	/**
+	 * {@code queues/{queue}}: purges the queue.
+	 */
+	@Override
+	public @Nullable Object delete(List<String> path, String operator) {
+		return (path.size() == 1) ? Map.of("purgedKeys", purge(path.get(0), operator)) : null;
+	}
+
+	private static boolean isDeadLetters(List<String> path) {
+		return path.size() == 2 && DEAD_LETTERS.equals(path.get(1));
 	}
 
 	/**

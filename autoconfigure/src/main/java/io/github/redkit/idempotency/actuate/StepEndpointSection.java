@@ -1,4 +1,4 @@
-package io.github.redkit.actuate;
+package io.github.redkit.idempotency.actuate;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -6,17 +6,27 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redkit.actuate.EndpointSettings;
+import io.github.redkit.actuate.RedkitEndpointSection;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.idempotency.RedisIdempotentSteps;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.Ordered;
 
 /**
- * Idempotent steps: the recorded steps of one operation, as the idempotency store holds
- * them ({@code completed}, {@code claimed} while a lease runs, {@code expired} when a
- * claim's lease ran out), read in one script. A claim's token is never read out; a step's
- * result only with {@code redkit.endpoint.show-payloads=true}.
+ * The {@code steps} section of the {@code redkit} endpoint: at {@code steps/{operation}},
+ * the recorded steps of one operation, as the idempotency store holds them
+ * ({@code completed}, {@code claimed} while a lease runs, {@code expired} when a claim's
+ * lease ran out), read in one script. A claim's token is never read out; a step's result
+ * only with {@code redkit.endpoint.show-payloads=true}.
  */
-public class StepViews {
+public final class StepEndpointSection implements RedkitEndpointSection, Ordered {
+
+	/** After budgets. */
+	public static final int ORDER = 500;
 
 	private static final LuaScript<List> READ = LuaScript.load("endpoint_steps", List.class);
 
@@ -27,15 +37,38 @@ public class StepViews {
 	private final EndpointSettings settings;
 
 	/**
-	 * Creates the views.
+	 * Creates the section.
 	 * @param runner runs the read script
 	 * @param keyspace the keyspace
 	 * @param settings the endpoint's settings
 	 */
-	public StepViews(RedisScriptRunner runner, RedisKeyspace keyspace, EndpointSettings settings) {
+	public StepEndpointSection(RedisScriptRunner runner, RedisKeyspace keyspace, EndpointSettings settings) {
 		this.runner = runner;
 		this.keyspace = keyspace;
 		this.settings = settings;
+	}
+
+	@Override
+	public String name() {
+		return "steps";
+	}
+
+	@Override
+	public String capability() {
+		return "idempotency";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	/**
+	 * {@code steps/{operation}}: the recorded steps of an operation.
+	 */
+	@Override
+	public @Nullable Object read(List<String> path, @Nullable Integer offset, @Nullable Integer count) {
+		return (path.size() == 1) ? steps(path.get(0)) : null;
 	}
 
 	/**
@@ -44,9 +77,7 @@ public class StepViews {
 	 * @return the operation and its steps (none when nothing is recorded)
 	 */
 	public Map<String, Object> steps(String operation) {
-		// the same keys as RedisIdempotentSteps: one hash tag per operation
-		RedisKeyspace.Key key = this.keyspace.key("idempotency").tag(operation);
-		List<?> reply = this.runner.execute(READ, List.of(key.part("state").build(), key.part("results").build()),
+		List<?> reply = this.runner.execute(READ, RedisIdempotentSteps.keys(this.keyspace, operation),
 				this.settings.showPayloads() ? "1" : "");
 		long now = Long.parseLong((String) reply.get(0));
 		long ttl = ((Number) reply.get(1)).longValue();

@@ -1,0 +1,7 @@
+/**
+ * What locks show on the {@code redkit} actuator endpoint.
+ */
+@NullMarked
+package io.github.redkit.lock.actuate;
+
+import org.jspecify.annotations.NullMarked;
