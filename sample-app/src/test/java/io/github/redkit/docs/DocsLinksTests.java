@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every relative link of the README and of {@code docs/} leads somewhere: the file exists,
- * and a {@code #fragment} is the GitHub anchor of one of that file's headings.
+ * Every relative link of the README and of {@code docs/} leads somewhere: the file
+ * exists, and a {@code #fragment} is the GitHub anchor of one of that file's headings.
  */
 class DocsLinksTests {
 
@@ -101,7 +101,9 @@ class DocsLinksTests {
 		return anchors;
 	}
 
-	/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+	/**
+	 * GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens.
+	 */
 	static String slug(String heading) {
 		String text = heading.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1").toLowerCase(Locale.ROOT);
 		StringBuilder slug = new StringBuilder();

@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every Java or YAML block in the README and in {@code docs/} is a copy of a tagged region
- * of code that compiles and runs in a test: the block is preceded by
- * {@code <!-- snippet: path#name -->} (the path from the repository's root) and must equal
- * the lines between {@code tag::name[]} and {@code end::name[]} in that file, leading
- * indentation aside.
+ * Every Java or YAML block in the README and in {@code docs/} is a copy of a tagged
+ * region of code that compiles and runs in a test: the block is preceded by
+ * {@code <!-- snippet: path#name -->} (the path from the repository's root) and must
+ * equal the lines between {@code tag::name[]} and {@code end::name[]} in that file,
+ * leading indentation aside.
  */
 class DocsSnippetsTests {
 
@@ -51,9 +51,9 @@ class DocsSnippetsTests {
 					List<String> block = normalized(lines.subList(i + 1, end));
 					List<String> region = region(marker.group(1), marker.group(2), where, problems);
 					if (region != null && !region.equals(block)) {
-						problems.add(where + ": differs from " + marker.group(1) + "#" + marker.group(2)
-								+ "\n--- docs\n" + String.join("\n", block) + "\n--- source\n"
-								+ String.join("\n", region));
+						problems
+							.add(where + ": differs from " + marker.group(1) + "#" + marker.group(2) + "\n--- docs\n"
+									+ String.join("\n", block) + "\n--- source\n" + String.join("\n", region));
 					}
 				}
 				else if (language.equals("java") || language.equals("yaml") || language.equals("yml")) {
