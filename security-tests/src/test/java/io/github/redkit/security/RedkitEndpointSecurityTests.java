@@ -121,6 +121,7 @@ class RedkitEndpointSecurityTests {
 		// the operators' chain: actuator paths need a role; actuator calls are made by
 		// tools with Basic credentials, not by a browser session, so CSRF tokens are not
 		// asked for on them (DELETE and POST would otherwise get 403)
+		// tag::security[]
 		@Bean
 		SecurityFilterChain actuatorSecurity(HttpSecurity http) throws Exception {
 			http.securityMatcher(EndpointRequest.toAnyEndpoint())
@@ -132,6 +133,7 @@ class RedkitEndpointSecurityTests {
 				.csrf((csrf) -> csrf.ignoringRequestMatchers(EndpointRequest.toAnyEndpoint()));
 			return http.build();
 		}
+		// end::security[]
 
 		@Bean
 		InMemoryUserDetailsManager users() {
