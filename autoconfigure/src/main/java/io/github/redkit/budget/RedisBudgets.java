@@ -15,9 +15,8 @@ import io.github.redkit.core.RandomIds;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservation;
-import io.github.redkit.core.RedkitObservationKind;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitOutcomes;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -39,6 +38,8 @@ public class RedisBudgets implements Budgets {
 
 	private static final String MAX = Long.toString(MAX_AMOUNT);
 
+	private static final RedkitOutcomes<Answer> APPLIED = RedkitOutcomes.of(RedisBudgets::outcome);
+
 	private final RedisScriptRunner runner;
 
 	private final RedisKeyspace keyspace;
@@ -49,7 +50,7 @@ public class RedisBudgets implements Budgets {
 
 	private final RedkitMetrics metrics;
 
-	private RedkitObservations observations = RedkitObservations.NONE;
+	private final RedkitObservations observations;
 
 	/**
 	 * Creates budgets.
@@ -58,9 +59,13 @@ public class RedisBudgets implements Budgets {
 	 * @param timeout the longest wait for Redis; then the call fails (closed)
 	 * @param operationTtl how long the first result of an idempotent call is kept
 	 * @param metrics receives outcomes
+	 * @param observations where budget changes are observed (as
+	 * {@code redkit.budget.apply}), {@link RedkitObservations#NONE} for nowhere
 	 */
 	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
-			RedkitMetrics metrics) {
+			RedkitMetrics metrics, RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 		this.runner = runner;
 		this.keyspace = keyspace;
 		this.timeout = timeout;
@@ -107,15 +112,6 @@ public class RedisBudgets implements Budgets {
 	public CompletableFuture<Long> remainingAsync(String budgetId) {
 		return started(() -> callAsync(budgetId, null, null, "remaining", 0, "", "0")
 			.thenApply((answer) -> answer.result().remaining()));
-	}
-
-	/**
-	 * Sets where budget changes are observed (as {@code redkit.budget.apply}).
-	 * @param observations the observations, {@link RedkitObservations#NONE} by default
-	 */
-	public void setObservations(RedkitObservations observations) {
-		Assert.notNull(observations, "observations must not be null");
-		this.observations = observations;
 	}
 
 	@Override
@@ -250,18 +246,8 @@ public class RedisBudgets implements Budgets {
 			return apply(budgetId, kind, operationId, command, amount, id, reservationTtl);
 		}
 		// named by the command, never by the budget id (one per customer, order...)
-		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.BUDGET_APPLY, command)) {
-			try {
-				Answer answer = apply(budgetId, kind, operationId, command, amount, id, reservationTtl);
-				observation.outcome(outcome(answer));
-				return answer;
-			}
-			catch (RuntimeException ex) {
-				observation.outcome("failed");
-				observation.error(ex);
-				throw ex;
-			}
-		}
+		return this.observations.observe(BudgetObservationKind.APPLY, command,
+				() -> apply(budgetId, kind, operationId, command, amount, id, reservationTtl), APPLIED);
 	}
 
 	private CompletableFuture<Answer> callAsync(String budgetId, @Nullable String kind, @Nullable String operationId,
@@ -270,25 +256,8 @@ public class RedisBudgets implements Budgets {
 		if ("remaining".equals(command)) {
 			return applyAsync(budgetId, kind, operationId, command, amount, id, reservationTtl);
 		}
-		// not in scope: the answer completes on another thread
-		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.BUDGET_APPLY, command);
-		CompletableFuture<Answer> answer;
-		try {
-			answer = applyAsync(budgetId, kind, operationId, command, amount, id, reservationTtl);
-		}
-		catch (RuntimeException ex) {
-			answer = CompletableFuture.failedFuture(ex);
-		}
-		return answer.whenComplete((result, ex) -> {
-			if (ex == null) {
-				observation.outcome(outcome(result));
-			}
-			else {
-				observation.outcome("failed");
-				observation.error(unwrap(ex));
-			}
-			observation.close();
-		});
+		return this.observations.observeAsync(BudgetObservationKind.APPLY, command,
+				() -> applyAsync(budgetId, kind, operationId, command, amount, id, reservationTtl), APPLIED);
 	}
 
 	private static String outcome(Answer answer) {

@@ -2,7 +2,7 @@ package io.github.redkit.concurrency;
 
 import java.time.Duration;
 
-import io.github.redkit.ratelimit.RateLimitFailureMode;
+import io.github.redkit.core.LimitFailureMode;
 
 /**
  * What every permit of a {@link RedisConcurrencyLimiter} shares, prepared once from the
@@ -14,7 +14,7 @@ import io.github.redkit.ratelimit.RateLimitFailureMode;
  * @param failureCooldown how long the failure mode applies without asking Redis after
  * Redis did not answer a permit's acquisition, zero for never
  */
-public record ConcurrencyLimitSettings(RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown) {
+public record ConcurrencyLimitSettings(LimitFailureMode failureMode, Duration timeout, Duration failureCooldown) {
 
 	/** The failure cooldown when none is given, as for rate limits. */
 	public static final Duration DEFAULT_FAILURE_COOLDOWN = Duration.ofSeconds(1);
@@ -24,7 +24,7 @@ public record ConcurrencyLimitSettings(RateLimitFailureMode failureMode, Duratio
 	 * @param failureMode what to do when Redis cannot be reached in time
 	 * @param timeout how long taking, renewing or giving back a permit waits for Redis
 	 */
-	public ConcurrencyLimitSettings(RateLimitFailureMode failureMode, Duration timeout) {
+	public ConcurrencyLimitSettings(LimitFailureMode failureMode, Duration timeout) {
 		this(failureMode, timeout, DEFAULT_FAILURE_COOLDOWN);
 	}
 

@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import io.github.redkit.core.RedkitAdvisor;
 
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
@@ -15,10 +16,16 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 public class ConcurrencyLimitedAdvisor extends RedkitAdvisor {
 
 	/**
+	 * The default order: inside the rate limit (a call it refused takes no permit) and
+	 * around idempotency, locks and the transaction, which the permit is held around.
+	 */
+	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 250;
+
+	/**
 	 * Creates an advisor.
 	 * @param interceptor the interceptor
-	 * @param order the advisor's order; {@code RedkitAdvisorOrder.CONCURRENCY_LIMIT} runs
-	 * it inside the rate limit and around idempotency, locks and transactions
+	 * @param order the advisor's order; {@link #DEFAULT_ORDER} runs it inside the rate
+	 * limit and around idempotency, locks and transactions
 	 */
 	public ConcurrencyLimitedAdvisor(ConcurrencyLimitedInterceptor interceptor, int order) {
 		super(new ValidatingPointcut(interceptor), interceptor, order);

@@ -9,13 +9,12 @@ import java.util.concurrent.TimeoutException;
 
 import io.github.redkit.core.FailureCooldown;
 import io.github.redkit.core.LeaseRenewer;
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservation;
-import io.github.redkit.core.RedkitObservationKind;
 import io.github.redkit.core.RedkitObservations;
-import io.github.redkit.ratelimit.RateLimitFailureMode;
+import io.github.redkit.core.RedkitOutcomes;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -42,6 +41,9 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 
 	private static final Log logger = LogFactory.getLog(RedisConcurrencyLimiter.class);
 
+	private static final RedkitOutcomes<Optional<ConcurrencyPermit>> ACQUIRED = RedkitOutcomes
+		.of((permit) -> permit.isPresent() ? "acquired" : "refused");
+
 	private final ConcurrencyScripts scripts;
 
 	private final Map<String, ConcurrencyPolicy> policies;
@@ -50,7 +52,7 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 
 	private final RedkitMetrics metrics;
 
-	private RedkitObservations observations = RedkitObservations.NONE;
+	private final RedkitObservations observations;
 
 	private final FailureCooldown failureCooldown;
 
@@ -63,24 +65,19 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 	 * @param policies the named limits
 	 * @param settings failure mode and Redis timeout
 	 * @param metrics where to report, {@link RedkitMetrics#NONE} for nowhere
+	 * @param observations where permit acquisitions are observed (as
+	 * {@code redkit.concurrency.acquire}), {@link RedkitObservations#NONE} for nowhere
 	 */
 	public RedisConcurrencyLimiter(RedisScriptRunner runner, RedisKeyspace keyspace,
-			Map<String, ConcurrencyPolicy> policies, ConcurrencyLimitSettings settings, RedkitMetrics metrics) {
+			Map<String, ConcurrencyPolicy> policies, ConcurrencyLimitSettings settings, RedkitMetrics metrics,
+			RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 		this.scripts = new ConcurrencyScripts(runner, keyspace, settings.timeout());
 		this.policies = Map.copyOf(policies);
 		this.settings = settings;
 		this.metrics = metrics;
 		this.failureCooldown = new FailureCooldown(settings.failureCooldown());
-	}
-
-	/**
-	 * Sets where permit acquisitions are observed (as
-	 * {@code redkit.concurrency.acquire}).
-	 * @param observations the observations, {@link RedkitObservations#NONE} by default
-	 */
-	public void setObservations(RedkitObservations observations) {
-		Assert.notNull(observations, "observations must not be null");
-		this.observations = observations;
 	}
 
 	@Override
@@ -132,58 +129,35 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 
 	private Optional<ConcurrencyPermit> acquire(String limitName, String limitId, ConcurrencyPolicy policy,
 			String key) {
-		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.CONCURRENCY_ACQUIRE,
-				limitName)) {
-			try {
-				Optional<ConcurrencyPermit> permit = acquirePermit(limitName, limitId, policy, key);
-				observation.outcome(permit.isPresent() ? "acquired" : "refused");
-				return permit;
-			}
-			catch (RuntimeException ex) {
-				observation.outcome("failed");
-				observation.error(ex);
-				throw ex;
-			}
-		}
+		return this.observations.observe(ConcurrencyObservationKind.ACQUIRE, limitName,
+				() -> acquirePermit(limitName, limitId, policy, key), ACQUIRED);
 	}
 
 	private CompletableFuture<Optional<ConcurrencyPermit>> acquireAsync(String limitName, String limitId,
 			ConcurrencyPolicy policy, String key) {
-		// not in scope: the permit is taken on another thread
-		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.CONCURRENCY_ACQUIRE,
-				limitName);
-		CompletableFuture<Optional<ConcurrencyPermit>> permit;
-		try {
-			Assert.hasText(key, () -> "Concurrency limit '" + limitName + "': a key must not be null or empty");
-			String redisKey = this.scripts.redisKey(limitId, key);
-			String id = ConcurrencyScripts.newPermitId();
-			long sent = System.nanoTime();
-			permit = this.failureCooldown.coolingDown(sent) ? CompletableFuture.completedFuture(failed(limitName, null))
-					: this.scripts.acquireAsync(redisKey, id, policy)
-						.orTimeout(this.scripts.timeout().toNanos(), TimeUnit.NANOSECONDS)
-						.handle((reply, ex) -> (ex == null) ? granted(limitName, policy, redisKey, id, reply, sent)
-								: notAnswered(limitName, redisKey, id, ex));
-		}
-		catch (RuntimeException ex) {
-			permit = CompletableFuture.failedFuture(ex);
-		}
-		return answered(permit, observation);
+		return answered(this.observations.observeAsync(ConcurrencyObservationKind.ACQUIRE, limitName,
+				() -> acquirePermitAsync(limitName, limitId, policy, key), ACQUIRED));
+	}
+
+	private CompletableFuture<Optional<ConcurrencyPermit>> acquirePermitAsync(String limitName, String limitId,
+			ConcurrencyPolicy policy, String key) {
+		Assert.hasText(key, () -> "Concurrency limit '" + limitName + "': a key must not be null or empty");
+		String redisKey = this.scripts.redisKey(limitId, key);
+		String id = ConcurrencyScripts.newPermitId();
+		long sent = System.nanoTime();
+		return this.failureCooldown.coolingDown(sent) ? CompletableFuture.completedFuture(failed(limitName, null))
+				: this.scripts.acquireAsync(redisKey, id, policy)
+					.orTimeout(this.scripts.timeout().toNanos(), TimeUnit.NANOSECONDS)
+					.handle((reply, ex) -> (ex == null) ? granted(limitName, policy, redisKey, id, reply, sent)
+							: notAnswered(limitName, redisKey, id, ex));
 	}
 
 	private CompletableFuture<Optional<ConcurrencyPermit>> answered(
-			CompletableFuture<Optional<ConcurrencyPermit>> permit, RedkitObservation observation) {
+			CompletableFuture<Optional<ConcurrencyPermit>> permit) {
 		CompletableFuture<Optional<ConcurrencyPermit>> answer = new CompletableFuture<>();
 		permit.whenComplete((result, ex) -> {
-			if (ex == null) {
-				observation.outcome(result.isPresent() ? "acquired" : "refused");
-			}
-			else {
-				observation.outcome("failed");
-				observation.error(RedisScriptRunner.unwrap(ex));
-			}
-			observation.close();
 			if (ex != null) {
-				answer.completeExceptionally(ex);
+				answer.completeExceptionally(RedisScriptRunner.unwrap(ex));
 			}
 			else if (!answer.complete(result)) {
 				// nobody waits for it any more (cancelled): it must not stay taken
@@ -255,7 +229,7 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 			logger.warn("Concurrency limit '" + limitName + "' could not be checked (failure mode "
 					+ this.settings.failureMode() + "): " + cause.getMessage());
 		}
-		if (this.settings.failureMode() == RateLimitFailureMode.ALLOW) {
+		if (this.settings.failureMode() == LimitFailureMode.ALLOW) {
 			count(limitName, ConcurrencyMeters.FAILED_OPEN);
 			return Optional.of(new UnleasedPermit(limitName));
 		}

@@ -27,7 +27,7 @@ public class DefaultRedkitObservationConvention implements RedkitObservationConv
 
 	@Override
 	public boolean supportsContext(Observation.Context context) {
-		return context instanceof RedkitObservationContext redkit && redkit.getObservationKind() == this.kind;
+		return context instanceof RedkitObservationContext redkit && this.kind.equals(redkit.getObservationKind());
 	}
 
 	@Override

@@ -2,6 +2,7 @@ package io.github.redkit.core;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
@@ -9,6 +10,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.util.Assert;
 
 /**
  * {@link RedkitObservations} on a Micrometer {@link ObservationRegistry}. The registry is
@@ -23,7 +25,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 
 	private final List<RedkitObservationConvention> conventions;
 
-	private final DefaultRedkitObservationConvention[] defaults;
+	private final Map<RedkitObservationKind, DefaultRedkitObservationConvention> defaults = new ConcurrentHashMap<>();
 
 	private volatile @Nullable ObservationRegistry registry;
 
@@ -39,46 +41,51 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 			List<? extends RedkitObservationConvention> conventions) {
 		this.registrySupplier = registry;
 		this.conventions = List.copyOf(conventions);
-		RedkitObservationKind[] kinds = RedkitObservationKind.values();
-		this.defaults = new DefaultRedkitObservationConvention[kinds.length];
-		for (RedkitObservationKind kind : kinds) {
-			this.defaults[kind.ordinal()] = new DefaultRedkitObservationConvention(kind);
-		}
 	}
 
 	@Override
 	public RedkitObservation start(RedkitObservationKind kind, String name) {
-		return start(new RedkitDecisionContext(kind, name), true);
+		return start(kind, name, true);
 	}
 
 	@Override
 	public RedkitObservation startUnscoped(RedkitObservationKind kind, String name) {
-		return start(new RedkitDecisionContext(kind, name), false);
+		return start(kind, name, false);
 	}
 
 	@Override
-	public RedkitObservation startSend(String queue, Map<String, String> headers) {
-		return start(new RedkitQueueSendContext(queue, headers), true);
+	public RedkitObservation start(Supplier<? extends RedkitObservationContext> context) {
+		ObservationRegistry registry = observing();
+		return (registry != null) ? start(registry, context.get(), true) : RedkitObservation.NONE;
 	}
 
-	@Override
-	public RedkitObservation startHandle(String queue, Map<String, String> headers) {
-		return start(new RedkitQueueHandleContext(queue, headers), true);
+	private RedkitObservation start(RedkitObservationKind kind, String name, boolean scoped) {
+		ObservationRegistry registry = observing();
+		return (registry != null) ? start(registry, new RedkitDecisionContext(kind, name), scoped)
+				: RedkitObservation.NONE;
 	}
 
-	private <C extends Observation.Context & RedkitObservationContext> RedkitObservation start(C context,
-			boolean scoped) {
+	private @Nullable ObservationRegistry observing() {
 		ObservationRegistry registry = registry();
-		if (registry == null || registry.isNoop()) {
-			return RedkitObservation.NONE;
-		}
+		return (registry != null && !registry.isNoop()) ? registry : null;
+	}
+
+	private RedkitObservation start(ObservationRegistry registry, RedkitObservationContext redkit, boolean scoped) {
+		Assert.isInstanceOf(Observation.Context.class, redkit, "An observation's context");
+		Observation.Context context = (Observation.Context) redkit;
 		Observation observation = Observation.createNotStarted(custom(context),
-				this.defaults[context.getObservationKind().ordinal()], () -> context, registry);
+				defaultConvention(redkit.getObservationKind()), () -> context, registry);
 		if (observation.isNoop()) {
 			return RedkitObservation.NONE;
 		}
 		observation.start();
-		return new Started(observation, scoped ? observation.openScope() : null, context);
+		return new Started(observation, scoped ? observation.openScope() : null, redkit);
+	}
+
+	private DefaultRedkitObservationConvention defaultConvention(RedkitObservationKind kind) {
+		DefaultRedkitObservationConvention convention = this.defaults.get(kind);
+		return (convention != null) ? convention
+				: this.defaults.computeIfAbsent(kind, DefaultRedkitObservationConvention::new);
 	}
 
 	private @Nullable RedkitObservationConvention custom(Observation.Context context) {

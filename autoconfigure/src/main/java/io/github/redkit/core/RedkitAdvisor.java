@@ -11,8 +11,11 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 
 /**
  * The advisor behind each of Redkit's annotations: a pointcut, the capability's
- * interceptor and an order (see {@link RedkitAdvisorOrder}). Each capability subclasses
- * it so that its advisor has a type of its own, which an application can replace.
+ * interceptor and an order. Each capability subclasses it so that its advisor has a type
+ * of its own, which an application can replace, and declares its default order there
+ * ({@code DEFAULT_ORDER}, a property changes it): every default lies below
+ * {@link org.springframework.core.Ordered#LOWEST_PRECEDENCE}, so that Spring's
+ * transaction (which has that order) runs inside all of them.
  */
 public abstract class RedkitAdvisor extends AbstractPointcutAdvisor {
 

@@ -29,10 +29,10 @@ import org.springframework.util.Assert;
  * A method returning a {@code Mono}, a {@code Flux} or a {@code CompletableFuture} is
  * decided on subscription, without blocking: a done step replays its recorded result (a
  * {@code Flux} its recorded elements, in order); a claimed one runs, with its lease
- * renewed, and its result (a {@code Flux}'s elements collected, up to
- * {@link #setMaxFluxElements}) is recorded before it is emitted; an error, too many
- * elements or a cancellation before recording abandon the step. Refusals are the same
- * exceptions, as errors.
+ * renewed, and its result (a {@code Flux}'s elements collected, up to the interceptor's
+ * {@code maxFluxElements}) is recorded before it is emitted; an error, too many elements
+ * or a cancellation before recording abandon the step. Refusals are the same exceptions,
+ * as errors.
  */
 public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition> {
 
@@ -49,7 +49,7 @@ public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition>
 
 	private final Supplier<StepResults> results;
 
-	private volatile int maxFluxElements = DEFAULT_MAX_FLUX_ELEMENTS;
+	private final int maxFluxElements;
 
 	/**
 	 * Creates an interceptor. Its collaborators are looked up on first use, so that an
@@ -57,21 +57,16 @@ public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition>
 	 * @param steps claims and records steps
 	 * @param keys evaluates the operation expressions
 	 * @param results reads results and hashes fingerprints as JSON
+	 * @param maxFluxElements how many elements a step on a {@code Flux} records at most
+	 * (at least 1, {@link #DEFAULT_MAX_FLUX_ELEMENTS} by default); beyond it the step is
+	 * abandoned and the {@code Flux} fails with {@link StepResultTooLargeException}
 	 */
 	public IdempotentStepInterceptor(Supplier<IdempotentSteps> steps, Supplier<KeyExpressionEvaluator> keys,
-			Supplier<StepResults> results) {
+			Supplier<StepResults> results, int maxFluxElements) {
+		Assert.isTrue(maxFluxElements >= 1, "maxFluxElements must be at least 1");
 		this.steps = steps;
 		this.keys = keys;
 		this.results = results;
-	}
-
-	/**
-	 * Sets how many elements a step on a {@code Flux} records at most; beyond it the step
-	 * is abandoned and the {@code Flux} fails with {@link StepResultTooLargeException}.
-	 * @param maxFluxElements the limit, at least 1
-	 */
-	public void setMaxFluxElements(int maxFluxElements) {
-		Assert.isTrue(maxFluxElements >= 1, "maxFluxElements must be at least 1");
 		this.maxFluxElements = maxFluxElements;
 	}
 

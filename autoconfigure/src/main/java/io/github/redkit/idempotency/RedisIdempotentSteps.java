@@ -17,9 +17,8 @@ import io.github.redkit.core.RandomIds;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservation;
-import io.github.redkit.core.RedkitObservationKind;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitOutcomes;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -41,6 +40,10 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	private static final LuaScript<List> CLAIM = LuaScript.load("idempotency_claim", List.class);
 
+	private static final RedkitOutcomes<StepClaim> CLAIMED = RedkitOutcomes
+		.of((StepClaim claim) -> claim.outcome().name().toLowerCase(Locale.ROOT))
+		.onFailure((ex) -> (ex instanceof IdempotencyKeyReusedException) ? "key_reused" : "failed");
+
 	private static final LuaScript<Long> COMPLETE = LuaScript.load("idempotency_complete", Long.class);
 
 	private static final LuaScript<Long> ABANDON = LuaScript.load("idempotency_abandon", Long.class);
@@ -59,7 +62,7 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	private final RedkitMetrics metrics;
 
-	private RedkitObservations observations = RedkitObservations.NONE;
+	private final RedkitObservations observations;
 
 	/**
 	 * Creates the steps.
@@ -68,23 +71,18 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 	 * @param jsonMapper writes and reads results
 	 * @param settings defaults and the Redis timeout
 	 * @param metrics receives claim outcomes
+	 * @param observations where step claims are observed (as
+	 * {@code redkit.idempotency.claim}), {@link RedkitObservations#NONE} for nowhere
 	 */
 	public RedisIdempotentSteps(RedisScriptRunner runner, RedisKeyspace keyspace, JsonMapper jsonMapper,
-			IdempotencySettings settings, RedkitMetrics metrics) {
+			IdempotencySettings settings, RedkitMetrics metrics, RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 		this.runner = runner;
 		this.keyspace = keyspace;
 		this.jsonMapper = jsonMapper;
 		this.settings = settings;
 		this.metrics = metrics;
-	}
-
-	/**
-	 * Sets where step claims are observed (as {@code redkit.idempotency.claim}).
-	 * @param observations the observations, {@link RedkitObservations#NONE} by default
-	 */
-	public void setObservations(RedkitObservations observations) {
-		Assert.notNull(observations, "observations must not be null");
-		this.observations = observations;
 	}
 
 	@Override
@@ -96,47 +94,16 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 	public StepClaim claim(String operation, String step, @Nullable Set<String> after, @Nullable Duration ttl,
 			@Nullable Duration lease, @Nullable String fingerprint) {
 		Assert.hasText(step, "Step must not be empty");
-		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.STEP_CLAIM, step)) {
-			try {
-				StepClaim claim = await(claimStep(operation, step, after, ttl, lease, fingerprint),
-						"idempotency_claim");
-				observation.outcome(claim.outcome().name().toLowerCase(Locale.ROOT));
-				return claim;
-			}
-			catch (RuntimeException ex) {
-				observed(observation, ex);
-				throw ex;
-			}
-		}
+		return this.observations.observe(IdempotencyObservationKind.CLAIM, step,
+				() -> await(claimStep(operation, step, after, ttl, lease, fingerprint), "idempotency_claim"), CLAIMED);
 	}
 
 	@Override
 	public CompletableFuture<StepClaim> claimAsync(String operation, String step, @Nullable Set<String> after,
 			@Nullable Duration ttl, @Nullable Duration lease, @Nullable String fingerprint) {
 		Assert.hasText(step, "Step must not be empty");
-		// not in scope: the claim completes on another thread
-		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.STEP_CLAIM, step);
-		CompletableFuture<StepClaim> claim;
-		try {
-			claim = claimStep(operation, step, after, ttl, lease, fingerprint);
-		}
-		catch (RuntimeException ex) {
-			claim = CompletableFuture.failedFuture(ex);
-		}
-		return claim.whenComplete((result, ex) -> {
-			if (ex == null) {
-				observation.outcome(result.outcome().name().toLowerCase(Locale.ROOT));
-			}
-			else {
-				observed(observation, unwrap(ex));
-			}
-			observation.close();
-		});
-	}
-
-	private static void observed(RedkitObservation observation, Throwable ex) {
-		observation.outcome((ex instanceof IdempotencyKeyReusedException) ? "key_reused" : "failed");
-		observation.error(ex);
+		return this.observations.observeAsync(IdempotencyObservationKind.CLAIM, step,
+				() -> claimStep(operation, step, after, ttl, lease, fingerprint), CLAIMED);
 	}
 
 	private CompletableFuture<StepClaim> claimStep(String operation, String step, @Nullable Set<String> after,

@@ -9,9 +9,8 @@ import java.util.function.Supplier;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservation;
-import io.github.redkit.core.RedkitObservationKind;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitOutcomes;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -27,6 +26,9 @@ import org.springframework.util.Assert;
  */
 public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
+	private static final RedkitOutcomes<Optional<RedisLockHandle>> ACQUIRED = RedkitOutcomes
+		.of((handle) -> handle.isPresent() ? "acquired" : "not-acquired");
+
 	private final LockScripts scripts;
 
 	private final LockSettings settings;
@@ -37,7 +39,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
 	private final LockWaiters waiters;
 
-	private RedkitObservations observations = RedkitObservations.NONE;
+	private final RedkitObservations observations;
 
 	/**
 	 * Creates the locks.
@@ -45,10 +47,15 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 	 * @param keyspace builds the keys
 	 * @param settings default lease, Redis timeout, retry fallback
 	 * @param metrics where to report, {@link RedkitMetrics#NONE} for nowhere
+	 * @param observations where acquisitions and holds are observed (as
+	 * {@code redkit.lock.acquisition} and {@code redkit.lock.hold}),
+	 * {@link RedkitObservations#NONE} for nowhere
 	 * @param listeners called when a held lock is lost
 	 */
 	public RedisDistributedLocks(RedisScriptRunner runner, RedisKeyspace keyspace, LockSettings settings,
-			RedkitMetrics metrics, List<LockListener> listeners) {
+			RedkitMetrics metrics, RedkitObservations observations, List<LockListener> listeners) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 		this.scripts = new LockScripts(runner, keyspace, settings.redisTimeout());
 		this.settings = settings;
 		this.events = new LockEvents(metrics, listeners);
@@ -56,30 +63,11 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 		this.waiters = new LockWaiters(runner.connectionFactory());
 	}
 
-	/**
-	 * Sets where lock acquisitions are observed (as {@code redkit.lock.acquisition}).
-	 * @param observations the observations, {@link RedkitObservations#NONE} by default
-	 */
-	public void setObservations(RedkitObservations observations) {
-		Assert.notNull(observations, "observations must not be null");
-		this.observations = observations;
-	}
-
 	@Override
 	public Optional<LockHandle> tryLock(String name, String key, Duration wait, @Nullable Duration lease) {
 		LockAcquisition acquisition = acquisition(name, key, wait, lease);
-		Optional<RedisLockHandle> handle;
-		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.LOCK_ACQUIRE, name)) {
-			try {
-				handle = acquisition.acquire();
-				observation.outcome(handle.isPresent() ? "acquired" : "not-acquired");
-			}
-			catch (RuntimeException ex) {
-				observation.outcome("failed");
-				observation.error(ex);
-				throw ex;
-			}
-		}
+		Optional<RedisLockHandle> handle = this.observations.observe(LockObservationKind.ACQUIRE, name,
+				acquisition::acquire, ACQUIRED);
 		handle.ifPresent((acquired) -> hold(acquired, name, lease));
 		return handle.map(LockHandle.class::cast);
 	}
@@ -88,26 +76,19 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 	public CompletableFuture<Optional<LockHandle>> tryLockAsync(String name, String key, Duration wait,
 			@Nullable Duration lease) {
 		LockAcquisition acquisition = acquisition(name, key, wait, lease);
-		// not in scope: the acquisition ends on another thread
-		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.LOCK_ACQUIRE, name);
 		CompletableFuture<Optional<LockHandle>> answer = new CompletableFuture<>();
-		acquisition.acquireAsync().whenComplete((handle, failure) -> {
-			if (failure != null) {
-				Throwable ex = RedisScriptRunner.unwrap(failure);
-				observation.outcome("failed");
-				observation.error(ex);
-				observation.close();
-				answer.completeExceptionally(ex);
-				return;
-			}
-			observation.outcome(handle.isPresent() ? "acquired" : "not-acquired");
-			observation.close();
-			handle.ifPresent((acquired) -> hold(acquired, name, lease));
-			if (!answer.complete(handle.map(LockHandle.class::cast))) {
-				// nobody waits for it any more (cancelled): it must not stay taken
-				handle.ifPresent(RedisLockHandle::releaseAsync);
-			}
-		});
+		this.observations.observeAsync(LockObservationKind.ACQUIRE, name, acquisition::acquireAsync, ACQUIRED)
+			.whenComplete((handle, failure) -> {
+				if (failure != null) {
+					answer.completeExceptionally(RedisScriptRunner.unwrap(failure));
+					return;
+				}
+				handle.ifPresent((acquired) -> hold(acquired, name, lease));
+				if (!answer.complete(handle.map(LockHandle.class::cast))) {
+					// nobody waits for it any more (cancelled): it must not stay taken
+					handle.ifPresent(RedisLockHandle::releaseAsync);
+				}
+			});
 		answer.whenComplete((handle, ex) -> {
 			if (answer.isCancelled()) {
 				acquisition.abandon();
@@ -131,7 +112,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
 	private void hold(RedisLockHandle handle, String name, @Nullable Duration lease) {
 		// not in scope: a handle may be closed on another thread
-		handle.observeHold(this.observations.startUnscoped(RedkitObservationKind.LOCK_HOLD, name));
+		handle.observeHold(this.observations.startUnscoped(LockObservationKind.HOLD, name));
 		this.watchdog.watch(handle, leaseTime(lease));
 	}
 

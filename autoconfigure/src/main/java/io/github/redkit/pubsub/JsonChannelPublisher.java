@@ -1,9 +1,8 @@
 package io.github.redkit.pubsub;
 
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservation;
-import io.github.redkit.core.RedkitObservationKind;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitOutcomes;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -14,54 +13,48 @@ import org.springframework.util.Assert;
  */
 public class JsonChannelPublisher implements ChannelPublisher {
 
+	private static final RedkitOutcomes<Long> PUBLISHED = RedkitOutcomes.of(JsonChannelPublisher::outcome);
+
 	private final StringRedisTemplate template;
 
 	private final JsonMapper mapper;
 
 	private final RedkitMetrics metrics;
 
-	private RedkitObservations observations = RedkitObservations.NONE;
+	private final RedkitObservations observations;
 
 	/**
 	 * Creates a publisher.
 	 * @param template the template to publish with
 	 * @param mapper the JSON mapper
 	 * @param metrics where publications are counted
+	 * @param observations where publications are observed (as
+	 * {@code redkit.pubsub.publish}), {@link RedkitObservations#NONE} for nowhere
 	 */
-	public JsonChannelPublisher(StringRedisTemplate template, JsonMapper mapper, RedkitMetrics metrics) {
+	public JsonChannelPublisher(StringRedisTemplate template, JsonMapper mapper, RedkitMetrics metrics,
+			RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 		this.template = template;
 		this.mapper = mapper;
 		this.metrics = metrics;
-	}
-
-	/**
-	 * Sets where publications are observed (as {@code redkit.pubsub.publish}).
-	 * @param observations the observations, {@link RedkitObservations#NONE} by default
-	 */
-	public void setObservations(RedkitObservations observations) {
-		Assert.notNull(observations, "observations must not be null");
-		this.observations = observations;
 	}
 
 	@Override
 	public long publish(String channel, Object payload) {
 		Assert.hasText(channel, "channel must not be empty");
 		// like the meter, not named by the channel: channels may be per user or per order
-		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.PUBLISH, "publish")) {
-			try {
-				String message = this.mapper.writeValueAsString(payload);
-				Long receivers = this.template.convertAndSend(channel, message);
-				long count = (receivers != null) ? receivers : 0;
-				this.metrics.increment(PubSubMeters.PUBLISHED, "outcome", (count > 0) ? "delivered" : "unheard");
-				observation.outcome((count > 0) ? "delivered" : "unheard");
-				return count;
-			}
-			catch (RuntimeException ex) {
-				observation.outcome("failed");
-				observation.error(ex);
-				throw ex;
-			}
-		}
+		return this.observations.observe(PubSubObservationKind.PUBLISH, "publish", () -> {
+			String message = this.mapper.writeValueAsString(payload);
+			Long receivers = this.template.convertAndSend(channel, message);
+			long count = (receivers != null) ? receivers : 0;
+			this.metrics.increment(PubSubMeters.PUBLISHED, "outcome", outcome(count));
+			return count;
+		}, PUBLISHED);
+	}
+
+	private static String outcome(long receivers) {
+		return (receivers > 0) ? "delivered" : "unheard";
 	}
 
 }

@@ -28,11 +28,6 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, Function<St
 		RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, QueueEvents events, Duration pollTimeout,
 		Duration shutdownTimeout, RedkitObservations observations, LeaseRenewer renewer) {
 
-	ConsumerSetup withObservations(RedkitObservations observations) {
-		return new ConsumerSetup(this.template, this.receiver, this.settings, this.connectionFactory, this.keyspace,
-				this.events, this.pollTimeout, this.shutdownTimeout, observations, this.renewer);
-	}
-
 	/**
 	 * Renews the visibility of a message in hand every third of it until the renewal is
 	 * stopped or finds the take lost.

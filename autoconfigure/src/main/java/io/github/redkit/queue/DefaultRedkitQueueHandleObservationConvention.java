@@ -1,7 +1,6 @@
 package io.github.redkit.queue;
 
 import io.github.redkit.core.DefaultRedkitObservationConvention;
-import io.github.redkit.core.RedkitObservationKind;
 import io.micrometer.observation.Observation;
 
 /**
@@ -15,7 +14,7 @@ public class DefaultRedkitQueueHandleObservationConvention extends DefaultRedkit
 	 * Creates the convention.
 	 */
 	public DefaultRedkitQueueHandleObservationConvention() {
-		super(RedkitObservationKind.QUEUE_HANDLE);
+		super(QueueObservationKind.HANDLE);
 	}
 
 	@Override

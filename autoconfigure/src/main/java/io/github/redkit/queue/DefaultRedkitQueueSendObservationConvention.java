@@ -1,7 +1,6 @@
 package io.github.redkit.queue;
 
 import io.github.redkit.core.DefaultRedkitObservationConvention;
-import io.github.redkit.core.RedkitObservationKind;
 import io.micrometer.observation.Observation;
 
 /**
@@ -15,7 +14,7 @@ public class DefaultRedkitQueueSendObservationConvention extends DefaultRedkitOb
 	 * Creates the convention.
 	 */
 	public DefaultRedkitQueueSendObservationConvention() {
-		super(RedkitObservationKind.QUEUE_SEND);
+		super(QueueObservationKind.SEND);
 	}
 
 	@Override

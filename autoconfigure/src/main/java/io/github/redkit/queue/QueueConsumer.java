@@ -7,8 +7,8 @@ import java.util.Deque;
 import java.util.List;
 
 import io.github.redkit.core.LeaseRenewer;
-import io.github.redkit.core.RedkitObservation;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitOutcomes;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,6 +30,8 @@ import org.jspecify.annotations.Nullable;
 final class QueueConsumer implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(QueueConsumer.class);
+
+	private static final RedkitOutcomes<Object> HANDLED = RedkitOutcomes.of((message) -> "handled");
 
 	private final String queue;
 
@@ -220,16 +222,14 @@ final class QueueConsumer implements Runnable {
 		long start = System.nanoTime();
 		Throwable failure = null;
 		// in scope while the listener runs: its own spans continue the sender's trace
-		try (RedkitObservation observation = this.observations.startHandle(this.queue, message.headers())) {
-			try {
+		try {
+			this.observations.observe(() -> new RedkitQueueHandleContext(this.queue, message.headers()), () -> {
 				this.handler.handle(message.payload());
-				observation.outcome("handled");
-			}
-			catch (Throwable ex) {
-				failure = ex;
-				observation.outcome("failed");
-				observation.error(ex);
-			}
+				return message;
+			}, HANDLED);
+		}
+		catch (Throwable ex) {
+			failure = ex;
 		}
 		this.currentRenewal = null;
 		if (this.killed || this.current == null) {

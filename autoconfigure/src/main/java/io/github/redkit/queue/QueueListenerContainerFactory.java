@@ -1,8 +1,5 @@
 package io.github.redkit.queue;
 
-import java.time.Duration;
-import java.util.function.Function;
-
 import io.github.redkit.core.LeaseRenewer;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
@@ -11,6 +8,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
 
 /**
  * Creates the listener containers of {@link QueueListener @QueueListener} methods. Any
@@ -25,38 +23,31 @@ public class QueueListenerContainerFactory implements DisposableBean {
 
 	private final LeaseRenewer renewer = new LeaseRenewer("redkit-queue-visibility");
 
-	private ConsumerSetup setup;
+	private final ConsumerSetup setup;
 
 	/**
 	 * Creates a factory.
 	 * @param template the template messages are taken and settled through
-	 * @param settings the settings of each queue by name
+	 * @param settings the settings of each queue, the poll and shutdown timeouts
 	 * @param connectionFactory where the consumers' blocking connections come from
 	 * @param keyspace the keyspace of the queues' keys (the consumers wait on the ready
 	 * lists)
 	 * @param json converts payloads to the listeners' types when the template is not a
 	 * {@link QueueReceiver}
 	 * @param metrics where listener timings are recorded
-	 * @param pollTimeout the longest blocking wait of a consumer, which also bounds how
-	 * late expired and due messages are noticed on an idle queue
-	 * @param shutdownTimeout how long stopping waits for in-flight messages
+	 * @param observations where the handling of each message is observed (as
+	 * {@code redkit.queue.handle}, continuing its sender's trace),
+	 * {@link RedkitObservations#NONE} for nowhere
 	 */
-	public QueueListenerContainerFactory(QueueTemplate template, Function<String, QueueSettings> settings,
+	public QueueListenerContainerFactory(QueueTemplate template, QueueListenerSettings settings,
 			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, JsonMapper json, RedkitMetrics metrics,
-			Duration pollTimeout, Duration shutdownTimeout) {
+			RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
 		QueueReceiver receiver = (template instanceof QueueReceiver own) ? own
 				: new TemplateQueueReceiver(template, json);
-		this.setup = new ConsumerSetup(template, receiver, settings, connectionFactory, keyspace,
-				new QueueEvents(metrics), pollTimeout, shutdownTimeout, RedkitObservations.NONE, this.renewer);
-	}
-
-	/**
-	 * Sets where the handling of each message is observed (continuing its sender's
-	 * trace); applies to the containers created afterwards.
-	 * @param observations the observations, {@link RedkitObservations#NONE} by default
-	 */
-	public void setObservations(RedkitObservations observations) {
-		this.setup = this.setup.withObservations(observations);
+		this.setup = new ConsumerSetup(template, receiver, settings.queues(), connectionFactory, keyspace,
+				new QueueEvents(metrics), settings.pollTimeout(), settings.shutdownTimeout(), observations,
+				this.renewer);
 	}
 
 	/**

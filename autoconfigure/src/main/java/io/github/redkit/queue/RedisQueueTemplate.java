@@ -15,13 +15,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.RedkitObservationContext;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitOutcomes;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -57,6 +59,20 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private static final Log logger = LogFactory.getLog(RedisQueueTemplate.class);
 
 	/**
+	 * A failed send keeps no outcome, only its error: a send's outcome says where the
+	 * message went.
+	 */
+	private static final RedkitOutcomes<Object> SENT = RedkitOutcomes.of((sent) -> "sent").onFailure((ex) -> null);
+
+	private static final RedkitOutcomes<Boolean> SCHEDULED = RedkitOutcomes
+		.of((Boolean added) -> added ? "scheduled" : "collapsed")
+		.onFailure((ex) -> null);
+
+	/** Whether it collapsed is known later, once Redis answered. */
+	private static final RedkitOutcomes<Object> SCHEDULED_LATER = RedkitOutcomes.of((sent) -> "scheduled")
+		.onFailure((ex) -> null);
+
+	/**
 	 * How many expired or due messages one claim moves at most: keeps the script short.
 	 */
 	private static final int REAP_BATCH = 100;
@@ -89,7 +105,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	private final Map<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
-	private RedkitObservations observations = RedkitObservations.NONE;
+	private final RedkitObservations observations;
 
 	/**
 	 * Creates a template.
@@ -98,9 +114,13 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param json the JSON mapper
 	 * @param settings the settings of each queue by name
 	 * @param metrics where acks and failures are recorded
+	 * @param observations where sends are observed (as {@code redkit.queue.send}); the
+	 * trace context of each send travels in its messages' headers
 	 */
 	public RedisQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace, JsonMapper json,
-			Function<String, QueueSettings> settings, RedkitMetrics metrics) {
+			Function<String, QueueSettings> settings, RedkitMetrics metrics, RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
 		this.runner = runner;
 		this.redis = runner.template();
 		this.keyspace = keyspace;
@@ -109,33 +129,24 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		this.events = new QueueEvents(metrics);
 	}
 
-	/**
-	 * Sets where sends are observed; the trace context of each send travels in its
-	 * messages' headers.
-	 * @param observations the observations, {@link RedkitObservations#NONE} by default
-	 */
-	public void setObservations(RedkitObservations observations) {
-		Assert.notNull(observations, "observations must not be null");
-		this.observations = observations;
-	}
-
 	@Override
 	public void send(String queue, Object payload) {
 		Map<String, String> headers = new LinkedHashMap<>();
-		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
-			try {
-				// one RPUSH (a contract QueueTemplateTests holds); the reactive face
-				// sends the
-				// same element with the same command, inside a script on the async
-				// connection
-				this.redis.opsForList().rightPush(keys(queue).ready(), element(payload, headers));
-				observation.outcome("sent");
-			}
-			catch (RuntimeException ex) {
-				observation.error(ex);
-				throw ex;
-			}
-		}
+		this.observations.observe(sending(queue, headers), () -> {
+			// one RPUSH (a contract QueueTemplateTests holds); the reactive face sends
+			// the
+			// same element with the same command, inside a script on the async connection
+			this.redis.opsForList().rightPush(keys(queue).ready(), element(payload, headers));
+			return queue;
+		}, SENT);
+	}
+
+	/**
+	 * The context of a send, made only when something observes: the tracing handler
+	 * writes the trace context into the headers.
+	 */
+	private static Supplier<RedkitObservationContext> sending(String queue, Map<String, String> headers) {
+		return () -> new RedkitQueueSendContext(queue, headers);
 	}
 
 	/**
@@ -148,16 +159,12 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 */
 	CompletableFuture<Void> sendAsync(String queue, Object payload) {
 		Map<String, String> headers = new LinkedHashMap<>();
-		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
-			try {
-				CompletableFuture<Long> sent = push(queue, element(payload, headers));
-				observation.outcome("sent");
-				return sent.thenApply((length) -> null);
-			}
-			catch (RuntimeException ex) {
-				observation.error(ex);
-				return CompletableFuture.failedFuture(ex);
-			}
+		try {
+			return this.observations.observe(sending(queue, headers),
+					() -> push(queue, element(payload, headers)).thenApply((length) -> (Void) null), SENT);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
 		}
 	}
 
@@ -172,43 +179,27 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			return;
 		}
 		Map<String, String> headers = new LinkedHashMap<>();
-		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
-			try {
-				byte[] ready = bytes(keys(queue).ready());
-				List<byte[]> elements = new ArrayList<>(payloads.size());
-				payloads.forEach((payload) -> elements.add(bytes(element(payload, headers))));
-				this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-					for (int from = 0; from < elements.size(); from += SEND_CHUNK) {
-						List<byte[]> chunk = elements.subList(from, Math.min(elements.size(), from + SEND_CHUNK));
-						connection.listCommands().rPush(ready, chunk.toArray(byte[][]::new));
-					}
-					return null;
-				});
-				observation.outcome("sent");
-			}
-			catch (RuntimeException ex) {
-				observation.error(ex);
-				throw ex;
-			}
-		}
+		this.observations.observe(sending(queue, headers), () -> {
+			byte[] ready = bytes(keys(queue).ready());
+			List<byte[]> elements = new ArrayList<>(payloads.size());
+			payloads.forEach((payload) -> elements.add(bytes(element(payload, headers))));
+			this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+				for (int from = 0; from < elements.size(); from += SEND_CHUNK) {
+					List<byte[]> chunk = elements.subList(from, Math.min(elements.size(), from + SEND_CHUNK));
+					connection.listCommands().rPush(ready, chunk.toArray(byte[][]::new));
+				}
+				return null;
+			});
+			return queue;
+		}, SENT);
 	}
 
 	@Override
 	public boolean sendDelayed(String queue, Object payload, Duration delay) {
 		Assert.isTrue(delay != null && !delay.isNegative(), "delay must not be null or negative");
 		Map<String, String> headers = new LinkedHashMap<>();
-		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
-			try {
-				boolean added = RedisScriptRunner.await(delay(queue, element(payload, headers), delay), CLAIM_TIMEOUT,
-						DELAY.name());
-				observation.outcome(added ? "scheduled" : "collapsed");
-				return added;
-			}
-			catch (RuntimeException ex) {
-				observation.error(ex);
-				throw ex;
-			}
-		}
+		return this.observations.observe(sending(queue, headers), () -> RedisScriptRunner
+			.await(delay(queue, element(payload, headers), delay), CLAIM_TIMEOUT, DELAY.name()), SCHEDULED);
 	}
 
 	/**
@@ -221,17 +212,14 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 */
 	CompletableFuture<Boolean> sendDelayedAsync(String queue, Object payload, Duration delay) {
 		Map<String, String> headers = new LinkedHashMap<>();
-		try (RedkitObservation observation = this.observations.startSend(queue, headers)) {
-			try {
+		try {
+			return this.observations.observe(sending(queue, headers), () -> {
 				Assert.isTrue(delay != null && !delay.isNegative(), "delay must not be null or negative");
-				CompletableFuture<Boolean> added = delay(queue, element(payload, headers), delay);
-				observation.outcome("scheduled");
-				return added;
-			}
-			catch (RuntimeException ex) {
-				observation.error(ex);
-				return CompletableFuture.failedFuture(ex);
-			}
+				return delay(queue, element(payload, headers), delay);
+			}, SCHEDULED_LATER);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
 		}
 	}
 

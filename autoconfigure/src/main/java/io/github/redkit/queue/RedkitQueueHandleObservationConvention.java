@@ -2,7 +2,6 @@ package io.github.redkit.queue;
 
 import io.github.redkit.core.RedkitObservationContext;
 import io.github.redkit.core.RedkitObservationConvention;
-import io.github.redkit.core.RedkitObservationKind;
 import io.micrometer.observation.Observation;
 
 /**
@@ -14,7 +13,7 @@ public interface RedkitQueueHandleObservationConvention extends RedkitObservatio
 	@Override
 	default boolean supportsContext(Observation.Context context) {
 		return context instanceof RedkitObservationContext redkit
-				&& redkit.getObservationKind() == RedkitObservationKind.QUEUE_HANDLE;
+				&& redkit.getObservationKind() == QueueObservationKind.HANDLE;
 	}
 
 }

@@ -1,7 +1,6 @@
 package io.github.redkit.ratelimit;
 
 import io.github.redkit.core.DefaultRedkitObservationConvention;
-import io.github.redkit.core.RedkitObservationKind;
 import io.micrometer.observation.Observation;
 
 /**
@@ -16,7 +15,7 @@ public class DefaultRedkitRateLimitObservationConvention extends DefaultRedkitOb
 	 * Creates the convention.
 	 */
 	public DefaultRedkitRateLimitObservationConvention() {
-		super(RedkitObservationKind.RATE_LIMIT_DECISION);
+		super(RateLimitObservationKind.DECISION);
 	}
 
 	@Override

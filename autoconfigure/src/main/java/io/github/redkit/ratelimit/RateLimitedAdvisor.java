@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import io.github.redkit.core.RedkitAdvisor;
 
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
@@ -15,9 +16,15 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 public class RateLimitedAdvisor extends RedkitAdvisor {
 
 	/**
+	 * The default order: outermost of Redkit's advisors, so that a refused call does no
+	 * other work (no permit, no claim, no lock).
+	 */
+	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 300;
+
+	/**
 	 * Creates an advisor.
 	 * @param interceptor the interceptor
-	 * @param order the advisor's order
+	 * @param order the advisor's order, {@link #DEFAULT_ORDER} by default
 	 */
 	public RateLimitedAdvisor(RateLimitedInterceptor interceptor, int order) {
 		super(new ValidatingPointcut(interceptor), interceptor, order);

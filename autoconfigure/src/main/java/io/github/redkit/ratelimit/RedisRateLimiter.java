@@ -18,14 +18,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redkit.core.FailureCooldown;
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
-import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservation;
-import io.github.redkit.core.RedkitObservationKind;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.region.RegionOutbox;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -41,13 +41,16 @@ import org.springframework.util.Assert;
  * slot, the groups are decided concurrently, and what a group took is given back when
  * another group refuses the call or does not answer in time (see {@link PermitGiveBack}).
  * <p>
- * When Redis does not answer within the timeout, the {@linkplain RateLimitFailureMode
- * failure mode} applies, and keeps applying without asking Redis for the failure
- * cooldown, so that an outage does not add the timeout to every call.
+ * When Redis does not answer within the timeout, the {@linkplain LimitFailureMode failure
+ * mode} applies, and keeps applying without asking Redis for the failure cooldown, so
+ * that an outage does not add the timeout to every call.
  */
 public class RedisRateLimiter implements RateLimiter {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
+
+	private static final RedkitOutcomes<RateLimitDecision> DECIDED = RedkitOutcomes
+		.of((decision) -> decision.allowed() ? "allowed" : "denied");
 
 	private static final Map<RateLimitAlgorithm, LuaScript<byte[]>> SCRIPTS = new EnumMap<>(RateLimitAlgorithm.class);
 
@@ -65,7 +68,7 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final Map<String, PreparedLimit> inlineLimits = new ConcurrentHashMap<>();
 
-	private final RateLimitFailureMode failureMode;
+	private final LimitFailureMode failureMode;
 
 	private final Duration timeout;
 
@@ -77,7 +80,7 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final PermitGiveBack giveBack;
 
-	private RedkitObservations observations = RedkitObservations.NONE;
+	private final RedkitObservations observations;
 
 	private @Nullable GlobalRateLimits global;
 
@@ -86,23 +89,24 @@ public class RedisRateLimiter implements RateLimiter {
 	 * @param runner runs the scripts
 	 * @param keyspace builds the keys
 	 * @param policies the named limits
-	 * @param failureMode what to do when Redis cannot be reached
-	 * @param timeout how long a decision waits for Redis
-	 * @param failureCooldown how long the failure mode applies without asking Redis after
-	 * a failure
+	 * @param settings failure mode, Redis timeout and failure cooldown
 	 * @param metrics records decisions
+	 * @param observations where decisions are observed (as
+	 * {@code redkit.ratelimit.decision}), {@link RedkitObservations#NONE} for nowhere
 	 */
 	public RedisRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, Map<String, RateLimitPolicy> policies,
-			RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown, RedkitMetrics metrics) {
+			RateLimitSettings settings, RedkitMetrics metrics, RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
 		this.runner = runner;
 		this.keyspace = keyspace;
 		policies.forEach((name, policy) -> this.limits.put(name, PreparedLimit.of(name, policy, keyspace)));
-		this.failureMode = failureMode;
-		this.timeout = timeout;
-		this.failureCooldown = new FailureCooldown(failureCooldown);
+		this.failureMode = settings.failureMode();
+		this.timeout = settings.timeout();
+		this.failureCooldown = new FailureCooldown(settings.failureCooldown());
 		this.metrics = metrics;
+		this.observations = observations;
 		this.cluster = runner.isCluster();
-		this.giveBack = new PermitGiveBack(runner, timeout, metrics);
+		this.giveBack = new PermitGiveBack(runner, settings.timeout(), metrics);
 	}
 
 	/**
@@ -118,15 +122,6 @@ public class RedisRateLimiter implements RateLimiter {
 		GlobalRateLimits global = new GlobalRateLimits(this.runner, outbox, limitNames);
 		global.checkAll(this.limits);
 		this.global = global;
-	}
-
-	/**
-	 * Sets where decisions are observed (as {@code redkit.ratelimit.decision}).
-	 * @param observations the observations, {@link RedkitObservations#NONE} by default
-	 */
-	public void setObservations(RedkitObservations observations) {
-		Assert.notNull(observations, "observations must not be null");
-		this.observations = observations;
 	}
 
 	@Override
@@ -181,42 +176,13 @@ public class RedisRateLimiter implements RateLimiter {
 	}
 
 	private RateLimitDecision tryAcquire(PreparedLimit limit, List<String> keys, int cost) {
-		try (RedkitObservation observation = this.observations.start(RedkitObservationKind.RATE_LIMIT_DECISION,
-				limit.name())) {
-			try {
-				RateLimitDecision decision = decideOrFail(limit, keys, cost);
-				observation.outcome(decision.allowed() ? "allowed" : "denied");
-				return decision;
-			}
-			catch (RuntimeException ex) {
-				observation.outcome("failed");
-				observation.error(ex);
-				throw ex;
-			}
-		}
+		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
+				() -> decideOrFail(limit, keys, cost), DECIDED);
 	}
 
 	private CompletableFuture<RateLimitDecision> tryAcquireAsync(PreparedLimit limit, List<String> keys, int cost) {
-		// not in scope: the decision completes on another thread
-		RedkitObservation observation = this.observations.startUnscoped(RedkitObservationKind.RATE_LIMIT_DECISION,
-				limit.name());
-		CompletableFuture<RateLimitDecision> decision;
-		try {
-			decision = decideOrFailAsync(limit, keys, cost);
-		}
-		catch (RuntimeException ex) {
-			decision = CompletableFuture.failedFuture(ex);
-		}
-		return decision.whenComplete((result, ex) -> {
-			if (ex == null) {
-				observation.outcome(result.allowed() ? "allowed" : "denied");
-			}
-			else {
-				observation.outcome("failed");
-				observation.error(RedisScriptRunner.unwrap(ex));
-			}
-			observation.close();
-		});
+		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
+				() -> decideOrFailAsync(limit, keys, cost), DECIDED);
 	}
 
 	private RateLimitDecision decideOrFail(PreparedLimit limit, List<String> keys, int cost) {
@@ -412,7 +378,7 @@ public class RedisRateLimiter implements RateLimiter {
 			logger.warn("Rate limit '" + limitName + "' could not be decided (failure mode " + this.failureMode + "): "
 					+ cause.getMessage());
 		}
-		if (this.failureMode == RateLimitFailureMode.ALLOW) {
+		if (this.failureMode == LimitFailureMode.ALLOW) {
 			measure(limitName, RateLimitMeters.FAILED_OPEN, start);
 			return RateLimitDecision.failedOpen(limit.policy());
 		}

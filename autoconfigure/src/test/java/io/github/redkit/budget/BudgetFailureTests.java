@@ -6,6 +6,7 @@ import java.util.Set;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.idempotency.IdempotencySettings;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.RedisIdempotentSteps;
@@ -50,10 +51,10 @@ class BudgetFailureTests {
 		RedisScriptRunner runner = new RedisScriptRunner(connectionFactory);
 		RedisKeyspace keyspace = new RedisKeyspace("redkit-test");
 		Budgets budgets = new RedisBudgets(runner, keyspace, Duration.ofMillis(300), Duration.ofHours(1),
-				RedkitMetrics.NONE);
+				RedkitMetrics.NONE, RedkitObservations.NONE);
 		IdempotentSteps steps = new RedisIdempotentSteps(runner, keyspace, JsonMapper.builder().build(),
 				new IdempotencySettings(Duration.ofHours(1), Duration.ofSeconds(30), Duration.ofMillis(300)),
-				RedkitMetrics.NONE);
+				RedkitMetrics.NONE, RedkitObservations.NONE);
 		budgets.create("frozen", 100);
 		redis.pause();
 		try {

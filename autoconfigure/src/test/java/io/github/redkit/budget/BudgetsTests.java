@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -44,7 +45,8 @@ class BudgetsTests {
 	@BeforeEach
 	void setUp() {
 		this.budgets = new RedisBudgets(new RedisScriptRunner(this.topology.connectionFactory()),
-				new RedisKeyspace("redkit-test"), Duration.ofSeconds(5), Duration.ofHours(1), RedkitMetrics.NONE);
+				new RedisKeyspace("redkit-test"), Duration.ofSeconds(5), Duration.ofHours(1), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
 		this.campaign = "campaign:" + UUID.randomUUID();
 	}
 

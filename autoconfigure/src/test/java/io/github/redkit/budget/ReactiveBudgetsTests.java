@@ -10,6 +10,7 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMeter;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -57,7 +58,7 @@ class ReactiveBudgetsTests {
 	void createBudgets() {
 		RedisScriptRunner runner = new RedisScriptRunner(this.topology.connectionFactory());
 		this.budgets = new RedisBudgets(runner, new RedisKeyspace("rb-test"), Duration.ofSeconds(5),
-				Duration.ofHours(1), recording(this.changes));
+				Duration.ofHours(1), recording(this.changes), RedkitObservations.NONE);
 		this.reactive = new DefaultReactiveBudgets(this.budgets);
 		// the first connection is made off the caller's thread; make it before the checks
 		this.budgets.create("warm-up", 1, true);
@@ -169,7 +170,7 @@ class ReactiveBudgetsTests {
 		unreachable.start();
 		try {
 			RedisBudgets budgets = new RedisBudgets(new RedisScriptRunner(unreachable), new RedisKeyspace("rb-test"),
-					Duration.ofSeconds(2), Duration.ofHours(1), recording(this.changes));
+					Duration.ofSeconds(2), Duration.ofHours(1), recording(this.changes), RedkitObservations.NONE);
 			Class<? extends DataAccessException> blocking = assertThatExceptionOfType(DataAccessException.class)
 				.isThrownBy(() -> budgets.spend(this.id, 1))
 				.actual()

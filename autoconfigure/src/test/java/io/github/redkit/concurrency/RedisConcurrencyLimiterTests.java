@@ -13,10 +13,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.ratelimit.RateLimitFailureMode;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
@@ -76,7 +77,8 @@ class RedisConcurrencyLimiterTests {
 		}
 		RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(this.runner, new RedisKeyspace("conc-test"),
 				Map.of("named", new ConcurrencyPolicy(2, Duration.ofSeconds(30))),
-				new ConcurrencyLimitSettings(RateLimitFailureMode.DENY, Duration.ofSeconds(5)), RedkitMetrics.NONE);
+				new ConcurrencyLimitSettings(LimitFailureMode.DENY, Duration.ofSeconds(5)), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
 		this.limiters.add(limiter);
 		return limiter;
 	}

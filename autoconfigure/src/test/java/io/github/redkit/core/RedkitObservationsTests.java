@@ -19,7 +19,6 @@ import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.RedisDistributedLocks;
 import io.github.redkit.pubsub.JsonChannelPublisher;
-import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -61,8 +60,8 @@ class RedkitObservationsTests {
 	void concurrencyPermits() {
 		RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(this.runner, this.keyspace,
 				Map.of("jobs", ConcurrencyPolicy.of(1)),
-				new ConcurrencyLimitSettings(RateLimitFailureMode.DENY, Duration.ofSeconds(5)), RedkitMetrics.NONE);
-		limiter.setObservations(this.observations);
+				new ConcurrencyLimitSettings(LimitFailureMode.DENY, Duration.ofSeconds(5)), RedkitMetrics.NONE,
+				this.observations);
 		Optional<ConcurrencyPermit> first = limiter.tryAcquire("jobs", this.id);
 		limiter.tryAcquire("jobs", this.id);
 		first.ifPresent(ConcurrencyPermit::close);
@@ -76,8 +75,7 @@ class RedkitObservationsTests {
 	void lockAcquisitionsAndHolds() {
 		RedisDistributedLocks locks = new RedisDistributedLocks(this.runner, this.keyspace,
 				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofMillis(50)),
-				RedkitMetrics.NONE, List.of());
-		locks.setObservations(this.observations);
+				RedkitMetrics.NONE, this.observations, List.of());
 		try (LockHandle held = locks.tryLock("orders", this.id, Duration.ZERO, null).orElseThrow()) {
 			locks.tryLock("orders", this.id, Duration.ZERO, null);
 		}
@@ -95,8 +93,7 @@ class RedkitObservationsTests {
 	void stepClaims() {
 		RedisIdempotentSteps steps = new RedisIdempotentSteps(this.runner, this.keyspace, JsonMapper.builder().build(),
 				new IdempotencySettings(Duration.ofHours(1), Duration.ofSeconds(30), Duration.ofSeconds(5)),
-				RedkitMetrics.NONE);
-		steps.setObservations(this.observations);
+				RedkitMetrics.NONE, this.observations);
 		org.assertj.core.api.Assertions.assertThat(steps.claim(this.id, "charge", null, null))
 			.isEqualTo(StepOutcome.CLAIMED);
 		steps.claim(this.id, "ship", Set.of("pack"), null);
@@ -110,8 +107,7 @@ class RedkitObservationsTests {
 	@Test
 	void budgetChangesAreNamedByTheirCommandNeverByTheBudget() {
 		RedisBudgets budgets = new RedisBudgets(this.runner, this.keyspace, Duration.ofSeconds(5), Duration.ofHours(1),
-				RedkitMetrics.NONE);
-		budgets.setObservations(this.observations);
+				RedkitMetrics.NONE, this.observations);
 		budgets.create(this.id, 10);
 		budgets.spend(this.id, 7);
 		budgets.spend(this.id, 7);
@@ -124,8 +120,7 @@ class RedkitObservationsTests {
 	@Test
 	void publications() {
 		JsonChannelPublisher publisher = new JsonChannelPublisher(this.runner.template(), JsonMapper.builder().build(),
-				RedkitMetrics.NONE);
-		publisher.setObservations(this.observations);
+				RedkitMetrics.NONE, this.observations);
 		publisher.publish("orders-" + this.id, Map.of("n", 1));
 		assertThat(this.registry).hasSingleObservationThat()
 			.hasNameEqualTo("redkit.pubsub.publish")

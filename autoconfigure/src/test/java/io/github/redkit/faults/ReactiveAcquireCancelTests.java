@@ -15,6 +15,7 @@ import io.github.redkit.core.ClientPause;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.idempotency.DefaultReactiveIdempotentSteps;
 import io.github.redkit.idempotency.IdempotencySettings;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
@@ -85,10 +86,12 @@ class ReactiveAcquireCancelTests {
 		RedisKeyspace keyspace = new RedisKeyspace("cancel");
 		this.locks = new RedisDistributedLocks(runner, keyspace,
 				new LockSettings(Duration.ofSeconds(30), TIMEOUT, Duration.ofMillis(100)), RedkitMetrics.NONE,
-				List.of());
-		this.budgets = new RedisBudgets(runner, keyspace, TIMEOUT, Duration.ofHours(1), RedkitMetrics.NONE);
+				RedkitObservations.NONE, List.of());
+		this.budgets = new RedisBudgets(runner, keyspace, TIMEOUT, Duration.ofHours(1), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
 		this.steps = new RedisIdempotentSteps(runner, keyspace, JsonMapper.builder().build(),
-				new IdempotencySettings(Duration.ofHours(1), Duration.ofSeconds(30), TIMEOUT), RedkitMetrics.NONE);
+				new IdempotencySettings(Duration.ofHours(1), Duration.ofSeconds(30), TIMEOUT), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
 		// connected before the pause, so that only the script waits
 		this.budgets.create(this.name, 100);
 	}

@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -51,7 +52,8 @@ class IdempotentStepsTests {
 
 	private RedisIdempotentSteps steps(Duration lease) {
 		return new RedisIdempotentSteps(this.runner, new RedisKeyspace("redkit-test"), JsonMapper.builder().build(),
-				new IdempotencySettings(Duration.ofHours(48), lease, Duration.ofSeconds(5)), RedkitMetrics.NONE);
+				new IdempotencySettings(Duration.ofHours(48), lease, Duration.ofSeconds(5)), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import java.util.UUID;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -53,7 +54,7 @@ class ReactiveIdempotentStepsTests {
 		RedisScriptRunner runner = new RedisScriptRunner(this.topology.connectionFactory());
 		this.blocking = new RedisIdempotentSteps(runner, new RedisKeyspace("rsteps-test"), JsonMapper.builder().build(),
 				new IdempotencySettings(Duration.ofHours(1), Duration.ofSeconds(30), Duration.ofSeconds(5)),
-				RedkitMetrics.NONE);
+				RedkitMetrics.NONE, RedkitObservations.NONE);
 		this.steps = new DefaultReactiveIdempotentSteps(this.blocking);
 		this.order = "order:" + UUID.randomUUID();
 		// the first connection is made off the caller's thread; make it before the checks

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -58,7 +59,7 @@ class DistributedLocksTests {
 		this.redis = this.runner.template();
 		this.locks = new RedisDistributedLocks(this.runner, new RedisKeyspace("redkit-test"),
 				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(1)),
-				new MicrometerRedkitMetrics(() -> this.registry), List.of(this.lost::add));
+				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE, List.of(this.lost::add));
 	}
 
 	@AfterEach
@@ -239,7 +240,7 @@ class DistributedLocksTests {
 		// waiter is a wake-up
 		RedisDistributedLocks patient = new RedisDistributedLocks(this.runner, new RedisKeyspace("redkit-test"),
 				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(60)),
-				new MicrometerRedkitMetrics(() -> this.registry), List.of());
+				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE, List.of());
 		int waiters = 16;
 		ExecutorService executor = Executors.newFixedThreadPool(waiters);
 		try {

@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class LockFailClosedTests {
 		RedisDistributedLocks locks = new RedisDistributedLocks(new RedisScriptRunner(factory),
 				new RedisKeyspace("redkit-test"),
 				new LockSettings(Duration.ofMillis(300), Duration.ofMillis(100), Duration.ofSeconds(1)),
-				RedkitMetrics.NONE, List.of(lost::add));
+				RedkitMetrics.NONE, RedkitObservations.NONE, List.of(lost::add));
 		try {
 			LockHandle handle = locks.tryLock("renewed", Duration.ZERO, null).orElseThrow();
 			redis.pause();
@@ -55,7 +56,7 @@ class LockFailClosedTests {
 		RedisDistributedLocks locks = new RedisDistributedLocks(new RedisScriptRunner(factory),
 				new RedisKeyspace("redkit-test"),
 				new LockSettings(Duration.ofSeconds(30), Duration.ofMillis(200), Duration.ofSeconds(1)),
-				RedkitMetrics.NONE, List.of());
+				RedkitMetrics.NONE, RedkitObservations.NONE, List.of());
 		try {
 			// a cold JVM's first connection takes longer than the 200 ms under test
 			new StringRedisTemplate(factory).hasKey("warm");

@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -50,7 +51,7 @@ class LockLeaseTests {
 		this.redis = runner.template();
 		this.locks = new RedisDistributedLocks(runner, new RedisKeyspace("redkit-test"),
 				new LockSettings(LEASE, Duration.ofSeconds(2), Duration.ofSeconds(1)),
-				new MicrometerRedkitMetrics(() -> this.registry), List.of(this.lost::add));
+				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE, List.of(this.lost::add));
 	}
 
 	@AfterEach

@@ -8,6 +8,7 @@ import java.util.UUID;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
@@ -41,7 +42,7 @@ class LockLongLeaseTests {
 		this.locks = new RedisDistributedLocks(new RedisScriptRunner(this.topology.connectionFactory()),
 				new RedisKeyspace("redkit-test"),
 				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(1)),
-				RedkitMetrics.NONE, List.of());
+				RedkitMetrics.NONE, RedkitObservations.NONE, List.of());
 	}
 
 	@AfterEach

@@ -12,6 +12,7 @@ import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.ThreadDumpOnFailure;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
@@ -73,7 +74,7 @@ class ReactiveDistributedLocksTests {
 		this.redis = runner.template();
 		this.locks = new RedisDistributedLocks(runner, new RedisKeyspace("rlock-test"),
 				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(1)),
-				RedkitMetrics.NONE, List.of());
+				RedkitMetrics.NONE, RedkitObservations.NONE, List.of());
 		this.reactive = new DefaultReactiveDistributedLocks(this.locks);
 		// the first connection is made off the caller's thread; make it before the checks
 		this.locks.tryLock("warm-up", Duration.ZERO, null).ifPresent(LockHandle::close);
@@ -253,7 +254,7 @@ class ReactiveDistributedLocksTests {
 		RedisDistributedLocks locks = new RedisDistributedLocks(new RedisScriptRunner(unreachable),
 				new RedisKeyspace("rlock-test"),
 				new LockSettings(Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofSeconds(1)),
-				new MicrometerRedkitMetrics(() -> registry), List.of());
+				new MicrometerRedkitMetrics(() -> registry), RedkitObservations.NONE, List.of());
 		try {
 			assertThatExceptionOfType(LockUnavailableException.class)
 				.isThrownBy(() -> locks.tryLock("orders", this.key, Duration.ZERO, null));

@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.RedisTopology;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -32,9 +33,13 @@ final class QueueTestSupport implements AutoCloseable {
 	private final List<QueueListenerContainerFactory> factories = new CopyOnWriteArrayList<>();
 
 	QueueTestSupport(RedisTopology topology, RedkitMetrics metrics) {
+		this(topology, metrics, RedkitObservations.NONE);
+	}
+
+	QueueTestSupport(RedisTopology topology, RedkitMetrics metrics, RedkitObservations observations) {
 		this.topology = topology;
 		this.template = new RedisQueueTemplate(new RedisScriptRunner(topology.connectionFactory()), KEYSPACE, JSON,
-				this::settings, metrics);
+				this::settings, metrics, observations);
 	}
 
 	QueueTestSupport(RedisTopology topology) {
@@ -95,9 +100,17 @@ final class QueueTestSupport implements AutoCloseable {
 	 * A container factory, destroyed when this support is closed.
 	 */
 	QueueListenerContainerFactory factory(QueueTemplate template, Duration shutdownTimeout) {
-		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(template, this::settings,
-				this.topology.connectionFactory(), KEYSPACE, JSON, RedkitMetrics.NONE, Duration.ofMillis(100),
-				shutdownTimeout);
+		return factory(template, shutdownTimeout, RedkitObservations.NONE);
+	}
+
+	/**
+	 * A container factory whose consumers observe the handling of each message.
+	 */
+	QueueListenerContainerFactory factory(QueueTemplate template, Duration shutdownTimeout,
+			RedkitObservations observations) {
+		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(template,
+				new QueueListenerSettings(this::settings, Duration.ofMillis(100), shutdownTimeout),
+				this.topology.connectionFactory(), KEYSPACE, JSON, RedkitMetrics.NONE, observations);
 		this.factories.add(factory);
 		return factory;
 	}

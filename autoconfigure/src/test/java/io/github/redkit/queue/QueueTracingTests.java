@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.core.MicrometerRedkitObservations;
+import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.queue.QueueTestSupport.Email;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -59,8 +62,7 @@ class QueueTracingTests {
 					new PropagatingReceiverTracingObservationHandler<>(this.tracer, propagator),
 					new DefaultTracingObservationHandler(this.tracer)));
 		this.observations = new MicrometerRedkitObservations(() -> this.registry, List.of());
-		this.support = new QueueTestSupport(this.topology);
-		this.support.template.setObservations(this.observations);
+		this.support = new QueueTestSupport(this.topology, RedkitMetrics.NONE, this.observations);
 	}
 
 	@AfterEach
@@ -99,8 +101,10 @@ class QueueTracingTests {
 	@Test
 	void aMessageSentWithoutHeadersIsHandledInANewTrace() {
 		String queue = this.support.queue();
-		this.support.template.setObservations(io.github.redkit.core.RedkitObservations.NONE);
-		this.support.template.send(queue, new Email("a", 1));
+		RedisQueueTemplate untraced = new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()),
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
+				RedkitObservations.NONE);
+		untraced.send(queue, new Email("a", 1));
 		start(queue, (payload) -> {
 		});
 		await().atMost(Duration.ofSeconds(10)).until(() -> findSpan("redkit.queue.handle " + queue) != null);
@@ -111,8 +115,8 @@ class QueueTracingTests {
 	}
 
 	private void start(String queue, QueueTestSupport.ThrowingConsumer listener) {
-		QueueListenerContainerFactory factory = this.support.factory(this.support.template, Duration.ofSeconds(5));
-		factory.setObservations(this.observations);
+		QueueListenerContainerFactory factory = this.support.factory(this.support.template, Duration.ofSeconds(5),
+				this.observations);
 		QueueListenerContainer container = factory.create(queue, 1, QueueTestSupport.handler(Email.class, listener));
 		this.containers.add(container);
 		container.start();

@@ -9,6 +9,7 @@ import java.util.stream.IntStream;
 
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -195,7 +196,8 @@ class ReactiveQueueTemplateTests {
 		unreachable.start();
 		try {
 			RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(unreachable),
-					QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE);
+					QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
+					RedkitObservations.NONE);
 			ReactiveQueueTemplate reactive = new DefaultReactiveQueueTemplate(template);
 			String queue = this.support.queue();
 			Class<? extends DataAccessException> blocking = assertThatExceptionOfType(DataAccessException.class)

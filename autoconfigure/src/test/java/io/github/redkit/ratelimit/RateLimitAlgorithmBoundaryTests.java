@@ -6,9 +6,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
 
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +34,8 @@ class RateLimitAlgorithmBoundaryTests {
 	void createLimiter() {
 		this.runner = new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory());
 		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("rl-boundary"), Map.of(),
-				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RedkitMetrics.NONE);
+				new RateLimitSettings(LimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
 	}
 
 	@Test

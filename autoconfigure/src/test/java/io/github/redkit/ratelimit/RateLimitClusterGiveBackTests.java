@@ -8,9 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RedisTopology;
@@ -68,7 +70,7 @@ class RateLimitClusterGiveBackTests {
 	@Test
 	void whenOneSlotRefusesThePermitTheOtherSlotTookComesBackAndIsCounted() {
 		RedisServer cluster = RedisTopology.CLUSTER.server();
-		RateLimiter limiter = limiter(RedisTopology.CLUSTER.connectionFactory(), RateLimitFailureMode.ALLOW);
+		RateLimiter limiter = limiter(RedisTopology.CLUSTER.connectionFactory(), LimitFailureMode.ALLOW);
 		List<String> identifiers = identifiersOnTwoMasters(cluster);
 		String fresh = identifiers.get(0);
 		String exhausted = identifiers.get(1);
@@ -85,7 +87,7 @@ class RateLimitClusterGiveBackTests {
 
 	@Test
 	void whenOneSlotTimesOutThePermitTheOtherSlotTookComesBackAndIsCounted() {
-		RateLimiter limiter = limiter(ownFactory, RateLimitFailureMode.DENY);
+		RateLimiter limiter = limiter(ownFactory, LimitFailureMode.DENY);
 		List<String> identifiers = identifiersOnTwoMasters(ownCluster);
 		String answering = identifiers.get(0);
 		String frozen = identifiers.get(1);
@@ -109,7 +111,7 @@ class RateLimitClusterGiveBackTests {
 
 	@Test
 	void aGiveBackIsRetriedWhileItsMasterIsFrozenAndAppliedOnce() {
-		RateLimiter limiter = limiter(ownFactory, RateLimitFailureMode.ALLOW);
+		RateLimiter limiter = limiter(ownFactory, LimitFailureMode.ALLOW);
 		String identifier = identifiersOnTwoMasters(ownCluster).get(0);
 		warmUp(limiter, List.of(identifier));
 		limiter.tryAcquire(this.limit, identifier);
@@ -130,7 +132,7 @@ class RateLimitClusterGiveBackTests {
 
 	@Test
 	void aGiveBackThatNoAttemptConfirmsIsCountedAsFailedAndStillAppliedAtMostOnce() {
-		RateLimiter limiter = limiter(ownFactory, RateLimitFailureMode.ALLOW);
+		RateLimiter limiter = limiter(ownFactory, LimitFailureMode.ALLOW);
 		String identifier = identifiersOnTwoMasters(ownCluster).get(0);
 		warmUp(limiter, List.of(identifier));
 		limiter.tryAcquire(this.limit, identifier);
@@ -169,10 +171,11 @@ class RateLimitClusterGiveBackTests {
 		}
 	}
 
-	private RateLimiter limiter(RedisConnectionFactory factory, RateLimitFailureMode failureMode) {
+	private RateLimiter limiter(RedisConnectionFactory factory, LimitFailureMode failureMode) {
 		return new RedisRateLimiter(new RedisScriptRunner(factory), this.keyspace,
-				Map.of(this.limit, TWO_PER_HOUR, "warm-up", MANY_PER_SECOND), failureMode, Duration.ofMillis(300),
-				Duration.ZERO, new MicrometerRedkitMetrics(() -> this.registry));
+				Map.of(this.limit, TWO_PER_HOUR, "warm-up", MANY_PER_SECOND),
+				new RateLimitSettings(failureMode, Duration.ofMillis(300), Duration.ZERO),
+				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE);
 	}
 
 	/**

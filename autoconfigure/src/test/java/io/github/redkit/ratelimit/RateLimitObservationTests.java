@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.MicrometerRedkitObservations;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
@@ -63,8 +64,8 @@ class RateLimitObservationTests {
 		RedisRateLimiter limiter = new RedisRateLimiter(new RedisScriptRunner(this.topology.connectionFactory()),
 				new RedisKeyspace("rl-obs-test"),
 				Map.of(this.limit, RateLimitPolicy.slidingWindow(RateLimitWindow.of(1, Duration.ofHours(1)))),
-				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RedkitMetrics.NONE);
-		limiter.setObservations(new MicrometerRedkitObservations(() -> this.registry, List.of(conventions)));
+				new RateLimitSettings(LimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO), RedkitMetrics.NONE,
+				new MicrometerRedkitObservations(() -> this.registry, List.of(conventions)));
 		return limiter;
 	}
 

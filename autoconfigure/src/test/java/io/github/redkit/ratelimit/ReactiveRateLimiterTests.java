@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -51,7 +53,8 @@ class ReactiveRateLimiterTests {
 	void createLimiter() {
 		RedisScriptRunner runner = new RedisScriptRunner(this.topology.connectionFactory());
 		this.limiter = new RedisRateLimiter(runner, new RedisKeyspace("rrl-test"), Map.of("api", this.threePerHour),
-				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RedkitMetrics.NONE);
+				new RateLimitSettings(LimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
 		this.reactive = new DefaultReactiveRateLimiter(this.limiter);
 		// the first connection is made off the caller's thread; make it before the checks
 		this.limiter.tryAcquire("api", "warm-up");

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.github.redkit.core.ThreadDumpOnFailure;
+import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
-import io.github.redkit.ratelimit.web.RateLimitHeaders;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -93,7 +93,7 @@ class ReactiveWebFluxRateLimitHeadersTests {
 			.returnResult()
 			.getResponseHeaders();
 		// the values RateLimitWebTests reads from Spring MVC for the same limit
-		ByteBuffer partition = bytes(RateLimitHeaders.partitionKey(List.of("user:" + user)));
+		ByteBuffer partition = bytes(QuotaHeaders.partitionKey(List.of("user:" + user)));
 		List<Policy> policies = RateLimitFields.policies(headers.getFirst("RateLimit-Policy"));
 		assertThat(policies).extracting(Policy::name, Policy::quota, Policy::unit, Policy::window)
 			.containsExactly(tuple("api-1s", 2L, null, 1L), tuple("api-1h", 100L, null, 3600L));
@@ -133,7 +133,7 @@ class ReactiveWebFluxRateLimitHeadersTests {
 			.isEqualTo("plain")
 			.returnResult()
 			.getResponseHeaders();
-		ByteBuffer partition = bytes(RateLimitHeaders.partitionKey(List.of("header:x-api-key:" + apiKey)));
+		ByteBuffer partition = bytes(QuotaHeaders.partitionKey(List.of("header:x-api-key:" + apiKey)));
 		List<Policy> policies = RateLimitFields.policies(first.getFirst("RateLimit-Policy"));
 		assertThat(policies).extracting(Policy::name, Policy::quota, Policy::window)
 			.containsExactly(tuple("api-1s", 2L, 1L), tuple("api-1h", 100L, 3600L));

@@ -10,9 +10,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
@@ -51,7 +53,8 @@ class RedisRateLimiterTests {
 		this.redis = this.topology.server();
 		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
 		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("rl-test"), Map.of(),
-				RateLimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO, RedkitMetrics.NONE);
+				new RateLimitSettings(LimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
 	}
 
 	private RateLimitPolicy policy(RateLimitAlgorithm algorithm, RateLimitWindow... windows) {

@@ -13,10 +13,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.ratelimit.RateLimitDecision;
-import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitSettings;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
@@ -66,7 +68,8 @@ class GlobalRateLimitTests {
 			RedisRateLimiter limiter = new RedisRateLimiter(three.runner(name), ThreeRegions.KEYSPACE,
 					Map.of("api", RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, PERIOD)), "local",
 							RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, PERIOD))),
-					RateLimitFailureMode.DENY, Duration.ofSeconds(2), Duration.ofSeconds(1), RedkitMetrics.NONE);
+					new RateLimitSettings(LimitFailureMode.DENY, Duration.ofSeconds(2), Duration.ofSeconds(1)),
+					RedkitMetrics.NONE, RedkitObservations.NONE);
 			limiter.setGlobalLimits(new RegionOutbox(ThreeRegions.KEYSPACE, name, 1_000_000), Set.of("api"));
 			this.regions.put(name, limiter);
 		}

@@ -7,11 +7,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.ratelimit.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.RateLimitDecision;
-import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitSettings;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
@@ -47,8 +49,9 @@ class GlobalReactiveRateLimitTests {
 		Map<String, ReactiveRateLimiter> regions = new LinkedHashMap<>();
 		for (String name : List.of("eu", "us")) {
 			RedisRateLimiter limiter = new RedisRateLimiter(this.three.runner(name), ThreeRegions.KEYSPACE,
-					Map.of("api", hour, "local", hour), RateLimitFailureMode.DENY, TIMEOUT, Duration.ofSeconds(1),
-					RedkitMetrics.NONE);
+					Map.of("api", hour, "local", hour),
+					new RateLimitSettings(LimitFailureMode.DENY, TIMEOUT, Duration.ofSeconds(1)), RedkitMetrics.NONE,
+					RedkitObservations.NONE);
 			limiter.setGlobalLimits(new RegionOutbox(ThreeRegions.KEYSPACE, name, 1_000_000), Set.of("api"));
 			regions.put(name, new DefaultReactiveRateLimiter(limiter));
 		}

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimiterUnavailableException;
@@ -55,11 +56,11 @@ public class RedkitGatewayRateLimiter extends AbstractRateLimiter<RedkitGatewayR
 		String limitName = (config != null && config.getLimit() != null) ? config.getLimit() : routeId;
 		int cost = (config != null) ? config.getCost() : 1;
 		List<String> keys = RedkitKeyResolvers.decode(id);
-		String partitionKey = RateLimitHeaders.partitionKey(keys);
+		String partitionKey = QuotaHeaders.partitionKey(keys);
 		return this.rateLimiter.tryAcquire(limitName, keys, cost)
 			.map((decision) -> new Response(decision.allowed(), headers(limitName, decision, partitionKey)))
 			.onErrorResume(RateLimiterUnavailableException.class, (ex) -> Mono.just(new Response(false,
-					Map.of(HttpHeaders.RETRY_AFTER, retryAfter(RateLimitHeaders.seconds(ex.getRetryAfter()))))));
+					Map.of(HttpHeaders.RETRY_AFTER, retryAfter(QuotaHeaders.seconds(ex.getRetryAfter()))))));
 	}
 
 	private static Map<String, String> headers(String limitName, RateLimitDecision decision,
@@ -67,14 +68,14 @@ public class RedkitGatewayRateLimiter extends AbstractRateLimiter<RedkitGatewayR
 		Map<String, String> headers = new LinkedHashMap<>();
 		RateLimitPolicy policy = decision.policy();
 		if (policy != null) {
-			headers.put(RateLimitHeaders.POLICY, RateLimitHeaders.policy(limitName, policy, partitionKey));
+			headers.put(QuotaHeaders.POLICY, RateLimitHeaders.policy(limitName, policy, partitionKey));
 		}
 		String state = RateLimitHeaders.state(limitName, decision, partitionKey);
 		if (state != null) {
-			headers.put(RateLimitHeaders.STATE, state);
+			headers.put(QuotaHeaders.STATE, state);
 		}
 		if (!decision.allowed()) {
-			headers.put(HttpHeaders.RETRY_AFTER, retryAfter(RateLimitHeaders.seconds(decision.retryAfter())));
+			headers.put(HttpHeaders.RETRY_AFTER, retryAfter(QuotaHeaders.seconds(decision.retryAfter())));
 		}
 		return headers;
 	}

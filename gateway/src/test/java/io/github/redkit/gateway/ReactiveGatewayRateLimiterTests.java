@@ -6,7 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redkit.ratelimit.web.RateLimitHeaders;
+import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,8 +15,8 @@ import org.greenbytes.http.sfv.Parser;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Flux;
@@ -121,7 +121,7 @@ class ReactiveGatewayRateLimiterTests {
 			assertThat(retryAfter).isBetween(1L, 20L);
 			assertThat(refused.getFirst("RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, user));
 			assertThat(refused.getFirst("RateLimit")).startsWith("\"gw-10s\";r=0;t=")
-				.endsWith(";pk=" + RateLimitHeaders.partitionKey(List.of(user)));
+				.endsWith(";pk=" + QuotaHeaders.partitionKey(List.of(user)));
 			assertThat(backendCalls.get() - before).as("the refused request did not reach the backend").isEqualTo(3);
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
 			assertThat(meters.get("redkit.ratelimit.decisions")
@@ -239,7 +239,7 @@ class ReactiveGatewayRateLimiterTests {
 
 	private static String policy(String limit, String shortPeriod, int shortLimit, String longPeriod, int longLimit,
 			String... keys) {
-		String pk = RateLimitHeaders.partitionKey(List.of(keys));
+		String pk = QuotaHeaders.partitionKey(List.of(keys));
 		String policy = "\"" + limit + "-" + shortPeriod + "\";q=" + shortLimit + ";w=" + seconds(shortPeriod) + ";pk="
 				+ pk + ", \"" + limit + "-" + longPeriod + "\";q=" + longLimit + ";w=" + seconds(longPeriod) + ";pk="
 				+ pk;

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.RedisDistributedLocks;
 import io.github.redkit.test.RedisTopologies;
@@ -64,7 +65,8 @@ class RedkitLockRegistryLeaderTests {
 
 	private static RedisDistributedLocks locks(RedisScriptRunner runner) {
 		return new RedisDistributedLocks(runner, new RedisKeyspace("redkit-test"),
-				new LockSettings(LEASE, Duration.ofSeconds(10), Duration.ofSeconds(10)), RedkitMetrics.NONE, List.of());
+				new LockSettings(LEASE, Duration.ofSeconds(10), Duration.ofSeconds(10)), RedkitMetrics.NONE,
+				RedkitObservations.NONE, List.of());
 	}
 
 	private static LockRegistryLeaderInitiator initiator(RedkitLockRegistry registry, Recorder candidate) {

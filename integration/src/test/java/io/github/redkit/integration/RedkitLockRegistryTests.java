@@ -20,6 +20,7 @@ import java.util.concurrent.locks.Lock;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.RedisDistributedLocks;
 import io.github.redkit.test.RedisTopologies;
@@ -87,7 +88,7 @@ class RedkitLockRegistryTests {
 
 	private static RedisDistributedLocks locks(RedisScriptRunner runner, Duration lease) {
 		return new RedisDistributedLocks(runner, KEYSPACE, new LockSettings(lease, REDIS_TIMEOUT, RETRY),
-				RedkitMetrics.NONE, List.of());
+				RedkitMetrics.NONE, RedkitObservations.NONE, List.of());
 	}
 
 	@AfterEach

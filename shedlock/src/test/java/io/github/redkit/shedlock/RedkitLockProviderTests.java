@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.redkit.core.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.RedisDistributedLocks;
@@ -58,7 +59,7 @@ class RedkitLockProviderTests extends AbstractExtensibleLockProviderIntegrationT
 		this.redis = runner.template();
 		this.locks = new RedisDistributedLocks(runner, this.keyspace,
 				new LockSettings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(1)),
-				new MicrometerRedkitMetrics(() -> this.registry), List.of(this.lost::add));
+				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE, List.of(this.lost::add));
 		this.provider = new RedkitLockProvider(this.locks);
 	}
 

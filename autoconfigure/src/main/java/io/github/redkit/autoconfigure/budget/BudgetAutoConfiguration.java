@@ -35,10 +35,8 @@ public final class BudgetAutoConfiguration {
 	Budgets redkitBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, BudgetProperties properties,
 			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations) {
 		BudgetPropertiesMapper.checked(properties);
-		RedisBudgets budgets = new RedisBudgets(runner, keyspace, properties.getTimeout(), properties.getOperationTtl(),
-				metrics);
-		observations.ifAvailable(budgets::setObservations);
-		return budgets;
+		return new RedisBudgets(runner, keyspace, properties.getTimeout(), properties.getOperationTtl(), metrics,
+				observations.getIfAvailable(() -> RedkitObservations.NONE));
 	}
 
 	@Configuration(proxyBeanMethods = false)

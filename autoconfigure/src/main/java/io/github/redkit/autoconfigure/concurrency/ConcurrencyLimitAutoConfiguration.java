@@ -45,11 +45,9 @@ public final class ConcurrencyLimitAutoConfiguration {
 	RedisConcurrencyLimiter redkitConcurrencyLimiter(RedisScriptRunner runner, RedisKeyspace keyspace,
 			ConcurrencyLimitProperties properties, RedkitMetrics metrics,
 			ObjectProvider<RedkitObservations> observations) {
-		RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(runner, keyspace,
-				ConcurrencyLimitPropertiesMapper.policies(properties),
-				ConcurrencyLimitPropertiesMapper.settings(properties), metrics);
-		observations.ifAvailable(limiter::setObservations);
-		return limiter;
+		return new RedisConcurrencyLimiter(runner, keyspace, ConcurrencyLimitPropertiesMapper.policies(properties),
+				ConcurrencyLimitPropertiesMapper.settings(properties), metrics,
+				observations.getIfAvailable(() -> RedkitObservations.NONE));
 	}
 
 	@Bean

@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.redkit.concurrency.ConcurrencyLimitSettings;
+import io.github.redkit.concurrency.ConcurrencyLimitedAdvisor;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
-import io.github.redkit.core.RedkitAdvisorOrder;
-import io.github.redkit.ratelimit.RateLimitFailureMode;
+import io.github.redkit.core.LimitFailureMode;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -28,7 +28,7 @@ public class ConcurrencyLimitProperties {
 	 * What to do when Redis cannot be reached in time: 'allow' runs calls without a
 	 * permit (fail open), 'deny' refuses them (fail closed, 503 in Spring MVC).
 	 */
-	private RateLimitFailureMode failureMode = RateLimitFailureMode.ALLOW;
+	private LimitFailureMode failureMode = LimitFailureMode.ALLOW;
 
 	/**
 	 * How long taking, renewing or giving back a permit waits for Redis.
@@ -46,7 +46,7 @@ public class ConcurrencyLimitProperties {
 	 * Order of the @ConcurrencyLimited interceptor; the default runs it inside the rate
 	 * limit and around idempotency, locks and transactions.
 	 */
-	private int order = RedkitAdvisorOrder.CONCURRENCY_LIMIT;
+	private int order = ConcurrencyLimitedAdvisor.DEFAULT_ORDER;
 
 	/**
 	 * Named limits, used by @ConcurrencyLimited("name") and
@@ -62,11 +62,11 @@ public class ConcurrencyLimitProperties {
 		this.enabled = enabled;
 	}
 
-	public RateLimitFailureMode getFailureMode() {
+	public LimitFailureMode getFailureMode() {
 		return this.failureMode;
 	}
 
-	public void setFailureMode(RateLimitFailureMode failureMode) {
+	public void setFailureMode(LimitFailureMode failureMode) {
 		this.failureMode = failureMode;
 	}
 

@@ -52,10 +52,8 @@ public final class IdempotencyAutoConfiguration {
 			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties, RedkitMetrics metrics,
 			ObjectProvider<RedkitObservations> observations) {
 		IdempotencySettings settings = IdempotencyPropertiesMapper.settings(properties);
-		RedisIdempotentSteps steps = new RedisIdempotentSteps(runner, keyspace,
-				jsonMapper.getIfAvailable(JsonMapper.builder()::build), settings, metrics);
-		observations.ifAvailable(steps::setObservations);
-		return steps;
+		return new RedisIdempotentSteps(runner, keyspace, jsonMapper.getIfAvailable(JsonMapper.builder()::build),
+				settings, metrics, observations.getIfAvailable(() -> RedkitObservations.NONE));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -80,16 +78,16 @@ public final class IdempotencyAutoConfiguration {
 		static IdempotentStepAdvisor redkitIdempotentStepAdvisor(ObjectProvider<IdempotentSteps> steps,
 				ObjectProvider<KeyExpressionEvaluator> keys, ObjectProvider<JsonMapper> jsonMapper,
 				Environment environment) {
-			IdempotentStepInterceptor interceptor = new IdempotentStepInterceptor(
-					SingletonSupplier.of(steps::getObject), SingletonSupplier.of(keys::getObject), SingletonSupplier
-						.of(() -> new StepResults(jsonMapper.getIfAvailable(JsonMapper.builder()::build))));
 			IdempotencyProperties properties = EarlyProperties.bind(environment, "redkit.idempotency",
 					IdempotencyProperties.class);
 			if (properties.getMaxFluxElements() < 1) {
 				throw new IllegalStateException("redkit.idempotency.max-flux-elements must be at least 1 (was "
 						+ properties.getMaxFluxElements() + ")");
 			}
-			interceptor.setMaxFluxElements(properties.getMaxFluxElements());
+			IdempotentStepInterceptor interceptor = new IdempotentStepInterceptor(
+					SingletonSupplier.of(steps::getObject), SingletonSupplier.of(keys::getObject),
+					SingletonSupplier.of(() -> new StepResults(jsonMapper.getIfAvailable(JsonMapper.builder()::build))),
+					properties.getMaxFluxElements());
 			return new IdempotentStepAdvisor(interceptor, properties.getOrder());
 		}
 

@@ -2,7 +2,7 @@ package io.github.redkit.autoconfigure.idempotency;
 
 import java.time.Duration;
 
-import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.idempotency.IdempotentStepAdvisor;
 import io.github.redkit.idempotency.IdempotentStepInterceptor;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -44,7 +44,7 @@ public class IdempotencyProperties {
 	/**
 	 * Order of the @IdempotentStep advisor (rate limit, idempotency, lock, transaction).
 	 */
-	private int order = RedkitAdvisorOrder.IDEMPOTENCY;
+	private int order = IdempotentStepAdvisor.DEFAULT_ORDER;
 
 	public boolean isEnabled() {
 		return this.enabled;

@@ -52,10 +52,8 @@ public final class LockAutoConfiguration {
 			LockProperties properties, RedkitMetrics metrics, ObjectProvider<LockListener> listeners,
 			ObjectProvider<RedkitObservations> observations) {
 		LockSettings settings = LockPropertiesMapper.settings(properties);
-		RedisDistributedLocks locks = new RedisDistributedLocks(runner, keyspace, settings, metrics,
-				listeners.orderedStream().toList());
-		observations.ifAvailable(locks::setObservations);
-		return locks;
+		return new RedisDistributedLocks(runner, keyspace, settings, metrics,
+				observations.getIfAvailable(() -> RedkitObservations.NONE), listeners.orderedStream().toList());
 	}
 
 	@Bean

@@ -2,8 +2,7 @@ package io.github.redkit.autoconfigure.lock;
 
 import java.time.Duration;
 
-import io.github.redkit.core.RedkitAdvisorOrder;
-
+import io.github.redkit.lock.LockAdvisor;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -45,7 +44,7 @@ public class LockProperties {
 	 * Order of the @DistributedLock advisor; the default runs it around @Transactional,
 	 * so the lock is released after the transaction completed.
 	 */
-	private int order = RedkitAdvisorOrder.LOCK;
+	private int order = LockAdvisor.DEFAULT_ORDER;
 
 	public boolean isEnabled() {
 		return this.enabled;

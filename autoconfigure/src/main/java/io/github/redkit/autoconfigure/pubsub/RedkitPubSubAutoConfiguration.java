@@ -45,10 +45,8 @@ public final class RedkitPubSubAutoConfiguration {
 	@ConditionalOnMissingBean
 	ChannelPublisher redkitChannelPublisher(RedisScriptRunner runner, ObjectProvider<JsonMapper> mapper,
 			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations) {
-		JsonChannelPublisher publisher = new JsonChannelPublisher(runner.template(),
-				mapper.getIfAvailable(() -> JsonMapper.builder().build()), metrics);
-		observations.ifAvailable(publisher::setObservations);
-		return publisher;
+		return new JsonChannelPublisher(runner.template(), mapper.getIfAvailable(() -> JsonMapper.builder().build()),
+				metrics, observations.getIfAvailable(() -> RedkitObservations.NONE));
 	}
 
 	@Bean

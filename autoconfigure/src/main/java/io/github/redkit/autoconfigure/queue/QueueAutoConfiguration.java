@@ -13,6 +13,7 @@ import io.github.redkit.queue.DefaultReactiveQueueTemplate;
 import io.github.redkit.queue.QueueGauges;
 import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueListenerRegistry;
+import io.github.redkit.queue.QueueListenerSettings;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
@@ -61,10 +62,8 @@ public final class QueueAutoConfiguration {
 	RedisQueueTemplate redkitQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace,
 			ObjectProvider<JsonMapper> jsonMapper, RedkitMetrics metrics,
 			ObjectProvider<RedkitObservations> observations) {
-		RedisQueueTemplate template = new RedisQueueTemplate(runner, keyspace, jsonMapper(jsonMapper), this.settings,
-				metrics);
-		observations.ifAvailable(template::setObservations);
-		return template;
+		return new RedisQueueTemplate(runner, keyspace, jsonMapper(jsonMapper), this.settings, metrics,
+				observations.getIfAvailable(() -> RedkitObservations.NONE));
 	}
 
 	@Bean
@@ -73,11 +72,10 @@ public final class QueueAutoConfiguration {
 	QueueListenerContainerFactory redkitQueueListenerContainerFactory(QueueTemplate template,
 			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, ObjectProvider<JsonMapper> jsonMapper,
 			RedkitMetrics metrics, QueueProperties properties, ObjectProvider<RedkitObservations> observations) {
-		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(template, this.settings,
-				connectionFactory, keyspace, jsonMapper(jsonMapper), metrics, properties.getPollTimeout(),
-				properties.getShutdownTimeout());
-		observations.ifAvailable(factory::setObservations);
-		return factory;
+		return new QueueListenerContainerFactory(template,
+				new QueueListenerSettings(this.settings, properties.getPollTimeout(), properties.getShutdownTimeout()),
+				connectionFactory, keyspace, jsonMapper(jsonMapper), metrics,
+				observations.getIfAvailable(() -> RedkitObservations.NONE));
 	}
 
 	@Bean

@@ -12,16 +12,17 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.ratelimit.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
+import io.github.redkit.ratelimit.RateLimitSettings;
 import io.github.redkit.ratelimit.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.RateLimitedInterceptor;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.RedisRateLimiter;
-import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitExchangeHeaders;
-import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
 import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
+import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
+import io.github.redkit.region.RegionOutbox;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -58,9 +59,10 @@ public final class RateLimitAutoConfiguration {
 			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations,
 			ObjectProvider<RegionOutbox> regionOutbox) {
 		RedisRateLimiter limiter = new RedisRateLimiter(runner, keyspace,
-				RateLimitPropertiesMapper.policies(properties), properties.getFailureMode(), properties.getTimeout(),
-				properties.getFailureCooldown(), metrics);
-		observations.ifAvailable(limiter::setObservations);
+				RateLimitPropertiesMapper.policies(properties),
+				new RateLimitSettings(properties.getFailureMode(), properties.getTimeout(),
+						properties.getFailureCooldown()),
+				metrics, observations.getIfAvailable(() -> RedkitObservations.NONE));
 		Set<String> global = RateLimitPropertiesMapper.globalLimits(properties);
 		if (!global.isEmpty()) {
 			RegionOutbox outbox = regionOutbox.getIfAvailable();
@@ -156,11 +158,8 @@ public final class RateLimitAutoConfiguration {
 		@Conditional(OnRateLimitRoutesCondition.class)
 		RateLimitRouteFilter redkitRateLimitRouteFilter(ReactiveRateLimiter rateLimiter, RateLimitProperties properties,
 				ObjectProvider<ServerCodecConfigurer> codecs) {
-			RateLimitRouteFilter filter = new RateLimitRouteFilter(rateLimiter,
-					RateLimitRoutesMapper.routes(properties),
-					codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters());
-			filter.setOrder(properties.getWeb().getOrder());
-			return filter;
+			return new RateLimitRouteFilter(rateLimiter, RateLimitRoutesMapper.routes(properties),
+					codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters(), properties.getWeb().getOrder());
 		}
 
 	}

@@ -6,10 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.redkit.core.RedkitAdvisorOrder;
+import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitPolicy;
-import io.github.redkit.ratelimit.RateLimitFailureMode;
+import io.github.redkit.ratelimit.RateLimitedAdvisor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,7 +29,7 @@ public class RateLimitProperties {
 	 * What to do when Redis cannot be reached in time: 'allow' lets calls through (fail
 	 * open), 'deny' refuses them (fail closed, 503 in Spring MVC).
 	 */
-	private RateLimitFailureMode failureMode = RateLimitFailureMode.ALLOW;
+	private LimitFailureMode failureMode = LimitFailureMode.ALLOW;
 
 	/**
 	 * How long a decision waits for Redis before the failure mode applies.
@@ -52,7 +52,7 @@ public class RateLimitProperties {
 	 * Order of the @RateLimited interceptor; the default runs it before idempotency,
 	 * locks and transactions.
 	 */
-	private int order = RedkitAdvisorOrder.RATE_LIMIT;
+	private int order = RateLimitedAdvisor.DEFAULT_ORDER;
 
 	/**
 	 * Named limits, used by @RateLimited("name") and RateLimiter.tryAcquire("name", ...).
@@ -72,11 +72,11 @@ public class RateLimitProperties {
 		this.enabled = enabled;
 	}
 
-	public RateLimitFailureMode getFailureMode() {
+	public LimitFailureMode getFailureMode() {
 		return this.failureMode;
 	}
 
-	public void setFailureMode(RateLimitFailureMode failureMode) {
+	public void setFailureMode(LimitFailureMode failureMode) {
 		this.failureMode = failureMode;
 	}
 

@@ -6,7 +6,7 @@ import java.util.List;
 import io.github.redkit.concurrency.ConcurrencyLimitExceededException;
 import io.github.redkit.concurrency.ConcurrencyLimiterUnavailableException;
 import io.github.redkit.core.Problems;
-import io.github.redkit.ratelimit.web.RateLimitHeaders;
+import io.github.redkit.core.web.QuotaHeaders;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -25,8 +25,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * RateLimit-Policy: "exports";q=4;qu="concurrent-requests";pk=:3q2+7wAAAAAA:
  * RateLimit: "exports";r=0;pk=:3q2+7wAAAAAA:
  * </pre> The answers name the limit, never the key, which may hold request data: the
- * partition key is a hash of it ({@link RateLimitHeaders#partitionKey}). Ordered before
- * the application's own advice so that a catch-all handler does not turn them into 500s.
+ * partition key is a hash of it ({@link QuotaHeaders#partitionKey}). Ordered before the
+ * application's own advice so that a catch-all handler does not turn them into 500s.
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE + 100)
@@ -40,17 +40,17 @@ public class ConcurrencyLimitExceptionHandler {
 		String name = ex.getLimitName();
 		ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
 				"Concurrency limit '" + name + "' reached; try again when a running request has finished.");
-		problem.setType(URI.create(RateLimitHeaders.QUOTA_EXCEEDED));
-		problem.setProperty(RateLimitHeaders.VIOLATED_POLICIES, List.of(name));
+		problem.setType(URI.create(QuotaHeaders.QUOTA_EXCEEDED));
+		problem.setProperty(QuotaHeaders.VIOLATED_POLICIES, List.of(name));
 		problem.setProperty("limit", name);
 		HttpHeaders headers = new HttpHeaders();
-		String item = RateLimitHeaders.quoted(name);
+		String item = QuotaHeaders.quoted(name);
 		String key = ex.getKey();
-		String pk = (key != null) ? ";pk=" + RateLimitHeaders.partitionKey(List.of(key)) : "";
+		String pk = (key != null) ? ";pk=" + QuotaHeaders.partitionKey(List.of(key)) : "";
 		if (ex.getLimit() > 0) {
-			headers.set(RateLimitHeaders.POLICY, item + ";q=" + ex.getLimit() + ";qu=\"" + QUOTA_UNIT + "\"" + pk);
+			headers.set(QuotaHeaders.POLICY, item + ";q=" + ex.getLimit() + ";qu=\"" + QUOTA_UNIT + "\"" + pk);
 		}
-		headers.set(RateLimitHeaders.STATE, item + ";r=0" + pk);
+		headers.set(QuotaHeaders.STATE, item + ";r=0" + pk);
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).headers(headers).body(problem);
 	}
 
@@ -59,7 +59,7 @@ public class ConcurrencyLimitExceptionHandler {
 		ProblemDetail problem = Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
 				"Concurrency limit '" + ex.getLimitName() + "' cannot be checked right now; try again later.");
 		problem.setProperty("limit", ex.getLimitName());
-		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
+		long retryAfter = Math.max(QuotaHeaders.seconds(ex.getRetryAfter()), 1);
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.header(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter))
 			.body(problem);

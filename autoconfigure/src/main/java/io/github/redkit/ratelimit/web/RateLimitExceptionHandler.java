@@ -3,6 +3,7 @@ package io.github.redkit.ratelimit.web;
 import java.net.URI;
 
 import io.github.redkit.core.Problems;
+import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitExceededException;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimiterUnavailableException;
@@ -44,24 +45,24 @@ public class RateLimitExceptionHandler {
 	 * @return the {@code 429} response
 	 */
 	public static ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException ex) {
-		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
+		long retryAfter = Math.max(QuotaHeaders.seconds(ex.getRetryAfter()), 1);
 		ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
 				"Rate limit '" + ex.getLimitName() + "' exceeded; retry after " + retryAfter + " s");
-		problem.setType(URI.create(RateLimitHeaders.QUOTA_EXCEEDED));
-		problem.setProperty(RateLimitHeaders.VIOLATED_POLICIES,
+		problem.setType(URI.create(QuotaHeaders.QUOTA_EXCEEDED));
+		problem.setProperty(QuotaHeaders.VIOLATED_POLICIES,
 				RateLimitHeaders.violatedPolicies(ex.getLimitName(), ex.getDecision()));
 		problem.setProperty("limit", ex.getLimitName());
 		problem.setProperty("retryAfterSeconds", retryAfter);
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter));
-		String partitionKey = RateLimitHeaders.partitionKey(ex.getKeys());
+		String partitionKey = QuotaHeaders.partitionKey(ex.getKeys());
 		RateLimitPolicy policy = ex.getPolicy();
 		if (policy != null) {
-			headers.set(RateLimitHeaders.POLICY, RateLimitHeaders.policy(ex.getLimitName(), policy, partitionKey));
+			headers.set(QuotaHeaders.POLICY, RateLimitHeaders.policy(ex.getLimitName(), policy, partitionKey));
 		}
 		String state = RateLimitHeaders.state(ex.getLimitName(), ex.getDecision(), partitionKey);
 		if (state != null) {
-			headers.set(RateLimitHeaders.STATE, state);
+			headers.set(QuotaHeaders.STATE, state);
 		}
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).headers(headers).body(problem);
 	}
@@ -73,7 +74,7 @@ public class RateLimitExceptionHandler {
 	 * @return the {@code 503} response
 	 */
 	public static ResponseEntity<ProblemDetail> unavailable(RateLimiterUnavailableException ex) {
-		long retryAfter = Math.max(RateLimitHeaders.seconds(ex.getRetryAfter()), 1);
+		long retryAfter = Math.max(QuotaHeaders.seconds(ex.getRetryAfter()), 1);
 		ProblemDetail problem = Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
 				"Rate limit '" + ex.getLimitName() + "' cannot be checked right now; retry after " + retryAfter + " s");
 		problem.setProperty("limit", ex.getLimitName());

@@ -1,15 +1,11 @@
 package io.github.redkit.ratelimit.web;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
+import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
@@ -26,23 +22,11 @@ import org.jspecify.annotations.Nullable;
  * RateLimit-Policy: "api-1s";q=10;w=1;pk=:3q2+7wAAAAAA:, "api-1m";q=120;w=60;pk=:3q2+7wAAAAAA:
  * RateLimit: "api-1s";r=0;t=1;pk=:3q2+7wAAAAAA:
  * </pre> The partition key is the first 9 bytes of the SHA-256 of the call's identifiers,
- * so that a client can tell its partitions apart without the identifiers being shown.
+ * so that a client can tell its partitions apart without the identifiers being shown. The
+ * field names and their structured-field encoding, which every limit shares, are
+ * {@link QuotaHeaders}'.
  */
 public final class RateLimitHeaders {
-
-	/** The policy field. */
-	public static final String POLICY = "RateLimit-Policy";
-
-	/** The state field. */
-	public static final String STATE = "RateLimit";
-
-	/** The draft's problem type for a request refused because a quota is exhausted. */
-	public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
-
-	/** The problem detail member that lists the names of the exhausted policies. */
-	public static final String VIOLATED_POLICIES = "violated-policies";
-
-	private static final int PARTITION_KEY_BYTES = 9;
 
 	private RateLimitHeaders() {
 	}
@@ -61,15 +45,15 @@ public final class RateLimitHeaders {
 	 * The {@code RateLimit-Policy} value.
 	 * @param limitName the limit
 	 * @param policy its policy
-	 * @param partitionKey the {@linkplain #partitionKey(List) partition key}, or
-	 * {@code null}
+	 * @param partitionKey the {@linkplain QuotaHeaders#partitionKey(List) partition key},
+	 * or {@code null}
 	 * @return the field value
 	 */
 	public static String policy(String limitName, RateLimitPolicy policy, @Nullable String partitionKey) {
 		return policy.windows()
 			.stream()
-			.map((window) -> item(limitName, window) + ";q=" + window.limit() + ";w=" + seconds(window.period())
-					+ pk(partitionKey))
+			.map((window) -> item(limitName, window) + ";q=" + window.limit() + ";w="
+					+ QuotaHeaders.seconds(window.period()) + QuotaHeaders.pk(partitionKey))
 			.collect(Collectors.joining(", "));
 	}
 
@@ -88,8 +72,8 @@ public final class RateLimitHeaders {
 	 * The {@code RateLimit} value.
 	 * @param limitName the limit
 	 * @param decision the decision
-	 * @param partitionKey the {@linkplain #partitionKey(List) partition key}, or
-	 * {@code null}
+	 * @param partitionKey the {@linkplain QuotaHeaders#partitionKey(List) partition key},
+	 * or {@code null}
 	 * @return the field value, or {@code null} when the decision does not know its window
 	 * or its remaining permits
 	 */
@@ -100,9 +84,9 @@ public final class RateLimitHeaders {
 		}
 		String state = item(limitName, window) + ";r=" + decision.remaining();
 		if (!decision.resetAfter().isZero()) {
-			state = state + ";t=" + seconds(decision.resetAfter());
+			state = state + ";t=" + QuotaHeaders.seconds(decision.resetAfter());
 		}
-		return state + pk(partitionKey);
+		return state + QuotaHeaders.pk(partitionKey);
 	}
 
 	/**
@@ -117,19 +101,19 @@ public final class RateLimitHeaders {
 	 */
 	public static void set(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision,
 			List<String> keys, BiConsumer<String, String> header) {
-		String partitionKey = partitionKey(keys);
+		String partitionKey = QuotaHeaders.partitionKey(keys);
 		if (policy != null) {
-			header.accept(POLICY, policy(limitName, policy, partitionKey));
+			header.accept(QuotaHeaders.POLICY, policy(limitName, policy, partitionKey));
 		}
 		String state = state(limitName, decision, partitionKey);
 		if (state != null) {
-			header.accept(STATE, state);
+			header.accept(QuotaHeaders.STATE, state);
 		}
 	}
 
 	/**
 	 * The names of the policies that refused a call, as the problem type's
-	 * {@value #VIOLATED_POLICIES} member lists them.
+	 * {@code violated-policies} member lists them.
 	 * @param limitName the limit
 	 * @param decision the refusal
 	 * @return the policy names
@@ -138,46 +122,8 @@ public final class RateLimitHeaders {
 		return decision.exceeded().stream().map((window) -> policyName(limitName, window)).toList();
 	}
 
-	/**
-	 * The partition key of a call's identifiers as a structured-field byte sequence: the
-	 * first 9 bytes of the SHA-256 of the identifiers, each followed by a newline.
-	 * @param keys the identifiers; empty for a limit shared by every caller
-	 * @return the byte sequence, e.g. {@code :3q2+7wAAAAAA:}, or {@code null} without
-	 * keys
-	 */
-	public static @Nullable String partitionKey(List<String> keys) {
-		if (keys.isEmpty()) {
-			return null;
-		}
-		try {
-			MessageDigest digest = MessageDigest.getInstance("SHA-256");
-			for (String key : keys) {
-				digest.update((key + "\n").getBytes(StandardCharsets.UTF_8));
-			}
-			byte[] hash = Arrays.copyOf(digest.digest(), PARTITION_KEY_BYTES);
-			return ":" + Base64.getEncoder().encodeToString(hash) + ":";
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("Every Java platform has SHA-256", ex);
-		}
-	}
-
-	private static String pk(@Nullable String partitionKey) {
-		return (partitionKey != null) ? ";pk=" + partitionKey : "";
-	}
-
-	/**
-	 * Whole seconds, rounded up, as {@code Retry-After} and the draft's parameters want.
-	 * @param duration the duration
-	 * @return the seconds, at least 0
-	 */
-	public static long seconds(Duration duration) {
-		long millis = Math.max(duration.toMillis(), 0);
-		return (millis + 999) / 1000;
-	}
-
 	private static String item(String limitName, RateLimitWindow window) {
-		return quoted(policyName(limitName, window));
+		return QuotaHeaders.quoted(policyName(limitName, window));
 	}
 
 	/**
@@ -188,25 +134,6 @@ public final class RateLimitHeaders {
 	 */
 	public static String policyName(String limitName, RateLimitWindow window) {
 		return limitName + "-" + period(window.period());
-	}
-
-	/**
-	 * A structured-field string (RFC 9651): printable ASCII in double quotes, with
-	 * {@code "} and {@code \} escaped; any other character becomes {@code _}.
-	 * @param name the text
-	 * @return the quoted string
-	 */
-	public static String quoted(String name) {
-		StringBuilder quoted = new StringBuilder("\"");
-		for (char c : name.toCharArray()) {
-			if (c < 0x20 || c > 0x7e) {
-				quoted.append('_');
-			}
-			else {
-				quoted.append((c == '"' || c == '\\') ? "\\" + c : String.valueOf(c));
-			}
-		}
-		return quoted.append('"').toString();
 	}
 
 	private static String period(Duration period) {

@@ -48,7 +48,7 @@ public class RateLimitRouteFilter implements WebFilter, Ordered {
 
 	private final List<HttpMessageWriter<?>> writers;
 
-	private int order = DEFAULT_ORDER;
+	private final int order;
 
 	/**
 	 * Creates a filter.
@@ -56,12 +56,15 @@ public class RateLimitRouteFilter implements WebFilter, Ordered {
 	 * @param routes the routes, the first match wins
 	 * @param writers writes the problem details (the application's codecs, so that they
 	 * read as the handlers' do)
+	 * @param order where the filter runs among the application's, {@link #DEFAULT_ORDER}
+	 * by default
 	 */
 	public RateLimitRouteFilter(ReactiveRateLimiter rateLimiter, List<RateLimitRoute> routes,
-			List<HttpMessageWriter<?>> writers) {
+			List<HttpMessageWriter<?>> writers, int order) {
 		this.rateLimiter = rateLimiter;
 		this.routes = List.copyOf(routes);
 		this.writers = List.copyOf(writers);
+		this.order = order;
 	}
 
 	@Override
@@ -125,14 +128,6 @@ public class RateLimitRouteFilter implements WebFilter, Ordered {
 	@Override
 	public int getOrder() {
 		return this.order;
-	}
-
-	/**
-	 * Sets where the filter runs among the application's.
-	 * @param order the order; {@link #DEFAULT_ORDER} unless set
-	 */
-	public void setOrder(int order) {
-		this.order = order;
 	}
 
 }

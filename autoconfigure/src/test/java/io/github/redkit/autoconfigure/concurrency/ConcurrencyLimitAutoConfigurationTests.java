@@ -9,7 +9,6 @@ import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.concurrency.web.ConcurrencyLimitExceptionHandler;
-import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -42,7 +41,7 @@ class ConcurrencyLimitAutoConfigurationTests {
 				assertThat(limiter.policy("exports")).hasValue(new ConcurrencyPolicy(4, Duration.ofSeconds(10)));
 				assertThat(limiter.policy("imports")).hasValue(new ConcurrencyPolicy(2, Duration.ofSeconds(30)));
 				assertThat(context.getBean(ConcurrencyLimitedAdvisor.class).getOrder())
-					.isEqualTo(RedkitAdvisorOrder.CONCURRENCY_LIMIT);
+					.isEqualTo(ConcurrencyLimitedAdvisor.DEFAULT_ORDER);
 			});
 	}
 

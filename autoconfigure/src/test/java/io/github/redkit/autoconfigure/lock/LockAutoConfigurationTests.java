@@ -6,7 +6,6 @@ import java.util.function.Supplier;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.MicrometerRedkitMetrics;
-import io.github.redkit.core.RedkitAdvisorOrder;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockAdvisor;
@@ -40,7 +39,7 @@ class LockAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RedisDistributedLocks.class)
 				.hasSingleBean(LockAdvisor.class)
 				.doesNotHaveBean(LockExceptionHandler.class);
-			assertThat(context.getBean(LockAdvisor.class).getOrder()).isEqualTo(RedkitAdvisorOrder.LOCK);
+			assertThat(context.getBean(LockAdvisor.class).getOrder()).isEqualTo(LockAdvisor.DEFAULT_ORDER);
 			LockProperties properties = context.getBean(LockProperties.class);
 			assertThat(properties.getWaitTime()).isZero();
 			assertThat(properties.getLeaseTime()).isEqualTo(Duration.ofSeconds(30));

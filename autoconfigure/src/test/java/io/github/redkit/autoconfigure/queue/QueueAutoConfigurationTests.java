@@ -13,6 +13,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.queue.BackoffPolicy;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.DeadLetter;
@@ -195,7 +196,7 @@ class QueueAutoConfigurationTests {
 					new BackoffPolicy(Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0), true, Duration.ofHours(1),
 					CollapsePolicy.NONE);
 			return new CountingQueueTemplate(new RedisQueueTemplate(runner, keyspace, JsonMapper.builder().build(),
-					(name) -> settings, RedkitMetrics.NONE));
+					(name) -> settings, RedkitMetrics.NONE, RedkitObservations.NONE));
 		}
 
 	}

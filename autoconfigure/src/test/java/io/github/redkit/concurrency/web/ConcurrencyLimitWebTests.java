@@ -12,10 +12,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.concurrency.ConcurrencyLimited;
+import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitFields;
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
-import io.github.redkit.ratelimit.web.RateLimitHeaders;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -72,7 +72,7 @@ class ConcurrencyLimitWebTests {
 				.hasValueSatisfying((type) -> assertThat(type).startsWith("application/problem+json"));
 			JsonNode problem = JsonMapper.builder().build().readTree(refused.body());
 			assertThat(problem.get("status").asInt()).isEqualTo(429);
-			assertThat(problem.get("type").asString()).isEqualTo(RateLimitHeaders.QUOTA_EXCEEDED);
+			assertThat(problem.get("type").asString()).isEqualTo(QuotaHeaders.QUOTA_EXCEEDED);
 			assertThat(problem.get("violated-policies").valueStream().map(JsonNode::asString).toList())
 				.isEqualTo(List.of("exports"));
 			assertThat(refused.body()).as("the key stays out of the answer").doesNotContain(tenant);

@@ -1,7 +1,9 @@
-package io.github.redkit.core;
+package io.github.redkit.queue;
 
 import java.util.Map;
 
+import io.github.redkit.core.RedkitObservationContext;
+import io.github.redkit.core.RedkitObservationKind;
 import io.micrometer.observation.transport.Kind;
 import io.micrometer.observation.transport.SenderContext;
 import org.jspecify.annotations.Nullable;
@@ -34,7 +36,7 @@ public class RedkitQueueSendContext extends SenderContext<Map<String, String>> i
 
 	@Override
 	public RedkitObservationKind getObservationKind() {
-		return RedkitObservationKind.QUEUE_SEND;
+		return QueueObservationKind.SEND;
 	}
 
 	@Override

@@ -1,7 +1,9 @@
-package io.github.redkit.core;
+package io.github.redkit.queue;
 
 import java.util.Map;
 
+import io.github.redkit.core.RedkitObservationContext;
+import io.github.redkit.core.RedkitObservationKind;
 import io.micrometer.observation.transport.Kind;
 import io.micrometer.observation.transport.ReceiverContext;
 import org.jspecify.annotations.Nullable;
@@ -30,7 +32,7 @@ public class RedkitQueueHandleContext extends ReceiverContext<Map<String, String
 
 	@Override
 	public RedkitObservationKind getObservationKind() {
-		return RedkitObservationKind.QUEUE_HANDLE;
+		return QueueObservationKind.HANDLE;
 	}
 
 	@Override
