@@ -1,5 +1,6 @@
 -- Every budget decision in one call: expired reservations are settled first (their money
--- comes back), then the command checks everything before it changes anything.
+-- comes back), then the command checks everything before it changes anything. The rules of
+-- spending and reserving are budget_rules', shared with regional budgets.
 -- KEYS[1] balance (integer minor units), KEYS[2] reservations hash (id -> amount),
 -- KEYS[3] reservation deadlines sorted set (id -> deadline ms),
 -- KEYS[4] (optional) the record of an idempotent command: "<applied>|<remaining>|<reservation id>"
@@ -11,6 +12,7 @@
 -- Amounts are integers below 2^53, exact in Lua's doubles; every number goes back to Redis
 -- through exact() (see numbers.lua).
 --#include numbers
+--#include budget_rules
 local command = ARGV[1]
 local amount = tonumber(ARGV[2])
 
@@ -37,19 +39,13 @@ if not stored then
   return {-1, 0, 0}
 end
 
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
--- lazy settlement: bounded per call so that a script stays short; the rest go next call
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', exact(now), 'LIMIT', 0, 100)
 local balance = tonumber(stored)
-for _, id in ipairs(expired) do
-  local held = redis.call('HGET', KEYS[2], id)
-  if held then
-    balance = redis.call('INCRBY', KEYS[1], held)
-    redis.call('HDEL', KEYS[2], id)
-  end
-  redis.call('ZREM', KEYS[3], id)
-end
+local account = {
+  available = function() return balance end,
+  take = function(by) balance = redis.call('DECRBY', KEYS[1], exact(by)) end,
+  giveBack = function(by) balance = redis.call('INCRBY', KEYS[1], exact(by)) end
+}
+settleExpired(account, KEYS[2], KEYS[3])
 
 if KEYS[4] then
   local first = redis.call('GET', KEYS[4])
@@ -63,10 +59,7 @@ end
 local applied = 0
 
 if command == 'spend' then
-  if balance >= amount then
-    balance = redis.call('DECRBY', KEYS[1], ARGV[2])
-    applied = 1
-  end
+  applied = spendOrReserve(account, amount, KEYS[2], KEYS[3], nil, 0) and 1 or 0
 elseif command == 'refund' then
   -- open reservations come back to the balance too: count them against the largest amount
   local reserved = 0
@@ -77,34 +70,20 @@ elseif command == 'refund' then
     -- refused and not recorded: the operation id stays free for a smaller refund
     return {-2, balance, 0}
   end
-  balance = redis.call('INCRBY', KEYS[1], ARGV[2])
+  account.giveBack(amount)
   applied = 1
 elseif command == 'reserve' then
-  if balance >= amount then
-    balance = redis.call('DECRBY', KEYS[1], ARGV[2])
-    redis.call('HSET', KEYS[2], ARGV[3], ARGV[2])
-    redis.call('ZADD', KEYS[3], exact(now + tonumber(ARGV[4])), ARGV[3])
-    applied = 1
-  end
+  applied = spendOrReserve(account, amount, KEYS[2], KEYS[3], ARGV[3], tonumber(ARGV[4])) and 1 or 0
 elseif command == 'commit' or command == 'release' then
-  local reserved = redis.call('HGET', KEYS[2], ARGV[3])
-  if not reserved then
-    -- released, committed or expired (its money is back): nothing to do, nothing recorded
+  applied = settleReservation(account, command, amount, KEYS[2], KEYS[3], ARGV[3])
+  if applied == -1 then
+    return redis.error_reply('ERR commit of ' .. ARGV[2] .. ' exceeds the reserved '
+      .. redis.call('HGET', KEYS[2], ARGV[3]))
+  end
+  if applied == 0 then
+    -- released, committed or expired (its money is back): nothing recorded
     return {0, balance, 0}
   end
-  local back = tonumber(reserved)
-  if command == 'commit' then
-    if amount > back then
-      return redis.error_reply('ERR commit of ' .. ARGV[2] .. ' exceeds the reserved ' .. reserved)
-    end
-    back = back - amount
-  end
-  if back > 0 then
-    balance = redis.call('INCRBY', KEYS[1], exact(back))
-  end
-  redis.call('HDEL', KEYS[2], ARGV[3])
-  redis.call('ZREM', KEYS[3], ARGV[3])
-  applied = 1
 elseif command ~= 'remaining' then
   return redis.error_reply('ERR unknown budget command ' .. command)
 end

@@ -8,6 +8,7 @@
 --            spends only from its share (its own slot plus what it was given), whose own part
 --            it sees exactly and whose given part it sees late, never early: no region can
 --            spend what it does not own, so the total never goes below zero.
+-- The rules of spending and reserving are budget_rules', shared with budget_apply.
 -- A reservation is a spend that this region remembers (not replicated): committing it gives
 -- back what was not used, releasing it or letting it expire gives back all of it. Expired
 -- reservations are settled by the next change of the budget in this region.
@@ -36,6 +37,7 @@
 --          1 when the operation id was seen before (nothing changed), the amount given (give),
 --          then (give) this region's p and n of the allotted and of the receiver's counter}
 --#include region_slots
+--#include budget_rules
 --#include region_incarnation
 local region, op, amount = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local sequence, outbox, bound = KEYS[4], KEYS[5], ARGV[4]
@@ -75,11 +77,6 @@ end
 local function answer(seen, given)
   redis.call('SET', KEYS[6], exact(seen) .. '|' .. exact(given), 'PX', ARGV[5])
   return {1, seen, 0, given}
-end
-
-local function now()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
 if op == 'create' or op == 'allot' then
@@ -130,17 +127,9 @@ local function giveBack(by)
   seen[2] = seen[2] + by
 end
 
+local account = {available = available, take = take, giveBack = giveBack}
 if redis.call('EXISTS', KEYS[8]) == 1 then
-  -- bounded per call so that a script stays short; the rest come back next call
-  local back = 0
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', exact(now()), 'LIMIT', 0, 100)) do
-    back = back + tonumber(redis.call('HGET', KEYS[7], id) or '0')
-    redis.call('HDEL', KEYS[7], id)
-    redis.call('ZREM', KEYS[8], id)
-  end
-  if back > 0 then
-    giveBack(back)
-  end
+  settleExpired(account, KEYS[7], KEYS[8])
 end
 
 if op == 'refund' then
@@ -150,37 +139,16 @@ if op == 'refund' then
   giveBack(amount)
   return answer(available(), 0)
 elseif op == 'spend' or op == 'reserve' then
-  if available() < amount then
+  local id = (op == 'reserve') and ARGV[9] or nil
+  if not spendOrReserve(account, amount, KEYS[7], KEYS[8], id, tonumber(ARGV[10])) then
     -- refusals are not remembered: the same id may succeed after a refund
     return {0, available(), 0, 0}
   end
-  take(amount)
-  if op == 'reserve' then
-    redis.call('HSET', KEYS[7], ARGV[9], ARGV[3])
-    redis.call('ZADD', KEYS[8], exact(now() + tonumber(ARGV[10])), ARGV[9])
-  end
   return answer(available(), 0)
 elseif op == 'commit' or op == 'release' then
-  local held = redis.call('HGET', KEYS[7], ARGV[9])
-  if not held then
-    -- committed, released or expired already
+  if settleReservation(account, op, amount, KEYS[7], KEYS[8], ARGV[9]) ~= 1 then
+    -- committed, released or expired already, or a commit of more than was reserved
     return {0, available(), 0, 0}
-  end
-  if op == 'commit' and amount > tonumber(held) then
-    return {0, available(), 0, 0}
-  end
-  -- expired, though not settled yet (more than a call's bound expired before it): it is
-  -- settled now, and not committed
-  local expired = tonumber(redis.call('ZSCORE', KEYS[8], ARGV[9]) or '0') <= now()
-  redis.call('HDEL', KEYS[7], ARGV[9])
-  redis.call('ZREM', KEYS[8], ARGV[9])
-  if op == 'commit' and expired then
-    giveBack(tonumber(held))
-    return {0, available(), 0, 0}
-  end
-  local unused = tonumber(held) - (op == 'commit' and amount or 0)
-  if unused > 0 then
-    giveBack(unused)
   end
   return answer(available(), 0)
 end

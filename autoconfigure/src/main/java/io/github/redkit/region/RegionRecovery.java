@@ -63,24 +63,31 @@ final class RegionRecovery {
 
 	private volatile long countersRead;
 
-	private RegionRecovery(RegionReplicator first, List<RegionReplicator> replicators) {
-		this.region = first.region();
-		this.local = first.localRunner();
-		this.keys = first.keys();
-		this.batchSize = first.batchSize();
-		this.timeout = first.timeout();
-		this.metrics = first.metrics();
-		this.peers = new LinkedHashMap<>();
-		replicators.forEach((replicator) -> this.peers.put(replicator.peer(), replicator.peerRunner()));
+	/**
+	 * The recovery of one region's shard, from all its peers.
+	 * @param shipping the shard and how it is shipped
+	 * @param peers runs scripts on each peer's Redis, by peer region name
+	 */
+	RegionRecovery(RegionShipping shipping, Map<String, RedisScriptRunner> peers) {
+		this.region = shipping.region();
+		this.local = shipping.local();
+		this.keys = shipping.keys();
+		this.batchSize = shipping.batchSize();
+		this.timeout = shipping.timeout();
+		this.metrics = shipping.metrics();
+		this.peers = new LinkedHashMap<>(peers);
 	}
 
 	/**
-	 * The recovery of one region's replicators of one shard, from all their peers.
-	 * @param replicators the replicators of one region and shard, one per peer
-	 * @return the recovery they share
+	 * A recovery of the shard of some replicators from all their peers, apart from the
+	 * one they share.
+	 * @param replicators the replicators of one region and shard
+	 * @return a recovery of their shard
 	 */
 	static RegionRecovery over(List<RegionReplicator> replicators) {
-		return new RegionRecovery(replicators.get(0), replicators);
+		Map<String, RedisScriptRunner> peers = new LinkedHashMap<>();
+		replicators.forEach((replicator) -> peers.put(replicator.peer(), replicator.peerRunner()));
+		return new RegionRecovery(replicators.get(0).shipping(), peers);
 	}
 
 	/**

@@ -7,7 +7,6 @@ import java.util.Map;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RandomIds;
-import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
@@ -66,6 +65,8 @@ public class RegionReplicator {
 
 	private final RegionReseeder reseeder;
 
+	private final RegionShipping shipping;
+
 	private Runnable beforeAdvance = () -> {
 	};
 
@@ -82,7 +83,7 @@ public class RegionReplicator {
 
 	private volatile boolean reseedRequired;
 
-	private RegionRecovery recovery;
+	private final RegionRecovery recovery;
 
 	private volatile @Nullable Throwable lastError;
 
@@ -98,58 +99,58 @@ public class RegionReplicator {
 	private final String instance = RandomIds.next();
 
 	/**
-	 * Creates a replicator; nothing runs before {@link #start()}.
-	 * @param region this region's name (the origin of every shipped entry)
+	 * Creates a replicator that recovers this region's slots from the given peers;
+	 * nothing runs before {@link #start()}.
+	 * @param shipping the shard it ships and how
 	 * @param peer the peer region's name
-	 * @param local runs scripts on this region's Redis
 	 * @param remote runs scripts on the peer's Redis
-	 * @param keyspace builds the keys (the same prefix in every region)
-	 * @param batchSize the most entries shipped in one round
-	 * @param interval the pause after a round that found less than a full batch
-	 * @param timeout the longest wait for either Redis
-	 * @param metrics receives lag, shipped entries and errors
+	 * @param recovery the recovery of the shard, shared by its replicators to every peer
 	 */
-	public RegionReplicator(String region, String peer, RedisScriptRunner local, RedisScriptRunner remote,
-			RedisKeyspace keyspace, int batchSize, Duration interval, Duration timeout, RedkitMetrics metrics) {
-		this(region, peer, 0, local, remote, keyspace, batchSize, interval, timeout, metrics);
+	RegionReplicator(RegionShipping shipping, String peer, RedisScriptRunner remote, RegionRecovery recovery) {
+		Assert.hasText(peer, "Peer must not be empty");
+		Assert.isTrue(!shipping.region().equals(peer), "A region cannot be its own peer");
+		this.shipping = shipping;
+		this.region = shipping.region();
+		this.peer = peer;
+		this.local = shipping.local();
+		this.remote = remote;
+		this.keys = shipping.keys();
+		this.tags = new String[] { "peer", peer, "shard", Integer.toString(shipping.shard()) };
+		this.batchSize = shipping.batchSize();
+		this.interval = shipping.interval();
+		this.timeout = shipping.timeout();
+		this.metrics = shipping.metrics();
+		this.reseeder = new RegionReseeder(this.region, this.local, remote, this.keys, this.batchSize, this.timeout);
+		this.recovery = recovery;
+		this.metrics.gauge(RegionMeters.LAG_ENTRIES, this, (r) -> r.lagEntries, this.tags);
+		this.metrics.gauge(RegionMeters.LAG_SECONDS, this, (r) -> r.lagMillis / 1000.0, this.tags);
+		this.metrics.gauge(RegionMeters.RESEED, this, (r) -> r.reseedRequired ? 1 : 0, this.tags);
+		this.metrics.gauge(RegionMeters.LAST_ERROR, this, RegionReplicator::lastErrorAge, this.tags);
 	}
 
 	/**
-	 * Creates the replicator of one shard of the regional state (see
-	 * {@code redkit.regions.outbox.shards}); nothing runs before {@link #start()}.
-	 * @param region this region's name (the origin of every shipped entry)
-	 * @param peer the peer region's name
-	 * @param shard the shard it ships, from 0
-	 * @param local runs scripts on this region's Redis
-	 * @param remote runs scripts on the peer's Redis
-	 * @param keyspace builds the keys (the same prefix in every region)
-	 * @param batchSize the most entries shipped in one round
-	 * @param interval the pause after a round that found less than a full batch
-	 * @param timeout the longest wait for either Redis
-	 * @param metrics receives lag, shipped entries and errors
+	 * The replicators of one shard, one per peer: a region that lost the shard's data
+	 * takes its slots back from every peer at once, through one recovery they share.
+	 * @param shipping the shard and how it is shipped
+	 * @param peers runs scripts on each peer's Redis, by peer region name
+	 * @return one replicator per peer, not started
 	 */
-	public RegionReplicator(String region, String peer, int shard, RedisScriptRunner local, RedisScriptRunner remote,
-			RedisKeyspace keyspace, int batchSize, Duration interval, Duration timeout, RedkitMetrics metrics) {
-		Assert.hasText(region, "Region must not be empty");
-		Assert.hasText(peer, "Peer must not be empty");
-		Assert.isTrue(!region.equals(peer), "A region cannot be its own peer");
-		Assert.isTrue(batchSize > 0, "Batch size must be positive");
-		this.region = region;
-		this.peer = peer;
-		this.local = local;
-		this.remote = remote;
-		this.keys = new RegionKeys(keyspace, shard);
-		this.tags = new String[] { "peer", peer, "shard", Integer.toString(shard) };
-		this.batchSize = batchSize;
-		this.interval = interval;
-		this.timeout = timeout;
-		this.metrics = metrics;
-		this.reseeder = new RegionReseeder(region, local, remote, this.keys, batchSize, timeout);
-		metrics.gauge(RegionMeters.LAG_ENTRIES, this, (r) -> r.lagEntries, this.tags);
-		metrics.gauge(RegionMeters.LAG_SECONDS, this, (r) -> r.lagMillis / 1000.0, this.tags);
-		metrics.gauge(RegionMeters.RESEED, this, (r) -> r.reseedRequired ? 1 : 0, this.tags);
-		metrics.gauge(RegionMeters.LAST_ERROR, this, RegionReplicator::lastErrorAge, this.tags);
-		this.recovery = RegionRecovery.over(List.of(this));
+	public static List<RegionReplicator> toPeers(RegionShipping shipping, Map<String, RedisScriptRunner> peers) {
+		RegionRecovery recovery = new RegionRecovery(shipping, peers);
+		List<RegionReplicator> replicators = new ArrayList<>();
+		peers.forEach((peer, remote) -> replicators.add(new RegionReplicator(shipping, peer, remote, recovery)));
+		return replicators;
+	}
+
+	/**
+	 * The replicator to one peer, recovering from that peer alone.
+	 * @param shipping the shard and how it is shipped
+	 * @param peer the peer region's name
+	 * @param remote runs scripts on the peer's Redis
+	 * @return the replicator, not started
+	 */
+	public static RegionReplicator toPeer(RegionShipping shipping, String peer, RedisScriptRunner remote) {
+		return toPeers(shipping, Map.of(peer, remote)).get(0);
 	}
 
 	/**
@@ -163,6 +164,10 @@ public class RegionReplicator {
 	/** Runs scripts on the peer's Redis. */
 	RedisScriptRunner peerRunner() {
 		return this.remote;
+	}
+
+	RegionShipping shipping() {
+		return this.shipping;
 	}
 
 	String region() {
@@ -187,14 +192,6 @@ public class RegionReplicator {
 
 	RedkitMetrics metrics() {
 		return this.metrics;
-	}
-
-	/**
-	 * Recovers this region's slots from every peer of the group instead of this
-	 * replicator's peer alone.
-	 */
-	void useRecovery(RegionRecovery recovery) {
-		this.recovery = recovery;
 	}
 
 	/**

@@ -41,14 +41,6 @@ public class RegionReplicators implements SmartLifecycle, AutoCloseable {
 	public RegionReplicators(List<RegionReplicator> replicators, List<AutoCloseable> resources, RedkitMetrics metrics) {
 		this.replicators = List.copyOf(replicators);
 		this.resources = List.copyOf(resources);
-		// a region that lost a shard's data takes its slots back from every peer at once
-		this.replicators.stream()
-			.collect(Collectors.groupingBy((replicator) -> replicator.keys().shard()))
-			.values()
-			.forEach((shard) -> {
-				RegionRecovery recovery = RegionRecovery.over(shard);
-				shard.forEach((replicator) -> replicator.useRecovery(recovery));
-			});
 		metrics.gauge(RegionMeters.OUTBOX_DEPTH, this,
 				// each shard's outbox as last seen by any of its replicators, all shards
 				// together

@@ -120,13 +120,11 @@ class RegionFailoverTests {
 
 	/** One instance of a region: a replicator per peer, recovering from all of them. */
 	private void group(String region) {
-		List<RegionReplicator> group = new ArrayList<>();
-		NAMES.stream()
-			.filter((peer) -> !peer.equals(region))
-			.forEach((peer) -> group.add(new RegionReplicator(region, peer, runner(region), runner(peer), KEYSPACE, 200,
-					Duration.ofMillis(10), Duration.ofMillis(500),
-					new MicrometerRedkitMetrics(SimpleMeterRegistry::new))));
-		new RegionReplicators(group, List.of());
+		Map<String, RedisScriptRunner> peers = new LinkedHashMap<>();
+		NAMES.stream().filter((peer) -> !peer.equals(region)).forEach((peer) -> peers.put(peer, runner(peer)));
+		List<RegionReplicator> group = RegionReplicator
+			.toPeers(new RegionShipping(region, 0, runner(region), KEYSPACE, 200, Duration.ofMillis(10),
+					Duration.ofMillis(500), new MicrometerRedkitMetrics(SimpleMeterRegistry::new)), peers);
 		this.replicators.addAll(group);
 	}
 

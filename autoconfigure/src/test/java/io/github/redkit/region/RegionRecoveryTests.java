@@ -347,12 +347,12 @@ class RegionRecoveryTests {
 	}
 
 	private List<RegionReplicator> group(String region, int batchSize) {
-		List<RegionReplicator> group = new ArrayList<>();
-		regions.peers(region)
-			.forEach((peer, runner) -> group.add(new RegionReplicator(region, peer, regions.runner(region), runner,
-					KEYSPACE, batchSize, Duration.ofMillis(10), Duration.ofMillis(500),
-					new MicrometerRedkitMetrics(() -> region.equals("eu") ? this.meters : new SimpleMeterRegistry()))));
-		new RegionReplicators(group, List.of());
+		List<RegionReplicator> group = RegionReplicator.toPeers(
+				new RegionShipping(region, 0, regions.runner(region), KEYSPACE, batchSize, Duration.ofMillis(10),
+						Duration.ofMillis(500),
+						new MicrometerRedkitMetrics(
+								() -> region.equals("eu") ? this.meters : new SimpleMeterRegistry())),
+				regions.peers(region));
 		this.replicators.addAll(group);
 		return group;
 	}

@@ -224,8 +224,14 @@ class RegionalCountersTests {
 	void aRegionWhoseRedisRestartedEmptyTakesItsSlotBackAndLosesNothingCountedSince() {
 		Map<String, RegionalCounters> regions = regions(List.of("eu", "us", "ap"), 1_000_000, 200);
 		// eu's replicators recover from every peer, as the application's do
-		new RegionReplicators(this.replicators.stream().filter((r) -> this.origins.get(r).equals("eu")).toList(),
-				List.of());
+		this.replicators.removeIf((replicator) -> this.origins.get(replicator).equals("eu"));
+		Map<String, RedisScriptRunner> peers = new LinkedHashMap<>();
+		peers.put("us", runner(1));
+		peers.put("ap", runner(2));
+		RegionReplicator.toPeers(shipping("eu", 200), peers).forEach((replicator) -> {
+			this.origins.put(replicator, "eu");
+			this.replicators.add(replicator);
+		});
 		this.replicators.forEach(RegionReplicator::start);
 		regions.get("eu").increment("stock", 100);
 		regions.get("eu").increment("stock", -30);
@@ -344,13 +350,17 @@ class RegionalCountersTests {
 	 * A replicator; those of the first region record into {@link #meters}.
 	 */
 	private RegionReplicator replicator(String from, String to, int batchSize) {
-		List<String> names = this.names;
-		RegionReplicator replicator = new RegionReplicator(from, to, runner(names.indexOf(from)),
-				runner(names.indexOf(to)), new RedisKeyspace("redkit"), batchSize, Duration.ofMillis(10),
-				Duration.ofMillis(500), new MicrometerRedkitMetrics(
-						() -> (from.equals(names.get(0)) ? this.meters : new SimpleMeterRegistry())));
+		RegionReplicator replicator = RegionReplicator.toPeer(shipping(from, batchSize), to,
+				runner(this.names.indexOf(to)));
 		this.origins.put(replicator, from);
 		return replicator;
+	}
+
+	private RegionShipping shipping(String from, int batchSize) {
+		List<String> names = this.names;
+		return new RegionShipping(from, 0, runner(names.indexOf(from)), new RedisKeyspace("redkit"), batchSize,
+				Duration.ofMillis(10), Duration.ofMillis(500), new MicrometerRedkitMetrics(
+						() -> (from.equals(names.get(0)) ? this.meters : new SimpleMeterRegistry())));
 	}
 
 	private static RedisScriptRunner runner(int region) {

@@ -123,8 +123,8 @@ class RegionalScriptsTests {
 				RegionalCounters eu = new RedisRegionalCounters(this.runner, this.keyspace, "eu", 10, TIMEOUT);
 				SimpleMeterRegistry meters = new SimpleMeterRegistry();
 				RedkitMetrics metrics = new MicrometerRedkitMetrics(() -> meters);
-				RegionReplicator euToUs = new RegionReplicator("eu", "us", this.runner, peerRunner, this.keyspace, 50,
-						Duration.ofMillis(10), TIMEOUT, metrics);
+				RegionReplicator euToUs = RegionReplicator.toPeer(new RegionShipping("eu", 0, this.runner,
+						this.keyspace, 50, Duration.ofMillis(10), TIMEOUT, metrics), "us", peerRunner);
 				eu.increment("early", 3);
 				for (int i = 0; i < 500; i++) {
 					eu.increment("late {x}", 1);

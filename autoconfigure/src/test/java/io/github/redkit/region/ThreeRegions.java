@@ -62,8 +62,10 @@ final class ThreeRegions implements AutoCloseable {
 		for (String origin : NAMES) {
 			for (String peer : NAMES) {
 				if (!origin.equals(peer)) {
-					replicators.add(new RegionReplicator(origin, peer, runner(origin), runner(peer), KEYSPACE, 200,
-							interval, Duration.ofMillis(500), new MicrometerRedkitMetrics(SimpleMeterRegistry::new)));
+					replicators.add(RegionReplicator.toPeer(
+							new RegionShipping(origin, 0, runner(origin), KEYSPACE, 200, interval,
+									Duration.ofMillis(500), new MicrometerRedkitMetrics(SimpleMeterRegistry::new)),
+							peer, runner(peer)));
 				}
 			}
 		}

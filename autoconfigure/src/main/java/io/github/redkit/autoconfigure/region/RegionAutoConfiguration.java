@@ -1,6 +1,7 @@
 package io.github.redkit.autoconfigure.region;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import io.github.redkit.region.RegionHealthIndicator;
 import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.region.RegionReplicator;
 import io.github.redkit.region.RegionReplicators;
+import io.github.redkit.region.RegionShipping;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.region.actuate.GlobalRateLimitEndpointCounters;
@@ -86,16 +88,18 @@ public final class RegionAutoConfiguration {
 		List<RegionReplicator> replicators = new ArrayList<>();
 		List<AutoCloseable> connections = new ArrayList<>();
 		try {
+			Map<String, RedisScriptRunner> remotes = new LinkedHashMap<>();
 			for (Map.Entry<String, RegionProperties.Peer> peer : properties.getPeers().entrySet()) {
 				LettuceConnectionFactory factory = PeerConnections.create(peer.getKey(), peer.getValue(),
 						properties.getTimeout());
 				connections.add(factory::destroy);
-				RedisScriptRunner remote = new RedisScriptRunner(factory);
-				for (int shard = 0; shard < properties.getOutbox().getShards(); shard++) {
-					replicators.add(new RegionReplicator(local, peer.getKey(), shard, runner, remote, keyspace,
-							properties.getReplication().getBatchSize(), properties.getReplication().getInterval(),
-							properties.getTimeout(), metrics));
-				}
+				remotes.put(peer.getKey(), new RedisScriptRunner(factory));
+			}
+			for (int shard = 0; shard < properties.getOutbox().getShards(); shard++) {
+				RegionShipping shipping = new RegionShipping(local, shard, runner, keyspace,
+						properties.getReplication().getBatchSize(), properties.getReplication().getInterval(),
+						properties.getTimeout(), metrics);
+				replicators.addAll(RegionReplicator.toPeers(shipping, remotes));
 			}
 		}
 		catch (RuntimeException ex) {
