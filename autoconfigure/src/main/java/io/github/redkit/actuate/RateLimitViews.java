@@ -182,7 +182,8 @@ public class RateLimitViews {
 		private static final LuaScript<Long> RESET = LuaScript.load("endpoint_global_reset", Long.class);
 
 		List<RateLimitUsage.Window> usage(String limit, RateLimitPolicy policy, String key) {
-			String counter = this.outbox.counter(limit, RateLimitUsage.globalCounterName(limit, key));
+			String counter = this.outbox.counter(limit,
+					io.github.redkit.region.GlobalRateLimitDecider.counterName(limit, key));
 			List<String> args = new ArrayList<>();
 			args.add(Integer.toString(policy.subWindows()));
 			policy.windows().forEach((window) -> args.add(Long.toString(window.period().toMillis())));
@@ -199,7 +200,7 @@ public class RateLimitViews {
 		}
 
 		boolean reset(String limit, RateLimitPolicy policy, String key) {
-			String name = RateLimitUsage.globalCounterName(limit, key);
+			String name = io.github.redkit.region.GlobalRateLimitDecider.counterName(limit, key);
 			List<String> args = new ArrayList<>();
 			args.add(Integer.toString(policy.subWindows()));
 			args.add(this.outbox.region());

@@ -82,13 +82,7 @@ public final class RedkitEndpointAutoConfiguration {
 		RegionOutbox outbox = regionOutbox.getIfUnique();
 		if (rateLimitViews != null && limits != null && outbox != null) {
 			// the limits marked global count in the regional counters of this region
-			Set<String> global = new HashSet<>();
-			limits.getLimits().forEach((name, limit) -> {
-				if (limit.isGlobal()) {
-					global.add(name);
-				}
-			});
-			rateLimitViews.setGlobalLimits(runner, outbox, global);
+			rateLimitViews.setGlobalLimits(runner, outbox, limits.globalLimitNames());
 		}
 		LockViews lockViews = (locks.getIfUnique() != null) ? new LockViews(runner, keyspace, settings) : null;
 		QueueTemplate queues = queueTemplate.getIfUnique();

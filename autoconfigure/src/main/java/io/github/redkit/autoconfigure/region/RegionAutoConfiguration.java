@@ -5,11 +5,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitProperties;
+import io.github.redkit.region.GlobalRateLimitDecider;
 import io.github.redkit.region.RedisRegionalBudgets;
 import io.github.redkit.region.RedisRegionalCounters;
 import io.github.redkit.region.RegionHealthIndicator;
@@ -21,6 +24,7 @@ import io.github.redkit.region.RegionShipping;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -63,6 +67,15 @@ public final class RegionAutoConfiguration {
 		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local,
 				properties.getOutbox().getMaxLength(), properties.getOutbox().getShards(),
 				properties.getBudgets().getOperationTtl(), properties.getTimeout(), metrics);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnReplicated("rate-limits")
+	GlobalRateLimitDecider redkitGlobalRateLimitDecider(RedisScriptRunner runner, RegionOutbox outbox,
+			ObjectProvider<RateLimitProperties> rateLimits) {
+		RateLimitProperties limits = rateLimits.getIfAvailable();
+		return new GlobalRateLimitDecider(runner, outbox, (limits != null) ? limits.globalLimitNames() : Set.of());
 	}
 
 	@Bean
