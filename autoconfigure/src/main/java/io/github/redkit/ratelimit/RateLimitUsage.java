@@ -59,18 +59,6 @@ public final class RateLimitUsage {
 	}
 
 	/**
-	 * The name of the regional counter in which a limit marked global counts an
-	 * identifier's calls (its sub-window counters are named after it); its key is
-	 * {@code RegionOutbox.counter(limitName, name)}.
-	 * @param limitName the limit's name
-	 * @param identifier the identifier
-	 * @return the counter's name
-	 */
-	public static String globalCounterName(String limitName, String identifier) {
-		return GlobalRateLimits.counterName(limitName, identifier);
-	}
-
-	/**
 	 * Reads the usage of every window of a policy.
 	 * @param connection the connection
 	 * @param key the identifier's key (see {@link #key})

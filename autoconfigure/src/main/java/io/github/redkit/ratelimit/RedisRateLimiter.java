@@ -25,7 +25,6 @@ import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
-import io.github.redkit.region.RegionOutbox;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -82,7 +81,8 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final RedkitObservations observations;
 
-	private @Nullable GlobalRateLimits global;
+	// the deciders of the named limits some layer above decides (several regions)
+	private final Map<String, RateLimitDecider> deciders = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a rate limiter.
@@ -96,6 +96,25 @@ public class RedisRateLimiter implements RateLimiter {
 	 */
 	public RedisRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, Map<String, RateLimitPolicy> policies,
 			RateLimitSettings settings, RedkitMetrics metrics, RedkitObservations observations) {
+		this(runner, keyspace, policies, settings, metrics, observations, List.of());
+	}
+
+	/**
+	 * Creates a rate limiter some of whose named limits are decided elsewhere.
+	 * @param runner runs the scripts
+	 * @param keyspace builds the keys
+	 * @param policies the named limits
+	 * @param settings failure mode, Redis timeout and failure cooldown
+	 * @param metrics records decisions
+	 * @param observations where decisions are observed (as
+	 * {@code redkit.ratelimit.decision}), {@link RedkitObservations#NONE} for nowhere
+	 * @param deciders decide the named limits they name in place of this limiter's
+	 * scripts, each checked against the limit's policy
+	 * @throws IllegalArgumentException when a decider cannot decide a limit it names
+	 */
+	public RedisRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, Map<String, RateLimitPolicy> policies,
+			RateLimitSettings settings, RedkitMetrics metrics, RedkitObservations observations,
+			List<RateLimitDecider> deciders) {
 		Assert.notNull(observations, "observations must not be null");
 		this.runner = runner;
 		this.keyspace = keyspace;
@@ -107,21 +126,12 @@ public class RedisRateLimiter implements RateLimiter {
 		this.observations = observations;
 		this.cluster = runner.isCluster();
 		this.giveBack = new PermitGiveBack(runner, settings.timeout(), metrics);
-	}
-
-	/**
-	 * Counts the named limits marked global in every region: each decision runs on the
-	 * local Redis over every region's calls as this region sees them, and queues this
-	 * region's calls in the region's outbox (see docs/multi-region.md).
-	 * @param outbox the region's outbox
-	 * @param limitNames the named limits to count in every region, each a sliding window
-	 * @throws IllegalArgumentException when a name is not a configured sliding-window
-	 * limit
-	 */
-	public void setGlobalLimits(RegionOutbox outbox, Set<String> limitNames) {
-		GlobalRateLimits global = new GlobalRateLimits(this.runner, outbox, limitNames);
-		global.checkAll(this.limits);
-		this.global = global;
+		for (RateLimitDecider decider : deciders) {
+			for (String name : decider.limitNames()) {
+				decider.check(name, policies.get(name));
+				this.deciders.put(name, decider);
+			}
+		}
 	}
 
 	@Override
@@ -253,9 +263,16 @@ public class RedisRateLimiter implements RateLimiter {
 	 * back whenever they answer.
 	 */
 	private CompletableFuture<RateLimitDecision> decide(PreparedLimit limit, List<String> keys, int cost) {
-		GlobalRateLimits global = this.global;
-		if (global != null && global.covers(limit.name()) && this.limits.get(limit.name()) == limit) {
-			return global.decide(limit, keys, cost, this.timeout).thenApply(limit::decision);
+		RateLimitDecider decider = this.deciders.get(limit.name());
+		if (decider != null && this.limits.get(limit.name()) == limit) {
+			for (String key : keys) {
+				Assert.hasText(key, () -> "Rate limit '" + limit.name() + "': a key must not be null or empty");
+			}
+			byte[][] numbers = limit.arguments(cost);
+			return decider
+				.decide(new RateLimitCall(limit.name(), limit.policy(), keys, cost, numbers[0], numbers[1],
+						this.timeout))
+				.thenApply(limit::decision);
 		}
 		byte[][] args = limit.arguments(cost);
 		LuaScript<byte[]> script = script(limit);
@@ -397,9 +414,9 @@ public class RedisRateLimiter implements RateLimiter {
 	@Override
 	public void define(String limitName, RateLimitPolicy policy) {
 		PreparedLimit limit = PreparedLimit.of(limitName, policy, this.keyspace);
-		GlobalRateLimits global = this.global;
-		if (global != null && global.covers(limitName)) {
-			global.check(limitName, limit);
+		RateLimitDecider decider = this.deciders.get(limitName);
+		if (decider != null) {
+			decider.check(limitName, policy);
 		}
 		this.limits.put(limitName, limit);
 	}

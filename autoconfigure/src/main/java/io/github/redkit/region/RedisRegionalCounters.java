@@ -23,7 +23,7 @@ public class RedisRegionalCounters implements RegionalCounters {
 
 	/**
 	 * The counters of a global rate limit: {@code rl.}, a SHA-256 in Base64url, then the
-	 * window and sub-window (see {@code GlobalRateLimits.counterName}).
+	 * window and sub-window (see {@code GlobalRateLimitDecider.counterName}).
 	 */
 	private static final Pattern GLOBAL_RATE_LIMIT = Pattern.compile("rl\\.[A-Za-z0-9_-]{43}\\.");
 

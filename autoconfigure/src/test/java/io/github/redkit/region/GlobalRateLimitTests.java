@@ -69,8 +69,8 @@ class GlobalRateLimitTests {
 					Map.of("api", RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, PERIOD)), "local",
 							RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, PERIOD))),
 					new RateLimitSettings(LimitFailureMode.DENY, Duration.ofSeconds(2), Duration.ofSeconds(1)),
-					RedkitMetrics.NONE, RedkitObservations.NONE);
-			limiter.setGlobalLimits(new RegionOutbox(ThreeRegions.KEYSPACE, name, 1_000_000), Set.of("api"));
+					RedkitMetrics.NONE, RedkitObservations.NONE, List.of(new GlobalRateLimitDecider(three.runner(name),
+							new RegionOutbox(ThreeRegions.KEYSPACE, name, 1_000_000), Set.of("api"))));
 			this.regions.put(name, limiter);
 		}
 		this.replicators.addAll(three.replicators(Duration.ofMillis(10)));

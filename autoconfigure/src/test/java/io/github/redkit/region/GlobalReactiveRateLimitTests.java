@@ -51,8 +51,8 @@ class GlobalReactiveRateLimitTests {
 			RedisRateLimiter limiter = new RedisRateLimiter(this.three.runner(name), ThreeRegions.KEYSPACE,
 					Map.of("api", hour, "local", hour),
 					new RateLimitSettings(LimitFailureMode.DENY, TIMEOUT, Duration.ofSeconds(1)), RedkitMetrics.NONE,
-					RedkitObservations.NONE);
-			limiter.setGlobalLimits(new RegionOutbox(ThreeRegions.KEYSPACE, name, 1_000_000), Set.of("api"));
+					RedkitObservations.NONE, List.of(new GlobalRateLimitDecider(this.three.runner(name),
+							new RegionOutbox(ThreeRegions.KEYSPACE, name, 1_000_000), Set.of("api"))));
 			regions.put(name, new DefaultReactiveRateLimiter(limiter));
 		}
 		this.replicators.forEach(RegionReplicator::start);

@@ -1,6 +1,8 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
@@ -13,6 +15,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.ratelimit.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
+import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitSettings;
 import io.github.redkit.ratelimit.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.RateLimitedInterceptor;
@@ -25,7 +28,6 @@ import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitExchangeHeaders;
 import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
 import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
-import io.github.redkit.region.RegionOutbox;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -61,23 +63,24 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimiter redkitRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, RateLimitProperties properties,
 			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations,
-			ObjectProvider<RegionOutbox> regionOutbox) {
-		RedisRateLimiter limiter = new RedisRateLimiter(runner, keyspace,
-				RateLimitPropertiesMapper.policies(properties),
-				new RateLimitSettings(properties.getFailureMode(), properties.getTimeout(),
-						properties.getFailureCooldown()),
-				metrics, observations.getIfAvailable(() -> RedkitObservations.NONE));
-		Set<String> global = RateLimitPropertiesMapper.globalLimits(properties);
-		if (!global.isEmpty()) {
-			RegionOutbox outbox = regionOutbox.getIfAvailable();
-			if (outbox == null) {
-				throw new IllegalStateException("redkit.rate-limit.limits." + global.iterator().next()
+			ObjectProvider<RateLimitDecider> deciders) {
+		List<RateLimitDecider> found = deciders.orderedStream().toList();
+		Set<String> decided = found.stream()
+			.flatMap((decider) -> decider.limitNames().stream())
+			.collect(Collectors.toSet());
+		properties.globalLimitNames()
+			.stream()
+			.filter((name) -> !decided.contains(name))
+			.findFirst()
+			.ifPresent((name) -> {
+				throw new IllegalStateException("redkit.rate-limit.limits." + name
 						+ ".global needs several regions: redkit.regions.local, with 'rate-limits' in"
 						+ " redkit.regions.replicate");
-			}
-			limiter.setGlobalLimits(outbox, global);
-		}
-		return limiter;
+			});
+		return new RedisRateLimiter(runner, keyspace, RateLimitPropertiesMapper.policies(properties),
+				new RateLimitSettings(properties.getFailureMode(), properties.getTimeout(),
+						properties.getFailureCooldown()),
+				metrics, observations.getIfAvailable(() -> RedkitObservations.NONE), found);
 	}
 
 	@Bean

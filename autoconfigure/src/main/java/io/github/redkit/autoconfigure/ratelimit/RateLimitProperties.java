@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.LinkedHashSet;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
@@ -114,6 +116,20 @@ public class RateLimitProperties {
 
 	public Map<String, Limit> getLimits() {
 		return this.limits;
+	}
+
+	/**
+	 * The names of the named limits marked {@code global}, counted in every region.
+	 * @return the names, in the order of the limits
+	 */
+	public Set<String> globalLimitNames() {
+		Set<String> global = new LinkedHashSet<>();
+		this.limits.forEach((name, limit) -> {
+			if (limit.isGlobal()) {
+				global.add(name);
+			}
+		});
+		return global;
 	}
 
 	public void setLimits(Map<String, Limit> limits) {

@@ -2,10 +2,8 @@ package io.github.redkit.autoconfigure.ratelimit;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
@@ -29,21 +27,6 @@ final class RateLimitPropertiesMapper {
 		Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
 		properties.getLimits().forEach((name, limit) -> policies.put(name, policy(limit, PREFIX + ".limits." + name)));
 		return policies;
-	}
-
-	/**
-	 * The named limits marked {@code global}.
-	 * @param properties the properties
-	 * @return their names
-	 */
-	static Set<String> globalLimits(RateLimitProperties properties) {
-		Set<String> global = new LinkedHashSet<>();
-		properties.getLimits().forEach((name, limit) -> {
-			if (limit.isGlobal()) {
-				global.add(name);
-			}
-		});
-		return global;
 	}
 
 	private static RateLimitPolicy policy(RateLimitProperties.Limit limit, String property) {

@@ -2,7 +2,6 @@ package io.github.redkit.autoconfigure.region;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -14,6 +13,8 @@ import io.github.redkit.autoconfigure.ratelimit.RateLimitProperties;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitProperties;
+import io.github.redkit.region.GlobalRateLimitDecider;
 import io.github.redkit.region.RedisRegionalBudgets;
 import io.github.redkit.region.RedisRegionalCounters;
 import io.github.redkit.region.RegionHealthIndicator;
@@ -70,6 +71,15 @@ public final class RegionAutoConfiguration {
 		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local,
 				properties.getOutbox().getMaxLength(), properties.getOutbox().getShards(),
 				properties.getBudgets().getOperationTtl(), properties.getTimeout(), metrics);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnReplicated("rate-limits")
+	GlobalRateLimitDecider redkitGlobalRateLimitDecider(RedisScriptRunner runner, RegionOutbox outbox,
+			ObjectProvider<RateLimitProperties> rateLimits) {
+		RateLimitProperties limits = rateLimits.getIfAvailable();
+		return new GlobalRateLimitDecider(runner, outbox, (limits != null) ? limits.globalLimitNames() : Set.of());
 	}
 
 	@Bean
@@ -140,13 +150,9 @@ public final class RegionAutoConfiguration {
 		@ConditionalOnReplicated("rate-limits")
 		GlobalRateLimitEndpointCounters redkitGlobalRateLimitEndpointCounters(RedisScriptRunner runner,
 				RegionOutbox outbox, ObjectProvider<RateLimitProperties> rateLimits) {
-			Set<String> global = new LinkedHashSet<>();
-			rateLimits.ifAvailable((properties) -> properties.getLimits().forEach((name, limit) -> {
-				if (limit.isGlobal()) {
-					global.add(name);
-				}
-			}));
-			return new GlobalRateLimitEndpointCounters(runner, outbox, global);
+			RateLimitProperties limits = rateLimits.getIfAvailable();
+			return new GlobalRateLimitEndpointCounters(runner, outbox,
+					(limits != null) ? limits.globalLimitNames() : Set.of());
 		}
 
 	}

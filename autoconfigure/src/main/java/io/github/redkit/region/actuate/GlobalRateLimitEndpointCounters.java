@@ -9,6 +9,7 @@ import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitUsage;
+import io.github.redkit.region.GlobalRateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.actuate.GlobalRateLimitCounters;
 import io.github.redkit.region.RegionOutbox;
@@ -51,7 +52,7 @@ public final class GlobalRateLimitEndpointCounters implements GlobalRateLimitCou
 
 	@Override
 	public List<RateLimitUsage.Window> usage(String limit, RateLimitPolicy policy, String key) {
-		String counter = this.outbox.counter(limit, RateLimitUsage.globalCounterName(limit, key));
+		String counter = this.outbox.counter(limit, GlobalRateLimitDecider.counterName(limit, key));
 		List<String> args = new ArrayList<>();
 		args.add(Integer.toString(policy.subWindows()));
 		policy.windows().forEach((window) -> args.add(Long.toString(window.period().toMillis())));
@@ -69,7 +70,7 @@ public final class GlobalRateLimitEndpointCounters implements GlobalRateLimitCou
 
 	@Override
 	public boolean reset(String limit, RateLimitPolicy policy, String key) {
-		String name = RateLimitUsage.globalCounterName(limit, key);
+		String name = GlobalRateLimitDecider.counterName(limit, key);
 		List<String> args = new ArrayList<>();
 		args.add(Integer.toString(policy.subWindows()));
 		args.add(this.outbox.region());

@@ -1,4 +1,4 @@
-package io.github.redkit.ratelimit;
+package io.github.redkit.region;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -7,25 +7,27 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.redkit.core.LuaScript;
 import io.github.redkit.core.RedisScriptRunner;
-import io.github.redkit.region.RegionOutbox;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitCall;
+import io.github.redkit.ratelimit.RateLimitDecider;
+import io.github.redkit.ratelimit.RateLimitPolicy;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
 /**
- * The limits marked global: decided like a sliding window by
+ * Decides the rate limits marked global: like a sliding window, by
  * {@code ratelimit_global_window}, on the local Redis, over every region's calls as this
  * region sees them, and queued in the region's outbox in the same call. All identifiers
  * of a limit are in the shard of the limit's name, so that one call decides them all.
  */
-final class GlobalRateLimits {
+public final class GlobalRateLimitDecider implements RateLimitDecider {
 
 	private static final LuaScript<byte[]> SCRIPT = LuaScript.load("ratelimit_global_window", byte[].class);
 
@@ -37,69 +39,66 @@ final class GlobalRateLimits {
 
 	private final byte[][] region;
 
-	GlobalRateLimits(RedisScriptRunner runner, RegionOutbox outbox, Set<String> names) {
+	/**
+	 * Creates the decider.
+	 * @param runner runs the script on this region's Redis
+	 * @param outbox this region's outbox
+	 * @param names the named limits marked global, each a sliding window
+	 */
+	public GlobalRateLimitDecider(RedisScriptRunner runner, RegionOutbox outbox, Set<String> names) {
 		this.runner = runner;
 		this.outbox = outbox;
 		this.names = Set.copyOf(names);
 		this.region = new byte[][] { ascii(outbox.region()), ascii(Long.toString(outbox.maxLength())) };
 	}
 
-	/**
-	 * Checks that every global limit can be counted across regions.
-	 * @param limits the named limits
-	 */
-	void checkAll(Map<String, PreparedLimit> limits) {
-		this.names.forEach((name) -> check(name, limits.get(name)));
+	@Override
+	public Set<String> limitNames() {
+		return this.names;
 	}
 
-	/**
-	 * Checks that a global limit can be counted across regions.
-	 * @param name the limit's name
-	 * @param limit the limit, {@code null} when it is not configured
-	 */
-	void check(String name, @Nullable PreparedLimit limit) {
-		String property = "redkit.rate-limit.limits." + name + ".global";
-		Assert.isTrue(limit != null, () -> property + " marks a limit that is not configured");
-		RateLimitAlgorithm algorithm = limit.policy().algorithm();
+	@Override
+	public void check(String limitName, @Nullable RateLimitPolicy policy) {
+		String property = "redkit.rate-limit.limits." + limitName + ".global";
+		Assert.isTrue(policy != null, () -> property + " marks a limit that is not configured");
+		RateLimitAlgorithm algorithm = policy.algorithm();
 		Assert.isTrue(algorithm == RateLimitAlgorithm.SLIDING_WINDOW,
 				() -> property + " needs the sliding-window algorithm (was " + algorithm.id() + ")");
 	}
 
-	boolean covers(String limitName) {
-		return this.names.contains(limitName);
-	}
-
 	/** Decides on the local Redis, every identifier of the call in one script. */
-	CompletableFuture<byte[]> decide(PreparedLimit limit, List<String> identifiers, int cost, Duration timeout) {
-		List<String> keys = new ArrayList<>(identifiers.size() + 2);
-		keys.add(this.outbox.sequence(limit.name()));
-		keys.add(this.outbox.stream(limit.name()));
-		List<String> names = new ArrayList<>(identifiers.size());
-		for (String identifier : identifiers) {
-			Assert.hasText(identifier, () -> "Rate limit '" + limit.name() + "': a key must not be null or empty");
-			String name = counterName(limit.name(), identifier);
+	@Override
+	public CompletableFuture<byte[]> decide(RateLimitCall call) {
+		List<String> keys = new ArrayList<>(call.identifiers().size() + 2);
+		keys.add(this.outbox.sequence(call.limitName()));
+		keys.add(this.outbox.stream(call.limitName()));
+		List<String> names = new ArrayList<>(call.identifiers().size());
+		for (String identifier : call.identifiers()) {
+			String name = counterName(call.limitName(), identifier);
 			names.add(name);
-			keys.add(this.outbox.counter(limit.name(), name));
+			keys.add(this.outbox.counter(call.limitName(), name));
 		}
-		byte[][] decision = limit.arguments(cost);
 		byte[][] args = new byte[5 + names.size()][];
-		args[0] = decision[0];
-		args[1] = decision[1];
-		args[2] = ascii(Integer.toString(limit.policy().subWindows()));
+		args[0] = call.numbers();
+		args[1] = call.numbersFormat();
+		args[2] = ascii(Integer.toString(call.policy().subWindows()));
 		args[3] = this.region[0];
 		args[4] = this.region[1];
 		for (int i = 0; i < names.size(); i++) {
 			args[5 + i] = ascii(names.get(i));
 		}
-		return this.runner.executeAsync(SCRIPT, timeout, keys, args);
+		return this.runner.executeAsync(SCRIPT, call.timeout(), keys, args);
 	}
 
 	/**
 	 * The regional counter of a limit and identifier: a digest, so that the script can
 	 * append the window and sub-window to it and to its key alike (no character of it is
 	 * escaped), and so that no limit and identifier pair reads like another.
+	 * @param limit the limit's name
+	 * @param identifier the identifier
+	 * @return the counter's name; its key is {@code RegionOutbox.counter(limit, name)}
 	 */
-	static String counterName(String limit, String identifier) {
+	public static String counterName(String limit, String identifier) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-256")
 				.digest((limit.length() + ":" + limit + ":" + identifier).getBytes(StandardCharsets.UTF_8));
