@@ -5,28 +5,16 @@ import io.github.redkit.core.RedkitObservationKind;
 /**
  * What budgets observe.
  */
-public enum BudgetObservationKind implements RedkitObservationKind {
+public final class BudgetObservationKind {
 
 	/**
 	 * A budget change, named by its command (create, spend, refund, reserve, commit...),
 	 * never by the budget.
 	 */
-	APPLY("redkit.budget.apply");
+	public static final RedkitObservationKind APPLY = new RedkitObservationKind("redkit.budget.apply",
+			"redkit.operation");
 
-	private final String observationName;
-
-	BudgetObservationKind(String observationName) {
-		this.observationName = observationName;
-	}
-
-	@Override
-	public String observationName() {
-		return this.observationName;
-	}
-
-	@Override
-	public String nameKey() {
-		return "redkit.operation";
+	private BudgetObservationKind() {
 	}
 
 }

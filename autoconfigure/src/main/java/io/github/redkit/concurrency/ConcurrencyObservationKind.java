@@ -5,25 +5,13 @@ import io.github.redkit.core.RedkitObservationKind;
 /**
  * What a concurrency limiter observes.
  */
-public enum ConcurrencyObservationKind implements RedkitObservationKind {
+public final class ConcurrencyObservationKind {
 
 	/** A concurrency limit permit acquisition. */
-	ACQUIRE("redkit.concurrency.acquire");
+	public static final RedkitObservationKind ACQUIRE = new RedkitObservationKind("redkit.concurrency.acquire",
+			"redkit.limit");
 
-	private final String observationName;
-
-	ConcurrencyObservationKind(String observationName) {
-		this.observationName = observationName;
-	}
-
-	@Override
-	public String observationName() {
-		return this.observationName;
-	}
-
-	@Override
-	public String nameKey() {
-		return "redkit.limit";
+	private ConcurrencyObservationKind() {
 	}
 
 }

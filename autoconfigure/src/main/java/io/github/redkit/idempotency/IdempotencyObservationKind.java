@@ -5,25 +5,13 @@ import io.github.redkit.core.RedkitObservationKind;
 /**
  * What idempotent steps observe.
  */
-public enum IdempotencyObservationKind implements RedkitObservationKind {
+public final class IdempotencyObservationKind {
 
 	/** An idempotent step claim. */
-	CLAIM("redkit.idempotency.claim");
+	public static final RedkitObservationKind CLAIM = new RedkitObservationKind("redkit.idempotency.claim",
+			"redkit.step");
 
-	private final String observationName;
-
-	IdempotencyObservationKind(String observationName) {
-		this.observationName = observationName;
-	}
-
-	@Override
-	public String observationName() {
-		return this.observationName;
-	}
-
-	@Override
-	public String nameKey() {
-		return "redkit.step";
+	private IdempotencyObservationKind() {
 	}
 
 }

@@ -5,28 +5,16 @@ import io.github.redkit.core.RedkitObservationKind;
 /**
  * What distributed locks observe.
  */
-public enum LockObservationKind implements RedkitObservationKind {
+public final class LockObservationKind {
 
 	/** A lock acquisition, waiting included. */
-	ACQUIRE("redkit.lock.acquisition"),
+	public static final RedkitObservationKind ACQUIRE = new RedkitObservationKind("redkit.lock.acquisition",
+			"redkit.lock");
 
 	/** The time a lock is held, from acquisition to release. */
-	HOLD("redkit.lock.hold");
+	public static final RedkitObservationKind HOLD = new RedkitObservationKind("redkit.lock.hold", "redkit.lock");
 
-	private final String observationName;
-
-	LockObservationKind(String observationName) {
-		this.observationName = observationName;
-	}
-
-	@Override
-	public String observationName() {
-		return this.observationName;
-	}
-
-	@Override
-	public String nameKey() {
-		return "redkit.lock";
+	private LockObservationKind() {
 	}
 
 }

@@ -5,28 +5,16 @@ import io.github.redkit.core.RedkitObservationKind;
 /**
  * What pub/sub observes.
  */
-public enum PubSubObservationKind implements RedkitObservationKind {
+public final class PubSubObservationKind {
 
 	/**
 	 * A message published on a channel; named {@code publish}, not by the channel, which
 	 * may be per user or per order.
 	 */
-	PUBLISH("redkit.pubsub.publish");
+	public static final RedkitObservationKind PUBLISH = new RedkitObservationKind("redkit.pubsub.publish",
+			"redkit.operation");
 
-	private final String observationName;
-
-	PubSubObservationKind(String observationName) {
-		this.observationName = observationName;
-	}
-
-	@Override
-	public String observationName() {
-		return this.observationName;
-	}
-
-	@Override
-	public String nameKey() {
-		return "redkit.operation";
+	private PubSubObservationKind() {
 	}
 
 }

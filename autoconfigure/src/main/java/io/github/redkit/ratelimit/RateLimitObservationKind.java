@@ -5,25 +5,13 @@ import io.github.redkit.core.RedkitObservationKind;
 /**
  * What a rate limiter observes.
  */
-public enum RateLimitObservationKind implements RedkitObservationKind {
+public final class RateLimitObservationKind {
 
 	/** A rate limit decision ({@code RateLimiter.tryAcquire}). */
-	DECISION("redkit.ratelimit.decision");
+	public static final RedkitObservationKind DECISION = new RedkitObservationKind("redkit.ratelimit.decision",
+			"redkit.limit");
 
-	private final String observationName;
-
-	RateLimitObservationKind(String observationName) {
-		this.observationName = observationName;
-	}
-
-	@Override
-	public String observationName() {
-		return this.observationName;
-	}
-
-	@Override
-	public String nameKey() {
-		return "redkit.limit";
+	private RateLimitObservationKind() {
 	}
 
 }

@@ -29,7 +29,7 @@ class MicrometerRedkitObservationsTests {
 		}
 		int atStart = lookups.get();
 		for (int i = 0; i < 3; i++) {
-			assertThat(observations.start(TestKind.DECISION, "api")).isSameAs(RedkitObservation.NONE);
+			assertThat(observations.start(TEST_DECISION, "api")).isSameAs(RedkitObservation.NONE);
 		}
 		assertThat(lookups.get() - atStart).as("lookups after the start").isZero();
 	}
@@ -40,31 +40,16 @@ class MicrometerRedkitObservationsTests {
 		registry.observationConfig().observationHandler((context) -> true);
 		ObservationRegistry[] available = { null };
 		MicrometerRedkitObservations observations = new MicrometerRedkitObservations(() -> available[0], List.of());
-		assertThat(observations.start(TestKind.DECISION, "api")).isSameAs(RedkitObservation.NONE);
+		assertThat(observations.start(TEST_DECISION, "api")).isSameAs(RedkitObservation.NONE);
 		available[0] = registry;
 		observations.afterSingletonsInstantiated();
-		try (RedkitObservation observation = observations.start(TestKind.DECISION, "api")) {
+		try (RedkitObservation observation = observations.start(TEST_DECISION, "api")) {
 			assertThat(observation).isNotSameAs(RedkitObservation.NONE);
 		}
 	}
 
-	/**
-	 * A kind of the tests' own: core knows no capability's kinds.
-	 */
-	enum TestKind implements RedkitObservationKind {
-
-		DECISION;
-
-		@Override
-		public String observationName() {
-			return "redkit.test.decision";
-		}
-
-		@Override
-		public String nameKey() {
-			return "redkit.test";
-		}
-
-	}
+	/** A kind of the tests' own: core knows no capability's kinds. */
+	private static final RedkitObservationKind TEST_DECISION = new RedkitObservationKind("redkit.test.decision",
+			"redkit.test");
 
 }
