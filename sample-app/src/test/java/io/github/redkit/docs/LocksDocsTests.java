@@ -32,6 +32,7 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The snippets of {@code docs/locks.md}: its configuration, the annotated method inside a
@@ -112,10 +113,12 @@ class LocksDocsTests {
 		assertThat(next).isPresent();
 		lock.close();
 		next.get().close();
-		assertThat(this.alerts.raised()).singleElement()
-			.asString()
-			.startsWith("lock ")
-			.contains(" lost, fencing token ");
+		// the listener hears of the loss on the thread that found it
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(List.copyOf(this.alerts.raised())).singleElement()
+				.asString()
+				.startsWith("lock ")
+				.contains(" lost, fencing token "));
 	}
 
 	@Test
