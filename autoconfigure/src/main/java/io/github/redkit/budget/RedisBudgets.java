@@ -81,50 +81,51 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public boolean create(String budgetId, long amount, boolean replace) {
 		checkAmount(amount, true);
-		return call(budgetId, null, null, "create", amount, replace ? "1" : "0", "0").applied();
+		return call(new BudgetCommand(budgetId, null, null, "create", amount, replace ? "1" : "0", "0")).applied();
 	}
 
 	@Override
 	public CompletableFuture<Boolean> createAsync(String budgetId, long amount, boolean replace) {
 		return started(() -> {
 			checkAmount(amount, true);
-			return callAsync(budgetId, null, null, "create", amount, replace ? "1" : "0", "0")
+			return callAsync(new BudgetCommand(budgetId, null, null, "create", amount, replace ? "1" : "0", "0"))
 				.thenApply(Answer::applied);
 		});
 	}
 
 	@Override
 	public boolean delete(String budgetId) {
-		return call(budgetId, null, null, "delete", 0, "", "0").applied();
+		return call(new BudgetCommand(budgetId, null, null, "delete", 0, "", "0")).applied();
 	}
 
 	@Override
 	public CompletableFuture<Boolean> deleteAsync(String budgetId) {
-		return started(() -> callAsync(budgetId, null, null, "delete", 0, "", "0").thenApply(Answer::applied));
+		return started(() -> callAsync(new BudgetCommand(budgetId, null, null, "delete", 0, "", "0"))
+			.thenApply(Answer::applied));
 	}
 
 	@Override
 	public long remaining(String budgetId) {
-		return call(budgetId, null, null, "remaining", 0, "", "0").result().remaining();
+		return call(new BudgetCommand(budgetId, null, null, "remaining", 0, "", "0")).result().remaining();
 	}
 
 	@Override
 	public CompletableFuture<Long> remainingAsync(String budgetId) {
-		return started(() -> callAsync(budgetId, null, null, "remaining", 0, "", "0")
+		return started(() -> callAsync(new BudgetCommand(budgetId, null, null, "remaining", 0, "", "0"))
 			.thenApply((answer) -> answer.result().remaining()));
 	}
 
 	@Override
 	public SpendResult spend(String budgetId, long amount) {
 		checkAmount(amount, false);
-		return record("spend", call(budgetId, null, null, "spend", amount, "", "0")).result();
+		return record("spend", call(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))).result();
 	}
 
 	@Override
 	public CompletableFuture<SpendResult> spendAsync(String budgetId, long amount) {
 		return started(() -> {
 			checkAmount(amount, false);
-			return callAsync(budgetId, null, null, "spend", amount, "", "0")
+			return callAsync(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))
 				.thenApply((answer) -> record("spend", answer).result());
 		});
 	}
@@ -132,14 +133,15 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public SpendResult spend(String budgetId, long amount, String operationId) {
 		checkAmount(amount, false);
-		return record("spend", call(budgetId, "spend", operationId, "spend", amount, "", "0")).result();
+		return record("spend", call(new BudgetCommand(budgetId, "spend", operationId, "spend", amount, "", "0")))
+			.result();
 	}
 
 	@Override
 	public CompletableFuture<SpendResult> spendAsync(String budgetId, long amount, String operationId) {
 		return started(() -> {
 			checkAmount(amount, false);
-			return callAsync(budgetId, "spend", operationId, "spend", amount, "", "0")
+			return callAsync(new BudgetCommand(budgetId, "spend", operationId, "spend", amount, "", "0"))
 				.thenApply((answer) -> record("spend", answer).result());
 		});
 	}
@@ -147,14 +149,15 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public SpendResult refund(String budgetId, long amount, String operationId) {
 		checkAmount(amount, false);
-		return record("refund", call(budgetId, "refund", operationId, "refund", amount, "", "0")).result();
+		return record("refund", call(new BudgetCommand(budgetId, "refund", operationId, "refund", amount, "", "0")))
+			.result();
 	}
 
 	@Override
 	public CompletableFuture<SpendResult> refundAsync(String budgetId, long amount, String operationId) {
 		return started(() -> {
 			checkAmount(amount, false);
-			return callAsync(budgetId, "refund", operationId, "refund", amount, "", "0")
+			return callAsync(new BudgetCommand(budgetId, "refund", operationId, "refund", amount, "", "0"))
 				.thenApply((answer) -> record("refund", answer).result());
 		});
 	}
@@ -163,7 +166,8 @@ public class RedisBudgets implements Budgets {
 	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl) {
 		checkReservation(amount, ttl);
 		String id = RandomIds.next();
-		Answer answer = record("reserve", call(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + ""));
+		Answer answer = record("reserve",
+				call(new BudgetCommand(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + "")));
 		return reservation(budgetId, amount, answer, id);
 	}
 
@@ -172,7 +176,7 @@ public class RedisBudgets implements Budgets {
 		return started(() -> {
 			checkReservation(amount, ttl);
 			String id = RandomIds.next();
-			return callAsync(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + "")
+			return callAsync(new BudgetCommand(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + ""))
 				.thenApply((answer) -> reservation(budgetId, amount, record("reserve", answer), id));
 		});
 	}
@@ -180,8 +184,8 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl, String operationId) {
 		checkReservation(amount, ttl);
-		Answer answer = record("reserve",
-				call(budgetId, "reserve", operationId, "reserve", amount, RandomIds.next(), ttl.toMillis() + ""));
+		Answer answer = record("reserve", call(new BudgetCommand(budgetId, "reserve", operationId, "reserve", amount,
+				RandomIds.next(), ttl.toMillis() + "")));
 		return reservation(budgetId, amount, answer, answer.reservationId());
 	}
 
@@ -190,7 +194,8 @@ public class RedisBudgets implements Budgets {
 			String operationId) {
 		return started(() -> {
 			checkReservation(amount, ttl);
-			return callAsync(budgetId, "reserve", operationId, "reserve", amount, RandomIds.next(), ttl.toMillis() + "")
+			return callAsync(new BudgetCommand(budgetId, "reserve", operationId, "reserve", amount, RandomIds.next(),
+					ttl.toMillis() + ""))
 				.thenApply(
 						(answer) -> reservation(budgetId, amount, record("reserve", answer), answer.reservationId()));
 		});
@@ -199,8 +204,8 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public SpendResult commit(Reservation reservation, long actualAmount) {
 		checkCommit(reservation, actualAmount);
-		return record("commit",
-				call(reservation.budgetId(), "commit", reservation.id(), "commit", actualAmount, reservation.id(), "0"))
+		return record("commit", call(new BudgetCommand(reservation.budgetId(), "commit", reservation.id(), "commit",
+				actualAmount, reservation.id(), "0")))
 			.result();
 	}
 
@@ -208,8 +213,8 @@ public class RedisBudgets implements Budgets {
 	public CompletableFuture<SpendResult> commitAsync(Reservation reservation, long actualAmount) {
 		return started(() -> {
 			checkCommit(reservation, actualAmount);
-			return callAsync(reservation.budgetId(), "commit", reservation.id(), "commit", actualAmount,
-					reservation.id(), "0")
+			return callAsync(new BudgetCommand(reservation.budgetId(), "commit", reservation.id(), "commit",
+					actualAmount, reservation.id(), "0"))
 				.thenApply((answer) -> record("commit", answer).result());
 		});
 	}
@@ -217,14 +222,15 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public void release(Reservation reservation) {
 		Assert.notNull(reservation, "Reservation must not be null");
-		record("release", call(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0"));
+		record("release",
+				call(new BudgetCommand(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0")));
 	}
 
 	@Override
 	public CompletableFuture<Void> releaseAsync(Reservation reservation) {
 		return started(() -> {
 			Assert.notNull(reservation, "Reservation must not be null");
-			return callAsync(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0")
+			return callAsync(new BudgetCommand(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0"))
 				.thenAccept((answer) -> record("release", answer));
 		});
 	}
@@ -239,25 +245,22 @@ public class RedisBudgets implements Budgets {
 		return answer;
 	}
 
-	private Answer call(String budgetId, @Nullable String kind, @Nullable String operationId, String command,
-			long amount, String id, String reservationTtl) {
-		Assert.hasText(budgetId, "Budget id must not be empty");
-		if ("remaining".equals(command)) {
-			return apply(budgetId, kind, operationId, command, amount, id, reservationTtl);
+	private Answer call(BudgetCommand command) {
+		Assert.hasText(command.budgetId(), "Budget id must not be empty");
+		if ("remaining".equals(command.command())) {
+			return apply(command);
 		}
 		// named by the command, never by the budget id (one per customer, order...)
-		return this.observations.observe(BudgetObservationKind.APPLY, command,
-				() -> apply(budgetId, kind, operationId, command, amount, id, reservationTtl), APPLIED);
+		return this.observations.observe(BudgetObservationKind.APPLY, command.command(), () -> apply(command), APPLIED);
 	}
 
-	private CompletableFuture<Answer> callAsync(String budgetId, @Nullable String kind, @Nullable String operationId,
-			String command, long amount, String id, String reservationTtl) {
-		Assert.hasText(budgetId, "Budget id must not be empty");
-		if ("remaining".equals(command)) {
-			return applyAsync(budgetId, kind, operationId, command, amount, id, reservationTtl);
+	private CompletableFuture<Answer> callAsync(BudgetCommand command) {
+		Assert.hasText(command.budgetId(), "Budget id must not be empty");
+		if ("remaining".equals(command.command())) {
+			return applyAsync(command);
 		}
-		return this.observations.observeAsync(BudgetObservationKind.APPLY, command,
-				() -> applyAsync(budgetId, kind, operationId, command, amount, id, reservationTtl), APPLIED);
+		return this.observations.observeAsync(BudgetObservationKind.APPLY, command.command(), () -> applyAsync(command),
+				APPLIED);
 	}
 
 	private static String outcome(Answer answer) {
@@ -267,35 +270,30 @@ public class RedisBudgets implements Budgets {
 	/**
 	 * The blocking face: waits for the one asynchronous call, at most the timeout.
 	 */
-	private Answer apply(String budgetId, @Nullable String kind, @Nullable String operationId, String command,
-			long amount, String id, String reservationTtl) {
+	private Answer apply(BudgetCommand command) {
 		List<?> reply;
 		try {
-			reply = RedisScriptRunner.await(send(budgetId, kind, operationId, command, amount, id, reservationTtl),
-					this.timeout, APPLY.name());
+			reply = RedisScriptRunner.await(send(command), this.timeout, APPLY.name());
 		}
 		catch (DataAccessException ex) {
-			throw unavailable(command, ex);
+			throw unavailable(command.command(), ex);
 		}
-		return answer(budgetId, amount, reply);
+		return answer(command.budgetId(), command.amount(), reply);
 	}
 
-	private CompletableFuture<Answer> applyAsync(String budgetId, @Nullable String kind, @Nullable String operationId,
-			String command, long amount, String id, String reservationTtl) {
-		return send(budgetId, kind, operationId, command, amount, id, reservationTtl)
-			.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-			.handle((reply, ex) -> {
-				if (ex != null) {
-					throw unavailable(command, accessFailure(ex));
-				}
-				return answer(budgetId, amount, reply);
-			});
+	private CompletableFuture<Answer> applyAsync(BudgetCommand command) {
+		return send(command).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, ex) -> {
+			if (ex != null) {
+				throw unavailable(command.command(), accessFailure(ex));
+			}
+			return answer(command.budgetId(), command.amount(), reply);
+		});
 	}
 
-	private CompletableFuture<List> send(String budgetId, @Nullable String kind, @Nullable String operationId,
-			String command, long amount, String id, String reservationTtl) {
-		return this.runner.executeAsync(APPLY, keys(budgetId, kind, operationId), command, Long.toString(amount), id,
-				reservationTtl, Long.toString(this.operationTtl.toMillis()), MAX);
+	private CompletableFuture<List> send(BudgetCommand command) {
+		return this.runner.executeAsync(APPLY, keys(command.budgetId(), command.kind(), command.operationId()),
+				command.command(), Long.toString(command.amount()), command.id(), command.reservationTtl(),
+				Long.toString(this.operationTtl.toMillis()), MAX);
 	}
 
 	private DataAccessException unavailable(String command, DataAccessException ex) {

@@ -60,21 +60,27 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 	 */
 	public RedkitCacheWriter(RedisCacheWriter delegate, Function<String, CachePolicy> policies,
 			SingleFlight singleFlight, RedisScriptRunner runner, RedkitMetrics metrics, int staleEntries) {
-		this(delegate, policies, singleFlight, runner, metrics, CacheStatisticsCollector.none(),
-				new StaleValues(staleEntries), new EarlyRefresh());
-	}
-
-	private RedkitCacheWriter(RedisCacheWriter delegate, Function<String, CachePolicy> policies,
-			SingleFlight singleFlight, RedisScriptRunner runner, RedkitMetrics metrics,
-			CacheStatisticsCollector statistics, StaleValues stale, EarlyRefresh earlyRefresh) {
 		this.delegate = delegate;
 		this.policies = policies;
 		this.singleFlight = singleFlight;
 		this.runner = runner;
 		this.metrics = metrics;
+		this.statistics = CacheStatisticsCollector.none();
+		this.stale = new StaleValues(staleEntries);
+		this.earlyRefresh = new EarlyRefresh();
+	}
+
+	// the same writer counting into another collector: the kept values and refresh state
+	// stay shared
+	private RedkitCacheWriter(RedkitCacheWriter writer, CacheStatisticsCollector statistics) {
+		this.delegate = writer.delegate.withStatisticsCollector(statistics);
+		this.policies = writer.policies;
+		this.singleFlight = writer.singleFlight;
+		this.runner = writer.runner;
+		this.metrics = writer.metrics;
 		this.statistics = statistics;
-		this.stale = stale;
-		this.earlyRefresh = earlyRefresh;
+		this.stale = writer.stale;
+		this.earlyRefresh = writer.earlyRefresh;
 	}
 
 	@Override
@@ -341,8 +347,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 
 	@Override
 	public RedisCacheWriter withStatisticsCollector(CacheStatisticsCollector collector) {
-		return new RedkitCacheWriter(this.delegate.withStatisticsCollector(collector), this.policies, this.singleFlight,
-				this.runner, this.metrics, collector, this.stale, this.earlyRefresh);
+		return new RedkitCacheWriter(this, collector);
 	}
 
 	private static String utf8(byte[] key) {

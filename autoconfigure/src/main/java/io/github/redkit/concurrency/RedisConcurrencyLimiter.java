@@ -193,8 +193,9 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 			return Optional.empty();
 		}
 		count(limitName, ConcurrencyMeters.ACQUIRED);
-		RedisConcurrencyPermit permit = new RedisConcurrencyPermit(this.scripts, this.metrics, limitName, redisKey, id,
-				reply[1], Math.max(policy.limit() - reply[1], 0), sent, policy.lease());
+		PermitGrant grant = new PermitGrant(limitName, redisKey, id, reply[1], Math.max(policy.limit() - reply[1], 0));
+		RedisConcurrencyPermit permit = new RedisConcurrencyPermit(this.scripts, this.metrics, grant, sent,
+				policy.lease());
 		permit.renewedBy(this.renewer.start(policy.lease(),
 				() -> permit.renew(() -> this.scripts.renewAsync(redisKey, id, policy.lease())), permit::markLost));
 		return Optional.of(permit);

@@ -55,15 +55,15 @@ final class RedisConcurrencyPermit implements ConcurrencyPermit {
 
 	private volatile LeaseRenewer.@Nullable Renewal renewal;
 
-	RedisConcurrencyPermit(ConcurrencyScripts scripts, RedkitMetrics metrics, String limitName, String redisKey,
-			String id, long inFlight, long remaining, long acquiredNanos, Duration lease) {
+	RedisConcurrencyPermit(ConcurrencyScripts scripts, RedkitMetrics metrics, PermitGrant grant, long acquiredNanos,
+			Duration lease) {
 		this.scripts = scripts;
 		this.metrics = metrics;
-		this.limitName = limitName;
-		this.redisKey = redisKey;
-		this.id = id;
-		this.inFlight = inFlight;
-		this.remaining = remaining;
+		this.limitName = grant.limitName();
+		this.redisKey = grant.redisKey();
+		this.id = grant.id();
+		this.inFlight = grant.inFlight();
+		this.remaining = grant.remaining();
 		this.acquiredNanos = acquiredNanos;
 		this.leaseNanos = lease.toNanos();
 		this.leaseEndNanos = acquiredNanos + this.leaseNanos;

@@ -44,25 +44,25 @@ final class LockAcquisition {
 
 	private final Duration lease;
 
-	private final boolean renewed;
+	private final LockRequest request;
 
 	// when the last attempt was sent: the lease is counted from there
 	private volatile long sent;
 
 	private volatile boolean abandoned;
 
-	LockAcquisition(LockScripts scripts, LockEvents events, LockWaiters waiters, Duration retryInterval, String name,
-			String key, Duration wait, Duration lease, boolean renewed) {
+	LockAcquisition(LockScripts scripts, LockEvents events, LockWaiters waiters, Duration retryInterval,
+			LockRequest request) {
 		this.scripts = scripts;
 		this.events = events;
 		this.waiters = waiters;
 		this.retryInterval = retryInterval;
-		this.name = name;
-		this.key = key;
-		this.keys = scripts.redisKeys(key);
-		this.deadline = this.start + RedisLockHandle.nanos(wait);
-		this.lease = lease;
-		this.renewed = renewed;
+		this.request = request;
+		this.name = request.name();
+		this.key = request.key();
+		this.keys = scripts.redisKeys(this.key);
+		this.deadline = this.start + RedisLockHandle.nanos(request.maxWait());
+		this.lease = request.lease();
 	}
 
 	Optional<RedisLockHandle> acquire() {
@@ -133,8 +133,8 @@ final class LockAcquisition {
 			this.events.acquireAttempt(this.name, "not_acquired", elapsed());
 			return Optional.empty();
 		}
-		return Optional.of(new RedisLockHandle(this.scripts, this.events, this.name, this.key, this.keys, this.token,
-				result, this.sent, this.lease, this.renewed));
+		return Optional
+			.of(new RedisLockHandle(this.scripts, this.events, this.request, this.keys, this.token, result, this.sent));
 	}
 
 	private long attempt(boolean othersWait) {

@@ -102,8 +102,8 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 		Assert.notNull(wait, "Wait must not be null (use Duration.ZERO to try once)");
 		Assert.isTrue(!wait.isNegative(), "Wait must not be negative");
 		Assert.isTrue(lease == null || lease.toMillis() > 0, "Lease must be at least 1 ms");
-		return new LockAcquisition(this.scripts, this.events, this.waiters, this.settings.retryInterval(), name, key,
-				wait, leaseTime(lease), lease == null);
+		return new LockAcquisition(this.scripts, this.events, this.waiters, this.settings.retryInterval(),
+				new LockRequest(name, key, wait, leaseTime(lease), lease == null));
 	}
 
 	private Duration leaseTime(@Nullable Duration lease) {

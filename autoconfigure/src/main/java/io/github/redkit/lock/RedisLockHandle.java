@@ -61,18 +61,18 @@ final class RedisLockHandle implements LockHandle {
 
 	volatile @Nullable ScheduledFuture<?> watch;
 
-	RedisLockHandle(LockScripts scripts, LockEvents events, String name, String key, List<String> keys, String token,
-			long fencingToken, long sentNanos, Duration lease, boolean renewed) {
+	RedisLockHandle(LockScripts scripts, LockEvents events, LockRequest request, List<String> keys, String token,
+			long fencingToken, long sentNanos) {
 		this.scripts = scripts;
 		this.events = events;
-		this.name = name;
-		this.key = key;
+		this.name = request.name();
+		this.key = request.key();
 		this.keys = keys;
 		this.token = token;
 		this.fencingToken = fencingToken;
 		this.acquiredNanos = sentNanos;
-		this.leaseEndNanos = sentNanos + nanos(lease);
-		this.renewed = renewed;
+		this.leaseEndNanos = sentNanos + nanos(request.lease());
+		this.renewed = request.renewed();
 	}
 
 	/**

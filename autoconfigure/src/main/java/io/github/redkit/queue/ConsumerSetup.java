@@ -15,18 +15,26 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * @param template settles messages (ack, fail, release)
  * @param receiver takes messages
- * @param settings the settings of each queue by name
- * @param connectionFactory where the blocking connections come from
- * @param keyspace the keyspace of the queues' keys
+ * @param listening the settings of each queue by name, the poll and shutdown timeouts
+ * @param readyLists where consumers wait for messages on the queues' ready lists
  * @param events what is told how long handlers ran
- * @param pollTimeout the longest blocking wait
- * @param shutdownTimeout how long stopping waits for messages being handled
  * @param observations where the handling of each message is observed
  * @param renewer keeps the messages in hand invisible while they are handled
  */
-record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, Function<String, QueueSettings> settings,
-		RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, QueueEvents events, Duration pollTimeout,
-		Duration shutdownTimeout, RedkitObservations observations, LeaseRenewer renewer) {
+record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListenerSettings listening,
+		ReadyLists readyLists, QueueEvents events, RedkitObservations observations, LeaseRenewer renewer) {
+
+	Function<String, QueueSettings> settings() {
+		return this.listening.queues();
+	}
+
+	Duration pollTimeout() {
+		return this.listening.pollTimeout();
+	}
+
+	Duration shutdownTimeout() {
+		return this.listening.shutdownTimeout();
+	}
 
 	/**
 	 * Renews the visibility of a message in hand every third of it until the renewal is
@@ -49,7 +57,18 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, Function<St
 	}
 
 	ReadyListWait readyListWait(String queue, QueueOrder order) {
-		return new ReadyListWait(this.connectionFactory, QueueKeys.of(this.keyspace, queue).ready(), order);
+		return new ReadyListWait(this.readyLists.connectionFactory(),
+				QueueKeys.of(this.readyLists.keyspace(), queue).ready(), order);
+	}
+
+	/**
+	 * Where consumers wait for messages: blocking connections on the queues' ready lists.
+	 *
+	 * @param connectionFactory where the blocking connections come from
+	 * @param keyspace the keyspace of the queues' keys
+	 */
+	record ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace) {
+
 	}
 
 }

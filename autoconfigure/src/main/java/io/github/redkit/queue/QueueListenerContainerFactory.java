@@ -45,8 +45,8 @@ public class QueueListenerContainerFactory implements DisposableBean {
 		Assert.notNull(observations, "observations must not be null");
 		QueueReceiver receiver = (template instanceof QueueReceiver own) ? own
 				: new TemplateQueueReceiver(template, json);
-		this.setup = new ConsumerSetup(template, receiver, settings.queues(), connectionFactory, keyspace,
-				new QueueEvents(metrics), settings.pollTimeout(), settings.shutdownTimeout(), observations,
+		this.setup = new ConsumerSetup(template, receiver, settings,
+				new ConsumerSetup.ReadyLists(connectionFactory, keyspace), new QueueEvents(metrics), observations,
 				this.renewer);
 	}
 

@@ -70,54 +70,32 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	 */
 	public RedisRegionalBudgets(RedisScriptRunner runner, Map<String, RedisScriptRunner> peers, RedisKeyspace keyspace,
 			String region, long outboxMaxLength, Duration operationTtl, Duration timeout) {
-		this(runner, peers, keyspace, region, outboxMaxLength, 1, operationTtl, timeout);
+		this(runner, peers, keyspace, region, new RegionalBudgetSettings(outboxMaxLength, 1, operationTtl, timeout),
+				RedkitMetrics.NONE);
 	}
 
 	/**
-	 * Creates budgets over several shards (see {@code redkit.regions.outbox.shards}): a
-	 * budget's counters, operations and reservations are all in the shard of its name.
+	 * Creates budgets over several shards (see {@code redkit.regions.outbox.shards}) that
+	 * count refused changes: a budget's counters, operations and reservations are all in
+	 * the shard of its name.
 	 * @param runner runs scripts on the local Redis
 	 * @param peers runs scripts on each peer region's Redis, by region name (borrowing)
 	 * @param keyspace builds the keys
 	 * @param region this region's name
-	 * @param outboxMaxLength the bound of each shard's outbox (approximate,
-	 * {@code MAXLEN ~})
-	 * @param shards how many shards the regional state is spread over
-	 * @param operationTtl how long an operation id is remembered
-	 * @param timeout the longest wait for a Redis
-	 */
-	public RedisRegionalBudgets(RedisScriptRunner runner, Map<String, RedisScriptRunner> peers, RedisKeyspace keyspace,
-			String region, long outboxMaxLength, int shards, Duration operationTtl, Duration timeout) {
-		this(runner, peers, keyspace, region, outboxMaxLength, shards, operationTtl, timeout, RedkitMetrics.NONE);
-	}
-
-	/**
-	 * Creates budgets over several shards that count refused changes.
-	 * @param runner runs scripts on the local Redis
-	 * @param peers runs scripts on each peer region's Redis, by region name (borrowing)
-	 * @param keyspace builds the keys
-	 * @param region this region's name
-	 * @param outboxMaxLength the bound of each shard's outbox (approximate,
-	 * {@code MAXLEN ~})
-	 * @param shards how many shards the regional state is spread over
-	 * @param operationTtl how long an operation id is remembered
-	 * @param timeout the longest wait for a Redis
+	 * @param settings the outbox bound, the shards, the operation TTL and the timeout
 	 * @param metrics counts the changes refused while this region recovers
 	 */
 	public RedisRegionalBudgets(RedisScriptRunner runner, Map<String, RedisScriptRunner> peers, RedisKeyspace keyspace,
-			String region, long outboxMaxLength, int shards, Duration operationTtl, Duration timeout,
-			RedkitMetrics metrics) {
+			String region, RegionalBudgetSettings settings, RedkitMetrics metrics) {
 		Assert.hasText(region, "Region must not be empty");
 		Assert.isTrue(!peers.containsKey(region), "A peer must not be named like this region");
-		Assert.isTrue(outboxMaxLength > 0, "Outbox max length must be positive");
-		Assert.isTrue(operationTtl.toMillis() > 0, "Operation TTL must be at least a millisecond");
 		this.runner = runner;
 		this.peers = new LinkedHashMap<>(peers);
-		this.shards = new RegionShards(keyspace, shards);
+		this.shards = new RegionShards(keyspace, settings.shards());
 		this.region = region;
-		this.outboxMaxLength = Long.toString(outboxMaxLength);
-		this.operationTtl = Long.toString(operationTtl.toMillis());
-		this.timeout = timeout;
+		this.outboxMaxLength = Long.toString(settings.outboxMaxLength());
+		this.operationTtl = Long.toString(settings.operationTtl().toMillis());
+		this.timeout = settings.timeout();
 		this.metrics = metrics;
 	}
 

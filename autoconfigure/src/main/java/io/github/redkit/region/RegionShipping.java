@@ -17,18 +17,27 @@ import org.springframework.util.Assert;
  * @param shard the shard, from 0
  * @param local runs scripts on this region's Redis
  * @param keyspace builds the keys (the same prefix in every region)
- * @param batchSize the most entries shipped, or counters recovered, in one round
- * @param interval the pause after a round that found less than a full batch
- * @param timeout the longest wait for either Redis
+ * @param rounds how much one round ships, the pause after it, and the longest wait
  * @param metrics receives lag, shipped entries and errors
  */
-public record RegionShipping(String region, int shard, RedisScriptRunner local, RedisKeyspace keyspace, int batchSize,
-		Duration interval, Duration timeout, RedkitMetrics metrics) {
+public record RegionShipping(String region, int shard, RedisScriptRunner local, RedisKeyspace keyspace,
+		RegionRounds rounds, RedkitMetrics metrics) {
 
 	public RegionShipping {
 		Assert.hasText(region, "Region must not be empty");
 		Assert.isTrue(shard >= 0, "Shard must not be negative");
-		Assert.isTrue(batchSize > 0, "Batch size must be positive");
+	}
+
+	int batchSize() {
+		return this.rounds.batchSize();
+	}
+
+	Duration interval() {
+		return this.rounds.interval();
+	}
+
+	Duration timeout() {
+		return this.rounds.timeout();
 	}
 
 	RegionKeys keys() {

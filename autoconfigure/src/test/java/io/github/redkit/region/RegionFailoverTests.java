@@ -122,9 +122,9 @@ class RegionFailoverTests {
 	private void group(String region) {
 		Map<String, RedisScriptRunner> peers = new LinkedHashMap<>();
 		NAMES.stream().filter((peer) -> !peer.equals(region)).forEach((peer) -> peers.put(peer, runner(peer)));
-		List<RegionReplicator> group = RegionReplicator
-			.toPeers(new RegionShipping(region, 0, runner(region), KEYSPACE, 200, Duration.ofMillis(10),
-					Duration.ofMillis(500), new MicrometerRedkitMetrics(SimpleMeterRegistry::new)), peers);
+		List<RegionReplicator> group = RegionReplicator.toPeers(new RegionShipping(region, 0, runner(region), KEYSPACE,
+				new RegionRounds(200, Duration.ofMillis(10), Duration.ofMillis(500)),
+				new MicrometerRedkitMetrics(SimpleMeterRegistry::new)), peers);
 		this.replicators.addAll(group);
 	}
 

@@ -348,8 +348,8 @@ class RegionRecoveryTests {
 
 	private List<RegionReplicator> group(String region, int batchSize) {
 		List<RegionReplicator> group = RegionReplicator.toPeers(
-				new RegionShipping(region, 0, regions.runner(region), KEYSPACE, batchSize, Duration.ofMillis(10),
-						Duration.ofMillis(500),
+				new RegionShipping(region, 0, regions.runner(region), KEYSPACE,
+						new RegionRounds(batchSize, Duration.ofMillis(10), Duration.ofMillis(500)),
 						new MicrometerRedkitMetrics(
 								() -> region.equals("eu") ? this.meters : new SimpleMeterRegistry())),
 				regions.peers(region));

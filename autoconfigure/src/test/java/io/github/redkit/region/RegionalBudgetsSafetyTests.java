@@ -59,7 +59,7 @@ class RegionalBudgetsSafetyTests {
 		for (String name : ThreeRegions.NAMES) {
 			this.regions.put(name,
 					new RedisRegionalBudgets(three.runner(name), three.peers(name), ThreeRegions.KEYSPACE, name,
-							1_000_000, 1, Duration.ofHours(1), Duration.ofSeconds(2),
+							new RegionalBudgetSettings(1_000_000, 1, Duration.ofHours(1), Duration.ofSeconds(2)),
 							new MicrometerRedkitMetrics(() -> this.meters)));
 		}
 		this.replicators.addAll(three.replicators(Duration.ofMillis(10)));

@@ -358,8 +358,8 @@ class RegionalCountersTests {
 
 	private RegionShipping shipping(String from, int batchSize) {
 		List<String> names = this.names;
-		return new RegionShipping(from, 0, runner(names.indexOf(from)), new RedisKeyspace("redkit"), batchSize,
-				Duration.ofMillis(10), Duration.ofMillis(500), new MicrometerRedkitMetrics(
+		return new RegionShipping(from, 0, runner(names.indexOf(from)), new RedisKeyspace("redkit"),
+				new RegionRounds(batchSize, Duration.ofMillis(10), Duration.ofMillis(500)), new MicrometerRedkitMetrics(
 						() -> (from.equals(names.get(0)) ? this.meters : new SimpleMeterRegistry())));
 	}
 

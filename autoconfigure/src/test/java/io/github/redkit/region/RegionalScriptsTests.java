@@ -124,7 +124,8 @@ class RegionalScriptsTests {
 				SimpleMeterRegistry meters = new SimpleMeterRegistry();
 				RedkitMetrics metrics = new MicrometerRedkitMetrics(() -> meters);
 				RegionReplicator euToUs = RegionReplicator.toPeer(new RegionShipping("eu", 0, this.runner,
-						this.keyspace, 50, Duration.ofMillis(10), TIMEOUT, metrics), "us", peerRunner);
+						this.keyspace, new RegionRounds(50, Duration.ofMillis(10), TIMEOUT), metrics), "us",
+						peerRunner);
 				eu.increment("early", 3);
 				for (int i = 0; i < 500; i++) {
 					eu.increment("late {x}", 1);

@@ -62,10 +62,9 @@ final class ThreeRegions implements AutoCloseable {
 		for (String origin : NAMES) {
 			for (String peer : NAMES) {
 				if (!origin.equals(peer)) {
-					replicators.add(RegionReplicator.toPeer(
-							new RegionShipping(origin, 0, runner(origin), KEYSPACE, 200, interval,
-									Duration.ofMillis(500), new MicrometerRedkitMetrics(SimpleMeterRegistry::new)),
-							peer, runner(peer)));
+					replicators.add(RegionReplicator.toPeer(new RegionShipping(origin, 0, runner(origin), KEYSPACE,
+							new RegionRounds(200, interval, Duration.ofMillis(500)),
+							new MicrometerRedkitMetrics(SimpleMeterRegistry::new)), peer, runner(peer)));
 				}
 			}
 		}

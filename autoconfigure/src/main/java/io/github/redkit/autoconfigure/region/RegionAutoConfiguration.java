@@ -21,7 +21,9 @@ import io.github.redkit.region.RegionHealthIndicator;
 import io.github.redkit.region.RegionOutbox;
 import io.github.redkit.region.RegionReplicator;
 import io.github.redkit.region.RegionReplicators;
+import io.github.redkit.region.RegionRounds;
 import io.github.redkit.region.RegionShipping;
+import io.github.redkit.region.RegionalBudgetSettings;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.region.actuate.GlobalRateLimitEndpointCounters;
@@ -68,9 +70,9 @@ public final class RegionAutoConfiguration {
 	RegionalBudgets redkitRegionalBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, RegionProperties properties,
 			RegionReplicators replicators, RedkitMetrics metrics) {
 		String local = RegionPropertiesChecks.checked(properties);
-		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local,
-				properties.getOutbox().getMaxLength(), properties.getOutbox().getShards(),
-				properties.getBudgets().getOperationTtl(), properties.getTimeout(), metrics);
+		RegionalBudgetSettings settings = new RegionalBudgetSettings(properties.getOutbox().getMaxLength(),
+				properties.getOutbox().getShards(), properties.getBudgets().getOperationTtl(), properties.getTimeout());
+		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local, settings, metrics);
 	}
 
 	@Bean
@@ -106,9 +108,9 @@ public final class RegionAutoConfiguration {
 				remotes.put(peer.getKey(), new RedisScriptRunner(factory));
 			}
 			for (int shard = 0; shard < properties.getOutbox().getShards(); shard++) {
-				RegionShipping shipping = new RegionShipping(local, shard, runner, keyspace,
-						properties.getReplication().getBatchSize(), properties.getReplication().getInterval(),
-						properties.getTimeout(), metrics);
+				RegionRounds rounds = new RegionRounds(properties.getReplication().getBatchSize(),
+						properties.getReplication().getInterval(), properties.getTimeout());
+				RegionShipping shipping = new RegionShipping(local, shard, runner, keyspace, rounds, metrics);
 				replicators.addAll(RegionReplicator.toPeers(shipping, remotes));
 			}
 		}
