@@ -25,6 +25,8 @@ final class FaultRun {
 	/** How long clients still busy at the end get before they are interrupted. */
 	private static final Duration GRACE = Duration.ofSeconds(10);
 
+	private static final Duration NEMESIS_GRACE = Duration.ofSeconds(60);
+
 	private FaultRun() {
 	}
 
@@ -74,7 +76,10 @@ final class FaultRun {
 			long deadline = System.nanoTime() + schedule.millis() * 1_000_000;
 			sleepUntil(deadline);
 			running.set(false);
-			join(nemesisThread, GRACE);
+			// a fault is finished, never cut short: an interrupted failover leaves no
+			// Redis on
+			// the port (a loaded machine once took longer than the grace)
+			join(nemesisThread, NEMESIS_GRACE);
 			for (Thread client : clients) {
 				join(client, GRACE);
 			}

@@ -32,10 +32,24 @@ class FaultSoakTests {
 			Supplier<? extends Scenario> scenarios = Scenarios.ALL.get(next++ % Scenarios.ALL.size());
 			Scenario scenario = scenarios.get();
 			long seed = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-			FaultRun.Result result = FaultRun.run(scenarios, Schedule.generate(seed, SOAK_MILLIS, scenario.faults()));
+			Schedule schedule = Schedule.generate(seed, SOAK_MILLIS, scenario.faults());
+			FaultRun.Result result;
+			try {
+				result = FaultRun.run(scenarios, schedule);
+			}
+			catch (RuntimeException ex) {
+				// the rig, not a guarantee: said, and the soak goes on
+				String failure = "the run of " + scenario.capability() + " under " + schedule + " failed: " + ex;
+				System.out.println(failure);
+				failures.add(failure);
+				continue;
+			}
 			FaultReport.add(result, scenario.guarantee());
 			if (result.failed()) {
-				failures.add(Faults.describe(result, result.schedule()));
+				// said at once: a soak stopped early still shows what it found
+				String failure = Faults.describe(result, result.schedule());
+				System.out.println(failure);
+				failures.add(failure);
 			}
 		}
 		assertThat(failures).as("failing seeds").isEmpty();
