@@ -1,6 +1,5 @@
 /**
- * A Spring Cloud Gateway {@code RateLimiter} backed by Redkit's rate limits, and its
- * auto-configuration.
+ * A Spring Cloud Gateway {@code RateLimiter} backed by Redkit's rate limits.
  */
 @NullMarked
 package io.github.redkit.gateway;

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.gateway.RedkitGatewayAutoConfiguration;
+import io.github.redkit.autoconfigure.gateway.RedkitGatewayProperties;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.test.RedisServers;

@@ -1,6 +1,5 @@
 /**
- * A ShedLock {@code LockProvider} backed by Redkit's distributed locks, and its
- * auto-configuration.
+ * A ShedLock {@code LockProvider} backed by Redkit's distributed locks.
  */
 @NullMarked
 package io.github.redkit.shedlock;

@@ -6,6 +6,8 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.shedlock.RedkitShedLockAutoConfiguration;
+import io.github.redkit.autoconfigure.shedlock.RedkitShedLockProperties;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;

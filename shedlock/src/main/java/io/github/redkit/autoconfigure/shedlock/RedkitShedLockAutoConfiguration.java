@@ -1,6 +1,7 @@
-package io.github.redkit.shedlock;
+package io.github.redkit.autoconfigure.shedlock;
 
 import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.shedlock.RedkitLockProvider;
 import net.javacrumbs.shedlock.core.LockProvider;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,4 +1,6 @@
-package io.github.redkit.shedlock;
+package io.github.redkit.autoconfigure.shedlock;
+
+import io.github.redkit.shedlock.RedkitLockProvider;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 

@@ -1,5 +1,6 @@
-package io.github.redkit.gateway;
+package io.github.redkit.autoconfigure.gateway;
 
+import io.github.redkit.gateway.RedkitGatewayRateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,4 +1,4 @@
-package io.github.redkit.gateway;
+package io.github.redkit.autoconfigure.gateway;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
