@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * Everything the Java side knows of one counting algorithm: its script, the last part of
+ * Everything the Java side knows of one counting algorithm: its scripts, the last part of
  * its keys, which windows it can count, the layout of the record its script keeps, and
  * how an operator's view reads that record. Each {@link RateLimitAlgorithm} constant
  * points to one, so that adding an algorithm is one class and its scripts.
@@ -19,6 +19,13 @@ interface AlgorithmDescriptor {
 	 * @return the script's name
 	 */
 	String scriptName();
+
+	/**
+	 * The script that gives back what the decision script took, by its resource name: the
+	 * same arguments and the decision's time (see {@link PreparedLimit#refundArguments}).
+	 * @return the refund script's name
+	 */
+	String refundScriptName();
 
 	/**
 	 * The last part of an identifier's key: it changes with the layout of the record, so

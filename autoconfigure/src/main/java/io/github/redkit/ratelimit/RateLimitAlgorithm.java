@@ -6,7 +6,10 @@ import org.jspecify.annotations.Nullable;
  * The counting algorithms. Every one decides all windows and identifiers of a call in one
  * script, with Redis' clock. All but {@link #SLIDING_LOG} keep constant memory per
  * identifier and window. The bound each one keeps against the worst client is stated per
- * constant and tested ({@code RateLimitBoundTests}).
+ * constant and tested ({@code RateLimitBoundTests}). Each constant points to the
+ * descriptor that holds all its algorithm-specific Java (scripts, key suffix, window
+ * checks, record layout, usage decoding): adding an algorithm is a constant, that class
+ * and its decision and refund scripts.
  */
 public enum RateLimitAlgorithm {
 

@@ -22,6 +22,11 @@ final class SlidingWindowAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
+	public String refundScriptName() {
+		return "ratelimit_refund_sliding_window";
+	}
+
+	@Override
 	public String keySuffix(RateLimitPolicy policy) {
 		return "sw" + policy.subWindows() + (wide(policy) ? "d" : "");
 	}
