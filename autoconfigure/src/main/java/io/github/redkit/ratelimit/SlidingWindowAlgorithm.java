@@ -48,7 +48,7 @@ final class SlidingWindowAlgorithm implements AlgorithmDescriptor {
 	public List<RateLimitUsage.Window> usage(RedisConnection connection, byte[] key, RateLimitPolicy policy,
 			double now) {
 		int subWindows = policy.subWindows();
-		return WindowRecords.usage(connection, key, policy, now, (window, record, at) -> {
+		return WindowRecords.usage(connection, key, policy, recordFormat(policy), now, (window, record, at) -> {
 			double period = window.period().toMillis();
 			int slots = subWindows + 1;
 			double width = period / subWindows;

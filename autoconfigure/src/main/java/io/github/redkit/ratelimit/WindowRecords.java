@@ -41,14 +41,14 @@ final class WindowRecords {
 	 * @param connection the connection
 	 * @param key the identifier's key
 	 * @param policy the policy
+	 * @param format one record's format (see {@link AlgorithmDescriptor#recordFormat})
 	 * @param now Redis' time, in milliseconds
 	 * @param decoder decodes a window's record
 	 * @return one usage per window, in the policy's order
 	 */
-	static List<RateLimitUsage.Window> usage(RedisConnection connection, byte[] key, RateLimitPolicy policy, double now,
-			Decoder decoder) {
+	static List<RateLimitUsage.Window> usage(RedisConnection connection, byte[] key, RateLimitPolicy policy,
+			String format, double now, Decoder decoder) {
 		byte[] state = connection.stringCommands().get(key);
-		String format = policy.algorithm().descriptor().recordFormat(policy);
 		List<RateLimitUsage.Window> usage = new ArrayList<>();
 		for (RateLimitWindow window : policy.windows()) {
 			double[] record = (state != null) ? find(state, format, window.period().toMillis()) : null;
