@@ -2,7 +2,9 @@ package io.github.redkit.ratelimit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +16,8 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitScriptException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+
+import org.springframework.util.Assert;
 
 /**
  * Gives back the permits that some cluster slots took for a call that another slot
@@ -35,7 +39,13 @@ final class PermitGiveBack {
 
 	private static final Log logger = LogFactory.getLog(PermitGiveBack.class);
 
-	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_refund", Long.class);
+	private static final Map<RateLimitAlgorithm, LuaScript<Long>> REFUNDS = new EnumMap<>(RateLimitAlgorithm.class);
+
+	static {
+		for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
+			REFUNDS.put(algorithm, LuaScript.load(algorithm.descriptor().refundScriptName(), Long.class));
+		}
+	}
 
 	private final RedisScriptRunner runner;
 
@@ -78,7 +88,9 @@ final class PermitGiveBack {
 
 	private void attempt(PreparedLimit limit, List<String> keys, byte[][] args, int attempt,
 			CompletableFuture<Boolean> done) {
-		this.runner.executeAsync(REFUND, keys, args)
+		LuaScript<Long> refund = REFUNDS.get(limit.policy().algorithm());
+		Assert.state(refund != null, () -> "No refund script for " + limit.policy().algorithm());
+		this.runner.executeAsync(refund, keys, args)
 			.orTimeout(this.attemptTimeout.toNanos(), TimeUnit.NANOSECONDS)
 			.whenComplete((reply, ex) -> {
 				if (ex == null) {

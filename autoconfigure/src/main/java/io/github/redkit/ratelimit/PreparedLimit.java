@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -16,22 +17,21 @@ import org.springframework.util.Assert;
  * A limit with what every decision on it needs computed once: the key prefix and the
  * script arguments. The scripts read their numbers packed as little-endian doubles (cost,
  * then limit and period of each window) with the struct formats that read them: one
- * {@code struct.unpack} costs Redis less than a string-to-number conversion per number. A
- * sliding window's record keeps its counts as 4-byte integers when every limit fits in
- * them (half the memory of doubles), as doubles otherwise.
+ * {@code struct.unpack} costs Redis less than a string-to-number conversion per number.
+ * The layout of the records and any further arguments are the algorithm's
+ * ({@link AlgorithmDescriptor}).
  *
  * @param name the limit's name, as metrics and messages show it
  * @param policy its policy
  * @param keyPrefix the prefix of its keys
- * @param keySuffix the last part of its keys: the algorithm, and for a sliding window the
- * layout of its records, so that a changed layout starts afresh instead of misreading
+ * @param keySuffix the last part of its keys: the algorithm, and the layout of its
+ * records where it can change, so that a changed layout starts afresh instead of
+ * misreading
  * @param argumentsForOne the script arguments for a cost of one
  * @param smallestLimit the smallest limit of its windows
  */
 record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix, String keySuffix,
 		byte[][] argumentsForOne, long smallestLimit) {
-
-	private static final long LARGEST_INT_COUNT = 0xFFFF_FFFFL;
 
 	/**
 	 * Prepares a limit.
@@ -57,22 +57,15 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 		Assert.hasText(name, "A rate limit needs a name");
 		Assert.hasText(id, "A rate limit needs an id");
 		Assert.notNull(policy, "A rate limit needs a policy");
+		AlgorithmDescriptor algorithm = policy.algorithm().descriptor();
 		int windows = policy.windows().size();
-		byte[] numbers = numbers(policy, 1);
-		byte[] numbersFormat = ascii("<" + "d".repeat(1 + 2 * windows));
-		String suffix = policy.algorithm().keyPart();
-		byte[][] arguments;
-		if (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) {
-			boolean wide = policy.windows().stream().anyMatch((window) -> window.limit() > LARGEST_INT_COUNT);
-			// period, newest and oldest sub-window with calls, total, ring of counts
-			String record = "ddd" + (wide ? "d" : "I4").repeat(policy.subWindows() + 2);
-			suffix = suffix + policy.subWindows() + (wide ? "d" : "");
-			arguments = new byte[][] { numbers, numbersFormat, ascii("<" + record.repeat(windows)),
-					ascii(Integer.toString(policy.subWindows())), ascii("<" + record) };
-		}
-		else {
-			arguments = new byte[][] { numbers, numbersFormat, ascii("<" + "dddd".repeat(windows)) };
-		}
+		byte[][] extra = algorithm.extraArguments(policy);
+		byte[][] arguments = new byte[3 + extra.length][];
+		arguments[0] = numbers(policy, 1);
+		arguments[1] = ascii("<" + "d".repeat(1 + 2 * windows));
+		arguments[2] = ascii("<" + algorithm.recordFormat(policy).repeat(windows));
+		System.arraycopy(extra, 0, arguments, 3, extra.length);
+		String suffix = algorithm.keySuffix(policy);
 		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), suffix, arguments,
 				policy.smallestLimit());
 	}
@@ -104,7 +97,7 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 	/**
 	 * The refund script's arguments: the decision's numbers and formats, the algorithm,
 	 * how long the refund's marker is kept, the Redis time of the decision, then the
-	 * sliding window's sub-windows and record format.
+	 * algorithm's own arguments (empty when it has none).
 	 * @param cost the permits to give back
 	 * @param markerTtl how long a repeated refund is recognized
 	 * @param reply the reply of the decision that took the permits
@@ -113,13 +106,13 @@ record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyP
 	byte[][] refundArguments(int cost, Duration markerTtl, byte[] reply) {
 		byte[][] decision = arguments(cost);
 		double decidedAt = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
-		byte[][] arguments = { decision[0], decision[1], decision[2], ascii(this.policy.algorithm().id()),
-				ascii(Long.toString(markerTtl.toMillis())), ascii(Double.toString(decidedAt)), new byte[0],
-				new byte[0] };
-		if (decision.length == 5) {
-			arguments[6] = decision[3];
-			arguments[7] = decision[4];
-		}
+		byte[][] arguments = new byte[Math.max(8, decision.length + 3)][];
+		Arrays.fill(arguments, new byte[0]);
+		System.arraycopy(decision, 0, arguments, 0, 3);
+		arguments[3] = ascii(this.policy.algorithm().id());
+		arguments[4] = ascii(Long.toString(markerTtl.toMillis()));
+		arguments[5] = ascii(Double.toString(decidedAt));
+		System.arraycopy(decision, 3, arguments, 6, decision.length - 3);
 		return arguments;
 	}
 

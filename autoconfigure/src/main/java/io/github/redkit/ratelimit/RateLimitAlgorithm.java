@@ -1,10 +1,15 @@
 package io.github.redkit.ratelimit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The counting algorithms. Every one decides all windows and identifiers of a call in one
  * script, with Redis' clock. All but {@link #SLIDING_LOG} keep constant memory per
  * identifier and window. The bound each one keeps against the worst client is stated per
- * constant and tested ({@code RateLimitBoundTests}).
+ * constant and tested ({@code RateLimitBoundTests}). Each constant points to the
+ * descriptor that holds all its algorithm-specific Java (scripts, key suffix, window
+ * checks, record layout, usage decoding): adding an algorithm is a constant, that class
+ * and its decision and refund scripts.
  */
 public enum RateLimitAlgorithm {
 
@@ -12,7 +17,7 @@ public enum RateLimitAlgorithm {
 	 * A counter per calendar-aligned window. Simple and exact inside a window, but lets
 	 * up to twice the limit through in one period that straddles a window boundary.
 	 */
-	FIXED_WINDOW("fixed-window", "fw", "ratelimit_fixed_window"),
+	FIXED_WINDOW("fixed-window", new FixedWindowAlgorithm()),
 
 	/**
 	 * The default: each period is split into {@linkplain RateLimitPolicy#subWindows()
@@ -21,7 +26,7 @@ public enum RateLimitAlgorithm {
 	 * later than an exact log would give it back. Constant memory: one count per
 	 * sub-window.
 	 */
-	SLIDING_WINDOW("sliding-window", "sw", "ratelimit_sliding_window"),
+	SLIDING_WINDOW("sliding-window", new SlidingWindowAlgorithm()),
 
 	/**
 	 * Exact: every allowed call is kept, with its time, for the longest period. Never
@@ -30,14 +35,14 @@ public enum RateLimitAlgorithm {
 	 * window's limit may be at most {@value #SLIDING_LOG_MAX_LIMIT}: for login attempts,
 	 * password resets and costly operations.
 	 */
-	SLIDING_LOG("sliding-log", "sl", "ratelimit_sliding_log"),
+	SLIDING_LOG("sliding-log", new SlidingLogAlgorithm()),
 
 	/**
 	 * A token bucket (GCRA): {@code limit} tokens, refilled continuously at
 	 * {@code limit / period}; bursts up to the bucket size, then a steady rate: up to
 	 * {@code 2 × limit - 1} in one period (a full bucket, then one period's refill).
 	 */
-	TOKEN_BUCKET("token-bucket", "tb", "ratelimit_token_bucket");
+	TOKEN_BUCKET("token-bucket", new TokenBucketAlgorithm());
 
 	/**
 	 * The largest limit of a {@link #SLIDING_LOG} window: it keeps one entry per call.
@@ -46,14 +51,11 @@ public enum RateLimitAlgorithm {
 
 	private final String id;
 
-	private final String keyPart;
+	private final AlgorithmDescriptor descriptor;
 
-	private final String script;
-
-	RateLimitAlgorithm(String id, String keyPart, String script) {
+	RateLimitAlgorithm(String id, AlgorithmDescriptor descriptor) {
 		this.id = id;
-		this.keyPart = keyPart;
-		this.script = script;
+		this.descriptor = descriptor;
 	}
 
 	/**
@@ -64,12 +66,23 @@ public enum RateLimitAlgorithm {
 		return this.id;
 	}
 
-	String keyPart() {
-		return this.keyPart;
+	/**
+	 * What keeps this algorithm from counting a window, said of the window's fields (e.g.
+	 * {@code limit must be at most 10000 with the sliding-log algorithm, ...}) so that a
+	 * message can name the window first.
+	 * @param window the window
+	 * @return the problem, or {@code null} when this algorithm can count the window
+	 */
+	public @Nullable String windowProblem(RateLimitWindow window) {
+		return this.descriptor.windowProblem(window);
+	}
+
+	AlgorithmDescriptor descriptor() {
+		return this.descriptor;
 	}
 
 	String scriptName() {
-		return this.script;
+		return this.descriptor.scriptName();
 	}
 
 }

@@ -43,12 +43,9 @@ public record RateLimitPolicy(RateLimitAlgorithm algorithm, List<RateLimitWindow
 				() -> "A rate-limit policy has at most " + MAX_WINDOWS + " windows (was " + count + ")");
 		Assert.isTrue(subWindows >= 1 && subWindows <= MAX_SUB_WINDOWS,
 				() -> "A sliding window's sub-windows must be 1 to " + MAX_SUB_WINDOWS + " (was " + subWindows + ")");
-		if (algorithm == RateLimitAlgorithm.SLIDING_LOG) {
-			for (RateLimitWindow window : windows) {
-				Assert.isTrue(window.limit() <= RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT,
-						() -> "A sliding-log window's limit must be at most " + RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT
-								+ " (was " + window.limit() + "): it keeps one entry per call; use sliding-window");
-			}
+		for (RateLimitWindow window : windows) {
+			String problem = algorithm.windowProblem(window);
+			Assert.isTrue(problem == null, () -> "A rate-limit window's " + problem);
 		}
 	}
 

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redkit.autoconfigure.DurationChecks;
-import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 
@@ -49,14 +48,12 @@ final class RateLimitPropertiesMapper {
 				throw new IllegalArgumentException(
 						at + ".period must be at least 1ms (was " + window.getPeriod() + ")");
 			}
-			if (limit.getAlgorithm() == RateLimitAlgorithm.SLIDING_LOG
-					&& window.getLimit() > RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT) {
-				throw new IllegalArgumentException(
-						at + ".limit must be at most " + RateLimitAlgorithm.SLIDING_LOG_MAX_LIMIT
-								+ " with the sliding-log algorithm, which keeps one entry per call (was "
-								+ window.getLimit() + "); use sliding-window for larger limits");
+			RateLimitWindow counted = RateLimitWindow.of(window.getLimit(), window.getPeriod());
+			String problem = limit.getAlgorithm().windowProblem(counted);
+			if (problem != null) {
+				throw new IllegalArgumentException(at + "." + problem);
 			}
-			windows.add(RateLimitWindow.of(window.getLimit(), window.getPeriod()));
+			windows.add(counted);
 		}
 		return new RateLimitPolicy(limit.getAlgorithm(), windows, limit.getSubWindows());
 	}
