@@ -57,7 +57,12 @@ public final class NonBlockingThreads {
 		// lock (PooledClusterConnectionProvider, Lettuce 7.5: an array store, in the
 		// lambdas completing getWriteConnection and getReadConnection): concurrent
 		// commands to a slot whose connection was just made park on each other there.
+		// A thread pool starting a worker (Redkit's hand-off, whose idle workers end
+		// after
+		// 30 s) records it under the pool's main lock, held for that bookkeeping only:
+		// concurrent callers on event loops park on each other there for microseconds.
 		BlockHound.install((builder) -> builder
+			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "addWorker")
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "doExclusive")
 			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "remove")
