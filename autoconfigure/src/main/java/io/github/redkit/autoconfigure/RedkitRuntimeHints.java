@@ -1,12 +1,9 @@
 package io.github.redkit.autoconfigure;
 
 import io.github.redkit.actuate.RedkitDashboardWebExtension;
-import io.github.redkit.core.KeyExpressionEvaluator;
-import io.github.redkit.pubsub.ControlSnapshot;
-import io.github.redkit.queue.DeadLetter;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -14,10 +11,10 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 /**
  * What a native image of an application that uses Redkit needs to know ahead of time
  * about Redkit's own classes: the Lua scripts its beans load as resources (and the
- * dashboard page), the SpEL root object key expressions read ({@code #root.method},
- * {@code #root.args}...), and the types applications read as JSON (dead letters, control
- * snapshots). The types of the application's own annotated methods are registered by
- * {@link RedkitAnnotatedMethodsAotProcessor}.
+ * dashboard page), and the SpEL root object key expressions read ({@code #root.method},
+ * {@code #root.args}...). A capability registers its own types on its auto-configuration
+ * ({@code @ImportRuntimeHints}); the types of the application's own annotated methods are
+ * registered by {@link RedkitAnnotatedMethodsAotProcessor}.
  */
 class RedkitRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -31,8 +28,6 @@ class RedkitRuntimeHints implements RuntimeHintsRegistrar {
 		hints.reflection()
 			.registerType(KeyExpressionEvaluator.KeyExpressionRoot.class, MemberCategory.INVOKE_PUBLIC_METHODS,
 					MemberCategory.ACCESS_DECLARED_FIELDS);
-		BindingReflectionHintsRegistrar binding = new BindingReflectionHintsRegistrar();
-		binding.registerReflectionHints(hints.reflection(), DeadLetter.class, ControlSnapshot.class);
 	}
 
 }

@@ -132,7 +132,7 @@ public interface Budgets {
 	/**
 	 * {@link #create(String, long, boolean)} without blocking the calling thread. The
 	 * defaults of these {@code *Async} methods call the blocking ones on the common pool;
-	 * {@link RedisBudgets} sends its script without any thread waiting, and the blocking
+	 * {@code RedisBudgets} sends its script without any thread waiting, and the blocking
 	 * methods wait for the same call.
 	 * @param budgetId the budget
 	 * @param amount its initial balance

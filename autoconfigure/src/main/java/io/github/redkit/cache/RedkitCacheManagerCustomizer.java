@@ -3,6 +3,7 @@ package io.github.redkit.cache;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.redkit.cache.internal.JitteredTtl;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.cache.autoconfigure.RedisCacheManagerBuilderCustomizer;
@@ -15,7 +16,7 @@ import org.springframework.data.redis.serializer.RedisSerializer;
 /**
  * Customizes the {@code RedisCacheManager} Spring Boot builds (it is not replaced): a
  * jittered TTL per cache, whether nulls are cached, JSON values, Spring's statistics (for
- * the cache metrics) and {@link RedkitCacheWriter} (single flight, early refresh,
+ * the cache metrics) and {@code RedkitCacheWriter} (single flight, early refresh,
  * stale-on-error, clear with {@code SCAN}). Everything else of Spring Boot's
  * configuration (key prefix, {@code spring.cache.cache-names}, a user's
  * {@code RedisCacheConfiguration} bean) is kept.

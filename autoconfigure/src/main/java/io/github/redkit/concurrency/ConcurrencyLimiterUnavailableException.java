@@ -2,6 +2,7 @@ package io.github.redkit.concurrency;
 
 import java.time.Duration;
 
+import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 import org.jspecify.annotations.Nullable;
 
 /**

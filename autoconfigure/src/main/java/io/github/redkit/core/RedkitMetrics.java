@@ -5,7 +5,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * Where every capability records what it did: one seam for all of Redkit's meters, so
  * that a capability never depends on Micrometer itself. The Micrometer implementation is
- * {@link MicrometerRedkitMetrics}; an application replaces it with a bean of this type.
+ * {@code MicrometerRedkitMetrics}; an application replaces it with a bean of this type.
  * Tags are given as name/value pairs and must stay low-cardinality: never a key, an id or
  * a user value.
  */

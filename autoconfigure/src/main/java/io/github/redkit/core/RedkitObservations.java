@@ -1,12 +1,13 @@
 package io.github.redkit.core;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
  * Where every capability observes its decisions (spans, when tracing is on): one seam,
  * like {@link RedkitMetrics}, so that a capability never depends on Micrometer itself.
- * The Micrometer implementation is {@link MicrometerRedkitObservations}; an application
+ * The Micrometer implementation is {@code MicrometerRedkitObservations}; an application
  * replaces it with a bean of this type. Names must stay low-cardinality: a limit, lock or
  * queue name, never a key or a payload. A capability observes a call with
  * {@link #observe} or {@link #observeAsync}, naming its outcomes with
@@ -106,7 +107,8 @@ public interface RedkitObservations {
 				outcomes.succeeded(observation, result);
 			}
 			else {
-				outcomes.failed(observation, RedisScriptRunner.unwrap(ex));
+				outcomes.failed(observation,
+						(ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex);
 			}
 			observation.close();
 		});

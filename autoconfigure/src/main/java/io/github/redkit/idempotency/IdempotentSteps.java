@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #complete} it, or {@link #abandon} it when the work failed. Every call is one
  * script call; when Redis cannot be reached in time it throws a
  * {@code DataAccessException} (steps fail closed). Each operation also has an
- * asynchronous form ({@code ...Async}), the one {@link RedisIdempotentSteps} implements
+ * asynchronous form ({@code ...Async}), the one {@code RedisIdempotentSteps} implements
  * and {@link ReactiveIdempotentSteps} wraps; the defaults here run the blocking form on
  * the common pool, for implementations that have no asynchronous one.
  */

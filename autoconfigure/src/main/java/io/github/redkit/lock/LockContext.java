@@ -5,8 +5,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * The locks held by the running {@code @DistributedLock} methods and {@code withLock}
  * actions of this thread, innermost last. A handle given to another thread keeps working,
@@ -30,7 +28,13 @@ public final class LockContext {
 		return (held != null) ? Optional.ofNullable(held.peekLast()) : Optional.empty();
 	}
 
-	static boolean holds(String key) {
+	/**
+	 * Whether this thread holds a lock on a key (through a locked method, a
+	 * {@code withLock} action or a binding) whose lease has not been lost.
+	 * @param key the lock's key
+	 * @return whether a held lock of this thread has that key
+	 */
+	public static boolean holds(String key) {
 		Deque<LockHandle> held = HELD.get();
 		if (held != null) {
 			for (LockHandle handle : held) {
@@ -65,20 +69,6 @@ public final class LockContext {
 		return held;
 	}
 
-	static <T> @Nullable T runWith(LockHandle handle, LockedCall<T> action) throws Throwable {
-		Deque<LockHandle> held = held();
-		held.addLast(handle);
-		try {
-			return action.call();
-		}
-		finally {
-			held.removeLast();
-			if (held.isEmpty()) {
-				HELD.remove();
-			}
-		}
-	}
-
 	/**
 	 * A handle made current by {@link LockContext#bind(LockHandle)}; closing it, once, on
 	 * any thread, takes the handle out of its thread's locks.
@@ -105,18 +95,6 @@ public final class LockContext {
 				}
 			}
 		}
-
-	}
-
-	/**
-	 * Code run under a lock.
-	 *
-	 * @param <T> the result type
-	 */
-	@FunctionalInterface
-	interface LockedCall<T> {
-
-		@Nullable T call() throws Throwable;
 
 	}
 

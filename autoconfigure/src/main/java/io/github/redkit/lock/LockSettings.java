@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.springframework.util.Assert;
 
 /**
- * How {@link RedisDistributedLocks} behaves.
+ * How {@code RedisDistributedLocks} behaves.
  *
  * @param leaseTime the lease of locks taken without one, renewed while held
  * @param redisTimeout how long to wait for Redis before failing closed

@@ -3,6 +3,7 @@ package io.github.redkit.lock;
 import java.time.Duration;
 import java.util.function.Supplier;
 
+import io.github.redkit.lock.internal.ReactiveLockedExecution;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
-import io.github.redkit.core.LeaseRenewer;
+import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Locale;
 
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.queue.internal.QueueMeters;
 
 /**
  * What happens to messages, recorded through {@link RedkitMetrics}. Tags: {@code queue}

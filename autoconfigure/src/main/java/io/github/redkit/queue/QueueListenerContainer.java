@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redkit.core.RedkitThreads;
+import io.github.redkit.core.internal.RedkitThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -1,15 +1,17 @@
 package io.github.redkit.ratelimit;
 
+import io.github.redkit.ratelimit.internal.AlgorithmDescriptor;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The counting algorithms. Every one decides all windows and identifiers of a call in one
  * script, with Redis' clock. All but {@link #SLIDING_LOG} keep constant memory per
  * identifier and window. The bound each one keeps against the worst client is stated per
- * constant and tested ({@code RateLimitBoundTests}). Each constant points to the
- * descriptor that holds all its algorithm-specific Java (scripts, key suffix, window
- * checks, record layout, usage decoding): adding an algorithm is a constant, that class
- * and its decision and refund scripts.
+ * constant and tested ({@code RateLimitBoundTests}). Each constant has one descriptor
+ * that holds all its algorithm-specific Java (scripts, key suffix, window checks, record
+ * layout, usage decoding): adding an algorithm is a constant, that class (named in
+ * {@code AlgorithmDescriptor.of}, which the compiler holds complete) and its decision and
+ * refund scripts.
  */
 public enum RateLimitAlgorithm {
 
@@ -17,7 +19,7 @@ public enum RateLimitAlgorithm {
 	 * A counter per calendar-aligned window. Simple and exact inside a window, but lets
 	 * up to twice the limit through in one period that straddles a window boundary.
 	 */
-	FIXED_WINDOW("fixed-window", new FixedWindowAlgorithm()),
+	FIXED_WINDOW("fixed-window"),
 
 	/**
 	 * The default: each period is split into {@linkplain RateLimitPolicy#subWindows()
@@ -26,7 +28,7 @@ public enum RateLimitAlgorithm {
 	 * later than an exact log would give it back. Constant memory: one count per
 	 * sub-window.
 	 */
-	SLIDING_WINDOW("sliding-window", new SlidingWindowAlgorithm()),
+	SLIDING_WINDOW("sliding-window"),
 
 	/**
 	 * Exact: every allowed call is kept, with its time, for the longest period. Never
@@ -35,14 +37,14 @@ public enum RateLimitAlgorithm {
 	 * window's limit may be at most {@value #SLIDING_LOG_MAX_LIMIT}: for login attempts,
 	 * password resets and costly operations.
 	 */
-	SLIDING_LOG("sliding-log", new SlidingLogAlgorithm()),
+	SLIDING_LOG("sliding-log"),
 
 	/**
 	 * A token bucket (GCRA): {@code limit} tokens, refilled continuously at
 	 * {@code limit / period}; bursts up to the bucket size, then a steady rate: up to
 	 * {@code 2 × limit - 1} in one period (a full bucket, then one period's refill).
 	 */
-	TOKEN_BUCKET("token-bucket", new TokenBucketAlgorithm());
+	TOKEN_BUCKET("token-bucket");
 
 	/**
 	 * The largest limit of a {@link #SLIDING_LOG} window: it keeps one entry per call.
@@ -51,11 +53,8 @@ public enum RateLimitAlgorithm {
 
 	private final String id;
 
-	private final AlgorithmDescriptor descriptor;
-
-	RateLimitAlgorithm(String id, AlgorithmDescriptor descriptor) {
+	RateLimitAlgorithm(String id) {
 		this.id = id;
-		this.descriptor = descriptor;
 	}
 
 	/**
@@ -74,15 +73,7 @@ public enum RateLimitAlgorithm {
 	 * @return the problem, or {@code null} when this algorithm can count the window
 	 */
 	public @Nullable String windowProblem(RateLimitWindow window) {
-		return this.descriptor.windowProblem(window);
-	}
-
-	AlgorithmDescriptor descriptor() {
-		return this.descriptor;
-	}
-
-	String scriptName() {
-		return this.descriptor.scriptName();
+		return AlgorithmDescriptor.of(this).windowProblem(window);
 	}
 
 }

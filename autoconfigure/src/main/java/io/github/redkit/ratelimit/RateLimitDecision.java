@@ -98,7 +98,13 @@ public record RateLimitDecision(boolean allowed, long remaining, Duration retryA
 		this(allowed, remaining, retryAfter, resetAfter, null, null);
 	}
 
-	static RateLimitDecision failedOpen(RateLimitPolicy policy) {
+	/**
+	 * The decision of a call let through because Redis could not be asked and the failure
+	 * mode is {@code allow}: nothing was counted, so no count is known.
+	 * @param policy the policy that could not be applied
+	 * @return an allowing decision with an unknown remaining count
+	 */
+	public static RateLimitDecision failedOpen(RateLimitPolicy policy) {
 		return new RateLimitDecision(true, -1, Duration.ZERO, Duration.ZERO, null, policy);
 	}
 

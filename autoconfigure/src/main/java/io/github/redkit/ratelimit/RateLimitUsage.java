@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.ratelimit.internal.AlgorithmDescriptor;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
 
 import org.springframework.data.redis.connection.RedisConnection;
 
@@ -32,7 +34,14 @@ public final class RateLimitUsage {
 	 */
 	public record Window(long limit, Duration period, long used, long remaining, Duration resetsIn) {
 
-		static Window of(RateLimitWindow window, long used, double resetsInMillis) {
+		/**
+		 * The usage of a window with {@code used} permits counted.
+		 * @param window the window
+		 * @param used permits counted now
+		 * @param resetsInMillis until every counted permit is back, in milliseconds
+		 * @return the usage
+		 */
+		public static Window of(RateLimitWindow window, long used, double resetsInMillis) {
 			long clamped = Math.max(0, Math.min(used, window.limit()));
 			return new Window(window.limit(), window.period(), clamped, window.limit() - clamped,
 					Duration.ofMillis((clamped > 0) ? (long) Math.ceil(Math.max(0, resetsInMillis)) : 0));
@@ -62,7 +71,8 @@ public final class RateLimitUsage {
 	public static List<Window> read(RedisConnection connection, String key, RateLimitPolicy policy) {
 		Long micros = connection.serverCommands().time(TimeUnit.MICROSECONDS);
 		double now = (micros != null) ? micros / 1000.0 : System.currentTimeMillis();
-		return policy.algorithm().descriptor().usage(connection, key.getBytes(StandardCharsets.UTF_8), policy, now);
+		return AlgorithmDescriptor.of(policy.algorithm())
+			.usage(connection, key.getBytes(StandardCharsets.UTF_8), policy, now);
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redkit.actuate.internal.ActivityEndpointSection;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 

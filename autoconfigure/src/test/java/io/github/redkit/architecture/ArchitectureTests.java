@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Set;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaModifier;
@@ -13,6 +14,8 @@ import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -43,11 +46,38 @@ class ArchitectureTests {
 	private static final int MAX_PARAMETERS = 7;
 
 	/**
+	 * Every package is a slice, with its {@code internal} package: an API and its
+	 * implementation are one unit that may call each other, and units are free of cycles.
+	 */
+	private static final SliceAssignment PACKAGES_WITH_THEIR_INTERNALS = new SliceAssignment() {
+
+		@Override
+		public SliceIdentifier getIdentifierOf(JavaClass type) {
+			String name = type.getPackageName();
+			return name.startsWith(ROOT) ? SliceIdentifier.of(name.replaceFirst("\\.internal(\\..*)?$", ""))
+					: SliceIdentifier.ignore();
+		}
+
+		@Override
+		public String getDescription() {
+			return "packages of " + ROOT + ", each with its internal package";
+		}
+
+	};
+
+	/**
 	 * Public answers and settings whose components are their API (users read, and build,
 	 * them by these components): their canonical constructors may take more.
 	 */
 	private static final Set<String> API_RECORDS = Set.of(ROOT + ".idempotency.StepClaim",
 			ROOT + ".queue.QueueSettings", ROOT + ".ratelimit.RateLimitDecision");
+
+	/**
+	 * Public classes named for Redis outside an internal package: the key prefix is API;
+	 * the queue template builds messages through their package-private constructor.
+	 */
+	private static final Set<String> PUBLIC_ON_REDIS = Set.of(ROOT + ".core.RedisKeyspace",
+			ROOT + ".queue.RedisQueueTemplate");
 
 	private static final JavaClasses LIBRARY = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -74,7 +104,7 @@ class ArchitectureTests {
 
 	@Test
 	void packagesHaveNoCycles() {
-		slices().matching(ROOT + ".(**)").should().beFreeOfCycles().check(LIBRARY);
+		slices().assignedFrom(PACKAGES_WITH_THEIR_INTERNALS).should().beFreeOfCycles().check(LIBRARY);
 	}
 
 	@Test
@@ -122,6 +152,40 @@ class ArchitectureTests {
 			.dependOnClassesThat()
 			.resideInAnyPackage(concat(capabilities(), ROOT + ".region.."))
 			.because("each capability contributes its own section")
+			.check(LIBRARY);
+	}
+
+	@Test
+	void anInternalPackageIsUsedOnlyByItsOwnCapabilityAndTheWiring() {
+		for (String unit : units(CAPABILITIES, "actuate", "region")) {
+			noClasses().that()
+				.resideOutsideOfPackages(ROOT + "." + unit + "..", ROOT + ".autoconfigure..")
+				.should()
+				.dependOnClassesThat()
+				.resideInAPackage(ROOT + "." + unit + ".internal..")
+				.because("an internal package is public only for its capability's own packages and the wiring")
+				.check(LIBRARY);
+		}
+	}
+
+	@Test
+	void anImplementationOnRedisIsInternal() {
+		classes().that()
+			.resideInAPackage(ROOT + "..")
+			.and()
+			.resideOutsideOfPackages(ROOT + "..internal..", ROOT + ".autoconfigure..", ROOT + ".test..")
+			.and()
+			.arePublic()
+			.and()
+			.areNotInterfaces()
+			.and()
+			.haveSimpleNameStartingWith("Redis")
+			.and(DescribedPredicate.describe("are not kept public on purpose",
+					(type) -> !PUBLIC_ON_REDIS.contains(type.getName())))
+			.should()
+			.beAssignableTo(Exception.class)
+			.because("an implementation on Redis lives in its capability's internal package")
+			.allowEmptyShould(true)
 			.check(LIBRARY);
 	}
 
@@ -181,8 +245,14 @@ class ArchitectureTests {
 		return CAPABILITIES.stream().map((capability) -> ROOT + "." + capability + "..").toList();
 	}
 
-	private static String[] concat(List<String> packages, String... more) {
-		return java.util.stream.Stream.concat(packages.stream(), java.util.stream.Stream.of(more))
+	private static List<String> units(List<String> units, String... more) {
+		return java.util.stream.Stream.concat(units.stream(), java.util.stream.Stream.of(more)).toList();
+	}
+
+	private static String[] concat(List<String> packages, String first, String... more) {
+		return java.util.stream.Stream
+			.concat(packages.stream(),
+					java.util.stream.Stream.concat(java.util.stream.Stream.of(first), java.util.stream.Stream.of(more)))
 			.toArray(String[]::new);
 	}
 

@@ -1,8 +1,8 @@
 package io.github.redkit.autoconfigure;
 
-import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,10 @@
 package io.github.redkit.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redkit.actuate.RedkitDashboardWebExtension;
-import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.pubsub.ControlSnapshot;
 import io.github.redkit.queue.DeadLetter;
@@ -16,15 +17,21 @@ import org.springframework.aot.generate.InMemoryGeneratedFiles;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
 import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.beans.factory.support.RegisteredBean;
 import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.javapoet.ClassName;
+import org.springframework.util.ClassUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The hints a native image needs, checked with Spring's own predicates: every script a
  * bean loads, the SpEL root object, the JSON types Redkit reads, and what it does
  * reflectively with an application's annotated methods. The registrars are found the way
- * Spring AOT finds them, through {@code META-INF/spring/aot.factories}.
+ * Spring AOT finds them: through {@code META-INF/spring/aot.factories}, and on the
+ * auto-configurations ({@code @ImportRuntimeHints}).
  */
 class RedkitRuntimeHintsTests {
 
@@ -94,10 +102,19 @@ class RedkitRuntimeHintsTests {
 
 	private static RuntimeHints registeredHints() {
 		RuntimeHints hints = new RuntimeHints();
-		List<RuntimeHintsRegistrar> registrars = SpringFactoriesLoader
-			.forResourceLocation("META-INF/spring/aot.factories")
-			.load(RuntimeHintsRegistrar.class);
+		List<RuntimeHintsRegistrar> registrars = new ArrayList<>(
+				SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories")
+					.load(RuntimeHintsRegistrar.class));
 		assertThat(registrars).hasAtLeastOneElementOfType(RedkitRuntimeHints.class);
+		for (String configuration : ImportCandidates.load(AutoConfiguration.class, null)) {
+			ImportRuntimeHints imported = AnnotationUtils
+				.findAnnotation(ClassUtils.resolveClassName(configuration, null), ImportRuntimeHints.class);
+			if (imported != null) {
+				for (Class<? extends RuntimeHintsRegistrar> type : imported.value()) {
+					registrars.add(BeanUtils.instantiateClass(type));
+				}
+			}
+		}
 		registrars
 			.forEach((registrar) -> registrar.registerHints(hints, RedkitRuntimeHintsTests.class.getClassLoader()));
 		return hints;

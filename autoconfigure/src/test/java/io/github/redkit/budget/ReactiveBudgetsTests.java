@@ -6,8 +6,10 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.ToDoubleFunction;
 
+import io.github.redkit.budget.internal.DefaultReactiveBudgets;
+import io.github.redkit.budget.internal.RedisBudgets;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMeter;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;

@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
+import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.core.ClientPause;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;

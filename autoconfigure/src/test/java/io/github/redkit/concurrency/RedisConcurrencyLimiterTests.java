@@ -13,9 +13,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
+import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.test.CommandStats;

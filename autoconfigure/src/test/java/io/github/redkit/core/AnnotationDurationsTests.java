@@ -2,6 +2,7 @@ package io.github.redkit.core;
 
 import java.time.Duration;
 
+import io.github.redkit.core.internal.AnnotationDurations;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,6 +2,7 @@ package io.github.redkit.core;
 
 import java.lang.reflect.Method;
 
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;

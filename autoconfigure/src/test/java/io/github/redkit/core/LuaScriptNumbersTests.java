@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.redkit.core.internal.LuaScript;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.core.io.Resource;

@@ -3,6 +3,7 @@ package io.github.redkit.core;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 

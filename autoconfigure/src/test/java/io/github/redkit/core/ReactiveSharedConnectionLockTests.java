@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.Test;

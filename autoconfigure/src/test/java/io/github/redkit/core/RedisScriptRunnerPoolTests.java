@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiPredicate;
 
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;

@@ -6,6 +6,8 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;

@@ -3,6 +3,8 @@ package io.github.redkit.core;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;

@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.autoconfigure.queue.QueueAutoConfiguration;
+import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.queue.QueueListener;

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.UUID;
 
 import io.github.redkit.budget.Budgets;
-import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;

@@ -11,9 +11,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.idempotency.internal.IdempotencySettings;
+import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;

@@ -6,9 +6,12 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.idempotency.internal.DefaultReactiveIdempotentSteps;
+import io.github.redkit.idempotency.internal.IdempotencySettings;
+import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;

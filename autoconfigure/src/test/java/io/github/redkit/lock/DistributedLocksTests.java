@@ -12,10 +12,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.redkit.core.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;

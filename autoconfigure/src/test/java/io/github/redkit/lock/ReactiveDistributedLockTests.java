@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.core.ThreadDumpOnFailure;
+import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;

@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.pubsub.internal.RedisControlState;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.Test;

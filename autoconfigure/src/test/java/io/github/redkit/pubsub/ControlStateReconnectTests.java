@@ -5,8 +5,10 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.pubsub.PubSubTestApp.Recorder;
+import io.github.redkit.pubsub.internal.ControlStateSubscription;
+import io.github.redkit.pubsub.internal.RedisControlState;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RespClient;

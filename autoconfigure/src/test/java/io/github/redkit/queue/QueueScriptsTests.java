@@ -3,8 +3,9 @@ package io.github.redkit.queue;
 import java.util.List;
 import java.util.UUID;
 
-import io.github.redkit.core.LuaScript;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;

@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
 
-import io.github.redkit.core.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;

@@ -14,9 +14,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
-import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.internal.AlgorithmDescriptor;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,8 +62,8 @@ class RateLimitBoundTests {
 		for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
 			RateLimitPolicy policy = new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(LIMIT, PERIOD)));
 			PreparedLimit limit = PreparedLimit.of("warm-up", policy, new RedisKeyspace("rl-bound"));
-			this.runner.execute(LuaScript.load(algorithm.scriptName(), byte[].class), Duration.ofSeconds(5),
-					List.of(limit.key("warm-up")), limit.arguments(1));
+			this.runner.execute(LuaScript.load(AlgorithmDescriptor.of(algorithm).scriptName(), byte[].class),
+					Duration.ofSeconds(5), List.of(limit.key("warm-up")), limit.arguments(1));
 		}
 	}
 
@@ -90,7 +92,7 @@ class RateLimitBoundTests {
 	private int busiestPeriod(RateLimitAlgorithm algorithm, long start) throws InterruptedException {
 		RateLimitPolicy policy = new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(LIMIT, PERIOD)));
 		PreparedLimit limit = PreparedLimit.of(UUID.randomUUID().toString(), policy, new RedisKeyspace("rl-bound"));
-		LuaScript<byte[]> script = LuaScript.load(algorithm.scriptName(), byte[].class);
+		LuaScript<byte[]> script = LuaScript.load(AlgorithmDescriptor.of(algorithm).scriptName(), byte[].class);
 		List<String> keys = List.of(limit.key("client"));
 		long end = start + PERIODS * PERIOD.toNanos() / 1000;
 		ConcurrentLinkedQueue<Double> allowed = new ConcurrentLinkedQueue<>();

@@ -9,10 +9,14 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.github.redkit.core.LimitFailureMode;
-import io.github.redkit.core.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.ratelimit.internal.PermitGiveBack;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RedisTopology;

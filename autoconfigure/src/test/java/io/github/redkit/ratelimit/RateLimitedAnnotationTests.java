@@ -9,6 +9,8 @@ import java.util.UUID;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionException;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;

@@ -7,9 +7,12 @@ import java.util.UUID;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;

@@ -12,9 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;

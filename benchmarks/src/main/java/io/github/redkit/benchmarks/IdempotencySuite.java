@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.github.redkit.budget.Budgets;
-import io.github.redkit.core.LuaScript;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.StepClaim;

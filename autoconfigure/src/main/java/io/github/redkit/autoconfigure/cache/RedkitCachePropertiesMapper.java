@@ -6,7 +6,7 @@ import java.util.Map;
 import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.cache.CachePolicy;
 import io.github.redkit.cache.CacheSpec;
-import io.github.redkit.cache.JitteredTtl;
+import io.github.redkit.cache.internal.JitteredTtl;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -2,14 +2,14 @@ package io.github.redkit.autoconfigure.concurrency;
 
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.concurrency.ConcurrencyLimitedAdvisor;
-import io.github.redkit.concurrency.ConcurrencyLimitedInterceptor;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitedAdvisor;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitedInterceptor;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
-import io.github.redkit.concurrency.RedisConcurrencyLimiter;
+import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.concurrency.web.ConcurrencyLimitExceptionHandler;
-import io.github.redkit.core.KeyExpressionEvaluator;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 

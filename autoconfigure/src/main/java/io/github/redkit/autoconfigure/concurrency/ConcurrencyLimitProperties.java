@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.redkit.concurrency.ConcurrencyLimitSettings;
-import io.github.redkit.concurrency.ConcurrencyLimitedAdvisor;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitedAdvisor;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.core.LimitFailureMode;
 

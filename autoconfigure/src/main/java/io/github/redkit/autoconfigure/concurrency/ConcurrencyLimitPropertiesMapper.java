@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.redkit.autoconfigure.DurationChecks;
-import io.github.redkit.concurrency.ConcurrencyLimitSettings;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
 
 /**

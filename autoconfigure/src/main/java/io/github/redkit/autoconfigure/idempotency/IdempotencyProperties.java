@@ -2,8 +2,8 @@ package io.github.redkit.autoconfigure.idempotency;
 
 import java.time.Duration;
 
-import io.github.redkit.idempotency.IdempotentStepAdvisor;
-import io.github.redkit.idempotency.IdempotentStepInterceptor;
+import io.github.redkit.idempotency.internal.IdempotentStepAdvisor;
+import io.github.redkit.idempotency.internal.IdempotentStepInterceptor;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 

@@ -1,7 +1,7 @@
 package io.github.redkit.autoconfigure.idempotency;
 
 import io.github.redkit.autoconfigure.DurationChecks;
-import io.github.redkit.idempotency.IdempotencySettings;
+import io.github.redkit.idempotency.internal.IdempotencySettings;
 
 /**
  * Turns {@link IdempotencyProperties} into {@link IdempotencySettings}, once at start-up;

@@ -2,7 +2,7 @@ package io.github.redkit.autoconfigure.lock;
 
 import java.time.Duration;
 
-import io.github.redkit.lock.LockAdvisor;
+import io.github.redkit.lock.internal.LockAdvisor;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**

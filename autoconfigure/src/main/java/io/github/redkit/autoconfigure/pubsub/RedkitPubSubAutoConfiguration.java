@@ -6,15 +6,15 @@ import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.pubsub.ChannelPublisher;
-import io.github.redkit.pubsub.ControlStateHealthIndicator;
+import io.github.redkit.pubsub.internal.ControlStateHealthIndicator;
 import io.github.redkit.pubsub.ControlStateListener;
-import io.github.redkit.pubsub.ControlStateSubscription;
-import io.github.redkit.pubsub.JsonChannelPublisher;
-import io.github.redkit.pubsub.RedisControlState;
+import io.github.redkit.pubsub.internal.ControlStateSubscription;
+import io.github.redkit.pubsub.internal.JsonChannelPublisher;
+import io.github.redkit.pubsub.internal.RedisControlState;
 import io.github.redkit.pubsub.actuate.ControlEndpointSection;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -29,6 +29,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
@@ -39,6 +40,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * indicator and metrics.
  */
 @AutoConfiguration(after = RedkitAutoConfiguration.class)
+@ImportRuntimeHints(PubSubRuntimeHints.class)
 @ConditionalOnClass({ JsonMapper.class, RedisMessageListenerContainer.class })
 @ConditionalOnBean(RedisScriptRunner.class)
 @ConditionalOnBooleanProperty(name = "redkit.pubsub.enabled", matchIfMissing = true)

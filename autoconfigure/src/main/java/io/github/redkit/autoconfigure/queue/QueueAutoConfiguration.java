@@ -8,14 +8,14 @@ import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.queue.DefaultReactiveQueueTemplate;
-import io.github.redkit.queue.QueueGauges;
+import io.github.redkit.queue.internal.QueueGauges;
 import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueListenerRegistry;
-import io.github.redkit.queue.QueueListenerSettings;
+import io.github.redkit.queue.internal.QueueListenerSettings;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
@@ -34,6 +34,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -43,6 +44,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * metrics and, for reactive applications, the {@link ReactiveQueueTemplate}.
  */
 @AutoConfiguration(after = RedkitAutoConfiguration.class)
+@ImportRuntimeHints(QueueRuntimeHints.class)
 @ConditionalOnBean(RedisScriptRunner.class)
 @ConditionalOnClass(name = "tools.jackson.databind.json.JsonMapper")
 @ConditionalOnBooleanProperty(name = "redkit.queue.enabled", matchIfMissing = true)

@@ -11,7 +11,7 @@ import java.util.LinkedHashSet;
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitPolicy;
-import io.github.redkit.ratelimit.RateLimitedAdvisor;
+import io.github.redkit.ratelimit.internal.RateLimitedAdvisor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;

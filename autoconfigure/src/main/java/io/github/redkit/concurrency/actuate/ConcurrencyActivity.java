@@ -3,7 +3,7 @@ package io.github.redkit.concurrency.actuate;
 import java.util.List;
 
 import io.github.redkit.actuate.RedkitEndpointActivity;
-import io.github.redkit.concurrency.ConcurrencyMeters;
+import io.github.redkit.concurrency.internal.ConcurrencyMeters;
 
 /**
  * Concurrency-limit permits in the endpoint's activity, by limit and outcome.

@@ -5,7 +5,7 @@ import java.util.List;
 
 import io.github.redkit.concurrency.ConcurrencyLimitExceededException;
 import io.github.redkit.concurrency.ConcurrencyLimiterUnavailableException;
-import io.github.redkit.core.Problems;
+import io.github.redkit.core.internal.Problems;
 import io.github.redkit.core.web.QuotaHeaders;
 
 import org.springframework.core.Ordered;

@@ -1,7 +1,7 @@
 package io.github.redkit.core.web;
 
 import io.github.redkit.core.KeyExpressionException;
-import io.github.redkit.core.Problems;
+import io.github.redkit.core.internal.Problems;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;

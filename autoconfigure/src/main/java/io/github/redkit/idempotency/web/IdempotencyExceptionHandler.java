@@ -1,6 +1,6 @@
 package io.github.redkit.idempotency.web;
 
-import io.github.redkit.core.Problems;
+import io.github.redkit.core.internal.Problems;
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
 import io.github.redkit.idempotency.StepClaimLostException;
 import io.github.redkit.idempotency.StepInProgressException;

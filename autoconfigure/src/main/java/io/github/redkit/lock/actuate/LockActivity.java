@@ -3,7 +3,7 @@ package io.github.redkit.lock.actuate;
 import java.util.List;
 
 import io.github.redkit.actuate.RedkitEndpointActivity;
-import io.github.redkit.lock.LockMeters;
+import io.github.redkit.lock.internal.LockMeters;
 
 /**
  * Lock acquisition attempts in the endpoint's activity, by the lock's name and outcome.

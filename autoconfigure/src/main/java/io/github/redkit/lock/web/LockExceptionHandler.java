@@ -1,6 +1,6 @@
 package io.github.redkit.lock.web;
 
-import io.github.redkit.core.Problems;
+import io.github.redkit.core.internal.Problems;
 import io.github.redkit.lock.LockNotAcquiredException;
 import io.github.redkit.lock.LockUnavailableException;
 

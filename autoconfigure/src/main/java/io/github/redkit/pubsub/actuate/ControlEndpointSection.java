@@ -12,7 +12,7 @@ import io.github.redkit.actuate.RedkitEndpointSection;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.pubsub.ControlSnapshot;
 import io.github.redkit.pubsub.ControlState;
-import io.github.redkit.pubsub.RedisControlState;
+import io.github.redkit.pubsub.internal.RedisControlState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.Ordered;

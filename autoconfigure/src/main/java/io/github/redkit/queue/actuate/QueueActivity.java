@@ -3,7 +3,7 @@ package io.github.redkit.queue.actuate;
 import java.util.List;
 
 import io.github.redkit.actuate.RedkitEndpointActivity;
-import io.github.redkit.queue.QueueMeters;
+import io.github.redkit.queue.internal.QueueMeters;
 
 /**
  * Queue activity in the endpoint's activity, by queue: settled messages (processed,

@@ -9,7 +9,7 @@ import io.github.redkit.actuate.EndpointSettings;
 import io.github.redkit.actuate.RedkitEndpointSection;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.queue.DeadLetter;
-import io.github.redkit.queue.QueuePurge;
+import io.github.redkit.queue.internal.QueuePurge;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 import org.apache.commons.logging.Log;

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redkit.actuate.RedkitEndpointActivity;
-import io.github.redkit.ratelimit.RateLimitMeters;
+import io.github.redkit.ratelimit.internal.RateLimitMeters;
 
 /**
  * Rate-limit decisions in the endpoint's activity, by limit: always {@code allowed},

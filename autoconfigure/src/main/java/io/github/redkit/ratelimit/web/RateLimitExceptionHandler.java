@@ -2,7 +2,7 @@ package io.github.redkit.ratelimit.web;
 
 import java.net.URI;
 
-import io.github.redkit.core.Problems;
+import io.github.redkit.core.internal.Problems;
 import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitExceededException;
 import io.github.redkit.ratelimit.RateLimitPolicy;

@@ -5,14 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import io.github.redkit.core.LuaScript;
-import io.github.redkit.core.RedisScriptRunner;
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitUsage;
-import io.github.redkit.region.GlobalRateLimitDecider;
+import io.github.redkit.region.internal.GlobalRateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.actuate.GlobalRateLimitCounters;
-import io.github.redkit.region.RegionOutbox;
+import io.github.redkit.region.internal.RegionOutbox;
 
 /**
  * The limits marked global on the {@code redkit} endpoint: read and reset in the regional

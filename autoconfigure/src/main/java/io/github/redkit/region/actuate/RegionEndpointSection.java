@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.redkit.actuate.RedkitEndpointSection;
-import io.github.redkit.region.RegionReplicators;
+import io.github.redkit.region.internal.RegionReplicators;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -3,7 +3,7 @@ package io.github.redkit.autoconfigure.budget;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.queue.QueueAutoConfiguration;
 import io.github.redkit.budget.Budgets;
-import io.github.redkit.budget.DefaultReactiveBudgets;
+import io.github.redkit.budget.internal.DefaultReactiveBudgets;
 import io.github.redkit.budget.ReactiveBudgets;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;

@@ -5,7 +5,7 @@ import java.util.Map;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.cache.CachePolicy;
 import io.github.redkit.cache.CacheSpec;
-import io.github.redkit.cache.JitteredTtl;
+import io.github.redkit.cache.internal.JitteredTtl;
 import io.github.redkit.cache.RedkitCacheManagerCustomizer;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;

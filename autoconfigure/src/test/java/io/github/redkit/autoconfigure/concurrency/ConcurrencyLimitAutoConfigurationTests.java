@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.concurrency.ConcurrencyLimitedAdvisor;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitedAdvisor;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;

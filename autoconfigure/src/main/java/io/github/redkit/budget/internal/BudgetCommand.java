@@ -1,0 +1,22 @@
+package io.github.redkit.budget.internal;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One change or read of a budget, as the {@code budget_apply} script takes it.
+ *
+ * @param budgetId the budget
+ * @param kind the kind of operation an operation id is remembered for ({@code spend},
+ * {@code refund}, {@code reserve}, {@code commit}), {@code null} when none is
+ * @param operationId the caller's operation id, {@code null} when none
+ * @param command the script's command ({@code create}, {@code spend}, {@code reserve}...)
+ * @param amount the amount, 0 when the command takes none
+ * @param id the command's own argument: the replace flag of a creation, a reservation's
+ * id, empty when none
+ * @param reservationTtl how long a reservation holds, in milliseconds, {@code "0"} when
+ * not a reservation
+ */
+record BudgetCommand(String budgetId, @Nullable String kind, @Nullable String operationId, String command, long amount,
+		String id, String reservationTtl) {
+
+}

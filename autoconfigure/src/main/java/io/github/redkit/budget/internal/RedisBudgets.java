@@ -1,0 +1,390 @@
+package io.github.redkit.budget.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import io.github.redkit.budget.BudgetNotFoundException;
+import io.github.redkit.budget.BudgetObservationKind;
+import io.github.redkit.budget.BudgetOverflowException;
+import io.github.redkit.budget.Budgets;
+import io.github.redkit.budget.Reservation;
+import io.github.redkit.budget.SpendResult;
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RandomIds;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitOutcomes;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.util.Assert;
+
+/**
+ * {@link Budgets} on Redis: every call is one {@code budget_apply} script on the keys of
+ * one budget, which share a hash tag: {@code <prefix>:budget:{<id>}:balance},
+ * {@code :reservations} (id &rarr; amount), {@code :deadlines} (id &rarr; deadline) and
+ * {@code :op:<kind>:<operation id>} (the first result of an idempotent call, with a ttl).
+ * Every call is sent asynchronously; the blocking methods wait for the same call their
+ * {@code *Async} twins return, so both faces share keys, script, checks and meters.
+ */
+public class RedisBudgets implements Budgets {
+
+	private static final LuaScript<List> APPLY = LuaScript.load("budget_apply", List.class);
+
+	private static final String MAX = Long.toString(MAX_AMOUNT);
+
+	private static final RedkitOutcomes<Answer> APPLIED = RedkitOutcomes.of(RedisBudgets::outcome);
+
+	private final RedisScriptRunner runner;
+
+	private final RedisKeyspace keyspace;
+
+	private final Duration timeout;
+
+	private final Duration operationTtl;
+
+	private final RedkitMetrics metrics;
+
+	private final RedkitObservations observations;
+
+	/**
+	 * Creates budgets.
+	 * @param runner runs the scripts
+	 * @param keyspace builds the keys
+	 * @param timeout the longest wait for Redis; then the call fails (closed)
+	 * @param operationTtl how long the first result of an idempotent call is kept
+	 * @param metrics receives outcomes
+	 * @param observations where budget changes are observed (as
+	 * {@code redkit.budget.apply}), {@link RedkitObservations#NONE} for nowhere
+	 */
+	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
+			RedkitMetrics metrics, RedkitObservations observations) {
+		Assert.notNull(observations, "observations must not be null");
+		this.observations = observations;
+		this.runner = runner;
+		this.keyspace = keyspace;
+		this.timeout = timeout;
+		this.operationTtl = operationTtl;
+		this.metrics = metrics;
+	}
+
+	@Override
+	public boolean create(String budgetId, long amount) {
+		return create(budgetId, amount, false);
+	}
+
+	@Override
+	public boolean create(String budgetId, long amount, boolean replace) {
+		checkAmount(amount, true);
+		return call(new BudgetCommand(budgetId, null, null, "create", amount, replace ? "1" : "0", "0")).applied();
+	}
+
+	@Override
+	public CompletableFuture<Boolean> createAsync(String budgetId, long amount, boolean replace) {
+		return started(() -> {
+			checkAmount(amount, true);
+			return callAsync(new BudgetCommand(budgetId, null, null, "create", amount, replace ? "1" : "0", "0"))
+				.thenApply(Answer::applied);
+		});
+	}
+
+	@Override
+	public boolean delete(String budgetId) {
+		return call(new BudgetCommand(budgetId, null, null, "delete", 0, "", "0")).applied();
+	}
+
+	@Override
+	public CompletableFuture<Boolean> deleteAsync(String budgetId) {
+		return started(() -> callAsync(new BudgetCommand(budgetId, null, null, "delete", 0, "", "0"))
+			.thenApply(Answer::applied));
+	}
+
+	@Override
+	public long remaining(String budgetId) {
+		return call(new BudgetCommand(budgetId, null, null, "remaining", 0, "", "0")).result().remaining();
+	}
+
+	@Override
+	public CompletableFuture<Long> remainingAsync(String budgetId) {
+		return started(() -> callAsync(new BudgetCommand(budgetId, null, null, "remaining", 0, "", "0"))
+			.thenApply((answer) -> answer.result().remaining()));
+	}
+
+	@Override
+	public SpendResult spend(String budgetId, long amount) {
+		checkAmount(amount, false);
+		return record("spend", call(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))).result();
+	}
+
+	@Override
+	public CompletableFuture<SpendResult> spendAsync(String budgetId, long amount) {
+		return started(() -> {
+			checkAmount(amount, false);
+			return callAsync(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))
+				.thenApply((answer) -> record("spend", answer).result());
+		});
+	}
+
+	@Override
+	public SpendResult spend(String budgetId, long amount, String operationId) {
+		checkAmount(amount, false);
+		return record("spend", call(new BudgetCommand(budgetId, "spend", operationId, "spend", amount, "", "0")))
+			.result();
+	}
+
+	@Override
+	public CompletableFuture<SpendResult> spendAsync(String budgetId, long amount, String operationId) {
+		return started(() -> {
+			checkAmount(amount, false);
+			return callAsync(new BudgetCommand(budgetId, "spend", operationId, "spend", amount, "", "0"))
+				.thenApply((answer) -> record("spend", answer).result());
+		});
+	}
+
+	@Override
+	public SpendResult refund(String budgetId, long amount, String operationId) {
+		checkAmount(amount, false);
+		return record("refund", call(new BudgetCommand(budgetId, "refund", operationId, "refund", amount, "", "0")))
+			.result();
+	}
+
+	@Override
+	public CompletableFuture<SpendResult> refundAsync(String budgetId, long amount, String operationId) {
+		return started(() -> {
+			checkAmount(amount, false);
+			return callAsync(new BudgetCommand(budgetId, "refund", operationId, "refund", amount, "", "0"))
+				.thenApply((answer) -> record("refund", answer).result());
+		});
+	}
+
+	@Override
+	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl) {
+		checkReservation(amount, ttl);
+		String id = RandomIds.next();
+		Answer answer = record("reserve",
+				call(new BudgetCommand(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + "")));
+		return reservation(budgetId, amount, answer, id);
+	}
+
+	@Override
+	public CompletableFuture<Optional<Reservation>> reserveAsync(String budgetId, long amount, Duration ttl) {
+		return started(() -> {
+			checkReservation(amount, ttl);
+			String id = RandomIds.next();
+			return callAsync(new BudgetCommand(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + ""))
+				.thenApply((answer) -> reservation(budgetId, amount, record("reserve", answer), id));
+		});
+	}
+
+	@Override
+	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl, String operationId) {
+		checkReservation(amount, ttl);
+		Answer answer = record("reserve", call(new BudgetCommand(budgetId, "reserve", operationId, "reserve", amount,
+				RandomIds.next(), ttl.toMillis() + "")));
+		return reservation(budgetId, amount, answer, answer.reservationId());
+	}
+
+	@Override
+	public CompletableFuture<Optional<Reservation>> reserveAsync(String budgetId, long amount, Duration ttl,
+			String operationId) {
+		return started(() -> {
+			checkReservation(amount, ttl);
+			return callAsync(new BudgetCommand(budgetId, "reserve", operationId, "reserve", amount, RandomIds.next(),
+					ttl.toMillis() + ""))
+				.thenApply(
+						(answer) -> reservation(budgetId, amount, record("reserve", answer), answer.reservationId()));
+		});
+	}
+
+	@Override
+	public SpendResult commit(Reservation reservation, long actualAmount) {
+		checkCommit(reservation, actualAmount);
+		return record("commit", call(new BudgetCommand(reservation.budgetId(), "commit", reservation.id(), "commit",
+				actualAmount, reservation.id(), "0")))
+			.result();
+	}
+
+	@Override
+	public CompletableFuture<SpendResult> commitAsync(Reservation reservation, long actualAmount) {
+		return started(() -> {
+			checkCommit(reservation, actualAmount);
+			return callAsync(new BudgetCommand(reservation.budgetId(), "commit", reservation.id(), "commit",
+					actualAmount, reservation.id(), "0"))
+				.thenApply((answer) -> record("commit", answer).result());
+		});
+	}
+
+	@Override
+	public void release(Reservation reservation) {
+		Assert.notNull(reservation, "Reservation must not be null");
+		record("release",
+				call(new BudgetCommand(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0")));
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseAsync(Reservation reservation) {
+		return started(() -> {
+			Assert.notNull(reservation, "Reservation must not be null");
+			return callAsync(new BudgetCommand(reservation.budgetId(), null, null, "release", 0, reservation.id(), "0"))
+				.thenAccept((answer) -> record("release", answer));
+		});
+	}
+
+	private static Optional<Reservation> reservation(String budgetId, long amount, Answer answer, String id) {
+		return answer.applied() ? Optional.of(new Reservation(budgetId, id, amount)) : Optional.empty();
+	}
+
+	private Answer record(String operation, Answer answer) {
+		this.metrics.increment(BudgetMeters.CHANGES, "operation", operation, "outcome",
+				answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused");
+		return answer;
+	}
+
+	private Answer call(BudgetCommand command) {
+		Assert.hasText(command.budgetId(), "Budget id must not be empty");
+		if ("remaining".equals(command.command())) {
+			return apply(command);
+		}
+		// named by the command, never by the budget id (one per customer, order...)
+		return this.observations.observe(BudgetObservationKind.APPLY, command.command(), () -> apply(command), APPLIED);
+	}
+
+	private CompletableFuture<Answer> callAsync(BudgetCommand command) {
+		Assert.hasText(command.budgetId(), "Budget id must not be empty");
+		if ("remaining".equals(command.command())) {
+			return applyAsync(command);
+		}
+		return this.observations.observeAsync(BudgetObservationKind.APPLY, command.command(), () -> applyAsync(command),
+				APPLIED);
+	}
+
+	private static String outcome(Answer answer) {
+		return answer.replayed() ? "replayed" : answer.applied() ? "applied" : "refused";
+	}
+
+	/**
+	 * The blocking face: waits for the one asynchronous call, at most the timeout.
+	 */
+	private Answer apply(BudgetCommand command) {
+		List<?> reply;
+		try {
+			reply = RedisScriptRunner.await(send(command), this.timeout, APPLY.name());
+		}
+		catch (DataAccessException ex) {
+			throw unavailable(command.command(), ex);
+		}
+		return answer(command.budgetId(), command.amount(), reply);
+	}
+
+	private CompletableFuture<Answer> applyAsync(BudgetCommand command) {
+		return send(command).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, ex) -> {
+			if (ex != null) {
+				throw unavailable(command.command(), accessFailure(ex));
+			}
+			return answer(command.budgetId(), command.amount(), reply);
+		});
+	}
+
+	private CompletableFuture<List> send(BudgetCommand command) {
+		return this.runner.executeAsync(APPLY, keys(command.budgetId(), command.kind(), command.operationId()),
+				command.command(), Long.toString(command.amount()), command.id(), command.reservationTtl(),
+				Long.toString(this.operationTtl.toMillis()), MAX);
+	}
+
+	private DataAccessException unavailable(String command, DataAccessException ex) {
+		this.metrics.increment(BudgetMeters.CHANGES, "operation", command, "outcome", "unavailable");
+		return ex;
+	}
+
+	private DataAccessException accessFailure(Throwable failure) {
+		Throwable ex = unwrap(failure);
+		if (ex instanceof DataAccessException dataAccess) {
+			return dataAccess;
+		}
+		if (ex instanceof TimeoutException) {
+			return new QueryTimeoutException(
+					"Redis did not answer " + APPLY.name() + " within " + this.timeout.toMillis() + " ms", ex);
+		}
+		return new RedisSystemException("Redis call " + APPLY.name() + " failed", ex);
+	}
+
+	private static Answer answer(String budgetId, long amount, List<?> reply) {
+		long applied = (Long) reply.get(0);
+		long remaining = (Long) reply.get(1);
+		if (applied == -1) {
+			throw new BudgetNotFoundException(budgetId);
+		}
+		if (applied == -2) {
+			throw new BudgetOverflowException(budgetId, amount, remaining);
+		}
+		String reservationId = (reply.size() > 3) ? (String) reply.get(3) : "";
+		return new Answer(new SpendResult(applied == 1, remaining), (Long) reply.get(2) == 1, reservationId);
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	/**
+	 * Starts an asynchronous call whose checks may throw: a refused argument becomes the
+	 * answer's failure, never the caller's.
+	 */
+	private static <T> CompletableFuture<T> started(Supplier<CompletableFuture<T>> call) {
+		try {
+			return call.get();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static void checkReservation(long amount, @Nullable Duration ttl) {
+		checkAmount(amount, false);
+		Assert.isTrue(ttl != null && ttl.toMillis() > 0, "A reservation needs a positive ttl");
+	}
+
+	private static void checkCommit(Reservation reservation, long actualAmount) {
+		Assert.notNull(reservation, "Reservation must not be null");
+		Assert.isTrue(actualAmount >= 0 && actualAmount <= reservation.amount(), () -> "Committed amount "
+				+ actualAmount + " must be between 0 and the reserved " + reservation.amount());
+	}
+
+	private List<String> keys(String budgetId, @Nullable String kind, @Nullable String operationId) {
+		RedisKeyspace.Key budget = this.keyspace.key("budget").tag(budgetId);
+		List<String> keys = new ArrayList<>(4);
+		keys.add(budget.part("balance").build());
+		keys.add(budget.part("reservations").build());
+		keys.add(budget.part("deadlines").build());
+		if (kind != null) {
+			Assert.hasText(operationId, "Operation id must not be empty");
+			keys.add(budget.part("op", kind, operationId).build());
+		}
+		return keys;
+	}
+
+	private static void checkAmount(long amount, boolean zeroAllowed) {
+		Assert.isTrue(amount > 0 || (zeroAllowed && amount == 0),
+				() -> "Amount " + amount + " must be " + (zeroAllowed ? ">= 0" : "> 0"));
+		Assert.isTrue(amount <= MAX_AMOUNT, () -> "Amount " + amount + " exceeds " + MAX_AMOUNT);
+	}
+
+	private record Answer(SpendResult result, boolean replayed, String reservationId) {
+
+		boolean applied() {
+			return this.result.applied();
+		}
+
+	}
+
+}

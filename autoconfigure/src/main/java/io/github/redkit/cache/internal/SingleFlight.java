@@ -1,0 +1,76 @@
+package io.github.redkit.cache.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RandomIds;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.RedisScriptRunner;
+
+/**
+ * The cluster-wide lock of one cache entry: {@code SET NX PX} with a random owner token,
+ * released by compare-and-delete so that a holder whose lease expired never removes the
+ * next holder's lock. Lock keys are {@code <prefix>:cache:{<entry key>}:flight}.
+ */
+public final class SingleFlight {
+
+	private static final LuaScript<Long> LOCK = LuaScript.load("cache_lock", Long.class);
+
+	private static final LuaScript<Long> UNLOCK = LuaScript.load("cache_unlock", Long.class);
+
+	private final RedisScriptRunner runner;
+
+	private final RedisKeyspace keyspace;
+
+	/**
+	 * Creates the lock helper.
+	 * @param runner the script runner
+	 * @param keyspace the keyspace
+	 */
+	public SingleFlight(RedisScriptRunner runner, RedisKeyspace keyspace) {
+		this.runner = runner;
+		this.keyspace = keyspace;
+	}
+
+	/**
+	 * The lock key of a cache entry.
+	 * @param entryKey the entry's Redis key
+	 * @return the lock key
+	 */
+	public String lockKey(byte[] entryKey) {
+		return this.keyspace.key("cache").tag(new String(entryKey, StandardCharsets.UTF_8)).part("flight").build();
+	}
+
+	/**
+	 * A fresh owner token.
+	 * @return a random token
+	 */
+	public static String newToken() {
+		return RandomIds.next();
+	}
+
+	/**
+	 * Tries to take the lock once.
+	 * @param lockKey the lock key
+	 * @param token the caller's token
+	 * @param lease how long the lock lives if never released
+	 * @return {@code true} when the caller now holds it
+	 */
+	public boolean tryLock(String lockKey, String token, Duration lease) {
+		Long acquired = this.runner.execute(LOCK, List.of(lockKey), token,
+				Long.toString(Math.max(1, lease.toMillis())));
+		return acquired != null && acquired == 1L;
+	}
+
+	/**
+	 * Releases the lock if the caller still holds it.
+	 * @param lockKey the lock key
+	 * @param token the caller's token
+	 */
+	public void unlock(String lockKey, String token) {
+		this.runner.execute(UNLOCK, List.of(lockKey), token);
+	}
+
+}

@@ -1,0 +1,147 @@
+package io.github.redkit.core.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.lettuce.core.ScriptOutputType;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * A Lua script of Redkit, read once from {@code META-INF/redkit/scripts/<name>.lua}.
+ * Spring Data Redis sends it with {@code EVALSHA} and falls back to {@code EVAL} when
+ * Redis answers {@code NOSCRIPT}.
+ *
+ * @param <T> the result type
+ */
+public final class LuaScript<T> {
+
+	/** Where the scripts live on the class path. */
+	public static final String LOCATION = "META-INF/redkit/scripts/";
+
+	private static final Pattern INCLUDE = Pattern.compile("^--#include (\\w+)$", Pattern.MULTILINE);
+
+	private final String name;
+
+	private final RedisScript<T> script;
+
+	private final byte[] source;
+
+	private final String sha1;
+
+	private LuaScript(String name, RedisScript<T> script) {
+		this.name = name;
+		this.script = script;
+		this.source = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
+		// computed once: DefaultRedisScript guards its SHA-1 with a lock, and a contended
+		// lock parks the thread, an event loop's included
+		this.sha1 = script.getSha1();
+	}
+
+	/**
+	 * Loads a script. A line {@code --#include <name>} in it is replaced by the source of
+	 * the script {@code <name>}: the way scripts share local functions.
+	 * @param <T> the result type
+	 * @param name the file name without {@code .lua}
+	 * @param resultType {@code Long}, {@code Boolean}, {@code List}, {@code String} or
+	 * {@code byte[]} (a bulk reply kept as it is)
+	 * @return the script
+	 * @throws IllegalStateException when the file is missing
+	 */
+	public static <T> LuaScript<T> load(String name, Class<T> resultType) {
+		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType));
+	}
+
+	private static String read(String name) {
+		ClassPathResource resource = new ClassPathResource(LOCATION + name + ".lua", LuaScript.class.getClassLoader());
+		if (!resource.exists()) {
+			throw new IllegalStateException("Redkit script '" + name + "' not found at " + resource.getPath());
+		}
+		String source;
+		try (InputStream in = resource.getInputStream()) {
+			source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read Redkit script '" + name + "'", ex);
+		}
+		// Redis runs one self-contained chunk: functions shared by several scripts are
+		// pasted in where a line says "--#include <name>"
+		Matcher include = INCLUDE.matcher(source);
+		StringBuilder expanded = new StringBuilder();
+		while (include.find()) {
+			include.appendReplacement(expanded, Matcher.quoteReplacement(read(include.group(1))));
+		}
+		return include.appendTail(expanded).toString();
+	}
+
+	/**
+	 * The script's name, used in error messages.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * The Spring Data Redis script (its source and SHA-1).
+	 * @return the script
+	 */
+	public RedisScript<T> redisScript() {
+		return this.script;
+	}
+
+	/**
+	 * The script's SHA-1, for {@code EVALSHA}, read without taking a lock.
+	 * @return the hex SHA-1 of the source
+	 */
+	String sha1() {
+		return this.sha1;
+	}
+
+	/**
+	 * The script's source, for {@code EVAL} after a {@code NOSCRIPT} answer.
+	 * @return the UTF-8 bytes of the source
+	 */
+	byte[] source() {
+		return this.source;
+	}
+
+	/**
+	 * Whether the script's reply is kept as bytes rather than read as UTF-8.
+	 * @return {@code true} for a {@code byte[]} result type
+	 */
+	boolean returnsBytes() {
+		return byte[].class.equals(this.script.getResultType());
+	}
+
+	/**
+	 * How Lettuce should read the script's reply.
+	 * @return the output type matching the result type
+	 */
+	ScriptOutputType outputType() {
+		Class<?> type = this.script.getResultType();
+		if (type == null) {
+			return ScriptOutputType.STATUS;
+		}
+		if (Long.class.equals(type)) {
+			return ScriptOutputType.INTEGER;
+		}
+		if (Boolean.class.equals(type)) {
+			return ScriptOutputType.BOOLEAN;
+		}
+		return List.class.isAssignableFrom(type) ? ScriptOutputType.MULTI : ScriptOutputType.VALUE;
+	}
+
+	@Override
+	public String toString() {
+		return "LuaScript '" + this.name + "' (" + this.sha1 + ")";
+	}
+
+}

@@ -1,0 +1,110 @@
+package io.github.redkit.core.internal;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+
+import io.github.redkit.core.RedkitMeter;
+import io.github.redkit.core.RedkitMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link RedkitMetrics} on a Micrometer {@link MeterRegistry}. The registry is looked up
+ * on first use, so that its auto-configuration may run after Redkit's; each meter is
+ * built once per set of tags and then reused, which keeps a recording on the hot path to
+ * a map lookup.
+ */
+public final class MicrometerRedkitMetrics implements RedkitMetrics {
+
+	private final Supplier<@Nullable MeterRegistry> registrySupplier;
+
+	private volatile @Nullable MeterRegistry registry;
+
+	private final Map<RedkitMeter, Map<List<String>, Meter>> meters = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates metrics on a registry found later.
+	 * @param registry supplies the registry, or {@code null} while there is none
+	 */
+	public MicrometerRedkitMetrics(Supplier<@Nullable MeterRegistry> registry) {
+		this.registrySupplier = registry;
+	}
+
+	@Override
+	public void increment(RedkitMeter meter, String... tags) {
+		Meter counter = meter(meter, tags, null, null);
+		if (counter != null) {
+			((Counter) counter).increment();
+		}
+	}
+
+	@Override
+	public void record(RedkitMeter meter, long nanos, String... tags) {
+		Meter timer = meter(meter, tags, null, null);
+		if (timer != null) {
+			((Timer) timer).record(nanos, TimeUnit.NANOSECONDS);
+		}
+	}
+
+	@Override
+	public <T> void gauge(RedkitMeter meter, T source, ToDoubleFunction<T> value, String... tags) {
+		meter(meter, tags, source, value);
+	}
+
+	@SuppressWarnings("unchecked")
+	private @Nullable Meter meter(RedkitMeter meter, String[] tags, @Nullable Object source,
+			@Nullable ToDoubleFunction<?> value) {
+		Map<List<String>, Meter> byTags = this.meters.computeIfAbsent(meter, (m) -> new ConcurrentHashMap<>());
+		List<String> key = Arrays.asList(tags);
+		Meter existing = byTags.get(key);
+		if (existing != null) {
+			return existing;
+		}
+		MeterRegistry registry = registry();
+		if (registry == null) {
+			return null;
+		}
+		return byTags.computeIfAbsent(List.copyOf(key), (k) -> switch (meter.kind()) {
+			case COUNTER ->
+				Counter.builder(meter.name()).description(meter.description()).tags(tags).register(registry);
+			case TIMER -> Timer.builder(meter.name()).description(meter.description()).tags(tags).register(registry);
+			case GAUGE -> Gauge.builder(meter.name(), gaugeSource(source), (ToDoubleFunction<Object>) gaugeValue(value))
+				.description(meter.description())
+				.tags(tags)
+				.register(registry);
+		});
+	}
+
+	private static Object gaugeSource(@Nullable Object source) {
+		if (source == null) {
+			throw new IllegalArgumentException("A gauge needs a source");
+		}
+		return source;
+	}
+
+	private static ToDoubleFunction<?> gaugeValue(@Nullable ToDoubleFunction<?> value) {
+		if (value == null) {
+			throw new IllegalArgumentException("A gauge needs a value function");
+		}
+		return value;
+	}
+
+	private @Nullable MeterRegistry registry() {
+		MeterRegistry current = this.registry;
+		if (current == null) {
+			current = this.registrySupplier.get();
+			this.registry = current;
+		}
+		return current;
+	}
+
+}

@@ -1,0 +1,656 @@
+package io.github.redkit.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import io.github.redkit.core.RedkitScriptException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import org.jspecify.annotations.Nullable;
+import reactor.core.scheduler.NonBlocking;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Runs Redkit's scripts and commands on the application's Redis connection, with string
+ * keys and arguments. An error answered by Redis becomes a {@link RedkitScriptException}
+ * naming the script; a connection failure or a timeout keeps its Spring type
+ * ({@code RedisConnectionFailureException}, {@link QueryTimeoutException}) so that
+ * callers can apply their failure policy.
+ * <p>
+ * With Lettuce, {@link #executeAsync} sends the script without blocking a thread, which
+ * lets a caller bound the wait ({@link #execute(LuaScript, Duration, List, String...)})
+ * and send scripts for several cluster slots at once. A caller that must not block (an
+ * event loop, one of Redkit's own asynchronous threads) hands a script that needs a
+ * connection first (the first connect, a pooled borrow) to a few threads of the runner's,
+ * by default as many as the pool's {@code max-active}; a script whose caller gave up (its
+ * future timed out or was cancelled) before it could be sent is not sent.
+ */
+public class RedisScriptRunner {
+
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			RedisScriptRunner.class.getClassLoader());
+
+	private static final boolean NETTY_PRESENT = ClassUtils.isPresent("io.netty.util.concurrent.FastThreadLocalThread",
+			RedisScriptRunner.class.getClassLoader());
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.NonBlocking",
+			RedisScriptRunner.class.getClassLoader());
+
+	private static final boolean POOL_PRESENT = ClassUtils
+		.isPresent("org.apache.commons.pool2.impl.GenericObjectPoolConfig", RedisScriptRunner.class.getClassLoader());
+
+	/**
+	 * How many threads at most hand scripts over to a connection that is not pooled or to
+	 * a pool without a bound: the pool's own default {@code max-active}.
+	 */
+	public static final int DEFAULT_HAND_OFF_THREADS = 8;
+
+	// set on Redkit's own asynchronous threads: what runs there must not wait for a
+	// connection either, or they would grow with the calls waiting
+	private static final ThreadLocal<Boolean> ASYNCHRONOUS = new ThreadLocal<>();
+
+	private static final Executor CONNECTOR = Executors.newCachedThreadPool(asynchronousThreads("redkit-connect"));
+
+	/**
+	 * Where a non-blocking path runs the short blocking steps it cannot avoid (making a
+	 * connection, giving a pooled one back, subscribing to a channel): never on the
+	 * caller's thread, which may be an event loop. A script sent from one of its threads
+	 * is handed off like one sent from an event loop: these threads never wait for a
+	 * pooled connection.
+	 * @return an executor of daemon threads, created as needed
+	 */
+	public static Executor blockingSteps() {
+		return CONNECTOR;
+	}
+
+	// keys are strings, arguments bytes, both sent as they are
+	private static final RedisSerializer<Object> BINARY_ARGUMENTS = new RedisSerializer<>() {
+
+		@Override
+		public byte[] serialize(@Nullable Object value) {
+			if (value == null) {
+				return new byte[0];
+			}
+			return (value instanceof byte[] bytes) ? bytes : value.toString().getBytes(StandardCharsets.UTF_8);
+		}
+
+		@Override
+		public @Nullable Object deserialize(byte @Nullable [] bytes) {
+			return bytes;
+		}
+
+	};
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final StringRedisTemplate template;
+
+	// sends the scripts of callers that must not block: bounded, as threads beyond the
+	// pool's size would only wait for it, and more of them with every call while Redis
+	// does not answer
+	private final ExecutorService handOff;
+
+	private final int handOffThreads;
+
+	private volatile @Nullable Boolean cluster;
+
+	private volatile boolean connected;
+
+	// the factory's shared Lettuce connection, once one was handed out
+	private volatile @Nullable Object sharedCommands;
+
+	/**
+	 * Creates a runner on a connection factory, handing scripts off to as many threads as
+	 * its pool's {@code max-active} ({@value #DEFAULT_HAND_OFF_THREADS} without a pool or
+	 * with an unbounded one).
+	 * @param connectionFactory the application's connection factory
+	 */
+	public RedisScriptRunner(RedisConnectionFactory connectionFactory) {
+		this(connectionFactory, defaultHandOffThreads(connectionFactory));
+	}
+
+	/**
+	 * Creates a runner on a connection factory.
+	 * @param connectionFactory the application's connection factory
+	 * @param handOffThreads how many threads at most send the scripts of callers that
+	 * must not block while a connection is made or borrowed
+	 */
+	public RedisScriptRunner(RedisConnectionFactory connectionFactory, int handOffThreads) {
+		Assert.isTrue(handOffThreads > 0, () -> "handOffThreads must be > 0 (was " + handOffThreads + ")");
+		this.connectionFactory = connectionFactory;
+		this.template = new StringRedisTemplate(connectionFactory);
+		this.handOff = RedkitThreads.bounded(asynchronousThreads("redkit-hand-off"), handOffThreads);
+		this.handOffThreads = handOffThreads;
+	}
+
+	/**
+	 * How many threads at most send the scripts of callers that must not block.
+	 * @return the number of threads
+	 */
+	public int handOffThreads() {
+		return this.handOffThreads;
+	}
+
+	/**
+	 * How many threads a runner on a connection factory hands scripts off to by default:
+	 * its pool's {@code max-active}, or {@value #DEFAULT_HAND_OFF_THREADS} without a pool
+	 * or with an unbounded one.
+	 * @param connectionFactory the connection factory
+	 * @return the number of threads
+	 */
+	public static int defaultHandOffThreads(RedisConnectionFactory connectionFactory) {
+		int maxActive = (LETTUCE_PRESENT && POOL_PRESENT) ? LettuceScripts.maxActive(connectionFactory) : -1;
+		return (maxActive > 0) ? maxActive : DEFAULT_HAND_OFF_THREADS;
+	}
+
+	private static ThreadFactory asynchronousThreads(String name) {
+		return (task) -> RedkitThreads.newThread(name, () -> {
+			ASYNCHRONOUS.set(Boolean.TRUE);
+			task.run();
+		}, true);
+	}
+
+	/**
+	 * Opens the shared connection on a background thread, so that the first call does not
+	 * pay for it and start-up does not wait for Redis.
+	 * @return completes when the attempt ends, connected or not
+	 */
+	public CompletableFuture<Void> connectInBackground() {
+		return CompletableFuture.runAsync(() -> {
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				this.connected = true;
+			}
+			catch (RuntimeException ex) {
+				// the first call will try again and apply its own failure policy
+			}
+		}, CONNECTOR);
+	}
+
+	/**
+	 * Runs a script: one round trip, bounded only by the client's command timeout.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments
+	 * @return what the script returned
+	 */
+	public <T> T execute(LuaScript<T> script, List<String> keys, String... args) {
+		try {
+			return this.template.execute(script.redisScript(), keys, (Object[]) args);
+		}
+		catch (RedisSystemException ex) {
+			throw new RedkitScriptException(script.name(), ex);
+		}
+	}
+
+	/**
+	 * Runs a script and waits at most {@code timeout} for the answer.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments
+	 * @return what the script returned
+	 * @throws QueryTimeoutException when Redis did not answer in time
+	 */
+	public <T> T execute(LuaScript<T> script, Duration timeout, List<String> keys, String... args) {
+		return await(executeAsync(script, keys, args), timeout, script.name());
+	}
+
+	/**
+	 * Runs a script with binary arguments and waits at most {@code timeout} for the
+	 * answer.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments, sent as they are
+	 * @return what the script returned
+	 * @throws QueryTimeoutException when Redis did not answer in time
+	 */
+	public <T> T execute(LuaScript<T> script, Duration timeout, List<String> keys, byte[][] args) {
+		return await(executeAsync(script, keys, args), timeout, script.name());
+	}
+
+	/**
+	 * Runs a script without blocking the calling thread, failing with a
+	 * {@link QueryTimeoutException} when Redis does not answer within {@code timeout}:
+	 * the same failure the blocking
+	 * {@link #execute(LuaScript, Duration, List, String...)} throws.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments
+	 * @return what the script will return
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, Duration timeout, List<String> keys,
+			String... args) {
+		return executeAsync(script, timeout, keys, encode(List.of(args)));
+	}
+
+	/**
+	 * Runs a script with binary arguments without blocking the calling thread, failing
+	 * with a {@link QueryTimeoutException} when Redis does not answer within
+	 * {@code timeout}. The timeout is set on the sent call itself, so a call still queued
+	 * for a connection when it passes is never sent.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments, sent as they are
+	 * @return what the script will return
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, Duration timeout, List<String> keys,
+			byte[][] args) {
+		// a timeout completes on the JDK's one timer thread: what follows a failure (a
+		// release, a retry, a pooled connection's borrow) runs elsewhere, or one stuck
+		// call would stop every timer of the process
+		return executeAsync(script, keys, args).orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+			.exceptionallyComposeAsync((ex) -> CompletableFuture
+				.failedFuture((unwrap(ex) instanceof TimeoutException) ? new QueryTimeoutException(
+						"Redis did not answer " + script.name() + " within " + timeout.toMillis() + " ms", unwrap(ex))
+						: unwrap(ex)),
+					CONNECTOR);
+	}
+
+	/**
+	 * The failure behind a {@link CompletionException}.
+	 * @param ex what a future completed with
+	 * @return the cause the future's stage wrapped, or {@code ex}
+	 */
+	public static Throwable unwrap(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	/**
+	 * Sends a script without waiting for the answer.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments
+	 * @return the answer, completed exceptionally with a {@link DataAccessException}
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, String... args) {
+		return executeAsync(script, keys, encode(List.of(args)));
+	}
+
+	/**
+	 * Sends a script with binary arguments without waiting for the answer.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param keys the keys it touches (in a cluster they must share a slot)
+	 * @param args its arguments, sent as they are
+	 * @return the answer, completed exceptionally with a {@link DataAccessException}
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, byte[][] args) {
+		CompletableFuture<T> answer = sendOnSharedConnection(script, keys, args);
+		if (answer != null) {
+			return answer;
+		}
+		if (this.connected && !onNonBlockingThread()) {
+			return send(script, keys, args, null);
+		}
+		// until a connection has been made, making one blocks for the connect timeout;
+		// the factory hands even its shared one out under a lock that a start, a reset or
+		// another caller may hold; borrowing a pooled one may wait for the pool: do it on
+		// another thread, so that callers can still bound their wait and an event loop
+		// never waits
+		return handOff(script, keys, args);
+	}
+
+	private <T> @Nullable CompletableFuture<T> sendOnSharedConnection(LuaScript<T> script, List<String> keys,
+			byte[][] args) {
+		Object shared = this.sharedCommands;
+		if (shared != null) {
+			// the factory hands its shared connection out under a lock, which a burst of
+			// callers on event loops would wait for: it is taken once and kept while open
+			CompletableFuture<T> answer = LettuceScripts.executeIfOpen(shared, script, encode(keys), args);
+			if (answer != null) {
+				return answer;
+			}
+			this.sharedCommands = null;
+		}
+		return null;
+	}
+
+	private <T> CompletableFuture<T> handOff(LuaScript<T> script, List<String> keys, byte[][] args) {
+		// the caller's own future: when it times out or is cancelled, the caller gave up
+		CompletableFuture<T> answer = new CompletableFuture<>();
+		this.handOff.execute(() -> {
+			if (answer.isDone()) {
+				return;
+			}
+			CompletableFuture<T> sent;
+			try {
+				sent = sendOnSharedConnection(script, keys, args);
+				if (sent == null) {
+					sent = send(script, keys, args, answer);
+				}
+			}
+			catch (RuntimeException ex) {
+				sent = CompletableFuture.failedFuture(ex);
+			}
+			if (sent == answer) {
+				return;
+			}
+			BiConsumer<T, @Nullable Throwable> relay = (value, ex) -> {
+				if (ex != null) {
+					answer.completeExceptionally(unwrap(ex));
+				}
+				else {
+					answer.complete(value);
+				}
+			};
+			if (sent.isDone()) {
+				// failed (or answered) at once: the caller's continuation runs elsewhere,
+				// not on one of the hand-off's few threads
+				sent.whenCompleteAsync(relay, CONNECTOR);
+			}
+			else {
+				sent.whenComplete(relay);
+			}
+		});
+		return answer;
+	}
+
+	/**
+	 * Sends a script on a connection of the factory's.
+	 * @param caller the future of a caller who may give up while the connection is made
+	 * or borrowed, after which the script is not sent
+	 */
+	private <T> CompletableFuture<T> send(LuaScript<T> script, List<String> keys, byte[][] args,
+			@Nullable CompletableFuture<T> caller) {
+		RedisConnection connection;
+		try {
+			connection = this.connectionFactory.getConnection();
+			this.connected = true;
+		}
+		catch (DataAccessException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<T> answer;
+		try {
+			// a pooled connection is borrowed here, and may have waited for the pool
+			Object nativeConnection = connection.getNativeConnection();
+			if (caller != null && caller.isDone()) {
+				// the caller gave up meanwhile: the connection goes back unused
+				connection.close();
+				return caller;
+			}
+			if (!LETTUCE_PRESENT || !(nativeConnection instanceof RedisScriptingAsyncCommands<?, ?>)) {
+				connection.close();
+				return CompletableFuture.completedFuture(executeBlocking(script, keys, args));
+			}
+			@SuppressWarnings("unchecked")
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
+			answer = LettuceScripts.execute(commands, script, encode(keys), args);
+			if (sharesNativeConnection()) {
+				this.sharedCommands = commands;
+			}
+		}
+		catch (RuntimeException ex) {
+			connection.close();
+			return CompletableFuture
+				.failedFuture((ex instanceof DataAccessException dataAccess) ? dataAccess : translate(script, ex));
+		}
+		if (sharesNativeConnection()) {
+			// the handle of the factory's shared connection: closing it releases nothing
+			connection.close();
+			return answer;
+		}
+		// a dedicated (pooled) connection must not go back to the pool, and to another
+		// borrower's transaction or blocking pop, with the script in flight; it goes back
+		// off Lettuce's I/O thread, which a pool closing a connection could block. The
+		// caller's answer does not wait for it
+		answer.whenCompleteAsync((result, failure) -> connection.close(), CONNECTOR);
+		return answer;
+	}
+
+	private static boolean onNonBlockingThread() {
+		Thread thread = Thread.currentThread();
+		// Netty's event loops (Lettuce's, a WebFlux server's), Reactor's non-blocking
+		// schedulers and Redkit's own asynchronous steps
+		return (NETTY_PRESENT && thread instanceof FastThreadLocalThread)
+				|| (REACTOR_PRESENT && thread instanceof NonBlocking) || ASYNCHRONOUS.get() != null;
+	}
+
+	private boolean sharesNativeConnection() {
+		return LETTUCE_PRESENT && this.connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getShareNativeConnection();
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> T executeBlocking(LuaScript<T> script, List<String> keys, byte[][] args) {
+		RedisSerializer<T> result = (RedisSerializer<T>) (script.returnsBytes() ? RedisSerializer.byteArray()
+				: RedisSerializer.string());
+		try {
+			return this.template.execute(script.redisScript(), BINARY_ARGUMENTS, result, keys, (Object[]) args);
+		}
+		catch (RedisSystemException ex) {
+			throw new RedkitScriptException(script.name(), ex);
+		}
+	}
+
+	/**
+	 * Runs a call that gives something back (a lock, a permit, a claim) without letting
+	 * an interrupt cut its wait for Redis short, then interrupts the thread again: giving
+	 * back is clean-up, often in a {@code finally} of interrupted work, and an answer not
+	 * waited for would leave the holder unsure whether it was given back.
+	 * @param <T> the answer's type
+	 * @param call the call
+	 * @return its answer
+	 */
+	public static <T> T uninterrupted(Supplier<T> call) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return call.get();
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Waits for an answer at most {@code timeout}, translating failures.
+	 * @param <T> the result type
+	 * @param answer the pending answer
+	 * @param timeout how long to wait
+	 * @param what what is awaited, for the timeout message
+	 * @return the answer
+	 * @throws DataAccessException when the call failed or timed out
+	 */
+	public static <T> T await(CompletableFuture<T> answer, Duration timeout, String what) {
+		try {
+			return answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			answer.cancel(false);
+			throw new QueryTimeoutException("Redis did not answer " + what + " within " + timeout.toMillis() + " ms",
+					ex);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof DataAccessException dataAccess) {
+				throw dataAccess;
+			}
+			throw new RedisSystemException("Redis call " + what + " failed", cause);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new QueryTimeoutException("Interrupted while waiting for " + what, ex);
+		}
+	}
+
+	/**
+	 * The template behind this runner, for plain commands.
+	 * @return a template with string serializers
+	 */
+	public StringRedisTemplate template() {
+		return this.template;
+	}
+
+	/**
+	 * Whether the connection is to a Redis Cluster, where the keys of one script must
+	 * share a slot.
+	 * @return {@code true} for a cluster
+	 */
+	public boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			cluster = (LETTUCE_PRESENT && this.connectionFactory instanceof LettuceConnectionFactory lettuce)
+					? lettuce.isClusterAware() : isClusterConnection();
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
+	private boolean isClusterConnection() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return connection instanceof RedisClusterConnection;
+		}
+	}
+
+	/**
+	 * The connection factory behind this runner.
+	 * @return the connection factory
+	 */
+	public RedisConnectionFactory connectionFactory() {
+		return this.connectionFactory;
+	}
+
+	private static byte[][] encode(List<String> values) {
+		byte[][] encoded = new byte[values.size()][];
+		for (int i = 0; i < encoded.length; i++) {
+			encoded[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+		}
+		return encoded;
+	}
+
+	static DataAccessException translate(LuaScript<?> script, Throwable failure) {
+		Throwable ex = unwrap(failure);
+		if (ex instanceof DataAccessException dataAccess) {
+			return dataAccess;
+		}
+		DataAccessException translated = (LETTUCE_PRESENT && ex instanceof Exception exception)
+				? new LettuceExceptionConverter().convert(exception) : null;
+		if (translated == null || translated.getClass() == RedisSystemException.class) {
+			return new RedkitScriptException(script.name(), ex);
+		}
+		return translated;
+	}
+
+	/**
+	 * The Lettuce path, kept apart so that the class loads without Lettuce.
+	 */
+	private static final class LettuceScripts {
+
+		/**
+		 * The {@code max-active} of a Lettuce factory's pool.
+		 * @return the pool's size, or {@code -1} without a pool
+		 */
+		static int maxActive(RedisConnectionFactory connectionFactory) {
+			return (connectionFactory instanceof LettuceConnectionFactory lettuce
+					&& lettuce.getClientConfiguration() instanceof LettucePoolingClientConfiguration pooling)
+							? pooling.getPoolConfig().getMaxTotal() : -1;
+		}
+
+		/**
+		 * Sends a script on a kept shared connection, unless it was closed (the factory
+		 * reset or stopped it).
+		 * @return the answer, or {@code null} when the connection is closed
+		 */
+		@SuppressWarnings("unchecked")
+		static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
+				byte[][] args) {
+			StatefulConnection<?, ?> connection = (commands instanceof RedisAsyncCommands<?, ?> standalone)
+					? standalone.getStatefulConnection()
+					: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+							? cluster.getStatefulConnection() : null;
+			if (connection == null || !connection.isOpen()) {
+				return null;
+			}
+			try {
+				return execute((RedisScriptingAsyncCommands<byte[], byte[]>) commands, script, keys, args);
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(translate(script, ex));
+			}
+		}
+
+		@SuppressWarnings("unchecked")
+		static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
+				LuaScript<T> script, byte[][] keys, byte[][] args) {
+			CompletableFuture<Object> reply = commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
+				.toCompletableFuture()
+				.exceptionallyCompose((ex) -> isNoScript(ex)
+						? commands.<Object>eval(script.source(), script.outputType(), keys, args).toCompletableFuture()
+						: CompletableFuture.failedFuture(ex));
+			CompletableFuture<T> result = new CompletableFuture<>();
+			reply.whenComplete((value, ex) -> {
+				if (ex != null) {
+					result.completeExceptionally(translate(script, ex));
+				}
+				else {
+					result.complete(script.returnsBytes() ? (T) value : convert(value));
+				}
+			});
+			return result;
+		}
+
+		private static boolean isNoScript(Throwable ex) {
+			Throwable cause = unwrap(ex);
+			return cause instanceof RedisNoScriptException
+					|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
+		}
+
+		@SuppressWarnings("unchecked")
+		private static <T> T convert(Object value) {
+			if (value instanceof byte[] bytes) {
+				return (T) new String(bytes, StandardCharsets.UTF_8);
+			}
+			if (value instanceof List<?> list) {
+				List<Object> converted = new ArrayList<>(list.size());
+				for (Object item : list) {
+					converted.add(convert(item));
+				}
+				return (T) converted;
+			}
+			return (T) value;
+		}
+
+	}
+
+}

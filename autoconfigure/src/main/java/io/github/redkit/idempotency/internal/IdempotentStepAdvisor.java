@@ -1,0 +1,29 @@
+package io.github.redkit.idempotency.internal;
+
+import io.github.redkit.core.internal.RedkitAdvisor;
+import io.github.redkit.idempotency.IdempotentStep;
+
+import org.springframework.core.Ordered;
+
+/**
+ * Applies the {@link IdempotentStepInterceptor} to methods annotated with
+ * {@link IdempotentStep}.
+ */
+public class IdempotentStepAdvisor extends RedkitAdvisor {
+
+	/**
+	 * The default order: inside the rate and concurrency limits, around the lock, so that
+	 * a duplicate returns the recorded result without locking.
+	 */
+	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 200;
+
+	/**
+	 * Creates an advisor.
+	 * @param interceptor the interceptor
+	 * @param order the advisor's order, {@link #DEFAULT_ORDER} by default
+	 */
+	public IdempotentStepAdvisor(IdempotentStepInterceptor interceptor, int order) {
+		super(IdempotentStep.class, interceptor, order);
+	}
+
+}

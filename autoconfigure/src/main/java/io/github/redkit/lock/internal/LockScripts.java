@@ -1,0 +1,178 @@
+package io.github.redkit.lock.internal;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.dao.DataAccessException;
+
+/**
+ * The only caller of the lock scripts: a lock's keys, its tokens, and one method per
+ * script. Everything else in the package depends on it, and it on nothing of the package.
+ */
+final class LockScripts {
+
+	private static final Log logger = LogFactory.getLog(LockScripts.class);
+
+	static final LuaScript<Long> ACQUIRE = LuaScript.load("lock_acquire", Long.class);
+
+	static final LuaScript<Long> RELEASE = LuaScript.load("lock_release", Long.class);
+
+	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class);
+
+	private static final String FENCE = ":fence";
+
+	private static final String WAITERS = ":waiters";
+
+	/** The fencing counter outlives the lock by at least this much. */
+	static final Duration FENCE_TTL = Duration.ofHours(1);
+
+	private static final String PROCESS_TOKEN = UUID.randomUUID() + ":";
+
+	private static final AtomicLong TOKENS = new AtomicLong();
+
+	private final RedisScriptRunner runner;
+
+	private final RedisKeyspace keyspace;
+
+	private final Duration timeout;
+
+	LockScripts(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout) {
+		this.runner = runner;
+		this.keyspace = keyspace;
+		this.timeout = timeout;
+	}
+
+	/**
+	 * The keys of a lock: the lock (token, lease as TTL), its fencing counter, and the
+	 * flag that tells a release to publish; one hash tag, one slot.
+	 */
+	List<String> redisKeys(String key) {
+		return storedKeys(this.keyspace.key("lock").tag(key).build());
+	}
+
+	/**
+	 * The keys of a lock from its stored key: the lock, its fencing counter and its
+	 * waiters' flag.
+	 */
+	static List<String> storedKeys(String lock) {
+		return List.of(lock, lock + FENCE, lock + WAITERS);
+	}
+
+	/** Where every lock's stored key starts, before its hash tag. */
+	String prefix() {
+		return this.keyspace.key("lock").build() + ":";
+	}
+
+	static String newToken() {
+		// unique across processes (the random prefix) and acquisitions (the counter)
+		return PROCESS_TOKEN + Long.toHexString(TOKENS.incrementAndGet()) + ':'
+				+ Long.toHexString(ThreadLocalRandom.current().nextLong());
+	}
+
+	/**
+	 * One attempt.
+	 * @return the fencing token when acquired, else minus the holder's remaining lease
+	 */
+	long acquire(List<String> keys, String token, Duration lease, long waitMillis) {
+		return acquire(keys, token, lease, waitMillis, false);
+	}
+
+	/**
+	 * One attempt.
+	 * @param othersWait whether other threads of this process still wait for the lock
+	 * after this one: then an acquired lock keeps the flag that makes its release publish
+	 * @return the fencing token when acquired, else minus the holder's remaining lease
+	 */
+	long acquire(List<String> keys, String token, Duration lease, long waitMillis, boolean othersWait) {
+		return this.runner.execute(ACQUIRE, this.timeout, keys, acquireArguments(token, lease, waitMillis, othersWait));
+	}
+
+	/**
+	 * One attempt, without blocking the calling thread.
+	 * @param othersWait as for {@link #acquire(List, String, Duration, long, boolean)}
+	 * @return the fencing token when acquired, else minus the holder's remaining lease
+	 */
+	CompletableFuture<Long> acquireAsync(List<String> keys, String token, Duration lease, long waitMillis,
+			boolean othersWait) {
+		return this.runner.executeAsync(ACQUIRE, this.timeout, keys,
+				acquireArguments(token, lease, waitMillis, othersWait));
+	}
+
+	private static String[] acquireArguments(String token, Duration lease, long waitMillis, boolean othersWait) {
+		long fenceTtl = Math.max(FENCE_TTL.toMillis(), 2 * lease.toMillis());
+		return new String[] { token, Long.toString(lease.toMillis()), Long.toString(fenceTtl),
+				Long.toString(waitMillis), othersWait ? "1" : "0" };
+	}
+
+	boolean extend(List<String> keys, String token, Duration lease) {
+		return this.runner.execute(EXTEND, this.timeout, keys.subList(0, 1), token,
+				Long.toString(Math.max(1, lease.toMillis()))) == 1;
+	}
+
+	CompletableFuture<Boolean> extendAsync(List<String> keys, String token, Duration lease) {
+		return this.runner
+			.executeAsync(EXTEND, this.timeout, keys.subList(0, 1), token, Long.toString(lease.toMillis()))
+			.thenApply((extended) -> extended == 1);
+	}
+
+	/**
+	 * Sets the lock to end {@code keepFor} from now if the token still holds it: a
+	 * release that keeps the lock taken until then (the extend script: a token-checked
+	 * PEXPIRE).
+	 * @return {@code true} when it did
+	 * @throws DataAccessException when Redis cannot be reached in time
+	 */
+	boolean keep(List<String> keys, String token, Duration keepFor) {
+		return RedisScriptRunner.uninterrupted(() -> extend(keys, token, keepFor));
+	}
+
+	/**
+	 * Releases a lock if the token still holds it.
+	 * @return {@code true} when it did
+	 * @throws DataAccessException when Redis cannot be reached in time
+	 */
+	boolean release(List<String> keys, String token) {
+		return RedisScriptRunner.uninterrupted(
+				() -> this.runner.execute(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), token) == 1);
+	}
+
+	/**
+	 * Releases a lock if the token still holds it, without blocking the calling thread.
+	 * @return {@code true} when it did; a {@link DataAccessException} when Redis cannot
+	 * be reached in time
+	 */
+	CompletableFuture<Boolean> releaseAsync(List<String> keys, String token) {
+		return this.runner.executeAsync(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), token)
+			.thenApply((released) -> released == 1);
+	}
+
+	/**
+	 * Releases a lock whoever holds it, and wakes its waiters (an operator's forced
+	 * release): the release script without its token check.
+	 * @return {@code true} when the lock was held
+	 * @throws DataAccessException when Redis cannot be reached in time
+	 */
+	boolean forceRelease(List<String> keys) {
+		return this.runner.execute(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), "", "force") == 1;
+	}
+
+	/**
+	 * Sends a release without waiting: after a timed-out acquire, the release is queued
+	 * behind it on the same connection, so a lock taken late is given back at once.
+	 */
+	void releaseLater(List<String> keys, String token) {
+		this.runner.executeAsync(RELEASE, List.of(keys.get(0), keys.get(2)), token)
+			.whenComplete((released, ex) -> logger.debug("Released a late lock '" + keys.get(0) + "': " + released));
+	}
+
+}

@@ -1,0 +1,165 @@
+package io.github.redkit.ratelimit.internal;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitWindow;
+
+import org.springframework.util.Assert;
+
+/**
+ * A limit with what every decision on it needs computed once: the key prefix and the
+ * script arguments. The scripts read their numbers packed as little-endian doubles (cost,
+ * then limit and period of each window) with the struct formats that read them: one
+ * {@code struct.unpack} costs Redis less than a string-to-number conversion per number.
+ * The layout of the records and any further arguments are the algorithm's
+ * ({@link AlgorithmDescriptor}).
+ *
+ * @param name the limit's name, as metrics and messages show it
+ * @param policy its policy
+ * @param keyPrefix the prefix of its keys
+ * @param keySuffix the last part of its keys: the algorithm, and the layout of its
+ * records where it can change, so that a changed layout starts afresh instead of
+ * misreading
+ * @param argumentsForOne the script arguments for a cost of one
+ * @param smallestLimit the smallest limit of its windows
+ */
+public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix, String keySuffix,
+		byte[][] argumentsForOne, long smallestLimit) {
+
+	/**
+	 * Prepares a limit.
+	 * @param name the limit's name
+	 * @param policy its policy
+	 * @param keyspace the keyspace of its keys
+	 * @return the prepared limit
+	 */
+	public static PreparedLimit of(String name, RateLimitPolicy policy, RedisKeyspace keyspace) {
+		return of(name, name, policy, keyspace);
+	}
+
+	/**
+	 * Prepares a limit whose counters are kept under another name than the one it is
+	 * shown under.
+	 * @param name the limit's name, as metrics and messages show it
+	 * @param id the name its keys are built from (hashed by the keyspace when long)
+	 * @param policy its policy
+	 * @param keyspace the keyspace of its keys
+	 * @return the prepared limit
+	 */
+	public static PreparedLimit of(String name, String id, RateLimitPolicy policy, RedisKeyspace keyspace) {
+		Assert.hasText(name, "A rate limit needs a name");
+		Assert.hasText(id, "A rate limit needs an id");
+		Assert.notNull(policy, "A rate limit needs a policy");
+		AlgorithmDescriptor algorithm = AlgorithmDescriptor.of(policy.algorithm());
+		int windows = policy.windows().size();
+		byte[][] extra = algorithm.extraArguments(policy);
+		byte[][] arguments = new byte[3 + extra.length][];
+		arguments[0] = numbers(policy, 1);
+		arguments[1] = ascii("<" + "d".repeat(1 + 2 * windows));
+		arguments[2] = ascii("<" + algorithm.recordFormat(policy).repeat(windows));
+		System.arraycopy(extra, 0, arguments, 3, extra.length);
+		String suffix = algorithm.keySuffix(policy);
+		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), suffix, arguments,
+				policy.smallestLimit());
+	}
+
+	/**
+	 * The Redis key of an identifier: one string holds all its windows.
+	 * @param identifier the identifier
+	 * @return the key
+	 */
+	public String key(String identifier) {
+		Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null or empty");
+		return this.keyPrefix.tag(identifier).part(this.keySuffix).build();
+	}
+
+	/**
+	 * The script arguments for a cost: packed numbers, their format, the records' format.
+	 * @param cost the permits the call takes
+	 * @return the arguments
+	 */
+	public byte[][] arguments(int cost) {
+		if (cost == 1) {
+			return this.argumentsForOne;
+		}
+		byte[][] arguments = this.argumentsForOne.clone();
+		arguments[0] = numbers(this.policy, cost);
+		return arguments;
+	}
+
+	/**
+	 * The refund script's arguments: the decision's numbers and formats, the algorithm,
+	 * how long the refund's marker is kept, the Redis time of the decision, then the
+	 * algorithm's own arguments (empty when it has none).
+	 * @param cost the permits to give back
+	 * @param markerTtl how long a repeated refund is recognized
+	 * @param reply the reply of the decision that took the permits
+	 * @return the arguments
+	 */
+	byte[][] refundArguments(int cost, Duration markerTtl, byte[] reply) {
+		byte[][] decision = arguments(cost);
+		double decidedAt = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
+		byte[][] arguments = new byte[Math.max(8, decision.length + 3)][];
+		Arrays.fill(arguments, new byte[0]);
+		System.arraycopy(decision, 0, arguments, 0, 3);
+		arguments[3] = ascii(this.policy.algorithm().id());
+		arguments[4] = ascii(Long.toString(markerTtl.toMillis()));
+		arguments[5] = ascii(Double.toString(decidedAt));
+		System.arraycopy(decision, 3, arguments, 6, decision.length - 3);
+		return arguments;
+	}
+
+	/**
+	 * Reads a decision script's reply: seven little-endian doubles.
+	 * @param reply the reply
+	 * @return the decision
+	 */
+	public RateLimitDecision decision(byte[] reply) {
+		Assert.state(reply != null && reply.length == 56, () -> "Rate limit '" + this.name
+				+ "': unexpected script reply of " + ((reply != null) ? reply.length : 0) + " bytes");
+		ByteBuffer numbers = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN);
+		boolean allowed = numbers.getDouble() == 1;
+		long remaining = (long) numbers.getDouble();
+		long retryAfter = (long) numbers.getDouble();
+		long resetAfter = (long) numbers.getDouble();
+		List<RateLimitWindow> windows = this.policy.windows();
+		RateLimitWindow window = windows.get((int) numbers.getDouble());
+		double decidedAtMillis = numbers.getDouble();
+		long refused = (long) numbers.getDouble();
+		List<RateLimitWindow> exceeded = new ArrayList<>();
+		for (int j = 0; j < windows.size(); j++) {
+			if ((refused & (1L << j)) != 0) {
+				exceeded.add(windows.get(j));
+			}
+		}
+		Instant decidedAt = Instant.ofEpochSecond(0, Math.round(decidedAtMillis * 1_000_000));
+		return new RateLimitDecision(allowed, remaining, Duration.ofMillis(allowed ? 0 : retryAfter),
+				Duration.ofMillis(resetAfter), window, this.policy, exceeded, decidedAt);
+	}
+
+	private static byte[] numbers(RateLimitPolicy policy, int cost) {
+		List<RateLimitWindow> windows = policy.windows();
+		ByteBuffer numbers = ByteBuffer.allocate(8 * (1 + 2 * windows.size())).order(ByteOrder.LITTLE_ENDIAN);
+		numbers.putDouble(cost);
+		for (RateLimitWindow window : windows) {
+			numbers.putDouble(window.limit());
+			numbers.putDouble(window.period().toMillis());
+		}
+		return numbers.array();
+	}
+
+	private static byte[] ascii(String text) {
+		return text.getBytes(StandardCharsets.US_ASCII);
+	}
+
+}

@@ -1,0 +1,46 @@
+package io.github.redkit.ratelimit.internal;
+
+import io.github.redkit.core.RedkitMeter;
+
+/**
+ * The meters of rate limits, recorded through
+ * {@link io.github.redkit.core.RedkitMetrics}. Tags: {@code limit} (the limit's name,
+ * never a key) and {@code outcome}.
+ */
+public final class RateLimitMeters {
+
+	/** Decisions; tag {@code outcome}: allowed, denied, failed-open or failed-closed. */
+	public static final RedkitMeter DECISIONS = RedkitMeter.counter("redkit.ratelimit.decisions",
+			"Rate-limit decisions");
+
+	/** Time to decide. */
+	static final RedkitMeter DURATION = RedkitMeter.timer("redkit.ratelimit.duration",
+			"Time to decide a rate-limited call");
+
+	/**
+	 * Give-backs of permits that cluster slots took for a call another slot refused; tag
+	 * {@code outcome}: given-back or failed (the permits may still be taken).
+	 */
+	static final RedkitMeter REFUNDS = RedkitMeter.counter("redkit.ratelimit.refunds",
+			"Give-backs of permits that cluster slots took for a call another slot refused");
+
+	static final String GIVEN_BACK = "given-back";
+
+	static final String FAILED = "failed";
+
+	/** An outcome of {@link #DECISIONS}. */
+	public static final String ALLOWED = "allowed";
+
+	/** An outcome of {@link #DECISIONS}. */
+	public static final String DENIED = "denied";
+
+	/** An outcome of {@link #DECISIONS}. */
+	public static final String FAILED_OPEN = "failed-open";
+
+	/** An outcome of {@link #DECISIONS}. */
+	public static final String FAILED_CLOSED = "failed-closed";
+
+	private RateLimitMeters() {
+	}
+
+}

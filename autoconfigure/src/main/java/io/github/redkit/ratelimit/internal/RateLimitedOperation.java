@@ -1,0 +1,106 @@
+package io.github.redkit.ratelimit.internal;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.StringJoiner;
+
+import io.github.redkit.core.internal.AnnotationDurations;
+import io.github.redkit.core.internal.ReactiveCall;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitWindow;
+import io.github.redkit.ratelimit.RateLimited;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+
+/**
+ * What a {@link RateLimited} method asks for, resolved once per method: the limit name,
+ * an inline policy if any, the key expressions and the cost.
+ *
+ * @param limitName the limit (for an inline limit the short name metrics, headers and
+ * exceptions show: {@code Class.method}, or {@code Class} when the annotation is on the
+ * class)
+ * @param limitId what the counters of an inline limit are kept under, unique and stable:
+ * the class's full name, then the method and its parameter types (e.g.
+ * {@code com.example.MailService.send(java.lang.String,int)}); the limit name for a named
+ * limit
+ * @param inlinePolicy the inline policy, or {@code null} for a named limit
+ * @param keyExpressions the SpEL key expressions; empty for one shared key
+ * @param cost permits per call
+ * @param reactive whether the method's result arrives later ({@link ReactiveCall})
+ */
+record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimitPolicy inlinePolicy,
+		String[] keyExpressions, int cost, boolean reactive) {
+
+	/** The identifier of a method limited without key expressions. */
+	static final String SHARED_KEY = "all";
+
+	/**
+	 * Reads the annotation of a method, or of its class.
+	 * @param method the most specific method
+	 * @param invoked the invoked method (an interface's, say), whose return type the
+	 * proxy sees
+	 * @param targetClass the target class
+	 * @return the operation, or {@code null} when the method is not rate limited
+	 * @throws IllegalStateException when the annotation is inconsistent
+	 */
+	static @Nullable RateLimitedOperation of(Method method, Method invoked, Class<?> targetClass) {
+		RateLimited annotation = AnnotatedElementUtils.findMergedAnnotation(method, RateLimited.class);
+		boolean onClass = annotation == null;
+		if (onClass) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, RateLimited.class);
+		}
+		if (annotation == null) {
+			return null;
+		}
+		String where = "@RateLimited on " + targetClass.getSimpleName() + "." + method.getName() + "()";
+		if (annotation.cost() < 1) {
+			throw new IllegalStateException(where + ": cost must be at least 1 (was " + annotation.cost() + ")");
+		}
+		boolean named = !annotation.value().isBlank();
+		boolean inline = annotation.limit() != 0 || !annotation.period().isBlank();
+		if (named == inline) {
+			throw new IllegalStateException(
+					where + ": give either the name of a configured limit (value) or an inline limit and period, not "
+							+ (named ? "both" : "neither"));
+		}
+		if (named) {
+			return new RateLimitedOperation(annotation.value(), annotation.value(), null, annotation.key(),
+					annotation.cost(), ReactiveCall.isReactive(invoked));
+		}
+		if (annotation.limit() <= 0) {
+			throw new IllegalStateException(where + ": limit must be > 0 (was " + annotation.limit() + ")");
+		}
+		Duration period = AnnotationDurations.parse(annotation.period(), null, where + " period");
+		if (period == null || period.toMillis() < 1) {
+			throw new IllegalStateException(where + ": an inline limit needs a period of at least 1ms");
+		}
+		RateLimitPolicy policy;
+		try {
+			policy = new RateLimitPolicy(annotation.algorithm(),
+					List.of(RateLimitWindow.of(annotation.limit(), period)));
+		}
+		catch (IllegalArgumentException ex) {
+			// the message says all; the root cause of a failed start-up names the method
+			throw new IllegalStateException(where + ": " + ex.getMessage());
+		}
+		// an inline limit on a class is shared by all its methods; the short name can be
+		// shared by same-named classes and by overloads, the id cannot
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		String name = onClass ? userClass.getSimpleName() : userClass.getSimpleName() + "." + method.getName();
+		String id = onClass ? userClass.getName() : userClass.getName() + "." + signature(method);
+		return new RateLimitedOperation(name, id, policy, annotation.key(), annotation.cost(),
+				ReactiveCall.isReactive(invoked));
+	}
+
+	private static String signature(Method method) {
+		StringJoiner parameters = new StringJoiner(",", method.getName() + "(", ")");
+		for (Class<?> type : method.getParameterTypes()) {
+			parameters.add(type.getTypeName());
+		}
+		return parameters.toString();
+	}
+
+}

@@ -1,0 +1,211 @@
+package io.github.redkit.region.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.redkit.core.LimitFailureMode;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.RateLimitWindow;
+import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.CommandLog;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A rate limit marked global on three real Redis servers as three regions, attacked by
+ * several threads per region calling flat out: every region keeps the limit exactly over
+ * its own view in every interval of one period; all regions together stay under the limit
+ * plus what the others allow during the replication lag while connected, and under one
+ * limit per region while partitioned, in every interval; calls of every region count
+ * everywhere once shipped.
+ */
+class GlobalRateLimitTests {
+
+	private static final Duration PERIOD = Duration.ofMillis(500);
+
+	private static final int LIMIT = 20;
+
+	private static ThreeRegions three;
+
+	private final List<RegionReplicator> replicators = new ArrayList<>();
+
+	private final Map<String, RateLimiter> regions = new LinkedHashMap<>();
+
+	@BeforeAll
+	static void startRegions() {
+		three = ThreeRegions.start();
+	}
+
+	@AfterAll
+	static void stopRegions() {
+		three.close();
+	}
+
+	@BeforeEach
+	void regions() {
+		three.flushAll();
+		for (String name : ThreeRegions.NAMES) {
+			RedisRateLimiter limiter = new RedisRateLimiter(three.runner(name), ThreeRegions.KEYSPACE,
+					Map.of("api", RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, PERIOD)), "local",
+							RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, PERIOD))),
+					new RateLimitSettings(LimitFailureMode.DENY, Duration.ofSeconds(2), Duration.ofSeconds(1)),
+					RedkitMetrics.NONE, RedkitObservations.NONE, List.of(new GlobalRateLimitDecider(three.runner(name),
+							new RegionOutbox(ThreeRegions.KEYSPACE, name, 1_000_000), Set.of("api"))));
+			this.regions.put(name, limiter);
+		}
+		this.replicators.addAll(three.replicators(Duration.ofMillis(10)));
+	}
+
+	@AfterEach
+	void stopReplicators() {
+		this.replicators.forEach(RegionReplicator::stop);
+	}
+
+	@Test
+	void callsOfEveryRegionCountEverywhereOnceShipped() {
+		this.replicators.forEach(RegionReplicator::start);
+		// a long period, so that nothing is forgotten while this test runs
+		RateLimitPolicy hour = RateLimitPolicy.slidingWindow(RateLimitWindow.of(30, Duration.ofHours(1)));
+		this.regions.values().forEach((limiter) -> limiter.define("api", hour));
+		String user = "user {1}: x";
+		for (RateLimiter limiter : this.regions.values()) {
+			for (int i = 0; i < 10; i++) {
+				assertThat(limiter.tryAcquire("api", user).allowed()).isTrue();
+			}
+		}
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(5))
+			.untilAsserted(() -> this.regions.forEach((name,
+					limiter) -> assertThat(limiter.tryAcquire("api", List.of(user), 1).allowed()).as(name).isFalse()));
+		// a limit that is not global counts in its own region only
+		assertThat(this.regions.get("us").tryAcquire("local", user).allowed()).isTrue();
+		assertThat(this.regions.get("us").tryAcquire("api", "another user").allowed()).isTrue();
+	}
+
+	@Test
+	void connectedRegionsStayUnderTheLimitPlusWhatTheOthersAllowDuringTheLag() throws Exception {
+		this.replicators.forEach(RegionReplicator::start);
+		Map<String, List<Instant>> allowed = attack(Duration.ofSeconds(3));
+		int worstRegion = assertEveryRegionKeepsTheLimit(allowed);
+		List<Instant> all = merged(allowed);
+		int worst = mostInOnePeriod(all);
+		System.out.printf(
+				"Global rate limit %d per %d ms, 3 regions x 3 threads flat out for 3 s, replication"
+						+ " every 10 ms: at most %d calls of all regions in any %d ms (limit %d, overshoot %d);"
+						+ " each region's own view at most %d%n",
+				LIMIT, PERIOD.toMillis(), worst, PERIOD.toMillis(), LIMIT, worst - LIMIT, worstRegion);
+		assertThat(worst).as("never more than each region's full limit").isLessThanOrEqualTo(3 * LIMIT);
+	}
+
+	@Test
+	void partitionedRegionsEachAllowTheirFullViewAndNoMore() throws Exception {
+		// the partition: nothing is shipped
+		Map<String, List<Instant>> allowed = attack(Duration.ofSeconds(2));
+		assertEveryRegionKeepsTheLimit(allowed);
+		int worst = mostInOnePeriod(merged(allowed));
+		System.out.printf("Global rate limit %d per %d ms, 3 regions partitioned: at most %d calls of all regions"
+				+ " in any %d ms (bound: 3 x %d)%n", LIMIT, PERIOD.toMillis(), worst, PERIOD.toMillis(), LIMIT);
+		assertThat(worst).isLessThanOrEqualTo(3 * LIMIT);
+	}
+
+	@Test
+	void aGlobalDecisionIsOneRoundTripToTheLocalRedis() {
+		RateLimiter eu = this.regions.get("eu");
+		eu.tryAcquire("api", "warm");
+		CommandLog decision = CommandLog.record(three.server("eu"), () -> eu.tryAcquire("api", "user-1"));
+		assertThat(decision.roundTrips()).isOne();
+		System.out.println("Global rate limit cost: 1 round trip, " + decision.scriptCommands().size()
+				+ " commands for one window of " + RateLimitPolicy.DEFAULT_SUB_WINDOWS + " sub-windows");
+	}
+
+	/**
+	 * Three threads per region call flat out from a random phase.
+	 * @return the Redis time of every allowed call, by region
+	 */
+	private Map<String, List<Instant>> attack(Duration duration) throws Exception {
+		Map<String, List<Instant>> allowed = new LinkedHashMap<>();
+		ExecutorService pool = Executors.newFixedThreadPool(9);
+		try {
+			List<Future<?>> done = new ArrayList<>();
+			long end = System.nanoTime() + duration.toNanos();
+			for (Map.Entry<String, RateLimiter> region : this.regions.entrySet()) {
+				List<Instant> times = Collections.synchronizedList(new ArrayList<>());
+				allowed.put(region.getKey(), times);
+				for (int thread = 0; thread < 3; thread++) {
+					done.add(pool.submit(() -> {
+						long start = System.nanoTime() + ThreadLocalRandom.current().nextLong(PERIOD.toNanos());
+						while (System.nanoTime() < start) {
+							Thread.onSpinWait();
+						}
+						while (System.nanoTime() < end) {
+							RateLimitDecision decision = region.getValue().tryAcquire("api", "shared user");
+							if (decision.allowed()) {
+								times.add(decision.decidedAt());
+							}
+						}
+					}));
+				}
+			}
+			for (Future<?> future : done) {
+				future.get();
+			}
+		}
+		finally {
+			pool.shutdown();
+		}
+		return allowed;
+	}
+
+	private static int assertEveryRegionKeepsTheLimit(Map<String, List<Instant>> allowed) {
+		int worst = 0;
+		for (Map.Entry<String, List<Instant>> region : allowed.entrySet()) {
+			int most = mostInOnePeriod(region.getValue());
+			assertThat(most).as("%s's own calls in any %d ms", region.getKey(), PERIOD.toMillis())
+				.isLessThanOrEqualTo(LIMIT);
+			worst = Math.max(worst, most);
+		}
+		return worst;
+	}
+
+	private static List<Instant> merged(Map<String, List<Instant>> allowed) {
+		List<Instant> all = new ArrayList<>();
+		allowed.values().forEach(all::addAll);
+		return all;
+	}
+
+	/** The most calls in any interval of one period: every interval, not a chosen one. */
+	private static int mostInOnePeriod(List<Instant> times) {
+		List<Instant> sorted = new ArrayList<>(times);
+		Collections.sort(sorted);
+		int most = 0;
+		int first = 0;
+		for (int last = 0; last < sorted.size(); last++) {
+			while (!sorted.get(first).plus(PERIOD).isAfter(sorted.get(last))) {
+				first++;
+			}
+			most = Math.max(most, last - first + 1);
+		}
+		return most;
+	}
+
+}

@@ -1,0 +1,153 @@
+package io.github.redkit.region.internal;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import java.util.UUID;
+
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.region.RegionalCounters;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+
+import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+/**
+ * The region scripts, called directly against a real Redis, standalone and cluster: an
+ * increment applies and queues in one call, an applied entry is a {@code max}, the
+ * shipped position never moves back, and a region on a cluster ships and re-seeds.
+ */
+@ParameterizedClass
+@RedisTopologies
+class RegionalScriptsTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+	private static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
+
+	private static final LuaScript<Long> ADVANCE = LuaScript.load("region_advance", Long.class);
+
+	@Parameter
+	RedisTopology topology;
+
+	private RedisScriptRunner runner;
+
+	private StringRedisTemplate redis;
+
+	private RedisKeyspace keyspace;
+
+	private RegionKeys keys;
+
+	@BeforeEach
+	void connect() {
+		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
+		this.redis = this.runner.template();
+		this.keyspace = new RedisKeyspace("redkit-test-" + UUID.randomUUID());
+		this.keys = new RegionKeys(this.keyspace);
+	}
+
+	@Test
+	void anIncrementAppliesAndQueuesTheSlotsStateInOneCall() {
+		RegionalCounters counters = new RedisRegionalCounters(this.runner, this.keyspace, "eu", 1000, TIMEOUT);
+		assertThat(counters.increment("c", 5)).isEqualTo(5);
+		assertThat(counters.increment("c", -2)).isEqualTo(3);
+		assertThat(this.redis.opsForHash().entries(this.keys.counter("c"))).containsOnly(entry("p:eu", "5"),
+				entry("n:eu", "2"));
+		assertThat(this.redis.opsForValue().get(this.keys.sequence())).isEqualTo("2");
+		assertThat(this.redis.opsForStream().range(this.keys.outbox(), Range.unbounded()))
+			.extracting((record) -> record.getValue())
+			.containsExactly(Map.of("seq", "1", "counter", "c", "p", "5", "n", "0"),
+					Map.of("seq", "2", "counter", "c", "p", "5", "n", "2"));
+	}
+
+	@Test
+	void largeTotalsStayExact() {
+		RegionalCounters counters = new RedisRegionalCounters(this.runner, this.keyspace, "eu", 1000, TIMEOUT);
+		long large = 9_007_199_254_740_000L;
+		assertThat(counters.increment("big", large)).isEqualTo(large);
+		assertThat(counters.increment("big", 991)).isEqualTo(large + 991);
+		assertThat(this.redis.opsForStream().range(this.keys.outbox(), Range.unbounded()).get(1).getValue())
+			.containsEntry("p", Long.toString(large + 991));
+	}
+
+	@Test
+	void anAppliedEntryKeepsTheLargerSlotSoDuplicatesAndOldEntriesChangeNothing() {
+		List<String> keys = List.of(this.keys.received(), this.keys.counter("c"));
+		assertThat(apply(keys, "us", "2", "10", "3", "0")).containsExactly(1L, 0L, 0L);
+		// older, then the same again
+		assertThat(apply(keys, "us", "1", "5", "1", "0")).containsExactly(0L, 1L, 2L);
+		assertThat(apply(keys, "us", "2", "10", "3", "0")).containsExactly(0L, 1L, 2L);
+		assertThat(this.redis.opsForHash().entries(this.keys.counter("c"))).containsOnly(entry("p:us", "10"),
+				entry("n:us", "3"));
+		assertThat(new RedisRegionalCounters(this.runner, this.keyspace, "eu", 1000, TIMEOUT).get("c")).isEqualTo(7);
+		assertThat(this.redis.opsForHash().get(this.keys.received(), "us")).isEqualTo("2");
+		assertThat(this.redis.getExpire(this.keys.counter("c"))).as("lives until deleted").isEqualTo(-1);
+		// an entry with a TTL (a rate limit's sub-window) expires that long after it is
+		// applied
+		List<String> expiring = List.of(this.keys.received(), this.keys.counter("window"));
+		assertThat(apply(expiring, "us", "3", "4", "0", "60000")).containsExactly(1L, 0L, 2L);
+		assertThat(this.redis.getExpire(this.keys.counter("window"), TimeUnit.MILLISECONDS)).isBetween(1L, 60_000L);
+	}
+
+	@Test
+	void theShippedPositionNeverMovesBack() {
+		List<String> shipped = List.of(this.keys.shipped("us"));
+		assertThat(this.runner.execute(ADVANCE, TIMEOUT, shipped, "100-0|5")).isOne();
+		assertThat(this.runner.execute(ADVANCE, TIMEOUT, shipped, "90-0|4")).isZero();
+		assertThat(this.runner.execute(ADVANCE, TIMEOUT, shipped, "100-0|5")).isZero();
+		assertThat(this.redis.opsForValue().get(this.keys.shipped("us"))).isEqualTo("100-0|5");
+	}
+
+	@Test
+	void aRegionOnThisTopologyShipsAndReseedsAPeer() {
+		try (RedisServer peer = RedisServers.startStandalone()) {
+			LettuceConnectionFactory peerFactory = peer.createConnectionFactory();
+			try {
+				RedisScriptRunner peerRunner = new RedisScriptRunner(peerFactory);
+				RegionalCounters eu = new RedisRegionalCounters(this.runner, this.keyspace, "eu", 10, TIMEOUT);
+				SimpleMeterRegistry meters = new SimpleMeterRegistry();
+				RedkitMetrics metrics = new MicrometerRedkitMetrics(() -> meters);
+				RegionReplicator euToUs = RegionReplicator.toPeer(new RegionShipping("eu", 0, this.runner,
+						this.keyspace, new RegionRounds(50, Duration.ofMillis(10), TIMEOUT), metrics), "us",
+						peerRunner);
+				eu.increment("early", 3);
+				for (int i = 0; i < 500; i++) {
+					eu.increment("late {x}", 1);
+				}
+				while (euToUs.shipOnce() > 0) {
+					// drains
+				}
+				RegionalCounters us = new RedisRegionalCounters(peerRunner, this.keyspace, "us", 10, TIMEOUT);
+				assertThat(us.get("early")).isEqualTo(3);
+				assertThat(us.get("late {x}")).isEqualTo(500);
+				assertThat(meters.get("redkit.regions.replication.reseeds").counter().count()).isOne();
+			}
+			finally {
+				peerFactory.destroy();
+			}
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private List<Object> apply(List<String> keys, String... args) {
+		return (List<Object>) this.runner.execute(APPLY, TIMEOUT, keys, args);
+	}
+
+}

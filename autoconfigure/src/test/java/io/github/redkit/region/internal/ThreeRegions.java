@@ -1,0 +1,84 @@
+package io.github.redkit.region.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Three real {@code redis-server}s as three regions, {@code eu}, {@code us} and
+ * {@code ap}: their connections and the replicators between every pair.
+ */
+final class ThreeRegions implements AutoCloseable {
+
+	static final List<String> NAMES = List.of("eu", "us", "ap");
+
+	static final RedisKeyspace KEYSPACE = new RedisKeyspace("redkit");
+
+	private final List<RedisServer> servers = new ArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private ThreeRegions() {
+		for (int i = 0; i < NAMES.size(); i++) {
+			RedisServer server = RedisServers.startStandalone();
+			this.servers.add(server);
+			this.factories.add(server.createConnectionFactory());
+		}
+	}
+
+	static ThreeRegions start() {
+		return new ThreeRegions();
+	}
+
+	RedisServer server(String region) {
+		return this.servers.get(NAMES.indexOf(region));
+	}
+
+	RedisScriptRunner runner(String region) {
+		return new RedisScriptRunner(this.factories.get(NAMES.indexOf(region)));
+	}
+
+	/** The other regions' runners, as a region's peers. */
+	Map<String, RedisScriptRunner> peers(String region) {
+		Map<String, RedisScriptRunner> peers = new LinkedHashMap<>();
+		NAMES.stream().filter((other) -> !other.equals(region)).forEach((other) -> peers.put(other, runner(other)));
+		return peers;
+	}
+
+	/** A replicator from each region to each other one, not started. */
+	List<RegionReplicator> replicators(Duration interval) {
+		List<RegionReplicator> replicators = new ArrayList<>();
+		for (String origin : NAMES) {
+			for (String peer : NAMES) {
+				if (!origin.equals(peer)) {
+					replicators.add(RegionReplicator.toPeer(new RegionShipping(origin, 0, runner(origin), KEYSPACE,
+							new RegionRounds(200, interval, Duration.ofMillis(500)),
+							new MicrometerRedkitMetrics(SimpleMeterRegistry::new)), peer, runner(peer)));
+				}
+			}
+		}
+		return replicators;
+	}
+
+	void flushAll() {
+		this.servers.forEach(RedisServer::flushAll);
+	}
+
+	@Override
+	public void close() {
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+		this.servers.forEach(RedisServer::close);
+	}
+
+}
