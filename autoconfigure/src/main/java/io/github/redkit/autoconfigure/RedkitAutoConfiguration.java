@@ -1,13 +1,13 @@
 package io.github.redkit.autoconfigure;
 
-import io.github.redkit.core.internal.KeyExpressionEvaluator;
-import io.github.redkit.core.internal.MicrometerRedkitMetrics;
-import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservationConvention;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.MicrometerRedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.core.web.KeyExpressionExceptionHandler;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
-import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.queue.internal.QueueListenerSettings;
 

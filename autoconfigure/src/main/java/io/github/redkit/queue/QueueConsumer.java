@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
-import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.internal.LeaseRenewer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

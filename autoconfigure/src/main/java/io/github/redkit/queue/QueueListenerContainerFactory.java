@@ -1,9 +1,9 @@
 package io.github.redkit.queue;
 
-import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.queue.internal.QueueListenerSettings;
 import tools.jackson.databind.json.JsonMapper;
 

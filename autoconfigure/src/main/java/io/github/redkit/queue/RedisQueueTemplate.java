@@ -17,13 +17,13 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservationContext;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.internal.QueueKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

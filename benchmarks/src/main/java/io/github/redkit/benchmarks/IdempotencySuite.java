@@ -1,25 +1,19 @@
 package io.github.redkit.benchmarks;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
 import io.github.redkit.budget.Budgets;
-import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.StepClaim;
 import io.github.redkit.test.RedisServer;
 
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -44,13 +38,8 @@ final class IdempotencySuite {
 	}
 
 	private static <T> RedisScript<T> script(String name, Class<T> type) {
-		ClassPathResource resource = new ClassPathResource(LuaScript.LOCATION + name + ".lua");
-		try (InputStream in = resource.getInputStream()) {
-			return new DefaultRedisScript<>(new String(in.readAllBytes(), StandardCharsets.UTF_8), type);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		// the same source Redkit sends, its includes expanded
+		return LuaScript.load(name, type).redisScript();
 	}
 
 	private static List<String> stepKeys(String run, int thread, long iteration) {

@@ -5,16 +5,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
-import io.github.redkit.lock.internal.DefaultReactiveDistributedLocks;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.ReactiveDistributedLocks;
-import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
+import io.github.redkit.lock.internal.DefaultReactiveDistributedLocks;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
+import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
 import io.github.redkit.test.RedisServer;
 import reactor.core.publisher.Mono;
 

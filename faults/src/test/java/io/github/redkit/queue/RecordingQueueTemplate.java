@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 

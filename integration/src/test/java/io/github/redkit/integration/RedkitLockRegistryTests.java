@@ -18,9 +18,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.RedisTopologies;

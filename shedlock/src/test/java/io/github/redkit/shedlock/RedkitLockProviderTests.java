@@ -6,10 +6,10 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;

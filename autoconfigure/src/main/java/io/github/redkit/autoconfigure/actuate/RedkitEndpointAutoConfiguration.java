@@ -2,11 +2,11 @@ package io.github.redkit.autoconfigure.actuate;
 
 import java.util.List;
 
-import io.github.redkit.actuate.internal.ActivityEndpointSection;
-import io.github.redkit.actuate.internal.MeterActivityCounts;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.actuate.RedkitEndpointActivity;
 import io.github.redkit.actuate.RedkitEndpointSection;
+import io.github.redkit.actuate.internal.ActivityEndpointSection;
+import io.github.redkit.actuate.internal.MeterActivityCounts;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.micrometer.core.instrument.MeterRegistry;

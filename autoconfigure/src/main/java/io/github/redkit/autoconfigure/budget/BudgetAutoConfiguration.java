@@ -4,14 +4,14 @@ import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.budget.Budgets;
-import io.github.redkit.budget.internal.DefaultReactiveBudgets;
 import io.github.redkit.budget.ReactiveBudgets;
-import io.github.redkit.budget.internal.RedisBudgets;
 import io.github.redkit.budget.actuate.BudgetEndpointSection;
+import io.github.redkit.budget.internal.DefaultReactiveBudgets;
+import io.github.redkit.budget.internal.RedisBudgets;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;

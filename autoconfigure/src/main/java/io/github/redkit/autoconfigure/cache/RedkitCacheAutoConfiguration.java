@@ -10,8 +10,8 @@ import io.github.redkit.cache.internal.RedkitCacheWriter;
 import io.github.redkit.cache.internal.ScanBatchStrategy;
 import io.github.redkit.cache.internal.SingleFlight;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 

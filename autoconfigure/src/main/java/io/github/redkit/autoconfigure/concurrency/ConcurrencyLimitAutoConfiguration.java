@@ -2,16 +2,16 @@ package io.github.redkit.autoconfigure.concurrency;
 
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.internal.ConcurrencyLimitedAdvisor;
 import io.github.redkit.concurrency.internal.ConcurrencyLimitedInterceptor;
-import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.concurrency.web.ConcurrencyLimitExceptionHandler;
-import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
+import io.github.redkit.core.internal.RedisScriptRunner;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;

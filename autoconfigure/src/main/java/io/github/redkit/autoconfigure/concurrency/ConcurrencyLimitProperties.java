@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 import io.github.redkit.concurrency.internal.ConcurrencyLimitedAdvisor;
-import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.core.LimitFailureMode;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;

@@ -4,8 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.redkit.autoconfigure.DurationChecks;
-import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 
 /**
  * Turns {@link ConcurrencyLimitProperties} into settings and policies, once at start-up;

@@ -16,13 +16,13 @@ import io.github.redkit.budget.BudgetOverflowException;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.Reservation;
 import io.github.redkit.budget.SpendResult;
-import io.github.redkit.core.internal.LuaScript;
-import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RandomIds;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;

@@ -8,9 +8,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.redkit.cache.CachePolicy;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

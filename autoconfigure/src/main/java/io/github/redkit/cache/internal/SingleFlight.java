@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
-import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
 
 /**

@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.redkit.concurrency.ConcurrencyPermit;
-import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.LeaseRenewer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

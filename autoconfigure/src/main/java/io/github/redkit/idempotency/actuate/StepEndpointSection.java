@@ -8,8 +8,8 @@ import java.util.Map;
 
 import io.github.redkit.actuate.EndpointSettings;
 import io.github.redkit.actuate.RedkitEndpointSection;
-import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import org.jspecify.annotations.Nullable;

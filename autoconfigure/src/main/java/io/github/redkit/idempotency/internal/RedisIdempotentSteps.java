@@ -12,13 +12,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.github.redkit.core.internal.LuaScript;
-import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RandomIds;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
 import io.github.redkit.idempotency.IdempotencyObservationKind;
 import io.github.redkit.idempotency.IdempotentSteps;

@@ -7,10 +7,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockListener;

@@ -7,8 +7,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitObservation;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockUnavailableException;
 import org.apache.commons.logging.Log;

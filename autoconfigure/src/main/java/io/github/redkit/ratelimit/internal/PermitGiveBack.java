@@ -9,11 +9,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitScriptException;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitScriptException;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -17,14 +17,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.redkit.core.internal.FailureCooldown;
 import io.github.redkit.core.LimitFailureMode;
-import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.internal.FailureCooldown;
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;

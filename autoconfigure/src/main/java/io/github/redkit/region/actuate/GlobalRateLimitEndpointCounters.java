@@ -9,9 +9,9 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitUsage;
-import io.github.redkit.region.internal.GlobalRateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.actuate.GlobalRateLimitCounters;
+import io.github.redkit.region.internal.GlobalRateLimitDecider;
 import io.github.redkit.region.internal.RegionOutbox;
 
 /**

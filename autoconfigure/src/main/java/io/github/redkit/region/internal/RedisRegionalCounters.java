@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 
-import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalCounters;
 

@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -5,10 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.core.RedkitMetrics;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -6,8 +6,8 @@ import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
 
 import org.springframework.context.SmartLifecycle;
 

@@ -3,8 +3,8 @@ package io.github.redkit.region.internal;
 import java.time.Duration;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
 
 import org.springframework.util.Assert;
 
