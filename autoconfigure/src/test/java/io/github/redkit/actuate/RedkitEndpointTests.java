@@ -12,22 +12,22 @@ import java.util.UUID;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
+import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
+import io.github.redkit.autoconfigure.pubsub.RedkitPubSubAutoConfiguration;
 import io.github.redkit.autoconfigure.queue.QueueAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.budget.Budgets;
-import io.github.redkit.lock.DistributedLocks;
-import io.github.redkit.lock.LockHandle;
-import io.github.redkit.queue.QueueMessage;
-import io.github.redkit.queue.QueueTemplate;
-import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
-import io.github.redkit.autoconfigure.pubsub.RedkitPubSubAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.StepClaim;
 import io.github.redkit.idempotency.StepOutcome;
+import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.lock.LockHandle;
 import io.github.redkit.pubsub.ControlState;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -55,7 +55,7 @@ import static org.awaitility.Awaitility.await;
  * every selected topology.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class RedkitEndpointTests {
 
 	@Parameter

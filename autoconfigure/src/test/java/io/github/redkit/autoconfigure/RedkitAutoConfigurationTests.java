@@ -1,7 +1,7 @@
 package io.github.redkit.autoconfigure;
 
-import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;

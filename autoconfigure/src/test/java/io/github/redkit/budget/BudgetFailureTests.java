@@ -5,11 +5,11 @@ import java.util.Set;
 
 import io.github.redkit.budget.internal.RedisBudgets;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
-import io.github.redkit.idempotency.internal.IdempotencySettings;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.IdempotentSteps;
+import io.github.redkit.idempotency.internal.IdempotencySettings;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;

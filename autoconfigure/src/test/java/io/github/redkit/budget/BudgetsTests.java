@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.budget.internal.RedisBudgets;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class BudgetsTests {
 
 	@Parameter

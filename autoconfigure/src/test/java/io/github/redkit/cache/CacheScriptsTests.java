@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.UUID;
 
 import io.github.redkit.cache.internal.SingleFlight;
-import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The cache scripts run directly against Redis.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class CacheScriptsTests {
 
 	@Parameter

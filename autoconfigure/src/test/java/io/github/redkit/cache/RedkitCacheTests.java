@@ -31,7 +31,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class RedkitCacheTests {
 
 	@Parameter

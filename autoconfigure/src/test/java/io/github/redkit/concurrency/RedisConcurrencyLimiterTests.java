@@ -17,9 +17,9 @@ import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
@@ -43,7 +43,7 @@ import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
  * dies and last while it lives, and one round trip each way.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class RedisConcurrencyLimiterTests {
 
 	@Parameter

@@ -8,15 +8,15 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.github.redkit.budget.internal.RedisBudgets;
-import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.idempotency.StepOutcome;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
-import io.github.redkit.idempotency.StepOutcome;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;

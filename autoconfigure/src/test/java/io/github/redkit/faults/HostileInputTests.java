@@ -35,7 +35,7 @@ import static org.awaitility.Awaitility.await;
  * clear errors; megabyte payloads arrive whole.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class HostileInputTests {
 
 	/** Pairs that naive key building would confuse, and strings that break naive keys. */

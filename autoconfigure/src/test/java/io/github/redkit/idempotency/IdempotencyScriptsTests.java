@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.UUID;
 
 import io.github.redkit.budget.Budgets;
-import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The scripts of idempotent steps and budgets called directly, with raw arguments.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class IdempotencyScriptsTests {
 
 	private static final LuaScript<List> CLAIM = LuaScript.load("idempotency_claim", List.class);

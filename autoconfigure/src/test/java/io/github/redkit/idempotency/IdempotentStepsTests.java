@@ -11,9 +11,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.test.CommandLog;
@@ -29,7 +29,7 @@ import static org.awaitility.Awaitility.await;
 import tools.jackson.databind.json.JsonMapper;
 
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class IdempotentStepsTests {
 
 	private static final Set<String> NOTHING = Set.of();

@@ -12,10 +12,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisTopologies;
@@ -36,7 +36,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * waking, round trips.
  */
 @ParameterizedClass
-@RedisTopologies(pooled = true)
+@RedisTopologies(pooled = true, servers = true)
 class DistributedLocksTests {
 
 	@Parameter

@@ -6,9 +6,9 @@ import java.util.Optional;
 import java.util.UUID;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;

@@ -8,12 +8,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.ThreadDumpOnFailure;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.DefaultReactiveDistributedLocks;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.NonBlockingThreads;

@@ -32,7 +32,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * auto-configures it.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class ChannelPublisherTests {
 
 	static final String CHANNEL = "redkit-test-orders";

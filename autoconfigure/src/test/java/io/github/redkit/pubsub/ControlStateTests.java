@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class ControlStateTests {
 
 	@Parameter

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The queue scripts called directly, on raw keys.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class QueueScriptsTests {
 
 	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class);

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies(pooled = true)
+@RedisTopologies(pooled = true, servers = true)
 class QueueTemplateTests {
 
 	@Parameter

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.redkit.core.internal.MicrometerRedkitObservations;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.MicrometerRedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.QueueTestSupport.Email;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;

@@ -14,8 +14,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
-import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.AlgorithmDescriptor;
 import io.github.redkit.ratelimit.internal.PreparedLimit;
@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * allowed calls in <em>any</em> interval of one period must stay within the bound.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class RateLimitBoundTests {
 
 	private static final int LIMIT = 10;

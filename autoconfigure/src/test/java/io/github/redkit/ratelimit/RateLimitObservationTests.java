@@ -7,11 +7,11 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.core.LimitFailureMode;
-import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservationContext;
+import io.github.redkit.core.internal.MicrometerRedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.RedisTopologies;

@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
@@ -37,7 +37,7 @@ import static org.awaitility.Awaitility.await;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 @ParameterizedClass
-@RedisTopologies(pooled = true)
+@RedisTopologies(pooled = true, servers = true)
 class RedisRateLimiterTests {
 
 	@Parameter

@@ -46,6 +46,23 @@ public final class RedisBinary {
 	}
 
 	/**
+	 * Returns the command that starts a server of another family or version, such as
+	 * {@code redis-8} or {@code valkey-8}: the one named by the environment variable
+	 * {@code REDKIT_<NAME>_SERVER} (e.g. {@code REDKIT_VALKEY_8_SERVER}), else
+	 * {@code ~/.cache/redkit/servers/<name>/redis-server}, where {@code .ci/servers} puts
+	 * Debian's packages of them. The command takes {@code redis-server}'s arguments.
+	 * @param name the server's name
+	 * @return the command, if this machine has one
+	 */
+	public static Optional<Path> named(String name) {
+		String variable = "REDKIT_" + name.toUpperCase(Locale.ROOT).replace('-', '_') + "_SERVER";
+		String configured = System.getenv(variable);
+		Path command = (configured != null && !configured.isBlank()) ? Path.of(configured)
+				: Path.of(System.getProperty("user.home"), ".cache", "redkit", "servers", name, "redis-server");
+		return Files.isExecutable(command) ? Optional.of(command) : Optional.empty();
+	}
+
+	/**
 	 * Returns the binary shipped in the embedded-redis artifact, extracted to a temporary
 	 * directory.
 	 * @return the executable, if the artifact is present and has one for this platform

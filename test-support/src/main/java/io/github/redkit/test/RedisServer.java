@@ -50,18 +50,24 @@ public interface RedisServer extends AutoCloseable {
 	String description();
 
 	/**
-	 * The {@code redis_version} the server reports.
+	 * The version the server reports: {@code redis_version}, or {@code Valkey} and its
+	 * {@code valkey_version} (Valkey reports a {@code redis_version} of 7.2.4 too).
 	 * @return the version
 	 */
 	default String version() {
 		try (RespClient client = client(port())) {
 			String info = client.callForString("INFO", "server");
-			return info.lines()
-				.filter((line) -> line.startsWith("redis_version:"))
-				.map((line) -> line.substring("redis_version:".length()).trim())
-				.findFirst()
+			return field(info, "valkey_version").map((version) -> "Valkey " + version)
+				.or(() -> field(info, "redis_version"))
 				.orElse("unknown");
 		}
+	}
+
+	private static java.util.Optional<String> field(String info, String name) {
+		return info.lines()
+			.filter((line) -> line.startsWith(name + ":"))
+			.map((line) -> line.substring(name.length() + 1).trim())
+			.findFirst();
 	}
 
 	/**

@@ -3,7 +3,9 @@ package io.github.redkit.test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -35,6 +37,8 @@ public final class RedisServers {
 	private static @Nullable RedisServer oldest;
 
 	private static @Nullable RedisServer sentinel;
+
+	private static final Map<String, RedisServer> named = new HashMap<>();
 
 	private RedisServers() {
 	}
@@ -76,6 +80,46 @@ public final class RedisServers {
 			logger.info("Started Redis {}: {}", oldest.version(), oldest.description());
 		}
 		return oldest;
+	}
+
+	/**
+	 * Whether a server of another family or version can be started here: with Docker
+	 * always (its image), otherwise when {@link RedisBinary#named(String)} finds its
+	 * command.
+	 * @param name the server's name, {@code redis-8} or {@code valkey-8}
+	 * @return whether {@link #named(String)} can start it
+	 */
+	public static boolean available(String name) {
+		return useDocker() || RedisBinary.named(name).isPresent();
+	}
+
+	/**
+	 * The shared server of another family or version: {@code redis-8} (Redis 8.0) or
+	 * {@code valkey-8} (Valkey 8.1). Tests must not stop or pause it.
+	 * @param name the server's name
+	 * @return a running server
+	 * @throws IllegalStateException when this machine has no such server
+	 */
+	public static synchronized RedisServer named(String name) {
+		RedisServer server = named.get(name);
+		if (server == null) {
+			server = shared(() -> useDocker() ? ContainerRedisServer.standalone(imageOf(name))
+					: ProcessRedisServer.standalone(RedisBinary.named(name)
+						.orElseThrow(() -> new IllegalStateException("No " + name + " server here: run .ci/servers"
+								+ " (Debian's packages, unpacked under ~/.cache/redkit/servers) or set REDKIT_"
+								+ name.toUpperCase(Locale.ROOT).replace('-', '_') + "_SERVER"))));
+			logger.info("Started {} {}: {}", name, server.version(), server.description());
+			named.put(name, server);
+		}
+		return server;
+	}
+
+	private static String imageOf(String name) {
+		return switch (name) {
+			case "redis-8" -> "redis:8.0";
+			case "valkey-8" -> "valkey/valkey:8.1";
+			default -> throw new IllegalArgumentException("Unknown server " + name);
+		};
 	}
 
 	/**

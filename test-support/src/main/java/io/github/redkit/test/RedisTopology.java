@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 /**
  * The shared servers a behaviour suite runs against, for
@@ -37,13 +40,29 @@ public enum RedisTopology {
 	OLDEST(RedisServers::oldest, true),
 
 	/** A master, a replica and three Sentinels, reached through the Sentinels. */
-	SENTINEL(RedisServers::sentinel, true);
+	SENTINEL(RedisServers::sentinel, true),
+
+	/**
+	 * One Redis 8.0 server (Debian 13's package, see {@code .ci/servers}), for the suites
+	 * that ask for it with {@code @RedisTopologies(servers = true)}; left out of
+	 * {@code all} with a message when this machine has none.
+	 */
+	REDIS_8(() -> RedisServers.named("redis-8"), true),
+
+	/**
+	 * One Valkey 8.1 server (Debian 13's package, see {@code .ci/servers}), for the
+	 * suites that ask for it with {@code @RedisTopologies(servers = true)}; left out of
+	 * {@code all} with a message when this machine has none.
+	 */
+	VALKEY_8(() -> RedisServers.named("valkey-8"), true);
 
 	/**
 	 * The system property (or, upper-cased, environment variable) that selects
 	 * topologies.
 	 */
 	public static final String SELECTION_PROPERTY = "redkit.test.topologies";
+
+	private static final Set<String> MISSING_REPORTED = ConcurrentHashMap.newKeySet();
 
 	private final Supplier<RedisServer> server;
 
@@ -95,12 +114,29 @@ public enum RedisTopology {
 	 * @return the selected topologies, in declaration order
 	 */
 	public static List<RedisTopology> selected(boolean pooled) {
+		return selected(pooled, true);
+	}
+
+	/**
+	 * The topologies this run selected, with {@link #POOLED} beside a selected standalone
+	 * topology when asked for, and the other server families ({@link #REDIS_8},
+	 * {@link #VALKEY_8}) only when asked for.
+	 * @param pooled whether to add {@link #POOLED}
+	 * @param servers whether to keep the other server families this run selected
+	 * @return the selected topologies, in declaration order
+	 */
+	public static List<RedisTopology> selected(boolean pooled, boolean servers) {
 		List<RedisTopology> selected = selectedByName();
 		boolean addPooled = pooled && selected.contains(STANDALONE);
 		return Arrays.stream(values())
 			.filter((topology) -> (topology == POOLED) ? addPooled || selected.contains(POOLED)
 					: selected.contains(topology))
+			.filter((topology) -> servers || !topology.isOtherServer())
 			.toList();
+	}
+
+	private boolean isOtherServer() {
+		return this == REDIS_8 || this == VALKEY_8;
 	}
 
 	private static List<RedisTopology> selectedByName() {
@@ -110,7 +146,9 @@ public enum RedisTopology {
 			return Arrays.stream(values()).filter((topology) -> !topology.heavy && topology != POOLED).toList();
 		}
 		if (selection.trim().equals("all")) {
-			return Arrays.stream(values()).filter((topology) -> topology != POOLED).toList();
+			return Arrays.stream(values())
+				.filter((topology) -> topology != POOLED && topology.availableHere())
+				.toList();
 		}
 		List<RedisTopology> chosen = Arrays.stream(selection.split(","))
 			.map(String::trim)
@@ -129,6 +167,19 @@ public enum RedisTopology {
 							+ Arrays.stream(values())
 								.map((topology) -> topology.name().toLowerCase(Locale.ROOT))
 								.collect(Collectors.joining(","))));
+	}
+
+	private boolean availableHere() {
+		String name = name().toLowerCase(Locale.ROOT).replace('_', '-');
+		if (!isOtherServer() || RedisServers.available(name)) {
+			return true;
+		}
+		if (MISSING_REPORTED.add(name)) {
+			LoggerFactory.getLogger(RedisTopology.class)
+				.warn("Topology {} left out: no {} server here (run .ci/servers, or set REDKIT_{}_SERVER)", name, name,
+						name());
+		}
+		return false;
 	}
 
 	static Duration sharedSentinelDownAfter() {

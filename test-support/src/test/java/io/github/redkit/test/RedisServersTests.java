@@ -1,10 +1,16 @@
 package io.github.redkit.test;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -50,6 +56,18 @@ class RedisServersTests {
 		assertThat(RedisServers.oldest().version()).startsWith("6.2.");
 	}
 
+	@ParameterizedTest
+	@CsvSource({ "redis-8, 8.0.", "valkey-8, Valkey 8.1." })
+	void namedServersReportTheirVersion(String name, String version) {
+		Assumptions.assumeTrue(RedisServers.available(name),
+				() -> "no " + name + " server here: .ci/servers fetches Debian 13's package");
+		RedisServer redis = RedisServers.named(name);
+		try (RespClient client = redis.client(redis.port())) {
+			assertThat(client.call("PING")).isEqualTo("PONG");
+		}
+		assertThat(redis.version()).startsWith(version);
+	}
+
 	@Test
 	void topologiesAreSelectedByName() {
 		String previous = System.getProperty(RedisTopology.SELECTION_PROPERTY);
@@ -59,9 +77,16 @@ class RedisServersTests {
 			assertThat(RedisTopology.selected(true)).as("pooled beside standalone")
 				.containsExactly(RedisTopology.STANDALONE, RedisTopology.POOLED, RedisTopology.CLUSTER);
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "all");
-			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.CLUSTER,
-					RedisTopology.OLDEST, RedisTopology.SENTINEL);
-			assertThat(RedisTopology.selected(true)).containsExactly(RedisTopology.values());
+			List<RedisTopology> servers = Stream.of(RedisTopology.REDIS_8, RedisTopology.VALKEY_8)
+				.filter((topology) -> RedisServers
+					.available(topology.name().toLowerCase(Locale.ROOT).replace('_', '-')))
+				.toList();
+			assertThat(RedisTopology.selected()).as("all, but the servers this machine lacks")
+				.containsExactlyElementsOf(Stream
+					.concat(Stream.of(RedisTopology.STANDALONE, RedisTopology.CLUSTER, RedisTopology.OLDEST,
+							RedisTopology.SENTINEL), servers.stream())
+					.toList());
+			assertThat(RedisTopology.selected(true)).hasSize(5 + servers.size()).contains(RedisTopology.POOLED);
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "sentinel, standalone");
 			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.SENTINEL);
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "standalone,galaxy");

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.Optional;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.concurrency.internal.ConcurrencyLimitedAdvisor;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
+import io.github.redkit.concurrency.internal.ConcurrencyLimitedAdvisor;
 import io.github.redkit.concurrency.web.ConcurrencyLimitExceptionHandler;
 import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,9 +1,9 @@
 package io.github.redkit.autoconfigure.idempotency;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.idempotency.internal.DefaultReactiveIdempotentSteps;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
+import io.github.redkit.idempotency.internal.DefaultReactiveIdempotentSteps;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
 

@@ -5,11 +5,11 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.lock.DistributedLocks;
-import io.github.redkit.lock.internal.LockAdvisor;
 import io.github.redkit.lock.LockHandle;
+import io.github.redkit.lock.internal.LockAdvisor;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.lock.web.LockExceptionHandler;
 import io.github.redkit.test.RedisServers;

@@ -1,9 +1,9 @@
 package io.github.redkit.autoconfigure.lock;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.lock.internal.DefaultReactiveDistributedLocks;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.ReactiveDistributedLocks;
+import io.github.redkit.lock.internal.DefaultReactiveDistributedLocks;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
 

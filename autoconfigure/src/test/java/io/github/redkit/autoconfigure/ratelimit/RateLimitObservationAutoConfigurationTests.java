@@ -3,8 +3,8 @@ package io.github.redkit.autoconfigure.ratelimit;
 import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.ratelimit.DefaultRedkitRateLimitObservationConvention;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.RedkitRateLimitObservationConvention;

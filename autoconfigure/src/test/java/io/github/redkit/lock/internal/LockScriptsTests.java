@@ -20,7 +20,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The lock scripts, called directly against a real Redis.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class LockScriptsTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);

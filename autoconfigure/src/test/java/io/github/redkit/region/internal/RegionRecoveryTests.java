@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.RedisServer;

@@ -6,11 +6,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.UUID;
 
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
-import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.entry;
  * shipped position never moves back, and a region on a cluster ships and re-seeds.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(servers = true)
 class RegionalScriptsTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
