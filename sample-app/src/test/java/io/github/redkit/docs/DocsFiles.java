@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The Markdown files the docs checks read: the README and every page under {@code docs/}.
+ * The Markdown files the docs checks read: the README, the changelog and every page under
+ * {@code docs/}.
  */
 final class DocsFiles {
 
@@ -31,6 +32,7 @@ final class DocsFiles {
 		Path root = root();
 		List<Path> files = new ArrayList<>();
 		files.add(root.resolve("README.md"));
+		files.add(root.resolve("CHANGELOG.md"));
 		try (Stream<Path> pages = Files.list(root.resolve("docs"))) {
 			pages.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(files::add);
 		}

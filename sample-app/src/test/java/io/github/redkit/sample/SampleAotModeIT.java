@@ -9,7 +9,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
 import io.github.redkit.test.RedisServers;
@@ -23,7 +26,9 @@ import static org.awaitility.Awaitility.await;
  * The packaged sample, AOT-processed at build time ({@code spring-boot:process-aot}),
  * started as its own process with {@code -Dspring.aot.enabled=true}, the way a native
  * image runs its application context: a rate limit refuses, a queue message fans a post
- * out, an idempotent step replays and a lock-guarded settlement runs, all over HTTP.
+ * out, an idempotent step replays and a lock-guarded settlement runs, all over HTTP. The
+ * jar ships no Testcontainers, and starts a {@code redis-server} process of its own when
+ * no Redis answers.
  */
 class SampleAotModeIT {
 
@@ -51,6 +56,9 @@ class SampleAotModeIT {
 					"BOOT-INF/classes/io/github/redkit/sample/SampleApplication__ApplicationContextInitializer.class"))
 				.as("the jar holds the AOT-generated context initializer")
 				.isNotNull();
+			assertThat(zip.stream().map(ZipEntry::getName).filter((name) -> name.contains("testcontainers")))
+				.as("Testcontainers stays out of the sample's jar")
+				.isEmpty();
 		}
 		String base = start(jar);
 		String author = "aot_" + UUID.randomUUID().toString().substring(0, 8);
@@ -90,20 +98,35 @@ class SampleAotModeIT {
 		assertThat(Files.readString(this.log)).contains("Starting AOT-processed");
 	}
 
+	@Test
+	void theJarStartsItsOwnRedisWhenNoneAnswers() throws Exception {
+		int nowhere = freePort();
+		String base = start(Path.of("target", "redkit-sample-app.jar"), "--spring.data.redis.host=127.0.0.1",
+				"--spring.data.redis.port=" + nowhere);
+		assertThat(Files.readString(this.log)).contains("No Redis answers at 127.0.0.1:" + nowhere)
+			.contains("using an embedded Redis");
+		assertThat(get(base, "/actuator/health", null).body()).contains("\"status\":\"UP\"");
+	}
+
 	private String start(Path jar) throws Exception {
 		String[] redis = RedisServers.standalone().springProperties();
-		int port;
+		return start(jar, "--" + redis[0], "--" + redis[1], "--sample.embedded-redis=false");
+	}
+
+	private static int freePort() throws IOException {
 		try (ServerSocket socket = new ServerSocket(0)) {
-			port = socket.getLocalPort();
+			return socket.getLocalPort();
 		}
+	}
+
+	private String start(Path jar, String... redis) throws Exception {
+		int port = freePort();
 		this.log = Files.createTempFile("sample-aot", ".log");
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		this.app = new ProcessBuilder(java, "-Dspring.aot.enabled=true", "-jar", jar.toString(),
-				"--server.port=" + port, "--" + redis[0], "--" + redis[1], "--sample.embedded-redis=false",
-				"--sample.admin-token=" + ADMIN)
-			.redirectErrorStream(true)
-			.redirectOutput(this.log.toFile())
-			.start();
+		List<String> command = new ArrayList<>(List.of(java, "-Dspring.aot.enabled=true", "-jar", jar.toString(),
+				"--server.port=" + port, "--sample.admin-token=" + ADMIN));
+		command.addAll(List.of(redis));
+		this.app = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(this.log.toFile()).start();
 		String base = "http://127.0.0.1:" + port;
 		await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
 			assertThat(this.app.isAlive()).as(() -> read(this.log)).isTrue();

@@ -8,10 +8,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
-import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * Entry point of the test support: shared servers started once per JVM and stopped when
@@ -29,6 +31,8 @@ public final class RedisServers {
 	private static final int CLUSTER_MASTERS = 3;
 
 	private static final String OLDEST_IMAGE = "redis:6.2";
+
+	private static final String TESTCONTAINERS = "org.testcontainers.DockerClientFactory";
 
 	private static @Nullable RedisServer standalone;
 
@@ -196,10 +200,19 @@ public final class RedisServers {
 	static boolean useDocker() {
 		String mode = System.getProperty("redkit.test.redis", System.getenv("REDKIT_TEST_REDIS"));
 		mode = (mode != null) ? mode.toLowerCase(Locale.ROOT) : "auto";
+		boolean testcontainers = ClassUtils.isPresent(TESTCONTAINERS, RedisServers.class.getClassLoader());
 		return switch (mode) {
-			case "docker" -> true;
+			case "docker" -> {
+				if (!testcontainers) {
+					throw new IllegalStateException("REDKIT_TEST_REDIS=docker, but Testcontainers"
+							+ " (org.testcontainers:testcontainers) is not on the class path");
+				}
+				yield true;
+			}
 			case "process" -> false;
-			default -> dockerLooksPresent() && DockerClientFactory.instance().isDockerAvailable();
+			// an application that runs its own Redis this way (the sample) need not ship
+			// Testcontainers: without it, processes
+			default -> testcontainers && dockerLooksPresent() && DockerClientFactory.instance().isDockerAvailable();
 		};
 	}
 
