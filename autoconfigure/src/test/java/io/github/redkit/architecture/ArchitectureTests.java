@@ -30,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The rules the library's structure keeps, checked on its classes (as Spring Boot's own
  * architecture rules are): packages without cycles; the ground floor ({@code core}) knows
  * no capability; a capability knows no other capability, nor the endpoint or the regions
- * above them; an auto-configuration is final; no constructor or method takes more than
- * seven parameters. See {@code docs/architecture.md}.
+ * above them; an {@code internal} package serves only its capability and the wiring; an
+ * implementation on Redis is internal; an auto-configuration is final; no constructor or
+ * method takes more than seven parameters. See {@code docs/architecture.md}.
  */
 class ArchitectureTests {
 
