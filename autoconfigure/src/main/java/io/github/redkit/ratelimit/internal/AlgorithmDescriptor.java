@@ -41,9 +41,13 @@ public interface AlgorithmDescriptor {
 	/**
 	 * The script that gives back what the decision script took, by its resource name: the
 	 * same arguments and the decision's time (see {@link PreparedLimit#refundArguments}).
+	 * By convention {@code ratelimit_refund_<algorithm>} beside
+	 * {@code ratelimit_<algorithm>}.
 	 * @return the refund script's name
 	 */
-	String refundScriptName();
+	default String refundScriptName() {
+		return scriptName().replaceFirst("^ratelimit_", "ratelimit_refund_");
+	}
 
 	/**
 	 * The last part of an identifier's key: it changes with the layout of the record, so

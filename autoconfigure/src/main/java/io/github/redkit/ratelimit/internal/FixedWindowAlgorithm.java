@@ -22,11 +22,6 @@ final class FixedWindowAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
-	public String refundScriptName() {
-		return "ratelimit_refund_fixed_window";
-	}
-
-	@Override
 	public String keySuffix(RateLimitPolicy policy) {
 		return "fw";
 	}

@@ -27,11 +27,6 @@ final class SlidingLogAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
-	public String refundScriptName() {
-		return "ratelimit_refund_sliding_log";
-	}
-
-	@Override
 	public String keySuffix(RateLimitPolicy policy) {
 		return "sl";
 	}

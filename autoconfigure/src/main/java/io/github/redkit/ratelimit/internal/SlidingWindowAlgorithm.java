@@ -28,11 +28,6 @@ final class SlidingWindowAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
-	public String refundScriptName() {
-		return "ratelimit_refund_sliding_window";
-	}
-
-	@Override
 	public String keySuffix(RateLimitPolicy policy) {
 		return "sw" + policy.subWindows() + (wide(policy) ? "d" : "");
 	}

@@ -22,11 +22,6 @@ final class TokenBucketAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
-	public String refundScriptName() {
-		return "ratelimit_refund_token_bucket";
-	}
-
-	@Override
 	public String keySuffix(RateLimitPolicy policy) {
 		return "tb";
 	}
