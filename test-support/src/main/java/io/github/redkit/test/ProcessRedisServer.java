@@ -30,8 +30,12 @@ final class ProcessRedisServer implements RedisServer {
 	}
 
 	static ProcessRedisServer standalone(Path binary, int port) {
+		return standalone(binary, port, List.of());
+	}
+
+	static ProcessRedisServer standalone(Path binary, int port, List<String> arguments) {
 		Path directory = workDirectory();
-		RedisProcess process = new RedisProcess(binary, directory, port, List.of());
+		RedisProcess process = new RedisProcess(binary, directory, port, arguments);
 		ProcessRedisServer server = new ProcessRedisServer(binary, List.of(process), false);
 		server.start();
 		return server;

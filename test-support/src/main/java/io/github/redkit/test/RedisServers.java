@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -172,6 +173,21 @@ public final class RedisServers {
 	public static RedisServer startStandalone(int port) {
 		RedisServer server = ProcessRedisServer.standalone(RedisBinary.locate(), port);
 		logger.info("Started Redis {}: {}", server.version(), server.description());
+		return server;
+	}
+
+	/**
+	 * Starts a standalone {@code redis-server} process with settings of its own (such as
+	 * {@code --maxmemory-policy allkeys-lru} or {@code --rename-command CONFIG ""}),
+	 * owned by the caller, which must close it; always a process, whose command line any
+	 * server version takes.
+	 * @param arguments the settings, after the defaults (no persistence) which they may
+	 * override
+	 * @return a running server
+	 */
+	public static RedisServer startStandalone(List<String> arguments) {
+		RedisServer server = ProcessRedisServer.standalone(RedisBinary.locate(), FreePorts.find(false), arguments);
+		logger.info("Started Redis {}: {} {}", server.version(), server.description(), arguments);
 		return server;
 	}
 

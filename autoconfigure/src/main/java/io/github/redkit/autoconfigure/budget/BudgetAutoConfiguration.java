@@ -1,5 +1,7 @@
 package io.github.redkit.autoconfigure.budget;
 
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
@@ -33,6 +35,13 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnBooleanProperty(name = "redkit.budget.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(BudgetProperties.class)
 public final class BudgetAutoConfiguration {
+
+	// what the server doctor checks for this capability
+	@Bean
+	@ConditionalOnMissingBean(name = "redkitBudgetServerNeeds")
+	ServerNeeds redkitBudgetServerNeeds() {
+		return ServerNeeds.of("budget", ServerNeed.NO_EVICTION, ServerNeed.PERSISTENCE, ServerNeed.REPLICATED_WRITES);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -1,5 +1,7 @@
 package io.github.redkit.autoconfigure.concurrency;
 
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.autoconfigure.EarlyProperties;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
@@ -39,6 +41,13 @@ import org.springframework.util.function.SingletonSupplier;
 @ConditionalOnBooleanProperty(name = "redkit.concurrency-limit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConcurrencyLimitProperties.class)
 public final class ConcurrencyLimitAutoConfiguration {
+
+	// what the server doctor checks for this capability
+	@Bean
+	@ConditionalOnMissingBean(name = "redkitConcurrencyLimitServerNeeds")
+	ServerNeeds redkitConcurrencyLimitServerNeeds() {
+		return ServerNeeds.of("concurrency-limit", ServerNeed.NO_EVICTION);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean(ConcurrencyLimiter.class)

@@ -1,5 +1,7 @@
 package io.github.redkit.autoconfigure.idempotency;
 
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
@@ -49,6 +51,14 @@ import org.springframework.util.function.SingletonSupplier;
 @ConditionalOnBooleanProperty(name = "redkit.idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 public final class IdempotencyAutoConfiguration {
+
+	// what the server doctor checks for this capability
+	@Bean
+	@ConditionalOnMissingBean(name = "redkitIdempotencyServerNeeds")
+	ServerNeeds redkitIdempotencyServerNeeds() {
+		return ServerNeeds.of("idempotency", ServerNeed.NO_EVICTION, ServerNeed.PERSISTENCE,
+				ServerNeed.REPLICATED_WRITES);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

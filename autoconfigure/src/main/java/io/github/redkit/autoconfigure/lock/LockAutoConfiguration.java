@@ -2,6 +2,8 @@ package io.github.redkit.autoconfigure.lock;
 
 import java.time.Duration;
 
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
@@ -50,6 +52,13 @@ import org.springframework.util.function.SingletonSupplier;
 @ConditionalOnBooleanProperty(name = "redkit.lock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LockProperties.class)
 public final class LockAutoConfiguration {
+
+	// what the server doctor checks for this capability
+	@Bean
+	@ConditionalOnMissingBean(name = "redkitLockServerNeeds")
+	ServerNeeds redkitLockServerNeeds() {
+		return ServerNeeds.of("lock", ServerNeed.NO_EVICTION, ServerNeed.REPLICATED_WRITES);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean(DistributedLocks.class)

@@ -3,6 +3,8 @@ package io.github.redkit.autoconfigure.queue;
 import java.time.Duration;
 import java.util.function.Function;
 
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
@@ -50,6 +52,13 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @ConditionalOnBooleanProperty(name = "redkit.queue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(QueueProperties.class)
 public final class QueueAutoConfiguration {
+
+	// what the server doctor checks for this capability
+	@Bean
+	@ConditionalOnMissingBean(name = "redkitQueueServerNeeds")
+	ServerNeeds redkitQueueServerNeeds() {
+		return ServerNeeds.of("queue", ServerNeed.NO_EVICTION, ServerNeed.PERSISTENCE, ServerNeed.REPLICATED_WRITES);
+	}
 
 	/** The first wait of a reactive consumer on an empty queue. */
 	private static final Duration MIN_POLL = Duration.ofMillis(10);

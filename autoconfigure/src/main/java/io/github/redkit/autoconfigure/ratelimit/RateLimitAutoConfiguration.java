@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
 import io.github.redkit.autoconfigure.EarlyProperties;
@@ -58,6 +60,13 @@ import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 @ConditionalOnBooleanProperty(name = "redkit.rate-limit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
+
+	// what the server doctor checks for this capability
+	@Bean
+	@ConditionalOnMissingBean(name = "redkitRateLimitServerNeeds")
+	ServerNeeds redkitRateLimitServerNeeds() {
+		return ServerNeeds.of("rate-limit", ServerNeed.NO_EVICTION);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

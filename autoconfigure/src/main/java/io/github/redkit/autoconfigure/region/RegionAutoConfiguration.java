@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitProperties;
@@ -54,6 +56,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnProperty("redkit.regions.local")
 @EnableConfigurationProperties(RegionProperties.class)
 public final class RegionAutoConfiguration {
+
+	// what the server doctor checks for this capability
+	@Bean
+	@ConditionalOnMissingBean(name = "redkitRegionsServerNeeds")
+	ServerNeeds redkitRegionsServerNeeds() {
+		return ServerNeeds.of("regions", ServerNeed.NO_EVICTION, ServerNeed.PERSISTENCE);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

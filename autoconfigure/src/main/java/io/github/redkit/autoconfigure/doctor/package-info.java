@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the server doctor.
+ */
+@NullMarked
+package io.github.redkit.autoconfigure.doctor;
+
+import org.jspecify.annotations.NullMarked;

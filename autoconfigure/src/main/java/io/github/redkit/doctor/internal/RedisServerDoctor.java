@@ -1,0 +1,238 @@
+package io.github.redkit.doctor.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.doctor.DoctorFinding;
+import io.github.redkit.doctor.DoctorFinding.Status;
+import io.github.redkit.doctor.DoctorReport;
+import io.github.redkit.doctor.ServerDoctor;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * The server doctor on Redis: reads each writable node's settings within a timeout and
+ * judges them against the needs the capabilities in use declared. A cluster is judged by
+ * its worst master.
+ */
+public final class RedisServerDoctor implements ServerDoctor {
+
+	private static final Comparator<DoctorFinding> WORST_FIRST = Comparator
+		.comparingInt((DoctorFinding finding) -> -gravity(finding.status()));
+
+	private final ServerSettingsReader reader;
+
+	private final List<ServerNeeds> needs;
+
+	private final Duration timeout;
+
+	// at most one examination in flight: a frozen Redis holds one thread, not one per
+	// call
+	private @Nullable CompletableFuture<List<NodeSettings>> reading;
+
+	/**
+	 * Creates the doctor.
+	 * @param connectionFactory the Redis Redkit uses
+	 * @param needs what each capability in use needs
+	 * @param timeout the longest wait for the server's answers
+	 */
+	public RedisServerDoctor(RedisConnectionFactory connectionFactory, List<ServerNeeds> needs, Duration timeout) {
+		this.reader = new ServerSettingsReader(connectionFactory);
+		this.needs = List.copyOf(needs);
+		this.timeout = timeout;
+	}
+
+	@Override
+	public DoctorReport examine() {
+		List<NodeSettings> nodes;
+		try {
+			nodes = read().get(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException ex) {
+			return unanswered("Redis did not answer within " + this.timeout);
+		}
+		catch (ExecutionException ex) {
+			return unanswered("Redis did not answer: "
+					+ ServerSettingsReader.reason((ex.getCause() != null) ? ex.getCause() : ex));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return unanswered("interrupted");
+		}
+		List<DoctorFinding> findings = new ArrayList<>();
+		addFinding(findings, ServerNeed.NO_EVICTION, "maxmemory-policy", RedisServerDoctor::eviction, nodes);
+		addFinding(findings, ServerNeed.PERSISTENCE, "persistence", RedisServerDoctor::persistence, nodes);
+		addFinding(findings, ServerNeed.REPLICATED_WRITES, "replication", RedisServerDoctor::replication, nodes);
+		findings.sort(WORST_FIRST);
+		return new DoctorReport(describe(nodes), findings);
+	}
+
+	private static int gravity(Status status) {
+		return switch (status) {
+			case OK -> 0;
+			case NOTE -> 1;
+			case NOT_CHECKED -> 2;
+			case RISK -> 3;
+		};
+	}
+
+	private synchronized CompletableFuture<List<NodeSettings>> read() {
+		CompletableFuture<List<NodeSettings>> reading = this.reading;
+		if (reading == null || reading.isDone()) {
+			reading = CompletableFuture.supplyAsync(this.reader::read, RedisScriptRunner.blockingSteps());
+			this.reading = reading;
+		}
+		return reading;
+	}
+
+	private DoctorReport unanswered(String reason) {
+		List<DoctorFinding> findings = new ArrayList<>();
+		for (ServerNeed need : ServerNeed.values()) {
+			List<String> capabilities = capabilities(need);
+			if (!capabilities.isEmpty()) {
+				findings.add(new DoctorFinding(check(need), Status.NOT_CHECKED, capabilities, reason));
+			}
+		}
+		return new DoctorReport("unknown", findings);
+	}
+
+	private static String check(ServerNeed need) {
+		return switch (need) {
+			case NO_EVICTION -> "maxmemory-policy";
+			case PERSISTENCE -> "persistence";
+			case REPLICATED_WRITES -> "replication";
+		};
+	}
+
+	private void addFinding(List<DoctorFinding> findings, ServerNeed need, String check,
+			Function<NodeSettings, Verdict> judge, List<NodeSettings> nodes) {
+		List<String> capabilities = capabilities(need);
+		if (capabilities.isEmpty() || nodes.isEmpty()) {
+			return;
+		}
+		NodeSettings worstNode = nodes.get(0);
+		Verdict worst = judge.apply(worstNode);
+		for (NodeSettings node : nodes.subList(1, nodes.size())) {
+			Verdict verdict = judge.apply(node);
+			if (gravity(verdict.status()) > gravity(worst.status())) {
+				worst = verdict;
+				worstNode = node;
+			}
+		}
+		String detail = (nodes.size() > 1) ? worstNode.node() + ": " + worst.detail() : worst.detail();
+		findings.add(new DoctorFinding(check, worst.status(), capabilities, detail));
+	}
+
+	private List<String> capabilities(ServerNeed need) {
+		return this.needs.stream()
+			.filter((declared) -> declared.needs().contains(need))
+			.map(ServerNeeds::capability)
+			.distinct()
+			.sorted()
+			.toList();
+	}
+
+	static Verdict eviction(NodeSettings node) {
+		String policy = node.setting("maxmemory-policy", "maxmemory_policy");
+		if (policy == null) {
+			return new Verdict(Status.NOT_CHECKED, "maxmemory-policy could not be read: " + node.refusal());
+		}
+		if ("noeviction".equals(policy)) {
+			return new Verdict(Status.OK, "noeviction: a full server refuses writes rather than evicting keys");
+		}
+		if ("0".equals(node.setting("maxmemory", "maxmemory"))) {
+			return new Verdict(Status.NOTE,
+					policy + " evicts nothing while no maxmemory is set, but would evict keys once one is");
+		}
+		return new Verdict(Status.RISK,
+				policy + " with maxmemory " + node.setting("maxmemory", "maxmemory")
+						+ " bytes: under memory pressure Redis may evict these capabilities' keys before they expire"
+						+ (policy.startsWith("volatile")
+								? " (all of them have an expiry, so volatile policies evict them too)" : "")
+						+ "; use noeviction");
+	}
+
+	static Verdict persistence(NodeSettings node) {
+		String appendOnly = node.setting("appendonly", null);
+		if (appendOnly == null) {
+			String aofEnabled = node.info().get("aof_enabled");
+			appendOnly = (aofEnabled != null) ? ("1".equals(aofEnabled) ? "yes" : "no") : null;
+		}
+		if (appendOnly == null) {
+			return new Verdict(Status.NOT_CHECKED, "persistence could not be read: " + node.refusal());
+		}
+		if ("yes".equals(appendOnly)) {
+			String fsync = node.setting("appendfsync", null);
+			return new Verdict(Status.OK,
+					"append-only file"
+							+ ((fsync != null)
+									? ", appendfsync " + fsync
+											+ ("always".equals(fsync) ? ""
+													: ": a crash of the host may lose the writes not yet synced")
+									: ""));
+		}
+		String save = node.config().get("save");
+		if (save == null) {
+			return new Verdict(Status.RISK, "no append-only file (snapshots could not be read: " + node.refusal()
+					+ "): a restart loses at least the writes since the last snapshot");
+		}
+		if (save.isBlank()) {
+			return new Verdict(Status.RISK, "no persistence (appendonly no, save \"\"): a restart loses every key");
+		}
+		return new Verdict(Status.RISK, "snapshots only (save \"" + save
+				+ "\", appendonly no): a restart loses the writes since the last snapshot; use appendonly yes");
+	}
+
+	static Verdict replication(NodeSettings node) {
+		String role = node.info().get("role");
+		if (role == null) {
+			return new Verdict(Status.NOT_CHECKED, "replication could not be read: " + node.refusal());
+		}
+		if (!"master".equals(role)) {
+			return new Verdict(Status.NOTE, "connected to a " + role + ", which takes no writes");
+		}
+		String replicas = node.info().getOrDefault("connected_slaves", "0");
+		if ("0".equals(replicas)) {
+			return new Verdict(Status.OK, "no replica, so no failover to one that is behind");
+		}
+		String minReplicas = node.setting("min-replicas-to-write", null);
+		return new Verdict(Status.NOTE,
+				replicas + " replica(s), replicated asynchronously"
+						+ ((minReplicas != null) ? " (min-replicas-to-write " + minReplicas + ")" : "")
+						+ ": a failover may lose the last acknowledged writes; a lock's fencing token still rises");
+	}
+
+	private static String describe(List<NodeSettings> nodes) {
+		if (nodes.isEmpty()) {
+			return "unknown";
+		}
+		NodeSettings first = nodes.get(0);
+		String valkey = first.info().get("valkey_version");
+		String version = (valkey != null) ? "Valkey " + valkey
+				: "Redis " + first.info().getOrDefault("redis_version", "(version not reported)");
+		String mode = first.info().getOrDefault("redis_mode", "standalone");
+		return version + " " + mode + ((nodes.size() > 1) ? " of " + nodes.size() + " masters" : "");
+	}
+
+	/**
+	 * The verdict on one node.
+	 *
+	 * @param status the verdict
+	 * @param detail what was found
+	 */
+	record Verdict(Status status, String detail) {
+
+	}
+
+}

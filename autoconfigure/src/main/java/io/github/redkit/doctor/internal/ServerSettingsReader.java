@@ -1,0 +1,105 @@
+package io.github.redkit.doctor.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Reads the settings the doctor judges from every node that takes writes: the one server,
+ * or each master of a cluster. A managed service may refuse {@code CONFIG} (renamed,
+ * disabled or denied by an ACL); the fields {@code INFO} mirrors are then read from it.
+ */
+final class ServerSettingsReader {
+
+	private static final List<String> CONFIG_PATTERNS = List.of("maxmemory*", "append*", "save",
+			"min-replicas-to-write");
+
+	private static final List<String> INFO_SECTIONS = List.of("server", "memory", "persistence", "replication");
+
+	private final RedisConnectionFactory connectionFactory;
+
+	ServerSettingsReader(RedisConnectionFactory connectionFactory) {
+		this.connectionFactory = connectionFactory;
+	}
+
+	List<NodeSettings> read() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			if (connection instanceof RedisClusterConnection cluster) {
+				List<NodeSettings> nodes = new ArrayList<>();
+				for (RedisClusterNode node : cluster.clusterGetNodes()) {
+					if (node.isMaster()) {
+						nodes.add(read(node.asString(), (pattern) -> cluster.serverCommands().getConfig(node, pattern),
+								(section) -> cluster.serverCommands().info(node, section)));
+					}
+				}
+				return nodes;
+			}
+			return List.of(read("server", (pattern) -> connection.serverCommands().getConfig(pattern),
+					(section) -> connection.serverCommands().info(section)));
+		}
+	}
+
+	private static NodeSettings read(String node, Function<String, @Nullable Properties> config,
+			Function<String, @Nullable Properties> info) {
+		Map<String, String> settings = new HashMap<>();
+		String configRefused = null;
+		for (String pattern : CONFIG_PATTERNS) {
+			try {
+				copy(config.apply(pattern), settings);
+			}
+			catch (RuntimeException ex) {
+				configRefused = refusal(ex);
+				break;
+			}
+		}
+		Map<String, String> fields = new HashMap<>();
+		String infoRefused = null;
+		for (String section : INFO_SECTIONS) {
+			try {
+				copy(info.apply(section), fields);
+			}
+			catch (RuntimeException ex) {
+				infoRefused = refusal(ex);
+				break;
+			}
+		}
+		return new NodeSettings(node, settings, configRefused, fields, infoRefused);
+	}
+
+	private static void copy(@Nullable Properties properties, Map<String, String> target) {
+		if (properties != null) {
+			properties.forEach((name, value) -> target.put(String.valueOf(name), String.valueOf(value)));
+		}
+	}
+
+	// a server that answers with an error refused; one that does not answer fails the
+	// whole reading
+	private static String refusal(RuntimeException ex) {
+		if (ex instanceof DataAccessResourceFailureException || ex instanceof TransientDataAccessException) {
+			throw ex;
+		}
+		return reason(ex);
+	}
+
+	// the server's own words ("ERR unknown command 'CONFIG'", "NOPERM …") are at the root
+	static String reason(Throwable ex) {
+		Throwable cause = ex;
+		while (cause.getCause() != null && cause.getCause() != cause) {
+			cause = cause.getCause();
+		}
+		return String.valueOf(cause.getMessage());
+	}
+
+}

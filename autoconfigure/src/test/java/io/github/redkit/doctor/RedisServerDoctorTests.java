@@ -1,0 +1,233 @@
+package io.github.redkit.doctor;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+import io.github.redkit.core.ServerNeed;
+import io.github.redkit.core.ServerNeeds;
+import io.github.redkit.doctor.DoctorFinding.Status;
+import io.github.redkit.doctor.internal.RedisServerDoctor;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RespClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The server doctor on real servers started with each setting it judges: eviction
+ * policies, persistence, replicas, a cluster, {@code CONFIG} renamed away as on a managed
+ * service, a user the ACL denies {@code CONFIG} and {@code INFO}, a server away and a
+ * frozen one.
+ */
+class RedisServerDoctorTests {
+
+	private static final List<ServerNeeds> NEEDS = List.of(
+			ServerNeeds.of("budget", ServerNeed.NO_EVICTION, ServerNeed.PERSISTENCE, ServerNeed.REPLICATED_WRITES),
+			ServerNeeds.of("lock", ServerNeed.NO_EVICTION, ServerNeed.REPLICATED_WRITES),
+			ServerNeeds.of("rate-limit", ServerNeed.NO_EVICTION));
+
+	@Test
+	void theSuiteDefaultsKeepKeysButPersistNothing() {
+		examine(List.of(), (report) -> {
+			assertThat(report.server()).matches("(Redis|Valkey) \\d+\\.\\d+\\.\\d+ standalone");
+			assertThat(finding(report, "maxmemory-policy").status()).isEqualTo(Status.OK);
+			assertThat(finding(report, "maxmemory-policy").capabilities()).containsExactly("budget", "lock",
+					"rate-limit");
+			DoctorFinding persistence = finding(report, "persistence");
+			assertThat(persistence.status()).isEqualTo(Status.RISK);
+			assertThat(persistence.capabilities()).containsExactly("budget");
+			assertThat(persistence.detail()).contains("a restart loses every key");
+			assertThat(finding(report, "replication").status()).isEqualTo(Status.OK);
+			assertThat(report.findings().get(0)).isEqualTo(persistence);
+			assertThat(report.risks()).containsExactly(persistence);
+		});
+	}
+
+	@Test
+	void anEvictionPolicyWithAMemoryLimitIsARisk() {
+		examine(List.of("--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru"), (report) -> {
+			DoctorFinding eviction = finding(report, "maxmemory-policy");
+			assertThat(eviction.status()).isEqualTo(Status.RISK);
+			assertThat(eviction.detail()).contains("allkeys-lru", "104857600", "use noeviction");
+		});
+		examine(List.of("--maxmemory", "100mb", "--maxmemory-policy", "volatile-ttl"),
+				(report) -> assertThat(finding(report, "maxmemory-policy").detail())
+					.contains("volatile policies evict them too"));
+	}
+
+	@Test
+	void anEvictionPolicyWithoutAMemoryLimitIsANote() {
+		examine(List.of("--maxmemory-policy", "allkeys-lfu"), (report) -> {
+			assertThat(finding(report, "maxmemory-policy").status()).isEqualTo(Status.NOTE);
+			assertThat(finding(report, "maxmemory-policy").detail()).contains("once one is");
+		});
+	}
+
+	@Test
+	void anAppendOnlyFileKeepsWritesAndSnapshotsAloneAreARisk() {
+		examine(List.of("--appendonly", "yes", "--appendfsync", "always"), (report) -> {
+			assertThat(finding(report, "persistence").status()).isEqualTo(Status.OK);
+			assertThat(finding(report, "persistence").detail()).isEqualTo("append-only file, appendfsync always");
+		});
+		examine(List.of("--appendonly", "yes"), (report) -> assertThat(finding(report, "persistence").detail())
+			.contains("appendfsync everysec", "not yet synced"));
+		examine(List.of("--save", "900 1"), (report) -> {
+			assertThat(finding(report, "persistence").status()).isEqualTo(Status.RISK);
+			assertThat(finding(report, "persistence").detail()).contains("snapshots only", "900 1");
+		});
+	}
+
+	@Test
+	void replicasAreANoteSinceReplicationIsAsynchronous() {
+		try (RedisServer primary = RedisServers.startStandalone(List.of("--min-replicas-to-write", "1"));
+				RedisServer replica = RedisServers
+					.startStandalone(List.of("--replicaof", RedisServer.HOST, String.valueOf(primary.port())))) {
+			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+			while (!call(primary, primary.port(), "INFO", "replication").contains("connected_slaves:1")) {
+				assertThat(System.nanoTime()).as("the replica connected").isLessThan(deadline);
+				Thread.onSpinWait();
+			}
+			examine(primary, (report) -> {
+				DoctorFinding replication = finding(report, "replication");
+				assertThat(replication.status()).isEqualTo(Status.NOTE);
+				assertThat(replication.capabilities()).containsExactly("budget", "lock");
+				assertThat(replication.detail()).contains("1 replica(s)", "min-replicas-to-write 1", "fencing token");
+			});
+			examine(replica,
+					(report) -> assertThat(finding(report, "replication").detail()).contains("connected to a slave"));
+		}
+	}
+
+	@Test
+	void withoutConfigTheDoctorReadsWhatInfoMirrorsAndSaysWhatItCouldNot() {
+		examine(List.of("--rename-command", "CONFIG", ""), (report) -> {
+			assertThat(finding(report, "maxmemory-policy").status()).isEqualTo(Status.OK);
+			DoctorFinding persistence = finding(report, "persistence");
+			assertThat(persistence.status()).isEqualTo(Status.RISK);
+			assertThat(persistence.detail()).contains("snapshots could not be read", "CONFIG GET refused",
+					"unknown command");
+			assertThat(finding(report, "replication").detail()).doesNotContain("min-replicas-to-write");
+		});
+	}
+
+	@Test
+	void aUserDeniedConfigAndInfoGetsEveryCheckNotCheckedWithTheServersWords() {
+		try (RedisServer redis = RedisServers.startStandalone(List.of())) {
+			call(redis, redis.port(), "ACL", "SETUSER", "app", "on", ">secret", "~*", "&*", "+@all", "-config",
+					"-info");
+			RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(RedisServer.HOST,
+					redis.port());
+			configuration.setUsername("app");
+			configuration.setPassword("secret");
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration);
+			factory.afterPropertiesSet();
+			factory.start();
+			try {
+				DoctorReport report = new RedisServerDoctor(factory, NEEDS, Duration.ofSeconds(5)).examine();
+				assertThat(report.findings()).extracting(DoctorFinding::status).containsOnly(Status.NOT_CHECKED);
+				assertThat(report.notChecked()).hasSize(3);
+				assertThat(finding(report, "persistence").detail()).contains("CONFIG GET refused", "INFO refused",
+						"NOPERM");
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void aServerAwayOrFrozenLeavesEveryCheckNotCheckedWithinTheTimeout() {
+		try (RedisServer redis = RedisServers.startStandalone(List.of())) {
+			LettuceConnectionFactory factory = redis.createConnectionFactory();
+			try {
+				RedisServerDoctor doctor = new RedisServerDoctor(factory, NEEDS, Duration.ofMillis(500));
+				assertThat(doctor.examine().server()).isNotEqualTo("unknown");
+				redis.pause();
+				long start = System.nanoTime();
+				DoctorReport frozen = doctor.examine();
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+				assertThat(frozen.server()).isEqualTo("unknown");
+				assertThat(frozen.findings()).extracting(DoctorFinding::status).containsOnly(Status.NOT_CHECKED);
+				assertThat(frozen.findings().get(0).detail()).contains("did not answer within");
+				redis.resume();
+				// the reading left waiting on the frozen server ends once it is back
+				assertThat(doctor.examine().server()).isNotEqualTo("unknown");
+				redis.stop();
+				DoctorReport away = doctor.examine();
+				assertThat(away.server()).isEqualTo("unknown");
+				assertThat(away.findings()).extracting(DoctorFinding::detail)
+					.allMatch((detail) -> detail.startsWith("Redis did not answer"));
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void aClusterIsJudgedByItsWorstMaster() {
+		RedisServer cluster = RedisServers.cluster();
+		LettuceConnectionFactory factory = cluster.createConnectionFactory();
+		int port = cluster.ports().get(1);
+		try {
+			call(cluster, port, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru", "maxmemory", "1gb");
+			DoctorReport report = new RedisServerDoctor(factory, NEEDS, Duration.ofSeconds(5)).examine();
+			assertThat(report.server()).endsWith("cluster of 3 masters");
+			DoctorFinding eviction = finding(report, "maxmemory-policy");
+			assertThat(eviction.status()).isEqualTo(Status.RISK);
+			assertThat(eviction.detail()).startsWith(RedisServer.HOST + ":" + port + ": allkeys-lru");
+		}
+		finally {
+			call(cluster, port, "CONFIG", "SET", "maxmemory-policy", "noeviction", "maxmemory", "0");
+			factory.destroy();
+		}
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "redis-8, Redis 8.", "valkey-8, Valkey 8." })
+	void namesTheServerItExamines(String name, String described) {
+		assumeTrue(RedisServers.available(name), () -> name + " is not on this machine (.ci/servers fetches it)");
+		examine(RedisServers.named(name), (report) -> {
+			assertThat(report.server()).startsWith(described).endsWith(" standalone");
+			assertThat(report.findings()).extracting(DoctorFinding::status).doesNotContain(Status.NOT_CHECKED);
+		});
+	}
+
+	private static void examine(List<String> arguments, Consumer<DoctorReport> assertions) {
+		try (RedisServer redis = RedisServers.startStandalone(arguments)) {
+			examine(redis, assertions);
+		}
+	}
+
+	private static void examine(RedisServer redis, Consumer<DoctorReport> assertions) {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		try {
+			assertions.accept(new RedisServerDoctor(factory, NEEDS, Duration.ofSeconds(5)).examine());
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	private static String call(RedisServer redis, int port, String... command) {
+		try (RespClient client = redis.client(port)) {
+			return String.valueOf(client.call(command));
+		}
+	}
+
+	private static DoctorFinding finding(DoctorReport report, String check) {
+		return report.findings()
+			.stream()
+			.filter((finding) -> finding.check().equals(check))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("no finding " + check + " in " + report));
+	}
+
+}
