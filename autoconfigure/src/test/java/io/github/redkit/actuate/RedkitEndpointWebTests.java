@@ -47,7 +47,7 @@ class RedkitEndpointWebTests {
 				.contains("rate-limit")
 				.contains("\"access\":\"read-only\"")
 				.contains(
-						"\"sections\":[\"ratelimits\",\"locks\",\"queues\",\"budgets\",\"steps\",\"control\",\"activity\"]");
+						"\"sections\":[\"ratelimits\",\"locks\",\"queues\",\"budgets\",\"steps\",\"control\",\"activity\",\"doctor\"]");
 			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/steps/auction-1")).GET()).body())
 				.isEqualTo("{\"operation\":\"auction-1\",\"steps\":[]}");
 			assertThat(send(HttpRequest.newBuilder(URI.create(base + "/control")).GET()).body())

@@ -22,6 +22,8 @@ import io.github.redkit.idempotency.internal.IdempotentStepInterceptor;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.idempotency.internal.StepResults;
 import io.github.redkit.idempotency.web.IdempotencyExceptionHandler;
+import io.github.redkit.idempotency.web.IdempotencyKeyFilter;
+import io.github.redkit.idempotency.web.IdempotencyKeyWebFilter;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,6 +37,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -116,6 +119,42 @@ public final class IdempotencyAutoConfiguration {
 		@ConditionalOnMissingBean
 		IdempotencyExceptionHandler redkitIdempotencyExceptionHandler() {
 			return new IdempotencyExceptionHandler();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(name = "jakarta.servlet.Filter")
+	@Conditional(OnIdempotencyKeyRoutesCondition.class)
+	static final class ServletIdempotencyKeyConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotencyKeyFilter redkitIdempotencyKeyFilter(IdempotentSteps steps, IdempotencyProperties properties,
+				ObjectProvider<JsonMapper> jsonMapper) {
+			return new IdempotencyKeyFilter(steps, IdempotencyPropertiesMapper.http(properties,
+					jsonMapper.getIfAvailable(JsonMapper.builder()::build)), properties.getHttp().getOrder());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	@ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
+	@Conditional(OnIdempotencyKeyRoutesCondition.class)
+	static final class ReactiveIdempotencyKeyConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotencyKeyWebFilter redkitIdempotencyKeyWebFilter(IdempotentSteps steps,
+				ObjectProvider<ReactiveIdempotentSteps> reactiveSteps, IdempotencyProperties properties,
+				ObjectProvider<JsonMapper> jsonMapper) {
+			return new IdempotencyKeyWebFilter(
+					reactiveSteps.getIfAvailable(() -> new DefaultReactiveIdempotentSteps(steps)),
+					IdempotencyPropertiesMapper.http(properties,
+							jsonMapper.getIfAvailable(JsonMapper.builder()::build)),
+					properties.getHttp().getOrder());
 		}
 
 	}

@@ -1,7 +1,21 @@
 package io.github.redkit.autoconfigure.idempotency;
 
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
 import io.github.redkit.autoconfigure.DurationChecks;
+import io.github.redkit.idempotency.internal.HttpIdempotency;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
+import io.github.redkit.idempotency.internal.IdempotencyKeyRoute;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.HttpMethod;
+import org.springframework.util.StringUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * Turns {@link IdempotencyProperties} into {@link IdempotencySettings}, once at start-up;
@@ -11,6 +25,9 @@ final class IdempotencyPropertiesMapper {
 
 	private static final String PREFIX = "redkit.idempotency";
 
+	// the methods that change something: a GET is idempotent already
+	private static final Set<String> METHODS = Set.of("POST", "PUT", "PATCH", "DELETE");
+
 	private IdempotencyPropertiesMapper() {
 	}
 
@@ -19,6 +36,57 @@ final class IdempotencyPropertiesMapper {
 		DurationChecks.positive(properties.getInProgressLease(), PREFIX + ".in-progress-lease");
 		DurationChecks.positive(properties.getTimeout(), PREFIX + ".timeout");
 		return new IdempotencySettings(properties.getTtl(), properties.getInProgressLease(), properties.getTimeout());
+	}
+
+	static HttpIdempotency http(IdempotencyProperties properties, JsonMapper json) {
+		IdempotencyProperties.Http http = properties.getHttp();
+		String prefix = PREFIX + ".http";
+		DurationChecks.positive(http.getTtl(), prefix + ".ttl");
+		DurationChecks.positive(http.getLease(), prefix + ".lease");
+		if (!StringUtils.hasText(http.getHeader())) {
+			throw new IllegalArgumentException(prefix + ".header must name a header");
+		}
+		if (http.getMaxKeyLength() < 1) {
+			throw new IllegalArgumentException(
+					prefix + ".max-key-length must be at least 1 (was " + http.getMaxKeyLength() + ")");
+		}
+		if (http.getMaxRequestSize().isNegative() || http.getMaxResponseSize().isNegative()) {
+			throw new IllegalArgumentException(
+					prefix + ".max-request-size and " + prefix + ".max-response-size must not be negative");
+		}
+		List<IdempotencyKeyRoute> routes = new ArrayList<>();
+		for (int i = 0; i < http.getRoutes().size(); i++) {
+			routes.add(route(http.getRoutes().get(i), prefix + ".routes[" + i + "]"));
+		}
+		return new HttpIdempotency(routes, new HttpIdempotency.Limits(http.getHeader(), http.getTtl(), http.getLease(),
+				http.getMaxKeyLength(), http.getMaxRequestSize().toBytes(), http.getMaxResponseSize().toBytes()), json);
+	}
+
+	private static IdempotencyKeyRoute route(IdempotencyProperties.Route route, String property) {
+		String path = route.getPath();
+		if (!StringUtils.hasText(path)) {
+			throw new IllegalArgumentException(property + ".path is required, e.g. /payments/**");
+		}
+		PathPattern pattern;
+		try {
+			pattern = PathPatternParser.defaultInstance.parse(path);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException(property + ".path is not a path pattern: " + ex.getMessage(), ex);
+		}
+		Set<HttpMethod> methods = new LinkedHashSet<>();
+		for (String method : route.getMethods()) {
+			String name = method.trim().toUpperCase(Locale.ROOT);
+			if (!METHODS.contains(name)) {
+				throw new IllegalArgumentException(property + ".methods has a method that is not POST, PUT, PATCH or "
+						+ "DELETE: '" + method + "'");
+			}
+			methods.add(HttpMethod.valueOf(name));
+		}
+		if (methods.isEmpty()) {
+			throw new IllegalArgumentException(property + ".methods must name at least one method");
+		}
+		return new IdempotencyKeyRoute(pattern, methods, route.isRequired());
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.redkit.sample.ads;
 
+import java.net.URI;
 import java.util.Map;
 
 import io.github.redkit.budget.Reservation;
@@ -10,6 +11,7 @@ import io.github.redkit.sample.web.ApiException;
 import io.github.redkit.sample.web.Validation;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -55,6 +57,19 @@ class AdsController {
 		long budget = Validation.positive("budget", campaign.budget(), MAX_AMOUNT);
 		this.campaigns.create(id, budget);
 		return Map.of("id", id, "remaining", budget);
+	}
+
+	// answered once per Idempotency-Key (redkit.idempotency.http.routes): a client that
+	// retries after a timeout pays once
+	@PostMapping("/api/campaigns/{id}/payments")
+	ResponseEntity<Map<String, Object>> pay(@PathVariable String id, @RequestBody(required = false) Amount payment) {
+		if (payment == null) {
+			throw ApiException.badRequest("Send {\"amount\": n}");
+		}
+		long amount = Validation.positive("amount", payment.amount(), MAX_AMOUNT);
+		Map<String, Object> paid = this.campaigns.pay(Validation.id("id", id), amount);
+		return ResponseEntity.created(URI.create("/api/campaigns/" + id + "/payments/" + paid.get("payment")))
+			.body(paid);
 	}
 
 	@GetMapping("/api/campaigns/{id}")

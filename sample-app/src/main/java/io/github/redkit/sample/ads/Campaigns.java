@@ -1,8 +1,11 @@
 package io.github.redkit.sample.ads;
 
+import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 
 import io.github.redkit.budget.Budgets;
+import io.github.redkit.budget.SpendResult;
 import io.github.redkit.sample.web.ApiException;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -39,6 +42,22 @@ public class Campaigns {
 			throw ApiException.notFound("No campaign '" + id + "'");
 		}
 		return this.budgets.remaining(id);
+	}
+
+	/**
+	 * Credits a campaign with a payment: a refund to its budget under the payment's own
+	 * id, so that the budget counts each payment once.
+	 * @param id the campaign
+	 * @param amount the amount paid, in minor units
+	 * @return the payment's id and the campaign's remaining budget
+	 */
+	public Map<String, Object> pay(String id, long amount) {
+		if (!exists(id)) {
+			throw ApiException.notFound("No campaign '" + id + "'");
+		}
+		String payment = UUID.randomUUID().toString();
+		SpendResult result = this.budgets.refund(id, amount, "payment:" + payment);
+		return Map.of("payment", payment, "campaign", id, "amount", amount, "remaining", result.remaining());
 	}
 
 	public boolean exists(String id) {

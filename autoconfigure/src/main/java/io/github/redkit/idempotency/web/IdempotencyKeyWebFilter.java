@@ -1,0 +1,244 @@
+package io.github.redkit.idempotency.web;
+
+import java.security.Principal;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.redkit.idempotency.IdempotencyKeyReusedException;
+import io.github.redkit.idempotency.ReactiveIdempotentSteps;
+import io.github.redkit.idempotency.StepClaim;
+import io.github.redkit.idempotency.StepClaimLostException;
+import io.github.redkit.idempotency.internal.HttpIdempotency;
+import io.github.redkit.idempotency.internal.IdempotencyKeyRoute;
+import io.github.redkit.idempotency.internal.StoredResponse;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.dao.DataAccessException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+/**
+ * Answers each {@code Idempotency-Key} once on WebFlux routes, as
+ * {@link IdempotencyKeyFilter} does on Spring MVC and on the same records: the first
+ * request runs and its response is recorded before it is written; a retry gets it back
+ * ({@code Idempotent-Replayed: true}); a retry while the first runs gets {@code 409}, the
+ * key with another request {@code 422}, a request without a required key {@code 400}. A
+ * request cancelled before its response was recorded gives its key up.
+ */
+public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
+
+	private static final Log logger = LogFactory.getLog(IdempotencyKeyWebFilter.class);
+
+	private final ReactiveIdempotentSteps steps;
+
+	private final HttpIdempotency http;
+
+	private final int order;
+
+	/**
+	 * Creates the filter.
+	 * @param steps records the responses
+	 * @param http the routes and settings
+	 * @param order where the filter runs among the application's,
+	 * {@link IdempotencyKeyFilter#DEFAULT_ORDER} by default
+	 */
+	public IdempotencyKeyWebFilter(ReactiveIdempotentSteps steps, HttpIdempotency http, int order) {
+		this.steps = steps;
+		this.http = http;
+		this.order = order;
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		ServerHttpRequest request = exchange.getRequest();
+		IdempotencyKeyRoute route = this.http.route(request.getMethod(), request.getPath().pathWithinApplication());
+		if (route == null) {
+			return chain.filter(exchange);
+		}
+		String value = request.getHeaders().getFirst(this.http.header());
+		if (value == null) {
+			return route.required() ? write(exchange, this.http.missing()) : chain.filter(exchange);
+		}
+		String key;
+		try {
+			key = this.http.key(value);
+		}
+		catch (IllegalArgumentException ex) {
+			return write(exchange, this.http.malformed(String.valueOf(ex.getMessage())));
+		}
+		return DataBufferUtils.join(request.getBody(), (int) Math.min(Integer.MAX_VALUE, this.http.maxRequestSize()))
+			.map(IdempotencyKeyWebFilter::bytes)
+			.defaultIfEmpty(new byte[0])
+			.flatMap((body) -> exchange.getPrincipal()
+				.map((principal) -> Optional.of(principal.getName()))
+				.defaultIfEmpty(Optional.empty())
+				.flatMap((principal) -> claim(exchange, chain, body, principal.orElse(null), key)))
+			.onErrorResume(DataBufferLimitException.class, (ex) -> write(exchange, this.http.tooLarge()));
+	}
+
+	private Mono<Void> claim(ServerWebExchange exchange, WebFilterChain chain, byte[] body, @Nullable String principal,
+			String key) {
+		ServerHttpRequest request = exchange.getRequest();
+		String path = request.getPath().pathWithinApplication().value();
+		String fingerprint = HttpIdempotency.fingerprint(request.getMethod().name(), path,
+				request.getURI().getRawQuery(), body);
+		Mono<Object> claimed = this.steps
+			.claim(this.http.operation(principal, key), HttpIdempotency.STEP, null, this.http.ttl(), this.http.lease(),
+					fingerprint)
+			.cast(Object.class)
+			.onErrorResume(IdempotencyKeyReusedException.class, (ex) -> Mono.just(this.http.reused()))
+			.onErrorResume(DataAccessException.class, (ex) -> Mono.just(this.http.unavailable()));
+		return claimed.flatMap((answer) -> {
+			if (answer instanceof ProblemDetail problem) {
+				return write(exchange, problem);
+			}
+			StepClaim claim = (StepClaim) answer;
+			return switch (claim.outcome()) {
+				case CLAIMED -> run(exchange, chain, body, claim);
+				case DUPLICATE -> replay(exchange.getResponse(), this.http.read(claim.storedResult()));
+				default -> {
+					exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+					yield write(exchange, this.http.inProgress());
+				}
+			};
+		});
+	}
+
+	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, byte[] body, StepClaim claim) {
+		ServerHttpRequest request = new ServerHttpRequestDecorator(exchange.getRequest()) {
+
+			@Override
+			public Flux<DataBuffer> getBody() {
+				return Flux.defer(() -> Flux.just(exchange.getResponse().bufferFactory().wrap(body)));
+			}
+
+		};
+		RecordingResponse response = new RecordingResponse(exchange.getResponse(), claim);
+		return chain.filter(exchange.mutate().request(request).response(response).build())
+			.onErrorResume((ex) -> response.giveUp().then(Mono.error(ex)))
+			.doOnCancel(() -> response.giveUp().subscribe());
+	}
+
+	private static Mono<Void> replay(ServerHttpResponse response, StoredResponse stored) {
+		response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
+		stored.headers().forEach((name, values) -> response.getHeaders().put(name, values));
+		response.getHeaders().set(HttpIdempotency.REPLAYED, "true");
+		return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(stored.body())));
+	}
+
+	private Mono<Void> write(ServerWebExchange exchange, ProblemDetail problem) {
+		ServerHttpResponse response = exchange.getResponse();
+		response.setStatusCode(HttpStatus.valueOf(problem.getStatus()));
+		response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+		byte[] json = this.http.json(problem, exchange.getRequest().getPath().value());
+		return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(json)));
+	}
+
+	private static byte[] bytes(DataBuffer buffer) {
+		try {
+			byte[] bytes = new byte[buffer.readableByteCount()];
+			buffer.read(bytes);
+			return bytes;
+		}
+		finally {
+			DataBufferUtils.release(buffer);
+		}
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+	/**
+	 * The response of a claimed request: its body is gathered and recorded (or the key
+	 * given up) before it is written.
+	 */
+	private final class RecordingResponse extends ServerHttpResponseDecorator {
+
+		private final StepClaim claim;
+
+		private final AtomicBoolean decided = new AtomicBoolean();
+
+		RecordingResponse(ServerHttpResponse response, StepClaim claim) {
+			super(response);
+			this.claim = claim;
+		}
+
+		@Override
+		public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+			return DataBufferUtils.join(body)
+				.map(IdempotencyKeyWebFilter::bytes)
+				.defaultIfEmpty(new byte[0])
+				.flatMap((bytes) -> decide(bytes)
+					.then(super.writeWith(Mono.fromSupplier(() -> bufferFactory().wrap(bytes)))));
+		}
+
+		@Override
+		public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
+			return writeWith(Flux.from(body).concatMap(Flux::from));
+		}
+
+		@Override
+		public Mono<Void> setComplete() {
+			return decide(new byte[0]).then(super.setComplete());
+		}
+
+		Mono<Void> giveUp() {
+			return this.decided.compareAndSet(false, true) ? abandon() : Mono.empty();
+		}
+
+		private Mono<Void> decide(byte[] body) {
+			if (!this.decided.compareAndSet(false, true)) {
+				return Mono.empty();
+			}
+			HttpStatusCode status = getStatusCode();
+			int code = (status != null) ? status.value() : 200;
+			if (!HttpIdempotency.records(code)) {
+				return abandon();
+			}
+			StoredResponse stored = IdempotencyKeyWebFilter.this.http.store(code, getHeaders(), body);
+			return IdempotencyKeyWebFilter.this.steps.complete(this.claim, stored)
+				.onErrorResume(StepClaimLostException.class, (ex) -> {
+					// the lease ran out and a retry took the key: its response is the one
+					// kept
+					logger.warn("The response to " + this.claim.operation() + " was not recorded: " + ex.getMessage());
+					return Mono.empty();
+				})
+				.onErrorResume(DataAccessException.class, (ex) -> {
+					logger.warn("The response to " + this.claim.operation()
+							+ " could not be recorded; a retry runs it again", ex);
+					return abandon();
+				});
+		}
+
+		private Mono<Void> abandon() {
+			return IdempotencyKeyWebFilter.this.steps.abandon(this.claim).onErrorResume((ex) -> {
+				// the claim's lease ends it anyway
+				logger.debug("Could not abandon " + this.claim.operation(), ex);
+				return Mono.empty();
+			});
+		}
+
+	}
+
+}
