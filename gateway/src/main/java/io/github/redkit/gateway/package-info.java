@@ -1,5 +1,6 @@
 /**
- * A Spring Cloud Gateway {@code RateLimiter} backed by Redkit's rate limits.
+ * A Spring Cloud Gateway (WebFlux) {@code RateLimiter} backed by Redkit's rate limits;
+ * the Server MVC filter is in {@code io.github.redkit.gateway.mvc}.
  */
 @NullMarked
 package io.github.redkit.gateway;

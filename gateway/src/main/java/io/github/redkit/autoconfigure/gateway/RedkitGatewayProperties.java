@@ -9,8 +9,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class RedkitGatewayProperties {
 
 	/**
-	 * Whether to provide a Spring Cloud Gateway RateLimiter backed by Redkit's rate
-	 * limits.
+	 * Whether to provide a Spring Cloud Gateway RateLimiter (WebFlux) and the
+	 * RedkitRateLimit filter (Server MVC) backed by Redkit's rate limits.
 	 */
 	private boolean enabled = true;
 

@@ -1,5 +1,6 @@
 /**
- * Auto-configuration of Redkit's Spring Cloud Gateway {@code RateLimiter}.
+ * Auto-configuration of Redkit's Spring Cloud Gateway {@code RateLimiter} (WebFlux) and
+ * {@code RedkitRateLimit} filter (Server MVC).
  */
 @NullMarked
 package io.github.redkit.autoconfigure.gateway;
