@@ -20,7 +20,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <p>
  * {@link #ports()} is the current master only, so that {@link #flushAll()} and command
  * statistics see the node that takes the writes; {@link #killMaster()} and
- * {@link #awaitFailover(Duration)} drive a failover.
+ * {@link #awaitFailover(int, Duration)} drive a failover.
  */
 public final class SentinelRedisServer implements RedisServer {
 
