@@ -66,6 +66,7 @@ public final class RedkitAutoConfiguration {
 		}
 		RedisScriptRunner runner = new RedisScriptRunner(connectionFactory,
 				(handOffThreads != null) ? handOffThreads : RedisScriptRunner.defaultHandOffThreads(connectionFactory));
+		runner.allowNativeCommands(properties.isNativeCommands());
 		runner.connectInBackground();
 		return runner;
 	}

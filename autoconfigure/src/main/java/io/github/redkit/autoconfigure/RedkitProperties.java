@@ -25,6 +25,13 @@ public class RedkitProperties {
 	private @Nullable Integer handOffThreads;
 
 	/**
+	 * Whether a server's native command is sent in place of a script that does the same,
+	 * where the server was found at start-up to have it (SET IFEQ extends a lock on
+	 * Valkey 8.1 and Redis 8.4 onwards); scripts only when false.
+	 */
+	private boolean nativeCommands = true;
+
+	/**
 	 * Reactive beans (ReactiveRateLimiter and the others) and the WebFlux support.
 	 */
 	private final Reactive reactive = new Reactive();
@@ -43,6 +50,14 @@ public class RedkitProperties {
 
 	public void setHandOffThreads(@Nullable Integer handOffThreads) {
 		this.handOffThreads = handOffThreads;
+	}
+
+	public boolean isNativeCommands() {
+		return this.nativeCommands;
+	}
+
+	public void setNativeCommands(boolean nativeCommands) {
+		this.nativeCommands = nativeCommands;
 	}
 
 	public Reactive getReactive() {

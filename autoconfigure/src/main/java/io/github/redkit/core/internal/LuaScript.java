@@ -9,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -36,13 +37,16 @@ public final class LuaScript<T> {
 
 	private final String sha1;
 
-	private LuaScript(String name, RedisScript<T> script) {
+	private final @Nullable NativeForm nativeForm;
+
+	private LuaScript(String name, RedisScript<T> script, @Nullable NativeForm nativeForm) {
 		this.name = name;
 		this.script = script;
 		this.source = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
 		// computed once: DefaultRedisScript guards its SHA-1 with a lock, and a contended
 		// lock parks the thread, an event loop's included
 		this.sha1 = script.getSha1();
+		this.nativeForm = nativeForm;
 	}
 
 	/**
@@ -56,7 +60,25 @@ public final class LuaScript<T> {
 	 * @throws IllegalStateException when the file is missing
 	 */
 	public static <T> LuaScript<T> load(String name, Class<T> resultType) {
-		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType));
+		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType), null);
+	}
+
+	/**
+	 * This script with a native command that does the same, which the runner sends
+	 * instead on servers that have it.
+	 * @param form the command
+	 * @return the script with its native form
+	 */
+	public LuaScript<T> withNativeForm(NativeForm form) {
+		return new LuaScript<>(this.name, this.script, form);
+	}
+
+	/**
+	 * The native command that does what this script does.
+	 * @return the command, {@code null} when there is none
+	 */
+	public @Nullable NativeForm nativeForm() {
+		return this.nativeForm;
 	}
 
 	private static String read(String name) {

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -13,16 +14,24 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitScriptException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.NonBlocking;
 
@@ -79,6 +88,8 @@ public class RedisScriptRunner {
 	// connection either, or they would grow with the calls waiting
 	private static final ThreadLocal<Boolean> ASYNCHRONOUS = new ThreadLocal<>();
 
+	private static final Log logger = LogFactory.getLog(RedisScriptRunner.class);
+
 	private static final Executor CONNECTOR = Executors.newCachedThreadPool(asynchronousThreads("redkit-connect"));
 
 	/**
@@ -128,6 +139,12 @@ public class RedisScriptRunner {
 
 	// the factory's shared Lettuce connection, once one was handed out
 	private volatile @Nullable Object sharedCommands;
+
+	// whether scripts with a native form are sent as that command: probed once
+	// connected, and off for good once a server refuses it
+	private final AtomicBoolean nativeCommands = new AtomicBoolean();
+
+	private volatile boolean nativeCommandsAllowed = true;
 
 	/**
 	 * Creates a runner on a connection factory, handing scripts off to as many threads as
@@ -189,11 +206,45 @@ public class RedisScriptRunner {
 		return CompletableFuture.runAsync(() -> {
 			try (RedisConnection connection = this.connectionFactory.getConnection()) {
 				this.connected = true;
+				probeNativeCommands(connection);
 			}
 			catch (RuntimeException ex) {
 				// the first call will try again and apply its own failure policy
 			}
 		}, CONNECTOR);
+	}
+
+	private void probeNativeCommands(RedisConnection connection) {
+		if (this.nativeCommandsAllowed && LETTUCE_PRESENT) {
+			Properties info = connection.serverCommands().info("server");
+			this.nativeCommands.set(info != null && ServerVersions.setIfEqual(info));
+		}
+	}
+
+	/**
+	 * Whether scripts with a {@link NativeForm} are sent as their native command: the
+	 * server (every node of a cluster) was found to take it once connected
+	 * ({@link #connectInBackground()}), and has not refused it since.
+	 * @return whether native commands are sent
+	 */
+	public boolean nativeCommands() {
+		return this.nativeCommands.get();
+	}
+
+	// as if the probe had found a server that takes them: the fallback's test
+	void assumeNativeCommands() {
+		this.nativeCommands.set(true);
+	}
+
+	/**
+	 * Turns native commands off (scripts only) or back on, for servers that take them.
+	 * @param allowed whether native commands may be sent
+	 */
+	public void allowNativeCommands(boolean allowed) {
+		this.nativeCommandsAllowed = allowed;
+		if (!allowed) {
+			this.nativeCommands.set(false);
+		}
 	}
 
 	/**
@@ -335,7 +386,8 @@ public class RedisScriptRunner {
 		if (shared != null) {
 			// the factory hands its shared connection out under a lock, which a burst of
 			// callers on event loops would wait for: it is taken once and kept while open
-			CompletableFuture<T> answer = LettuceScripts.executeIfOpen(shared, script, encode(keys), args);
+			CompletableFuture<T> answer = LettuceScripts.executeIfOpen(shared, script, encode(keys), args,
+					this.nativeCommands);
 			if (answer != null) {
 				return answer;
 			}
@@ -414,7 +466,7 @@ public class RedisScriptRunner {
 			}
 			@SuppressWarnings("unchecked")
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
-			answer = LettuceScripts.execute(commands, script, encode(keys), args);
+			answer = LettuceScripts.execute(commands, script, encode(keys), args, this.nativeCommands);
 			if (sharesNativeConnection()) {
 				this.sharedCommands = commands;
 			}
@@ -594,7 +646,7 @@ public class RedisScriptRunner {
 		 */
 		@SuppressWarnings("unchecked")
 		static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
-				byte[][] args) {
+				byte[][] args, AtomicBoolean nativeCommands) {
 			StatefulConnection<?, ?> connection = (commands instanceof RedisAsyncCommands<?, ?> standalone)
 					? standalone.getStatefulConnection()
 					: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
@@ -603,11 +655,64 @@ public class RedisScriptRunner {
 				return null;
 			}
 			try {
-				return execute((RedisScriptingAsyncCommands<byte[], byte[]>) commands, script, keys, args);
+				return execute((RedisScriptingAsyncCommands<byte[], byte[]>) commands, script, keys, args,
+						nativeCommands);
 			}
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(translate(script, ex));
 			}
+		}
+
+		/**
+		 * Sends a script, or its native form where the server takes it; a server that
+		 * refuses the native form gets the script, from then on.
+		 */
+		@SuppressWarnings("unchecked")
+		static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
+				LuaScript<T> script, byte[][] keys, byte[][] args, AtomicBoolean nativeCommands) {
+			NativeForm form = script.nativeForm();
+			if (form == null || !nativeCommands.get() || !(commands instanceof BaseRedisAsyncCommands<?, ?>)) {
+				return execute(commands, script, keys, args);
+			}
+			CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
+			byte[][] values = form.arguments(keys, args);
+			arguments.addKey(values[0]);
+			for (int i = 1; i < values.length; i++) {
+				arguments.add(values[i]);
+			}
+			CompletableFuture<T> result = new CompletableFuture<>();
+			((BaseRedisAsyncCommands<byte[], byte[]>) commands)
+				.dispatch(CommandType.valueOf(form.command()), new StatusOutput<>(ByteArrayCodec.INSTANCE), arguments)
+				.whenComplete((reply, ex) -> {
+					if (ex == null) {
+						result.complete((T) form.result(reply));
+					}
+					else if (isRefusal(ex)) {
+						if (nativeCommands.compareAndSet(true, false)) {
+							logger.info("Redis refused " + form.command() + " in place of " + script.name() + " ("
+									+ unwrap(ex).getMessage() + "): scripts only from now on");
+						}
+						execute(commands, script, keys, args).whenComplete((value, failure) -> {
+							if (failure != null) {
+								result.completeExceptionally(failure);
+							}
+							else {
+								result.complete(value);
+							}
+						});
+					}
+					else {
+						result.completeExceptionally(translate(script, ex));
+					}
+				});
+			return result;
+		}
+
+		// a server without the command's form answers a syntax error or an unknown
+		// command, which the script never meets
+		private static boolean isRefusal(Throwable ex) {
+			String message = unwrap(ex).getMessage();
+			return message != null && (message.contains("syntax error") || message.startsWith("ERR unknown"));
 		}
 
 		@SuppressWarnings("unchecked")

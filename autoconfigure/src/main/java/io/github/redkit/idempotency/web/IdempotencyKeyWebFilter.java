@@ -133,9 +133,14 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 
 		};
 		RecordingResponse response = new RecordingResponse(exchange.getResponse(), claim);
-		return chain.filter(exchange.mutate().request(request).response(response).build())
-			.onErrorResume((ex) -> response.giveUp().then(Mono.error(ex)))
-			.doOnCancel(() -> response.giveUp().subscribe());
+		// a client that goes away does not cancel the request: as on Tomcat, it runs to
+		// its end and its response is recorded, so that the retry gets that response
+		// rather than running the request again after its side effects
+		return Mono.deferContextual(
+				(context) -> Mono.fromFuture(chain.filter(exchange.mutate().request(request).response(response).build())
+					.onErrorResume((ex) -> response.giveUp().then(Mono.error(ex)))
+					.contextWrite(context)
+					.toFuture(), true));
 	}
 
 	private static Mono<Void> replay(ServerHttpResponse response, StoredResponse stored) {

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.RenewIfEqual;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -27,7 +28,9 @@ final class LockScripts {
 
 	static final LuaScript<Long> RELEASE = LuaScript.load("lock_release", Long.class);
 
-	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class);
+	// SET IFEQ where the server has it (Valkey 8.1, Redis 8.4): the same answer without a
+	// script
+	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class).withNativeForm(new RenewIfEqual());
 
 	private static final String FENCE = ":fence";
 
@@ -121,7 +124,7 @@ final class LockScripts {
 
 	CompletableFuture<Boolean> extendAsync(List<String> keys, String token, Duration lease) {
 		return this.runner
-			.executeAsync(EXTEND, this.timeout, keys.subList(0, 1), token, Long.toString(lease.toMillis()))
+			.executeAsync(EXTEND, this.timeout, keys.subList(0, 1), token, Long.toString(Math.max(1, lease.toMillis())))
 			.thenApply((extended) -> extended == 1);
 	}
 
