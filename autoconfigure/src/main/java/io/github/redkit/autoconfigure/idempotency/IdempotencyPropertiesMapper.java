@@ -1,11 +1,10 @@
 package io.github.redkit.autoconfigure.idempotency;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
+import io.github.redkit.autoconfigure.RoutePatterns;
 import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.idempotency.internal.HttpIdempotency;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
@@ -15,7 +14,6 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.http.HttpMethod;
 import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * Turns {@link IdempotencyProperties} into {@link IdempotencySettings}, once at start-up;
@@ -63,26 +61,8 @@ final class IdempotencyPropertiesMapper {
 	}
 
 	private static IdempotencyKeyRoute route(IdempotencyProperties.Route route, String property) {
-		String path = route.getPath();
-		if (!StringUtils.hasText(path)) {
-			throw new IllegalArgumentException(property + ".path is required, e.g. /payments/**");
-		}
-		PathPattern pattern;
-		try {
-			pattern = PathPatternParser.defaultInstance.parse(path);
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalArgumentException(property + ".path is not a path pattern: " + ex.getMessage(), ex);
-		}
-		Set<HttpMethod> methods = new LinkedHashSet<>();
-		for (String method : route.getMethods()) {
-			String name = method.trim().toUpperCase(Locale.ROOT);
-			if (!METHODS.contains(name)) {
-				throw new IllegalArgumentException(property + ".methods has a method that is not POST, PUT, PATCH or "
-						+ "DELETE: '" + method + "'");
-			}
-			methods.add(HttpMethod.valueOf(name));
-		}
+		PathPattern pattern = RoutePatterns.path(property, route.getPath(), "/payments/**");
+		Set<HttpMethod> methods = RoutePatterns.methods(property, route.getMethods(), METHODS);
 		if (methods.isEmpty()) {
 			throw new IllegalArgumentException(property + ".methods must name at least one method");
 		}

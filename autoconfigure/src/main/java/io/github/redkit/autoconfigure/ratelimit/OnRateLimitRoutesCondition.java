@@ -1,29 +1,14 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
-import java.util.List;
-
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
-import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.context.annotation.ConditionContext;
-import org.springframework.core.type.AnnotatedTypeMetadata;
+import io.github.redkit.autoconfigure.OnConfiguredListCondition;
 
 /**
- * Matches when at least one {@code redkit.rate-limit.web.routes} entry is configured, in
- * whatever form (even a malformed one, so that it fails start-up instead of being
- * ignored).
+ * Matches when at least one {@code redkit.rate-limit.web.routes} entry is configured.
  */
-class OnRateLimitRoutesCondition extends SpringBootCondition {
+class OnRateLimitRoutesCondition extends OnConfiguredListCondition {
 
-	@Override
-	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-		boolean configured = Binder.get(context.getEnvironment())
-			.bind("redkit.rate-limit.web.routes", Bindable.listOf(RateLimitProperties.Route.class))
-			.map(List::size)
-			.orElse(0) > 0;
-		return configured ? ConditionOutcome.match("redkit.rate-limit.web.routes is configured")
-				: ConditionOutcome.noMatch("no redkit.rate-limit.web.routes");
+	OnRateLimitRoutesCondition() {
+		super("redkit.rate-limit.web.routes", RateLimitProperties.Route.class);
 	}
 
 }

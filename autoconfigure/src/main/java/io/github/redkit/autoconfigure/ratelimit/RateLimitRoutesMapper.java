@@ -1,18 +1,16 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
+import io.github.redkit.autoconfigure.RoutePatterns;
 import io.github.redkit.ratelimit.web.RateLimitRoute;
 import io.github.redkit.ratelimit.web.RateLimitRouteKey;
 
 import org.springframework.http.HttpMethod;
 import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * Reads {@code redkit.rate-limit.web.routes}, failing on the first malformed route with
@@ -39,17 +37,7 @@ final class RateLimitRoutesMapper {
 
 	private static RateLimitRoute route(RateLimitProperties.Route route, String property,
 			RateLimitProperties properties) {
-		String path = route.getPath();
-		if (!StringUtils.hasText(path)) {
-			throw new IllegalArgumentException(property + ".path is required, e.g. /api/**");
-		}
-		PathPattern pattern;
-		try {
-			pattern = PathPatternParser.defaultInstance.parse(path);
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalArgumentException(property + ".path is not a path pattern: " + ex.getMessage(), ex);
-		}
+		PathPattern pattern = RoutePatterns.path(property, route.getPath(), "/api/**");
 		String limit = route.getLimit();
 		if (!StringUtils.hasText(limit)) {
 			throw new IllegalArgumentException(property + ".limit is required: a limit under redkit.rate-limit.limits");
@@ -66,14 +54,7 @@ final class RateLimitRoutesMapper {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(property + ".key " + ex.getMessage(), ex);
 		}
-		Set<HttpMethod> methods = new LinkedHashSet<>();
-		for (String method : route.getMethods()) {
-			String name = method.trim().toUpperCase(Locale.ROOT);
-			if (!METHODS.contains(name)) {
-				throw new IllegalArgumentException(property + ".methods has an unknown method '" + method + "'");
-			}
-			methods.add(HttpMethod.valueOf(name));
-		}
+		Set<HttpMethod> methods = RoutePatterns.methods(property, route.getMethods(), METHODS);
 		if (route.getCost() < 1) {
 			throw new IllegalArgumentException(property + ".cost must be at least 1 (was " + route.getCost() + ")");
 		}

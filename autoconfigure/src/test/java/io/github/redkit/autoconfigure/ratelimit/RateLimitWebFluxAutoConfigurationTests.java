@@ -94,7 +94,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 		assertFailure(
 				"redkit.rate-limit.web.routes[0].path=/api/**,redkit.rate-limit.web.routes[0].limit=api,"
 						+ "redkit.rate-limit.web.routes[0].methods=FETCH",
-				"redkit.rate-limit.web.routes[0].methods has an unknown method 'FETCH'");
+				"redkit.rate-limit.web.routes[0].methods has 'FETCH', which is not one of");
 		assertFailure(
 				"redkit.rate-limit.web.routes[0].path=/api/**,redkit.rate-limit.web.routes[0].limit=api,"
 						+ "redkit.rate-limit.web.routes[0].cost=0",
