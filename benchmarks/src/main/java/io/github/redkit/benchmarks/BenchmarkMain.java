@@ -28,6 +28,11 @@ import org.springframework.boot.convert.DurationStyle;
  * {@code java -jar benchmarks/target/redkit-benchmarks.jar ratelimit-memory
  * [--identifiers=100000]} measures the Redis memory each rate limiter keeps per
  * identifier instead ({@link RateLimitMemorySuite}); {@code all} does not include it.
+ * <p>
+ * {@code java -jar benchmarks/target/redkit-benchmarks.jar lock-extend --server=valkey-8}
+ * runs on another server of {@code .ci/servers} (Valkey 8.1 or Redis 8.0): the suite's
+ * reference is a command only Valkey 8.1 and Redis 8.4 have, so {@code all} leaves it
+ * out.
  */
 public final class BenchmarkMain {
 
@@ -42,6 +47,7 @@ public final class BenchmarkMain {
 		SUITES.put("budget", IdempotencySuite::budgets);
 		SUITES.put("lock", LockSuite::create);
 		SUITES.put("lock-contention", LockContentionSuite::create);
+		SUITES.put("lock-extend", LockExtendSuite::create);
 		SUITES.put("queue", QueueSuite::enqueue);
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 		SUITES.put("queue-batch", QueueSuite::batches);
@@ -56,6 +62,10 @@ public final class BenchmarkMain {
 	private BenchmarkMain() {
 	}
 
+	private static List<String> everyServersSuites() {
+		return SUITES.keySet().stream().filter((name) -> !name.equals("lock-extend")).toList();
+	}
+
 	public static void main(String[] args) {
 		List<String> names = new ArrayList<>();
 		List<Integer> threads = List.of(1, 16);
@@ -64,6 +74,7 @@ public final class BenchmarkMain {
 		int rounds = 3;
 		int identifiers = 100_000;
 		boolean memory = false;
+		String server = null;
 		List<Integer> only = List.of();
 		for (String arg : args) {
 			if (arg.startsWith("--threads=")) {
@@ -87,11 +98,14 @@ public final class BenchmarkMain {
 			else if (arg.startsWith("--identifiers=")) {
 				identifiers = Integer.parseInt(arg.substring(14));
 			}
+			else if (arg.startsWith("--server=")) {
+				server = arg.substring(9);
+			}
 			else if (arg.equals(MEMORY)) {
 				memory = true;
 			}
 			else if (arg.equals("all")) {
-				names.addAll(SUITES.keySet());
+				names.addAll(everyServersSuites());
 			}
 			else if (SUITES.containsKey(arg)) {
 				names.add(arg);
@@ -102,9 +116,11 @@ public final class BenchmarkMain {
 			}
 		}
 		if (names.isEmpty() && !memory) {
-			names.addAll(SUITES.keySet());
+			names.addAll(everyServersSuites());
 		}
-		try (RedisServer redis = RedisServers.startStandalone()) {
+		// another server (--server=valkey-8 or redis-8, from .ci/servers) is shared and
+		// stopped when the JVM exits
+		try (RedisServer redis = (server != null) ? RedisServers.named(server) : RedisServers.startStandalone()) {
 			System.out.printf("Redis %s (%s), %d cores, Java %s%n", redis.version(), redis.description(),
 					Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
 			if (!names.isEmpty()) {
