@@ -27,7 +27,7 @@ for k = 1, #KEYS do
     end
     local window_end = (index + 1) * period - now
     local left = limit - count - cost
-    if left < 0 then
+    if left < 0 and not forced then
       if allowed == 1 or window_end > retry then retry = window_end; limiting = j - 1 end
       allowed = 0
       refused[j] = true

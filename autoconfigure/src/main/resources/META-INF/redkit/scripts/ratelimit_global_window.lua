@@ -30,7 +30,7 @@ for k = 3, #KEYS do
       used = used + counts[q]
     end
     local left = limit - used - cost
-    if left < 0 then
+    if left < 0 and not forced then
       -- the oldest sub-windows must be forgotten until the cost fits
       local q, freed = index - b, 0
       while used - freed + cost > limit and q <= index do

@@ -25,7 +25,7 @@ for k = 1, #KEYS do
     local since = '(' .. format('%.0f', now_us - period * 1000)
     local used = call('ZCOUNT', key, since, '+inf')
     local left = limit - used - cost
-    if left < 0 then
+    if left < 0 and not forced then
       -- the (used + cost - limit)-th oldest counted call must be one period old first
       local due = call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', exact(used + cost - limit - 1), 1)
       local wait = max(ceil((due[2] + period * 1000 - now_us) / 1000), 1)

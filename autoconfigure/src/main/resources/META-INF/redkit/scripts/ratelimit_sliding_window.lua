@@ -73,7 +73,7 @@ for k = 1, #KEYS do
     end
     local used = state[base + 4]
     local left = limit - used - cost
-    if left < 0 then
+    if left < 0 and not forced then
       -- the oldest sub-windows must be forgotten until the cost fits
       local i, freed = b, 0
       while used - freed + cost > limit and i >= 0 do

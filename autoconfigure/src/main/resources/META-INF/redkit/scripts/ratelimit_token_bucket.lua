@@ -25,7 +25,7 @@ for k = 1, #KEYS do
     local new_tat = tat + cost * interval
     local left = floor((period - (new_tat - now)) / interval + 1e-9)
     local owed = new_tat - now
-    if new_tat - period > now then
+    if new_tat - period > now and not forced then
       local wait = max(ceil(new_tat - period - now), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0

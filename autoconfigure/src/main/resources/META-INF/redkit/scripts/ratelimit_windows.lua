@@ -19,12 +19,20 @@
 --#include numbers
 local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
 
+-- Whether the call is charged whatever the windows hold: a negative cost charges its amount, the
+-- excess of a call settled above what it took (see read_arguments).
+local forced = false
+
 -- The policy's numbers (cost, then limit and period of each window), the cost, how many windows
 -- and the format of records that match them.
 local function read_arguments()
   local numbers = { struct_unpack(ARGV[2], ARGV[1]) }
+  local cost = numbers[1]
+  if cost < 0 then
+    cost, forced = -cost, true
+  end
   -- struct.unpack also returns the position after the last number
-  return numbers, numbers[1], (#numbers - 2) / 2, ARGV[3]
+  return numbers, cost, (#numbers - 2) / 2, ARGV[3]
 end
 
 -- Redis' clock in milliseconds, with the fraction.

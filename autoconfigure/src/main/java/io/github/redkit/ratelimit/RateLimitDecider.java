@@ -36,4 +36,18 @@ public interface RateLimitDecider {
 	 */
 	CompletableFuture<byte[]> decide(RateLimitCall call);
 
+	/**
+	 * Settles a call it decided with what the call really used: gives back
+	 * {@code -difference} permits in the windows the call was decided in, or charges
+	 * {@code difference} permits now whatever the windows hold. By default nothing is
+	 * settled and the call keeps what it took.
+	 * @param call the call as it was decided
+	 * @param reply the decision's reply
+	 * @param difference what the call really used minus what it took, not 0
+	 * @return completes with {@code true} when the difference was applied
+	 */
+	default CompletableFuture<Boolean> settle(RateLimitCall call, byte[] reply, long difference) {
+		return CompletableFuture.completedFuture(false);
+	}
+
 }

@@ -15,6 +15,8 @@ import java.lang.annotation.Target;
  * &#64;RateLimited(value = "api", key = { "'ip:' + #request.remoteAddr", "'user:' + #userId" })
  * &#64;RateLimited(limit = 5, period = "1m", key = "#email")
  * &#64;RateLimited(limit = 5, period = "15m", algorithm = RateLimitAlgorithm.SLIDING_LOG, key = "#email")
+ * &#64;RateLimited(value = "llm-tokens", key = "#tenant", cost = 2000, settle = "#result.usage.totalTokens")
+ * &#64;RateLimited(value = "login-failures", key = "#email", countWhen = "#exception != null")
  * </pre>
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
@@ -58,9 +60,34 @@ public @interface RateLimited {
 	String period() default "";
 
 	/**
-	 * How many permits one call takes.
+	 * How many permits one call takes; with {@link #settle()}, the estimate taken up
+	 * front.
 	 * @return the cost, at least 1
 	 */
 	int cost() default 1;
+
+	/**
+	 * A SpEL expression, evaluated when the call ends, for the permits it really used
+	 * (e.g. {@code "#result.usage.totalTokens"}): over the method's arguments and
+	 * {@code #result}, the value it returned (for a {@code Mono} or
+	 * {@code CompletableFuture} the value, for a {@code Flux} its last element). The
+	 * {@link #cost()} is taken up front as an estimate; a call that used less gives the
+	 * rest back in the window it was decided in, one that used more is charged the excess
+	 * (see {@link RateLimitReservation}). A call that throws, or an expression that fails
+	 * or yields nothing, keeps the estimate. Empty: the cost is what a call uses.
+	 * @return the expression of the amount used
+	 */
+	String settle() default "";
+
+	/**
+	 * A SpEL expression, evaluated when the call ends, for whether it counts: over the
+	 * method's arguments, {@code #result} (as for {@link #settle()}) and
+	 * {@code #exception} (what the call threw, or {@code null}), e.g.
+	 * {@code "#exception != null"} to count only failed log-ins. The permits are taken
+	 * before the call, so a burst cannot pass unchecked, and given back when the call
+	 * does not count. Empty: every call the limit let through counts.
+	 * @return the expression of whether the call counts
+	 */
+	String countWhen() default "";
 
 }

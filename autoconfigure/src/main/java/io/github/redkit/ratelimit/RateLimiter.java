@@ -94,6 +94,70 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Takes an estimate of a call whose real cost is known only after it, to be settled
+	 * with what it really used ({@link RateLimitReservation#settle(long)}): decided like
+	 * {@link #tryAcquire(String, List, int)} with the estimate as the cost.
+	 * @param limitName the limit, configured under {@code redkit.rate-limit.limits}
+	 * @param keys the identifiers; all must be under every window
+	 * @param estimate permits to take up front, at least 1
+	 * @return the reservation, allowed or not
+	 * @throws RateLimiterUnavailableException when Redis cannot be reached and the
+	 * failure mode is {@code deny}
+	 */
+	default RateLimitReservation reserve(String limitName, List<String> keys, int estimate) {
+		return RateLimitReservation.unsettled(tryAcquire(limitName, keys, estimate), estimate);
+	}
+
+	/**
+	 * Takes an estimate of a call on an explicit policy counted under an id of its own
+	 * (see {@link #tryAcquire(String, String, RateLimitPolicy, List, int)}), to be
+	 * settled with what the call really used.
+	 * @param limitName the name metrics, headers and exceptions show
+	 * @param limitId the unique, stable name the counters are kept under
+	 * @param policy the policy to apply
+	 * @param keys the identifiers; all must be under every window
+	 * @param estimate permits to take up front, at least 1
+	 * @return the reservation, allowed or not
+	 */
+	default RateLimitReservation reserve(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
+			int estimate) {
+		return RateLimitReservation.unsettled(tryAcquire(limitName, limitId, policy, keys, estimate), estimate);
+	}
+
+	/**
+	 * Takes an estimate without blocking the calling thread (see
+	 * {@link #reserve(String, List, int)}).
+	 * <p>
+	 * The default reserves through {@link #tryAcquireAsync(String, List, int)}, and its
+	 * reservations keep their estimate whatever they are settled with; Redkit's own rate
+	 * limiter gives back or charges the difference.
+	 * @param limitName the limit, configured under {@code redkit.rate-limit.limits}
+	 * @param keys the identifiers; all must be under every window
+	 * @param estimate permits to take up front, at least 1
+	 * @return the reservation
+	 */
+	default CompletableFuture<RateLimitReservation> reserveAsync(String limitName, List<String> keys, int estimate) {
+		return tryAcquireAsync(limitName, keys, estimate)
+			.thenApply((decision) -> RateLimitReservation.unsettled(decision, estimate));
+	}
+
+	/**
+	 * Takes an estimate on an explicit policy without blocking the calling thread (see
+	 * {@link #reserve(String, String, RateLimitPolicy, List, int)}).
+	 * @param limitName the name metrics, headers and exceptions show
+	 * @param limitId the unique, stable name the counters are kept under
+	 * @param policy the policy to apply
+	 * @param keys the identifiers; all must be under every window
+	 * @param estimate permits to take up front, at least 1
+	 * @return the reservation
+	 */
+	default CompletableFuture<RateLimitReservation> reserveAsync(String limitName, String limitId,
+			RateLimitPolicy policy, List<String> keys, int estimate) {
+		return tryAcquireAsync(limitName, limitId, policy, keys, estimate)
+			.thenApply((decision) -> RateLimitReservation.unsettled(decision, estimate));
+	}
+
+	/**
 	 * Adds or replaces a named limit at run time, e.g. per plan or tenant. Counters are
 	 * kept for every window whose period and algorithm are unchanged.
 	 * @param limitName the limit name

@@ -100,6 +100,48 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 		return checked(expression, specificMethod, value);
 	}
 
+	/**
+	 * Evaluates an expression once a call has ended, over its arguments, {@code #result}
+	 * (the value it returned, or emitted last) and {@code #exception} (what it threw),
+	 * each {@code null} when there is none.
+	 * @param <T> the type wanted
+	 * @param expression the SpEL expression
+	 * @param method the invoked method
+	 * @param target the target object
+	 * @param args the arguments
+	 * @param result what the call returned
+	 * @param exception what the call threw
+	 * @param type the type wanted
+	 * @return the value, {@code null} when the expression yields none
+	 * @throws KeyExpressionException when the expression is invalid or fails
+	 */
+	public <T> @Nullable T evaluateAfter(String expression, Method method, @Nullable Object target,
+			@Nullable Object[] args, @Nullable Object result, @Nullable Throwable exception, Class<T> type) {
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+		Method specificMethod = this.targets
+			.computeIfAbsent(new TargetKey(method, targetClass, expression),
+					(key) -> new Target(AopUtils.getMostSpecificMethod(method, targetClass), -1))
+			.specificMethod();
+		try {
+			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(specificMethod, targetClass),
+					expression);
+			MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
+					new KeyExpressionRoot(specificMethod, target, args), specificMethod, args,
+					getParameterNameDiscoverer());
+			if (this.beanResolver != null) {
+				context.setBeanResolver(this.beanResolver);
+			}
+			context.setVariable("result", result);
+			context.setVariable("exception", exception);
+			return parsed.getValue(context, type);
+		}
+		catch (ExpressionException ex) {
+			throw new KeyExpressionException(
+					"Expression '" + expression + "' on " + describe(specificMethod) + " failed: " + ex.getMessage(),
+					ex);
+		}
+	}
+
 	private static String checked(String expression, Method method, @Nullable Object value) {
 		if (value == null) {
 			throw new KeyExpressionException("Key expression '" + expression + "' on " + describe(method)

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -151,6 +152,24 @@ public final class ReactiveCall {
 		return adapt(Mono.fromFuture(decision).flatMapMany((decided) -> Flux.deferContextual((context) -> {
 			admit.accept(decided, context);
 			return proceed();
+		})));
+	}
+
+	/**
+	 * The method's result after a decision, followed to its end: as
+	 * {@link #proceedAfter(Supplier, BiConsumer)}, and {@code follow} wraps the values
+	 * the method emits once it is admitted, e.g. to act when they complete or fail.
+	 * @param <D> the decision's type
+	 * @param decision asks for the decision
+	 * @param admit throws the refusal, or lets the call through
+	 * @param follow wraps the method's values
+	 * @return a value of the method's return type
+	 */
+	public <D> Object proceedAfter(Supplier<CompletableFuture<D>> decision, BiConsumer<D, ContextView> admit,
+			BiFunction<D, Flux<Object>, Publisher<Object>> follow) {
+		return adapt(Mono.fromFuture(decision).flatMapMany((decided) -> Flux.deferContextual((context) -> {
+			admit.accept(decided, context);
+			return follow.apply(decided, proceed());
 		})));
 	}
 

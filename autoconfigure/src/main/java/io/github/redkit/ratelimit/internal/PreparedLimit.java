@@ -98,6 +98,19 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 	}
 
 	/**
+	 * The decision script's arguments that charge {@code excess} permits whatever the
+	 * windows hold: the excess of a call settled above what it took. The script reads a
+	 * negative cost as such a charge.
+	 * @param excess the permits to charge, at least 1
+	 * @return the arguments
+	 */
+	byte[][] chargeArguments(long excess) {
+		byte[][] arguments = this.argumentsForOne.clone();
+		arguments[0] = numbers(this.policy, -excess);
+		return arguments;
+	}
+
+	/**
 	 * The refund script's arguments: the decision's numbers and formats, the algorithm,
 	 * how long the refund's marker is kept, the Redis time of the decision, then the
 	 * algorithm's own arguments (empty when it has none).
@@ -147,7 +160,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 				Duration.ofMillis(resetAfter), window, this.policy, exceeded, decidedAt);
 	}
 
-	private static byte[] numbers(RateLimitPolicy policy, int cost) {
+	private static byte[] numbers(RateLimitPolicy policy, double cost) {
 		List<RateLimitWindow> windows = policy.windows();
 		ByteBuffer numbers = ByteBuffer.allocate(8 * (1 + 2 * windows.size())).order(ByteOrder.LITTLE_ENDIAN);
 		numbers.putDouble(cost);

@@ -18,13 +18,25 @@ public final class RateLimitMeters {
 			"Time to decide a rate-limited call");
 
 	/**
-	 * Give-backs of permits that cluster slots took for a call another slot refused; tag
-	 * {@code outcome}: given-back or failed (the permits may still be taken).
+	 * Give-backs of permits: those cluster slots took for a call another slot refused,
+	 * and the unused part of a settled reservation; tag {@code outcome}: given-back or
+	 * failed (the permits may still be taken).
 	 */
 	static final RedkitMeter REFUNDS = RedkitMeter.counter("redkit.ratelimit.refunds",
 			"Give-backs of permits that cluster slots took for a call another slot refused");
 
+	/**
+	 * Settlements of reservations; tag {@code outcome}: given-back (the call used less
+	 * than it took), charged (more), unchanged, or failed (the estimate is what counts).
+	 */
+	static final RedkitMeter SETTLEMENTS = RedkitMeter.counter("redkit.ratelimit.settlements",
+			"Settlements of rate-limit reservations with what the call really used");
+
 	static final String GIVEN_BACK = "given-back";
+
+	static final String CHARGED = "charged";
+
+	static final String UNCHANGED = "unchanged";
 
 	static final String FAILED = "failed";
 

@@ -4,19 +4,25 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.internal.ReactiveCall;
 import io.github.redkit.core.internal.RedkitInterceptor;
+import io.github.redkit.ratelimit.internal.RateLimitedOperation.After;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.ratelimit.RateLimitExceededException;
 import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimitDecisionListener;
 import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
@@ -27,6 +33,8 @@ import reactor.util.context.ContextView;
  * headers needs no second question.
  */
 public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperation> {
+
+	private static final Log logger = LogFactory.getLog(RateLimitedInterceptor.class);
 
 	private final Supplier<RateLimiter> rateLimiter;
 
@@ -59,6 +67,11 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 		RateLimiter limiter = this.rateLimiter.get();
 		// whether the method is reactive was read with its annotation
 		ReactiveCall reactive = operation.reactive() ? ReactiveCall.of(invocation) : null;
+		After after = operation.after();
+		if (after != null) {
+			return (reactive != null) ? reserveReactive(reactive, limiter, operation, keys, after)
+					: reserve(invocation, limiter, operation, keys, after);
+		}
 		if (reactive != null) {
 			return reactive.proceedAfter(() -> decideAsync(limiter, operation, keys),
 					(decision, context) -> admit(operation, keys, decision, context));
@@ -69,6 +82,105 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 				: limiter.tryAcquire(operation.limitName(), keys, operation.cost());
 		admit(operation, keys, decision, null);
 		return invocation.proceed();
+	}
+
+	/**
+	 * Takes the cost as an estimate, runs the call, and settles it with what its end says
+	 * it used; the settlement is sent, not awaited.
+	 */
+	private @Nullable Object reserve(MethodInvocation invocation, RateLimiter limiter, RateLimitedOperation operation,
+			List<String> keys, After after) throws Throwable {
+		RateLimitPolicy inline = operation.inlinePolicy();
+		RateLimitReservation reservation = (inline != null)
+				? limiter.reserve(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
+				: limiter.reserve(operation.limitName(), keys, operation.cost());
+		admit(operation, keys, reservation.decision(), null);
+		Object result;
+		try {
+			result = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			settle(invocation, operation, after, reservation, null, ex);
+			throw ex;
+		}
+		settle(invocation, operation, after, reservation, result, null);
+		return result;
+	}
+
+	private Object reserveReactive(ReactiveCall reactive, RateLimiter limiter, RateLimitedOperation operation,
+			List<String> keys, After after) {
+		MethodInvocation invocation = reactive.invocation();
+		return reactive.proceedAfter(() -> reserveAsync(limiter, operation, keys),
+				(reservation, context) -> admit(operation, keys, reservation.decision(), context),
+				(reservation, values) -> {
+					// a Mono is cut after its value, a Flux settles on its last element;
+					// a cancelled call keeps its estimate
+					boolean single = !reactive.multiValue();
+					AtomicReference<@Nullable Object> last = new AtomicReference<>();
+					AtomicBoolean ended = new AtomicBoolean();
+					return values.doOnNext((value) -> {
+						last.set(value);
+						if (single && ended.compareAndSet(false, true)) {
+							settle(invocation, operation, after, reservation, value, null);
+						}
+					}).doOnComplete(() -> {
+						if (ended.compareAndSet(false, true)) {
+							settle(invocation, operation, after, reservation, last.get(), null);
+						}
+					}).doOnError((ex) -> {
+						if (ended.compareAndSet(false, true)) {
+							settle(invocation, operation, after, reservation, null, ex);
+						}
+					});
+				});
+	}
+
+	private static CompletableFuture<RateLimitReservation> reserveAsync(RateLimiter limiter,
+			RateLimitedOperation operation, List<String> keys) {
+		RateLimitPolicy inline = operation.inlinePolicy();
+		return (inline != null)
+				? limiter.reserveAsync(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
+				: limiter.reserveAsync(operation.limitName(), keys, operation.cost());
+	}
+
+	/**
+	 * Settles an allowed call with what its end says: nothing when it does not count, the
+	 * settle expression's amount when it returned, else its estimate. An expression that
+	 * fails keeps the estimate: the call has run, and its result must not be lost.
+	 */
+	private void settle(MethodInvocation invocation, RateLimitedOperation operation, After after,
+			RateLimitReservation reservation, @Nullable Object result, @Nullable Throwable exception) {
+		long actual = reservation.estimate();
+		try {
+			if (!after.countWhen().isEmpty() && !Boolean.TRUE
+				.equals(evaluate(invocation, after.countWhen(), result, exception, Boolean.class))) {
+				actual = 0;
+			}
+			else if (!after.settle().isEmpty() && exception == null) {
+				Number used = evaluate(invocation, after.settle(), result, null, Number.class);
+				if (used == null) {
+					logger.warn("@RateLimited '" + operation.limitName() + "': settle expression '" + after.settle()
+							+ "' yielded nothing; the call keeps its estimate of " + actual);
+				}
+				else {
+					actual = Math.max(used.longValue(), 0);
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("@RateLimited '" + operation.limitName() + "': the call keeps its estimate of " + actual
+					+ " because " + ex.getMessage(), ex);
+		}
+		if (actual != reservation.estimate()) {
+			reservation.settleAsync(actual);
+		}
+	}
+
+	private <T> @Nullable T evaluate(MethodInvocation invocation, String expression, @Nullable Object result,
+			@Nullable Throwable exception, Class<T> type) {
+		return this.evaluator.get()
+			.evaluateAfter(expression, invocation.getMethod(), invocation.getThis(), invocation.getArguments(), result,
+					exception, type);
 	}
 
 	private static CompletableFuture<RateLimitDecision> decideAsync(RateLimiter limiter, RateLimitedOperation operation,

@@ -13,6 +13,8 @@ import io.github.redkit.ratelimit.RateLimited;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -30,9 +32,12 @@ import org.springframework.util.ClassUtils;
  * @param keyExpressions the SpEL key expressions; empty for one shared key
  * @param cost permits per call
  * @param reactive whether the method's result arrives later ({@link ReactiveCall})
+ * @param after what is decided when the call ends, {@code null} when nothing is
  */
 record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimitPolicy inlinePolicy,
-		String[] keyExpressions, int cost, boolean reactive) {
+		String[] keyExpressions, int cost, boolean reactive, @Nullable After after) {
+
+	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
 	/** The identifier of a method limited without key expressions. */
 	static final String SHARED_KEY = "all";
@@ -66,9 +71,10 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 					where + ": give either the name of a configured limit (value) or an inline limit and period, not "
 							+ (named ? "both" : "neither"));
 		}
+		After after = After.of(annotation, where);
 		if (named) {
 			return new RateLimitedOperation(annotation.value(), annotation.value(), null, annotation.key(),
-					annotation.cost(), ReactiveCall.isReactive(invoked));
+					annotation.cost(), ReactiveCall.isReactive(invoked), after);
 		}
 		if (annotation.limit() <= 0) {
 			throw new IllegalStateException(where + ": limit must be > 0 (was " + annotation.limit() + ")");
@@ -92,7 +98,43 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 		String name = onClass ? userClass.getSimpleName() : userClass.getSimpleName() + "." + method.getName();
 		String id = onClass ? userClass.getName() : userClass.getName() + "." + signature(method);
 		return new RateLimitedOperation(name, id, policy, annotation.key(), annotation.cost(),
-				ReactiveCall.isReactive(invoked));
+				ReactiveCall.isReactive(invoked), after);
+	}
+
+	/**
+	 * What a call's end decides: the permits it really used and whether it counts.
+	 *
+	 * @param settle the SpEL expression of the permits used, empty for the cost
+	 * @param countWhen the SpEL expression of whether the call counts, empty for always
+	 */
+	record After(String settle, String countWhen) {
+
+		static @Nullable After of(RateLimited annotation, String where) {
+			if (annotation.settle().isBlank() && annotation.countWhen().isBlank()) {
+				return null;
+			}
+			After after = new After(annotation.settle().strip(), annotation.countWhen().strip());
+			// a typo fails the start-up, not the first call's end
+			parse(after.settle(), where + " settle");
+			parse(after.countWhen(), where + " countWhen");
+			return after;
+		}
+
+		private static void parse(String expression, String where) {
+			if (expression.isEmpty()) {
+				return;
+			}
+			try {
+				PARSER.parseExpression(expression);
+			}
+			catch (ParseException ex) {
+				// the message says all; the root cause of a failed start-up names the
+				// method
+				throw new IllegalStateException(
+						where + ": '" + expression + "' is not a valid SpEL expression: " + ex.getMessage());
+			}
+		}
+
 	}
 
 	private static String signature(Method method) {

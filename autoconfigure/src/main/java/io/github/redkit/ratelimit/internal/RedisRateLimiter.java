@@ -31,6 +31,7 @@ import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitObservationKind;
 import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.RateLimiterUnavailableException;
@@ -60,6 +61,9 @@ public class RedisRateLimiter implements RateLimiter {
 	private static final RedkitOutcomes<RateLimitDecision> DECIDED = RedkitOutcomes
 		.of((decision) -> decision.allowed() ? "allowed" : "denied");
 
+	private static final RedkitOutcomes<RateLimitReservation> RESERVED = RedkitOutcomes
+		.of((reservation) -> reservation.allowed() ? "allowed" : "denied");
+
 	private static final Map<RateLimitAlgorithm, LuaScript<byte[]>> SCRIPTS = new EnumMap<>(RateLimitAlgorithm.class);
 
 	static {
@@ -87,6 +91,8 @@ public class RedisRateLimiter implements RateLimiter {
 	private final boolean cluster;
 
 	private final PermitGiveBack giveBack;
+
+	private final PermitSettlement settlement;
 
 	private final RedkitObservations observations;
 
@@ -135,6 +141,7 @@ public class RedisRateLimiter implements RateLimiter {
 		this.observations = observations;
 		this.cluster = runner.isCluster();
 		this.giveBack = new PermitGiveBack(runner, settings.timeout(), metrics);
+		this.settlement = new PermitSettlement(runner, settings.timeout(), this.giveBack, metrics, this.deciders::get);
 		for (RateLimitDecider decider : deciders) {
 			for (String name : decider.limitNames()) {
 				decider.check(name, policies.get(name));
@@ -170,6 +177,28 @@ public class RedisRateLimiter implements RateLimiter {
 		return tryAcquireAsync(inline(limitName, limitId, policy), keys, cost);
 	}
 
+	@Override
+	public RateLimitReservation reserve(String limitName, List<String> keys, int estimate) {
+		return reserve(named(limitName), keys, estimate);
+	}
+
+	@Override
+	public RateLimitReservation reserve(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
+			int estimate) {
+		return reserve(inline(limitName, limitId, policy), keys, estimate);
+	}
+
+	@Override
+	public CompletableFuture<RateLimitReservation> reserveAsync(String limitName, List<String> keys, int estimate) {
+		return reserveAsync(named(limitName), keys, estimate);
+	}
+
+	@Override
+	public CompletableFuture<RateLimitReservation> reserveAsync(String limitName, String limitId,
+			RateLimitPolicy policy, List<String> keys, int estimate) {
+		return reserveAsync(inline(limitName, limitId, policy), keys, estimate);
+	}
+
 	private PreparedLimit named(String limitName) {
 		PreparedLimit limit = this.limits.get(limitName);
 		if (limit == null) {
@@ -196,38 +225,48 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private RateLimitDecision tryAcquire(PreparedLimit limit, List<String> keys, int cost) {
 		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideOrFail(limit, keys, cost), DECIDED);
+				() -> decideOrFail(limit, keys, cost).decision(), DECIDED);
 	}
 
 	private CompletableFuture<RateLimitDecision> tryAcquireAsync(PreparedLimit limit, List<String> keys, int cost) {
 		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideOrFailAsync(limit, keys, cost), DECIDED);
+				() -> decideOrFailAsync(limit, keys, cost).thenApply(TakenPermits::decision), DECIDED);
 	}
 
-	private RateLimitDecision decideOrFail(PreparedLimit limit, List<String> keys, int cost) {
+	private RateLimitReservation reserve(PreparedLimit limit, List<String> keys, int estimate) {
+		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
+				() -> this.settlement.reservation(decideOrFail(limit, keys, estimate)), RESERVED);
+	}
+
+	private CompletableFuture<RateLimitReservation> reserveAsync(PreparedLimit limit, List<String> keys, int estimate) {
+		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
+				() -> decideOrFailAsync(limit, keys, estimate).thenApply(this.settlement::reservation), RESERVED);
+	}
+
+	private TakenPermits decideOrFail(PreparedLimit limit, List<String> keys, int cost) {
 		long start = System.nanoTime();
 		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
 		if (early != null) {
-			return early;
+			return TakenPermits.none(limit, cost, early);
 		}
 		try {
 			return record(limit.name(), start,
 					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, script(limit).name()));
 		}
 		catch (DataAccessException ex) {
-			return failedAfter(limit, start, ex);
+			return TakenPermits.none(limit, cost, failedAfter(limit, start, ex));
 		}
 	}
 
-	private CompletableFuture<RateLimitDecision> decideOrFailAsync(PreparedLimit limit, List<String> keys, int cost) {
+	private CompletableFuture<TakenPermits> decideOrFailAsync(PreparedLimit limit, List<String> keys, int cost) {
 		long start = System.nanoTime();
 		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
 		if (early != null) {
-			return CompletableFuture.completedFuture(early);
+			return CompletableFuture.completedFuture(TakenPermits.none(limit, cost, early));
 		}
 		return decide(limit, keys, cost).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-			.handle((decision, ex) -> (ex == null) ? record(limit.name(), start, decision)
-					: failedAfter(limit, start, accessFailure(limit, ex)));
+			.handle((taken, ex) -> (ex == null) ? record(limit.name(), start, taken)
+					: TakenPermits.none(limit, cost, failedAfter(limit, start, accessFailure(limit, ex))));
 	}
 
 	/**
@@ -271,27 +310,28 @@ public class RedisRateLimiter implements RateLimiter {
 	 * several slots do not all answer in time, what the ones that allowed took is given
 	 * back whenever they answer.
 	 */
-	private CompletableFuture<RateLimitDecision> decide(PreparedLimit limit, List<String> keys, int cost) {
+	private CompletableFuture<TakenPermits> decide(PreparedLimit limit, List<String> keys, int cost) {
 		RateLimitDecider decider = this.deciders.get(limit.name());
 		if (decider != null && this.limits.get(limit.name()) == limit) {
 			for (String key : keys) {
 				Assert.hasText(key, () -> "Rate limit '" + limit.name() + "': a key must not be null or empty");
 			}
 			byte[][] numbers = limit.arguments(cost);
-			return decider
-				.decide(new RateLimitCall(limit.name(), limit.policy(), keys, cost, numbers[0], numbers[1],
-						this.timeout))
-				.thenApply(limit::decision);
+			RateLimitCall call = new RateLimitCall(limit.name(), limit.policy(), keys, cost, numbers[0], numbers[1],
+					this.timeout);
+			return decider.decide(call).thenApply((reply) -> TakenPermits.decided(limit, call, reply));
 		}
 		byte[][] args = limit.arguments(cost);
 		LuaScript<byte[]> script = script(limit);
 		if (keys.size() == 1) {
-			return this.runner.executeAsync(script, this.timeout, List.of(limit.key(keys.get(0))), args)
-				.thenApply(limit::decision);
+			List<String> key = List.of(limit.key(keys.get(0)));
+			return this.runner.executeAsync(script, this.timeout, key, args)
+				.thenApply((reply) -> TakenPermits.of(limit, cost, List.of(key), List.of(reply)));
 		}
 		List<List<String>> groups = groupBySlot(limit, keys);
 		if (groups.size() == 1) {
-			return this.runner.executeAsync(script, this.timeout, groups.get(0), args).thenApply(limit::decision);
+			return this.runner.executeAsync(script, this.timeout, groups.get(0), args)
+				.thenApply((reply) -> TakenPermits.of(limit, cost, groups, List.of(reply)));
 		}
 		List<CompletableFuture<byte[]>> answers = new ArrayList<>(groups.size());
 		for (List<String> group : groups) {
@@ -303,15 +343,16 @@ public class RedisRateLimiter implements RateLimiter {
 		// giving up, after which every slot that took permits gives them back whenever
 		// it answers
 		AtomicBoolean settled = new AtomicBoolean();
-		CompletableFuture<RateLimitDecision> decision = new CompletableFuture<>();
+		CompletableFuture<TakenPermits> decision = new CompletableFuture<>();
 		CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).whenComplete((all, ex) -> {
 			if (ex != null) {
 				decision.completeExceptionally(ex);
 			}
 			else if (settled.compareAndSet(false, true)) {
 				try {
-					decision
-						.complete(combine(limit, groups, answers.stream().map(CompletableFuture::join).toList(), cost));
+					List<byte[]> replies = answers.stream().map(CompletableFuture::join).toList();
+					decision.complete(new TakenPermits(limit, cost, combine(limit, groups, replies, cost), groups,
+							replies, null));
 				}
 				catch (RuntimeException | Error failure) {
 					decision.completeExceptionally(failure);
@@ -333,7 +374,7 @@ public class RedisRateLimiter implements RateLimiter {
 		return decision;
 	}
 
-	private static LuaScript<byte[]> script(PreparedLimit limit) {
+	static LuaScript<byte[]> script(PreparedLimit limit) {
 		RateLimitAlgorithm algorithm = limit.policy().algorithm();
 		LuaScript<byte[]> script = SCRIPTS.get(algorithm);
 		if (script == null) {
@@ -391,6 +432,11 @@ public class RedisRateLimiter implements RateLimiter {
 	private RateLimitDecision record(String limitName, long start, RateLimitDecision decision) {
 		measure(limitName, decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED, start);
 		return decision;
+	}
+
+	private TakenPermits record(String limitName, long start, TakenPermits taken) {
+		record(limitName, start, taken.decision());
+		return taken;
 	}
 
 	private void measure(String limitName, String outcome, long start) {

@@ -1,0 +1,217 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.redkit.core.LimitFailureMode;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.RedisTopologies;
+import io.github.redkit.test.RedisTopology;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.connection.RedisConnection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Reservations settled with what the call really used: under-use comes back in the window
+ * the call was decided in, over-use is charged whatever the windows hold, a call settled
+ * at 0 counts nothing; on every algorithm, for several identifiers (on a cluster in
+ * several slots), and the bound the docs state attacked by continuous clients.
+ */
+@ParameterizedClass
+@RedisTopologies
+class RateLimitSettlementTests {
+
+	private static final Duration HOUR = Duration.ofHours(1);
+
+	@Parameter
+	RedisTopology topology;
+
+	private RedisScriptRunner runner;
+
+	private RedisRateLimiter limiter;
+
+	@BeforeEach
+	void createTheLimiter() {
+		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
+		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("rl-settle"), Map.of(),
+				new RateLimitSettings(LimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void underUseComesBackOverUseIsChargedAndZeroCountsNothing(RateLimitAlgorithm algorithm) {
+		String name = "settle-" + UUID.randomUUID();
+		define(name, algorithm, 100, HOUR);
+		List<String> keys = List.of("alice");
+		RateLimitReservation used3 = this.limiter.reserve(name, keys, 10);
+		assertThat(used3.allowed()).isTrue();
+		assertThat(used3.estimate()).isEqualTo(10);
+		assertThat(used3.settle(3)).isTrue();
+		assertThat(remaining(name, keys)).as("10 taken, 7 given back, 1 for this look").isEqualTo(100 - 3 - 1);
+		RateLimitReservation used25 = this.limiter.reserve(name, keys, 10);
+		assertThat(used25.settle(25)).isTrue();
+		assertThat(remaining(name, keys)).as("15 charged past the estimate").isEqualTo(100 - 4 - 25 - 1);
+		RateLimitReservation unused = this.limiter.reserve(name, keys, 10);
+		assertThat(unused.giveBackAsync().join()).isTrue();
+		assertThat(remaining(name, keys)).as("a call settled at 0 counts nothing").isEqualTo(100 - 30 - 1);
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> unused.settle(5));
+	}
+
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void aChargeGoesPastTheLimitAndTheCallsAfterItWait(RateLimitAlgorithm algorithm) {
+		String name = "over-" + UUID.randomUUID();
+		define(name, algorithm, 10, HOUR);
+		List<String> keys = List.of("bob");
+		RateLimitReservation reservation = this.limiter.reserve(name, keys, 4);
+		assertThat(reservation.settle(12)).isTrue();
+		RateLimitDecision next = this.limiter.tryAcquire(name, keys, 1);
+		assertThat(next.allowed()).as("12 used of 10: nothing left until the window drains").isFalse();
+		assertThat(next.remaining()).isZero();
+	}
+
+	@Test
+	void severalIdentifiersAreSettledOnEachOfThemInEverySlot() {
+		String name = "keys-" + UUID.randomUUID();
+		define(name, RateLimitAlgorithm.SLIDING_WINDOW, 50, HOUR);
+		// on a cluster these land in different slots: one settlement per slot
+		List<String> keys = List.of("user:1", "ip:10.0.0.1", "tenant:acme");
+		this.limiter.reserve(name, keys, 20).settle(5);
+		this.limiter.reserve(name, keys, 5).settle(30);
+		for (String key : keys) {
+			assertThat(remaining(name, List.of(key))).as(key).isEqualTo(50 - 5 - 30 - 1);
+		}
+	}
+
+	@Test
+	void aRefusedReservationTakesNothingAndItsSettlementChangesNothing() {
+		String name = "refused-" + UUID.randomUUID();
+		define(name, RateLimitAlgorithm.SLIDING_WINDOW, 5, HOUR);
+		List<String> keys = List.of("carol");
+		this.limiter.reserve(name, keys, 4);
+		RateLimitReservation refused = this.limiter.reserve(name, keys, 4);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.settle(0)).isTrue();
+		assertThat(remaining(name, keys)).isEqualTo(0);
+	}
+
+	@Test
+	void aNegativeAmountIsRefused() {
+		String name = "negative-" + UUID.randomUUID();
+		define(name, RateLimitAlgorithm.SLIDING_WINDOW, 5, HOUR);
+		RateLimitReservation reservation = this.limiter.reserve(name, List.of("dan"), 1);
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> reservation.settle(-1))
+			.withMessageContaining("negative");
+	}
+
+	/**
+	 * The bound the docs state: over any interval of one period, what the calls really
+	 * used (each call's estimate, or its use when smaller, when it was decided, and its
+	 * excess when it settled) stays within the limit plus the excesses of the calls
+	 * running at once: one per client. Several clients reserve continuously from a random
+	 * phase, each settling at random between nothing and three times its estimate.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = RateLimitAlgorithm.class, names = { "SLIDING_WINDOW", "SLIDING_LOG" })
+	void noPeriodHoldsMoreThanTheLimitPlusTheExcessOfTheCallsInFlight(RateLimitAlgorithm algorithm)
+			throws InterruptedException {
+		int limit = 40;
+		int estimate = 4;
+		int clients = 4;
+		long maxExcess = 2L * estimate;
+		Duration period = Duration.ofMillis(500);
+		String name = "bound-" + UUID.randomUUID();
+		define(name, algorithm, limit, period);
+		List<String> keys = List.of("client");
+		this.limiter.reserve(name, List.of("warm-up"), 1);
+		double offset = redisMillis() - System.currentTimeMillis();
+		long start = System.nanoTime() + ThreadLocalRandom.current().nextLong(period.toNanos());
+		long end = start + 4 * period.toNanos();
+		ConcurrentLinkedQueue<double[]> used = new ConcurrentLinkedQueue<>();
+		CountDownLatch done = new CountDownLatch(clients);
+		for (int c = 0; c < clients; c++) {
+			Thread client = new Thread(() -> {
+				try {
+					while (System.nanoTime() < start) {
+						Thread.onSpinWait();
+					}
+					while (System.nanoTime() < end) {
+						RateLimitReservation reservation = this.limiter.reserve(name, keys, estimate);
+						if (!reservation.allowed()) {
+							continue;
+						}
+						long actual = ThreadLocalRandom.current().nextLong(3L * estimate + 1);
+						double decided = reservation.decision().decidedAt().toEpochMilli();
+						used.add(new double[] { decided, Math.min(actual, estimate) });
+						double settling = System.currentTimeMillis() + offset;
+						assertThat(reservation.settle(actual)).isTrue();
+						if (actual > estimate) {
+							double settled = System.currentTimeMillis() + offset;
+							used.add(new double[] { (settling + settled) / 2, actual - estimate });
+						}
+					}
+				}
+				finally {
+					done.countDown();
+				}
+			});
+			client.setDaemon(true);
+			client.start();
+		}
+		done.await();
+		List<double[]> events = new ArrayList<>(used);
+		events.sort(Comparator.comparingDouble((double[] event) -> event[0]));
+		double busiest = 0;
+		double total = 0;
+		for (int i = 0; i < events.size(); i++) {
+			double sum = 0;
+			for (int j = i; j < events.size() && events.get(j)[0] < events.get(i)[0] + period.toMillis(); j++) {
+				sum += events.get(j)[1];
+			}
+			busiest = Math.max(busiest, sum);
+			total += events.get(i)[1];
+		}
+		assertThat(busiest).as("the most used in any interval of one period")
+			.isLessThanOrEqualTo(limit + clients * maxExcess);
+		assertThat(total).as("what the clients used is given back: they are served").isGreaterThan(2 * limit);
+	}
+
+	private void define(String name, RateLimitAlgorithm algorithm, int limit, Duration period) {
+		this.limiter.define(name, new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(limit, period))));
+	}
+
+	private long remaining(String name, List<String> keys) {
+		RateLimitDecision look = this.limiter.tryAcquire(name, keys, 1);
+		return look.allowed() ? look.remaining() : 0;
+	}
+
+	private double redisMillis() {
+		try (RedisConnection connection = this.topology.connectionFactory().getConnection()) {
+			Long time = connection.serverCommands().time();
+			assertThat(time).isNotNull();
+			return time;
+		}
+	}
+
+}
