@@ -57,4 +57,38 @@ public interface ReactiveRateLimiter {
 	Mono<RateLimitDecision> tryAcquire(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
 			int cost);
 
+	/**
+	 * Takes an estimate of a call whose real cost is known only after it, to be settled
+	 * with what it really used ({@link RateLimitReservation#settleAsync(long)}). A
+	 * subscriber that cancels while the estimate is being taken gets nothing, and what
+	 * Redis took for it is given back.
+	 * <p>
+	 * The default keeps the estimate whatever a reservation is settled with; Redkit's own
+	 * gives back or charges the difference.
+	 * @param limitName the limit, configured under {@code redkit.rate-limit.limits}
+	 * @param keys the identifiers; all must be under every window
+	 * @param estimate permits to take up front, at least 1
+	 * @return the reservation, allowed or not
+	 */
+	default Mono<RateLimitReservation> reserve(String limitName, List<String> keys, int estimate) {
+		return tryAcquire(limitName, keys, estimate)
+			.map((decision) -> RateLimitReservation.unsettled(decision, estimate));
+	}
+
+	/**
+	 * Takes an estimate on an explicit policy counted under an id of its own (see
+	 * {@link RateLimiter#reserve(String, String, RateLimitPolicy, List, int)}).
+	 * @param limitName the name metrics, headers and exceptions show
+	 * @param limitId the unique, stable name the counters are kept under
+	 * @param policy the policy to apply
+	 * @param keys the identifiers; all must be under every window
+	 * @param estimate permits to take up front, at least 1
+	 * @return the reservation, allowed or not
+	 */
+	default Mono<RateLimitReservation> reserve(String limitName, String limitId, RateLimitPolicy policy,
+			List<String> keys, int estimate) {
+		return tryAcquire(limitName, limitId, policy, keys, estimate)
+			.map((decision) -> RateLimitReservation.unsettled(decision, estimate));
+	}
+
 }

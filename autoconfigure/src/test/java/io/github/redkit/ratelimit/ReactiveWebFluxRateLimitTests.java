@@ -26,11 +26,13 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -163,6 +165,40 @@ class ReactiveWebFluxRateLimitTests {
 		}
 	}
 
+	@Test
+	void aRouteThatCountsOnlyFailedLogInsGivesBackTheOthersAndRefusesOnceTheFailuresAreSpent() {
+		try (ConfigurableApplicationContext context = start(Stream.concat(
+				Stream.of(RedisTopology.STANDALONE.server().springProperties()),
+				Stream.of("redkit.rate-limit.timeout=10s", "redkit.key-prefix=failures-" + UUID.randomUUID(),
+						"redkit.rate-limit.limits.failures.windows[0].limit=3",
+						"redkit.rate-limit.limits.failures.windows[0].period=1h",
+						"redkit.rate-limit.web.routes[0].path=/login", "redkit.rate-limit.web.routes[0].limit=failures",
+						"redkit.rate-limit.web.routes[0].count-statuses=401,403"))
+			.toArray(String[]::new))) {
+			WebTestClient client = client(context);
+			for (int i = 0; i < 6; i++) {
+				client.get().uri("/login?password=right").exchange().expectStatus().isOk();
+			}
+			for (int i = 0; i < 3; i++) {
+				client.get().uri("/login?password=wrong").exchange().expectStatus().isUnauthorized();
+			}
+			// the answers were counted once committed: the next request finds the limit
+			// spent
+			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+			int status;
+			do {
+				status = client.get()
+					.uri("/login?password=right")
+					.exchange()
+					.returnResult(String.class)
+					.getStatus()
+					.value();
+			}
+			while (status == 200 && System.nanoTime() < deadline);
+			assertThat(status).as("three failures spend the limit; successes never counted").isEqualTo(429);
+		}
+	}
+
 	private static ConfigurableApplicationContext start(String... properties) {
 		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "redkit.rate-limit.limits.api.windows[0].limit=2",
@@ -224,6 +260,12 @@ class ReactiveWebFluxRateLimitTests {
 				this.calls++;
 				return "hello " + user;
 			});
+		}
+
+		@GetMapping("/login")
+		Mono<String> login(@RequestParam String password) {
+			return password.equals("right") ? Mono.just("welcome")
+					: Mono.error(new ResponseStatusException(HttpStatus.UNAUTHORIZED, "wrong password"));
 		}
 
 		@GetMapping("/plain")

@@ -245,8 +245,9 @@ public class RateLimitProperties {
 		 * the first route that matches a request applies. Each has a 'path' (a
 		 * PathPattern, required), a 'limit' (a name under redkit.rate-limit.limits,
 		 * required), a 'key' (ip, header:<name>, principal or none; default ip),
-		 * 'methods' (default every method) and a 'cost' (default 1). The filter is on
-		 * only when a route is configured in a reactive web application.
+		 * 'methods' (default every method), a 'cost' (default 1) and 'count-statuses'
+		 * (default every status). The filter is on only when a route is configured in a
+		 * reactive web application.
 		 */
 		private List<Route> routes = new ArrayList<>();
 
@@ -308,6 +309,13 @@ public class RateLimitProperties {
 		 */
 		private int cost = 1;
 
+		/**
+		 * HTTP statuses whose responses count, e.g. 401, 403 or a class such as 5xx: the
+		 * permits are taken before the handler runs and given back when the response has
+		 * another status. Every response counts when empty.
+		 */
+		private List<String> countStatuses = new ArrayList<>();
+
 		public @Nullable String getPath() {
 			return this.path;
 		}
@@ -346,6 +354,14 @@ public class RateLimitProperties {
 
 		public void setCost(int cost) {
 			this.cost = cost;
+		}
+
+		public List<String> getCountStatuses() {
+			return this.countStatuses;
+		}
+
+		public void setCountStatuses(List<String> countStatuses) {
+			this.countStatuses = countStatuses;
 		}
 
 	}

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 
 import io.github.redkit.autoconfigure.RoutePatterns;
+import io.github.redkit.ratelimit.web.CountedStatuses;
 import io.github.redkit.ratelimit.web.RateLimitRoute;
 import io.github.redkit.ratelimit.web.RateLimitRouteKey;
 
@@ -58,7 +59,14 @@ final class RateLimitRoutesMapper {
 		if (route.getCost() < 1) {
 			throw new IllegalArgumentException(property + ".cost must be at least 1 (was " + route.getCost() + ")");
 		}
-		return new RateLimitRoute(pattern, methods, limit, key, route.getCost());
+		CountedStatuses counted;
+		try {
+			counted = CountedStatuses.of(route.getCountStatuses());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(property + ".count-statuses: " + ex.getMessage(), ex);
+		}
+		return new RateLimitRoute(pattern, methods, limit, key, route.getCost(), counted);
 	}
 
 }

@@ -2,8 +2,10 @@ package io.github.redkit.ratelimit.internal;
 
 import java.util.List;
 
+import io.github.redkit.core.internal.ReactiveAcquire;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import reactor.core.publisher.Mono;
@@ -34,6 +36,19 @@ public class DefaultReactiveRateLimiter implements ReactiveRateLimiter {
 	public Mono<RateLimitDecision> tryAcquire(String limitName, String limitId, RateLimitPolicy policy,
 			List<String> keys, int cost) {
 		return Mono.fromFuture(() -> this.rateLimiter.tryAcquireAsync(limitName, limitId, policy, keys, cost));
+	}
+
+	@Override
+	public Mono<RateLimitReservation> reserve(String limitName, List<String> keys, int estimate) {
+		return ReactiveAcquire.of(() -> this.rateLimiter.reserveAsync(limitName, keys, estimate),
+				RateLimitReservation::giveBackAsync);
+	}
+
+	@Override
+	public Mono<RateLimitReservation> reserve(String limitName, String limitId, RateLimitPolicy policy,
+			List<String> keys, int estimate) {
+		return ReactiveAcquire.of(() -> this.rateLimiter.reserveAsync(limitName, limitId, policy, keys, estimate),
+				RateLimitReservation::giveBackAsync);
 	}
 
 }

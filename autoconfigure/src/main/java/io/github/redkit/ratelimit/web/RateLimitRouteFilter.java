@@ -6,6 +6,7 @@ import java.util.Map;
 
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitExceededException;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimiterUnavailableException;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import org.jspecify.annotations.Nullable;
@@ -13,6 +14,7 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -73,12 +75,43 @@ public class RateLimitRouteFilter implements WebFilter, Ordered {
 		if (route == null) {
 			return chain.filter(exchange);
 		}
+		if (!route.counted().all()) {
+			return route.key()
+				.resolve(exchange)
+				.flatMap((keys) -> this.rateLimiter.reserve(route.limitName(), keys, route.cost())
+					.flatMap((reservation) -> {
+						settleOnCommit(exchange, route, reservation);
+						return admit(exchange, chain, route, keys, reservation.decision());
+					}))
+				.onErrorResume(RateLimiterUnavailableException.class,
+						(ex) -> write(exchange, RateLimitExceptionHandler.unavailable(ex)));
+		}
 		return route.key()
 			.resolve(exchange)
 			.flatMap((keys) -> this.rateLimiter.tryAcquire(route.limitName(), keys, route.cost())
 				.flatMap((decision) -> admit(exchange, chain, route, keys, decision)))
 			.onErrorResume(RateLimiterUnavailableException.class,
 					(ex) -> write(exchange, RateLimitExceptionHandler.unavailable(ex)));
+	}
+
+	/**
+	 * Gives the permits back when the response's status does not count: read when the
+	 * response is committed, so that an error answered by the application's error
+	 * handling is judged by the status it got. A response never committed keeps them.
+	 */
+	private static void settleOnCommit(ServerWebExchange exchange, RateLimitRoute route,
+			RateLimitReservation reservation) {
+		if (!reservation.allowed()) {
+			return;
+		}
+		ServerHttpResponse response = exchange.getResponse();
+		response.beforeCommit(() -> {
+			HttpStatusCode status = response.getStatusCode();
+			if (!route.counted().counts((status != null) ? status.value() : 200)) {
+				reservation.giveBackAsync();
+			}
+			return Mono.empty();
+		});
 	}
 
 	private Mono<Void> admit(ServerWebExchange exchange, WebFilterChain chain, RateLimitRoute route, List<String> keys,

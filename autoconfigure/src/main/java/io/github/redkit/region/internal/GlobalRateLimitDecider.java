@@ -1,5 +1,7 @@
 package io.github.redkit.region.internal;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -30,6 +32,8 @@ import org.springframework.util.Assert;
 public final class GlobalRateLimitDecider implements RateLimitDecider {
 
 	private static final LuaScript<byte[]> SCRIPT = LuaScript.load("ratelimit_global_window", byte[].class);
+
+	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_global_refund", Long.class);
 
 	private final RedisScriptRunner runner;
 
@@ -69,25 +73,46 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 	/** Decides on the local Redis, every identifier of the call in one script. */
 	@Override
 	public CompletableFuture<byte[]> decide(RateLimitCall call) {
+		return run(SCRIPT, call, call.numbers(), null);
+	}
+
+	/**
+	 * Settles a call on the local Redis, queued for the other regions like a decision: an
+	 * excess is charged by the decision script (a negative cost), the unused part given
+	 * back in the sub-windows the call was decided in.
+	 */
+	@Override
+	public CompletableFuture<Boolean> settle(RateLimitCall call, byte[] reply, long difference) {
+		// the cost: negative, a charge of the excess; positive, the permits to give back
+		ByteBuffer numbers = ByteBuffer.wrap(call.numbers().clone()).order(ByteOrder.LITTLE_ENDIAN);
+		numbers.putDouble(0, -difference);
+		if (difference > 0) {
+			return run(SCRIPT, call, numbers.array(), null).thenApply((charged) -> true);
+		}
+		double decidedAt = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
+		return run(REFUND, call, numbers.array(), ascii(Double.toString(decidedAt))).thenApply((given) -> true);
+	}
+
+	private <T> CompletableFuture<T> run(LuaScript<T> script, RateLimitCall call, byte[] numbers,
+			byte @Nullable [] decidedAt) {
 		List<String> keys = new ArrayList<>(call.identifiers().size() + 2);
 		keys.add(this.outbox.sequence(call.limitName()));
 		keys.add(this.outbox.stream(call.limitName()));
-		List<String> names = new ArrayList<>(call.identifiers().size());
+		List<byte[]> args = new ArrayList<>(call.identifiers().size() + 6);
+		args.add(numbers);
+		args.add(call.numbersFormat());
+		args.add(ascii(Integer.toString(call.policy().subWindows())));
+		args.add(this.region[0]);
+		args.add(this.region[1]);
+		if (decidedAt != null) {
+			args.add(decidedAt);
+		}
 		for (String identifier : call.identifiers()) {
 			String name = counterName(call.limitName(), identifier);
-			names.add(name);
+			args.add(ascii(name));
 			keys.add(this.outbox.counter(call.limitName(), name));
 		}
-		byte[][] args = new byte[5 + names.size()][];
-		args[0] = call.numbers();
-		args[1] = call.numbersFormat();
-		args[2] = ascii(Integer.toString(call.policy().subWindows()));
-		args[3] = this.region[0];
-		args[4] = this.region[1];
-		for (int i = 0; i < names.size(); i++) {
-			args[5 + i] = ascii(names.get(i));
-		}
-		return this.runner.executeAsync(SCRIPT, call.timeout(), keys, args);
+		return this.runner.executeAsync(script, call.timeout(), keys, args.toArray(byte[][]::new));
 	}
 
 	/**

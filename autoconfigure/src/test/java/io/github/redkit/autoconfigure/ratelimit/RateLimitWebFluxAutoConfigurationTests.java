@@ -99,6 +99,10 @@ class RateLimitWebFluxAutoConfigurationTests {
 				"redkit.rate-limit.web.routes[0].path=/api/**,redkit.rate-limit.web.routes[0].limit=api,"
 						+ "redkit.rate-limit.web.routes[0].cost=0",
 				"redkit.rate-limit.web.routes[0].cost must be at least 1");
+		assertFailure(
+				"redkit.rate-limit.web.routes[0].path=/api/**,redkit.rate-limit.web.routes[0].limit=api,"
+						+ "redkit.rate-limit.web.routes[0].count-statuses=600",
+				"redkit.rate-limit.web.routes[0].count-statuses: '600' is not an HTTP status");
 	}
 
 	private void assertFailure(String properties, String message) {

@@ -18,6 +18,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
@@ -100,6 +101,27 @@ class GlobalRateLimitTests {
 		// a limit that is not global counts in its own region only
 		assertThat(this.regions.get("us").tryAcquire("local", user).allowed()).isTrue();
 		assertThat(this.regions.get("us").tryAcquire("api", "another user").allowed()).isTrue();
+	}
+
+	@Test
+	void aSettledCallCountsWhatItReallyUsedInEveryRegion() {
+		this.replicators.forEach(RegionReplicator::start);
+		RateLimitPolicy hour = RateLimitPolicy.slidingWindow(RateLimitWindow.of(100, Duration.ofHours(1)));
+		this.regions.values().forEach((limiter) -> limiter.define("api", hour));
+		RateLimiter us = this.regions.get("us");
+		RateLimiter eu = this.regions.get("eu");
+		assertThat(us.reserve("api", List.of("tenant"), 30).settle(5)).isTrue();
+		assertThat(eu.reserve("api", List.of("tenant"), 10).settle(40)).isTrue();
+		RateLimitReservation unused = us.reserve("api", List.of("tenant"), 20);
+		assertThat(unused.giveBackAsync().join()).isTrue();
+		// 5 + 40 used, one permit per look: every region sees the same once shipped
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(20))
+			.untilAsserted(() -> this.regions.forEach((name, limiter) -> {
+				RateLimitReservation look = limiter.reserve("api", List.of("tenant"), 1);
+				look.settle(0);
+				assertThat(look.decision().remaining()).as(name).isEqualTo(100 - 45 - 1);
+			}));
 	}
 
 	@Test

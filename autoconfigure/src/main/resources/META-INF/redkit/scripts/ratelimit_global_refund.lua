@@ -1,0 +1,27 @@
+-- Gives back what ratelimit_global_window took for a call settled below its estimate: this
+-- region's count of the sub-windows the call was decided in, while they are kept, never more
+-- than this region counted there; the change is queued for the other regions like a decision's.
+-- KEYS: as ratelimit_global_window. ARGV[1..5]: as ratelimit_global_window, the cost being the
+-- permits to give back; ARGV[6] the Redis time of the decision, in ms; ARGV[7..] per identifier
+-- the name of KEYS[3..]. Returns 1.
+--#include ratelimit_windows
+--#include region_slots
+local floor, min = math.floor, math.min
+local arguments, cost, n = read_arguments()
+local b, region, bound, decided = tonumber(ARGV[3]), ARGV[4], ARGV[5], tonumber(ARGV[6])
+for k = 3, #KEYS do
+  for j = 1, n do
+    local suffix = '.' .. exact(j) .. '.' .. exact(floor(decided / (arguments[2 * j + 1] / b)))
+    local key = KEYS[k] .. suffix
+    local ttl = call('PTTL', key)
+    if ttl > 0 then
+      local _, p, m = sum(call('HGETALL', key), region)
+      local back = min(cost, p - m)
+      if back > 0 then
+        ship(KEYS[1], KEYS[2], bound, ARGV[k + 4] .. suffix, p, call('HINCRBY', key, 'n:' .. region, exact(back)),
+          ttl)
+      end
+    end
+  end
+end
+return 1
