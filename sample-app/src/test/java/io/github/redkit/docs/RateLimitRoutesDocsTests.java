@@ -14,7 +14,11 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,6 +52,24 @@ class RateLimitRoutesDocsTests {
 		assertThat(get("key-2").statusCode()).as("another key has permits of its own").isEqualTo(200);
 	}
 
+	@Test
+	void onlyFailedLogInsCountAgainstTheLogInRoute() throws Exception {
+		for (int i = 0; i < 10; i++) {
+			assertThat(login("right").statusCode()).isEqualTo(200);
+		}
+		for (int i = 0; i < 5; i++) {
+			assertThat(login("wrong").statusCode()).isEqualTo(401);
+		}
+		assertThat(login("right").statusCode()).as("five failures spend the limit of the address").isEqualTo(429);
+	}
+
+	private HttpResponse<String> login(String password) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + "/login"))
+			.POST(HttpRequest.BodyPublishers.ofString(password))
+			.build();
+		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
 	private HttpResponse<String> get(String apiKey) throws Exception {
 		HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + "/api/hello"))
 			.header("X-Api-Key", apiKey)
@@ -68,6 +90,12 @@ class RateLimitRoutesDocsTests {
 		@GetMapping("/api/hello")
 		Mono<String> hello() {
 			return Mono.just("hello");
+		}
+
+		@PostMapping("/login")
+		Mono<ResponseEntity<String>> login(@RequestBody String password) {
+			return Mono.just(password.equals("right") ? ResponseEntity.ok("welcome")
+					: ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("wrong password"));
 		}
 
 	}

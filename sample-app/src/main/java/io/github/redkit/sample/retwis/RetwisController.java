@@ -79,9 +79,9 @@ class RetwisController {
 	}
 
 	@PostMapping("/api/login")
-	Users.Session login(@RequestBody(required = false) Credentials credentials) {
+	Users.Session login(HttpServletRequest request, @RequestBody(required = false) Credentials credentials) {
 		Credentials checked = check(credentials);
-		return this.users.login(checked.name(), checked.password());
+		return this.users.login(checked.name(), checked.password(), request.getRemoteAddr());
 	}
 
 	@PostMapping("/api/logout")

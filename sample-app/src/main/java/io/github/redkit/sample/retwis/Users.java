@@ -2,6 +2,7 @@ package io.github.redkit.sample.retwis;
 
 import java.util.Map;
 
+import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.sample.web.ApiException;
 import org.jspecify.annotations.Nullable;
 
@@ -52,7 +53,19 @@ public class Users {
 		return new Session(id, name, secret);
 	}
 
-	public Session login(String name, String password) {
+	/**
+	 * Logs a user in. Only failed attempts count against the limit, by name and by client
+	 * address: a burst of guesses is refused before the password is checked, while users
+	 * who log in correctly never spend it.
+	 * @param name the user's name
+	 * @param password the clear password
+	 * @param ip the client's address
+	 * @return the session
+	 */
+	// tag::count-when[]
+	@RateLimited(value = "login-failures", key = { "'user:' + #name", "'ip:' + #ip" }, countWhen = "#exception != null")
+	public Session login(String name, String password, String ip) {
+		// end::count-when[]
 		Long id = idOf(name);
 		String stored = (id != null) ? (String) this.redis.opsForHash().get(Keys.user(id), "password") : null;
 		if (id == null || !PasswordHasher.matches(password, stored)) {
