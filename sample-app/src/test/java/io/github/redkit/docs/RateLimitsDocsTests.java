@@ -7,6 +7,7 @@ import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitExceededException;
 import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.ratelimit.RateLimiter;
@@ -100,6 +101,30 @@ class RateLimitsDocsTests {
 				List.of(RateLimitWindow.of(100, Duration.ofSeconds(1)))));
 		// end::define[]
 		assertThat(this.rateLimiter.tryAcquire("plan-gold", "tenant:acme").allowed()).isTrue();
+	}
+
+	@Test
+	void aReservationIsSettledWithWhatTheCallReallyUsed() {
+		assertThat(query("erin")).isEqualTo("7 rows");
+		// 8 taken, 1 given back, 1 for this look
+		assertThat(this.rateLimiter.tryAcquire("api", List.of("user:erin"), 1).remaining()).isEqualTo(10 - 7 - 1);
+	}
+
+	String query(String id) {
+		// tag::reserve[]
+		RateLimitReservation reservation = rateLimiter.reserve("api", List.of("user:" + id), 8);
+		if (!reservation.allowed()) {
+			return "retry after " + reservation.decision().retryAfter();
+		}
+		int rows = runTheQuery();
+		// gives back what the query did not use, or charges what it used beyond 8
+		reservation.settle(rows);
+		// end::reserve[]
+		return rows + " rows";
+	}
+
+	private int runTheQuery() {
+		return 7;
 	}
 
 	String handle(String ip, String id) {
