@@ -27,9 +27,11 @@ public @interface RateLimited {
 
 	/**
 	 * The name of a limit under {@code redkit.rate-limit.limits} (or defined through
-	 * {@link RateLimiter#define}). Leave empty to give an inline {@link #limit()} and
-	 * {@link #period()}.
-	 * @return the limit name
+	 * {@link RateLimiter#define}), or a SpEL expression starting with {@code #} that
+	 * yields each call's plan (e.g. {@code "#user.plan"}), which the
+	 * {@link RateLimitPlanResolver} turns into a named limit. Leave empty to give an
+	 * inline {@link #limit()} and {@link #period()}.
+	 * @return the limit name, or the expression of the plan
 	 */
 	String value() default "";
 

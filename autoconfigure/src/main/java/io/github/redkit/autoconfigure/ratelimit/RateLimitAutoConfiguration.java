@@ -17,6 +17,7 @@ import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
+import io.github.redkit.ratelimit.RateLimitPlanResolver;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.actuate.GlobalRateLimitCounters;
@@ -97,11 +98,12 @@ public final class RateLimitAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static RateLimitedAdvisor redkitRateLimitedAdvisor(ObjectProvider<RateLimiter> rateLimiter,
 			ObjectProvider<KeyExpressionEvaluator> evaluator, ObjectProvider<RateLimitDecisionListener> listeners,
-			Environment environment) {
+			ObjectProvider<RateLimitPlanResolver> plans, Environment environment) {
 		int order = EarlyProperties.bind(environment, "redkit.rate-limit", RateLimitProperties.class).getOrder();
 		return new RateLimitedAdvisor(new RateLimitedInterceptor(SingletonSupplier.of(rateLimiter::getObject),
 				SingletonSupplier.of(evaluator::getObject),
-				SingletonSupplier.of(() -> listeners.orderedStream().toList())), order);
+				SingletonSupplier.of(() -> listeners.orderedStream().toList()),
+				SingletonSupplier.of(() -> plans.getIfAvailable(() -> RateLimitPlanResolver.BY_NAME))), order);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -15,6 +15,7 @@ import io.github.redkit.ratelimit.internal.RateLimitedOperation.After;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.ratelimit.RateLimitExceededException;
+import io.github.redkit.ratelimit.RateLimitPlanResolver;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimited;
@@ -42,18 +43,22 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 
 	private final Supplier<List<RateLimitDecisionListener>> listeners;
 
+	private final Supplier<RateLimitPlanResolver> plans;
+
 	/**
 	 * Creates an interceptor; its collaborators are looked up on first use so that
 	 * creating the advisor does not create Redis beans early.
 	 * @param rateLimiter the rate limiter
 	 * @param evaluator evaluates key expressions
 	 * @param listeners told about allowed calls (e.g. to write response headers)
+	 * @param plans turns a call's plan into its limit
 	 */
 	public RateLimitedInterceptor(Supplier<RateLimiter> rateLimiter, Supplier<KeyExpressionEvaluator> evaluator,
-			Supplier<List<RateLimitDecisionListener>> listeners) {
+			Supplier<List<RateLimitDecisionListener>> listeners, Supplier<RateLimitPlanResolver> plans) {
 		this.rateLimiter = rateLimiter;
 		this.evaluator = evaluator;
 		this.listeners = listeners;
+		this.plans = plans;
 	}
 
 	@Override
@@ -62,7 +67,8 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	}
 
 	@Override
-	protected @Nullable Object invoke(MethodInvocation invocation, RateLimitedOperation operation) throws Throwable {
+	protected @Nullable Object invoke(MethodInvocation invocation, RateLimitedOperation declared) throws Throwable {
+		RateLimitedOperation operation = declared.planned() ? declared.withLimit(plan(declared, invocation)) : declared;
 		List<String> keys = keys(operation, invocation);
 		RateLimiter limiter = this.rateLimiter.get();
 		// whether the method is reactive was read with its annotation
@@ -211,6 +217,18 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 				listener.allowed(operation.limitName(), decision.policy(), decision, partition);
 			}
 		}
+	}
+
+	/** The named limit of a call's plan. */
+	private String plan(RateLimitedOperation operation, MethodInvocation invocation) {
+		String plan = this.evaluator.get()
+			.evaluate(operation.limitName(), invocation.getMethod(), invocation.getThis(), invocation.getArguments());
+		String limitName = this.plans.get().limitName(plan);
+		if (limitName == null || limitName.isBlank()) {
+			throw new IllegalStateException("@RateLimited '" + operation.limitName()
+					+ "': the plan resolver gave no limit for plan '" + plan + "'");
+		}
+		return limitName;
 	}
 
 	private List<String> keys(RateLimitedOperation operation, MethodInvocation invocation) {

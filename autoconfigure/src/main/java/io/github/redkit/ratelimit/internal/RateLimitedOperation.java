@@ -7,6 +7,7 @@ import java.util.StringJoiner;
 
 import io.github.redkit.core.internal.AnnotationDurations;
 import io.github.redkit.core.internal.ReactiveCall;
+import io.github.redkit.ratelimit.RateLimitPlanResolver;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimited;
@@ -72,6 +73,9 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 							+ (named ? "both" : "neither"));
 		}
 		After after = After.of(annotation, where);
+		if (named && annotation.value().startsWith("#")) {
+			parse(annotation.value(), where + " value");
+		}
 		if (named) {
 			return new RateLimitedOperation(annotation.value(), annotation.value(), null, annotation.key(),
 					annotation.cost(), ReactiveCall.isReactive(invoked), after);
@@ -102,6 +106,25 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 	}
 
 	/**
+	 * Whether the limit is chosen per call: the annotation's value is a SpEL expression
+	 * (it starts with {@code #}) whose value a {@link RateLimitPlanResolver} turns into a
+	 * named limit, e.g. the caller's plan.
+	 * @return {@code true} when the limit is chosen per call
+	 */
+	boolean planned() {
+		return this.inlinePolicy == null && this.limitName.startsWith("#");
+	}
+
+	/**
+	 * This operation on the named limit a call's plan chose.
+	 * @param name the limit's name
+	 * @return the operation on that limit
+	 */
+	RateLimitedOperation withLimit(String name) {
+		return new RateLimitedOperation(name, name, null, this.keyExpressions, this.cost, this.reactive, this.after);
+	}
+
+	/**
 	 * What a call's end decides: the permits it really used and whether it counts.
 	 *
 	 * @param settle the SpEL expression of the permits used, empty for the cost
@@ -120,21 +143,21 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 			return after;
 		}
 
-		private static void parse(String expression, String where) {
-			if (expression.isEmpty()) {
-				return;
-			}
-			try {
-				PARSER.parseExpression(expression);
-			}
-			catch (ParseException ex) {
-				// the message says all; the root cause of a failed start-up names the
-				// method
-				throw new IllegalStateException(
-						where + ": '" + expression + "' is not a valid SpEL expression: " + ex.getMessage());
-			}
-		}
+	}
 
+	private static void parse(String expression, String where) {
+		if (expression.isEmpty()) {
+			return;
+		}
+		try {
+			PARSER.parseExpression(expression);
+		}
+		catch (ParseException ex) {
+			// the message says all; the root cause of a failed start-up names the
+			// method
+			throw new IllegalStateException(
+					where + ": '" + expression + "' is not a valid SpEL expression: " + ex.getMessage());
+		}
 	}
 
 	private static String signature(Method method) {
