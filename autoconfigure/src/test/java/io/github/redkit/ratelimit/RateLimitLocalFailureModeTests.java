@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Failure mode {@code local} on a real Redis that is frozen ({@code CLIENT PAUSE}) or
+ * Failure mode {@code local} on a real Redis that is frozen ({@code SIGSTOP}) or
  * stopped and started again: while it is away the bean and its reactive face decide on
  * this instance with each window's limit divided by the instances, mark the decisions,
  * count them and say so in the health details; the number let through stays within the
