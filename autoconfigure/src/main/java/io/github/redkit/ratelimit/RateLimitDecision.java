@@ -23,11 +23,15 @@ import org.jspecify.annotations.Nullable;
  * @param exceeded every window that refused the call, in the policy's order; empty when
  * allowed
  * @param decidedAt when Redis decided, on its clock (the time the script counted the call
- * at); {@code null} when Redis was not asked
+ * at), or, for a {@code local} decision, when this instance decided, on its own clock;
+ * {@code null} when nobody counted the call
+ * @param local whether this instance's in-process limiter decided, because Redis could
+ * not be asked and the failure mode is {@code local}: then {@code policy} carries the
+ * local share of each window's limit, and {@code remaining} what this instance has left
  */
 public record RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
 		@Nullable RateLimitWindow window, @Nullable RateLimitPolicy policy, List<RateLimitWindow> exceeded,
-		@Nullable Instant decidedAt) {
+		@Nullable Instant decidedAt, boolean local) {
 
 	/**
 	 * Copies the exceeded windows.
@@ -39,9 +43,27 @@ public record RateLimitDecision(boolean allowed, long remaining, Duration retryA
 	 * @param policy the policy that decided
 	 * @param exceeded the windows that refused the call
 	 * @param decidedAt when Redis decided
+	 * @param local whether this instance decided without Redis
 	 */
 	public RateLimitDecision {
 		exceeded = List.copyOf(exceeded);
+	}
+
+	/**
+	 * Creates a decision of Redis (not {@link #local()}).
+	 * @param allowed whether the call may proceed
+	 * @param remaining permits left
+	 * @param retryAfter when a refused call may succeed
+	 * @param resetAfter when the window gives back a permit
+	 * @param window the most restrictive window
+	 * @param policy the policy that decided
+	 * @param exceeded the windows that refused the call
+	 * @param decidedAt when Redis decided
+	 */
+	public RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
+			@Nullable RateLimitWindow window, @Nullable RateLimitPolicy policy, List<RateLimitWindow> exceeded,
+			@Nullable Instant decidedAt) {
+		this(allowed, remaining, retryAfter, resetAfter, window, policy, exceeded, decidedAt, false);
 	}
 
 	/**

@@ -25,7 +25,8 @@ import org.springframework.http.HttpHeaders;
  * gateway's {@code X-RateLimit-*} ones. A key from {@link RedkitKeyResolvers#all} stands
  * for several identifiers, all of which must be under the limit. When Redis cannot be
  * asked, Redkit's failure mode applies: {@code allow} lets the request through,
- * {@code deny} refuses it with the gateway's own refusal status.
+ * {@code deny} refuses it with the gateway's own refusal status, {@code local} decides it
+ * on this instance and marks the answer {@code Redkit-Degraded: local}.
  */
 public class RedkitGatewayRateLimiter extends AbstractRateLimiter<RedkitGatewayRateLimiter.Config> {
 
@@ -74,6 +75,7 @@ public class RedkitGatewayRateLimiter extends AbstractRateLimiter<RedkitGatewayR
 		if (state != null) {
 			headers.put(QuotaHeaders.STATE, state);
 		}
+		RateLimitHeaders.degraded(decision, headers::put);
 		if (!decision.allowed()) {
 			headers.put(HttpHeaders.RETRY_AFTER, retryAfter(QuotaHeaders.seconds(decision.retryAfter())));
 		}

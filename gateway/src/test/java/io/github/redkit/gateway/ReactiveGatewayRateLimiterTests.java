@@ -237,6 +237,38 @@ class ReactiveGatewayRateLimiterTests {
 		}
 	}
 
+	@Test
+	void localModeDecidesOnThisInstanceAndMarksTheAnswersWhenRedisIsUnreachable() {
+		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=local",
+				"redkit.rate-limit.local.expected-instances=3", "redkit.rate-limit.timeout=500ms")) {
+			// 3 per 10 s on 3 instances: 1 here
+			client(context).get()
+				.uri("/api/hello?user=u")
+				.exchange()
+				.expectStatus()
+				.isOk()
+				.expectHeader()
+				.valueEquals("Redkit-Degraded", "local")
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", policy("gw", "10s", 1, "1h", 33, "u"));
+			int before = backendCalls.get();
+			client(context).get()
+				.uri("/api/hello?user=u")
+				.exchange()
+				.expectStatus()
+				.isEqualTo(429)
+				.expectHeader()
+				.valueEquals("Redkit-Degraded", "local");
+			assertThat(backendCalls.get()).isEqualTo(before);
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("redkit.ratelimit.decisions")
+				.tags("limit", "gw", "outcome", "local-denied")
+				.counter()
+				.count()).isEqualTo(1);
+		}
+	}
+
 	private static String policy(String limit, String shortPeriod, int shortLimit, String longPeriod, int longLimit,
 			String... keys) {
 		String pk = QuotaHeaders.partitionKey(List.of(keys));

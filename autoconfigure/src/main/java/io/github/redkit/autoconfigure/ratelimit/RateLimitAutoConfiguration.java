@@ -22,8 +22,10 @@ import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.actuate.GlobalRateLimitCounters;
 import io.github.redkit.ratelimit.actuate.RateLimitEndpointSection;
+import io.github.redkit.ratelimit.actuate.LocalRateLimitHealthIndicator;
 import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
-import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.internal.LocalRateLimiter;
+import io.github.redkit.ratelimit.internal.RateLimitInstances;
 import io.github.redkit.ratelimit.internal.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.internal.RateLimitedInterceptor;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
@@ -42,6 +44,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -73,7 +77,7 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimiter redkitRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, RateLimitProperties properties,
 			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations,
-			ObjectProvider<RateLimitDecider> deciders) {
+			ObjectProvider<RateLimitDecider> deciders, ObjectProvider<LocalRateLimiter> localLimiter) {
 		List<RateLimitDecider> found = deciders.orderedStream().toList();
 		Set<String> decided = found.stream()
 			.flatMap((decider) -> decider.limitNames().stream())
@@ -88,9 +92,41 @@ public final class RateLimitAutoConfiguration {
 						+ " redkit.regions.replicate");
 			});
 		return new RedisRateLimiter(runner, keyspace, RateLimitPropertiesMapper.policies(properties),
-				new RateLimitSettings(properties.getFailureMode(), properties.getTimeout(),
-						properties.getFailureCooldown()),
-				metrics, observations.getIfAvailable(() -> RedkitObservations.NONE), found);
+				RateLimitPropertiesMapper.settings(properties, localLimiter.getIfAvailable()), metrics,
+				observations.getIfAvailable(() -> RedkitObservations.NONE), found);
+	}
+
+	// failure-mode local: the in-process limiter and the instance count it divides by
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(OnLocalFailureModeCondition.class)
+	static class LocalFailureModeConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitInstances redkitRateLimitInstances(RedisScriptRunner runner, RedisKeyspace keyspace,
+				RateLimitProperties properties) {
+			return RateLimitPropertiesMapper.instances(properties, runner, keyspace);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		LocalRateLimiter redkitLocalRateLimiter(RateLimitInstances instances, RateLimitProperties properties,
+				ApplicationContext context) {
+			return RateLimitPropertiesMapper.localLimiter(properties, instances, context.getClassLoader());
+		}
+
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(HealthIndicator.class)
+		static class LocalFailureModeHealthConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean(name = "redkitRateLimitHealthIndicator")
+			LocalRateLimitHealthIndicator redkitRateLimitHealthIndicator(LocalRateLimiter localLimiter) {
+				return new LocalRateLimitHealthIndicator(localLimiter);
+			}
+
+		}
+
 	}
 
 	@Bean

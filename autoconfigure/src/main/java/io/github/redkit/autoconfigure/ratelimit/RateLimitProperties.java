@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.LinkedHashSet;
 
-import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.internal.RateLimitedAdvisor;
 import org.jspecify.annotations.Nullable;
@@ -29,9 +29,10 @@ public class RateLimitProperties {
 
 	/**
 	 * What to do when Redis cannot be reached in time: 'allow' lets calls through (fail
-	 * open), 'deny' refuses them (fail closed, 503 in Spring MVC).
+	 * open), 'deny' refuses them (fail closed, 503 in Spring MVC), 'local' decides them
+	 * on each instance with each window's limit divided by the number of instances.
 	 */
-	private LimitFailureMode failureMode = LimitFailureMode.ALLOW;
+	private RateLimitFailureMode failureMode = RateLimitFailureMode.ALLOW;
 
 	/**
 	 * How long a decision waits for Redis before the failure mode applies.
@@ -66,6 +67,11 @@ public class RateLimitProperties {
 	 */
 	private final Web web = new Web();
 
+	/**
+	 * The in-process limiter of the 'local' failure mode.
+	 */
+	private final Local local = new Local();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -74,11 +80,11 @@ public class RateLimitProperties {
 		this.enabled = enabled;
 	}
 
-	public LimitFailureMode getFailureMode() {
+	public RateLimitFailureMode getFailureMode() {
 		return this.failureMode;
 	}
 
-	public void setFailureMode(LimitFailureMode failureMode) {
+	public void setFailureMode(RateLimitFailureMode failureMode) {
 		this.failureMode = failureMode;
 	}
 
@@ -134,6 +140,10 @@ public class RateLimitProperties {
 
 	public void setLimits(Map<String, Limit> limits) {
 		this.limits = limits;
+	}
+
+	public Local getLocal() {
+		return this.local;
 	}
 
 	public Web getWeb() {
@@ -362,6 +372,56 @@ public class RateLimitProperties {
 
 		public void setCountStatuses(List<String> countStatuses) {
 			this.countStatuses = countStatuses;
+		}
+
+	}
+
+	/**
+	 * The in-process limiter that decides while Redis is away, with failure-mode 'local'.
+	 */
+	public static class Local {
+
+		/**
+		 * Instances sharing the limits: each window's limit is divided by it (rounded
+		 * down, at least 1) while Redis is away. Unset: learnt from the instances'
+		 * heartbeats in Redis, 1 until one is heard.
+		 */
+		private @Nullable Integer expectedInstances;
+
+		/**
+		 * Most identifiers the local limiter keeps at once, all limits together; beyond
+		 * it the least used are forgotten.
+		 */
+		private long maxKeys = 100_000;
+
+		/**
+		 * How often each instance announces itself in Redis, so that all know how many
+		 * share the limits; one missing three heartbeats is no longer counted.
+		 */
+		private Duration heartbeat = Duration.ofSeconds(5);
+
+		public @Nullable Integer getExpectedInstances() {
+			return this.expectedInstances;
+		}
+
+		public void setExpectedInstances(@Nullable Integer expectedInstances) {
+			this.expectedInstances = expectedInstances;
+		}
+
+		public long getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(long maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
+		public Duration getHeartbeat() {
+			return this.heartbeat;
+		}
+
+		public void setHeartbeat(Duration heartbeat) {
+			this.heartbeat = heartbeat;
 		}
 
 	}

@@ -6,8 +6,17 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redkit.autoconfigure.DurationChecks;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
+import io.github.redkit.ratelimit.internal.LocalRateLimiter;
+import io.github.redkit.ratelimit.internal.RateLimitInstances;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * Turns {@link RateLimitProperties} into prepared policies, once at start-up; a value
@@ -16,6 +25,8 @@ import io.github.redkit.ratelimit.RateLimitWindow;
 final class RateLimitPropertiesMapper {
 
 	private static final String PREFIX = "redkit.rate-limit";
+
+	private static final String CAFFEINE = "com.github.benmanes.caffeine.cache.Caffeine";
 
 	private RateLimitPropertiesMapper() {
 	}
@@ -26,6 +37,53 @@ final class RateLimitPropertiesMapper {
 		Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
 		properties.getLimits().forEach((name, limit) -> policies.put(name, policy(limit, PREFIX + ".limits." + name)));
 		return policies;
+	}
+
+	/**
+	 * The settings every decision shares.
+	 */
+	static RateLimitSettings settings(RateLimitProperties properties, @Nullable LocalRateLimiter localLimiter) {
+		if (properties.getFailureMode() == RateLimitFailureMode.LOCAL && localLimiter == null) {
+			throw new IllegalStateException(PREFIX + ".failure-mode=local needs a LocalRateLimiter bean");
+		}
+		return new RateLimitSettings(properties.getFailureMode(), properties.getTimeout(),
+				properties.getFailureCooldown(),
+				(properties.getFailureMode() == RateLimitFailureMode.LOCAL) ? localLimiter : null);
+	}
+
+	/**
+	 * The instance count of the local failure mode: the configured one, else learnt
+	 * through heartbeats.
+	 */
+	static RateLimitInstances instances(RateLimitProperties properties, RedisScriptRunner runner,
+			RedisKeyspace keyspace) {
+		RateLimitProperties.Local local = properties.getLocal();
+		Integer expected = local.getExpectedInstances();
+		if (expected != null) {
+			if (expected < 1) {
+				throw new IllegalArgumentException(
+						PREFIX + ".local.expected-instances must be at least 1 (was " + expected + ")");
+			}
+			return new RateLimitInstances(expected);
+		}
+		DurationChecks.positive(local.getHeartbeat(), PREFIX + ".local.heartbeat");
+		return new RateLimitInstances(runner, keyspace, local.getHeartbeat(), properties.getTimeout());
+	}
+
+	/**
+	 * The limiter of the local failure mode, which needs Caffeine on the class path.
+	 */
+	static LocalRateLimiter localLimiter(RateLimitProperties properties, RateLimitInstances instances,
+			@Nullable ClassLoader classLoader) {
+		if (!ClassUtils.isPresent(CAFFEINE, classLoader)) {
+			throw new IllegalStateException(PREFIX + ".failure-mode=local needs Caffeine on the class path"
+					+ " (com.github.ben-manes.caffeine:caffeine, its version managed by Spring Boot)");
+		}
+		long maxKeys = properties.getLocal().getMaxKeys();
+		if (maxKeys < 1) {
+			throw new IllegalArgumentException(PREFIX + ".local.max-keys must be at least 1 (was " + maxKeys + ")");
+		}
+		return new LocalRateLimiter(instances, maxKeys);
 	}
 
 	private static RateLimitPolicy policy(RateLimitProperties.Limit limit, String property) {

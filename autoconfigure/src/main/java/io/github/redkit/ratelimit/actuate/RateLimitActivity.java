@@ -36,6 +36,12 @@ final class RateLimitActivity implements RedkitEndpointActivity {
 		three.put(RateLimitMeters.DENIED, counted.getOrDefault(RateLimitMeters.DENIED, 0L));
 		three.put("failed", counted.getOrDefault(RateLimitMeters.FAILED_OPEN, 0L)
 				+ counted.getOrDefault(RateLimitMeters.FAILED_CLOSED, 0L));
+		// decided on this instance while Redis was away (failure mode local), when any
+		long local = counted.getOrDefault(RateLimitMeters.LOCAL_ALLOWED, 0L)
+				+ counted.getOrDefault(RateLimitMeters.LOCAL_DENIED, 0L);
+		if (local > 0) {
+			three.put("local", local);
+		}
 		return three;
 	}
 

@@ -9,7 +9,10 @@ import io.github.redkit.core.RedkitMeter;
  */
 public final class RateLimitMeters {
 
-	/** Decisions; tag {@code outcome}: allowed, denied, failed-open or failed-closed. */
+	/**
+	 * Decisions; tag {@code outcome}: allowed, denied, failed-open, failed-closed,
+	 * local-allowed or local-denied.
+	 */
 	public static final RedkitMeter DECISIONS = RedkitMeter.counter("redkit.ratelimit.decisions",
 			"Rate-limit decisions");
 
@@ -51,6 +54,16 @@ public final class RateLimitMeters {
 
 	/** An outcome of {@link #DECISIONS}. */
 	public static final String FAILED_CLOSED = "failed-closed";
+
+	/**
+	 * An outcome of {@link #DECISIONS}: allowed by this instance while Redis was away.
+	 */
+	public static final String LOCAL_ALLOWED = "local-allowed";
+
+	/**
+	 * An outcome of {@link #DECISIONS}: refused by this instance while Redis was away.
+	 */
+	public static final String LOCAL_DENIED = "local-denied";
 
 	private RateLimitMeters() {
 	}

@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
@@ -29,6 +28,7 @@ import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitObservationKind;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
@@ -50,9 +50,10 @@ import org.springframework.util.Assert;
  * slot, the groups are decided concurrently, and what a group took is given back when
  * another group refuses the call or does not answer in time (see {@link PermitGiveBack}).
  * <p>
- * When Redis does not answer within the timeout, the {@linkplain LimitFailureMode failure
- * mode} applies, and keeps applying without asking Redis for the failure cooldown, so
- * that an outage does not add the timeout to every call.
+ * When Redis does not answer within the timeout, the {@linkplain RateLimitFailureMode
+ * failure mode} applies, and keeps applying without asking Redis for the failure
+ * cooldown, so that an outage does not add the timeout to every call; in the local
+ * failure mode a {@link LocalRateLimiter} decides meanwhile.
  */
 public class RedisRateLimiter implements RateLimiter {
 
@@ -80,7 +81,7 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final Map<String, PreparedLimit> inlineLimits = new ConcurrentHashMap<>();
 
-	private final LimitFailureMode failureMode;
+	private final RateLimitFailureMode failureMode;
 
 	private final Duration timeout;
 
@@ -95,6 +96,8 @@ public class RedisRateLimiter implements RateLimiter {
 	private final PermitSettlement settlement;
 
 	private final RedkitObservations observations;
+
+	private final @Nullable LocalRateLimiter localLimiter;
 
 	// the deciders of the named limits some layer above decides (several regions)
 	private final Map<String, RateLimitDecider> deciders = new ConcurrentHashMap<>();
@@ -137,6 +140,7 @@ public class RedisRateLimiter implements RateLimiter {
 		this.failureMode = settings.failureMode();
 		this.timeout = settings.timeout();
 		this.failureCooldown = new FailureCooldown(settings.failureCooldown());
+		this.localLimiter = settings.localLimiter();
 		this.metrics = metrics;
 		this.observations = observations;
 		this.cluster = runner.isCluster();
@@ -250,11 +254,11 @@ public class RedisRateLimiter implements RateLimiter {
 			return TakenPermits.none(limit, cost, early);
 		}
 		try {
-			return record(limit.name(), start,
+			return answered(limit.name(), start,
 					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, script(limit).name()));
 		}
 		catch (DataAccessException ex) {
-			return TakenPermits.none(limit, cost, failedAfter(limit, start, ex));
+			return TakenPermits.none(limit, cost, failedAfter(limit, keys, cost, start, ex));
 		}
 	}
 
@@ -265,8 +269,8 @@ public class RedisRateLimiter implements RateLimiter {
 			return CompletableFuture.completedFuture(TakenPermits.none(limit, cost, early));
 		}
 		return decide(limit, keys, cost).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-			.handle((taken, ex) -> (ex == null) ? record(limit.name(), start, taken)
-					: TakenPermits.none(limit, cost, failedAfter(limit, start, accessFailure(limit, ex))));
+			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken)
+					: TakenPermits.none(limit, cost, failedAfter(limit, keys, cost, start, accessFailure(limit, ex))));
 	}
 
 	/**
@@ -282,14 +286,15 @@ public class RedisRateLimiter implements RateLimiter {
 			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
 		}
 		if (this.failureCooldown.coolingDown(start)) {
-			return failed(limit, start, null);
+			return failed(limit, keys, cost, start, null);
 		}
 		return null;
 	}
 
-	private RateLimitDecision failedAfter(PreparedLimit limit, long start, DataAccessException ex) {
+	private RateLimitDecision failedAfter(PreparedLimit limit, List<String> keys, int cost, long start,
+			DataAccessException ex) {
 		this.failureCooldown.failed();
-		return failed(limit, start, ex);
+		return failed(limit, keys, cost, start, ex);
 	}
 
 	private DataAccessException accessFailure(PreparedLimit limit, Throwable failure) {
@@ -429,14 +434,18 @@ public class RedisRateLimiter implements RateLimiter {
 		return new RateLimitDecision(false, 0, window.period(), window.period(), window, policy);
 	}
 
+	private TakenPermits answered(String limitName, long start, TakenPermits taken) {
+		LocalRateLimiter local = this.localLimiter;
+		if (local != null) {
+			local.recovered();
+		}
+		record(limitName, start, taken.decision());
+		return taken;
+	}
+
 	private RateLimitDecision record(String limitName, long start, RateLimitDecision decision) {
 		measure(limitName, decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED, start);
 		return decision;
-	}
-
-	private TakenPermits record(String limitName, long start, TakenPermits taken) {
-		record(limitName, start, taken.decision());
-		return taken;
 	}
 
 	private void measure(String limitName, String outcome, long start) {
@@ -444,13 +453,21 @@ public class RedisRateLimiter implements RateLimiter {
 		this.metrics.record(RateLimitMeters.DURATION, System.nanoTime() - start, "limit", limitName);
 	}
 
-	private RateLimitDecision failed(PreparedLimit limit, long start, @Nullable DataAccessException cause) {
+	private RateLimitDecision failed(PreparedLimit limit, List<String> keys, int cost, long start,
+			@Nullable DataAccessException cause) {
 		String limitName = limit.name();
 		if (cause != null) {
 			logger.warn("Rate limit '" + limitName + "' could not be decided (failure mode " + this.failureMode + "): "
 					+ cause.getMessage());
 		}
-		if (this.failureMode == LimitFailureMode.ALLOW) {
+		LocalRateLimiter local = this.localLimiter;
+		if (this.failureMode == RateLimitFailureMode.LOCAL && local != null) {
+			RateLimitDecision decision = local.decide(limit, keys, cost);
+			measure(limitName, decision.allowed() ? RateLimitMeters.LOCAL_ALLOWED : RateLimitMeters.LOCAL_DENIED,
+					start);
+			return decision;
+		}
+		if (this.failureMode == RateLimitFailureMode.ALLOW) {
 			measure(limitName, RateLimitMeters.FAILED_OPEN, start);
 			return RateLimitDecision.failedOpen(limit.policy());
 		}

@@ -64,6 +64,7 @@ public class RateLimitExceptionHandler {
 		if (state != null) {
 			headers.set(QuotaHeaders.STATE, state);
 		}
+		RateLimitHeaders.degraded(ex.getDecision(), headers::set);
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).headers(headers).body(problem);
 	}
 

@@ -24,9 +24,19 @@ import org.jspecify.annotations.Nullable;
  * </pre> The partition key is the first 9 bytes of the SHA-256 of the call's identifiers,
  * so that a client can tell its partitions apart without the identifiers being shown. The
  * field names and their structured-field encoding, which every limit shares, are
- * {@link QuotaHeaders}'.
+ * {@link QuotaHeaders}'. A decision made on this instance while Redis was away
+ * ({@linkplain RateLimitDecision#local() local}) also carries {@value #DEGRADED}:
+ * {@value #LOCAL}.
  */
 public final class RateLimitHeaders {
+
+	/**
+	 * The field that marks an answer decided without Redis, on this instance only.
+	 */
+	public static final String DEGRADED = "Redkit-Degraded";
+
+	/** The value of {@link #DEGRADED} for a decision of the local failure mode. */
+	public static final String LOCAL = "local";
 
 	private RateLimitHeaders() {
 	}
@@ -108,6 +118,19 @@ public final class RateLimitHeaders {
 		String state = state(limitName, decision, partitionKey);
 		if (state != null) {
 			header.accept(QuotaHeaders.STATE, state);
+		}
+		degraded(decision, header);
+	}
+
+	/**
+	 * Sets {@value #DEGRADED} when the decision was made without Redis, on this instance
+	 * only.
+	 * @param decision the decision
+	 * @param header sets one field: its name, then its value
+	 */
+	public static void degraded(RateLimitDecision decision, BiConsumer<String, String> header) {
+		if (decision.local()) {
+			header.accept(DEGRADED, LOCAL);
 		}
 	}
 

@@ -84,8 +84,10 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 			RateLimitHeaders.set(this.limits.get(i), decision.policy(), decision, keys,
 					(name, value) -> fields.computeIfAbsent(name, (n) -> new ArrayList<>()).add(value));
 		}
-		// one RFC 9651 list per field, the items of every limit in the route's order
-		fields.forEach((name, values) -> response.headers().set(name, String.join(", ", values)));
+		// one RFC 9651 list per field, the items of every limit in the route's order; a
+		// mark of a local decision once
+		fields.forEach((name, values) -> response.headers()
+			.set(name, RateLimitHeaders.DEGRADED.equals(name) ? values.get(0) : String.join(", ", values)));
 		return response;
 	}
 

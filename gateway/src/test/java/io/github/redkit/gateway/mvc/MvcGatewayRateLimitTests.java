@@ -220,6 +220,25 @@ class MvcGatewayRateLimitTests {
 		}
 	}
 
+	@Test
+	void localModeDecidesOnThisInstanceAndMarksTheAnswersWhenRedisIsUnreachable() throws Exception {
+		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=local",
+				"redkit.rate-limit.local.expected-instances=3", "redkit.rate-limit.timeout=500ms")) {
+			// 3 per 10 s on 3 instances: 1 here
+			HttpResponse<String> allowed = get(context, "/api/hello");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(header(allowed, "Redkit-Degraded")).isEqualTo("local");
+			assertThat(header(allowed, "RateLimit-Policy"))
+				.isEqualTo(policy("gw", "10s", 1, "1h", 33, QuotaHeaders.partitionKey(List.of("ip:127.0.0.1"))));
+			int before = backend.calls();
+			HttpResponse<String> refused = get(context, "/api/hello");
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(header(refused, "Redkit-Degraded")).isEqualTo("local");
+			assertThat(backend.calls()).isEqualTo(before);
+		}
+	}
+
 	static HttpResponse<String> get(ConfigurableApplicationContext context, String path, String... headers)
 			throws IOException, InterruptedException {
 		HttpRequest.Builder request = HttpRequest

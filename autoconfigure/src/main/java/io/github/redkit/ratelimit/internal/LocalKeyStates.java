@@ -1,0 +1,42 @@
+package io.github.redkit.ratelimit.internal;
+
+import java.util.List;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import io.github.redkit.ratelimit.RateLimitWindow;
+
+/**
+ * The local limiter's states by key, in a Caffeine cache: bounded in size (the least used
+ * beyond it are forgotten) and each state dropped a period and a sub-window after its
+ * last use, when nothing it counted counts any more. Kept apart from
+ * {@link LocalRateLimiter} so that Caffeine is loaded only when the local failure mode is
+ * on.
+ */
+final class LocalKeyStates {
+
+	private final Cache<String, LocalKeyState> states;
+
+	LocalKeyStates(long maxKeys) {
+		this.states = Caffeine.newBuilder()
+			.maximumSize(maxKeys)
+			.expireAfter(Expiry.<String, LocalKeyState>accessing((key, state) -> state.lifetime()))
+			.build();
+	}
+
+	LocalKeyState get(String key, List<RateLimitWindow> windows, int subWindows) {
+		LocalKeyState state = this.states.get(key, (absent) -> new LocalKeyState(windows, subWindows));
+		if (!state.fits(windows, subWindows)) {
+			// the limit was defined anew with other periods: its counts mean nothing now
+			state = new LocalKeyState(windows, subWindows);
+			this.states.put(key, state);
+		}
+		return state;
+	}
+
+	long size() {
+		return this.states.estimatedSize();
+	}
+
+}
