@@ -153,6 +153,13 @@ public final class KeyScan {
 			if (rest.isEmpty() || !rest.chars().allMatch((c) -> c >= '0' && c <= '9')) {
 				throw invalid(cursor, "its SCAN cursor is not a decimal number");
 			}
+			try {
+				// Redis' cursors are unsigned 64-bit numbers: a larger one is its error
+				Long.parseUnsignedLong(rest);
+			}
+			catch (NumberFormatException ex) {
+				throw invalid(cursor, "its SCAN cursor is larger than any Redis hands out");
+			}
 			return new Position(node, rest, after);
 		}
 

@@ -47,7 +47,8 @@ class RedkitEndpointCursorWebTests {
 			String base = "http://localhost:" + ((WebServerApplicationContext) context).getWebServer().getPort()
 					+ "/actuator/redkit/";
 			for (String section : new String[] { "locks", "control" }) {
-				for (String cursor : new String[] { "x:0", "-1:0", "0:x", "1.***", "abc", "99999999:0" }) {
+				for (String cursor : new String[] { "x:0", "-1:0", "0:x", "1.***", "abc", "99999999:0",
+						"99999999999999999999999", "0:18446744073709551616" }) {
 					HttpResponse<String> page = this.http.send(HttpRequest
 						.newBuilder(URI
 							.create(base + section + "?cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8)))
