@@ -66,14 +66,13 @@ class RateLimitedPlansTests {
 
 	@Test
 	void aPlanResolverBeanMapsPlansToLimitsAndAnUnknownPlanIsAClearError() {
-		this.runner.withBean(RateLimitPlanResolver.class, () -> (plan) -> plan.equals("enterprise") ? "gold" : plan)
-			.run((context) -> {
-				ReportService reports = context.getBean(ReportService.class);
-				assertThat(calls(reports, new Tenant("t-enterprise", "enterprise"))).isEqualTo(5);
-				assertThatExceptionOfType(IllegalArgumentException.class)
-					.isThrownBy(() -> reports.export(new Tenant("t-platinum", "platinum")))
-					.withMessageContaining("No rate limit named 'platinum'");
-			});
+		this.runner.withBean(RateLimitPlanResolver.class, RateLimitedPlansTests::plans).run((context) -> {
+			ReportService reports = context.getBean(ReportService.class);
+			assertThat(calls(reports, new Tenant("t-enterprise", "enterprise"))).isEqualTo(5);
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> reports.export(new Tenant("t-platinum", "platinum")))
+				.withMessageContaining("No rate limit named 'platinum'");
+		});
 	}
 
 	@Test
@@ -85,6 +84,13 @@ class RateLimitedPlansTests {
 				.hasMessageContaining("BrokenService.call()")
 				.hasMessageContaining("value"));
 	}
+
+	// tag::resolver[]
+	static RateLimitPlanResolver plans() {
+		// enterprise shares the gold limit; other plans are limits of their own name
+		return (plan) -> plan.equals("enterprise") ? "gold" : plan;
+	}
+	// end::resolver[]
 
 	private static int calls(ReportService reports, Tenant tenant) {
 		int allowed = 0;
@@ -125,8 +131,10 @@ class RateLimitedPlansTests {
 
 		private final AtomicInteger exports = new AtomicInteger();
 
+		// tag::plan[]
 		@RateLimited(value = "#tenant.plan", key = "#tenant.id")
 		void export(Tenant tenant) {
+			// end::plan[]
 			this.exports.incrementAndGet();
 		}
 
