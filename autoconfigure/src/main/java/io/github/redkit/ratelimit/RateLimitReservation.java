@@ -2,6 +2,7 @@ package io.github.redkit.ratelimit;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongFunction;
 
 /**
  * Permits taken for a call whose real cost is known only after it (an LLM call's tokens,
@@ -67,7 +68,21 @@ public interface RateLimitReservation {
 	 * @return the reservation
 	 */
 	static RateLimitReservation unsettled(RateLimitDecision decision, int estimate) {
-		return new UnsettledReservation(decision, estimate, new AtomicBoolean());
+		return of(decision, estimate, (actual) -> CompletableFuture.completedFuture(actual == estimate));
+	}
+
+	/**
+	 * A reservation settled once through a function: what a rate limiter that gives back
+	 * or charges afterwards hands out. The amount is checked and a second settlement
+	 * refused before the function is called; a refused decision is settled without it.
+	 * @param decision the decision on the estimate
+	 * @param estimate the permits taken
+	 * @param settlement applies a settlement with what the call really used
+	 * @return the reservation
+	 */
+	static RateLimitReservation of(RateLimitDecision decision, int estimate,
+			LongFunction<CompletableFuture<Boolean>> settlement) {
+		return new SettledOnce(decision, estimate, settlement, new AtomicBoolean());
 	}
 
 	/**

@@ -84,12 +84,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 		try {
 			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(specificMethod, targetClass),
 					expression);
-			MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-					new KeyExpressionRoot(specificMethod, target, args), specificMethod, args,
-					getParameterNameDiscoverer());
-			if (this.beanResolver != null) {
-				context.setBeanResolver(this.beanResolver);
-			}
+			MethodBasedEvaluationContext context = context(specificMethod, target, args);
 			rejectNullArguments(expression, parsed, context, specificMethod);
 			value = parsed.getValue(context);
 		}
@@ -125,12 +120,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 		try {
 			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(specificMethod, targetClass),
 					expression);
-			MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-					new KeyExpressionRoot(specificMethod, target, args), specificMethod, args,
-					getParameterNameDiscoverer());
-			if (this.beanResolver != null) {
-				context.setBeanResolver(this.beanResolver);
-			}
+			MethodBasedEvaluationContext context = context(specificMethod, target, args);
 			context.setVariable("result", result);
 			context.setVariable("exception", exception);
 			return parsed.getValue(context, type);
@@ -140,6 +130,15 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 					"Expression '" + expression + "' on " + describe(specificMethod) + " failed: " + ex.getMessage(),
 					ex);
 		}
+	}
+
+	private MethodBasedEvaluationContext context(Method method, @Nullable Object target, @Nullable Object[] args) {
+		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
+				new KeyExpressionRoot(method, target, args), method, args, getParameterNameDiscoverer());
+		if (this.beanResolver != null) {
+			context.setBeanResolver(this.beanResolver);
+		}
+		return context;
 	}
 
 	private static String checked(String expression, Method method, @Nullable Object value) {

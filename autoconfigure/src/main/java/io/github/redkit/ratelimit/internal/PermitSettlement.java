@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import io.github.redkit.core.RedkitMetrics;
@@ -12,7 +11,6 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
-import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import org.apache.commons.logging.Log;
@@ -63,15 +61,10 @@ final class PermitSettlement {
 	 * @return the reservation
 	 */
 	RateLimitReservation reservation(TakenPermits taken) {
-		return new Reservation(taken);
+		return RateLimitReservation.of(taken.decision(), taken.cost(), (actual) -> apply(taken, actual));
 	}
 
 	private CompletableFuture<Boolean> apply(TakenPermits taken, long actual) {
-		RateLimitDecision decision = taken.decision();
-		if (!decision.allowed()) {
-			// nothing was taken: nothing to settle
-			return CompletableFuture.completedFuture(true);
-		}
 		String limitName = taken.limit().name();
 		if (taken.groups().isEmpty()) {
 			// let through without Redis: nothing counted that a settlement could change
@@ -126,40 +119,6 @@ final class PermitSettlement {
 				}
 				return true;
 			});
-	}
-
-	/** A reservation settled once, through this settlement. */
-	private final class Reservation implements RateLimitReservation {
-
-		private final TakenPermits taken;
-
-		private final AtomicBoolean settled = new AtomicBoolean();
-
-		Reservation(TakenPermits taken) {
-			this.taken = taken;
-		}
-
-		@Override
-		public RateLimitDecision decision() {
-			return this.taken.decision();
-		}
-
-		@Override
-		public int estimate() {
-			return this.taken.cost();
-		}
-
-		@Override
-		public CompletableFuture<Boolean> settleAsync(long actual) {
-			if (actual < 0) {
-				throw new IllegalArgumentException("A call cannot have used a negative amount (was " + actual + ")");
-			}
-			if (!this.settled.compareAndSet(false, true)) {
-				throw new IllegalStateException("This reservation was settled already");
-			}
-			return apply(this.taken, actual);
-		}
-
 	}
 
 }

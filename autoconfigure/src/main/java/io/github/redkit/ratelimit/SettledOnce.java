@@ -2,15 +2,18 @@ package io.github.redkit.ratelimit;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongFunction;
 
 /**
- * A reservation that keeps its estimate whatever it is settled with.
+ * A reservation settled once through a function (see
+ * {@link RateLimitReservation#of(RateLimitDecision, int, LongFunction)}).
  *
  * @param decision the decision on the estimate
  * @param estimate the permits taken
+ * @param settlement applies a settlement
  * @param settled set by the first settlement
  */
-record UnsettledReservation(RateLimitDecision decision, int estimate,
+record SettledOnce(RateLimitDecision decision, int estimate, LongFunction<CompletableFuture<Boolean>> settlement,
 		AtomicBoolean settled) implements RateLimitReservation {
 
 	@Override
@@ -21,7 +24,8 @@ record UnsettledReservation(RateLimitDecision decision, int estimate,
 		if (!this.settled.compareAndSet(false, true)) {
 			throw new IllegalStateException("This reservation was settled already");
 		}
-		return CompletableFuture.completedFuture(actual == this.estimate || !this.decision.allowed());
+		// a refused decision took nothing: nothing to settle
+		return this.decision.allowed() ? this.settlement.apply(actual) : CompletableFuture.completedFuture(true);
 	}
 
 }
