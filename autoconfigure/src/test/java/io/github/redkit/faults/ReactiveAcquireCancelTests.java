@@ -6,7 +6,10 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
 import io.github.redkit.budget.ReactiveBudgets;
 import io.github.redkit.budget.Reservation;
 import io.github.redkit.budget.internal.DefaultReactiveBudgets;
@@ -16,6 +19,8 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.idempotency.IdempotentStep;
+import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
 import io.github.redkit.idempotency.StepOutcome;
 import io.github.redkit.idempotency.internal.DefaultReactiveIdempotentSteps;
@@ -35,12 +40,22 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * A subscriber that gives up while a reactive acquire's script is in flight (here a
@@ -155,6 +170,55 @@ class ReactiveAcquireCancelTests {
 		assertThat(retried).isNotNull();
 		assertThat(this.budgets.remaining(this.name)).isZero();
 		assertThat(this.budgets.commit(retried).applied()).as("the retry holds the reservation").isTrue();
+	}
+
+	@Test
+	void aStepClaimedForACancelledAnnotatedMethodIsAbandonedAndTheMethodNeverRuns() {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(StepServices.class)
+			.web(WebApplicationType.NONE)
+			.properties(redis.springProperties())
+			.properties("redkit.key-prefix=cancel-step-" + UUID.randomUUID(), "redkit.idempotency.timeout=10s",
+					"spring.data.redis.timeout=10s", "spring.main.banner-mode=off")
+			.run()) {
+			Payments payments = context.getBean(Payments.class);
+			IdempotentSteps steps = context.getBean(IdempotentSteps.class);
+			// connected before the pause, so that only the claim waits
+			steps.recordedSteps("warm-up");
+			givenUpDuringThePause(payments.charge(this.name));
+			await("abandoned").atMost(TIMEOUT)
+				.until(() -> steps.claim(this.name, "charge", Set.of(), null) == StepOutcome.CLAIMED);
+			assertThat(payments.calls()).as("the method of a cancelled call never ran").isZero();
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+			RedkitAutoConfiguration.class, IdempotencyAutoConfiguration.class })
+	static class StepServices {
+
+		@Bean
+		Payments payments() {
+			return new Payments();
+		}
+
+	}
+
+	static class Payments {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		int calls() {
+			return this.calls.get();
+		}
+
+		@IdempotentStep(operation = "#order", step = "charge")
+		Mono<String> charge(String order) {
+			return Mono.fromSupplier(() -> {
+				this.calls.incrementAndGet();
+				return "charged " + order;
+			});
+		}
+
 	}
 
 	private void givenUpDuringThePause(Publisher<?> acquire) {
