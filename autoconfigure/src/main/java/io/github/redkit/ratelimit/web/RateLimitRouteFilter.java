@@ -32,7 +32,9 @@ import org.springframework.web.server.WebFilterChain;
  * {@code RateLimit-Policy}; a refused one is answered as
  * {@link RateLimitExceptionHandler} answers a refused {@code @RateLimited} call
  * ({@code 429}, {@code Retry-After}, the fields and the draft's problem type), and one
- * that cannot be decided while the failure mode is {@code deny} with its {@code 503}.
+ * that cannot be decided while the failure mode is {@code deny} with its {@code 503}. A
+ * route that counts only some statuses gives the permits of any other answer back when
+ * the response commits.
  */
 public class RateLimitRouteFilter implements WebFilter, Ordered {
 
@@ -75,23 +77,23 @@ public class RateLimitRouteFilter implements WebFilter, Ordered {
 		if (route == null) {
 			return chain.filter(exchange);
 		}
-		if (!route.counted().all()) {
-			return route.key()
-				.resolve(exchange)
-				.flatMap((keys) -> this.rateLimiter.reserve(route.limitName(), keys, route.cost())
-					.flatMap((reservation) -> {
-						settleOnCommit(exchange, route, reservation);
-						return admit(exchange, chain, route, keys, reservation.decision());
-					}))
-				.onErrorResume(RateLimiterUnavailableException.class,
-						(ex) -> write(exchange, RateLimitExceptionHandler.unavailable(ex)));
-		}
 		return route.key()
 			.resolve(exchange)
-			.flatMap((keys) -> this.rateLimiter.tryAcquire(route.limitName(), keys, route.cost())
-				.flatMap((decision) -> admit(exchange, chain, route, keys, decision)))
+			.flatMap((keys) -> decide(exchange, chain, route, keys))
 			.onErrorResume(RateLimiterUnavailableException.class,
 					(ex) -> write(exchange, RateLimitExceptionHandler.unavailable(ex)));
+	}
+
+	private Mono<Void> decide(ServerWebExchange exchange, WebFilterChain chain, RateLimitRoute route,
+			List<String> keys) {
+		if (route.counted().all()) {
+			return this.rateLimiter.tryAcquire(route.limitName(), keys, route.cost())
+				.flatMap((decision) -> admit(exchange, chain, route, keys, decision));
+		}
+		return this.rateLimiter.reserve(route.limitName(), keys, route.cost()).flatMap((reservation) -> {
+			settleOnCommit(exchange, route, reservation);
+			return admit(exchange, chain, route, keys, reservation.decision());
+		});
 	}
 
 	/**
