@@ -82,7 +82,13 @@ class RedkitEndpointLockPagingTests {
 					}
 					while (!"0".equals(cursor) && pages[0] < 2 * LOCKS);
 				});
-				assertThat(found).as("each lock once").hasSize(LOCKS).doesNotHaveDuplicates();
+				// the 3,000 keys just written may still be rehashing: SCAN may then
+				// return a key
+				// twice (its own guarantee, which the docs state); nothing is ever
+				// skipped
+				assertThat(new HashSet<>(found)).as("every lock").hasSize(LOCKS);
+				assertThat(found.size() - LOCKS).as("locks listed twice, by SCAN while Redis rehashed")
+					.isLessThanOrEqualTo(LOCKS / 100);
 				Set<String> held = new HashSet<>();
 				for (int i = 0; i < LOCKS; i++) {
 					held.add("job-" + i);
@@ -94,8 +100,14 @@ class RedkitEndpointLockPagingTests {
 				long scripts = log.roundTrips((command) -> command.startsWith("\"evalsha\""));
 				assertThat(scans).as("SCAN calls for %d pages", pages[0]).isLessThanOrEqualTo(2L * pages[0] + 3);
 				assertThat(scripts).as("script calls for %d pages", pages[0])
-					.isLessThanOrEqualTo(this.topology.server().isCluster() ? LOCKS : pages[0]);
-				assertThat(log.roundTrips()).as("every command").isLessThanOrEqualTo((int) (scans + scripts + 3));
+					.isLessThanOrEqualTo(this.topology.server().isCluster() ? found.size() : pages[0]);
+				// a node that did not have the script yet answers NOSCRIPT once, and is
+				// sent
+				// the script itself
+				long loads = log
+					.roundTrips((command) -> command.startsWith("\"eval\"") || command.startsWith("\"script\""));
+				assertThat(log.roundTrips()).as("every command")
+					.isLessThanOrEqualTo((int) (scans + scripts + loads + 3));
 			}
 			finally {
 				// the server is shared by every suite of the JVM
