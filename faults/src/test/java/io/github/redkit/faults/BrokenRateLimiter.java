@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 
@@ -23,7 +24,17 @@ class BrokenRateLimiter extends BrokenBuild<RateLimitScenario.Breakage> {
 	@Override
 	Object call(Object bean, Method method, Object[] args) throws Throwable {
 		return bend(invoke(bean, method, args),
-				(value) -> (value instanceof RateLimitDecision decision) ? breakIt(decision) : value);
+				(value) -> (value instanceof RateLimitDecision decision) ? breakIt(decision)
+						: (value instanceof RateLimitReservation reservation) ? breakIt(reservation) : value);
+	}
+
+	private RateLimitReservation breakIt(RateLimitReservation reservation) {
+		if (!broken(RateLimitScenario.Breakage.OVER_GIVE_BACK)) {
+			return reservation;
+		}
+		boolean fifth = this.decisions.incrementAndGet() % 5 == 0;
+		return RateLimitReservation.of(reservation.decision(), reservation.estimate(),
+				(actual) -> reservation.settleAsync(fifth ? 0 : actual));
 	}
 
 	private RateLimitDecision breakIt(RateLimitDecision decision) {

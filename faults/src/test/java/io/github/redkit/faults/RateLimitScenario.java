@@ -9,28 +9,40 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Rate limits of every algorithm, called flat out by blocking, asynchronous and reactive
- * clients of three instances, some cancelled at a random moment. The checker places every
- * allowed decision on Redis' clock (the time its script decided with) and holds each
- * limit and key to the README's bound over every interval of one period; for the exact
+ * clients of three instances, some cancelled at a random moment; on one limit, calls
+ * reserve an estimate and settle with less, whose unused permits are given back with
+ * retries. The checker places every allowed decision on Redis' clock (the time its script
+ * decided with), weighs it by what the call really used, and holds each limit and key to
+ * the README's bound over every interval of one period; for the exact
  * {@code sliding-log}, it also checks that every refusal had a full window behind it
  * (check all windows, then consume: a refused call takes nothing).
  */
 class RateLimitScenario implements Scenario {
 
+	/** The limit whose calls reserve {@link #ESTIMATE} permits and settle with fewer. */
+	static final String SETTLED = "settled";
+
+	private static final int ESTIMATE = 2;
+
 	static final Map<String, Limit> LIMITS = Map.of("sw", new Limit("sliding-window", 8, 400, 0, 0), "log",
 			new Limit("sliding-log", 8, 400, 0, 0), "fixed", new Limit("fixed-window", 8, 400, 0, 0), "bucket",
-			new Limit("token-bucket", 8, 400, 0, 0), "log2", new Limit("sliding-log", 3, 150, 8, 600));
+			new Limit("token-bucket", 8, 400, 0, 0), "log2", new Limit("sliding-log", 3, 150, 8, 600), SETTLED,
+			new Limit("sliding-window", 8, 400, 0, 0));
 
 	private static final List<String> NAMES = LIMITS.keySet().stream().sorted().toList();
 
@@ -58,7 +70,8 @@ class RateLimitScenario implements Scenario {
 	@Override
 	public String guarantee() {
 		return "allowed decisions of one limit and key, on Redis' clock, in every interval of one period: at most the "
-				+ "limit (`sliding-window`, `sliding-log`), 2× (`fixed-window`), 2× − 1 (`token-bucket`); a "
+				+ "limit (`sliding-window`, `sliding-log`; a settled call weighs what it used, so a give-back applied "
+				+ "twice shows), 2× (`fixed-window`), 2× − 1 (`token-bucket`); a "
 				+ "`sliding-log` refusal only with a full window behind it (unknown outcomes counted as allowed). "
 				+ "Judged per epoch: Redis restarted empty or on an older snapshot forgets its counts, a clock step "
 				+ "starts a new clock; a decision in flight across such a fault belongs to neither side; a decision "
@@ -97,7 +110,10 @@ class RateLimitScenario implements Scenario {
 		String name = NAMES.get(client.random().nextInt(NAMES.size()));
 		String key = "k" + client.random().nextInt(2);
 		int mode = client.random().nextInt(20);
-		if (mode < 14) {
+		if (name.equals(SETTLED)) {
+			reserveAndSettle(client, key, mode < 10);
+		}
+		else if (mode < 14) {
 			record(client, "acquire", name, key, () -> client.bean(RateLimiter.class).tryAcquire(name, key));
 		}
 		else if (mode < 17) {
@@ -123,13 +139,46 @@ class RateLimitScenario implements Scenario {
 		LockSupport.parkNanos(client.random().nextInt(2_000_000));
 	}
 
+	/**
+	 * Reserves {@link #ESTIMATE} permits and settles with what the call used, 0 to the
+	 * estimate: the unused permits are given back, retried under faults, applied once.
+	 * The call is recorded with what it used, whether or not the give-back applied (it
+	 * used at least that much).
+	 */
+	private static void reserveAndSettle(Client client, String key, boolean blocking) {
+		long used = client.random().nextInt(ESTIMATE + 1);
+		RateLimiter rateLimiter = client.bean(RateLimiter.class);
+		client.history()
+			.record(client.process(), blocking ? "reserve" : "reserve-async", SETTLED + "/" + key, used, () -> {
+				RateLimitReservation reservation = blocking ? rateLimiter.reserve(SETTLED, List.of(key), ESTIMATE)
+						: rateLimiter.reserveAsync(SETTLED, List.of(key), ESTIMATE).get(1, TimeUnit.SECONDS);
+				Decided decided = decided(reservation.decision());
+				if (reservation.allowed()) {
+					try {
+						reservation.settleAsync(used).get(1, TimeUnit.SECONDS);
+					}
+					catch (ExecutionException | TimeoutException ex) {
+						// the give-back may come later or never: the call used this much
+					}
+				}
+				return decided;
+			}, RateLimitScenario::outcome);
+	}
+
 	private static void record(Client client, String action, String name, String key,
 			java.util.concurrent.Callable<RateLimitDecision> call) {
-		client.history().record(client.process(), action, name + "/" + key, 1, () -> {
-			RateLimitDecision decision = call.call();
-			return (decision.decidedAt() != null) ? new Decided(decision.allowed(), micros(decision.decidedAt()),
-					decision.exceeded().stream().map((window) -> window.period().toMillis()).toList()) : null;
-		}, (decided) -> (decided == null) ? Outcome.UNKNOWN : decided.allowed ? Outcome.OK : Outcome.REFUSED);
+		client.history()
+			.record(client.process(), action, name + "/" + key, 1, () -> decided(call.call()),
+					RateLimitScenario::outcome);
+	}
+
+	private static @Nullable Decided decided(RateLimitDecision decision) {
+		return (decision.decidedAt() != null) ? new Decided(decision.allowed(), micros(decision.decidedAt()),
+				decision.exceeded().stream().map((window) -> window.period().toMillis()).toList()) : null;
+	}
+
+	private static Outcome outcome(@Nullable Decided decided) {
+		return (decided == null) ? Outcome.UNKNOWN : decided.allowed ? Outcome.OK : Outcome.REFUSED;
 	}
 
 	private static long micros(Instant instant) {
@@ -168,18 +217,22 @@ class RateLimitScenario implements Scenario {
 		};
 		long period = periodMillis * 1000;
 		int first = 0;
+		long used = 0;
 		for (int last = 0; last < allowed.size(); last++) {
+			used += allowed.get(last).amount();
 			while (at(allowed.get(last)) - at(allowed.get(first)) >= period) {
+				used -= allowed.get(first).amount();
 				first++;
 			}
-			if (last - first + 1 > bound) {
-				violations.add(String.format("%s: %d allowed within %d ms (bound %d):%n    %s", limitAndKey,
-						last - first + 1, periodMillis, bound,
+			if (used > bound) {
+				violations.add(String.format("%s: %d used within %d ms (bound %d):%n    %s", limitAndKey, used,
+						periodMillis, bound,
 						allowed.subList(first, last + 1)
 							.stream()
 							.map(Op::toString)
 							.collect(Collectors.joining("\n    "))));
 				first = last + 1;
+				used = 0;
 			}
 		}
 	}
@@ -261,7 +314,13 @@ class RateLimitScenario implements Scenario {
 		OVER_ALLOW,
 
 		/** One allowed call in five is reported refused, after it consumed its permit. */
-		LOST_PERMIT
+		LOST_PERMIT,
+
+		/**
+		 * One settlement in five gives back every permit whatever the call used, as a
+		 * give-back applied twice would.
+		 */
+		OVER_GIVE_BACK
 
 	}
 
