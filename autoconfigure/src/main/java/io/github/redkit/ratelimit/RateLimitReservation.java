@@ -13,7 +13,8 @@ import java.util.function.LongFunction;
  * drained. A reservation that is never settled keeps its estimate.
  * <p>
  * A refused decision, or one let through because Redis could not be asked, took nothing:
- * settling it changes nothing.
+ * settling it changes nothing. One decided by the local failure mode is settled in the
+ * instance that decided it.
  */
 public interface RateLimitReservation {
 

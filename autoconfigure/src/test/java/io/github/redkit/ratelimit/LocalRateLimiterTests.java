@@ -126,6 +126,28 @@ class LocalRateLimiterTests {
 	}
 
 	@Test
+	void aSettledCallGivesBackWhatItDidNotUseInItsSubWindowAndIsChargedWhatItUsedBeyond() {
+		AtomicLong clock = new AtomicLong(ThreadLocalRandom.current().nextLong(1_000_000_000L));
+		LocalRateLimiter limiter = new LocalRateLimiter(new RateLimitInstances(1), 1000, clock::get);
+		PreparedLimit limit = limit(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitWindow.of(4, Duration.ofSeconds(1)));
+		RateLimitDecision estimated = limiter.decide(limit, List.of("a"), 4);
+		clock.addAndGet(300_000_000);
+		assertThat(limiter.decide(limit, List.of("a"), 1).allowed()).isFalse();
+		// used 1 of 4: 3 come back at once, in the sub-window it was decided in
+		limiter.settle(limit, List.of("a"), estimated, -3);
+		assertThat(limiter.decide(limit, List.of("a"), 3).allowed()).isTrue();
+		assertThat(limiter.decide(limit, List.of("a"), 1).allowed()).isFalse();
+		// a give-back after its sub-window left the window changes nothing
+		clock.addAndGet(2_000_000_000L);
+		limiter.settle(limit, List.of("a"), estimated, -4);
+		RateLimitDecision charged = limiter.decide(limit, List.of("a"), 1);
+		assertThat(charged.remaining()).isEqualTo(3);
+		// used 3 beyond its estimate of 1: counted now, the window is over its limit
+		limiter.settle(limit, List.of("a"), charged, 3);
+		assertThat(limiter.decide(limit, List.of("a"), 1).allowed()).isFalse();
+	}
+
+	@Test
 	void theLocalShareIsTheLimitDividedByTheInstancesRoundedDownAndAtLeastOne() {
 		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(RateLimitWindow.of(10, Duration.ofSeconds(1)),
 				RateLimitWindow.of(3, Duration.ofMinutes(1)));

@@ -96,6 +96,15 @@ class RateLimitLocalFailureModeTests {
 				assertThat(reactive.tryAcquire("api", List.of("frozen-reactive"), 1).block().allowed()).isFalse();
 				assertThat(outcome(registry, "local-allowed")).isEqualTo(3);
 				assertThat(outcome(registry, "local-denied")).isEqualTo(2);
+				// a reservation decided here is settled here: its unused permit comes
+				// back
+				RateLimitReservation reserved = limiter.reserve("api", List.of("frozen-settled"), 2);
+				assertThat(reserved.decision().local()).isTrue();
+				assertThat(limiter.tryAcquire("api", "frozen-settled").allowed()).isFalse();
+				assertThat(reserved.settle(1)).isTrue();
+				assertThat(limiter.tryAcquire("api", "frozen-settled").allowed()).isTrue();
+				assertThat(registry.get("redkit.ratelimit.settlements").tag("outcome", "given-back").counter().count())
+					.isEqualTo(1);
 				Map<String, Object> details = health.health(true).getDetails();
 				assertThat(details).containsEntry("degraded", true)
 					.containsEntry("instances", 2)

@@ -110,6 +110,18 @@ final class LocalKeyState {
 		this.counts[window][slot] += cost;
 	}
 
+	/**
+	 * Gives back up to {@code permits} counted in the sub-window of {@code at}, if a slot
+	 * still counts that sub-window.
+	 */
+	void giveBack(int window, long at, long permits) {
+		long k = at / width(window);
+		int slot = (int) Math.floorMod(k, (long) this.subWindows + 1);
+		if (this.indexes[window][slot] == k) {
+			this.counts[window][slot] = Math.max(0, this.counts[window][slot] - permits);
+		}
+	}
+
 	private long count(int window, long subWindow) {
 		int slot = (int) Math.floorMod(subWindow, (long) this.subWindows + 1);
 		return (this.indexes[window][slot] == subWindow) ? this.counts[window][slot] : 0;

@@ -149,6 +149,35 @@ public final class LocalRateLimiter {
 		}
 	}
 
+	/**
+	 * Settles a call this instance decided with what it really used: under-use is given
+	 * back in the sub-window the call was decided in, while that sub-window still counts;
+	 * over-use is counted now.
+	 * @param limit the limit
+	 * @param keys the identifiers
+	 * @param decision the local decision on the estimate
+	 * @param difference what the call used beyond its estimate, negative when less
+	 */
+	public void settle(PreparedLimit limit, List<String> keys, RateLimitDecision decision, long difference) {
+		RateLimitPolicy policy = localPolicy(limit.policy(), this.instances.count());
+		Instant decidedAt = decision.decidedAt();
+		synchronized (this.lock) {
+			long now = this.clock.getAsLong() - this.origin;
+			long at = (decidedAt != null) ? Duration.between(this.originInstant, decidedAt).toNanos() : now;
+			for (String key : keys) {
+				LocalKeyState state = this.states.get(limit.key(key), policy.windows(), policy.subWindows());
+				for (int w = 0; w < policy.windows().size(); w++) {
+					if (difference < 0) {
+						state.giveBack(w, at, -difference);
+					}
+					else {
+						state.add(w, now, difference);
+					}
+				}
+			}
+		}
+	}
+
 	private Instant decidedAt(long now) {
 		return this.originInstant.plusNanos(now);
 	}

@@ -38,6 +38,8 @@ final class PermitSettlement {
 
 	private final Function<String, @Nullable RateLimitDecider> deciders;
 
+	private final @Nullable LocalRateLimiter localLimiter;
+
 	/**
 	 * Creates a settlement.
 	 * @param runner runs the charge
@@ -45,14 +47,16 @@ final class PermitSettlement {
 	 * @param giveBack gives back the unused permits
 	 * @param metrics counts the settlements
 	 * @param deciders the decider of a limit some layer above decides
+	 * @param localLimiter what decided while Redis could not be asked, if anything
 	 */
 	PermitSettlement(RedisScriptRunner runner, Duration timeout, PermitGiveBack giveBack, RedkitMetrics metrics,
-			Function<String, @Nullable RateLimitDecider> deciders) {
+			Function<String, @Nullable RateLimitDecider> deciders, @Nullable LocalRateLimiter localLimiter) {
 		this.runner = runner;
 		this.timeout = timeout;
 		this.giveBack = giveBack;
 		this.metrics = metrics;
 		this.deciders = deciders;
+		this.localLimiter = localLimiter;
 	}
 
 	/**
@@ -68,13 +72,19 @@ final class PermitSettlement {
 		String limitName = taken.limit().name();
 		if (taken.groups().isEmpty()) {
 			// let through without Redis: nothing counted that a settlement could change
-			this.metrics.increment(RateLimitMeters.SETTLEMENTS, "limit", limitName, "outcome", RateLimitMeters.FAILED);
+			settled(limitName, RateLimitMeters.NOT_COUNTED);
 			return CompletableFuture.completedFuture(false);
 		}
 		long difference = actual - taken.cost();
 		if (difference == 0) {
-			this.metrics.increment(RateLimitMeters.SETTLEMENTS, "limit", limitName, "outcome",
-					RateLimitMeters.UNCHANGED);
+			settled(limitName, RateLimitMeters.UNCHANGED);
+			return CompletableFuture.completedFuture(true);
+		}
+		LocalRateLimiter local = this.localLimiter;
+		if (taken.decision().local() && local != null) {
+			// counted in this instance: settled there, even if Redis answers again by now
+			local.settle(taken.limit(), taken.groups().get(0), taken.decision(), difference);
+			settled(limitName, (difference < 0) ? RateLimitMeters.GIVEN_BACK : RateLimitMeters.CHARGED);
 			return CompletableFuture.completedFuture(true);
 		}
 		List<CompletableFuture<Boolean>> applied = new ArrayList<>(taken.groups().size());
@@ -96,9 +106,13 @@ final class PermitSettlement {
 			boolean done = applied.stream().allMatch(CompletableFuture::join);
 			String outcome = !done ? RateLimitMeters.FAILED
 					: (difference < 0) ? RateLimitMeters.GIVEN_BACK : RateLimitMeters.CHARGED;
-			this.metrics.increment(RateLimitMeters.SETTLEMENTS, "limit", limitName, "outcome", outcome);
+			settled(limitName, outcome);
 			return done;
 		});
+	}
+
+	private void settled(String limitName, String outcome) {
+		this.metrics.increment(RateLimitMeters.SETTLEMENTS, "limit", limitName, "outcome", outcome);
 	}
 
 	private CompletableFuture<Boolean> charge(PreparedLimit limit, List<String> keys, long excess) {

@@ -30,7 +30,8 @@ public final class RateLimitMeters {
 
 	/**
 	 * Settlements of reservations; tag {@code outcome}: given-back (the call used less
-	 * than it took), charged (more), unchanged, or failed (the estimate is what counts).
+	 * than it took), charged (more), unchanged, failed (the estimate is what counts), or
+	 * not-counted (let through by the failure mode, nothing was counted).
 	 */
 	static final RedkitMeter SETTLEMENTS = RedkitMeter.counter("redkit.ratelimit.settlements",
 			"Settlements of rate-limit reservations with what the call really used");
@@ -42,6 +43,8 @@ public final class RateLimitMeters {
 	static final String UNCHANGED = "unchanged";
 
 	static final String FAILED = "failed";
+
+	static final String NOT_COUNTED = "not-counted";
 
 	/** An outcome of {@link #DECISIONS}. */
 	public static final String ALLOWED = "allowed";

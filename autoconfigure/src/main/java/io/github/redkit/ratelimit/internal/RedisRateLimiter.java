@@ -145,7 +145,8 @@ public class RedisRateLimiter implements RateLimiter {
 		this.observations = observations;
 		this.cluster = runner.isCluster();
 		this.giveBack = new PermitGiveBack(runner, settings.timeout(), metrics);
-		this.settlement = new PermitSettlement(runner, settings.timeout(), this.giveBack, metrics, this.deciders::get);
+		this.settlement = new PermitSettlement(runner, settings.timeout(), this.giveBack, metrics, this.deciders::get,
+				this.localLimiter);
 		for (RateLimitDecider decider : deciders) {
 			for (String name : decider.limitNames()) {
 				decider.check(name, policies.get(name));
@@ -251,14 +252,14 @@ public class RedisRateLimiter implements RateLimiter {
 		long start = System.nanoTime();
 		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
 		if (early != null) {
-			return TakenPermits.none(limit, cost, early);
+			return TakenPermits.withoutRedis(limit, keys, cost, early);
 		}
 		try {
 			return answered(limit.name(), start,
 					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, script(limit).name()));
 		}
 		catch (DataAccessException ex) {
-			return TakenPermits.none(limit, cost, failedAfter(limit, keys, cost, start, ex));
+			return TakenPermits.withoutRedis(limit, keys, cost, failedAfter(limit, keys, cost, start, ex));
 		}
 	}
 
@@ -266,11 +267,11 @@ public class RedisRateLimiter implements RateLimiter {
 		long start = System.nanoTime();
 		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
 		if (early != null) {
-			return CompletableFuture.completedFuture(TakenPermits.none(limit, cost, early));
+			return CompletableFuture.completedFuture(TakenPermits.withoutRedis(limit, keys, cost, early));
 		}
 		return decide(limit, keys, cost).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken)
-					: TakenPermits.none(limit, cost, failedAfter(limit, keys, cost, start, accessFailure(limit, ex))));
+			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken) : TakenPermits
+				.withoutRedis(limit, keys, cost, failedAfter(limit, keys, cost, start, accessFailure(limit, ex))));
 	}
 
 	/**

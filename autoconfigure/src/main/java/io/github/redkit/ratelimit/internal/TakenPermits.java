@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
  * @param limit the limit
  * @param cost the permits the call asked for on each key
  * @param decision the decision
- * @param groups the keys of each slot; empty when Redis was not asked; the identifiers
- * when a {@link io.github.redkit.ratelimit.RateLimitDecider} decided
+ * @param groups the keys of each slot; the identifiers when a
+ * {@link io.github.redkit.ratelimit.RateLimitDecider} or the {@link LocalRateLimiter}
+ * decided; empty when nothing was counted
  * @param replies the reply of each slot's script, in the order of {@code groups}
  * @param call the call a decider decided, {@code null} when the limiter's own scripts did
  */
@@ -23,11 +24,12 @@ record TakenPermits(PreparedLimit limit, int cost, RateLimitDecision decision, L
 		List<byte[]> replies, @Nullable RateLimitCall call) {
 
 	/**
-	 * A decision that took nothing in Redis: refused before asking, or let through by the
-	 * failure mode.
+	 * A decision that took nothing in Redis: refused before asking, or decided by the
+	 * failure mode (counted in this instance when {@linkplain RateLimitDecision#local()
+	 * local}).
 	 */
-	static TakenPermits none(PreparedLimit limit, int cost, RateLimitDecision decision) {
-		return new TakenPermits(limit, cost, decision, List.of(), List.of(), null);
+	static TakenPermits withoutRedis(PreparedLimit limit, List<String> keys, int cost, RateLimitDecision decision) {
+		return new TakenPermits(limit, cost, decision, decision.local() ? List.of(keys) : List.of(), List.of(), null);
 	}
 
 	/** A decision of the limiter's own script on one slot. */
