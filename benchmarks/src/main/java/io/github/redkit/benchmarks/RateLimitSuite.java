@@ -56,7 +56,7 @@ final class RateLimitSuite {
 						RedissonRateLimiter::new));
 	}
 
-	private static final Map<String, Object> LIMITS = Map.of("redkit.rate-limit.limits.api.windows[0].limit", LIMIT,
+	static final Map<String, Object> LIMITS = Map.of("redkit.rate-limit.limits.api.windows[0].limit", LIMIT,
 			"redkit.rate-limit.limits.api.windows[0].period", "1s", "redkit.rate-limit.limits.api.windows[1].limit",
 			LIMIT, "redkit.rate-limit.limits.api.windows[1].period", "1m",
 			"redkit.rate-limit.limits.api.windows[2].limit", LIMIT, "redkit.rate-limit.limits.api.windows[2].period",

@@ -11,8 +11,10 @@ import java.util.function.Function;
 
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitExceededException;
+import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.RateLimiterUnavailableException;
+import io.github.redkit.ratelimit.web.CountedStatuses;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.ratelimit.web.RateLimitHeaders;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +31,9 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The filter {@link RedkitRateLimitFilterFunctions} builds: decides every limit of a
- * route for every identifier of a request before the route's handler runs.
+ * route for every identifier of a request before the route's handler runs. Each limit's
+ * permits are reserved, so that a request one limit refuses gives back what the others
+ * took for it, and one whose answer's status does not count gives back everything.
  */
 final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, ServerResponse> {
 
@@ -39,11 +43,13 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 
 	private final Function<ServerRequest, List<String>> keys;
 
+	private final CountedStatuses counted;
+
 	// the filter is built before the application context it runs in is at hand (Java
 	// routes are beans, YAML routes are built by the gateway): found on first use
 	private volatile @Nullable RateLimiter rateLimiter;
 
-	RateLimitFilter(List<String> limits, int cost, Function<ServerRequest, List<String>> keys,
+	RateLimitFilter(List<String> limits, int cost, Function<ServerRequest, List<String>> keys, CountedStatuses counted,
 			@Nullable RateLimiter rateLimiter) {
 		if (limits.isEmpty()) {
 			throw new IllegalArgumentException("A rate-limited route needs at least one limit");
@@ -54,6 +60,7 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 		this.limits = List.copyOf(limits);
 		this.cost = cost;
 		this.keys = keys;
+		this.counted = counted;
 		this.rateLimiter = rateLimiter;
 	}
 
@@ -64,20 +71,31 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 			// as the gateways answer a request their key resolver finds no key for
 			return ServerResponse.status(HttpStatus.FORBIDDEN).build();
 		}
-		List<RateLimitDecision> decisions;
+		List<RateLimitReservation> reservations;
 		try {
-			decisions = decide(rateLimiter(request), keys);
+			reservations = reserve(rateLimiter(request), keys);
 		}
 		catch (RateLimiterUnavailableException ex) {
 			return answer(request, RateLimitExceptionHandler.unavailable(ex));
 		}
+		List<RateLimitDecision> decisions = reservations.stream().map(RateLimitReservation::decision).toList();
 		int refused = refusal(decisions);
 		if (refused >= 0) {
+			reservations.forEach(RateLimitReservation::giveBackAsync);
 			RateLimitDecision refusal = decisions.get(refused);
 			return answer(request, RateLimitExceptionHandler.tooManyRequests(
 					new RateLimitExceededException(this.limits.get(refused), refusal.policy(), refusal, keys)));
 		}
-		ServerResponse response = next.handle(request);
+		ServerResponse response;
+		try {
+			response = next.handle(request);
+		}
+		catch (Exception ex) {
+			// answered by the application's error handling: judged as a server error
+			settle(reservations, 500);
+			throw ex;
+		}
+		settle(reservations, response.statusCode().value());
 		Map<String, List<String>> fields = new LinkedHashMap<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
@@ -91,28 +109,42 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 		return response;
 	}
 
+	private void settle(List<RateLimitReservation> reservations, int status) {
+		if (!this.counted.counts(status)) {
+			reservations.forEach(RateLimitReservation::giveBackAsync);
+		}
+	}
+
 	/**
 	 * One limit is one call, every identifier in one script; several limits are sent
-	 * together, each with every identifier, and awaited together.
+	 * together, each with every identifier, and awaited together. A reservation costs
+	 * what a decision does; a give-back is sent only when one is needed.
 	 */
-	private List<RateLimitDecision> decide(RateLimiter rateLimiter, List<String> keys) {
+	private List<RateLimitReservation> reserve(RateLimiter rateLimiter, List<String> keys) {
 		if (this.limits.size() == 1) {
-			return List.of(rateLimiter.tryAcquire(this.limits.get(0), keys, this.cost));
+			return List.of(rateLimiter.reserve(this.limits.get(0), keys, this.cost));
 		}
-		List<CompletableFuture<RateLimitDecision>> answers = new ArrayList<>(this.limits.size());
+		List<CompletableFuture<RateLimitReservation>> answers = new ArrayList<>(this.limits.size());
 		for (String limit : this.limits) {
-			answers.add(rateLimiter.tryAcquireAsync(limit, keys, this.cost));
+			answers.add(rateLimiter.reserveAsync(limit, keys, this.cost));
 		}
-		List<RateLimitDecision> decisions = new ArrayList<>(answers.size());
-		for (CompletableFuture<RateLimitDecision> answer : answers) {
+		List<RateLimitReservation> reservations = new ArrayList<>(answers.size());
+		RuntimeException failure = null;
+		for (CompletableFuture<RateLimitReservation> answer : answers) {
 			try {
-				decisions.add(answer.join());
+				reservations.add(answer.join());
 			}
 			catch (CompletionException ex) {
-				throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+				failure = (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
 			}
 		}
-		return decisions;
+		if (failure != null) {
+			// the limits that did decide keep nothing for a request that is not let
+			// through
+			reservations.forEach(RateLimitReservation::giveBackAsync);
+			throw failure;
+		}
+		return reservations;
 	}
 
 	/**

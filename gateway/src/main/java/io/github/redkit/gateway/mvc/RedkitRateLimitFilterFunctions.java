@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.ratelimit.web.CountedStatuses;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.cloud.gateway.server.mvc.common.Configurable;
@@ -60,7 +61,7 @@ public final class RedkitRateLimitFilterFunctions {
 
 	/**
 	 * A filter configured by a route's arguments in YAML ({@code limits}, {@code cost},
-	 * {@code keys}).
+	 * {@code keys}, {@code count-statuses}).
 	 * @param config the arguments
 	 * @return the filter
 	 */
@@ -68,7 +69,8 @@ public final class RedkitRateLimitFilterFunctions {
 	public static HandlerFilterFunction<ServerResponse, ServerResponse> redkitRateLimit(RateLimitConfig config) {
 		Function<ServerRequest, List<String>> keyResolver = config.getKeyResolver();
 		return new RateLimitFilter(config.getLimits(), config.getCost(),
-				(keyResolver != null) ? keyResolver : RequestKeys.of(config.getKeys()), config.getRateLimiter());
+				(keyResolver != null) ? keyResolver : RequestKeys.of(config.getKeys()),
+				CountedStatuses.of(config.getCountStatuses()), config.getRateLimiter());
 	}
 
 	/**
@@ -94,6 +96,13 @@ public final class RedkitRateLimitFilterFunctions {
 		 * {@code principal-or-ip}); every identifier must be under each limit.
 		 */
 		private List<String> keys = new ArrayList<>(List.of(RequestKeys.PRINCIPAL_OR_IP));
+
+		/**
+		 * The statuses whose answers count ({@code 401}, {@code 403}, a class such as
+		 * {@code 5xx}); the permits of any other answer are given back. Empty: every
+		 * answer counts.
+		 */
+		private List<String> countStatuses = new ArrayList<>();
 
 		private @Nullable Function<ServerRequest, List<String>> keyResolver;
 
@@ -123,6 +132,15 @@ public final class RedkitRateLimitFilterFunctions {
 
 		public RateLimitConfig setKeys(List<String> keys) {
 			this.keys = keys;
+			return this;
+		}
+
+		public List<String> getCountStatuses() {
+			return this.countStatuses;
+		}
+
+		public RateLimitConfig setCountStatuses(List<String> countStatuses) {
+			this.countStatuses = countStatuses;
 			return this;
 		}
 

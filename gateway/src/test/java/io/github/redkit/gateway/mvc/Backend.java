@@ -12,7 +12,8 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * A real HTTP backend on a random port, apart from the gateway: answers
- * {@code GET /api/hello} with {@code hello} and counts the calls that reach it.
+ * {@code GET /api/hello} with {@code hello}, {@code /api/login} with 200 or 401, and
+ * counts the calls that reach it.
  */
 final class Backend implements AutoCloseable {
 
@@ -31,6 +32,13 @@ final class Backend implements AutoCloseable {
 			try (OutputStream out = exchange.getResponseBody()) {
 				out.write(body);
 			}
+		});
+		// 200 with the right password, 401 otherwise
+		this.server.createContext("/api/login", (exchange) -> {
+			this.calls.incrementAndGet();
+			boolean right = "right".equals(exchange.getRequestHeaders().getFirst("X-Password"));
+			exchange.sendResponseHeaders(right ? 200 : 401, -1);
+			exchange.close();
 		});
 		this.server.setExecutor(this.threads);
 		this.server.start();

@@ -133,8 +133,28 @@ class MvcGatewayRateLimitTests {
 			HttpResponse<String> bob = get(context, "/multi/api/hello", "X-User", "bob", "X-Tenant", tenant);
 			assertThat(bob.statusCode()).isEqualTo(429);
 			assertThat(bob.body()).contains("\"limit\":\"gw\"");
-			assertThat(get(context, "/multi/api/hello", "X-User", "bob", "X-Tenant", "other-" + tenant).statusCode())
-				.isEqualTo(200);
+			// bob's refused request gave back what daily took for it: 5 - 1 left
+			HttpResponse<String> other = get(context, "/multi/api/hello", "X-User", "bob", "X-Tenant",
+					"other-" + tenant);
+			assertThat(other.statusCode()).isEqualTo(200);
+			assertThat(((NumberItem<?>) Parser.parseList(header(other, "RateLimit")).get().get(1).getParams().get("r"))
+				.getAsLong()).isEqualTo(4);
+		}
+	}
+
+	@Test
+	void aRouteThatCountsOnlyFailedLogInsGivesBackThePermitsOfEveryOtherAnswer() throws Exception {
+		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
+			for (int i = 0; i < 10; i++) {
+				assertThat(get(context, "/login/api/login", "X-Password", "right").statusCode()).isEqualTo(200);
+			}
+			for (int i = 0; i < 3; i++) {
+				assertThat(get(context, "/login/api/login", "X-Password", "wrong").statusCode()).isEqualTo(401);
+			}
+			int before = backend.calls();
+			HttpResponse<String> refused = get(context, "/login/api/login", "X-Password", "right");
+			assertThat(refused.statusCode()).as("three failures used up 3 per 10 s").isEqualTo(429);
+			assertThat(backend.calls()).isEqualTo(before);
 		}
 	}
 
