@@ -36,6 +36,18 @@ public interface RedkitMetrics {
 	void increment(RedkitMeter meter, String... tags);
 
 	/**
+	 * Counts several events at once on a counter. The default counts them one by one.
+	 * @param meter the counter
+	 * @param amount how many events, at least 0
+	 * @param tags tag names and values, alternating
+	 */
+	default void increment(RedkitMeter meter, long amount, String... tags) {
+		for (long i = 0; i < amount; i++) {
+			increment(meter, tags);
+		}
+	}
+
+	/**
 	 * Records one timed event on a timer.
 	 * @param meter the timer
 	 * @param nanos how long the event took

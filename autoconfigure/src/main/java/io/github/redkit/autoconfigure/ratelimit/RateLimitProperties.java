@@ -178,6 +178,12 @@ public class RateLimitProperties {
 		 */
 		private boolean global;
 
+		/**
+		 * A local allowance for a hot identifier: batches of permits taken from Redis in
+		 * one decision and handed out by this instance (off unless a size is given).
+		 */
+		private final LocalAllowance localAllowance = new LocalAllowance();
+
 		public RateLimitAlgorithm getAlgorithm() {
 			return this.algorithm;
 		}
@@ -208,6 +214,47 @@ public class RateLimitProperties {
 
 		public void setWindows(List<Window> windows) {
 			this.windows = windows;
+		}
+
+		public LocalAllowance getLocalAllowance() {
+			return this.localAllowance;
+		}
+
+	}
+
+	/**
+	 * A limit's local allowance.
+	 */
+	public static class LocalAllowance {
+
+		/**
+		 * Permits a batch takes from Redis in one decision and this instance hands out to
+		 * the calls of one identifier itself; 0 for none. At most the smallest window's
+		 * limit; sliding-window and fixed-window limits only.
+		 */
+		private int size;
+
+		/**
+		 * The longest a batch is handed out before what is left of it is given back; a
+		 * batch also ends with the sub-window (fixed window: the window) it was counted
+		 * in.
+		 */
+		private Duration maxAge = Duration.ofMillis(100);
+
+		public int getSize() {
+			return this.size;
+		}
+
+		public void setSize(int size) {
+			this.size = size;
+		}
+
+		public Duration getMaxAge() {
+			return this.maxAge;
+		}
+
+		public void setMaxAge(Duration maxAge) {
+			this.maxAge = maxAge;
 		}
 
 	}

@@ -8,9 +8,11 @@ import java.util.Map;
 import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
+import io.github.redkit.ratelimit.internal.LocalAllowance;
 import io.github.redkit.ratelimit.internal.LocalRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitInstances;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
@@ -48,7 +50,48 @@ final class RateLimitPropertiesMapper {
 		}
 		return new RateLimitSettings(properties.getFailureMode(), properties.getTimeout(),
 				properties.getFailureCooldown(),
-				(properties.getFailureMode() == RateLimitFailureMode.LOCAL) ? localLimiter : null);
+				(properties.getFailureMode() == RateLimitFailureMode.LOCAL) ? localLimiter : null,
+				allowances(properties));
+	}
+
+	/**
+	 * The local allowances of the limits that have one.
+	 */
+	static Map<String, LocalAllowance> allowances(RateLimitProperties properties) {
+		Map<String, LocalAllowance> allowances = new LinkedHashMap<>();
+		properties.getLimits().forEach((name, limit) -> {
+			RateLimitProperties.LocalAllowance allowance = limit.getLocalAllowance();
+			String property = PREFIX + ".limits." + name + ".local-allowance";
+			if (allowance.getSize() < 0) {
+				throw new IllegalArgumentException(
+						property + ".size must be at least 0 (was " + allowance.getSize() + ")");
+			}
+			if (allowance.getSize() == 0) {
+				return;
+			}
+			RateLimitAlgorithm algorithm = limit.getAlgorithm();
+			if (algorithm != RateLimitAlgorithm.SLIDING_WINDOW && algorithm != RateLimitAlgorithm.FIXED_WINDOW) {
+				throw new IllegalArgumentException(
+						property + " needs the sliding-window or fixed-window algorithm (was " + algorithm.id()
+								+ "): only their (sub-)windows end before a batch's permits could overrun them");
+			}
+			if (limit.isGlobal()) {
+				throw new IllegalArgumentException(
+						property + " cannot be used on a global limit: each region decides it on its own Redis");
+			}
+			long smallest = limit.getWindows()
+				.stream()
+				.mapToLong(RateLimitProperties.Window::getLimit)
+				.min()
+				.orElse(Long.MAX_VALUE);
+			if (allowance.getSize() > smallest) {
+				throw new IllegalArgumentException(property + ".size must be at most the smallest window's limit, "
+						+ smallest + " (was " + allowance.getSize() + ")");
+			}
+			DurationChecks.positive(allowance.getMaxAge(), property + ".max-age");
+			allowances.put(name, new LocalAllowance(allowance.getSize(), allowance.getMaxAge()));
+		});
+		return allowances;
 	}
 
 	/**

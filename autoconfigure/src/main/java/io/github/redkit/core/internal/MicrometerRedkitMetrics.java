@@ -48,6 +48,14 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics {
 	}
 
 	@Override
+	public void increment(RedkitMeter meter, long amount, String... tags) {
+		Meter counter = meter(meter, tags, null, null);
+		if (counter != null) {
+			((Counter) counter).increment(amount);
+		}
+	}
+
+	@Override
 	public void record(RedkitMeter meter, long nanos, String... tags) {
 		Meter timer = meter(meter, tags, null, null);
 		if (timer != null) {

@@ -36,6 +36,23 @@ public final class RateLimitMeters {
 	static final RedkitMeter SETTLEMENTS = RedkitMeter.counter("redkit.ratelimit.settlements",
 			"Settlements of rate-limit reservations with what the call really used");
 
+	/**
+	 * Batches of permits taken from Redis for a limit's local allowance.
+	 */
+	static final RedkitMeter ALLOWANCE_BATCHES = RedkitMeter.counter("redkit.ratelimit.allowance.batches",
+			"Batches of permits taken from Redis for a rate limit's local allowance");
+
+	/**
+	 * Permits of local allowances; tag {@code event}: taken (in batches), handed-out (to
+	 * calls), given-back (unused when their batch expired).
+	 */
+	static final RedkitMeter ALLOWANCE_PERMITS = RedkitMeter.counter("redkit.ratelimit.allowance.permits",
+			"Permits of rate limits' local allowances: taken from Redis, handed out, given back");
+
+	static final String TAKEN = "taken";
+
+	static final String HANDED_OUT = "handed-out";
+
 	static final String GIVEN_BACK = "given-back";
 
 	static final String CHARGED = "charged";

@@ -1,6 +1,7 @@
 package io.github.redkit.ratelimit.internal;
 
 import java.time.Duration;
+import java.util.Map;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
@@ -20,9 +21,10 @@ import org.springframework.util.Assert;
  * failure, zero for never
  * @param localLimiter what decides in the {@code LOCAL} failure mode; {@code null} in the
  * others
+ * @param allowances the local allowances of the named limits that have one, by name
  */
 public record RateLimitSettings(RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown,
-		@Nullable LocalRateLimiter localLimiter) {
+		@Nullable LocalRateLimiter localLimiter, Map<String, LocalAllowance> allowances) {
 
 	/**
 	 * Checks that the local failure mode has its limiter.
@@ -30,10 +32,24 @@ public record RateLimitSettings(RateLimitFailureMode failureMode, Duration timeo
 	 * @param timeout how long a decision waits for Redis
 	 * @param failureCooldown how long the failure mode applies without asking Redis
 	 * @param localLimiter what decides in the {@code LOCAL} failure mode
+	 * @param allowances the local allowances of the named limits that have one
 	 */
 	public RateLimitSettings {
 		Assert.isTrue(failureMode != RateLimitFailureMode.LOCAL || localLimiter != null,
 				"The local failure mode needs a local limiter");
+		allowances = Map.copyOf(allowances);
+	}
+
+	/**
+	 * Settings without local allowances.
+	 * @param failureMode the failure mode
+	 * @param timeout how long a decision waits for Redis
+	 * @param failureCooldown how long the failure mode applies without asking Redis
+	 * @param localLimiter what decides in the {@code LOCAL} failure mode
+	 */
+	public RateLimitSettings(RateLimitFailureMode failureMode, Duration timeout, Duration failureCooldown,
+			@Nullable LocalRateLimiter localLimiter) {
+		this(failureMode, timeout, failureCooldown, localLimiter, Map.of());
 	}
 
 	/**

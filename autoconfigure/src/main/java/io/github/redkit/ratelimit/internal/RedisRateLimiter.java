@@ -99,6 +99,8 @@ public class RedisRateLimiter implements RateLimiter {
 
 	private final @Nullable LocalRateLimiter localLimiter;
 
+	private final LocalAllowances allowances;
+
 	// the deciders of the named limits some layer above decides (several regions)
 	private final Map<String, RateLimitDecider> deciders = new ConcurrentHashMap<>();
 
@@ -147,6 +149,8 @@ public class RedisRateLimiter implements RateLimiter {
 		this.giveBack = new PermitGiveBack(runner, settings.timeout(), metrics);
 		this.settlement = new PermitSettlement(runner, settings.timeout(), this.giveBack, metrics, this.deciders::get,
 				this.localLimiter);
+		this.allowances = new LocalAllowances(settings.allowances(), this::decideOrFailAsync, this.settlement, metrics,
+				System::nanoTime);
 		for (RateLimitDecider decider : deciders) {
 			for (String name : decider.limitNames()) {
 				decider.check(name, policies.get(name));
@@ -157,7 +161,13 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost) {
-		return tryAcquire(named(limitName), keys, cost);
+		PreparedLimit limit = named(limitName);
+		LocalAllowance allowance = this.allowances.of(limitName, keys);
+		if (allowance != null) {
+			return this.observations.observe(RateLimitObservationKind.DECISION, limitName,
+					() -> join(this.allowances.acquire(limit, allowance, keys.get(0), cost)), DECIDED);
+		}
+		return tryAcquire(limit, keys, cost);
 	}
 
 	@Override
@@ -173,7 +183,13 @@ public class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public CompletableFuture<RateLimitDecision> tryAcquireAsync(String limitName, List<String> keys, int cost) {
-		return tryAcquireAsync(named(limitName), keys, cost);
+		PreparedLimit limit = named(limitName);
+		LocalAllowance allowance = this.allowances.of(limitName, keys);
+		if (allowance != null) {
+			return this.observations.observeAsync(RateLimitObservationKind.DECISION, limitName,
+					() -> this.allowances.acquire(limit, allowance, keys.get(0), cost), DECIDED);
+		}
+		return tryAcquireAsync(limit, keys, cost);
 	}
 
 	@Override
@@ -202,6 +218,22 @@ public class RedisRateLimiter implements RateLimiter {
 	public CompletableFuture<RateLimitReservation> reserveAsync(String limitName, String limitId,
 			RateLimitPolicy policy, List<String> keys, int estimate) {
 		return reserveAsync(inline(limitName, limitId, policy), keys, estimate);
+	}
+
+	/**
+	 * The answer of an allowance, which waits for Redis at most the timeout: a failure is
+	 * the failure mode's own exception.
+	 */
+	private static <T> T join(CompletableFuture<T> answer) {
+		try {
+			return answer.join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof RuntimeException cause) {
+				throw cause;
+			}
+			throw ex;
+		}
 	}
 
 	private PreparedLimit named(String limitName) {

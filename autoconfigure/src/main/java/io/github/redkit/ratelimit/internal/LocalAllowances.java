@@ -1,0 +1,354 @@
+package io.github.redkit.ratelimit.internal;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitReservation;
+import io.github.redkit.ratelimit.RateLimitWindow;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hands out the permits of named limits' {@linkplain LocalAllowance local allowances}:
+ * the first call of an identifier takes a batch from Redis in one decision, and the calls
+ * after it are served from the batch in this process until it is used up, its
+ * {@code max-age} has passed, or the (sub-)window Redis counted it in ends, whichever
+ * comes first; then the unused permits are given back (in the sub-window they were taken
+ * in) and the next call takes a new batch. Every permit handed out was counted in Redis
+ * before it was handed out, in a (sub-)window that has not ended when it is handed out:
+ * so each window's bound holds as if Redis had decided every call, and the price is the
+ * permits held unused, at most one batch per instance and identifier. A batch Redis
+ * refuses sends the calls of that identifier to Redis one by one until its smallest
+ * (sub-)window has passed.
+ */
+final class LocalAllowances {
+
+	// the end of a batch's sub-window, computed here as the script computes it, less a
+	// margin for the clocks of this process and Redis' reply
+	private static final long MARGIN_NANOS = 500_000;
+
+	private static final int PURGE_ABOVE = 10_000;
+
+	private final Map<String, LocalAllowance> allowances;
+
+	private final PermitTaker taker;
+
+	private final PermitSettlement settlement;
+
+	private final RedkitMetrics metrics;
+
+	private final LongSupplier clock;
+
+	private final Map<List<String>, Holder> holders = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the allowances of the named limits that have one.
+	 * @param allowances the allowances, by limit name
+	 * @param taker takes permits from Redis (or the failure mode)
+	 * @param settlement gives back what a batch did not hand out
+	 * @param metrics counts batches and permits
+	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
+	 */
+	LocalAllowances(Map<String, LocalAllowance> allowances, PermitTaker taker, PermitSettlement settlement,
+			RedkitMetrics metrics, LongSupplier clock) {
+		this.allowances = Map.copyOf(allowances);
+		this.taker = taker;
+		this.settlement = settlement;
+		this.metrics = metrics;
+		this.clock = clock;
+	}
+
+	/**
+	 * The allowance of a named limit for a call of these identifiers.
+	 * @param limitName the limit
+	 * @param keys the call's identifiers: an allowance serves calls of one
+	 * @return the allowance, or {@code null} when the call goes to Redis itself
+	 */
+	@Nullable LocalAllowance of(String limitName, List<String> keys) {
+		return (keys.size() == 1 && !this.allowances.isEmpty()) ? this.allowances.get(limitName) : null;
+	}
+
+	/**
+	 * Decides a call from the identifier's batch, taking a new one when needed.
+	 * @param limit the limit
+	 * @param allowance its allowance
+	 * @param key the identifier
+	 * @param cost the permits the call takes
+	 * @return the decision
+	 */
+	CompletableFuture<RateLimitDecision> acquire(PreparedLimit limit, LocalAllowance allowance, String key, int cost) {
+		if (cost > allowance.size()) {
+			return this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
+		}
+		List<String> id = List.of(limit.name(), key);
+		Holder holder = this.holders.get(id);
+		if (holder == null) {
+			if (this.holders.size() > PURGE_ABOVE) {
+				purge();
+			}
+			holder = this.holders.computeIfAbsent(id, (k) -> new Holder());
+		}
+		return holder.acquire(limit, allowance, key, cost);
+	}
+
+	/** Gives back the batches no call has come for and forgets their identifiers. */
+	private void purge() {
+		long now = this.clock.getAsLong();
+		this.holders.forEach((id, holder) -> {
+			if (holder.idleSince(now)) {
+				this.holders.remove(id, holder);
+			}
+		});
+	}
+
+	private void giveBack(Batch batch) {
+		long unused = batch.left;
+		if (unused > 0) {
+			batch.reservation.settleAsync(batch.size - unused);
+			this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, unused, "limit", batch.limitName, "event",
+					RateLimitMeters.GIVEN_BACK);
+		}
+	}
+
+	private void handedOut(String limitName, int cost, long start) {
+		this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, cost, "limit", limitName, "event",
+				RateLimitMeters.HANDED_OUT);
+		this.metrics.increment(RateLimitMeters.DECISIONS, "limit", limitName, "outcome", RateLimitMeters.ALLOWED);
+		this.metrics.record(RateLimitMeters.DURATION, this.clock.getAsLong() - start, "limit", limitName);
+	}
+
+	/**
+	 * How long a batch Redis counted at {@code decidedAt} (ms on its clock) stays in the
+	 * (sub-)window it was counted in, for the tightest window: the script's own
+	 * arithmetic.
+	 */
+	static double millisLeftInItsWindow(RateLimitPolicy policy, double decidedAt) {
+		double left = Double.MAX_VALUE;
+		for (RateLimitWindow window : policy.windows()) {
+			double period = window.period().toMillis();
+			double width = (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) ? period / policy.subWindows()
+					: period;
+			left = Math.min(left, (Math.floor(decidedAt / width) + 1) * width - decidedAt);
+		}
+		return left;
+	}
+
+	/**
+	 * Takes permits from Redis, or decides them by the failure mode.
+	 */
+	@FunctionalInterface
+	interface PermitTaker {
+
+		CompletableFuture<TakenPermits> take(PreparedLimit limit, List<String> keys, int cost);
+
+	}
+
+	/**
+	 * A batch being handed out. Guarded by its holder.
+	 */
+	private static final class Batch {
+
+		final String limitName;
+
+		final RateLimitReservation reservation;
+
+		final RateLimitDecision decision;
+
+		final int size;
+
+		final long taken;
+
+		final long deadline;
+
+		long left;
+
+		Batch(String limitName, RateLimitReservation reservation, int size, long taken, long deadline) {
+			this.limitName = limitName;
+			this.reservation = reservation;
+			this.decision = reservation.decision();
+			this.size = size;
+			this.taken = taken;
+			this.deadline = deadline;
+			this.left = size;
+		}
+
+		boolean serves(int cost, long now) {
+			return now <= this.deadline && this.left >= cost;
+		}
+
+		/**
+		 * Hands out permits: the decision is placed on Redis' clock as late as it can be
+		 * (the batch's time plus what passed since it was asked for), never after the end
+		 * of its sub-window.
+		 */
+		RateLimitDecision hand(int cost, long now) {
+			this.left -= cost;
+			Instant decidedAt = this.decision.decidedAt();
+			return new RateLimitDecision(true, this.decision.remaining() + this.left, Duration.ZERO,
+					this.decision.resetAfter(), this.decision.window(), this.decision.policy(), List.of(),
+					(decidedAt != null) ? decidedAt.plusNanos(Math.max(0, now - this.taken)) : null);
+		}
+
+	}
+
+	/**
+	 * One identifier's batch, and the batch being taken for it.
+	 */
+	private final class Holder {
+
+		private @Nullable Batch batch;
+
+		private @Nullable CompletableFuture<Void> taking;
+
+		// after a refused batch, calls go to Redis one by one until directUntil
+		private boolean refused;
+
+		private long directUntil;
+
+		CompletableFuture<RateLimitDecision> acquire(PreparedLimit limit, LocalAllowance allowance, String key,
+				int cost) {
+			long start = LocalAllowances.this.clock.getAsLong();
+			Batch retired = null;
+			RateLimitDecision served = null;
+			CompletableFuture<Void> waitFor = null;
+			CompletableFuture<Void> taking = null;
+			boolean direct = false;
+			synchronized (this) {
+				Batch current = this.batch;
+				if (current != null) {
+					if (current.serves(cost, start)) {
+						served = current.hand(cost, start);
+					}
+					else {
+						retired = current;
+						this.batch = null;
+					}
+				}
+				if (served == null) {
+					if (this.refused && start - this.directUntil < 0) {
+						direct = true;
+					}
+					else if (this.taking != null) {
+						waitFor = this.taking;
+					}
+					else {
+						taking = new CompletableFuture<>();
+						this.taking = taking;
+					}
+				}
+			}
+			if (retired != null) {
+				giveBack(retired);
+			}
+			if (served != null) {
+				handedOut(limit.name(), cost, start);
+				return CompletableFuture.completedFuture(served);
+			}
+			if (direct) {
+				return LocalAllowances.this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
+			}
+			if (waitFor != null || taking == null) {
+				return Objects.requireNonNull(waitFor).thenCompose((ignored) -> acquire(limit, allowance, key, cost));
+			}
+			return take(limit, allowance, key, cost, start, taking);
+		}
+
+		private CompletableFuture<RateLimitDecision> take(PreparedLimit limit, LocalAllowance allowance, String key,
+				int cost, long start, CompletableFuture<Void> taking) {
+			int size = allowance.size();
+			CompletableFuture<RateLimitDecision> decided = LocalAllowances.this.taker.take(limit, List.of(key), size)
+				.thenCompose((taken) -> {
+					RateLimitReservation reservation = LocalAllowances.this.settlement.reservation(taken);
+					RateLimitDecision decision = taken.decision();
+					if (!decision.allowed()) {
+						refused(limit.policy(), start);
+						return LocalAllowances.this.taker.take(limit, List.of(key), cost)
+							.thenApply(TakenPermits::decision);
+					}
+					if (taken.replies().size() != 1 || decision.local()) {
+						// not one batch of Redis: this call keeps its own permits, the
+						// rest
+						// goes back
+						reservation.settleAsync(cost);
+						return CompletableFuture.completedFuture(decision);
+					}
+					return CompletableFuture
+						.completedFuture(started(limit, reservation, taken, size, cost, start, allowance.maxAge()));
+				});
+			return decided.whenComplete((decision, ex) -> {
+				synchronized (this) {
+					this.taking = null;
+				}
+				taking.complete(null);
+			});
+		}
+
+		private RateLimitDecision started(PreparedLimit limit, RateLimitReservation reservation, TakenPermits taken,
+				int size, int cost, long start, Duration maxAge) {
+			double decidedAt = ByteBuffer.wrap(taken.replies().get(0)).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
+			long inItsWindow = (long) (millisLeftInItsWindow(limit.policy(), decidedAt) * 1_000_000) - MARGIN_NANOS;
+			Batch batch = new Batch(limit.name(), reservation, size, start,
+					start + Math.min(inItsWindow, maxAge.toNanos()));
+			// the call that took the batch is placed at Redis' time of the batch
+			RateLimitDecision decision = batch.hand(cost, start);
+			LocalAllowances.this.metrics.increment(RateLimitMeters.ALLOWANCE_BATCHES, "limit", limit.name());
+			LocalAllowances.this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, size, "limit", limit.name(),
+					"event", RateLimitMeters.TAKEN);
+			LocalAllowances.this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, cost, "limit", limit.name(),
+					"event", RateLimitMeters.HANDED_OUT);
+			Batch replaced;
+			synchronized (this) {
+				replaced = this.batch;
+				this.batch = batch;
+			}
+			if (replaced != null) {
+				giveBack(replaced);
+			}
+			return decision;
+		}
+
+		private void refused(RateLimitPolicy policy, long start) {
+			double smallest = Double.MAX_VALUE;
+			for (RateLimitWindow window : policy.windows()) {
+				double width = window.period().toMillis();
+				if (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) {
+					width = width / policy.subWindows();
+				}
+				smallest = Math.min(smallest, width);
+			}
+			synchronized (this) {
+				this.refused = true;
+				this.directUntil = start + (long) (smallest * 1_000_000);
+			}
+		}
+
+		/** Whether nothing is held or taken for the identifier any more; gives back. */
+		boolean idleSince(long now) {
+			Batch expired;
+			synchronized (this) {
+				expired = this.batch;
+				if (this.taking != null || (expired != null && now <= expired.deadline)) {
+					return false;
+				}
+				this.batch = null;
+			}
+			if (expired != null) {
+				giveBack(expired);
+			}
+			return true;
+		}
+
+	}
+
+}
