@@ -1,6 +1,7 @@
 package io.github.redkit.autoconfigure.ratelimit;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,6 +18,8 @@ import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -142,6 +145,44 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("redkit.rate-limit.limits.api.windows must list at least one window"));
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', quoteCharacter = '"',
+			textBlock = """
+					size=-1                                   | local-allowance.size must be at least 0 (was -1)
+					size=11                                   | local-allowance.size must be at most the smallest window's limit, 10 (was 11)
+					size=5,max-age=0s                         | local-allowance.max-age
+					size=5;algorithm=token-bucket             | local-allowance needs the sliding-window or fixed-window algorithm (was token-bucket)
+					size=5;algorithm=sliding-log              | local-allowance needs the sliding-window or fixed-window algorithm (was sliding-log)
+					""")
+	void aLocalAllowanceThatCannotWorkFailsStartUpNamingTheProperty(String settings, String message) {
+		List<String> properties = new ArrayList<>(List.of("redkit.rate-limit.limits.api.windows[0].limit=10",
+				"redkit.rate-limit.limits.api.windows[0].period=1s"));
+		String[] parts = settings.split(";");
+		for (String allowance : parts[0].split(",")) {
+			properties.add("redkit.rate-limit.limits.api.local-allowance." + allowance);
+		}
+		for (int i = 1; i < parts.length; i++) {
+			properties.add("redkit.rate-limit.limits.api." + parts[i]);
+		}
+		this.runner.withPropertyValues(properties.toArray(String[]::new))
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.limits.api." + message));
+	}
+
+	@Test
+	void aLocalAllowanceIsConfiguredPerLimit() {
+		this.runner
+			.withPropertyValues("redkit.rate-limit.limits.api.windows[0].limit=1000",
+					"redkit.rate-limit.limits.api.windows[0].period=1s",
+					"redkit.rate-limit.limits.api.local-allowance.size=50",
+					"redkit.rate-limit.limits.api.local-allowance.max-age=50ms")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.getBean(RateLimiter.class)
+				.satisfies(
+						(limiter) -> assertThat(limiter.tryAcquire("api", "k").remaining()).isEqualTo(1000 - 50 + 49)));
 	}
 
 	@Test
