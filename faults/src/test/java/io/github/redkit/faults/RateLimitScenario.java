@@ -39,10 +39,18 @@ class RateLimitScenario implements Scenario {
 
 	private static final int ESTIMATE = 2;
 
+	/**
+	 * The limit whose instances take batches of permits and hand them out themselves (a
+	 * local allowance of 2, each batch for at most {@link #ALLOWANCE_MAX_AGE_MILLIS}).
+	 */
+	static final String ALLOWANCE = "allowance";
+
+	private static final long ALLOWANCE_MAX_AGE_MILLIS = 100;
+
 	static final Map<String, Limit> LIMITS = Map.of("sw", new Limit("sliding-window", 8, 400, 0, 0), "log",
 			new Limit("sliding-log", 8, 400, 0, 0), "fixed", new Limit("fixed-window", 8, 400, 0, 0), "bucket",
 			new Limit("token-bucket", 8, 400, 0, 0), "log2", new Limit("sliding-log", 3, 150, 8, 600), SETTLED,
-			new Limit("sliding-window", 8, 400, 0, 0));
+			new Limit("sliding-window", 8, 400, 0, 0), ALLOWANCE, new Limit("sliding-window", 8, 400, 0, 0));
 
 	private static final List<String> NAMES = LIMITS.keySet().stream().sorted().toList();
 
@@ -71,11 +79,11 @@ class RateLimitScenario implements Scenario {
 	public String guarantee() {
 		return "allowed decisions of one limit and key, on Redis' clock, in every interval of one period: at most the "
 				+ "limit (`sliding-window`, `sliding-log`; a settled call weighs what it used, so a give-back applied "
-				+ "twice shows), 2× (`fixed-window`), 2× − 1 (`token-bucket`); a "
+				+ "twice shows; a permit of a local allowance is placed where its batch put it), 2× (`fixed-window`), 2× − 1 (`token-bucket`); a "
 				+ "`sliding-log` refusal only with a full window behind it (unknown outcomes counted as allowed). "
 				+ "Judged per epoch: Redis restarted empty or on an older snapshot forgets its counts, a clock step "
-				+ "starts a new clock; a decision in flight across such a fault belongs to neither side; a decision "
-				+ "taken without Redis (failed open) is not bounded";
+				+ "starts a new clock; a decision in flight across such a fault (a local allowance's permit: from its batch on) belongs to neither "
+				+ "side; a decision " + "taken without Redis (failed open) is not bounded";
 	}
 
 	@Override
@@ -97,6 +105,9 @@ class RateLimitScenario implements Scenario {
 				properties.add(prefix + ".windows[1].period=" + limit.period2Millis + "ms");
 			}
 		});
+		properties.add("redkit.rate-limit.limits." + ALLOWANCE + ".local-allowance.size=2");
+		properties.add("redkit.rate-limit.limits." + ALLOWANCE + ".local-allowance.max-age=" + ALLOWANCE_MAX_AGE_MILLIS
+				+ "ms");
 		return properties;
 	}
 
@@ -191,7 +202,11 @@ class RateLimitScenario implements Scenario {
 		Map<String, List<Op>> byLimitAndKey = history.ops().stream().collect(Collectors.groupingBy(Op::key));
 		byLimitAndKey.forEach((limitAndKey, ops) -> {
 			Limit limit = LIMITS.get(limitAndKey.substring(0, limitAndKey.indexOf('/')));
-			for (List<Op> view : Epochs.views(ops, history.forgetting())) {
+			// a permit of a local allowance was counted with its batch, up to max-age
+			// before
+			// it was handed out: it belongs to the memory its batch was counted in
+			long counted = limitAndKey.startsWith(ALLOWANCE + "/") ? ALLOWANCE_MAX_AGE_MILLIS * 1_000_000 : 0;
+			for (List<Op> view : Epochs.views(ops, history.forgetting(), (op) -> op.invoked() - counted)) {
 				List<Op> allowed = view.stream()
 					.filter(Op::ok)
 					.sorted(Comparator.comparingLong(RateLimitScenario::at))
