@@ -43,6 +43,7 @@ public final class BenchmarkMain {
 		SUITES.put("ratelimit", RateLimitSuite::create);
 		SUITES.put("ratelimit-cost", RateLimitCostSuite::create);
 		SUITES.put("ratelimit-settle", RateLimitSettleSuite::create);
+		SUITES.put("hot-key", HotKeySuite::create);
 		SUITES.put("cache", CacheSuite::create);
 		SUITES.put("idempotency", IdempotencySuite::steps);
 		SUITES.put("budget", IdempotencySuite::budgets);

@@ -49,7 +49,8 @@ public final class BudgetAutoConfiguration {
 			RedkitMetrics metrics, ObjectProvider<RedkitObservations> observations) {
 		BudgetPropertiesMapper.checked(properties);
 		return new RedisBudgets(runner, keyspace, properties.getTimeout(), properties.getOperationTtl(), metrics,
-				observations.getIfAvailable(() -> RedkitObservations.NONE));
+				observations.getIfAvailable(() -> RedkitObservations.NONE),
+				BudgetPropertiesMapper.allowances(properties));
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -3,6 +3,7 @@ package io.github.redkit.budget.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -25,6 +26,7 @@ import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
@@ -38,7 +40,7 @@ import org.springframework.util.Assert;
  * Every call is sent asynchronously; the blocking methods wait for the same call their
  * {@code *Async} twins return, so both faces share keys, script, checks and meters.
  */
-public class RedisBudgets implements Budgets {
+public class RedisBudgets implements Budgets, DisposableBean {
 
 	private static final LuaScript<List> APPLY = LuaScript.load("budget_apply", List.class);
 
@@ -58,6 +60,8 @@ public class RedisBudgets implements Budgets {
 
 	private final RedkitObservations observations;
 
+	private final BudgetAllowances allowances;
+
 	/**
 	 * Creates budgets.
 	 * @param runner runs the scripts
@@ -70,6 +74,22 @@ public class RedisBudgets implements Budgets {
 	 */
 	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
 			RedkitMetrics metrics, RedkitObservations observations) {
+		this(runner, keyspace, timeout, operationTtl, metrics, observations, Map.of());
+	}
+
+	/**
+	 * Creates budgets some of which spend from local allowances.
+	 * @param runner runs the scripts
+	 * @param keyspace builds the keys
+	 * @param timeout the longest wait for Redis; then the call fails (closed)
+	 * @param operationTtl how long the first result of an idempotent call is kept
+	 * @param metrics receives outcomes
+	 * @param observations where budget changes are observed (as
+	 * {@code redkit.budget.apply}), {@link RedkitObservations#NONE} for nowhere
+	 * @param allowances the local allowances of the budgets that have one, by budget id
+	 */
+	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
+			RedkitMetrics metrics, RedkitObservations observations, Map<String, BudgetAllowance> allowances) {
 		Assert.notNull(observations, "observations must not be null");
 		this.observations = observations;
 		this.runner = runner;
@@ -77,6 +97,32 @@ public class RedisBudgets implements Budgets {
 		this.timeout = timeout;
 		this.operationTtl = operationTtl;
 		this.metrics = metrics;
+		this.allowances = new BudgetAllowances(allowances, new BudgetAllowances.Budget() {
+
+			@Override
+			public CompletableFuture<SpendResult> spend(String budgetId, long amount) {
+				return spendInRedis(budgetId, amount);
+			}
+
+			@Override
+			public CompletableFuture<SpendResult> spend(String budgetId, long amount, String operationId) {
+				return spendAsync(budgetId, amount, operationId);
+			}
+
+			@Override
+			public CompletableFuture<SpendResult> refund(String budgetId, long amount, String operationId) {
+				return refundAsync(budgetId, amount, operationId);
+			}
+
+		}, metrics, System::nanoTime);
+	}
+
+	/**
+	 * Gives back what the local allowances hold unused.
+	 */
+	@Override
+	public void destroy() {
+		this.allowances.giveBackAll();
 	}
 
 	@Override
@@ -124,6 +170,10 @@ public class RedisBudgets implements Budgets {
 	@Override
 	public SpendResult spend(String budgetId, long amount) {
 		checkAmount(amount, false);
+		BudgetAllowance allowance = this.allowances.of(budgetId, amount);
+		if (allowance != null) {
+			return join(this.allowances.spend(budgetId, allowance, amount));
+		}
 		return record("spend", call(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))).result();
 	}
 
@@ -131,9 +181,29 @@ public class RedisBudgets implements Budgets {
 	public CompletableFuture<SpendResult> spendAsync(String budgetId, long amount) {
 		return started(() -> {
 			checkAmount(amount, false);
-			return callAsync(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))
-				.thenApply((answer) -> record("spend", answer).result());
+			BudgetAllowance allowance = this.allowances.of(budgetId, amount);
+			if (allowance != null) {
+				return this.allowances.spend(budgetId, allowance, amount);
+			}
+			return spendInRedis(budgetId, amount);
 		});
+	}
+
+	private CompletableFuture<SpendResult> spendInRedis(String budgetId, long amount) {
+		return callAsync(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))
+			.thenApply((answer) -> record("spend", answer).result());
+	}
+
+	private static <T> T join(CompletableFuture<T> answer) {
+		try {
+			return answer.join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof RuntimeException cause) {
+				throw cause;
+			}
+			throw ex;
+		}
 	}
 
 	@Override

@@ -4,11 +4,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.core.RedkitMetrics;
@@ -50,6 +52,8 @@ final class LocalAllowances {
 
 	private final LongSupplier clock;
 
+	private final Duration timeout;
+
 	private final Map<List<String>, Holder> holders = new ConcurrentHashMap<>();
 
 	/**
@@ -59,14 +63,16 @@ final class LocalAllowances {
 	 * @param settlement gives back what a batch did not hand out
 	 * @param metrics counts batches and permits
 	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
+	 * @param timeout how long the give-backs of a stopping application are awaited
 	 */
 	LocalAllowances(Map<String, LocalAllowance> allowances, PermitTaker taker, PermitSettlement settlement,
-			RedkitMetrics metrics, LongSupplier clock) {
+			RedkitMetrics metrics, LongSupplier clock, Duration timeout) {
 		this.allowances = Map.copyOf(allowances);
 		this.taker = taker;
 		this.settlement = settlement;
 		this.metrics = metrics;
 		this.clock = clock;
+		this.timeout = timeout;
 	}
 
 	/**
@@ -102,6 +108,23 @@ final class LocalAllowances {
 		return holder.acquire(limit, allowance, key, cost);
 	}
 
+	/**
+	 * Gives back what every batch still holds: when the application stops.
+	 */
+	void giveBackAll() {
+		List<CompletableFuture<?>> givenBack = new ArrayList<>();
+		this.holders.forEach((id, holder) -> {
+			Batch batch = holder.release();
+			if (batch != null) {
+				givenBack.add(giveBack(batch));
+			}
+		});
+		// a settlement never fails; a Redis that does not answer keeps what it counted
+		CompletableFuture.allOf(givenBack.toArray(CompletableFuture[]::new))
+			.completeOnTimeout(null, this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+			.join();
+	}
+
 	/** Gives back the batches no call has come for and forgets their identifiers. */
 	private void purge() {
 		long now = this.clock.getAsLong();
@@ -112,13 +135,14 @@ final class LocalAllowances {
 		});
 	}
 
-	private void giveBack(Batch batch) {
+	private CompletableFuture<?> giveBack(Batch batch) {
 		long unused = batch.left;
-		if (unused > 0) {
-			batch.reservation.settleAsync(batch.size - unused);
-			this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, unused, "limit", batch.limitName, "event",
-					RateLimitMeters.GIVEN_BACK);
+		if (unused == 0) {
+			return CompletableFuture.completedFuture(null);
 		}
+		this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, unused, "limit", batch.limitName, "event",
+				RateLimitMeters.GIVEN_BACK);
+		return batch.reservation.settleAsync(batch.size - unused);
 	}
 
 	private void handedOut(String limitName, int cost, long start) {
@@ -331,6 +355,12 @@ final class LocalAllowances {
 				this.refused = true;
 				this.directUntil = start + (long) (smallest * 1_000_000);
 			}
+		}
+
+		synchronized @Nullable Batch release() {
+			Batch batch = this.batch;
+			this.batch = null;
+			return batch;
 		}
 
 		/** Whether nothing is held or taken for the identifier any more; gives back. */

@@ -39,6 +39,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -55,7 +56,7 @@ import org.springframework.util.Assert;
  * cooldown, so that an outage does not add the timeout to every call; in the local
  * failure mode a {@link LocalRateLimiter} decides meanwhile.
  */
-public class RedisRateLimiter implements RateLimiter {
+public class RedisRateLimiter implements RateLimiter, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
 
@@ -150,13 +151,21 @@ public class RedisRateLimiter implements RateLimiter {
 		this.settlement = new PermitSettlement(runner, settings.timeout(), this.giveBack, metrics, this.deciders::get,
 				this.localLimiter);
 		this.allowances = new LocalAllowances(settings.allowances(), this::decideOrFailAsync, this.settlement, metrics,
-				System::nanoTime);
+				System::nanoTime, settings.timeout().multipliedBy(2));
 		for (RateLimitDecider decider : deciders) {
 			for (String name : decider.limitNames()) {
 				decider.check(name, policies.get(name));
 				this.deciders.put(name, decider);
 			}
 		}
+	}
+
+	/**
+	 * Gives back what the local allowances hold unused.
+	 */
+	@Override
+	public void destroy() {
+		this.allowances.giveBackAll();
 	}
 
 	@Override

@@ -1,0 +1,253 @@
+package io.github.redkit.budget.internal;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+import io.github.redkit.budget.SpendResult;
+import io.github.redkit.core.RedkitMeter;
+import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.RandomIds;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hands out spends of hot budgets from batches this instance took from Redis: the first
+ * spend takes {@code size} in one idempotent spend, the spends after it are served from
+ * the batch in this process for at most {@code max-age}, and what is left then is
+ * refunded (idempotently, under the batch's operation id). Every amount handed out was
+ * taken from the balance first, so a budget never goes below zero; the price is the
+ * amounts held unused, at most one batch per instance and budget, and a balance that
+ * reads lower by them. A batch the balance cannot cover sends that budget's spends to
+ * Redis one by one for {@code max-age}.
+ */
+final class BudgetAllowances {
+
+	static final RedkitMeter BATCHES = RedkitMeter.counter("redkit.budget.allowance.batches",
+			"Batches taken from budgets for a local allowance");
+
+	/**
+	 * Amounts of local allowances; tag {@code event}: taken (in batches), handed-out (to
+	 * spends), given-back (refunded unused when their batch ended).
+	 */
+	static final RedkitMeter AMOUNTS = RedkitMeter.counter("redkit.budget.allowance.amounts",
+			"Amounts of budgets' local allowances: taken, handed out, given back");
+
+	private static final Log logger = LogFactory.getLog(BudgetAllowances.class);
+
+	private final Map<String, BudgetAllowance> allowances;
+
+	private final Budget budget;
+
+	private final RedkitMetrics metrics;
+
+	private final LongSupplier clock;
+
+	private final Map<String, Holder> holders = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the allowances of the budgets that have one.
+	 * @param allowances the allowances, by budget id
+	 * @param budget spends and refunds in Redis
+	 * @param metrics counts batches and amounts
+	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
+	 */
+	BudgetAllowances(Map<String, BudgetAllowance> allowances, Budget budget, RedkitMetrics metrics,
+			LongSupplier clock) {
+		this.allowances = Map.copyOf(allowances);
+		this.budget = budget;
+		this.metrics = metrics;
+		this.clock = clock;
+	}
+
+	/**
+	 * The allowance of a spend, if its budget has one and the amount fits a batch.
+	 * @param budgetId the budget
+	 * @param amount the amount
+	 * @return the allowance, or {@code null} when the spend goes to Redis itself
+	 */
+	@Nullable BudgetAllowance of(String budgetId, long amount) {
+		if (this.allowances.isEmpty()) {
+			return null;
+		}
+		BudgetAllowance allowance = this.allowances.get(budgetId);
+		return (allowance != null && amount <= allowance.size()) ? allowance : null;
+	}
+
+	/**
+	 * Spends from the budget's batch, taking a new one when needed.
+	 * @param budgetId the budget
+	 * @param allowance its allowance
+	 * @param amount the amount
+	 * @return the result: applied, and the balance less what this instance still holds
+	 */
+	CompletableFuture<SpendResult> spend(String budgetId, BudgetAllowance allowance, long amount) {
+		return this.holders.computeIfAbsent(budgetId, (id) -> new Holder()).spend(budgetId, allowance, amount);
+	}
+
+	/**
+	 * Refunds what every batch still holds: when the application stops.
+	 */
+	void giveBackAll() {
+		this.holders.forEach((budgetId, holder) -> {
+			Batch batch = holder.release();
+			if (batch != null) {
+				giveBack(budgetId, batch).join();
+			}
+		});
+	}
+
+	private CompletableFuture<?> giveBack(String budgetId, Batch batch) {
+		if (batch.left == 0) {
+			return CompletableFuture.completedFuture(null);
+		}
+		this.metrics.increment(AMOUNTS, batch.left, "event", "given-back");
+		return this.budget.refund(budgetId, batch.left, batch.operationId).exceptionally((ex) -> {
+			logger.warn("Budget '" + budgetId + "': could not give back " + batch.left
+					+ " its local allowance did not hand out (operation " + batch.operationId + ")", ex);
+			return null;
+		});
+	}
+
+	/**
+	 * Spends and refunds in Redis.
+	 */
+	interface Budget {
+
+		CompletableFuture<SpendResult> spend(String budgetId, long amount);
+
+		CompletableFuture<SpendResult> spend(String budgetId, long amount, String operationId);
+
+		CompletableFuture<SpendResult> refund(String budgetId, long amount, String operationId);
+
+	}
+
+	/**
+	 * A batch being handed out; guarded by its holder.
+	 */
+	private static final class Batch {
+
+		final String operationId;
+
+		final long deadline;
+
+		final long remaining;
+
+		long left;
+
+		Batch(String operationId, long deadline, long remaining, long left) {
+			this.operationId = operationId;
+			this.deadline = deadline;
+			this.remaining = remaining;
+			this.left = left;
+		}
+
+	}
+
+	/**
+	 * One budget's batch, and the batch being taken for it.
+	 */
+	private final class Holder {
+
+		private @Nullable Batch batch;
+
+		private @Nullable CompletableFuture<Void> taking;
+
+		private boolean refused;
+
+		private long directUntil;
+
+		CompletableFuture<SpendResult> spend(String budgetId, BudgetAllowance allowance, long amount) {
+			long start = BudgetAllowances.this.clock.getAsLong();
+			Batch retired = null;
+			SpendResult served = null;
+			CompletableFuture<Void> waitFor = null;
+			CompletableFuture<Void> taking = null;
+			boolean direct = false;
+			synchronized (this) {
+				Batch current = this.batch;
+				if (current != null && start <= current.deadline && current.left >= amount) {
+					current.left -= amount;
+					served = new SpendResult(true, current.remaining + current.left);
+				}
+				else if (current != null) {
+					retired = current;
+					this.batch = null;
+				}
+				if (served == null) {
+					if (this.refused && start - this.directUntil < 0) {
+						direct = true;
+					}
+					else if (this.taking != null) {
+						waitFor = this.taking;
+					}
+					else {
+						taking = new CompletableFuture<>();
+						this.taking = taking;
+					}
+				}
+			}
+			if (retired != null) {
+				giveBack(budgetId, retired);
+			}
+			if (served != null) {
+				BudgetAllowances.this.metrics.increment(AMOUNTS, amount, "event", "handed-out");
+				return CompletableFuture.completedFuture(served);
+			}
+			if (direct) {
+				return BudgetAllowances.this.budget.spend(budgetId, amount);
+			}
+			if (waitFor != null || taking == null) {
+				return Objects.requireNonNull(waitFor).thenCompose((ignored) -> spend(budgetId, allowance, amount));
+			}
+			return take(budgetId, allowance, amount, start, taking);
+		}
+
+		private CompletableFuture<SpendResult> take(String budgetId, BudgetAllowance allowance, long amount, long start,
+				CompletableFuture<Void> taking) {
+			String operationId = "allowance:" + RandomIds.next();
+			long size = allowance.size();
+			CompletableFuture<SpendResult> spent = BudgetAllowances.this.budget.spend(budgetId, size, operationId)
+				.thenCompose((result) -> {
+					if (!result.applied()) {
+						synchronized (this) {
+							this.refused = true;
+							this.directUntil = start + allowance.maxAge().toNanos();
+						}
+						return BudgetAllowances.this.budget.spend(budgetId, amount);
+					}
+					BudgetAllowances.this.metrics.increment(BATCHES);
+					BudgetAllowances.this.metrics.increment(AMOUNTS, size, "event", "taken");
+					BudgetAllowances.this.metrics.increment(AMOUNTS, amount, "event", "handed-out");
+					Batch batch = new Batch(operationId, start + allowance.maxAge().toNanos(), result.remaining(),
+							size - amount);
+					Batch replaced;
+					synchronized (this) {
+						replaced = this.batch;
+						this.batch = batch;
+					}
+					if (replaced != null) {
+						giveBack(budgetId, replaced);
+					}
+					return CompletableFuture.completedFuture(new SpendResult(true, result.remaining() + batch.left));
+				});
+			return spent.whenComplete((result, ex) -> {
+				synchronized (this) {
+					this.taking = null;
+				}
+				taking.complete(null);
+			});
+		}
+
+		synchronized @Nullable Batch release() {
+			Batch batch = this.batch;
+			this.batch = null;
+			return batch;
+		}
+
+	}
+
+}
