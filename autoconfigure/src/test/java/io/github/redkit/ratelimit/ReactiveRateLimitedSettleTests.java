@@ -45,10 +45,6 @@ class ReactiveRateLimitedSettleTests {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
 			.withPropertyValues(this.topology.server().springProperties())
-			// a shared connection: closing a pooled one after these tests hung twice (see
-			// the
-			// closing note of session 16); the pooled paths have suites of their own
-			.withPropertyValues("spring.data.redis.lettuce.pool.enabled=false")
 			.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=rsettle-" + UUID.randomUUID(),
 					"redkit.rate-limit.limits.tokens.windows[0].limit=1000",
 					"redkit.rate-limit.limits.tokens.windows[0].period=1h")

@@ -48,9 +48,6 @@ class ReactiveRateLimitedTests {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
 			.withPropertyValues(this.topology.server().springProperties())
-			// shared connections: a pooled connection's close has hung when this context
-			// closed (an open question); the pooled paths have suites of their own
-			.withPropertyValues("spring.data.redis.lettuce.pool.enabled=false")
 			.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=rrl-" + UUID.randomUUID(),
 					"redkit.rate-limit.limits.search.windows[0].limit=2",
 					"redkit.rate-limit.limits.search.windows[0].period=1h")

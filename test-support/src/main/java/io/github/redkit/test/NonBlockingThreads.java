@@ -61,6 +61,17 @@ public final class NonBlockingThreads {
 		// after
 		// 30 s) records it under the pool's main lock, held for that bookkeeping only:
 		// concurrent callers on event loops park on each other there for microseconds.
+		// The same state lock is taken when a node connection a cluster connection asked
+		// for is ready (NodeConnectionPostProcessor, on the event loop that completed its
+		// handshake): an error there failed that node connection's future and left the
+		// connection open outside the provider.
+		// Closing a cluster connection (Lettuce 7.5) ends, on the event loop that closed
+		// its channel, in a close listener that calls the node connection provider's
+		// blocking close (PooledClusterConnectionProvider.close: closeAsync().join()),
+		// which waits for the node connections still closing. An error there escapes the
+		// listener before the connection's close future is completed: whoever closes it
+		// (a pool destroying its idle connections when the factory stops) then waits
+		// forever, with every event loop idle.
 		BlockHound.install((builder) -> builder
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "addWorker")
 			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
@@ -72,6 +83,10 @@ public final class NonBlockingThreads {
 			.allowBlockingCallsInside("io.lettuce.core.cluster.PooledClusterConnectionProvider", "getReadConnection")
 			.allowBlockingCallsInside("io.lettuce.core.cluster.PooledClusterConnectionProvider",
 					"lambda$getReadConnection$5")
+			.allowBlockingCallsInside(
+					"io.lettuce.core.cluster.PooledClusterConnectionProvider$NodeConnectionPostProcessor",
+					"lambda$apply$4")
+			.allowBlockingCallsInside("io.lettuce.core.cluster.PooledClusterConnectionProvider", "close")
 			.blockingMethodCallback(NonBlockingThreads::fail));
 		// a check that it is really on: a test that passes because nothing watches proves
 		// nothing
