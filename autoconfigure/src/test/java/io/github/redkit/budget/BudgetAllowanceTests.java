@@ -82,7 +82,7 @@ class BudgetAllowanceTests {
 		assertThat(spent.get()).as("spent of %d", BUDGET).isLessThanOrEqualTo(BUDGET);
 		assertThat(spent.get()).as("left unspent at most a batch per instance")
 			.isGreaterThanOrEqualTo(BUDGET - INSTANCES * SIZE);
-		instances.forEach(RedisBudgets::destroy);
+		instances.forEach(RedisBudgets::stop);
 		assertThat(instances.get(0).remaining(budgetId)).as("balance once every batch is given back")
 			.isEqualTo(BUDGET - spent.get());
 	}
@@ -100,7 +100,7 @@ class BudgetAllowanceTests {
 		CommandStats used = RedisServers.standalone().commandStats().since(before);
 		assertThat(used.calls("evalsha") + used.calls("eval")).as("scripts for 1,000 spends: %s", used)
 			.isLessThanOrEqualTo(1_000 / SIZE * 2 + 10);
-		budgets.destroy();
+		budgets.stop();
 		assertThat(budgets.remaining(budgetId)).isEqualTo(1_000_000 - 1_000);
 		assertThat(amount(registry, "handed-out")).isEqualTo(1_000);
 		assertThat(amount(registry, "taken") - amount(registry, "given-back")).isEqualTo(1_000);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redkit.budget.Budgets;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.test.RedisServer;
 
@@ -31,7 +32,8 @@ final class HotKeySuite {
 		return new Suite("hot key, 4 instances",
 				List.of(RawOnOneKey::new, (redis) -> new RedkitInstances(redis, 0),
 						(redis) -> new RedkitInstances(redis, 10), (redis) -> new RedkitInstances(redis, 50),
-						(redis) -> new RedkitInstances(redis, 200)));
+						(redis) -> new RedkitInstances(redis, 200), (redis) -> new BudgetInstances(redis, 0),
+						(redis) -> new BudgetInstances(redis, 50)));
 	}
 
 	/** The raw fixed-window script, one round trip per call, from four instances. */
@@ -61,6 +63,47 @@ final class HotKeySuite {
 			long window = System.currentTimeMillis() / 1000;
 			this.templates.get(thread % INSTANCES)
 				.execute(RateLimitSuite.RawScript.FIXED_WINDOW, List.of("hot:" + window), this.limit, "1000");
+		}
+
+		@Override
+		public void close() {
+			this.contexts.forEach(ConfigurableApplicationContext::close);
+		}
+
+	}
+
+	/** Redkit's budgets spending from one budget, with or without a local allowance. */
+	static final class BudgetInstances implements Contender {
+
+		private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
+
+		private final List<Budgets> budgets = new ArrayList<>();
+
+		private final int allowance;
+
+		BudgetInstances(RedisServer redis, int allowance) {
+			this.allowance = allowance;
+			Map<String, Object> properties = (allowance > 0)
+					? Map.of("redkit.budget.local-allowances.hot.size", allowance) : Map.of();
+			for (int i = 0; i < INSTANCES; i++) {
+				ConfigurableApplicationContext context = Clients.springContext(redis, properties);
+				this.contexts.add(context);
+				this.budgets.add(context.getBean(Budgets.class));
+			}
+			this.budgets.get(0).create("hot", Budgets.MAX_AMOUNT / 2, true);
+		}
+
+		@Override
+		public String name() {
+			return (this.allowance == 0) ? "Redkit budget, every spend in Redis"
+					: "Redkit budget, local allowance of " + this.allowance;
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			if (!this.budgets.get(thread % INSTANCES).spend("hot", 1).applied()) {
+				throw new IllegalStateException("unexpected refusal");
+			}
 		}
 
 		@Override

@@ -26,7 +26,7 @@ import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
@@ -40,7 +40,7 @@ import org.springframework.util.Assert;
  * Every call is sent asynchronously; the blocking methods wait for the same call their
  * {@code *Async} twins return, so both faces share keys, script, checks and meters.
  */
-public class RedisBudgets implements Budgets, DisposableBean {
+public class RedisBudgets implements Budgets, SmartLifecycle {
 
 	private static final LuaScript<List> APPLY = LuaScript.load("budget_apply", List.class);
 
@@ -61,6 +61,8 @@ public class RedisBudgets implements Budgets, DisposableBean {
 	private final RedkitObservations observations;
 
 	private final BudgetAllowances allowances;
+
+	private volatile boolean running;
 
 	/**
 	 * Creates budgets.
@@ -117,12 +119,24 @@ public class RedisBudgets implements Budgets, DisposableBean {
 		}, metrics, System::nanoTime);
 	}
 
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
 	/**
-	 * Gives back what the local allowances hold unused.
+	 * Gives back what the local allowances hold unused, while the connections are still
+	 * open: this stops before the connection factory does.
 	 */
 	@Override
-	public void destroy() {
+	public void stop() {
+		this.running = false;
 		this.allowances.giveBackAll();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
 	}
 
 	@Override

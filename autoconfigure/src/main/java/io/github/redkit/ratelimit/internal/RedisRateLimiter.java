@@ -39,7 +39,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -56,7 +56,7 @@ import org.springframework.util.Assert;
  * cooldown, so that an outage does not add the timeout to every call; in the local
  * failure mode a {@link LocalRateLimiter} decides meanwhile.
  */
-public class RedisRateLimiter implements RateLimiter, DisposableBean {
+public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
 
@@ -101,6 +101,8 @@ public class RedisRateLimiter implements RateLimiter, DisposableBean {
 	private final @Nullable LocalRateLimiter localLimiter;
 
 	private final LocalAllowances allowances;
+
+	private volatile boolean running;
 
 	// the deciders of the named limits some layer above decides (several regions)
 	private final Map<String, RateLimitDecider> deciders = new ConcurrentHashMap<>();
@@ -160,12 +162,24 @@ public class RedisRateLimiter implements RateLimiter, DisposableBean {
 		}
 	}
 
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
 	/**
-	 * Gives back what the local allowances hold unused.
+	 * Gives back what the local allowances hold unused, while the connections are still
+	 * open: this stops before the connection factory does.
 	 */
 	@Override
-	public void destroy() {
+	public void stop() {
+		this.running = false;
 		this.allowances.giveBackAll();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
 	}
 
 	@Override

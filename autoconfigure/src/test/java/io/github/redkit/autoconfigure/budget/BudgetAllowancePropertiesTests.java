@@ -37,6 +37,18 @@ class BudgetAllowancePropertiesTests {
 	}
 
 	@Test
+	void whatABatchHoldsIsGivenBackWhenTheApplicationStops() {
+		ApplicationContextRunner hot = this.runner.withPropertyValues("redkit.budget.local-allowances.ads.size=100");
+		hot.run((context) -> {
+			Budgets budgets = context.getBean(Budgets.class);
+			budgets.create("ads", 1_000);
+			budgets.spend("ads", 1);
+			assertThat(budgets.remaining("ads")).isEqualTo(900);
+		});
+		this.runner.run((context) -> assertThat(context.getBean(Budgets.class).remaining("ads")).isEqualTo(999));
+	}
+
+	@Test
 	void aSizeBelowOneFailsStartUpNamingTheProperty() {
 		this.runner.withPropertyValues("redkit.budget.local-allowances.ads.size=0")
 			.run((context) -> assertThat(context).getFailure()

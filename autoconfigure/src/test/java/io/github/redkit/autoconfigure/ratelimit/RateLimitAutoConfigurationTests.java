@@ -186,6 +186,20 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void whatABatchHoldsIsGivenBackWhenTheApplicationStops() {
+		String[] limit = { "redkit.rate-limit.limits.api.windows[0].limit=100",
+				"redkit.rate-limit.limits.api.windows[0].period=1h", "redkit.key-prefix=rl-stop-" + System.nanoTime() };
+		this.runner.withPropertyValues(limit)
+			.withPropertyValues("redkit.rate-limit.limits.api.local-allowance.size=50",
+					"redkit.rate-limit.limits.api.local-allowance.max-age=1h")
+			.run((context) -> context.getBean(RateLimiter.class).tryAcquire("api", "k"));
+		this.runner.withPropertyValues(limit)
+			.run((context) -> assertThat(context.getBean(RateLimiter.class).tryAcquire("api", "k").remaining())
+				.as("1 handed out, 49 given back, 1 now")
+				.isEqualTo(98));
+	}
+
+	@Test
 	void aZeroLimitFailsStartUpNamingTheProperty() {
 		this.runner
 			.withPropertyValues("redkit.rate-limit.limits.api.windows[0].limit=0",
