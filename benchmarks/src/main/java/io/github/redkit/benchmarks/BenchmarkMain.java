@@ -1,5 +1,6 @@
 package io.github.redkit.benchmarks;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -75,6 +76,7 @@ public final class BenchmarkMain {
 		Duration duration = Duration.ofSeconds(5);
 		int rounds = 3;
 		int identifiers = 100_000;
+		Path charts = null;
 		boolean memory = false;
 		String server = null;
 		List<Integer> only = List.of();
@@ -99,6 +101,9 @@ public final class BenchmarkMain {
 			}
 			else if (arg.startsWith("--identifiers=")) {
 				identifiers = Integer.parseInt(arg.substring(14));
+			}
+			else if (arg.startsWith("--charts=")) {
+				charts = Path.of(arg.substring(9));
 			}
 			else if (arg.startsWith("--server=")) {
 				server = arg.substring(9);
@@ -131,7 +136,14 @@ public final class BenchmarkMain {
 				for (String name : names) {
 					Suite suite = Objects.requireNonNull(SUITES.get(name), name).get().only(only);
 					System.out.println("== " + suite.capability());
-					results.addAll(runner.run(suite, threads));
+					List<Result> measured = runner.run(suite, threads);
+					results.addAll(measured);
+					if (charts != null) {
+						Path chart = Charts.write(charts, name, measured);
+						if (chart != null) {
+							System.out.println("chart: " + chart);
+						}
+					}
 				}
 				System.out.println();
 				System.out.println(ResultTable.markdown(results));
