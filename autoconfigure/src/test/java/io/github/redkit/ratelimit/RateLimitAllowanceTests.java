@@ -106,7 +106,8 @@ class RateLimitAllowanceTests {
 		done.await();
 		List<Long> times = new ArrayList<>(allowed);
 		Collections.sort(times);
-		assertThat(busiest(times, PERIOD.toNanos() / 1000)).as("calls allowed in any period of %s", PERIOD)
+		assertThat(LocalRateLimiterTests.busiest(times, PERIOD.toNanos() / 1000))
+			.as("calls allowed in any period of %s", PERIOD)
 			.isLessThanOrEqualTo(LIMIT);
 		// held unused at most one batch per instance at a time, given back within a
 		// sub-window; and the sliding window itself frees a permit up to one sub-window
@@ -180,18 +181,6 @@ class RateLimitAllowanceTests {
 
 	private static long micros(Instant instant) {
 		return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1000;
-	}
-
-	/** The most calls in any half-open interval of one period. */
-	private static int busiest(List<Long> sorted, long period) {
-		int busiest = 0;
-		for (int i = 0, j = 0; i < sorted.size(); i++) {
-			while (sorted.get(i) - sorted.get(j) >= period) {
-				j++;
-			}
-			busiest = Math.max(busiest, i - j + 1);
-		}
-		return busiest;
 	}
 
 }

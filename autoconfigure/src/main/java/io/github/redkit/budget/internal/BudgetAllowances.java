@@ -1,7 +1,6 @@
 package io.github.redkit.budget.internal;
 
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -9,6 +8,7 @@ import java.util.function.LongSupplier;
 import io.github.redkit.budget.SpendResult;
 import io.github.redkit.core.RedkitMeter;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.core.internal.RandomIds;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -126,7 +126,7 @@ final class BudgetAllowances {
 	}
 
 	/**
-	 * A batch being handed out; guarded by its holder.
+	 * A batch being handed out; guarded by its slot.
 	 */
 	private static final class Batch {
 
@@ -152,56 +152,31 @@ final class BudgetAllowances {
 	 */
 	private final class Holder {
 
-		private @Nullable Batch batch;
-
-		private @Nullable CompletableFuture<Void> taking;
-
-		private boolean refused;
-
-		private long directUntil;
+		private final LocalBatchSlot<Batch> slot = new LocalBatchSlot<>();
 
 		CompletableFuture<SpendResult> spend(String budgetId, BudgetAllowance allowance, long amount) {
 			long start = BudgetAllowances.this.clock.getAsLong();
-			Batch retired = null;
-			SpendResult served = null;
-			CompletableFuture<Void> waitFor = null;
-			CompletableFuture<Void> taking = null;
-			boolean direct = false;
-			synchronized (this) {
-				Batch current = this.batch;
-				if (current != null && start <= current.deadline && current.left >= amount) {
-					current.left -= amount;
-					served = new SpendResult(true, current.remaining + current.left);
+			LocalBatchSlot.Step<Batch, SpendResult> step = this.slot.next(start, (batch) -> {
+				if (start > batch.deadline || batch.left < amount) {
+					return null;
 				}
-				else if (current != null) {
-					retired = current;
-					this.batch = null;
-				}
-				if (served == null) {
-					if (this.refused && start - this.directUntil < 0) {
-						direct = true;
-					}
-					else if (this.taking != null) {
-						waitFor = this.taking;
-					}
-					else {
-						taking = new CompletableFuture<>();
-						this.taking = taking;
-					}
-				}
-			}
+				batch.left -= amount;
+				return new SpendResult(true, batch.remaining + batch.left);
+			});
+			Batch retired = step.retired();
 			if (retired != null) {
 				giveBack(budgetId, retired);
 			}
+			SpendResult served = step.served();
 			if (served != null) {
 				BudgetAllowances.this.metrics.increment(AMOUNTS, amount, "event", "handed-out");
 				return CompletableFuture.completedFuture(served);
 			}
-			if (direct) {
-				return BudgetAllowances.this.budget.spend(budgetId, amount);
-			}
-			if (waitFor != null || taking == null) {
-				return Objects.requireNonNull(waitFor).thenCompose((ignored) -> spend(budgetId, allowance, amount));
+			CompletableFuture<Void> taking = step.taking();
+			if (step.direct() || taking == null) {
+				CompletableFuture<Void> waitFor = step.waitFor();
+				return (waitFor != null) ? waitFor.thenCompose((ignored) -> spend(budgetId, allowance, amount))
+						: BudgetAllowances.this.budget.spend(budgetId, amount);
 			}
 			return take(budgetId, allowance, amount, start, taking);
 		}
@@ -213,10 +188,7 @@ final class BudgetAllowances {
 			CompletableFuture<SpendResult> spent = BudgetAllowances.this.budget.spend(budgetId, size, operationId)
 				.thenCompose((result) -> {
 					if (!result.applied()) {
-						synchronized (this) {
-							this.refused = true;
-							this.directUntil = start + allowance.maxAge().toNanos();
-						}
+						this.slot.refusedUntil(start + allowance.maxAge().toNanos());
 						return BudgetAllowances.this.budget.spend(budgetId, amount);
 					}
 					BudgetAllowances.this.metrics.increment(BATCHES);
@@ -224,28 +196,17 @@ final class BudgetAllowances {
 					BudgetAllowances.this.metrics.increment(AMOUNTS, amount, "event", "handed-out");
 					Batch batch = new Batch(operationId, start + allowance.maxAge().toNanos(), result.remaining(),
 							size - amount);
-					Batch replaced;
-					synchronized (this) {
-						replaced = this.batch;
-						this.batch = batch;
-					}
+					Batch replaced = this.slot.taken(batch);
 					if (replaced != null) {
 						giveBack(budgetId, replaced);
 					}
 					return CompletableFuture.completedFuture(new SpendResult(true, result.remaining() + batch.left));
 				});
-			return spent.whenComplete((result, ex) -> {
-				synchronized (this) {
-					this.taking = null;
-				}
-				taking.complete(null);
-			});
+			return spent.whenComplete((result, ex) -> this.slot.doneTaking(taking));
 		}
 
-		synchronized @Nullable Batch release() {
-			Batch batch = this.batch;
-			this.batch = null;
-			return batch;
+		@Nullable Batch release() {
+			return this.slot.release(null);
 		}
 
 	}

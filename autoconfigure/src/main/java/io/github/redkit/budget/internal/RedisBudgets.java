@@ -186,7 +186,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		checkAmount(amount, false);
 		BudgetAllowance allowance = this.allowances.of(budgetId, amount);
 		if (allowance != null) {
-			return join(this.allowances.spend(budgetId, allowance, amount));
+			return RedisScriptRunner.join(this.allowances.spend(budgetId, allowance, amount));
 		}
 		return record("spend", call(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))).result();
 	}
@@ -206,18 +206,6 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	private CompletableFuture<SpendResult> spendInRedis(String budgetId, long amount) {
 		return callAsync(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))
 			.thenApply((answer) -> record("spend", answer).result());
-	}
-
-	private static <T> T join(CompletableFuture<T> answer) {
-		try {
-			return answer.join();
-		}
-		catch (CompletionException ex) {
-			if (ex.getCause() instanceof RuntimeException cause) {
-				throw cause;
-			}
-			throw ex;
-		}
 	}
 
 	@Override

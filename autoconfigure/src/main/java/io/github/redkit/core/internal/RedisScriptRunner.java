@@ -345,6 +345,25 @@ public class RedisScriptRunner {
 	}
 
 	/**
+	 * Waits for an answer that bounds its own wait (a timeout of its own, a failure
+	 * mode), throwing its failure as it is rather than wrapped.
+	 * @param <T> the answer's type
+	 * @param answer the answer
+	 * @return its value
+	 */
+	public static <T> T join(CompletableFuture<T> answer) {
+		try {
+			return answer.join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof RuntimeException cause) {
+				throw cause;
+			}
+			throw ex;
+		}
+	}
+
+	/**
 	 * Sends a script without waiting for the answer.
 	 * @param <T> the result type
 	 * @param script the script

@@ -7,13 +7,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
@@ -179,7 +179,7 @@ final class LocalAllowances {
 	}
 
 	/**
-	 * A batch being handed out. Guarded by its holder.
+	 * A batch being handed out. Guarded by its slot.
 	 */
 	private static final class Batch {
 
@@ -231,59 +231,27 @@ final class LocalAllowances {
 	 */
 	private final class Holder {
 
-		private @Nullable Batch batch;
-
-		private @Nullable CompletableFuture<Void> taking;
-
-		// after a refused batch, calls go to Redis one by one until directUntil
-		private boolean refused;
-
-		private long directUntil;
+		private final LocalBatchSlot<Batch> slot = new LocalBatchSlot<>();
 
 		CompletableFuture<RateLimitDecision> acquire(PreparedLimit limit, LocalAllowance allowance, String key,
 				int cost) {
 			long start = LocalAllowances.this.clock.getAsLong();
-			Batch retired = null;
-			RateLimitDecision served = null;
-			CompletableFuture<Void> waitFor = null;
-			CompletableFuture<Void> taking = null;
-			boolean direct = false;
-			synchronized (this) {
-				Batch current = this.batch;
-				if (current != null) {
-					if (current.serves(cost, start)) {
-						served = current.hand(cost, start);
-					}
-					else {
-						retired = current;
-						this.batch = null;
-					}
-				}
-				if (served == null) {
-					if (this.refused && start - this.directUntil < 0) {
-						direct = true;
-					}
-					else if (this.taking != null) {
-						waitFor = this.taking;
-					}
-					else {
-						taking = new CompletableFuture<>();
-						this.taking = taking;
-					}
-				}
-			}
+			LocalBatchSlot.Step<Batch, RateLimitDecision> step = this.slot.next(start,
+					(batch) -> batch.serves(cost, start) ? batch.hand(cost, start) : null);
+			Batch retired = step.retired();
 			if (retired != null) {
 				giveBack(retired);
 			}
+			RateLimitDecision served = step.served();
 			if (served != null) {
 				handedOut(limit.name(), cost, start);
 				return CompletableFuture.completedFuture(served);
 			}
-			if (direct) {
-				return LocalAllowances.this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
-			}
-			if (waitFor != null || taking == null) {
-				return Objects.requireNonNull(waitFor).thenCompose((ignored) -> acquire(limit, allowance, key, cost));
+			CompletableFuture<Void> taking = step.taking();
+			if (step.direct() || taking == null) {
+				CompletableFuture<Void> waitFor = step.waitFor();
+				return (waitFor != null) ? waitFor.thenCompose((ignored) -> acquire(limit, allowance, key, cost))
+						: LocalAllowances.this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
 			}
 			return take(limit, allowance, key, cost, start, taking);
 		}
@@ -301,21 +269,15 @@ final class LocalAllowances {
 							.thenApply(TakenPermits::decision);
 					}
 					if (taken.replies().size() != 1 || decision.local()) {
-						// not one batch of Redis: this call keeps its own permits, the
-						// rest
-						// goes back
+						// not a batch Redis counted: this call keeps its permits, the
+						// rest goes back
 						reservation.settleAsync(cost);
 						return CompletableFuture.completedFuture(decision);
 					}
 					return CompletableFuture
 						.completedFuture(started(limit, reservation, taken, size, cost, start, allowance.maxAge()));
 				});
-			return decided.whenComplete((decision, ex) -> {
-				synchronized (this) {
-					this.taking = null;
-				}
-				taking.complete(null);
-			});
+			return decided.whenComplete((decision, ex) -> this.slot.doneTaking(taking));
 		}
 
 		private RateLimitDecision started(PreparedLimit limit, RateLimitReservation reservation, TakenPermits taken,
@@ -331,11 +293,7 @@ final class LocalAllowances {
 					"event", RateLimitMeters.TAKEN);
 			LocalAllowances.this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, cost, "limit", limit.name(),
 					"event", RateLimitMeters.HANDED_OUT);
-			Batch replaced;
-			synchronized (this) {
-				replaced = this.batch;
-				this.batch = batch;
-			}
+			Batch replaced = this.slot.taken(batch);
 			if (replaced != null) {
 				giveBack(replaced);
 			}
@@ -351,32 +309,20 @@ final class LocalAllowances {
 				}
 				smallest = Math.min(smallest, width);
 			}
-			synchronized (this) {
-				this.refused = true;
-				this.directUntil = start + (long) (smallest * 1_000_000);
-			}
+			this.slot.refusedUntil(start + (long) (smallest * 1_000_000));
 		}
 
-		synchronized @Nullable Batch release() {
-			Batch batch = this.batch;
-			this.batch = null;
-			return batch;
+		@Nullable Batch release() {
+			return this.slot.release(null);
 		}
 
 		/** Whether nothing is held or taken for the identifier any more; gives back. */
 		boolean idleSince(long now) {
-			Batch expired;
-			synchronized (this) {
-				expired = this.batch;
-				if (this.taking != null || (expired != null && now <= expired.deadline)) {
-					return false;
-				}
-				this.batch = null;
-			}
+			Batch expired = this.slot.release((batch) -> now <= batch.deadline);
 			if (expired != null) {
 				giveBack(expired);
 			}
-			return true;
+			return this.slot.empty();
 		}
 
 	}

@@ -188,7 +188,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		LocalAllowance allowance = this.allowances.of(limitName, keys);
 		if (allowance != null) {
 			return this.observations.observe(RateLimitObservationKind.DECISION, limitName,
-					() -> join(this.allowances.acquire(limit, allowance, keys.get(0), cost)), DECIDED);
+					() -> RedisScriptRunner.join(this.allowances.acquire(limit, allowance, keys.get(0), cost)),
+					DECIDED);
 		}
 		return tryAcquire(limit, keys, cost);
 	}
@@ -241,22 +242,6 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	public CompletableFuture<RateLimitReservation> reserveAsync(String limitName, String limitId,
 			RateLimitPolicy policy, List<String> keys, int estimate) {
 		return reserveAsync(inline(limitName, limitId, policy), keys, estimate);
-	}
-
-	/**
-	 * The answer of an allowance, which waits for Redis at most the timeout: a failure is
-	 * the failure mode's own exception.
-	 */
-	private static <T> T join(CompletableFuture<T> answer) {
-		try {
-			return answer.join();
-		}
-		catch (CompletionException ex) {
-			if (ex.getCause() instanceof RuntimeException cause) {
-				throw cause;
-			}
-			throw ex;
-		}
 	}
 
 	private PreparedLimit named(String limitName) {
