@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.budget.SpendResult;
-import io.github.redkit.core.RedkitMeter;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.core.internal.RandomIds;
@@ -25,16 +24,6 @@ import org.jspecify.annotations.Nullable;
  * Redis one by one for {@code max-age}.
  */
 final class BudgetAllowances {
-
-	static final RedkitMeter BATCHES = RedkitMeter.counter("redkit.budget.allowance.batches",
-			"Batches taken from budgets for a local allowance");
-
-	/**
-	 * Amounts of local allowances; tag {@code event}: taken (in batches), handed-out (to
-	 * spends), given-back (refunded unused when their batch ended).
-	 */
-	static final RedkitMeter AMOUNTS = RedkitMeter.counter("redkit.budget.allowance.amounts",
-			"Amounts of budgets' local allowances: taken, handed out, given back");
 
 	private static final Log logger = LogFactory.getLog(BudgetAllowances.class);
 
@@ -104,7 +93,7 @@ final class BudgetAllowances {
 		if (batch.left == 0) {
 			return CompletableFuture.completedFuture(null);
 		}
-		this.metrics.increment(AMOUNTS, batch.left, "event", "given-back");
+		this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, batch.left, "event", "given-back");
 		return this.budget.refund(budgetId, batch.left, batch.operationId).exceptionally((ex) -> {
 			logger.warn("Budget '" + budgetId + "': could not give back " + batch.left
 					+ " its local allowance did not hand out (operation " + batch.operationId + ")", ex);
@@ -169,7 +158,7 @@ final class BudgetAllowances {
 			}
 			SpendResult served = step.served();
 			if (served != null) {
-				BudgetAllowances.this.metrics.increment(AMOUNTS, amount, "event", "handed-out");
+				BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, amount, "event", "handed-out");
 				return CompletableFuture.completedFuture(served);
 			}
 			CompletableFuture<Void> taking = step.taking();
@@ -191,9 +180,10 @@ final class BudgetAllowances {
 						this.slot.refusedUntil(start + allowance.maxAge().toNanos());
 						return BudgetAllowances.this.budget.spend(budgetId, amount);
 					}
-					BudgetAllowances.this.metrics.increment(BATCHES);
-					BudgetAllowances.this.metrics.increment(AMOUNTS, size, "event", "taken");
-					BudgetAllowances.this.metrics.increment(AMOUNTS, amount, "event", "handed-out");
+					BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_BATCHES);
+					BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, size, "event", "taken");
+					BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, amount, "event",
+							"handed-out");
 					Batch batch = new Batch(operationId, start + allowance.maxAge().toNanos(), result.remaining(),
 							size - amount);
 					Batch replaced = this.slot.taken(batch);

@@ -56,6 +56,9 @@ final class LocalAllowances {
 
 	private final Map<List<String>, Holder> holders = new ConcurrentHashMap<>();
 
+	// when the identifiers were last swept, so that many live ones are not swept per call
+	private volatile long purged;
+
 	/**
 	 * Creates the allowances of the named limits that have one.
 	 * @param allowances the allowances, by limit name
@@ -100,7 +103,8 @@ final class LocalAllowances {
 		List<String> id = List.of(limit.name(), key);
 		Holder holder = this.holders.get(id);
 		if (holder == null) {
-			if (this.holders.size() > PURGE_ABOVE) {
+			if (this.holders.size() > PURGE_ABOVE
+					&& this.clock.getAsLong() - this.purged > allowance.maxAge().toNanos()) {
 				purge();
 			}
 			holder = this.holders.computeIfAbsent(id, (k) -> new Holder());
@@ -128,6 +132,7 @@ final class LocalAllowances {
 	/** Gives back the batches no call has come for and forgets their identifiers. */
 	private void purge() {
 		long now = this.clock.getAsLong();
+		this.purged = now;
 		this.holders.forEach((id, holder) -> {
 			if (holder.idleSince(now)) {
 				this.holders.remove(id, holder);
