@@ -4,7 +4,11 @@
 -- KEYS[1] balance (integer minor units), KEYS[2] reservations hash (id -> amount),
 -- KEYS[3] reservation deadlines sorted set (id -> deadline ms),
 -- KEYS[4] (optional) the record of an idempotent command: "<applied>|<remaining>|<reservation id>"
--- ARGV[1] command: create | delete | remaining | spend | refund | reserve | commit | release
+-- KEYS[5] (giveback) the record of the spend whose unused part is given back
+-- ARGV[1] command: create | delete | remaining | spend | refund | giveback | reserve | commit |
+-- release; giveback is a refund applied only while this Redis still holds the record of the
+-- spend it gives back part of (a local allowance's batch): a Redis back on a snapshot from
+-- before that spend never took it, and must not get it back
 -- ARGV[2] amount, ARGV[3] reservation id (reserve, commit, release) or '1' to replace (create),
 -- ARGV[4] ttl ms of the reservation (reserve), ARGV[5] ttl ms of the record in KEYS[4]
 -- Returns {applied: 1 | 0 | -1 (no such budget) | -2 (a refund past ARGV[6], the largest exact
@@ -60,7 +64,10 @@ local applied = 0
 
 if command == 'spend' then
   applied = spendOrReserve(account, amount, KEYS[2], KEYS[3], nil, 0) and 1 or 0
-elseif command == 'refund' then
+elseif command == 'refund' or command == 'giveback' then
+  if command == 'giveback' and redis.call('EXISTS', KEYS[5]) == 0 then
+    return {0, balance, 0}
+  end
   -- open reservations come back to the balance too: count them against the largest amount
   local reserved = 0
   for _, held in ipairs(redis.call('HVALS', KEYS[2])) do

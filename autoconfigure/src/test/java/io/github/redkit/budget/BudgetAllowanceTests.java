@@ -23,6 +23,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.core.StringRedisTemplate;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -106,6 +108,26 @@ class BudgetAllowanceTests {
 		assertThat(amount(registry, "taken") - amount(registry, "given-back")).isEqualTo(1_000);
 		// with an operation id a spend is idempotent in Redis: never from a batch
 		assertThat(budgets.spend(budgetId, 5, "order-1").remaining()).isEqualTo(1_000_000 - 1_005);
+	}
+
+	/**
+	 * Redis back on a snapshot from before a batch was spent: the balance without it and
+	 * no record of its spend. What the batch held must not come back into a balance that
+	 * never had it taken.
+	 */
+	@Test
+	void aBatchIsNotGivenBackToARedisThatForgotItsSpend() {
+		String budgetId = "forgot-" + UUID.randomUUID();
+		String prefix = "ba-" + UUID.randomUUID();
+		RedisBudgets budgets = instance(new RedisKeyspace(prefix), budgetId, new SimpleMeterRegistry());
+		budgets.create(budgetId, 1_000);
+		assertThat(budgets.spend(budgetId, 1).applied()).isTrue();
+		assertThat(budgets.remaining(budgetId)).isEqualTo(1_000 - SIZE);
+		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		redis.opsForValue().set(prefix + ":budget:{" + budgetId + "}:balance", "1000");
+		redis.delete(redis.keys(prefix + ":budget:{" + budgetId + "}:op:*"));
+		budgets.stop();
+		assertThat(budgets.remaining(budgetId)).isEqualTo(1_000);
 	}
 
 	private static RedisBudgets instance(RedisKeyspace keyspace, String budgetId, MeterRegistry registry) {

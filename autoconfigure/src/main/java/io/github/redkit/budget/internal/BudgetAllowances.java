@@ -17,11 +17,12 @@ import org.jspecify.annotations.Nullable;
  * Hands out spends of hot budgets from batches this instance took from Redis: the first
  * spend takes {@code size} in one idempotent spend, the spends after it are served from
  * the batch in this process for at most {@code max-age}, and what is left then is
- * refunded (idempotently, under the batch's operation id). Every amount handed out was
- * taken from the balance first, so a budget never goes below zero; the price is the
- * amounts held unused, at most one batch per instance and budget, and a balance that
- * reads lower by them. A batch the balance cannot cover sends that budget's spends to
- * Redis one by one for {@code max-age}.
+ * refunded (idempotently, under the batch's operation id, and only into a Redis that
+ * still holds the record of the batch's spend). Every amount handed out was taken from
+ * the balance first, so a budget never goes below zero; the price is the amounts held
+ * unused, at most one batch per instance and budget, and a balance that reads lower by
+ * them. A batch the balance cannot cover sends that budget's spends to Redis one by one
+ * for {@code max-age}.
  */
 final class BudgetAllowances {
 
@@ -94,7 +95,7 @@ final class BudgetAllowances {
 			return CompletableFuture.completedFuture(null);
 		}
 		this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, batch.left, "event", "given-back");
-		return this.budget.refund(budgetId, batch.left, batch.operationId).exceptionally((ex) -> {
+		return this.budget.giveBack(budgetId, batch.left, batch.operationId).exceptionally((ex) -> {
 			logger.warn("Budget '" + budgetId + "': could not give back " + batch.left
 					+ " its local allowance did not hand out (operation " + batch.operationId + ")", ex);
 			return null;
@@ -110,7 +111,11 @@ final class BudgetAllowances {
 
 		CompletableFuture<SpendResult> spend(String budgetId, long amount, String operationId);
 
-		CompletableFuture<SpendResult> refund(String budgetId, long amount, String operationId);
+		/**
+		 * Refunds what a batch did not hand out, only while Redis holds the record of the
+		 * batch's spend (under the same operation id).
+		 */
+		CompletableFuture<SpendResult> giveBack(String budgetId, long amount, String operationId);
 
 	}
 

@@ -112,8 +112,10 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 			}
 
 			@Override
-			public CompletableFuture<SpendResult> refund(String budgetId, long amount, String operationId) {
-				return refundAsync(budgetId, amount, operationId);
+			public CompletableFuture<SpendResult> giveBack(String budgetId, long amount, String operationId) {
+				return started(
+						() -> callAsync(new BudgetCommand(budgetId, "refund", operationId, "giveback", amount, "", "0"))
+							.thenApply((answer) -> record("refund", answer).result()));
 			}
 
 		}, metrics, System::nanoTime);
@@ -369,9 +371,14 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	}
 
 	private CompletableFuture<List> send(BudgetCommand command) {
-		return this.runner.executeAsync(APPLY, keys(command.budgetId(), command.kind(), command.operationId()),
-				command.command(), Long.toString(command.amount()), command.id(), command.reservationTtl(),
-				Long.toString(this.operationTtl.toMillis()), MAX);
+		List<String> keys = keys(command.budgetId(), command.kind(), command.operationId());
+		String operationId = command.operationId();
+		if (command.command().equals("giveback") && operationId != null) {
+			// the record of the batch's spend, under the same operation id
+			keys.add(this.keyspace.key("budget").tag(command.budgetId()).part("op", "spend", operationId).build());
+		}
+		return this.runner.executeAsync(APPLY, keys, command.command(), Long.toString(command.amount()), command.id(),
+				command.reservationTtl(), Long.toString(this.operationTtl.toMillis()), MAX);
 	}
 
 	private DataAccessException unavailable(String command, DataAccessException ex) {
