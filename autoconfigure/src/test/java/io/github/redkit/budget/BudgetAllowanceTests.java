@@ -23,6 +23,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -125,7 +127,12 @@ class BudgetAllowanceTests {
 		assertThat(budgets.remaining(budgetId)).isEqualTo(1_000 - SIZE);
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
 		redis.opsForValue().set(prefix + ":budget:{" + budgetId + "}:balance", "1000");
-		redis.delete(redis.keys(prefix + ":budget:{" + budgetId + "}:op:*"));
+		List<String> records = new ArrayList<>();
+		try (Cursor<String> found = redis.scan(ScanOptions.scanOptions().match(prefix + ":budget:*:op:*").build())) {
+			found.forEachRemaining(records::add);
+		}
+		assertThat(records).hasSize(1);
+		redis.delete(records);
 		budgets.stop();
 		assertThat(budgets.remaining(budgetId)).isEqualTo(1_000);
 	}

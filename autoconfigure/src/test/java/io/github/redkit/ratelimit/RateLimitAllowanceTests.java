@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -158,6 +159,16 @@ class RateLimitAllowanceTests {
 		}
 		// 30 an hour: a batch of 20, then 10 left, which a batch cannot take: one by one
 		assertThat(allowed).isEqualTo(30);
+	}
+
+	@Test
+	void aCostBelowOneIsRefusedAsWithoutAnAllowanceAndAddsNothingToTheBatch() {
+		RedisRateLimiter limiter = instance(RedisTopology.STANDALONE.connectionFactory(),
+				"rl-allow-" + UUID.randomUUID(), RedkitMetrics.NONE);
+		assertThat(limiter.tryAcquire("small", List.of("k"), 1).remaining()).isEqualTo(29);
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("small", List.of("k"), 0));
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("small", List.of("k"), -5));
+		assertThat(limiter.tryAcquire("small", List.of("k"), 1).remaining()).isEqualTo(28);
 	}
 
 	private static RedisRateLimiter instance(RedisConnectionFactory connectionFactory, String prefix,

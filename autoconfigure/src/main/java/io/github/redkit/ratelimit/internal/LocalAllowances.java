@@ -97,7 +97,8 @@ final class LocalAllowances {
 	 * @return the decision
 	 */
 	CompletableFuture<RateLimitDecision> acquire(PreparedLimit limit, LocalAllowance allowance, String key, int cost) {
-		if (cost > allowance.size()) {
+		// a cost the batch cannot serve, or one the limiter refuses as malformed
+		if (cost < 1 || cost > allowance.size()) {
 			return this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
 		}
 		List<String> id = List.of(limit.name(), key);
