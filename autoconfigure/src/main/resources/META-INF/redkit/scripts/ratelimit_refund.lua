@@ -14,25 +14,25 @@ local function take_refund_marker()
   return call('SET', KEYS[#KEYS], '1', 'NX', 'PX', ARGV[5]) and true or false
 end
 
--- Gives back on every charged key that still holds records of the format `record` (`stride`
--- numbers each): give_back(state, r, limit, period, cost, decided) changes the numbers of the
--- record at r in place, for every window of the policy that is kept; the records are written back
--- with their expiry.
-local function refund_records(record, stride, give_back)
+-- Gives back on every charged key that still holds records of four doubles per window:
+-- give_back(state, r, limit, period, cost, decided) changes the numbers of the record at r in
+-- place, for every window of the policy that is kept; the records are written back with their
+-- expiry.
+local function refund_records(give_back)
   if not take_refund_marker() then
     return 0
   end
   local arguments, cost, n, format = read_arguments()
   local decided = tonumber(ARGV[6])
   for k = 1, #KEYS - 1 do
-    local state, records = read_windows(KEYS[k], format, n, arguments, record, stride)
+    local state, records = read_windows(KEYS[k], format, n, arguments)
     if records > 0 then
       for j = 1, n do
         local limit, period = arguments[2 * j], arguments[2 * j + 1]
-        local r = find_window(state, records, period, stride)
+        local r = find_window(state, records, period)
         if r then give_back(state, r, limit, period, cost, decided) end
       end
-      write_windows(KEYS[k], '<' .. string.rep(record:sub(2), records), state, stride * records, nil)
+      write_windows(KEYS[k], '<' .. string.rep('dddd', records), state, 4 * records, nil)
     end
   end
   return 1

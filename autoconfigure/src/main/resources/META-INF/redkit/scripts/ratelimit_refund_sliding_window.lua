@@ -1,22 +1,62 @@
 -- Gives back what ratelimit_sliding_window took (see ratelimit_refund): the count of the
--- decision's sub-window, only while that sub-window is still kept. ARGV[7]: the sub-windows;
--- ARGV[8]: one record's format.
+-- decision's sub-window, only while that sub-window is still kept, and never from a count that
+-- saturated (it may hold more than its bytes say). A record of another policy is left alone.
+-- ARGV[7..11]: the decision script's ARGV[4..8] (its record's layout, see there).
 --#include ratelimit_refund
+if not take_refund_marker() then
+  return 0
+end
 local floor = math.floor
-local b = tonumber(ARGV[7])
-return refund_records(ARGV[8], b + 5, function(state, r, limit, period, cost, decided)
-  -- record: period, newest sub-window, oldest with calls, total, the ring of counts
-  local sub, newest, slots = floor(decided / (period / b)), state[r + 1], b + 1
-  if sub <= newest and sub > newest - slots then
-    local slot = r + 4 + sub % slots
-    local back = math.min(state[slot], cost)
-    state[slot], state[r + 3] = state[slot] - back, state[r + 3] - back
-    if state[r + 3] == 0 then
-      state[r + 2] = newest
-    elseif state[slot] == 0 and sub == state[r + 2] then
-      local first = sub
-      while state[r + 4 + first % slots] == 0 do first = first + 1 end
-      state[r + 2] = first
+local arguments, cost, n, header_format = read_arguments()
+local b, cap, header_size, rings_size = struct_unpack('<dddd', ARGV[7])
+local rings_format = ARGV[8]
+local decided = tonumber(ARGV[6])
+for k = 1, #KEYS - 1 do
+  local stored = call('GET', KEYS[k])
+  local header = stored and (#stored == header_size or #stored == header_size + rings_size)
+    and { struct_unpack(header_format, stored) }
+  local aligned = header and header[1] == n
+  for j = 1, aligned and n or 0 do
+    if header[j + 1] ~= arguments[2 * j + 1] then aligned = false end
+  end
+  if aligned then
+    local rings = (#stored > header_size) and { struct_unpack(rings_format, stored, header_size + 1) }
+    local last, changed = header[n + 2], false
+    for j = 1, n do
+      local width = arguments[2 * j + 1] / b
+      local sub, newest, h, ring = floor(decided / width), floor(last / width), n + 3 * j, b * (j - 1) + 1
+      local total, current, first = header[h], header[h + 1], newest - header[h + 2]
+      local back = 0
+      if sub == newest and current < cap then
+        back = math.min(current, cost)
+        current = current - back
+      elseif rings and sub < newest and sub >= newest - b and rings[ring + sub % b] < cap then
+        local s = ring + sub % b
+        back = math.min(rings[s], cost)
+        rings[s] = rings[s] - back
+        changed = true
+      end
+      total = total - back
+      if total == 0 then
+        first = newest
+      elseif back > 0 and sub == first then
+        -- the oldest sub-window with calls may have emptied: find the oldest left
+        while first < newest and rings[ring + first % b] == 0 do first = first + 1 end
+      end
+      header[h], header[h + 1], header[h + 2] = total, current, newest - first
+    end
+    local packed = struct_pack(header_format, unpack(header, 1, 4 * n + 2))
+    if changed then
+      for s = 1, b * n do
+        if rings[s] ~= 0 then
+          packed = packed .. struct_pack(rings_format, unpack(rings, 1, b * n))
+          break
+        end
+      end
+      call('SET', KEYS[k], packed, 'KEEPTTL')
+    else
+      call('SETRANGE', KEYS[k], 0, packed)
     end
   end
-end)
+end
+return 1

@@ -3,9 +3,11 @@
 -- window counts the members of its last period, so no interval of one period ever holds more than
 -- `limit` calls, and a permit comes back the moment the call that took it is one period old.
 -- KEYS: one sorted set per identifier, shared by all windows (a call is a call in every window); it
--- keeps at most the calls of the longest period. ARGV[1..2]: see ratelimit_windows. Reply: see
--- ratelimit_windows.
---#include ratelimit_windows
+-- keeps at most the calls of the longest period. ARGV[1..2]: see ratelimit_arguments. Reply: see
+-- ratelimit_arguments.
+-- The longest window counts every member left (ZCARD), and its oldest member, read first, says
+-- whether any call has to be forgotten: most decisions remove nothing and run no search by score.
+--#include ratelimit_arguments
 local ceil, max, format = math.ceil, math.max, string.format
 local time = call('TIME')
 local now_us = time[1] * 1000000 + time[2]
@@ -13,17 +15,22 @@ local now = now_us / 1000
 local arguments, cost, n = read_arguments()
 local longest = 0
 for j = 1, n do longest = max(longest, arguments[2 * j + 1]) end
-local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
-local refused = {}
+local allowed, remaining, retry, reset, limiting, refused = 1, nil, 0, 0, 0, 0
 for k = 1, #KEYS do
   local key = KEYS[k]
   -- calls older than the longest period count nowhere
-  call('ZREMRANGEBYSCORE', key, '-inf', format('%.0f', now_us - longest * 1000))
+  local cutoff = now_us - longest * 1000
+  local oldest = call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if oldest[2] and tonumber(oldest[2]) <= cutoff then
+    call('ZREMRANGEBYSCORE', key, '-inf', format('%.0f', cutoff))
+    oldest = call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  end
+  local kept = call('ZCARD', key)
   for j = 1, n do
     local limit, period = arguments[2 * j], arguments[2 * j + 1]
     -- a call made at s counts while s > now - period
     local since = '(' .. format('%.0f', now_us - period * 1000)
-    local used = call('ZCOUNT', key, since, '+inf')
+    local used = (period == longest) and kept or call('ZCOUNT', key, since, '+inf')
     local left = limit - used - cost
     if left < 0 and not forced then
       -- the (used + cost - limit)-th oldest counted call must be one period old first
@@ -31,15 +38,16 @@ for k = 1, #KEYS do
       local wait = max(ceil((due[2] + period * 1000 - now_us) / 1000), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
       allowed = 0
-      refused[j] = true
+      refused = refused + 2 ^ (j - 1)
       left = max(limit - used, 0)
     end
     if remaining == nil or left < remaining then
       remaining = left
       -- a permit comes back when the oldest counted call is one period old
       if used > 0 then
-        local oldest = call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-        reset = ceil((oldest[2] + period * 1000 - now_us) / 1000)
+        local first = (period == longest) and oldest
+          or call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+        reset = ceil((first[2] + period * 1000 - now_us) / 1000)
       else
         reset = (allowed == 1) and period or 0
       end
@@ -59,4 +67,4 @@ if allowed == 1 then
     call('PEXPIRE', KEYS[k], exact(longest))
   end
 end
-return reply(allowed, remaining, retry, reset, limiting, now, refused)
+return reply_of(allowed, remaining, retry, reset, limiting, now, refused)

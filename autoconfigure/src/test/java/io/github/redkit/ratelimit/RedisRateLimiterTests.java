@@ -199,14 +199,18 @@ class RedisRateLimiterTests {
 		long size = switch (algorithm) {
 			// one member per call
 			case SLIDING_LOG -> this.runner.template().opsForZSet().zCard(key);
-			// per window: three doubles (period, newest and oldest sub-window with
-			// calls), then
-			// the total and 11 counts of 4 bytes
-			case SLIDING_WINDOW -> this.runner.template().opsForValue().size(key) / 72;
+			// a header only, while every call is in the newest sub-windows: the number of
+			// windows, two 4-byte periods, the time, then per window a 4-byte total, a
+			// 2-byte count and a byte
+			case SLIDING_WINDOW -> this.runner.template().opsForValue().size(key);
 			// per window: four doubles
 			case FIXED_WINDOW, TOKEN_BUCKET -> this.runner.template().opsForValue().size(key) / 32;
 		};
-		assertThat(size).isEqualTo((algorithm == RateLimitAlgorithm.SLIDING_LOG) ? 1 : 2);
+		assertThat(size).isEqualTo(switch (algorithm) {
+			case SLIDING_LOG -> 1L;
+			case SLIDING_WINDOW -> 1L + 2 * 4 + 8 + 2 * (4 + 2 + 1);
+			case FIXED_WINDOW, TOKEN_BUCKET -> 2L;
+		});
 	}
 
 	@ParameterizedTest

@@ -69,13 +69,15 @@ public interface AlgorithmDescriptor {
 	}
 
 	/**
-	 * The struct format of one window's record, without the byte order: {@code d} a
-	 * double, {@code I4} a 4-byte unsigned integer. The scripts keep one record per
-	 * window, one after the other, each starting with its period.
+	 * The struct format of an identifier's record as the decision script reads it, with
+	 * the byte order: by default one record of four little-endian doubles per window,
+	 * each starting with its period (see {@code ratelimit_windows.lua}).
 	 * @param policy the policy
 	 * @return the record's format
 	 */
-	String recordFormat(RateLimitPolicy policy);
+	default String recordsFormat(RateLimitPolicy policy) {
+		return "<" + WindowRecords.RECORD.repeat(policy.windows().size());
+	}
 
 	/**
 	 * The script arguments this algorithm reads after the common ones (numbers, their

@@ -27,14 +27,9 @@ final class FixedWindowAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
-	public String recordFormat(RateLimitPolicy policy) {
-		return "dddd";
-	}
-
-	@Override
 	public List<RateLimitUsage.Window> usage(RedisConnection connection, byte[] key, RateLimitPolicy policy,
 			double now) {
-		return WindowRecords.usage(connection, key, policy, recordFormat(policy), now, (window, record, at) -> {
+		return WindowRecords.usage(connection, key, policy, now, (window, record, at) -> {
 			double period = window.period().toMillis();
 			double index = Math.floor(Math.floor(at) / period);
 			boolean current = record[1] == index;

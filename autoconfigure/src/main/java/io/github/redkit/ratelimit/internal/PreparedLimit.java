@@ -66,7 +66,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 		byte[][] arguments = new byte[3 + extra.length][];
 		arguments[0] = numbers(policy, 1);
 		arguments[1] = ascii("<" + "d".repeat(1 + 2 * windows));
-		arguments[2] = ascii("<" + algorithm.recordFormat(policy).repeat(windows));
+		arguments[2] = ascii(algorithm.recordsFormat(policy));
 		System.arraycopy(extra, 0, arguments, 3, extra.length);
 		String suffix = algorithm.keySuffix(policy);
 		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), suffix, arguments,

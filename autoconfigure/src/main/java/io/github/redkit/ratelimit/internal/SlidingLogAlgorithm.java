@@ -40,12 +40,6 @@ final class SlidingLogAlgorithm implements AlgorithmDescriptor {
 						+ "); use sliding-window for larger limits";
 	}
 
-	// the script reads the common arguments, but keeps no records of this layout
-	@Override
-	public String recordFormat(RateLimitPolicy policy) {
-		return "dddd";
-	}
-
 	@Override
 	public List<RateLimitUsage.Window> usage(RedisConnection connection, byte[] key, RateLimitPolicy policy,
 			double now) {

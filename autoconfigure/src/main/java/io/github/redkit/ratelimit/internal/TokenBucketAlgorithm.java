@@ -27,14 +27,9 @@ final class TokenBucketAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
-	public String recordFormat(RateLimitPolicy policy) {
-		return "dddd";
-	}
-
-	@Override
 	public List<RateLimitUsage.Window> usage(RedisConnection connection, byte[] key, RateLimitPolicy policy,
 			double now) {
-		return WindowRecords.usage(connection, key, policy, recordFormat(policy), now, (window, record, at) -> {
+		return WindowRecords.usage(connection, key, policy, now, (window, record, at) -> {
 			// every token taken pushes the theoretical arrival time one interval on
 			double ahead = record[1] - at;
 			double interval = window.period().toMillis() / (double) window.limit();

@@ -13,11 +13,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * Reads the records the decision scripts keep in one string per identifier, with the
- * layout the algorithm gave its script ({@link AlgorithmDescriptor#recordFormat}), so
- * that the layout is written down once on the Java side.
+ * Reads the records the decision scripts of {@code ratelimit_windows.lua} keep in one
+ * string per identifier: four little-endian doubles per window, its period first, so that
+ * the layout is written down once on the Java side.
  */
 final class WindowRecords {
+
+	/** The struct format of one window's record. */
+	static final String RECORD = "dddd";
+
+	private static final int RECORD_BYTES = 32;
 
 	private WindowRecords() {
 	}
@@ -31,7 +36,7 @@ final class WindowRecords {
 		/**
 		 * Decodes a record.
 		 * @param window the window
-		 * @param record the record's numbers, in order, the period first
+		 * @param record the record's four numbers, in order, the period first
 		 * @param now Redis' time, in milliseconds
 		 * @return the window's usage
 		 */
@@ -44,61 +49,34 @@ final class WindowRecords {
 	 * @param connection the connection
 	 * @param key the identifier's key
 	 * @param policy the policy
-	 * @param format one record's format (see {@link AlgorithmDescriptor#recordFormat})
 	 * @param now Redis' time, in milliseconds
 	 * @param decoder decodes a window's record
 	 * @return one usage per window, in the policy's order
 	 */
-	static List<RateLimitUsage.Window> usage(RedisConnection connection, byte[] key, RateLimitPolicy policy,
-			String format, double now, Decoder decoder) {
+	static List<RateLimitUsage.Window> usage(RedisConnection connection, byte[] key, RateLimitPolicy policy, double now,
+			Decoder decoder) {
 		byte[] state = connection.stringCommands().get(key);
 		List<RateLimitUsage.Window> usage = new ArrayList<>();
 		for (RateLimitWindow window : policy.windows()) {
-			double[] record = (state != null) ? find(state, format, window.period().toMillis()) : null;
+			double[] record = (state != null) ? find(state, window.period().toMillis()) : null;
 			usage.add((record != null) ? decoder.decode(window, record, now) : RateLimitUsage.Window.of(window, 0, 0));
 		}
 		return usage;
 	}
 
 	// the records of every window, one after the other, each starting with its period
-	private static double @Nullable [] find(byte[] state, String format, long period) {
-		int[] widths = widths(format);
-		int size = 0;
-		for (int width : widths) {
-			size += width;
-		}
-		if (state.length % size != 0) {
+	private static double @Nullable [] find(byte[] state, long period) {
+		if (state.length % RECORD_BYTES != 0) {
 			return null;
 		}
 		ByteBuffer buffer = ByteBuffer.wrap(state).order(ByteOrder.LITTLE_ENDIAN);
-		for (int at = 0; at < state.length; at += size) {
-			buffer.position(at);
-			if (buffer.getDouble() != period) {
-				continue;
+		for (int at = 0; at < state.length; at += RECORD_BYTES) {
+			if (buffer.getDouble(at) == period) {
+				return new double[] { period, buffer.getDouble(at + 8), buffer.getDouble(at + 16),
+						buffer.getDouble(at + 24) };
 			}
-			double[] record = new double[widths.length];
-			record[0] = period;
-			for (int i = 1; i < widths.length; i++) {
-				record[i] = (widths[i] == 8) ? buffer.getDouble() : Integer.toUnsignedLong(buffer.getInt());
-			}
-			return record;
 		}
 		return null;
-	}
-
-	// the byte width of each number: "d" a double, "I4" a 4-byte unsigned integer
-	private static int[] widths(String format) {
-		List<Integer> widths = new ArrayList<>();
-		for (int i = 0; i < format.length(); i++) {
-			if (format.charAt(i) == 'I') {
-				widths.add(4);
-				i++;
-			}
-			else {
-				widths.add(8);
-			}
-		}
-		return widths.stream().mapToInt(Integer::intValue).toArray();
 	}
 
 }
