@@ -1,7 +1,5 @@
 package io.github.redkit.benchmarks;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -12,12 +10,14 @@ import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.test.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -103,8 +103,7 @@ final class RateLimitSuite {
 	/**
 	 * Redkit's own sliding-window script sent raw: what the bean costs without its Java
 	 * side, so the table tells the script's Redis cost from the client's. Its arguments
-	 * are the policy's numbers as little-endian doubles, their struct formats, the
-	 * sub-windows and one record's format.
+	 * are the ones the bean prepares for the same policy.
 	 */
 	static final class RawRedkitScript implements Contender {
 
@@ -116,20 +115,12 @@ final class RateLimitSuite {
 
 		private final StringRedisTemplate template;
 
-		private final byte[] numbers = packed(1, LIMIT, 1000, LIMIT, 60_000, LIMIT, 3_600_000);
-
-		private final byte[] numbersFormat = "<ddddddd".getBytes(StandardCharsets.US_ASCII);
-
-		// per window: period, newest and oldest sub-window with calls, the total, then
-		// the
-		// counts of 10 + 1 sub-windows
-		private static final String RECORD = "ddd" + "I4".repeat(12);
-
-		private final byte[] recordsFormat = ("<" + RECORD.repeat(3)).getBytes(StandardCharsets.US_ASCII);
-
-		private final byte[] subWindows = "10".getBytes(StandardCharsets.US_ASCII);
-
-		private final byte[] recordFormat = ("<" + RECORD).getBytes(StandardCharsets.US_ASCII);
+		private final byte[][] arguments = PreparedLimit.of("raw",
+				RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, Duration.ofSeconds(1)),
+						RateLimitWindow.of(LIMIT, Duration.ofMinutes(1)),
+						RateLimitWindow.of(LIMIT, Duration.ofHours(1))),
+				new RedisKeyspace("raw"))
+			.arguments(1);
 
 		RawRedkitScript(RedisServer redis) {
 			this.context = Clients.springContext(redis, Map.of());
@@ -147,8 +138,7 @@ final class RateLimitSuite {
 		public void operate(int thread, long iteration) {
 			byte[] key = ("raw:{" + Keys.of(thread, iteration) + "}").getBytes(StandardCharsets.UTF_8);
 			this.template.execute((RedisCallback<byte[]>) (connection) -> connection.scriptingCommands()
-				.evalSha(SLIDING_WINDOW.getSha1(), ReturnType.VALUE, 1, key, this.numbers, this.numbersFormat,
-						this.recordsFormat, this.subWindows, this.recordFormat));
+				.evalSha(SLIDING_WINDOW.getSha1(), ReturnType.VALUE, 1, concat(key, this.arguments)));
 		}
 
 		@Override
@@ -156,12 +146,11 @@ final class RateLimitSuite {
 			this.context.close();
 		}
 
-		private static byte[] packed(double... numbers) {
-			ByteBuffer buffer = ByteBuffer.allocate(8 * numbers.length).order(ByteOrder.LITTLE_ENDIAN);
-			for (double number : numbers) {
-				buffer.putDouble(number);
-			}
-			return buffer.array();
+		private static byte[][] concat(byte[] key, byte[][] arguments) {
+			byte[][] keysAndArguments = new byte[arguments.length + 1][];
+			keysAndArguments[0] = key;
+			System.arraycopy(arguments, 0, keysAndArguments, 1, arguments.length);
+			return keysAndArguments;
 		}
 
 	}
