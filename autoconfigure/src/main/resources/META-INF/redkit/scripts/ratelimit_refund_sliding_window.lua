@@ -3,6 +3,7 @@
 -- saturated (it may hold more than its bytes say). A record of another policy is left alone.
 -- ARGV[7..11]: the decision script's ARGV[4..8] (its record's layout, see there).
 --#include ratelimit_refund
+--#include sliding_window_record
 if not take_refund_marker() then
   return 0
 end
@@ -20,7 +21,7 @@ for k = 1, #KEYS - 1 do
     if header[j + 1] ~= arguments[2 * j + 1] then aligned = false end
   end
   if aligned then
-    local rings = (#stored > header_size) and { struct_unpack(rings_format, stored, header_size + 1) }
+    local rings = load_rings(stored, header_size, rings_format, b * n)
     local last, changed = header[n + 2], false
     for j = 1, n do
       local width = arguments[2 * j + 1] / b
@@ -30,11 +31,11 @@ for k = 1, #KEYS - 1 do
       if sub == newest and current < cap then
         back = math.min(current, cost)
         current = current - back
-      elseif rings and sub < newest and sub >= newest - b and rings[ring + sub % b] < cap then
+      elseif sub < newest and sub >= newest - b and rings[ring + sub % b] < cap then
         local s = ring + sub % b
         back = math.min(rings[s], cost)
         rings[s] = rings[s] - back
-        changed = true
+        changed = changed or back > 0
       end
       total = total - back
       if total == 0 then
@@ -45,17 +46,10 @@ for k = 1, #KEYS - 1 do
       end
       header[h], header[h + 1], header[h + 2] = total, current, newest - first
     end
-    local packed = struct_pack(header_format, unpack(header, 1, 4 * n + 2))
     if changed then
-      for s = 1, b * n do
-        if rings[s] ~= 0 then
-          packed = packed .. struct_pack(rings_format, unpack(rings, 1, b * n))
-          break
-        end
-      end
-      call('SET', KEYS[k], packed, 'KEEPTTL')
+      call('SET', KEYS[k], pack_record(header_format, header, 4 * n + 2, rings_format, rings, b * n), 'KEEPTTL')
     else
-      call('SETRANGE', KEYS[k], 0, packed)
+      call('SETRANGE', KEYS[k], 0, pack_record(header_format, header, 4 * n + 2))
     end
   end
 end

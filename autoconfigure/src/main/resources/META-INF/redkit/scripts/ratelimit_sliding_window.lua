@@ -23,6 +23,7 @@
 -- read and written only when a sub-window rolls over or a call is refused. The hot path is written
 -- out without helper functions: Redis builds every function of a script again on each call, and
 -- measured, the helpers cost more than the decision's own arithmetic.
+--#include sliding_window_record
 local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
 local ceil, floor = math.ceil, math.floor
 local time = call('TIME')
@@ -88,10 +89,7 @@ for k = 1, #KEYS do
     local h = n + 3 * j
     local total, current, first = header[h], header[h + 1], newest - header[h + 2]
     if index > newest then
-      if not rings then
-        rings = (#stored > header_size) and { struct_unpack(rings_format, stored, header_size + 1) } or {}
-        for s = #rings + 1, b * n do rings[s] = 0 end
-      end
+      rings = rings or load_rings(stored, header_size, rings_format, b * n)
       local ring = b * (j - 1) + 1
       if index - newest > b then
         for s = ring, ring + b - 1 do rings[s] = 0 end
@@ -118,10 +116,7 @@ for k = 1, #KEYS do
     local left = limit - total - cost
     if left < 0 and not forced then
       -- the oldest sub-windows must be forgotten until the cost fits
-      if not rings then
-        rings = (#stored > header_size) and { struct_unpack(rings_format, stored, header_size + 1) } or {}
-        for s = #rings + 1, b * n do rings[s] = 0 end
-      end
+      rings = rings or load_rings(stored, header_size, rings_format, b * n)
       local ring, i, freed = b * (j - 1) + 1, b, 0
       while total - freed + cost > limit and i >= 0 do
         freed = freed + ((i == 0) and current or rings[ring + (index - i) % b])
@@ -155,18 +150,12 @@ for k = 1, #KEYS do
 end
 if allowed == 1 then
   for k = 1, #KEYS do
-    local packed = struct_pack(header_format, unpack(headers[k], 1, numbers))
     local rings = ringsets[k]
+    local packed = pack_record(header_format, headers[k], numbers, rings_format, rings, b * n)
     if not rings then
       -- only the header changed, and the expiry stays
       call('SETRANGE', KEYS[k], 0, packed)
     else
-      for s = 1, b * n do
-        if rings[s] ~= 0 then
-          packed = packed .. struct_pack(rings_format, unpack(rings, 1, b * n))
-          break
-        end
-      end
       -- the rings are read only when a sub-window rolled over (or a call was refused, and then
       -- nothing is written): the expiry moves
       call('SET', KEYS[k], packed, 'PX', string.format('%.0f', ttls[k]))
