@@ -20,9 +20,10 @@
 --
 -- A call in the newest sub-window of every window, nearly every call, reads the record with one GET,
 -- changes a few numbers of its header and writes the header back with one SETRANGE: the rings are
--- read and written only when a sub-window rolls over or a call is refused. The hot path is written
--- out without helper functions: Redis builds every function of a script again on each call, and
--- measured, the helpers cost more than the decision's own arithmetic.
+-- read and written only when a sub-window rolls over or a call is refused. The arguments are read
+-- here rather than through ratelimit_arguments, and only the rings' two helpers are shared: Redis
+-- builds every function of a script again on each call, and measured, the helpers of
+-- ratelimit_windows cost more than the decision's own arithmetic.
 --#include sliding_window_record
 local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
 local ceil, floor = math.ceil, math.floor
