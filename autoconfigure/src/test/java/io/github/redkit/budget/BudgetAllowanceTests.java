@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -135,6 +136,37 @@ class BudgetAllowanceTests {
 		redis.delete(records);
 		budgets.stop();
 		assertThat(budgets.remaining(budgetId)).isEqualTo(1_000);
+	}
+
+	/**
+	 * A caller that gives up on a spend while that spend takes a batch (a reactive
+	 * subscriber that cancels, a future cancelled): the batch still serves the spends
+	 * after it, and the next batch is taken when it is used up. Found while the fault
+	 * harness was given the allowance: the cancelled answer was the stage that let the
+	 * waiting spends go on, so every spend of the budget on that instance waited forever
+	 * once the batch was used up.
+	 */
+	@Test
+	void aSpendCancelledWhileItsBatchIsTakenHoldsUpNoSpendAfterIt() throws Exception {
+		for (int attempt = 0; attempt < 20; attempt++) {
+			String budgetId = "cancelled-" + UUID.randomUUID();
+			RedisBudgets budgets = instance(new RedisKeyspace("ba-" + UUID.randomUUID()), budgetId,
+					new SimpleMeterRegistry());
+			budgets.create(budgetId, 1_000);
+			if (!budgets.spendAsync(budgetId, 1).cancel(true)) {
+				// answered before it could be cancelled: again
+				budgets.stop();
+				continue;
+			}
+			// more than the batch has left: it is used up, and a batch is taken for this
+			SpendResult next = budgets.spendAsync(budgetId, SIZE).get(5, TimeUnit.SECONDS);
+			assertThat(next.applied()).isTrue();
+			budgets.stop();
+			// the cancelled spend was handed out from its batch all the same
+			assertThat(budgets.remaining(budgetId)).isEqualTo(1_000 - 1 - SIZE);
+			return;
+		}
+		throw new AssertionError("no spend could be cancelled while its batch was taken");
 	}
 
 	private static RedisBudgets instance(RedisKeyspace keyspace, String budgetId, MeterRegistry registry) {

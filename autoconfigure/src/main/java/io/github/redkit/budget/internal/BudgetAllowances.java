@@ -197,7 +197,10 @@ final class BudgetAllowances {
 					}
 					return CompletableFuture.completedFuture(new SpendResult(true, result.remaining() + batch.left));
 				});
-			return spent.whenComplete((result, ex) -> this.slot.doneTaking(taking));
+			CompletableFuture<SpendResult> done = spent.whenComplete((result, ex) -> this.slot.doneTaking(taking));
+			// the caller gets a copy: cancelling it (a subscriber that gave up) must not
+			// cancel the stages that install the batch and let the waiting spends go on
+			return done.copy();
 		}
 
 		@Nullable Batch release() {
