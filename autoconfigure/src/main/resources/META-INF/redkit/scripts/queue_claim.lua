@@ -4,74 +4,95 @@
 -- (one LPOP/RPOP with a count), each one's delivery count bumped, and each tracked
 -- in-flight until now + visibility timeout (one ZADD for all): each is acknowledged,
 -- failed, extended or expires on its own.
+-- The reaper runs only when the next-due hint (KEYS[5], see queue_hint.lua) is not
+-- trusted: a trusted hint says no score of either set is at or below now, so a take with
+-- nothing due costs TIME, GET, LPOP and ZADD (and the acknowledgements' ZREM). A take
+-- that reaped and popped writes a fresh hint after reading both sets' earliest scores,
+-- unless the reaper moved a full batch (more may be due: the next take reaps again).
 -- An in-flight entry is "<take token>#<element>": the token, new at each take, tells
 -- this take of a message from any other, so that a consumer that lost its message to
 -- the visibility timeout can neither settle nor extend the take that followed, even one
 -- of the very same element (a re-queued dead letter, a released message).
 -- KEYS[1] ready list, KEYS[2] in-flight zset (score = deadline), KEYS[3] delayed zset
--- (score = due time), KEYS[4] collapse hash (sha1(payload) -> pending delayed element)
+-- (score = due time), KEYS[4] collapse hash (sha1(payload) -> pending delayed element),
+-- KEYS[5] next-due hint
 -- ARGV[1] '1' = LIFO (pop the tail) else FIFO, ARGV[2] visibility timeout ms,
 -- ARGV[3] reaper batch size, ARGV[4] how many to take at most, ARGV[5] this take's
 -- token (no '#', no '|'), ARGV[6..] optional: in-flight entries to acknowledge first (a
 -- consumer acks what it handled and takes the next ones in one round trip)
--- Returns {element, now, acked, more elements...} or {'', wait ms until the next
--- deadline/due time (-1 = none), acked}; acked counts the ARGV[6..] that were still in
--- flight and are now removed. Elements are "<id>|<deliveries>|<json>".
---#include numbers
+-- Returns {element, now (ms on the Redis clock), acked, more elements...} or {'', wait ms
+-- until the next deadline/due time (-1 = none), acked}, the numbers as integers; acked
+-- counts the ARGV[6..] that were still in flight and are now removed. Elements are
+-- "<id>|<deliveries>|<json>".
+--#include queue_hint
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local batch = tonumber(ARGV[3])
-local count = tonumber(ARGV[4])
-local token = ARGV[5]
 local acked = 0
 if #ARGV >= 6 then
   acked = redis.call('ZREM', KEYS[2], unpack(ARGV, 6))
 end
 
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', exact(now), 'LIMIT', 0, ARGV[3])
-for _, e in ipairs(expired) do
-  redis.call('ZREM', KEYS[2], e)
-  -- back without its take's token ('#' never occurs in an element's first field; an
-  -- entry written before tokens existed has none)
-  local h = string.find(e, '#', 1, true)
-  if h and h < string.find(e, '|', 1, true) then
-    e = string.sub(e, h + 1)
-  end
-  redis.call('RPUSH', KEYS[1], e)
-end
-
-local due = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', exact(now), 'LIMIT', 0, ARGV[3])
-if #due > 0 then
-  local collapsing = redis.call('EXISTS', KEYS[4]) == 1
-  for _, e in ipairs(due) do
-    redis.call('ZREM', KEYS[3], e)
+local hint = tonumber(redis.call('GET', KEYS[5]))
+local trusted = hint_trusted(hint, now)
+-- whether the reaper moved every score at or below now (so that a fresh hint may be written)
+local reaped = false
+if not trusted then
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', exact(now), 'LIMIT', 0, ARGV[3])
+  for _, e in ipairs(expired) do
+    redis.call('ZREM', KEYS[2], e)
+    -- back without its take's token ('#' never occurs in an element's first field; an
+    -- entry written before tokens existed has none)
+    local h = string.find(e, '#', 1, true)
+    if h and h < string.find(e, '|', 1, true) then
+      e = string.sub(e, h + 1)
+    end
     redis.call('RPUSH', KEYS[1], e)
-    if collapsing then
-      local p1 = string.find(e, '|', 1, true)
-      local p2 = string.find(e, '|', p1 + 1, true)
-      local k = redis.sha1hex(string.sub(e, p2 + 1))
-      if redis.call('HGET', KEYS[4], k) == e then
-        redis.call('HDEL', KEYS[4], k)
+  end
+
+  local due = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', exact(now), 'LIMIT', 0, ARGV[3])
+  if #due > 0 then
+    local collapsing = redis.call('EXISTS', KEYS[4]) == 1
+    for _, e in ipairs(due) do
+      redis.call('ZREM', KEYS[3], e)
+      redis.call('RPUSH', KEYS[1], e)
+      if collapsing then
+        local p1 = string.find(e, '|', 1, true)
+        local p2 = string.find(e, '|', p1 + 1, true)
+        local k = redis.sha1hex(string.sub(e, p2 + 1))
+        if redis.call('HGET', KEYS[4], k) == e then
+          redis.call('HDEL', KEYS[4], k)
+        end
       end
     end
   end
+  local batch = tonumber(ARGV[3])
+  reaped = #expired < batch and #due < batch
+end
+
+-- the earliest score of each set (nil when empty): to write a fresh hint and to answer
+-- how long to wait
+local function earliest()
+  local nextDue = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+  local nextDeadline = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return tonumber(nextDue[2]), tonumber(nextDeadline[2])
 end
 
 local popped
 if ARGV[1] == '1' then
-  popped = redis.call('RPOP', KEYS[1], exact(count))
+  popped = redis.call('RPOP', KEYS[1], ARGV[4])
 else
-  popped = redis.call('LPOP', KEYS[1], exact(count))
+  popped = redis.call('LPOP', KEYS[1], ARGV[4])
 end
 if not popped then
+  -- no fresh hint here: idle consumers' polls write nothing (nothing for replicas and
+  -- the append-only file); the next take that pops writes it
+  local nextDue, nextDeadline = earliest()
   local wait = -1
-  local nextDue = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-  if nextDue[2] then
-    wait = tonumber(nextDue[2]) - now
+  if nextDue then
+    wait = nextDue - now
   end
-  local nextDeadline = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  if nextDeadline[2] then
-    local w = tonumber(nextDeadline[2]) - now
+  if nextDeadline then
+    local w = nextDeadline - now
     if wait < 0 or w < wait then
       wait = w
     end
@@ -79,10 +100,11 @@ if not popped then
   if wait == 0 then
     wait = 1
   end
-  return { '', exact(wait), acked }
+  return { '', wait, acked }
 end
 
-local deadline = exact(now + tonumber(ARGV[2]))
+local deadline = now + tonumber(ARGV[2])
+local score = exact(deadline)
 local claimed = {}
 local scored = {}
 for i, e in ipairs(popped) do
@@ -90,11 +112,26 @@ for i, e in ipairs(popped) do
   local p2 = string.find(e, '|', p1 + 1, true)
   local deliveries = tonumber(string.sub(e, p1 + 1, p2 - 1)) + 1
   claimed[i] = string.sub(e, 1, p1) .. exact(deliveries) .. string.sub(e, p2)
-  scored[2 * i - 1] = deadline
-  scored[2 * i] = token .. '#' .. claimed[i]
+  scored[2 * i - 1] = score
+  scored[2 * i] = ARGV[5] .. '#' .. claimed[i]
 end
 redis.call('ZADD', KEYS[2], unpack(scored))
-local reply = { claimed[1], exact(now), acked }
+if reaped then
+  -- every score left is above now: the hint is the ms before the earliest, at most
+  -- HINT_MAX_AGE ahead
+  local nextDue, nextDeadline = earliest()
+  local at = now + HINT_MAX_AGE
+  if nextDue and nextDue <= at then
+    at = math.ceil(nextDue) - 1
+  end
+  if nextDeadline and nextDeadline <= at then
+    at = math.ceil(nextDeadline) - 1
+  end
+  set_hint(KEYS[5], at)
+elseif trusted then
+  keep_hint_below(KEYS[5], hint, deadline, now)
+end
+local reply = { claimed[1], now, acked }
 for i = 2, #claimed do
   reply[i + 2] = claimed[i]
 end

@@ -1,20 +1,23 @@
 -- Settles a message whose handler failed, if the caller still owns it (it is in-flight):
 -- retry after a backoff (delayed zset), dead-letter it with its last error, or drop it.
 -- KEYS[1] in-flight zset, KEYS[2] delayed zset, KEYS[3] dead hash (id -> element),
--- KEYS[4] dead errors hash (id -> error), KEYS[5] dead index zset (id -> dead time ms)
+-- KEYS[4] dead errors hash (id -> error), KEYS[5] dead index zset (id -> dead time ms),
+-- KEYS[6] next-due hint (see queue_hint.lua: a retry is a score in the delayed set)
 -- ARGV[1] element, ARGV[2] 'retry' | 'dead' | 'drop', ARGV[3] backoff ms, ARGV[4] id,
 -- ARGV[5] error, ARGV[6] dead-letter retention ms, ARGV[7] the in-flight entry
 -- "<take token>#<element>" (only this take of the message may settle it)
 -- Returns 0 = not owned any more (redelivered elsewhere), 1 = retried,
 -- 2 = dead-lettered, 3 = dropped.
---#include numbers
+--#include queue_hint
 if redis.call('ZREM', KEYS[1], ARGV[7]) == 0 then
   return 0
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if ARGV[2] == 'retry' then
-  redis.call('ZADD', KEYS[2], exact(now + tonumber(ARGV[3])), ARGV[1])
+  local due = now + tonumber(ARGV[3])
+  redis.call('ZADD', KEYS[2], exact(due), ARGV[1])
+  lower_hint(KEYS[6], due, now)
   return 1
 end
 if ARGV[2] == 'drop' then

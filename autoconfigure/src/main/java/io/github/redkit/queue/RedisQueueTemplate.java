@@ -74,7 +74,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		.onFailure((ex) -> null);
 
 	/**
-	 * How many expired or due messages one claim moves at most: keeps the script short.
+	 * How many expired or due messages one claim moves at most: keeps the script short (a
+	 * claim that moved a full batch writes no next-due hint, so the next one reaps too).
 	 */
 	private static final int REAP_BATCH = 100;
 
@@ -227,7 +228,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private CompletableFuture<Boolean> delay(String queue, String element, Duration delay) {
 		QueueKeys k = keys(queue);
 		return this.runner
-			.executeAsync(DELAY, List.of(k.delayed(), k.collapse()), element, Long.toString(delay.toMillis()),
+			.executeAsync(DELAY, k.delayKeys(), element, Long.toString(delay.toMillis()),
 					settings(queue).collapse().scriptValue())
 			.thenApply((scheduled) -> scheduled != null && scheduled == 1L);
 	}
@@ -340,7 +341,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	CompletableFuture<Boolean> extendAsync(QueueMessage<?> message, Duration visibility) {
 		Assert.isTrue(visibility != null && visibility.toMillis() > 0, "visibility must be at least 1 ms");
 		return this.runner
-			.executeAsync(EXTEND, List.of(keys(message.queue()).inFlight()), message.inFlightEntry(),
+			.executeAsync(EXTEND, keys(message.queue()).extendKeys(), message.inFlightEntry(),
 					Long.toString(visibility.toMillis()))
 			.thenApply((extended) -> extended != null && extended == 1L);
 	}
@@ -460,7 +461,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	/**
 	 * Acknowledges handled messages and takes up to {@code max} (reaping expired and due
-	 * ones first), without waiting, in one script call.
+	 * ones first, unless the queue's next-due hint says none is), without waiting, in one
+	 * script call.
 	 * @param queue the queue name
 	 * @param done messages of this queue to acknowledge first, possibly none
 	 * @param max how many to take at most

@@ -38,7 +38,8 @@ class LuaScriptNumbersTests {
 			"ZREMRANGEBYSCORE", Set.of(1, 2), "ZCOUNT", Set.of(1, 2), "ZRANGE", Set.of(1, 2), "LPOP", Set.of(1));
 
 	/** Options followed by a number. */
-	private static final Set<String> NUMBER_OPTIONS = Set.of("'PX'", "'EX'", "'LIMIT'", "'MAXLEN'", "'COUNT'");
+	private static final Set<String> NUMBER_OPTIONS = Set.of("'PX'", "'PXAT'", "'EX'", "'LIMIT'", "'MAXLEN'",
+			"'COUNT'");
 
 	private static final Pattern CALL = Pattern.compile("(?<![\\w.])(?:redis\\.)?p?call\\(");
 

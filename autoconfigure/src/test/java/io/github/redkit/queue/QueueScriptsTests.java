@@ -1,11 +1,18 @@
 package io.github.redkit.queue;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.internal.QueueKeys;
+import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,9 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The queue scripts called directly, on raw keys.
@@ -61,15 +70,14 @@ class QueueScriptsTests {
 		this.redis.opsForList().rightPushAll(this.keys.ready(), "a|0|{}", "b|4|{}");
 		List<?> first = claim("0", 60_000, "t1");
 		assertThat(first.get(0)).isEqualTo("a|1|{}");
-		long now = Long.parseLong((String) first.get(1));
+		long now = number(first.get(1));
 		assertThat(this.redis.opsForZSet().score(this.keys.inFlight(), "t1#a|1|{}")).isEqualTo(now + 60_000.0);
 		assertThat(claim("0", 60_000, "t2").get(0)).isEqualTo("b|5|{}");
 		assertThat(this.redis.opsForZSet().range(this.keys.inFlight(), 0, -1)).containsExactlyInAnyOrder("t1#a|1|{}",
 				"t2#b|5|{}");
 		List<?> empty = claim("0", 60_000, "t3");
 		assertThat(empty.get(0)).isEqualTo("");
-		assertThat(Long.parseLong((String) empty.get(1))).as("wait hint = next in-flight deadline")
-			.isBetween(59_000L, 60_000L);
+		assertThat(number(empty.get(1))).as("wait hint = next in-flight deadline").isBetween(59_000L, 60_000L);
 	}
 
 	@Test
@@ -113,11 +121,11 @@ class QueueScriptsTests {
 	@Test
 	void extendMovesTheDeadlineOfTheTakeItNamesOnly() {
 		this.redis.opsForList().rightPush(this.keys.ready(), "a|0|{}");
-		long now = Long.parseLong((String) claim("0", 1000, "t1").get(1));
-		assertThat(this.runner.execute(EXTEND, List.of(this.keys.inFlight()), "t1#a|1|{}", "60000")).isOne();
+		long now = number(claim("0", 1000, "t1").get(1));
+		assertThat(this.runner.execute(EXTEND, this.keys.extendKeys(), "t1#a|1|{}", "60000")).isOne();
 		assertThat(this.redis.opsForZSet().score(this.keys.inFlight(), "t1#a|1|{}")).isBetween(now + 60_000.0,
 				now + 61_000.0);
-		assertThat(this.runner.execute(EXTEND, List.of(this.keys.inFlight()), "t2#a|1|{}", "60000")).isZero();
+		assertThat(this.runner.execute(EXTEND, this.keys.extendKeys(), "t2#a|1|{}", "60000")).isZero();
 		assertThat(this.redis.opsForZSet().range(this.keys.inFlight(), 0, -1)).containsExactly("t1#a|1|{}");
 	}
 
@@ -133,7 +141,7 @@ class QueueScriptsTests {
 
 	@Test
 	void claimWithNothingPendingAsksForAnUnboundedWait() {
-		assertThat(claim("0", 1000, "t")).map(String::valueOf).containsExactly("", "-1", "0");
+		assertThat(claim("0", 1000, "t")).isEqualTo(List.of("", -1L, 0L));
 	}
 
 	@Test
@@ -173,6 +181,186 @@ class QueueScriptsTests {
 		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("a|1|{}", "b|0|{}");
 	}
 
+	@Test
+	void aTakeWithNothingDueSkipsTheReaperOnceTheHintIsWritten() {
+		this.redis.opsForList().rightPushAll(this.keys.ready(), "a|0|{}", "b|0|{}", "c|0|{}");
+		long now = number(claim("0", 60_000, "t1").get(1));
+		// the first take reaped (no hint yet) and wrote one: nothing is due before it,
+		// and
+		// it lives a second at most
+		assertThat(hint()).isEqualTo(now + 1000);
+		assertThat(this.redis.getExpire(this.keys.nextDue(), TimeUnit.MILLISECONDS)).isNotEqualTo(-1)
+			.isLessThanOrEqualTo(1000);
+		CommandStats used = null;
+		String done = "t1#a|1|{}";
+		for (int take = 2; used == null && take < 10; take++) {
+			long hint = hint();
+			RedisServer server = this.topology.server();
+			CommandStats before = server.commandStats();
+			List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "1", "t" + take,
+					done);
+			CommandStats after = server.commandStats().since(before);
+			assertThat(reply.get(2)).isEqualTo(1L);
+			done = "t" + take + "#" + reply.get(0);
+			this.redis.opsForList().rightPush(this.keys.ready(), "m" + take + "|0|{}");
+			// measured while the hint stood (a take a second later reaps and writes a new
+			// one)
+			if (number(reply.get(1)) <= hint) {
+				used = after;
+			}
+		}
+		assertThat(used).as("a take while the hint stood").isNotNull();
+		// INFO commandstats also counts the commands the script ran; a PING is another
+		// client's (a new pooled connection's)
+		assertThat(used.asMap()).as(used.toString())
+			.containsAllEntriesOf(Map.of("evalsha", 1L, "time", 1L, "zrem", 1L, "get", 1L, "lpop", 1L, "zadd", 1L));
+		assertThat(used.total() - used.calls("ping")).as(used.toString()).isEqualTo(6);
+	}
+
+	@Test
+	void theReaperWritesTheHintJustBelowTheEarliestScore() {
+		this.redis.opsForZSet().add(this.keys.delayed(), "d|0|{}", Double.MAX_VALUE);
+		assertThat(claim("0", 60_000, "t0").get(0)).isEqualTo("");
+		assertThat(this.redis.hasKey(this.keys.nextDue())).as("a take that finds nothing writes no hint").isFalse();
+		this.redis.opsForList().rightPushAll(this.keys.ready(), "a|0|{}", "b|0|{}");
+		long now = number(claim("0", 60_000, "t1").get(1));
+		assertThat(hint()).as("nothing near: a second ahead").isEqualTo(now + 1000);
+		this.redis.delete(this.keys.nextDue());
+		List<?> taken = claim("0", 300, "t2");
+		long deadline = number(taken.get(1)) + 300;
+		assertThat(this.redis.opsForZSet().score(this.keys.inFlight(), "t2#b|1|{}")).isEqualTo(deadline);
+		assertThat(hint()).as("the ms before the take's deadline").isEqualTo(deadline - 1);
+	}
+
+	@Test
+	void everyScriptThatAddsAnEarlierScoreLowersTheHint() {
+		this.redis.opsForList().rightPushAll(this.keys.ready(), "a|0|{}", "b|0|{}");
+		claim("0", 60_000, "t1");
+		claim("0", 60_000, "t2");
+		standingHint();
+		assertThat(delay("d|0|{}", 100, "none")).isOne();
+		assertThat(hint()).as("a delayed send").isEqualTo(score(this.keys.delayed(), "d|0|{}") - 1);
+		standingHint();
+		assertThat(this.runner.execute(EXTEND, this.keys.extendKeys(), "t1#a|1|{}", "100")).isOne();
+		assertThat(hint()).as("a shorter visibility").isEqualTo(score(this.keys.inFlight(), "t1#a|1|{}") - 1);
+		standingHint();
+		assertThat(fail("b|1|{}", "retry", "t2#b|1|{}")).isOne();
+		assertThat(hint()).as("a retry").isEqualTo(score(this.keys.delayed(), "b|1|{}") - 1);
+		standingHint();
+		this.redis.opsForList().rightPush(this.keys.ready(), "c|0|{}");
+		claim("0", 100, "t3");
+		assertThat(hint()).as("a take").isEqualTo(score(this.keys.inFlight(), "t3#c|1|{}") - 1);
+		standingHint();
+		assertThat(delay("e|0|{}", 0, "none")).isOne();
+		assertThat(this.redis.hasKey(this.keys.nextDue())).as("a message due at once: the next take reaps").isFalse();
+	}
+
+	@Test
+	void aLongerVisibilityLeavesTheHintAlone() {
+		this.redis.opsForList().rightPush(this.keys.ready(), "a|0|{}");
+		claim("0", 1000, "t1");
+		long hint = hint();
+		RedisServer server = this.topology.server();
+		CommandStats before = server.commandStats();
+		assertThat(this.runner.execute(EXTEND, this.keys.extendKeys(), "t1#a|1|{}", "60000")).isOne();
+		CommandStats used = server.commandStats().since(before);
+		assertThat(used.calls("get")).as(used.toString()).isZero();
+		assertThat(this.redis.opsForValue().get(this.keys.nextDue())).isIn(null, Long.toString(hint));
+	}
+
+	@Test
+	void aMissingHintMakesTheTakeReapAsWhenAnOlderRedkitLeftTheQueue() {
+		// what an older Redkit leaves (or a snapshot from before the hint): an expired
+		// take
+		// and a due delayed message, no hint
+		this.redis.opsForZSet().add(this.keys.inFlight(), "t0#a|1|{}", 1);
+		this.redis.opsForZSet().add(this.keys.delayed(), "b|0|{}", 2);
+		List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "2", "t1");
+		assertThat(reply).hasSize(4);
+		assertThat(List.of(reply.get(0), reply.get(3))).containsExactly("a|2|{}", "b|1|{}");
+		assertThat(hint()).isPositive();
+	}
+
+	@Test
+	void aHintTooFarAheadIsNotTrusted() {
+		// a clock stepped back, or a value no script of ours wrote
+		long now = redisNow();
+		this.redis.opsForValue().set(this.keys.nextDue(), Long.toString(now + 3_600_000));
+		this.redis.opsForZSet().add(this.keys.delayed(), "b|0|{}", now);
+		assertThat(claim("0", 60_000, "t1").get(0)).isEqualTo("b|1|{}");
+		assertThat(hint()).isLessThanOrEqualTo(redisNow() + 1000);
+	}
+
+	@Test
+	void aScoreAddedByAWriterThatIgnoresTheHintIsReapedOnceTheHintPassed() {
+		this.redis.opsForList().rightPush(this.keys.ready(), "c|0|{}");
+		assertThat(claim("0", 60_000, "t0").get(0)).isEqualTo("c|1|{}");
+		long hint = hint();
+		// an older Redkit adds scores below the hint without lowering it
+		this.redis.opsForZSet().add(this.keys.delayed(), "b|0|{}", 1);
+		this.redis.opsForZSet().add(this.keys.inFlight(), "t9#a|1|{}", 1);
+		List<String> taken = new ArrayList<>();
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			boolean passed = redisNow() > hint;
+			List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "2", "t2");
+			if (!"".equals(reply.get(0))) {
+				taken.add((String) reply.get(0));
+				reply.stream().skip(3).forEach((element) -> taken.add((String) element));
+			}
+			else {
+				assertThat(passed).as("a take that starts once the hint passed reaps").isFalse();
+			}
+			return !taken.isEmpty();
+		});
+		assertThat(taken).containsExactlyInAnyOrder("b|1|{}", "a|2|{}");
+	}
+
+	@Test
+	void aRedisFlushedAfterTheHintWasWrittenStillRedelivers() {
+		this.redis.opsForList().rightPush(this.keys.ready(), "a|0|{}");
+		claim("0", 60_000, "t1");
+		assertThat(this.redis.hasKey(this.keys.nextDue())).isTrue();
+		this.topology.server().flushAll();
+		assertThat(delay("b|0|{}", 0, "none")).isOne();
+		this.redis.opsForZSet().add(this.keys.inFlight(), "t0#a|1|{}", 1);
+		List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "2", "t2");
+		assertThat(reply).hasSize(4);
+		assertThat(List.of(reply.get(0), reply.get(3))).containsExactly("a|2|{}", "b|1|{}");
+	}
+
+	private static long number(Object reply) {
+		assertThat(reply).as("an integer reply").isInstanceOf(Long.class);
+		return (Long) reply;
+	}
+
+	private long hint() {
+		String hint = this.redis.opsForValue().get(this.keys.nextDue());
+		assertThat(hint).as("the next-due hint").isNotNull();
+		return Long.parseLong(hint);
+	}
+
+	/**
+	 * Writes a hint a second ahead, as the reaper does when nothing is near.
+	 */
+	private void standingHint() {
+		long at = redisNow() + 1000;
+		this.redis.execute((RedisCallback<Object>) (connection) -> connection.execute("SET",
+				this.keys.nextDue().getBytes(StandardCharsets.UTF_8),
+				Long.toString(at).getBytes(StandardCharsets.UTF_8), "PXAT".getBytes(StandardCharsets.UTF_8),
+				Long.toString(at).getBytes(StandardCharsets.UTF_8)));
+	}
+
+	private long score(String key, String member) {
+		Double score = this.redis.opsForZSet().score(key, member);
+		assertThat(score).as(member).isNotNull();
+		return score.longValue();
+	}
+
+	private long redisNow() {
+		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		return (now != null) ? now : 0;
+	}
+
 	private List<?> claim(String lifo, long visibilityMillis, String token) {
 		return this.runner.execute(CLAIM, this.keys.claimKeys(), lifo, Long.toString(visibilityMillis), "100", "1",
 				token);
@@ -183,13 +371,16 @@ class QueueScriptsTests {
 	}
 
 	private Long delay(String element, long millis, String policy) {
-		return this.runner.execute(DELAY, List.of(this.keys.delayed(), this.keys.collapse()), element,
-				Long.toString(millis), policy);
+		return this.runner.execute(DELAY, this.keys.delayKeys(), element, Long.toString(millis), policy);
 	}
 
 	private Long fail(String element, String mode) {
-		return this.runner.execute(FAIL, this.keys.failKeys(), element, mode, "0", element.substring(0, 1), "boom",
-				"60000", "t1#" + element);
+		return fail(element, mode, "t1#" + element);
+	}
+
+	private Long fail(String element, String mode, String entry) {
+		return this.runner.execute(FAIL, this.keys.failKeys(), element, mode, "10", element.substring(0, 1), "boom",
+				"60000", entry);
 	}
 
 }

@@ -3,6 +3,7 @@ package io.github.redkit.queue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.IntStream;
 
@@ -10,6 +11,7 @@ import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.queue.QueueTestSupport.Email;
 import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -36,10 +38,13 @@ class QueueTemplateTests {
 
 	private RedisQueueTemplate template;
 
+	private StringRedisTemplate redis;
+
 	@BeforeEach
 	void setUp() {
 		this.support = new QueueTestSupport(this.topology);
 		this.template = this.support.template;
+		this.redis = new StringRedisTemplate(this.topology.connectionFactory());
 	}
 
 	@Test
@@ -68,6 +73,59 @@ class QueueTemplateTests {
 	}
 
 	@Test
+	void ackAndReceiveWithNothingDueIsSixCommands() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, IntStream.range(0, 20).mapToObj((i) -> new Email("x", i)).toList());
+		// a new queue's first take reaps and writes the next-due hint
+		QueueMessage<Email> done = this.template.receive(queue, Email.class).orElseThrow();
+		String hintKey = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).nextDue();
+		RedisServer server = this.topology.server();
+		CommandStats used = null;
+		for (int take = 0; used == null && take < 10; take++) {
+			long hint = Long.parseLong(this.redis.opsForValue().get(hintKey));
+			CommandStats before = server.commandStats();
+			QueueMessage<Email> next = this.template.ackAndReceive(done, Email.class).orElseThrow();
+			CommandStats after = server.commandStats().since(before);
+			// counted while the hint stood (a take a second later reaps and writes a new
+			// one)
+			if (redisNow() <= hint) {
+				used = after;
+			}
+			done = next;
+		}
+		assertThat(used).as("an ackAndReceive while the hint stood").isNotNull();
+		// INFO commandstats also counts the commands the script ran; a PING is another
+		// client's (a new pooled connection's)
+		assertThat(used.asMap()).as(used.toString())
+			.containsAllEntriesOf(Map.of("evalsha", 1L, "time", 1L, "zrem", 1L, "get", 1L, "lpop", 1L, "zadd", 1L));
+		assertThat(used.total() - used.calls("ping")).as(used.toString()).isEqualTo(6);
+	}
+
+	@Test
+	void withTheHintInPlaceADueDelayedMessageAndAnExpiredTakeAreDelivered() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		QueueMessage<Email> held = this.template.receive(queue, Email.class).orElseThrow();
+		QueueMessage<Email> done = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.redis.hasKey(QueueKeys.of(QueueTestSupport.KEYSPACE, queue).nextDue())).isTrue();
+		assertThat(this.template.sendDelayed(queue, new Email("c", 3), Duration.ofMillis(100))).isTrue();
+		List<QueueMessage<Email>> taken = new ArrayList<>();
+		QueueMessage<Email>[] previous = new QueueMessage[] { done };
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			Optional<QueueMessage<Email>> next = (previous[0] != null)
+					? this.template.ackAndReceive(previous[0], Email.class) : this.template.receive(queue, Email.class);
+			previous[0] = next.orElse(null);
+			next.ifPresent(taken::add);
+			return taken.size() == 2;
+		});
+		assertThat(taken).extracting((message) -> message.payload().number()).containsExactlyInAnyOrder(1, 3);
+		assertThat(taken).filteredOn((message) -> message.id().equals(held.id()))
+			.singleElement()
+			.satisfies((message) -> assertThat(message.deliveries()).isEqualTo(2));
+		assertThat(this.template.ack(held)).as("its visibility ran out").isFalse();
+	}
+
+	@Test
 	void batchReceiveTakesUpToNMessagesInOneScriptCallEachInFlightOnItsOwn() {
 		String queue = this.support.queue();
 		this.template.sendAll(queue, IntStream.range(0, 25).mapToObj((i) -> new Email("x", i)).toList());
@@ -78,7 +136,11 @@ class QueueTemplateTests {
 		assertThat(take.clientCommands()).filteredOn((command) -> command.contains(queue))
 			.singleElement()
 			.matches((command) -> command.startsWith("\"evalsha\""));
-		assertThat(take.scriptCommands()).as("TIME, 2 reaper reads, one LPOP with a count, one ZADD").hasSize(5);
+		assertThat(take.scriptCommands()).extracting(QueueTemplateTests::name)
+			.as("a new queue's first take reaps: TIME, the hint's GET, 2 reaper reads, one LPOP with a count, one "
+					+ "ZADD, the 2 earliest scores and the fresh hint")
+			.containsExactly("time", "get", "zrangebyscore", "zrangebyscore", "lpop", "zadd", "zrange", "zrange",
+					"set");
 		List<QueueMessage<Email>> batch = taken.get(0);
 		assertThat(batch).extracting((message) -> message.payload().number())
 			.containsExactlyElementsOf(IntStream.range(0, 10).boxed().toList());
@@ -89,9 +151,16 @@ class QueueTemplateTests {
 		assertThat(this.template.stats(queue).inFlight()).isEqualTo(9);
 		List<QueueMessage<Email>> settle = new ArrayList<>(batch);
 		settle.remove(3);
+		long hint = Long
+			.parseLong(this.redis.opsForValue().get(QueueKeys.of(QueueTestSupport.KEYSPACE, queue).nextDue()));
 		CommandLog next = CommandLog.record(server,
 				() -> taken.add(this.template.ackAndReceive(settle, queue, Email.class, 50)));
 		assertThat(next.roundTrips((command) -> command.contains(queue))).isOne();
+		if (redisNow() <= hint) {
+			assertThat(next.scriptCommands()).extracting(QueueTemplateTests::name)
+				.as("with nothing due before the hint: one ZREM of the 9, one LPOP with a count, one ZADD")
+				.containsExactly("time", "zrem", "get", "lpop", "zadd");
+		}
 		assertThat(taken.get(1)).hasSize(15);
 		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 15, 0, Duration.ZERO));
 		assertThat(this.template.receive(queue, Email.class, 10)).isEmpty();
@@ -339,6 +408,15 @@ class QueueTemplateTests {
 			this.template.ack(message.get());
 		}
 		return numbers;
+	}
+
+	private long redisNow() {
+		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		return (now != null) ? now : 0;
+	}
+
+	private static String name(String command) {
+		return command.substring(1, command.indexOf('"', 1));
 	}
 
 }

@@ -29,7 +29,7 @@ public final class QueuePurge {
 		QueueKeys keys = QueueKeys.of(keyspace, queue);
 		Long deleted = connection.keyCommands()
 			.del(bytes(keys.ready()), bytes(keys.inFlight()), bytes(keys.delayed()), bytes(keys.collapse()),
-					bytes(keys.dead()), bytes(keys.deadErrors()), bytes(keys.deadIndex()));
+					bytes(keys.dead()), bytes(keys.deadErrors()), bytes(keys.deadIndex()), bytes(keys.nextDue()));
 		return (deleted != null) ? deleted : 0;
 	}
 
