@@ -238,21 +238,36 @@ class QueueScriptsTests {
 		claim("0", 60_000, "t1");
 		claim("0", 60_000, "t2");
 		standingHint();
-		assertThat(delay("d|0|{}", 100, "none")).isOne();
-		assertThat(hint()).as("a delayed send").isEqualTo(score(this.keys.delayed(), "d|0|{}") - 1);
+		assertThat(delay("d|0|{}", 500, "none")).isOne();
+		assertHintLoweredTo(score(this.keys.delayed(), "d|0|{}") - 1, "a delayed send");
 		standingHint();
-		assertThat(this.runner.execute(EXTEND, this.keys.extendKeys(), "t1#a|1|{}", "100")).isOne();
-		assertThat(hint()).as("a shorter visibility").isEqualTo(score(this.keys.inFlight(), "t1#a|1|{}") - 1);
+		assertThat(this.runner.execute(EXTEND, this.keys.extendKeys(), "t1#a|1|{}", "500")).isOne();
+		assertHintLoweredTo(score(this.keys.inFlight(), "t1#a|1|{}") - 1, "a shorter visibility");
 		standingHint();
 		assertThat(fail("b|1|{}", "retry", "t2#b|1|{}")).isOne();
-		assertThat(hint()).as("a retry").isEqualTo(score(this.keys.delayed(), "b|1|{}") - 1);
+		assertHintLoweredTo(score(this.keys.delayed(), "b|1|{}") - 1, "a retry");
 		standingHint();
 		this.redis.opsForList().rightPush(this.keys.ready(), "c|0|{}");
-		claim("0", 100, "t3");
-		assertThat(hint()).as("a take").isEqualTo(score(this.keys.inFlight(), "t3#c|1|{}") - 1);
+		claim("0", 500, "t3");
+		assertHintLoweredTo(score(this.keys.inFlight(), "t3#c|1|{}") - 1, "a take");
 		standingHint();
 		assertThat(delay("e|0|{}", 0, "none")).isOne();
 		assertThat(this.redis.hasKey(this.keys.nextDue())).as("a message due at once: the next take reaps").isFalse();
+	}
+
+	/**
+	 * The lowered hint expires at its own time: on a slow machine it may be gone before
+	 * the test reads it, which is right once that time has passed (the standing hint it
+	 * replaced would still be there).
+	 */
+	private void assertHintLoweredTo(long expected, String what) {
+		String hint = this.redis.opsForValue().get(this.keys.nextDue());
+		if (hint == null) {
+			assertThat(redisNow()).as(what + ": a hint gone before its time").isGreaterThanOrEqualTo(expected);
+		}
+		else {
+			assertThat(Long.parseLong(hint)).as(what).isEqualTo(expected);
+		}
 	}
 
 	@Test

@@ -8,27 +8,105 @@ import io.github.redkit.core.RedisKeyspace;
  * The keys of one queue, all under one hash tag so that every script of the queue runs in
  * one cluster slot:
  * {@code <prefix>:queue:{<name>}:ready|inflight|delayed|collapse|dead|dead-errors|dead-index|next-due}.
- *
- * @param ready list of ready elements
- * @param inFlight sorted set of taken elements scored by their visibility deadline
- * @param delayed sorted set of delayed and backing-off elements scored by their due time
- * @param collapse hash from the SHA-1 of a delayed payload to its pending element
- * @param dead hash from id to dead element
- * @param deadErrors hash from id to last error
- * @param deadIndex sorted set of dead ids scored by their dead-letter time
- * @param nextDue string holding a time (ms, and expiring at it) at or before which
- * neither {@code inFlight} nor {@code delayed} holds a score, so that a take skips the
- * reaper's reads; missing or stale it only makes the next take reap (see
- * {@code queue_hint.lua})
  */
-public record QueueKeys(String ready, String inFlight, String delayed, String collapse, String dead, String deadErrors,
-		String deadIndex, String nextDue) {
+public final class QueueKeys {
+
+	private final String ready;
+
+	private final String inFlight;
+
+	private final String delayed;
+
+	private final String collapse;
+
+	private final String dead;
+
+	private final String deadErrors;
+
+	private final String deadIndex;
+
+	private final String nextDue;
+
+	private QueueKeys(RedisKeyspace.Key base) {
+		this.ready = base.part("ready").build();
+		this.inFlight = base.part("inflight").build();
+		this.delayed = base.part("delayed").build();
+		this.collapse = base.part("collapse").build();
+		this.dead = base.part("dead").build();
+		this.deadErrors = base.part("dead-errors").build();
+		this.deadIndex = base.part("dead-index").build();
+		this.nextDue = base.part("next-due").build();
+	}
 
 	public static QueueKeys of(RedisKeyspace keyspace, String queue) {
-		RedisKeyspace.Key base = keyspace.key("queue").tag(queue);
-		return new QueueKeys(base.part("ready").build(), base.part("inflight").build(), base.part("delayed").build(),
-				base.part("collapse").build(), base.part("dead").build(), base.part("dead-errors").build(),
-				base.part("dead-index").build(), base.part("next-due").build());
+		return new QueueKeys(keyspace.key("queue").tag(queue));
+	}
+
+	/**
+	 * The list of ready elements.
+	 * @return the key
+	 */
+	public String ready() {
+		return this.ready;
+	}
+
+	/**
+	 * The sorted set of taken elements scored by their visibility deadline.
+	 * @return the key
+	 */
+	public String inFlight() {
+		return this.inFlight;
+	}
+
+	/**
+	 * The sorted set of delayed and backing-off elements scored by their due time.
+	 * @return the key
+	 */
+	public String delayed() {
+		return this.delayed;
+	}
+
+	/**
+	 * The hash from the SHA-1 of a delayed payload to its pending element.
+	 * @return the key
+	 */
+	public String collapse() {
+		return this.collapse;
+	}
+
+	/**
+	 * The hash from id to dead element.
+	 * @return the key
+	 */
+	public String dead() {
+		return this.dead;
+	}
+
+	/**
+	 * The hash from id to last error.
+	 * @return the key
+	 */
+	public String deadErrors() {
+		return this.deadErrors;
+	}
+
+	/**
+	 * The sorted set of dead ids scored by their dead-letter time.
+	 * @return the key
+	 */
+	public String deadIndex() {
+		return this.deadIndex;
+	}
+
+	/**
+	 * The string holding a time (ms, and expiring at it) at or before which neither
+	 * {@link #inFlight()} nor {@link #delayed()} holds a score, so that a take skips the
+	 * reaper's reads; missing or stale it only makes the next take reap (see
+	 * {@code queue_hint.lua}).
+	 * @return the key
+	 */
+	public String nextDue() {
+		return this.nextDue;
 	}
 
 	public List<String> claimKeys() {
