@@ -113,6 +113,16 @@ class BatchRecorder implements BeanPostProcessor, EnvironmentAware, Ordered {
 	 */
 	record Sent(String command, String budget, String id, long amount, long invoked, long completed, List<?> reply) {
 
+		/**
+		 * Whether the instance got no answer: none came before it gave up (its timeout
+		 * completes the very future the runner returned, so the recorder sees it fail),
+		 * or one came later than {@code redkit.budget.timeout} and a margin.
+		 */
+		boolean lost() {
+			return this.reply == null
+					|| this.completed - this.invoked > (BudgetScenario.TIMEOUT_MILLIS + 20) * 1_000_000;
+		}
+
 		/** Whether Redis answered that it applied it now (not a replay). */
 		boolean appliedNow() {
 			return this.reply != null && ((Long) this.reply.get(0)) == 1 && ((Long) this.reply.get(2)) == 0;

@@ -259,7 +259,8 @@ final class BudgetChecker {
 	 * give-back never larger than a batch, only for a batch that was taken (or whose
 	 * answer was lost), applied at most once within one memory of Redis; a batch whose
 	 * answer was lost is given back whole, and every batch given back ends with a
-	 * give-back Redis answered (one it did not answer is sent again).
+	 * give-back Redis answered (one it did not answer is sent again). Lost means lost to
+	 * the instance: no answer, or one after it gave up.
 	 */
 	private final class BatchRules {
 

@@ -49,6 +49,9 @@ class BudgetScenario implements Scenario {
 
 	static final long MAX_AGE_MILLIS = 100;
 
+	/** {@code redkit.budget.timeout}: an answer later than this is lost to the caller. */
+	static final long TIMEOUT_MILLIS = 200;
+
 	/**
 	 * The longest a spend may take, whatever the faults: a batch being taken, then the
 	 * spend itself, each within {@code redkit.budget.timeout}, and a margin for a busy
@@ -109,7 +112,7 @@ class BudgetScenario implements Scenario {
 
 	@Override
 	public List<String> properties() {
-		return List.of("redkit.budget.timeout=500ms", "redkit.reactive.enabled=true",
+		return List.of("redkit.budget.timeout=" + TIMEOUT_MILLIS + "ms", "redkit.reactive.enabled=true",
 				"redkit.budget.local-allowances." + ALLOWANCE + ".size=" + BATCH,
 				"redkit.budget.local-allowances." + ALLOWANCE + ".max-age=" + MAX_AGE_MILLIS + "ms",
 				"faults.broken-budgets=" + this.breakage, "faults.batch-log=" + this.run);
@@ -152,7 +155,9 @@ class BudgetScenario implements Scenario {
 	}
 
 	private void change(Client client) throws Exception {
-		String budget = NAMES.get(client.random().nextInt(NAMES.size()));
+		// half of the calls spend from the allowance's budget, so that faults meet its
+		// batches
+		String budget = client.random().nextBoolean() ? ALLOWANCE : NAMES.get(client.random().nextInt(NAMES.size()));
 		Budgets budgets = client.bean(Budgets.class);
 		if (budget.equals(ALLOWANCE)) {
 			spendFromAllowance(client, budgets);
@@ -353,8 +358,8 @@ class BudgetScenario implements Scenario {
 		long origin = System.nanoTime() - history.now();
 		for (BatchRecorder.Sent sent : BatchRecorder.LOGS.getOrDefault(this.run, List.of())) {
 			history.add(new Op(-1, sent.command().equals("spend") ? "batch" : "give-back", sent.budget(), sent.amount(),
-					sent.invoked() - origin, sent.completed() - origin, (sent.reply() == null) ? Outcome.UNKNOWN
-							: ((Long) sent.reply().get(0) == 1) ? Outcome.OK : Outcome.REFUSED,
+					sent.invoked() - origin, sent.completed() - origin,
+					sent.lost() ? Outcome.UNKNOWN : ((Long) sent.reply().get(0) == 1) ? Outcome.OK : Outcome.REFUSED,
 					sent));
 		}
 		BatchRecorder.LOGS.remove(this.run);
