@@ -6,9 +6,11 @@
 -- KEYS[4] (optional) the record of an idempotent command: "<applied>|<remaining>|<reservation id>"
 -- KEYS[5] (giveback) the record of the spend whose unused part is given back
 -- ARGV[1] command: create | delete | remaining | spend | refund | giveback | reserve | commit |
--- release; giveback is a refund applied only while this Redis still holds the record of the
--- spend it gives back part of (a local allowance's batch): a Redis back on a snapshot from
--- before that spend never took it, and must not get it back
+-- release; giveback is a refund applied only while this Redis holds the record of the spend it
+-- gives back part of (a local allowance's batch) and that spend applied: a Redis back on a
+-- snapshot from before that spend never took it, nor did a refused spend, and neither must get
+-- it back; without a record it writes one of "not applied", so that the spend, if it was only
+-- late (its answer lost on the way), replays that instead of taking a batch no one hands out
 -- ARGV[2] amount, ARGV[3] reservation id (reserve, commit, release) or '1' to replace (create),
 -- ARGV[4] ttl ms of the reservation (reserve), ARGV[5] ttl ms of the record in KEYS[4]
 -- Returns {applied: 1 | 0 | -1 (no such budget) | -2 (a refund past ARGV[6], the largest exact
@@ -65,8 +67,18 @@ local applied = 0
 if command == 'spend' then
   applied = spendOrReserve(account, amount, KEYS[2], KEYS[3], nil, 0) and 1 or 0
 elseif command == 'refund' or command == 'giveback' then
-  if command == 'giveback' and redis.call('EXISTS', KEYS[5]) == 0 then
-    return {0, balance, 0}
+  if command == 'giveback' then
+    local spent = redis.call('GET', KEYS[5])
+    if not spent then
+      -- no record of the batch's spend: a Redis that forgot it, or a spend whose answer was
+      -- lost before it arrived; a record of "not applied" fences that spend if it comes late
+      redis.call('SET', KEYS[5], '0|' .. exact(balance) .. '|', 'PX', ARGV[5])
+      return {0, balance, 0}
+    end
+    if string.match(spent, '^(%-?%d+)') ~= '1' then
+      -- the batch's spend was refused: it took nothing to give back
+      return {0, balance, 0}
+    end
   end
   -- open reservations come back to the balance too: count them against the largest amount
   local reserved = 0

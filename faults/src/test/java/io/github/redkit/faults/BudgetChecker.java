@@ -19,7 +19,11 @@ import io.github.redkit.faults.BudgetScenario.Change;
  * explained by what the last memory holds: a change answered within it counts as
  * answered, one answered before Redis restarted empty counts for nothing, and every other
  * one (unknown, in flight across a fault, or answered in the window a restart on an older
- * snapshot lost) either applied or not, an operation id at most once.
+ * snapshot lost) either applied or not, an operation id at most once. A spend of the
+ * budget with a local allowance counts from when its batch may have been taken, up to a
+ * max-age before it; that budget's batches are judged as sent to Redis: each id taken
+ * once, given back at most once within one memory, never more than it took, and a batch
+ * whose answer was lost, or a give-back Redis did not answer, given back in the end.
  */
 final class BudgetChecker {
 
@@ -32,26 +36,47 @@ final class BudgetChecker {
 
 	private final Map<String, Long> budgets;
 
+	private final String allowance;
+
 	private final List<String> violations = new ArrayList<>();
 
-	BudgetChecker(History history, Map<String, Long> budgets) {
+	BudgetChecker(History history, Map<String, Long> budgets, String allowance) {
 		this.history = history;
 		this.budgets = budgets;
+		this.allowance = allowance;
+	}
+
+	/**
+	 * How long before a spend its amount may have been spent in Redis: a spend of the
+	 * allowance's budget may be served from a batch taken up to max-age before it (with a
+	 * margin for a busy machine).
+	 */
+	private long counted(Op op) {
+		return op.invoked() - ((op.key().equals(this.allowance) && op.action().equals("spend-anon"))
+				? 2 * BudgetScenario.MAX_AGE_MILLIS * 1_000_000 : 0);
 	}
 
 	List<String> violations() {
 		Map<String, List<Op>> byBudget = this.history.ops().stream().collect(Collectors.groupingBy(Op::key));
 		byBudget.forEach((budget, ops) -> {
 			List<Op> changes = ops.stream().filter((op) -> !op.action().equals("final")).toList();
-			List<Set<Op>> views = Epochs.views(changes, this.history.forgetting()).stream().map((view) -> {
-				Set<Op> set = Collections.newSetFromMap(new IdentityHashMap<>());
-				set.addAll(view);
-				return set;
-			}).toList();
+			List<Set<Op>> views = Epochs.views(changes, this.history.forgetting(), this::counted)
+				.stream()
+				.map((view) -> {
+					Set<Op> set = Collections.newSetFromMap(new IdentityHashMap<>());
+					set.addAll(view);
+					return set;
+				})
+				.toList();
 			long initial = this.budgets.get(budget);
 			checkReplays(budget, changes, views);
 			checkSpent(budget, initial, changes, views);
 			checkFinal(budget, initial, ops);
+			checkNeverBelowZero(budget, ops);
+			if (budget.equals(this.allowance)) {
+				new BatchRules(budget, ops, views).check();
+				checkDeadlines(budget, ops);
+			}
 		});
 		if (this.history.ops().stream().noneMatch((op) -> op.action().equals("spend") && op.ok())) {
 			this.violations.add("no spend was ever acknowledged: the run judged nothing");
@@ -186,17 +211,138 @@ final class BudgetChecker {
 	 * snapshot lost.
 	 */
 	private boolean certain(Op op, FaultRecord lastEmpty) {
-		if (op.unknown() || (lastEmpty != null && op.invoked() <= lastEmpty.healed())) {
+		if (op.unknown() || (lastEmpty != null && counted(op) <= lastEmpty.healed())) {
 			return false;
 		}
 		return this.history.faults()
 			.stream()
 			.filter((fault) -> fault.event().fault().keepsWhatCameBefore())
-			.allMatch((fault) -> op.completed() < fault.started() || op.invoked() > fault.healed());
+			.allMatch((fault) -> op.completed() < fault.started() || counted(op) > fault.healed());
+	}
+
+	/**
+	 * No answer ever shows a balance below zero, nor does the final read.
+	 */
+	private void checkNeverBelowZero(String budget, List<Op> ops) {
+		for (Op op : ops) {
+			// a release answers no balance (recorded as -1)
+			boolean below = (op.value() instanceof Change change && change.applied() != null
+					&& !op.action().equals("release") && change.remaining() < 0)
+					|| (op.value() instanceof Long balance && balance < 0);
+			if (below) {
+				this.violations.add(budget + ": a balance below zero: " + op);
+			}
+		}
+	}
+
+	/**
+	 * Every spend ended within its deadline: none hung (still under way at the settle,
+	 * its detail says so), none took longer.
+	 */
+	private void checkDeadlines(String budget, List<Op> ops) {
+		long deadline = BudgetScenario.DEADLINE_MILLIS * 1_000_000;
+		for (Op op : ops) {
+			boolean hung = op.value() instanceof Change change && "hung".equals(change.detail());
+			if (op.action().startsWith("spend") && (hung || op.completed() - op.invoked() > deadline)) {
+				this.violations.add(String.format("%s: a spend %s its deadline of %d ms: %s", budget,
+						hung ? "never ended, past" : "ended past", BudgetScenario.DEADLINE_MILLIS, op));
+			}
+		}
 	}
 
 	private static long until(Op op) {
 		return op.completed() + (op.unknown() ? LATE : 0);
+	}
+
+	/**
+	 * The batches of the local allowance, as sent to Redis: each id taken by one spend; a
+	 * give-back never larger than a batch, only for a batch that was taken (or whose
+	 * answer was lost), applied at most once within one memory of Redis; a batch whose
+	 * answer was lost is given back whole, and every batch given back ends with a
+	 * give-back Redis answered (one it did not answer is sent again). Lost means lost to
+	 * the instance: no answer, or one after it gave up.
+	 */
+	private final class BatchRules {
+
+		private final String budget;
+
+		private final List<Set<Op>> views;
+
+		private final Map<String, List<Op>> taken = new LinkedHashMap<>();
+
+		private final Map<String, List<Op>> givenBack = new LinkedHashMap<>();
+
+		BatchRules(String budget, List<Op> ops, List<Set<Op>> views) {
+			this.budget = budget;
+			this.views = views;
+			for (Op op : ops) {
+				if (op.value() instanceof BatchRecorder.Sent sent) {
+					(op.action().equals("batch") ? this.taken : this.givenBack)
+						.computeIfAbsent(sent.id(), (id) -> new ArrayList<>())
+						.add(op);
+				}
+			}
+		}
+
+		void check() {
+			if (this.taken.isEmpty()) {
+				BudgetChecker.this.violations.add(this.budget + ": no batch was taken: the run judged no allowance");
+			}
+			this.taken.forEach((id, takes) -> {
+				if (takes.size() > 1) {
+					violation("a batch id reused: %d batches taken as %s:%n    %s", takes.size(), id, lines(takes));
+				}
+				List<Op> backs = this.givenBack.getOrDefault(id, List.of());
+				boolean lost = takes.stream().anyMatch(Op::unknown);
+				if (lost && backs.stream().noneMatch((op) -> !op.unknown() && op.amount() == BudgetScenario.BATCH)) {
+					violation("a batch whose answer was lost was not given back whole: %s%n    %s", id,
+							lines(concat(takes, backs)));
+				}
+				if (!backs.isEmpty() && backs.get(backs.size() - 1).unknown()) {
+					violation("a give-back Redis did not answer was not sent again: %s%n    %s", id,
+							lines(concat(takes, backs)));
+				}
+			});
+			this.givenBack.forEach((id, backs) -> {
+				List<Op> takes = this.taken.getOrDefault(id, List.of());
+				if (takes.stream().allMatch((op) -> op.outcome() == Outcome.REFUSED)
+						&& backs.stream().anyMatch(BatchRules::appliedNow)) {
+					violation("a give-back applied for a batch never taken: %s%n    %s", id,
+							lines(concat(takes, backs)));
+				}
+				for (Op back : backs) {
+					if (back.amount() > BudgetScenario.BATCH) {
+						violation("a give-back larger than a batch: %s", back);
+					}
+				}
+				for (Set<Op> view : this.views) {
+					List<Op> applied = backs.stream().filter((op) -> view.contains(op) && appliedNow(op)).toList();
+					if (applied.size() > 1) {
+						violation("a batch given back %d times within one memory of Redis: %s%n    %s", applied.size(),
+								id, lines(concat(takes, backs)));
+					}
+				}
+			});
+		}
+
+		private static boolean appliedNow(Op op) {
+			return ((BatchRecorder.Sent) op.value()).appliedNow();
+		}
+
+		private void violation(String format, Object... args) {
+			BudgetChecker.this.violations.add(this.budget + ": " + String.format(format, args));
+		}
+
+		private static List<Op> concat(List<Op> first, List<Op> second) {
+			List<Op> all = new ArrayList<>(first);
+			all.addAll(second);
+			return all;
+		}
+
+		private static String lines(List<Op> ops) {
+			return ops.stream().map(Op::toString).collect(Collectors.joining("\n    "));
+		}
+
 	}
 
 	/**

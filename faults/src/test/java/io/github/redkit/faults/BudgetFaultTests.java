@@ -25,6 +25,16 @@ class BudgetFaultTests {
 	void theCheckerCatchesABrokenBuild(BudgetScenario.Breakage breakage) {
 		FaultRun.Result result = FaultRun.run(() -> new BudgetScenario(breakage), new Schedule(7, 3000, List.of()));
 		assertThat(result.violations()).as("violations found in a build broken with %s", breakage).isNotEmpty();
+		String rule = switch (breakage) {
+			case GIVEN_BACK_TWICE -> "given back 2 times within one memory";
+			case BATCH_REUSED -> "a batch id reused";
+			default -> "";
+		};
+		// the allowance's breakages are caught by their own rule, not by a run that
+		// judged nothing
+		assertThat(result.violations()).as("violations of a build broken with %s", breakage)
+			.anyMatch((violation) -> violation.contains(rule))
+			.noneMatch((violation) -> violation.contains("judged no"));
 	}
 
 }

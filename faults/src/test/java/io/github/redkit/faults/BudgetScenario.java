@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -20,6 +22,7 @@ import io.github.redkit.budget.SpendResult;
 import io.github.redkit.core.RedisKeyspace;
 
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -27,18 +30,50 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * (retried with the same id after an unknown outcome, and now and then much later),
  * spends without an id, refunds, reservations committed (maybe for less), released or
  * abandoned to expire, reactive subscribers and futures given up at a random moment. A
- * client that finds its budget gone (Redis restarted empty) creates it again. Once every
- * fault healed and every reservation came back, the final balances are read; the
- * {@link BudgetChecker} judges the history.
+ * client that finds its budget gone (Redis restarted empty) creates it again. One budget
+ * is spent from through local allowances (spends without an id served from batches each
+ * instance takes, blocking or given up on), its batches recorded as sent to Redis
+ * ({@link BatchRecorder}). Once every fault healed, the instances' budgets stop (giving
+ * back what their batches hold) and every reservation came back, the final balances are
+ * read; the {@link BudgetChecker} judges the history.
  */
 class BudgetScenario implements Scenario {
 
-	/** The budgets and their initial balances: one runs dry, one does not. */
-	static final Map<String, Long> BUDGETS = Map.of("b0", 200L, "b1", 1_000_000L);
+	/**
+	 * The budget every instance spends from through a local allowance (batches of
+	 * {@link #BATCH}, handed out for at most {@link #MAX_AGE_MILLIS}).
+	 */
+	static final String ALLOWANCE = "b2";
+
+	static final long BATCH = 30;
+
+	static final long MAX_AGE_MILLIS = 100;
+
+	/** {@code redkit.budget.timeout}: an answer later than this is lost to the caller. */
+	static final long TIMEOUT_MILLIS = 200;
+
+	/**
+	 * The longest a spend may take, whatever the faults: a batch being taken, then the
+	 * spend itself, each within {@code redkit.budget.timeout}, and a margin for a busy
+	 * machine.
+	 */
+	static final long DEADLINE_MILLIS = 3_000;
+
+	/**
+	 * The budgets and their initial balances: one runs dry, one does not, one is spent
+	 * from through local allowances.
+	 */
+	static final Map<String, Long> BUDGETS = Map.of("b0", 200L, "b1", 1_000_000L, ALLOWANCE, 8_000L);
 
 	private static final List<String> NAMES = BUDGETS.keySet().stream().sorted().toList();
 
 	private final AtomicLong ids = new AtomicLong();
+
+	// where this run's BatchRecorders write
+	private final String run = UUID.randomUUID().toString();
+
+	// spends of the allowance's budget under way, to tell a spend that hung
+	private final Map<Long, Op> inFlight = new ConcurrentHashMap<>();
 
 	private final Breakage breakage;
 
@@ -63,7 +98,11 @@ class BudgetScenario implements Scenario {
 				+ "refunds, each unknown outcome applied or not. Judged on what Redis still holds: Redis restarted "
 				+ "empty loses the budget (until created again) and everything before; restarted on an older snapshot "
 				+ "it loses the changes made after the snapshot (acknowledged ones too), and a retry with the same "
-				+ "operation id then applies again";
+				+ "operation id then applies again. On a budget spent from through local allowances, a spend counts "
+				+ "from when its batch may have been taken (up to max-age before); no answer shows a balance below "
+				+ "zero; every spend ends within its deadline; each batch id is taken once, given back at most once "
+				+ "within one memory, and a batch whose answer was lost, or whose give-back Redis did not answer, is "
+				+ "given back (whole) in the end, into a Redis that still holds its spend";
 	}
 
 	@Override
@@ -73,13 +112,15 @@ class BudgetScenario implements Scenario {
 
 	@Override
 	public List<String> properties() {
-		return List.of("redkit.budget.timeout=500ms", "redkit.reactive.enabled=true",
-				"faults.broken-budgets=" + this.breakage);
+		return List.of("redkit.budget.timeout=" + TIMEOUT_MILLIS + "ms", "redkit.reactive.enabled=true",
+				"redkit.budget.local-allowances." + ALLOWANCE + ".size=" + BATCH,
+				"redkit.budget.local-allowances." + ALLOWANCE + ".max-age=" + MAX_AGE_MILLIS + "ms",
+				"faults.broken-budgets=" + this.breakage, "faults.batch-log=" + this.run);
 	}
 
 	@Override
 	public List<Class<?>> sources() {
-		return List.of(BrokenBudgets.class);
+		return List.of(BrokenBudgets.class, BatchRecorder.class);
 	}
 
 	@Override
@@ -114,8 +155,14 @@ class BudgetScenario implements Scenario {
 	}
 
 	private void change(Client client) throws Exception {
-		String budget = NAMES.get(client.random().nextInt(NAMES.size()));
+		// half of the calls spend from the allowance's budget, so that faults meet its
+		// batches
+		String budget = client.random().nextBoolean() ? ALLOWANCE : NAMES.get(client.random().nextInt(NAMES.size()));
 		Budgets budgets = client.bean(Budgets.class);
+		if (budget.equals(ALLOWANCE)) {
+			spendFromAllowance(client, budgets);
+			return;
+		}
 		long amount = 1 + client.random().nextInt(40);
 		int mode = client.random().nextInt(100);
 		if (mode < 35) {
@@ -152,6 +199,45 @@ class BudgetScenario implements Scenario {
 			client.history()
 				.record(client.process(), "remaining", budget, 0, () -> budgets.remaining(budget),
 						(left) -> Outcome.OK);
+		}
+	}
+
+	/**
+	 * Spends from the allowance's budget, served from batches: blocking, or a future the
+	 * caller gives up on at a random moment (its amount may still be handed out); now and
+	 * then a spend with an operation id (never from a batch) or a read. Every call has a
+	 * deadline: one that has not ended by the settle hung.
+	 */
+	private void spendFromAllowance(Client client, Budgets budgets) throws Exception {
+		long amount = 1 + client.random().nextInt(10);
+		int mode = client.random().nextInt(100);
+		if (mode < 55) {
+			bounded(client, amount, () -> budgets.spend(ALLOWANCE, amount));
+		}
+		else if (mode < 85) {
+			long waitMillis = 1 + client.random().nextInt(10);
+			bounded(client, amount, () -> budgets.spendAsync(ALLOWANCE, amount).get(waitMillis, TimeUnit.MILLISECONDS));
+		}
+		else if (mode < 95) {
+			String id = id(client, "s");
+			retried(client, "spend", ALLOWANCE, amount, id, () -> budgets.spend(ALLOWANCE, amount, id));
+		}
+		else {
+			client.history()
+				.record(client.process(), "remaining", ALLOWANCE, 0, () -> budgets.remaining(ALLOWANCE),
+						(left) -> Outcome.OK);
+		}
+	}
+
+	private void bounded(Client client, long amount, Callable<SpendResult> call) {
+		long key = this.ids.incrementAndGet();
+		this.inFlight.put(key, new Op(client.process(), "spend-anon", ALLOWANCE, amount, client.history().now(), -1,
+				Outcome.UNKNOWN, new Change("a" + key, null, 0, "hung")));
+		try {
+			record(client, "spend-anon", ALLOWANCE, amount, "a" + key, call);
+		}
+		finally {
+			this.inFlight.remove(key);
 		}
 	}
 
@@ -264,6 +350,19 @@ class BudgetScenario implements Scenario {
 	 */
 	@Override
 	public void settle(List<ConfigurableApplicationContext> instances, History history) {
+		// every spend still under way hung: the clients had their grace
+		this.inFlight.values().forEach(history::add);
+		// the instances give back what their batches did not hand out before the final
+		// read
+		instances.forEach((instance) -> ((SmartLifecycle) instance.getBean(Budgets.class)).stop());
+		long origin = System.nanoTime() - history.now();
+		for (BatchRecorder.Sent sent : BatchRecorder.LOGS.getOrDefault(this.run, List.of())) {
+			history.add(new Op(-1, sent.command().equals("spend") ? "batch" : "give-back", sent.budget(), sent.amount(),
+					sent.invoked() - origin, sent.completed() - origin,
+					sent.lost() ? Outcome.UNKNOWN : ((Long) sent.reply().get(0) == 1) ? Outcome.OK : Outcome.REFUSED,
+					sent));
+		}
+		BatchRecorder.LOGS.remove(this.run);
 		Budgets budgets = instances.get(0).getBean(Budgets.class);
 		StringRedisTemplate redis = instances.get(0).getBean(StringRedisTemplate.class);
 		RedisKeyspace keyspace = instances.get(0).getBean(RedisKeyspace.class);
@@ -293,7 +392,7 @@ class BudgetScenario implements Scenario {
 
 	@Override
 	public List<String> check(History history) {
-		return new BudgetChecker(history, BUDGETS).violations();
+		return new BudgetChecker(history, BUDGETS, ALLOWANCE).violations();
 	}
 
 	/**
@@ -326,7 +425,19 @@ class BudgetScenario implements Scenario {
 		 * One refused spend in three is reported applied, as a script that skipped its
 		 * check would.
 		 */
-		OVER_SPEND
+		OVER_SPEND,
+
+		/**
+		 * Every second give-back of a local allowance's batch is sent again under a
+		 * record of its own, so it applies twice.
+		 */
+		GIVEN_BACK_TWICE,
+
+		/**
+		 * Every third batch of a local allowance is taken under the id of the budget's
+		 * first batch: Redis replays that spend and takes nothing for it.
+		 */
+		BATCH_REUSED
 
 	}
 

@@ -1,14 +1,21 @@
 package io.github.redkit.budget.internal;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
+import io.github.redkit.budget.BudgetNotFoundException;
+import io.github.redkit.budget.BudgetOverflowException;
 import io.github.redkit.budget.SpendResult;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.core.internal.RandomIds;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * the balance first, so a budget never goes below zero; the price is the amounts held
  * unused, at most one batch per instance and budget, and a balance that reads lower by
  * them. A batch the balance cannot cover sends that budget's spends to Redis one by one
- * for {@code max-age}.
+ * for {@code max-age}. A batch whose answer was lost (Redis may have spent it) is given
+ * back whole, and a give-back Redis did not answer is sent again until it does: each is
+ * idempotent under the batch's id, and applies only if the batch's spend did.
  */
 final class BudgetAllowances {
 
@@ -38,19 +47,31 @@ final class BudgetAllowances {
 
 	private final Map<String, Holder> holders = new ConcurrentHashMap<>();
 
+	private final Duration patience;
+
+	// give-backs Redis has not answered yet: stopping waits for them
+	private final Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
+
+	// once stopping, give-backs are retried only until then (monotonic nanoseconds)
+	private volatile long stopDeadline;
+
+	private volatile boolean stopping;
+
 	/**
 	 * Creates the allowances of the budgets that have one.
 	 * @param allowances the allowances, by budget id
 	 * @param budget spends and refunds in Redis
 	 * @param metrics counts batches and amounts
 	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
+	 * @param patience how long stopping waits for the give-backs Redis has not answered
 	 */
-	BudgetAllowances(Map<String, BudgetAllowance> allowances, Budget budget, RedkitMetrics metrics,
-			LongSupplier clock) {
+	BudgetAllowances(Map<String, BudgetAllowance> allowances, Budget budget, RedkitMetrics metrics, LongSupplier clock,
+			Duration patience) {
 		this.allowances = Map.copyOf(allowances);
 		this.budget = budget;
 		this.metrics = metrics;
 		this.clock = clock;
+		this.patience = patience;
 	}
 
 	/**
@@ -79,27 +100,100 @@ final class BudgetAllowances {
 	}
 
 	/**
-	 * Refunds what every batch still holds: when the application stops.
+	 * Started (again): give-backs are retried for as long as Redis does not answer.
+	 */
+	void started() {
+		this.stopping = false;
+	}
+
+	/**
+	 * Refunds what every batch still holds, and waits (at most the patience) for every
+	 * give-back Redis has not answered yet: when the application stops.
 	 */
 	void giveBackAll() {
+		this.stopDeadline = this.clock.getAsLong() + this.patience.toNanos();
+		this.stopping = true;
 		this.holders.forEach((budgetId, holder) -> {
 			Batch batch = holder.release();
 			if (batch != null) {
-				giveBack(budgetId, batch).join();
+				giveBack(budgetId, batch);
+			}
+		});
+		for (CompletableFuture<?> giveBack : List.copyOf(this.pending)) {
+			long wait = this.stopDeadline - this.clock.getAsLong();
+			try {
+				giveBack.get(Math.max(wait, 0) + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS);
+			}
+			catch (Exception ex) {
+				// logged where it gave up
+			}
+		}
+	}
+
+	private void giveBack(String budgetId, Batch batch) {
+		if (batch.left > 0) {
+			giveBack(budgetId, batch.left, batch.operationId, false);
+		}
+	}
+
+	/**
+	 * Gives back what a batch did not hand out, sent again until Redis answers.
+	 * @param budgetId the budget
+	 * @param amount what is given back
+	 * @param operationId the batch's id
+	 * @param lost whether the answer to the batch's spend was lost: its spend, if Redis
+	 * applied it, is counted when the give-back applies
+	 */
+	private void giveBack(String budgetId, long amount, String operationId, boolean lost) {
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		this.pending.add(done);
+		done.whenComplete((ignored, ex) -> this.pending.remove(done));
+		attempt(budgetId, amount, operationId, lost, done, 1);
+	}
+
+	private void attempt(String budgetId, long amount, String operationId, boolean lost, CompletableFuture<Void> done,
+			int attempt) {
+		CompletableFuture<SpendResult> sent;
+		try {
+			sent = this.budget.giveBack(budgetId, amount, operationId);
+		}
+		catch (RuntimeException ex) {
+			sent = CompletableFuture.failedFuture(ex);
+		}
+		sent.whenComplete((result, failure) -> {
+			Throwable ex = (failure != null) ? RedisScriptRunner.unwrap(failure) : null;
+			if (ex == null) {
+				given(result, amount, lost);
+				done.complete(null);
+			}
+			else if (ex instanceof BudgetNotFoundException || ex instanceof BudgetOverflowException) {
+				// answered: no budget to give back into, or no room in it
+				done.complete(null);
+			}
+			else if (this.stopping && this.clock.getAsLong() - this.stopDeadline > 0) {
+				logger.warn("Budget '" + budgetId + "': could not give back " + amount
+						+ " its local allowance did not hand out (operation " + operationId + ") before stopping", ex);
+				done.complete(null);
+			}
+			else {
+				// Redis away: the same give-back again (idempotent under the batch's id)
+				long delay = Math.min(50L << Math.min(attempt, 5), 1_000);
+				CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)
+					.execute(() -> attempt(budgetId, amount, operationId, lost, done, attempt + 1));
 			}
 		});
 	}
 
-	private CompletableFuture<?> giveBack(String budgetId, Batch batch) {
-		if (batch.left == 0) {
-			return CompletableFuture.completedFuture(null);
+	private void given(SpendResult result, long amount, boolean lost) {
+		if (!result.applied()) {
+			return;
 		}
-		this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, batch.left, "event", "given-back");
-		return this.budget.giveBack(budgetId, batch.left, batch.operationId).exceptionally((ex) -> {
-			logger.warn("Budget '" + budgetId + "': could not give back " + batch.left
-					+ " its local allowance did not hand out (operation " + batch.operationId + ")", ex);
-			return null;
-		});
+		if (lost) {
+			// Redis spent the batch whose answer was lost: it was taken after all
+			this.metrics.increment(BudgetMeters.ALLOWANCE_BATCHES);
+			this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, amount, "event", "taken");
+		}
+		this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, amount, "event", "given-back");
 	}
 
 	/**
@@ -180,6 +274,14 @@ final class BudgetAllowances {
 			String operationId = "allowance:" + RandomIds.next();
 			long size = allowance.size();
 			CompletableFuture<SpendResult> spent = BudgetAllowances.this.budget.spend(budgetId, size, operationId)
+				.whenComplete((result, ex) -> {
+					if (ex != null && !(RedisScriptRunner.unwrap(ex) instanceof BudgetNotFoundException)) {
+						// the answer was lost: Redis may have spent the batch, which no
+						// one
+						// hands out; given back whole (a no-op unless its spend applied)
+						giveBack(budgetId, size, operationId, true);
+					}
+				})
 				.thenCompose((result) -> {
 					if (!result.applied()) {
 						this.slot.refusedUntil(start + allowance.maxAge().toNanos());

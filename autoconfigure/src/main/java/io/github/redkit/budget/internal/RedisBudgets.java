@@ -46,6 +46,12 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 
 	private static final String MAX = Long.toString(MAX_AMOUNT);
 
+	/**
+	 * How many timeouts stopping waits for the give-backs of local allowances that Redis
+	 * has not answered yet: a few attempts, never an application that cannot stop.
+	 */
+	private static final int GIVE_BACK_ATTEMPTS = 5;
+
 	private static final RedkitOutcomes<Answer> APPLIED = RedkitOutcomes.of(RedisBudgets::outcome);
 
 	private final RedisScriptRunner runner;
@@ -118,12 +124,13 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 							.thenApply((answer) -> record("refund", answer).result()));
 			}
 
-		}, metrics, System::nanoTime);
+		}, metrics, System::nanoTime, timeout.multipliedBy(GIVE_BACK_ATTEMPTS));
 	}
 
 	@Override
 	public void start() {
 		this.running = true;
+		this.allowances.started();
 	}
 
 	/**
