@@ -21,7 +21,10 @@ class BudgetAllowancePropertiesTests {
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
 				BudgetAutoConfiguration.class))
 		.withPropertyValues(RedisServers.standalone().springProperties())
-		.withPropertyValues("redkit.key-prefix=bap-" + System.nanoTime());
+		.withPropertyValues("redkit.key-prefix=bap-" + System.nanoTime())
+		// a fresh context's first call connects and loads its script: on a loaded machine
+		// that took longer than the default 2 s, which this test is not about
+		.withPropertyValues("redkit.budget.timeout=15s");
 
 	@Test
 	void aSpendOfAHotBudgetTakesABatchOfItsSize() {
