@@ -3,6 +3,7 @@ package io.github.redkit.autoconfigure.integration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
@@ -49,7 +50,7 @@ class IntegrationLockRegistryAutoConfigurationTests {
 			// redkit.lock.lease-time, renewed while held
 			assertThat(redis.getExpire(key, TimeUnit.SECONDS)).isBetween(20L, 30L);
 			lock.unlock();
-			assertThat(redis.hasKey(key)).isFalse();
+			assertThat(LockRecords.held(redis, key)).isFalse();
 		});
 	}
 
