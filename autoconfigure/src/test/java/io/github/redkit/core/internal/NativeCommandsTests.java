@@ -18,9 +18,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A script with a native form is sent as that command on a server found to take it
- * (Valkey 8.1: {@code SET IFEQ} renews a key holding a value), as the script on the others (Redis 7),
- * and as the script again, for good, when a server refuses the command; every path gives
- * the same answers.
+ * (Valkey 8.1: {@code SET IFEQ} renews a key holding a value), as the script on the
+ * others (Redis 7), and as the script again, for good, when a server refuses the command;
+ * every path gives the same answers.
  */
 class NativeCommandsTests {
 
