@@ -342,4 +342,22 @@ class DistributedLocksTests {
 			.isEqualTo(3);
 	}
 
+	@Test
+	void aRefusedAttemptIsFourCommandsAndAnExtensionThree() {
+		LockHandle held = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
+		CommandStats before = this.topology.server().commandStats();
+		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
+		CommandStats refused = this.topology.server().commandStats().since(before);
+		// TIME, the SET ... GET that read the holder's record, the SET that put it back
+		assertThat(refused.calls("evalsha") + refused.calls("time") + refused.calls("set")).as(refused.toString())
+			.isEqualTo(4);
+		CommandStats beforeExtend = this.topology.server().commandStats();
+		assertThat(held.extend(Duration.ofSeconds(20))).isTrue();
+		CommandStats extended = this.topology.server().commandStats().since(beforeExtend);
+		assertThat(extended.calls("evalsha") + extended.calls("time") + extended.calls("set")).as(extended.toString())
+			.isEqualTo(3);
+		held.close();
+	}
+
 }

@@ -58,7 +58,8 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Deletes a lock whoever holds it, and wakes its waiters, in one script.
+	 * Frees a lock whoever holds it (its record keeps the fencing token; a lock of the
+	 * previous layout is deleted), and wakes its waiters, in one script.
 	 * @param storedKey the lock's stored key
 	 * @return whether the lock was held
 	 * @throws DataAccessException when Redis cannot be reached in time
