@@ -199,7 +199,7 @@ class LockScriptsTests {
 	}
 
 	@Test
-	void aReleaseThatDoesNotKnowItsFencingTokenKeepsTheRecords() {
+	void aReleaseThatDoesNotKnowItsFencingTokenKeepsTheRecordsOwn() {
 		long fence = acquire("a", 10_000, 0);
 		assertThat(release("a", 0)).isOne();
 		assertThat(record()).containsExactly(Long.toString(fence), "", "0", "");
@@ -228,6 +228,17 @@ class LockScriptsTests {
 		assertThat(this.redis.getExpire(this.lock)).isGreaterThanOrEqualTo(30L);
 		assertThat(forceRelease()).isOne();
 		assertThat(acquire("a", 10_000, 0)).isPositive();
+	}
+
+	@Test
+	void anInstanceOfThePreviousLayoutStallsButNeverTakesALockWhoseRecordLives() {
+		long fence = acquire("a", 10_000, 0);
+		// the previous acquire script began with SET NX PX
+		assertThat(this.redis.opsForValue().setIfAbsent(this.lock, "old-holder", Duration.ofSeconds(30))).isFalse();
+		release("a", fence);
+		assertThat(this.redis.opsForValue().setIfAbsent(this.lock, "old-holder", Duration.ofSeconds(30)))
+			.as("released, the record still lives")
+			.isFalse();
 	}
 
 	@Test
