@@ -304,7 +304,7 @@ class DistributedLocksTests {
 		assertThat(release.roundTrips((command) -> command.contains(this.key))).isOne();
 		assertThat(release.scriptCommands())
 			.noneMatch((command) -> command.contains("publish") && command.contains(this.key));
-		// inside the scripts: TIME and one SET ... GET of the lock's record; one SET ...
+		// inside the scripts: TIME and one SET ... GET of the record; then one SET ...
 		// GET
 		assertThat(acquire.scriptCommands()).filteredOn((command) -> command.contains(this.key))
 			.extracting((command) -> command.substring(0, command.indexOf(' ')))

@@ -27,9 +27,8 @@ final class LockScripts {
 
 	static final LuaScript<Long> RELEASE = LuaScript.load("lock_release", Long.class);
 
-	// no SET IFEQ form (Redis 8.4): the record holds the lease end, which only Redis'
-	// clock
-	// gives, so the caller cannot name the value to compare
+	// no SET IFEQ form (Redis 8.4): the record holds a lease end from Redis' clock,
+	// which the caller cannot name to compare
 	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class);
 
 	/** Where the previous layout kept a lock's fencing counter, read by the endpoint. */
