@@ -12,13 +12,13 @@
 -- (MAXLEN ~), ARGV[6..] per identifier the name of KEYS[3..]
 -- Reply: see ratelimit_windows.
 -- Cost: each identifier and window reads one hash, the view of its sub-windows (see
--- ratelimit_global_view), not one hash per sub-window; an allowed call adds to this region's
--- slot of the sub-window's counter and to the view and ships the slot, and sets a TTL only on
--- its first call of a sub-window (HINCRBY keeps a key's TTL): TIME, HGETALL, HINCRBY, HINCRBY,
--- INCR, XADD, six commands for one window, where one hash per sub-window took 16.
+-- ratelimit_global_view, not included here: its helpers would be rebuilt on every call for
+-- nothing), not one hash per sub-window; an allowed call adds to this region's slot of the
+-- sub-window's counter and to the view and ships the slot, and sets a TTL only on its first call
+-- of a sub-window (HINCRBY keeps a key's TTL): TIME, HGETALL, HINCRBY, HINCRBY, INCR, XADD, six
+-- commands for one window, where one hash per sub-window took 16.
 --#include ratelimit_windows
 --#include region_slots
---#include ratelimit_global_view
 local floor, ceil = math.floor, math.ceil
 local now = redis_time_ms()
 local arguments, cost, n = read_arguments()
