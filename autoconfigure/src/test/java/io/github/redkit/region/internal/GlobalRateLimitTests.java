@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedkitMetrics;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -125,6 +127,11 @@ class GlobalRateLimitTests {
 				look.settle(0);
 				assertThat(look.decision().remaining()).as(name).isEqualTo(100 - 45 - 1);
 			}));
+		// charges, give-backs and applied entries moved the view as they moved the
+		// counters
+		for (String region : ThreeRegions.NAMES) {
+			assertViewsMatchCounters(region);
+		}
 	}
 
 	@Test
@@ -233,10 +240,13 @@ class GlobalRateLimitTests {
 		RedisServer eu = three.server("eu");
 		eu.stop();
 		eu.start();
-		await().atMost(Duration.ofSeconds(30))
-			.ignoreExceptions()
-			.until(() -> this.regions.get("eu").tryAcquire("api", "user").allowed());
-		assertThat(this.regions.get("eu").tryAcquire("api", "user").allowed()).isTrue();
+		AtomicInteger counted = new AtomicInteger();
+		await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+			if (this.regions.get("eu").tryAcquire("api", "user").allowed()) {
+				counted.incrementAndGet();
+			}
+			return counted.get() == 2;
+		});
 		this.replicators.forEach(RegionReplicator::start);
 		// the view decisions read is rebuilt with the counters: eu's own 5 come back from
 		// the
@@ -248,6 +258,35 @@ class GlobalRateLimitTests {
 			assertThat(seen).hasSize(1);
 			assertThat(seen.iterator().next()).isLessThanOrEqualTo(30 - 17 - 1);
 		});
+		// what decisions read, the view, is what the replicated counters hold, in every
+		// region
+		for (String region : ThreeRegions.NAMES) {
+			assertViewsMatchCounters(region);
+		}
+	}
+
+	/**
+	 * Every view field of a region's Redis equals its sub-window counter's slots summed.
+	 */
+	private static void assertViewsMatchCounters(String region) {
+		StringRedisTemplate template = three.runner(region).template();
+		int views = 0;
+		for (String view : template.keys("*:window:rl.*")) {
+			String counters = view.replace(":window:rl.", ":counter:rl.");
+			for (Map.Entry<Object, Object> field : template.opsForHash().entries(view).entrySet()) {
+				long sum = 0;
+				for (Map.Entry<Object, Object> slot : template.opsForHash()
+					.entries(counters + "." + field.getKey())
+					.entrySet()) {
+					long value = Long.parseLong(slot.getValue().toString());
+					sum += slot.getKey().toString().startsWith("n:") ? -value : value;
+				}
+				assertThat(Long.parseLong(field.getValue().toString())).as(region + " " + view + " " + field.getKey())
+					.isEqualTo(sum);
+				views++;
+			}
+		}
+		assertThat(views).as(region).isPositive();
 	}
 
 	private void awaitEverywhere(long remaining) {
