@@ -1,7 +1,8 @@
 -- Applies a batch of one origin region's outbox on a peer's Redis: each entry carries the
 -- origin's absolute p and n of one counter, and the peer keeps the larger of what it has and
 -- what it receives. Both only grow, so applying an entry twice, or an older entry after a
--- newer one, changes nothing: at most once by construction, not by bookkeeping.
+-- newer one, changes nothing: at most once by construction, not by bookkeeping. A global rate
+-- limit's sub-window counter moves its view by as much (see ratelimit_global_view).
 -- KEYS[1] the high-water marks hash (origin -> '<highest sequence received>|<its stream id>'),
 -- KEYS[2..] one counter hash per entry
 -- ARGV[1] origin region, then 4 per entry: sequence ('<sequence>|<stream id>' from an outbox,

@@ -9,7 +9,8 @@
 -- old values while they are read. Each counter is recovered once: several instances
 -- recovering at once, or one that dies half-way and a retry, skip what is done.
 -- The other regions' slots come back the way a peer applies an entry: the larger of what is
--- here and what was read.
+-- here and what was read. A global rate limit's sub-window counter moves its view by as much as
+-- its slots moved (see ratelimit_global_view).
 -- KEYS[1] the incarnation key, KEYS[2] the counters recovered so far (a set), KEYS[3] the
 -- outbox sequence, KEYS[4] the outbox, then per peer the position shipped to it and its
 -- re-seed flag, then the counters
