@@ -11,6 +11,7 @@
 -- ARGV[5..] the period in ms of each window, in the policy's order
 -- Reply: how many sub-window counters were reset.
 --#include region_slots
+--#include ratelimit_global_view
 local floor = math.floor
 local time = redis.call('TIME')
 local now = time[1] * 1000 + time[2] / 1000
@@ -28,6 +29,8 @@ for j = 5, #ARGV do
       n = n + count
       redis.call('HSET', key, 'n:' .. region, exact(n))
       ship(KEYS[1], KEYS[2], bound, ARGV[4] .. suffix, p, n, ttl)
+      -- the view that decisions read (see ratelimit_global_view) sums to zero as well
+      to_view(key, -count, ttl)
       reset = reset + 1
     end
   end

@@ -3,9 +3,11 @@
 -- than this region counted there; the change is queued for the other regions like a decision's.
 -- KEYS: as ratelimit_global_window. ARGV[1..5]: as ratelimit_global_window, the cost being the
 -- permits to give back; ARGV[6] the Redis time of the decision, in ms; ARGV[7..] per identifier
--- the name of KEYS[3..]. Returns 1.
+-- the name of KEYS[3..]. Returns 1. The view of the sub-windows (see ratelimit_global_view)
+-- gives back as much.
 --#include ratelimit_windows
 --#include region_slots
+--#include ratelimit_global_view
 local floor, min = math.floor, math.min
 local arguments, cost, n = read_arguments()
 local b, region, bound, decided = tonumber(ARGV[3]), ARGV[4], ARGV[5], tonumber(ARGV[6])
@@ -20,6 +22,7 @@ for k = 3, #KEYS do
       if back > 0 then
         ship(KEYS[1], KEYS[2], bound, ARGV[k + 4] .. suffix, p, call('HINCRBY', key, 'n:' .. region, exact(back)),
           ttl)
+        to_view(key, -back, ttl)
       end
     end
   end

@@ -1,7 +1,8 @@
 -- Applies a batch of one origin region's outbox on a peer's Redis: each entry carries the
 -- origin's absolute p and n of one counter, and the peer keeps the larger of what it has and
 -- what it receives. Both only grow, so applying an entry twice, or an older entry after a
--- newer one, changes nothing: at most once by construction, not by bookkeeping.
+-- newer one, changes nothing: at most once by construction, not by bookkeeping. A global rate
+-- limit's sub-window counter moves its view by as much (see ratelimit_global_view).
 -- KEYS[1] the high-water marks hash (origin -> '<highest sequence received>|<its stream id>'),
 -- KEYS[2..] one counter hash per entry
 -- ARGV[1] origin region, then 4 per entry: sequence ('<sequence>|<stream id>' from an outbox,
@@ -14,6 +15,8 @@
 -- sequence already received under a later stream id: the origin's Redis went back in time
 -- (restored from an older snapshot, or failed over to a replica that was behind) and must
 -- recover before its slots go anywhere (see region_recover).
+--#include numbers
+--#include ratelimit_global_view
 local origin = ARGV[1]
 local pField, nField = 'p:' .. origin, 'n:' .. origin
 
@@ -47,18 +50,24 @@ for i = 2, #KEYS do
   local base = (i - 2) * 4 + 1
   local seq, id = parse(ARGV[base + 1])
   local p, n = tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3])
-  local moved = false
-  if p > tonumber(redis.call('HGET', KEYS[i], pField) or '0') then
+  local moved, delta = false, 0
+  local oldP = tonumber(redis.call('HGET', KEYS[i], pField) or '0')
+  if p > oldP then
     redis.call('HSET', KEYS[i], pField, ARGV[base + 2])
-    moved = true
+    moved, delta = true, p - oldP
   end
-  if n > tonumber(redis.call('HGET', KEYS[i], nField) or '0') then
+  local oldN = tonumber(redis.call('HGET', KEYS[i], nField) or '0')
+  if n > oldN then
     redis.call('HSET', KEYS[i], nField, ARGV[base + 3])
-    moved = true
+    moved, delta = true, delta - (n - oldN)
   end
   if moved then changed = changed + 1 else known = known + 1 end
   if moved and ARGV[base + 4] ~= '0' then
     redis.call('PEXPIRE', KEYS[i], ARGV[base + 4])
+  end
+  if moved then
+    -- a global limit's sub-window: its view moves by as much (see ratelimit_global_view)
+    to_view(KEYS[i], delta, (ARGV[base + 4] ~= '0') and tonumber(ARGV[base + 4]) or nil)
   end
   if seq > high then
     high, highId = seq, id

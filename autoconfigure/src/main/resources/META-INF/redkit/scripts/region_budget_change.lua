@@ -21,7 +21,8 @@
 -- ARGV[1] this region, ARGV[2] 'create' | 'allot' | 'spend' | 'refund' | 'give' | 'lend' (a
 -- give asked by the receiver, which applies the reply at once) | 'reserve' | 'commit' |
 -- 'release', ARGV[3] amount (positive; what is used, for commit), ARGV[4] outbox
--- bound (MAXLEN ~), ARGV[5] operation TTL (ms), ARGV[6] the shared counter's name, ARGV[7]
+-- bound (MAXLEN ~), ARGV[5] operation TTL (ms), '0' for a spend without an operation id (no
+-- record read or written: the record is two of a spend's commands), ARGV[6] the shared counter's name, ARGV[7]
 -- the allotted counter's name, ARGV[8] this region's incoming counter's name, ARGV[9] the
 -- reservation id, ARGV[10] the reservation's TTL (ms), ARGV[11] '1' when the change needs
 -- this region's incarnation (it has peers), then per KEYS[10..]: the counter's name
@@ -43,7 +44,8 @@ local region, op, amount = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local sequence, outbox, bound = KEYS[4], KEYS[5], ARGV[4]
 local pField, nField = 'p:' .. region, 'n:' .. region
 
-local done = redis.call('GET', KEYS[6])
+local remembers = ARGV[5] ~= '0'
+local done = remembers and redis.call('GET', KEYS[6])
 if done then
   -- the answer of the first attempt, so that a retry reads as the original did
   local seen, given = string.match(done, '^(%-?%d+)|(%d+)$')
@@ -75,7 +77,9 @@ local function add(key, name, seen, grow, by)
 end
 
 local function answer(seen, given)
-  redis.call('SET', KEYS[6], exact(seen) .. '|' .. exact(given), 'PX', ARGV[5])
+  if remembers then
+    redis.call('SET', KEYS[6], exact(seen) .. '|' .. exact(given), 'PX', ARGV[5])
+  end
   return {1, seen, 0, given}
 end
 

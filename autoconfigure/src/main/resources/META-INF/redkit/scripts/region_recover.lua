@@ -9,7 +9,8 @@
 -- old values while they are read. Each counter is recovered once: several instances
 -- recovering at once, or one that dies half-way and a retry, skip what is done.
 -- The other regions' slots come back the way a peer applies an entry: the larger of what is
--- here and what was read.
+-- here and what was read. A global rate limit's sub-window counter moves its view by as much as
+-- its slots moved (see ratelimit_global_view).
 -- KEYS[1] the incarnation key, KEYS[2] the counters recovered so far (a set), KEYS[3] the
 -- outbox sequence, KEYS[4] the outbox, then per peer the position shipped to it and its
 -- re-seed flag, then the counters
@@ -23,6 +24,8 @@
 -- Returns the number of counters whose own slot this call gave back, -1 when recovery was
 -- already done
 --#include region_incarnation
+--#include numbers
+--#include ratelimit_global_view
 if holdsIncarnation(KEYS[1]) then
   return -1
 end
@@ -34,21 +37,30 @@ for i = 5 + peers * 2, #KEYS do
   local first = at + 2
   at = first + count * 2
   if redis.call('SADD', KEYS[2], KEYS[i]) == 1 then
-    local fresh, own = redis.call('EXISTS', KEYS[i]) == 0, false
+    local fresh, own, delta = redis.call('EXISTS', KEYS[i]) == 0, false, 0
     for f = first, first + count * 2 - 1, 2 do
       local field, value = ARGV[f], ARGV[f + 1]
+      -- what the field moved by, counted in the total (p fields add, n fields take away)
+      local sign = (string.sub(field, 1, 2) == 'n:') and -1 or 1
       if field == pField or field == nField then
         if value ~= '0' then
           redis.call('HINCRBY', KEYS[i], field, value)
           own = true
+          delta = delta + sign * tonumber(value)
         end
-      elseif tonumber(value) > tonumber(redis.call('HGET', KEYS[i], field) or '0') then
-        redis.call('HSET', KEYS[i], field, value)
+      else
+        local held = tonumber(redis.call('HGET', KEYS[i], field) or '0')
+        if tonumber(value) > held then
+          redis.call('HSET', KEYS[i], field, value)
+          delta = delta + sign * (tonumber(value) - held)
+        end
       end
     end
     if fresh and ttl ~= '0' then
       redis.call('PEXPIRE', KEYS[i], ttl)
     end
+    -- a global limit's sub-window: its view moves by as much (see ratelimit_global_view)
+    to_view(KEYS[i], delta, nil)
     if own then
       recovered = recovered + 1
     end

@@ -91,6 +91,16 @@ public interface RegionalBudgets {
 	RegionalSpend spend(String name, long amount, String operationId);
 
 	/**
+	 * Spends from a budget like {@link #spend(String, long, String)}, without an
+	 * operation id: nothing is remembered, so a retry spends again. The cheaper call (two
+	 * commands fewer in Redis) for callers that do not retry, or that dedupe elsewhere.
+	 * @param name the budget name
+	 * @param amount the amount, positive
+	 * @return whether it was spent and what is left as this region sees it
+	 */
+	RegionalSpend spend(String name, long amount);
+
+	/**
 	 * Gives an amount back to a budget, idempotent per operation id like {@link #spend}.
 	 * @param name the budget name
 	 * @param amount the amount, positive

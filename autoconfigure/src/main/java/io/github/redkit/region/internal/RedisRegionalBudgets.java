@@ -37,6 +37,12 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 
 	private static final Log logger = LogFactory.getLog(RedisRegionalBudgets.class);
 
+	/**
+	 * The operation key of a spend without an operation id: the script reads and writes
+	 * no record (an id is never empty, so no recorded key is {@code spend} alone).
+	 */
+	private static final String UNRECORDED = "spend";
+
 	private static final LuaScript<List> CHANGE = LuaScript.load("region_budget_change", List.class);
 
 	private static final LuaScript<List> READ = LuaScript.load("region_budget_read", List.class);
@@ -317,6 +323,13 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	 * Runs one change on this region's Redis: refused while this region does not hold its
 	 * own slot, unless it has no peer to take it back from.
 	 */
+	@Override
+	public RegionalSpend spend(String name, long amount) {
+		// no operation key: the script neither reads nor writes an operation record
+		List<?> reply = change(name, Change.of("spend", amount, UNRECORDED));
+		return new RegionalSpend((Long) reply.get(0) == 1, (Long) reply.get(1), false);
+	}
+
 	private List<?> change(String name, Change change) {
 		List<?> reply = change(this.runner, this.region, name, change, !this.peers.isEmpty());
 		long outcome = (Long) reply.get(0);
@@ -342,8 +355,9 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 						shard.sequence(), shard.outbox(), shard.operation(shared, change.operationKey()),
 						shard.reservations(shared), shard.reservationDeadlines(shared), shard.incarnation(region)));
 		List<String> args = new ArrayList<>(List.of(region, change.operation(), Long.toString(change.amount()),
-				this.outboxMaxLength, this.operationTtl, shared, allotted(name), incoming(name, region),
-				change.reservation(), Long.toString(change.reservationTtl().toMillis()), recovered ? "1" : "0"));
+				this.outboxMaxLength, UNRECORDED.equals(change.operationKey()) ? "0" : this.operationTtl, shared,
+				allotted(name), incoming(name, region), change.reservation(),
+				Long.toString(change.reservationTtl().toMillis()), recovered ? "1" : "0"));
 		boolean withShares = change.operation().equals("allot");
 		List<String> others = change.others();
 		for (int i = 0; i < others.size(); i += withShares ? 2 : 1) {

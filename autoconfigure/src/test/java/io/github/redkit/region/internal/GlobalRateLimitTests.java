@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedkitMetrics;
@@ -24,11 +26,14 @@ import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -122,6 +127,11 @@ class GlobalRateLimitTests {
 				look.settle(0);
 				assertThat(look.decision().remaining()).as(name).isEqualTo(100 - 45 - 1);
 			}));
+		// charges, give-backs and applied entries moved the view as they moved the
+		// counters
+		for (String region : ThreeRegions.NAMES) {
+			assertViewsMatchCounters(region);
+		}
 	}
 
 	@Test
@@ -156,8 +166,153 @@ class GlobalRateLimitTests {
 		eu.tryAcquire("api", "warm");
 		CommandLog decision = CommandLog.record(three.server("eu"), () -> eu.tryAcquire("api", "user-1"));
 		assertThat(decision.roundTrips()).isOne();
+		// this region's first call of the sub-window: TIME, HGETALL (the view), HINCRBY
+		// and
+		// PEXPIRE of the counter and of the view, INCR, XADD
+		assertThat(decision.scriptCommands()).hasSizeLessThanOrEqualTo(8);
 		System.out.println("Global rate limit cost: 1 round trip, " + decision.scriptCommands().size()
-				+ " commands for one window of " + RateLimitPolicy.DEFAULT_SUB_WINDOWS + " sub-windows");
+				+ " commands for one window of " + RateLimitPolicy.DEFAULT_SUB_WINDOWS
+				+ " sub-windows (the first call of a sub-window)");
+	}
+
+	@Test
+	void aGlobalDecisionReadsOneHashPerWindowAndWritesTheTtlsOncePerSubWindow() {
+		this.replicators.forEach(RegionReplicator::start);
+		// an hour of 10 sub-windows: the calls below fall in one, or two at a boundary
+		RateLimitPolicy hour = RateLimitPolicy.slidingWindow(RateLimitWindow.of(1000, Duration.ofHours(1)));
+		this.regions.values().forEach((limiter) -> limiter.define("api", hour));
+		this.regions.values().forEach((limiter) -> limiter.define("local", hour));
+		for (RateLimiter limiter : this.regions.values()) {
+			assertThat(limiter.tryAcquire("api", "user").allowed()).isTrue();
+		}
+		RateLimiter eu = this.regions.get("eu");
+		eu.tryAcquire("local", "user");
+		// the others' calls reached eu: its view holds every region's
+		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(look(eu)).isEqualTo(1000 - 3 - 1));
+		this.replicators.forEach(RegionReplicator::stop);
+		RedisServer server = three.server("eu");
+		CommandStats before = server.commandStats();
+		double[] start = evalshaMicros(server);
+		int calls = 50;
+		for (int i = 0; i < calls; i++) {
+			assertThat(eu.tryAcquire("api", "user").allowed()).isTrue();
+		}
+		double[] global = evalshaMicros(server);
+		CommandStats taken = server.commandStats().since(before);
+		assertThat(taken.asMap()).as(taken.toString())
+			.containsEntry("evalsha", (long) calls)
+			.containsEntry("time", (long) calls)
+			.containsEntry("hgetall", (long) calls)
+			.containsEntry("hincrby", 2L * calls)
+			.containsEntry("incr", (long) calls)
+			.containsEntry("xadd", (long) calls);
+		// a TTL for the counter and the view on the first call of a sub-window only
+		assertThat(taken.calls("pexpire")).as(taken.toString()).isLessThanOrEqualTo(4);
+		assertThat(taken.total() - calls).as(taken.toString()).isLessThanOrEqualTo(6L * calls + 4);
+		for (int i = 0; i < calls; i++) {
+			assertThat(eu.tryAcquire("local", "user").allowed()).isTrue();
+		}
+		double[] local = evalshaMicros(server);
+		System.out.printf(
+				"Global rate limit cost: %.1f commands per decision in the script (%s for %d calls); Redis CPU"
+						+ " %.1f us per global decision, %.1f us per local one%n",
+				(taken.total() - calls) / (double) calls, taken, calls, (global[1] - start[1]) / (global[0] - start[0]),
+				(local[1] - global[1]) / (local[0] - global[0]));
+		assertThat(look(eu)).isEqualTo(1000 - 3 - calls - 1);
+	}
+
+	@Test
+	void aRegionWhoseRedisRestartedEmptyCountsEveryRegionsCallsAgainOnceRecovered() {
+		this.replicators.forEach(RegionReplicator::start);
+		RateLimitPolicy hour = RateLimitPolicy.slidingWindow(RateLimitWindow.of(30, Duration.ofHours(1)));
+		this.regions.values().forEach((limiter) -> limiter.define("api", hour));
+		for (RateLimiter limiter : this.regions.values()) {
+			for (int i = 0; i < 5; i++) {
+				assertThat(limiter.tryAcquire("api", "user").allowed()).isTrue();
+			}
+		}
+		awaitEverywhere(30 - 15 - 1);
+		await().atMost(Duration.ofSeconds(30))
+			.untilAsserted(() -> assertThat(this.replicators).allMatch((r) -> r.lagEntries() == 0));
+		this.replicators.forEach(RegionReplicator::stop);
+		// eu's Redis restarts without persistence, then counts 2 calls on the empty Redis
+		// before its replicators run again
+		RedisServer eu = three.server("eu");
+		eu.stop();
+		eu.start();
+		AtomicInteger counted = new AtomicInteger();
+		await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+			if (this.regions.get("eu").tryAcquire("api", "user").allowed()) {
+				counted.incrementAndGet();
+			}
+			return counted.get() == 2;
+		});
+		this.replicators.forEach(RegionReplicator::start);
+		// the view decisions read is rebuilt with the counters: eu's own 5 come back from
+		// the
+		// peers, added to the 2 counted since, and the peers' 10 are applied again; every
+		// region converges to one view that forgets none of the 17 calls
+		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
+			Set<Long> seen = new HashSet<>();
+			this.regions.values().forEach((limiter) -> seen.add(look(limiter)));
+			assertThat(seen).hasSize(1);
+			assertThat(seen.iterator().next()).isLessThanOrEqualTo(30 - 17 - 1);
+		});
+		// what decisions read, the view, is what the replicated counters hold, in every
+		// region
+		for (String region : ThreeRegions.NAMES) {
+			assertViewsMatchCounters(region);
+		}
+	}
+
+	/**
+	 * Every view field of a region's Redis equals its sub-window counter's slots summed.
+	 */
+	private static void assertViewsMatchCounters(String region) {
+		StringRedisTemplate template = three.runner(region).template();
+		int views = 0;
+		for (String view : template.keys("*:window:rl.*")) {
+			String counters = view.replace(":window:rl.", ":counter:rl.");
+			for (Map.Entry<Object, Object> field : template.opsForHash().entries(view).entrySet()) {
+				long sum = 0;
+				for (Map.Entry<Object, Object> slot : template.opsForHash()
+					.entries(counters + "." + field.getKey())
+					.entrySet()) {
+					long value = Long.parseLong(slot.getValue().toString());
+					sum += slot.getKey().toString().startsWith("n:") ? -value : value;
+				}
+				assertThat(Long.parseLong(field.getValue().toString())).as(region + " " + view + " " + field.getKey())
+					.isEqualTo(sum);
+				views++;
+			}
+		}
+		assertThat(views).as(region).isPositive();
+	}
+
+	private void awaitEverywhere(long remaining) {
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(20))
+			.untilAsserted(() -> this.regions
+				.forEach((name, limiter) -> assertThat(look(limiter)).as(name).isEqualTo(remaining)));
+	}
+
+	/** What is left of the "api" limit for "user", a permit taken and given back. */
+	private static long look(RateLimiter limiter) {
+		RateLimitReservation look = limiter.reserve("api", List.of("user"), 1);
+		look.settle(0);
+		return look.decision().remaining();
+	}
+
+	/**
+	 * The calls of EVALSHA and the microseconds Redis spent in them, scripts' commands
+	 * included.
+	 */
+	private static double[] evalshaMicros(RedisServer server) {
+		String stats = server.callOnEveryNode("INFO", "commandstats").get(0).toString();
+		String line = stats.lines().filter((l) -> l.startsWith("cmdstat_evalsha:")).findFirst().orElseThrow();
+		double calls = Double.parseDouble(line.replaceAll(".*:calls=(\\d+),.*", "$1"));
+		double usec = Double.parseDouble(line.replaceAll(".*[:,]usec=(\\d+).*", "$1"));
+		return new double[] { calls, usec };
 	}
 
 	/**

@@ -19,6 +19,7 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalBudgets.RegionalSpend;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -227,6 +228,68 @@ class RegionalBudgetsTests {
 		System.out.println(
 				"Regional budgets cost: spend " + spend.roundTrips() + " round trip, " + spend.scriptCommands().size()
 						+ " commands in the script; a replayed id " + replay.scriptCommands().size());
+	}
+
+	@Test
+	void aSpendWithoutAnOperationIdReadsAndWritesNoOperationRecord() {
+		RegionalBudgets eu = this.regions.get("eu");
+		eu.create("warm", 1);
+		eu.spend("warm", 1);
+		eu.create("ads", 100);
+		CommandLog spend = CommandLog.record(three.server("eu"), () -> eu.spend("ads", 5));
+		assertThat(spend.roundTrips()).isOne();
+		// GET (incarnation), INFO (whose run set it), HGETALL, EXISTS (reservations to
+		// settle), HINCRBY, INCR, XADD: no operation record to read or write
+		assertThat(spend.scriptCommands()).hasSize(7);
+		CommandStats before = three.server("eu").commandStats();
+		for (int i = 0; i < 20; i++) {
+			assertThat(eu.spend("ads", 1).spent()).isTrue();
+		}
+		CommandStats taken = three.server("eu").commandStats().since(before);
+		// INFO commandstats counts what the script ran too (its INFO is left out by
+		// since)
+		assertThat(taken.asMap()).as(taken.toString())
+			.containsEntry("evalsha", 20L)
+			.containsEntry("get", 20L)
+			.containsEntry("hgetall", 20L)
+			.containsEntry("exists", 20L)
+			.containsEntry("hincrby", 20L)
+			.containsEntry("incr", 20L)
+			.containsEntry("xadd", 20L)
+			.doesNotContainKey("set");
+		// EVALSHA and six commands; the script's INFO is left out with the snapshots' own
+		assertThat(taken.total()).as(taken.toString()).isEqualTo(20 * 7);
+		// a retry without an id spends again: nothing was remembered
+		assertThat(eu.remaining("ads")).isEqualTo(75);
+		assertThat(eu.spend("ads", 5, "order-1").spent()).isTrue();
+		assertThat(eu.spend("ads", 5, "order-1").replayed()).isTrue();
+		assertThat(eu.remaining("ads")).isEqualTo(70);
+		// Redis CPU per spend, with and without an id (printed: a loaded machine makes a
+		// bound flaky; see docs/benchmarks.md for the measured ratio to a local spend)
+		eu.create("cpu", 1_000_000);
+		double[] without = evalshaMicros(three.server("eu"));
+		for (int i = 0; i < 500; i++) {
+			eu.spend("cpu", 1);
+		}
+		double[] withId = evalshaMicros(three.server("eu"));
+		for (int i = 0; i < 500; i++) {
+			eu.spend("cpu", 1, "cpu-" + i);
+		}
+		double[] after = evalshaMicros(three.server("eu"));
+		System.out.printf("Regional budgets Redis CPU: a spend without an operation id %.1f us, with one %.1f us%n",
+				(withId[1] - without[1]) / (withId[0] - without[0]), (after[1] - withId[1]) / (after[0] - withId[0]));
+	}
+
+	/**
+	 * The calls of EVALSHA and the microseconds Redis spent in them, scripts' commands
+	 * included.
+	 */
+	private static double[] evalshaMicros(RedisServer server) {
+		String stats = server.callOnEveryNode("INFO", "commandstats").get(0).toString();
+		String line = stats.lines().filter((l) -> l.startsWith("cmdstat_evalsha:")).findFirst().orElseThrow();
+		double calls = Double.parseDouble(line.replaceAll(".*:calls=(\\d+),.*", "$1"));
+		double usec = Double.parseDouble(line.replaceAll(".*[:,]usec=(\\d+).*", "$1"));
+		return new double[] { calls, usec };
 	}
 
 	@Test
