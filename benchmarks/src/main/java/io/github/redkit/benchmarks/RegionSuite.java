@@ -40,10 +40,13 @@ final class RegionSuite {
 						redis -> new Operation(
 								redis, "Redkit RegionalBudgets.spend, shared",
 								(context, thread, op) -> context.bean(RegionalBudgets.class)
+									.spend(context.key + ":shared", 1)),
+						redis -> new Operation(redis, "Redkit RegionalBudgets.spend, shared, with an operation id",
+								(context, thread, op) -> context.bean(RegionalBudgets.class)
 									.spend(context.key + ":shared", 1, op)),
 						redis -> new Operation(redis, "Redkit RegionalBudgets.spend, allotted",
 								(context, thread, op) -> context.bean(RegionalBudgets.class)
-									.spend(context.key + ":allotted", 1, op)),
+									.spend(context.key + ":allotted", 1)),
 						redis -> new Operation(redis, "Redkit RateLimiter, sliding window (one region)",
 								(context, thread, op) -> context.bean(RateLimiter.class).tryAcquire("local", thread)),
 						redis -> new Operation(redis, "Redkit RateLimiter, sliding window marked global", (context,
