@@ -3,7 +3,6 @@ package io.github.redkit.lock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,14 +12,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.redkit.test.LockRecords;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.CommandLog;
-import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -121,17 +118,17 @@ class DistributedLocksTests {
 	@Test
 	void aHolderWhoseLeaseExpiredCannotReleaseOrExtendTheNextHoldersLock() {
 		LockHandle first = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(100)).orElseThrow();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !LockRecords.held(this.redis, lockKey(this.key)));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.redis.hasKey(lockKey(this.key)));
 		assertThat(first.isHeld()).isFalse();
 		LockHandle second = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(first.extend(Duration.ofSeconds(30))).isFalse();
 		first.close();
 		assertThat(second.isHeld()).isTrue();
-		assertThat(LockRecords.held(this.redis, lockKey(this.key))).isTrue();
+		assertThat(this.redis.hasKey(lockKey(this.key))).isTrue();
 		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
 		second.close();
-		assertThat(LockRecords.held(this.redis, lockKey(this.key))).isFalse();
+		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
 		assertThat(this.lost).containsExactly(first);
 		assertThat(this.registry.get("redkit.lock.lease.lost").counter().count()).isOne();
 	}
@@ -151,7 +148,7 @@ class DistributedLocksTests {
 			// subscribing
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> subscribers(lockKey(this.key)) > 0
-						&& LockRecords.waitedFor(this.redis, lockKey(this.key)));
+						&& this.redis.hasKey(this.locks.redisKeys(this.key).get(2)));
 			long releasedAt = System.nanoTime();
 			holder.close();
 			Duration handover = Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);
@@ -184,7 +181,7 @@ class DistributedLocksTests {
 			assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
 		}
 		assertThat(released).as("released while held").isTrue();
-		assertThat(LockRecords.held(this.redis, lockKey(this.key))).isFalse();
+		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
 		assertThat(this.lost).isEmpty();
 	}
 
@@ -224,7 +221,7 @@ class DistributedLocksTests {
 		finally {
 			virtualThreads.shutdownNow();
 		}
-		assertThat(LockRecords.held(this.redis, lockKey(this.key))).isFalse();
+		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
 		assertThat(handle.isHeld()).isFalse();
 	}
 
@@ -273,11 +270,9 @@ class DistributedLocksTests {
 				});
 			});
 			assertThat(fences).hasSize(waiters).doesNotHaveDuplicates();
-			// a refused attempt puts the holder's record back: a second SET, without GET
 			long refused = log.scriptCommands()
 				.stream()
-				.filter((command) -> command.startsWith("\"set\"") && command.contains(this.key)
-						&& !command.endsWith("\"GET\""))
+				.filter((command) -> command.startsWith("\"pttl\"") && command.contains(this.key))
 				.count();
 			// each waiter is refused twice before it waits (before and after
 			// subscribing);
@@ -304,60 +299,14 @@ class DistributedLocksTests {
 		assertThat(release.roundTrips((command) -> command.contains(this.key))).isOne();
 		assertThat(release.scriptCommands())
 			.noneMatch((command) -> command.contains("publish") && command.contains(this.key));
-		// inside the scripts: TIME and one SET ... GET of the record; then one SET ...
-		// GET
+		// inside the scripts: SET NX PX, TIME, SET ... GET of the fencing counter; GET,
+		// DEL
 		assertThat(acquire.scriptCommands()).filteredOn((command) -> command.contains(this.key))
 			.extracting((command) -> command.substring(0, command.indexOf(' ')))
-			.containsExactly("\"set\"");
+			.containsExactly("\"set\"", "\"set\"");
 		assertThat(release.scriptCommands()).filteredOn((command) -> command.contains(this.key))
 			.extracting((command) -> command.substring(0, command.indexOf(' ')))
-			.containsExactly("\"set\"");
-	}
-
-	@Test
-	void anAcquireAndItsReleaseAreFiveCommandsInAll() {
-		// loads the scripts (on a cluster, on the key's node)
-		this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow().close();
-		CommandStats before = this.topology.server().commandStats();
-		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-		CommandStats acquired = this.topology.server().commandStats().since(before);
-		CommandStats beforeRelease = this.topology.server().commandStats();
-		assertThat(handle.release()).isTrue();
-		CommandStats released = this.topology.server().commandStats().since(beforeRelease);
-		// INFO commandstats counts the script call and the commands it ran; a new pooled
-		// connection's HELLO or PING is not the lock's
-		assertThat(acquired.asMap().keySet()).as(acquired.toString())
-			.isSubsetOf("evalsha", "time", "set", "ping", "hello", "client");
-		assertThat(acquired.calls("evalsha") + acquired.calls("time") + acquired.calls("set")).isEqualTo(3);
-		assertThat(released.asMap().keySet()).as(released.toString())
-			.isSubsetOf("evalsha", "set", "ping", "hello", "client");
-		assertThat(released.calls("evalsha") + released.calls("set")).isEqualTo(2);
-		// a release when someone waits publishes: one command more, only then
-		LockHandle held = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-		assertThat(this.locks.tryLock(this.key, Duration.ofMillis(50), Duration.ofSeconds(1))).isEmpty();
-		CommandStats beforeWoken = this.topology.server().commandStats();
-		held.close();
-		CommandStats woken = this.topology.server().commandStats().since(beforeWoken);
-		assertThat(woken.calls("evalsha") + woken.calls("set") + woken.calls("publish")).as(woken.toString())
-			.isEqualTo(3);
-	}
-
-	@Test
-	void aRefusedAttemptIsFourCommandsAndAnExtensionThree() {
-		LockHandle held = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
-		CommandStats before = this.topology.server().commandStats();
-		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
-		CommandStats refused = this.topology.server().commandStats().since(before);
-		// TIME, the SET ... GET that read the holder's record, the SET that put it back
-		assertThat(refused.calls("evalsha") + refused.calls("time") + refused.calls("set")).as(refused.toString())
-			.isEqualTo(4);
-		CommandStats beforeExtend = this.topology.server().commandStats();
-		assertThat(held.extend(Duration.ofSeconds(20))).isTrue();
-		CommandStats extended = this.topology.server().commandStats().since(beforeExtend);
-		assertThat(extended.calls("evalsha") + extended.calls("time") + extended.calls("set")).as(extended.toString())
-			.isEqualTo(3);
-		held.close();
+			.containsExactly("\"get\"", "\"del\"");
 	}
 
 }
