@@ -35,7 +35,8 @@ final class RegionSuite {
 						redis -> new Operation(redis, "Redkit RegionalCounters.increment",
 								(context, thread, op) -> context.bean(RegionalCounters.class)
 									.increment(context.key, 1)),
-						redis -> new Operation(redis, "Redkit Budgets.spend (one region)",
+						redis -> new Operation(
+								redis, "Redkit Budgets.spend (one region)",
 								(context, thread, op) -> context.bean(Budgets.class).spend(context.key, 1)),
 						redis -> new Operation(
 								redis, "Redkit RegionalBudgets.spend, shared",
