@@ -192,12 +192,10 @@ class GlobalRateLimitTests {
 		this.replicators.forEach(RegionReplicator::stop);
 		RedisServer server = three.server("eu");
 		CommandStats before = server.commandStats();
-		double[] start = evalshaMicros(server);
 		int calls = 50;
 		for (int i = 0; i < calls; i++) {
 			assertThat(eu.tryAcquire("api", "user").allowed()).isTrue();
 		}
-		double[] global = evalshaMicros(server);
 		CommandStats taken = server.commandStats().since(before);
 		assertThat(taken.asMap()).as(taken.toString())
 			.containsEntry("evalsha", (long) calls)
@@ -209,15 +207,6 @@ class GlobalRateLimitTests {
 		// a TTL for the counter and the view on the first call of a sub-window only
 		assertThat(taken.calls("pexpire")).as(taken.toString()).isLessThanOrEqualTo(4);
 		assertThat(taken.total() - calls).as(taken.toString()).isLessThanOrEqualTo(6L * calls + 4);
-		for (int i = 0; i < calls; i++) {
-			assertThat(eu.tryAcquire("local", "user").allowed()).isTrue();
-		}
-		double[] local = evalshaMicros(server);
-		System.out.printf(
-				"Global rate limit cost: %.1f commands per decision in the script (%s for %d calls); Redis CPU"
-						+ " %.1f us per global decision, %.1f us per local one%n",
-				(taken.total() - calls) / (double) calls, taken, calls, (global[1] - start[1]) / (global[0] - start[0]),
-				(local[1] - global[1]) / (local[0] - global[0]));
 		assertThat(look(eu)).isEqualTo(1000 - 3 - calls - 1);
 	}
 
@@ -301,18 +290,6 @@ class GlobalRateLimitTests {
 		RateLimitReservation look = limiter.reserve("api", List.of("user"), 1);
 		look.settle(0);
 		return look.decision().remaining();
-	}
-
-	/**
-	 * The calls of EVALSHA and the microseconds Redis spent in them, scripts' commands
-	 * included.
-	 */
-	private static double[] evalshaMicros(RedisServer server) {
-		String stats = server.callOnEveryNode("INFO", "commandstats").get(0).toString();
-		String line = stats.lines().filter((l) -> l.startsWith("cmdstat_evalsha:")).findFirst().orElseThrow();
-		double calls = Double.parseDouble(line.replaceAll(".*:calls=(\\d+),.*", "$1"));
-		double usec = Double.parseDouble(line.replaceAll(".*[:,]usec=(\\d+).*", "$1"));
-		return new double[] { calls, usec };
 	}
 
 	/**

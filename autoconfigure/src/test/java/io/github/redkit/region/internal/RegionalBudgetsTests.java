@@ -264,32 +264,6 @@ class RegionalBudgetsTests {
 		assertThat(eu.spend("ads", 5, "order-1").spent()).isTrue();
 		assertThat(eu.spend("ads", 5, "order-1").replayed()).isTrue();
 		assertThat(eu.remaining("ads")).isEqualTo(70);
-		// Redis CPU per spend, with and without an id (printed: a loaded machine makes a
-		// bound flaky; see docs/benchmarks.md for the measured ratio to a local spend)
-		eu.create("cpu", 1_000_000);
-		double[] without = evalshaMicros(three.server("eu"));
-		for (int i = 0; i < 500; i++) {
-			eu.spend("cpu", 1);
-		}
-		double[] withId = evalshaMicros(three.server("eu"));
-		for (int i = 0; i < 500; i++) {
-			eu.spend("cpu", 1, "cpu-" + i);
-		}
-		double[] after = evalshaMicros(three.server("eu"));
-		System.out.printf("Regional budgets Redis CPU: a spend without an operation id %.1f us, with one %.1f us%n",
-				(withId[1] - without[1]) / (withId[0] - without[0]), (after[1] - withId[1]) / (after[0] - withId[0]));
-	}
-
-	/**
-	 * The calls of EVALSHA and the microseconds Redis spent in them, scripts' commands
-	 * included.
-	 */
-	private static double[] evalshaMicros(RedisServer server) {
-		String stats = server.callOnEveryNode("INFO", "commandstats").get(0).toString();
-		String line = stats.lines().filter((l) -> l.startsWith("cmdstat_evalsha:")).findFirst().orElseThrow();
-		double calls = Double.parseDouble(line.replaceAll(".*:calls=(\\d+),.*", "$1"));
-		double usec = Double.parseDouble(line.replaceAll(".*[:,]usec=(\\d+).*", "$1"));
-		return new double[] { calls, usec };
 	}
 
 	@Test
