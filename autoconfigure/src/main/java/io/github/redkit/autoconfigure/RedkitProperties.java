@@ -26,8 +26,9 @@ public class RedkitProperties {
 
 	/**
 	 * Whether a server's native command is sent in place of a script that does the same,
-	 * where the server was found at start-up to have it (SET IFEQ extends a lock on
-	 * Valkey 8.1 and Redis 8.4 onwards); scripts only when false.
+	 * where the server was found at start-up to have it; scripts only when false. No
+	 * script has such a form at present (a lock's extension, which was SET IFEQ on Valkey
+	 * 8.1 and Redis 8.4, writes Redis' time into the lock's record).
 	 */
 	private boolean nativeCommands = true;
 

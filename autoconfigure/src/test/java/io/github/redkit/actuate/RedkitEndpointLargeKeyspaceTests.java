@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
@@ -95,7 +96,7 @@ class RedkitEndpointLargeKeyspaceTests {
 		for (int i = 0; i < LOCKS; i++) {
 			held.add("job-" + i);
 		}
-		String token = context.getBean(StringRedisTemplate.class).opsForValue().get(this.prefix + ":lock:{job-0}");
+		String token = LockRecords.holder(context.getBean(StringRedisTemplate.class), this.prefix + ":lock:{job-0}");
 		assertThat(token).isNotBlank();
 		RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
 		List<String> found = new ArrayList<>();

@@ -116,8 +116,10 @@ class RedkitEndpointLockPagingTests {
 		});
 	}
 
-	// lock keys as a lock writes them: an owner token (instance, then a per-lock part)
-	// with a lease, and a fencing counter, sent without waiting for each answer
+	// lock keys as a lock writes them, sent without waiting for each answer: half of them
+	// records (fencing token, owner token: instance, then a per-lock part, lease end far
+	// ahead, no waiter), half of them of the previous layout (the owner token with the
+	// lease as TTL, and a fencing counter), as while instances are being upgraded
 	@SuppressWarnings("unchecked")
 	private void send(RedisConnectionFactory connectionFactory, boolean delete) {
 		try (RedisConnection connection = connectionFactory.getConnection()) {
@@ -133,7 +135,8 @@ class RedkitEndpointLockPagingTests {
 				}
 				else {
 					RedisStringAsyncCommands<byte[], byte[]> strings = (RedisStringAsyncCommands<byte[], byte[]>) commands;
-					sent.add(strings.set(key, ("instance-1:" + i).getBytes(StandardCharsets.UTF_8),
+					String value = (i % 2 == 0) ? i + "|instance-1:" + i + "|9000000000000000|" : "instance-1:" + i;
+					sent.add(strings.set(key, value.getBytes(StandardCharsets.UTF_8),
 							SetArgs.Builder.px(Duration.ofMinutes(2).toMillis())));
 					sent.add(strings.set(fence, Integer.toString(i).getBytes(StandardCharsets.UTF_8),
 							SetArgs.Builder.px(Duration.ofMinutes(2).toMillis())));

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
@@ -188,13 +189,13 @@ class RedkitEndpointTests {
 			LockHandle handle = locks.tryLock("tenant/7/order", Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
 			// a waiter raises the flag that tells a release to publish
 			assertThat(locks.tryLock("tenant/7/order", Duration.ofMillis(50), Duration.ofSeconds(30))).isEmpty();
-			assertThat(redis.hasKey(prefix + ":lock:{tenant%2F7%2Forder}:waiters")).as("flag raised").isTrue();
+			assertThat(LockRecords.waitedFor(redis, prefix + ":lock:{tenant%2F7%2Forder}")).as("flag raised").isTrue();
 			List<?> listed = all(endpoint, "locks");
 			assertThat(((Map<?, ?>) listed.get(0)).get("key")).isEqualTo("tenant/7/order");
 			String id = (String) ((Map<?, ?>) listed.get(0)).get("id");
 			assertThat(endpoint.delete("locks", new String[] { id }, null)).isEqualTo(Map.of("released", true));
 			assertThat(handle.isHeld() && handle.extend(Duration.ofSeconds(5))).isFalse();
-			assertThat(redis.hasKey(prefix + ":lock:{tenant%2F7%2Forder}:waiters")).as("flag taken").isFalse();
+			assertThat(LockRecords.waitedFor(redis, prefix + ":lock:{tenant%2F7%2Forder}")).as("flag taken").isFalse();
 			assertThat(endpoint.delete("locks", new String[] { id }, null)).isEqualTo(Map.of("released", false));
 		});
 	}

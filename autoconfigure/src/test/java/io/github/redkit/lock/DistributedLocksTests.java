@@ -3,6 +3,7 @@ package io.github.redkit.lock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,12 +13,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -118,17 +121,17 @@ class DistributedLocksTests {
 	@Test
 	void aHolderWhoseLeaseExpiredCannotReleaseOrExtendTheNextHoldersLock() {
 		LockHandle first = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(100)).orElseThrow();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !this.redis.hasKey(lockKey(this.key)));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !LockRecords.held(this.redis, lockKey(this.key)));
 		assertThat(first.isHeld()).isFalse();
 		LockHandle second = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(first.extend(Duration.ofSeconds(30))).isFalse();
 		first.close();
 		assertThat(second.isHeld()).isTrue();
-		assertThat(this.redis.hasKey(lockKey(this.key))).isTrue();
+		assertThat(LockRecords.held(this.redis, lockKey(this.key))).isTrue();
 		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
 		second.close();
-		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
+		assertThat(LockRecords.held(this.redis, lockKey(this.key))).isFalse();
 		assertThat(this.lost).containsExactly(first);
 		assertThat(this.registry.get("redkit.lock.lease.lost").counter().count()).isOne();
 	}
@@ -148,7 +151,7 @@ class DistributedLocksTests {
 			// subscribing
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> subscribers(lockKey(this.key)) > 0
-						&& this.redis.hasKey(this.locks.redisKeys(this.key).get(2)));
+						&& LockRecords.waitedFor(this.redis, lockKey(this.key)));
 			long releasedAt = System.nanoTime();
 			holder.close();
 			Duration handover = Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);
@@ -181,7 +184,7 @@ class DistributedLocksTests {
 			assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
 		}
 		assertThat(released).as("released while held").isTrue();
-		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
+		assertThat(LockRecords.held(this.redis, lockKey(this.key))).isFalse();
 		assertThat(this.lost).isEmpty();
 	}
 
@@ -221,7 +224,7 @@ class DistributedLocksTests {
 		finally {
 			virtualThreads.shutdownNow();
 		}
-		assertThat(this.redis.hasKey(lockKey(this.key))).isFalse();
+		assertThat(LockRecords.held(this.redis, lockKey(this.key))).isFalse();
 		assertThat(handle.isHeld()).isFalse();
 	}
 
@@ -270,9 +273,11 @@ class DistributedLocksTests {
 				});
 			});
 			assertThat(fences).hasSize(waiters).doesNotHaveDuplicates();
+			// a refused attempt puts the holder's record back: a second SET, without GET
 			long refused = log.scriptCommands()
 				.stream()
-				.filter((command) -> command.startsWith("\"pttl\"") && command.contains(this.key))
+				.filter((command) -> command.startsWith("\"set\"") && command.contains(this.key)
+						&& !command.endsWith("\"GET\""))
 				.count();
 			// each waiter is refused twice before it waits (before and after
 			// subscribing);
@@ -299,14 +304,60 @@ class DistributedLocksTests {
 		assertThat(release.roundTrips((command) -> command.contains(this.key))).isOne();
 		assertThat(release.scriptCommands())
 			.noneMatch((command) -> command.contains("publish") && command.contains(this.key));
-		// inside the scripts: SET NX PX, TIME, SET ... GET of the fencing counter; GET,
-		// DEL
+		// inside the scripts: TIME and one SET ... GET of the record; then one SET ...
+		// GET
 		assertThat(acquire.scriptCommands()).filteredOn((command) -> command.contains(this.key))
 			.extracting((command) -> command.substring(0, command.indexOf(' ')))
-			.containsExactly("\"set\"", "\"set\"");
+			.containsExactly("\"set\"");
 		assertThat(release.scriptCommands()).filteredOn((command) -> command.contains(this.key))
 			.extracting((command) -> command.substring(0, command.indexOf(' ')))
-			.containsExactly("\"get\"", "\"del\"");
+			.containsExactly("\"set\"");
+	}
+
+	@Test
+	void anAcquireAndItsReleaseAreFiveCommandsInAll() {
+		// loads the scripts (on a cluster, on the key's node)
+		this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow().close();
+		CommandStats before = this.topology.server().commandStats();
+		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+		CommandStats acquired = this.topology.server().commandStats().since(before);
+		CommandStats beforeRelease = this.topology.server().commandStats();
+		assertThat(handle.release()).isTrue();
+		CommandStats released = this.topology.server().commandStats().since(beforeRelease);
+		// INFO commandstats counts the script call and the commands it ran; a new pooled
+		// connection's HELLO or PING is not the lock's
+		assertThat(acquired.asMap().keySet()).as(acquired.toString())
+			.isSubsetOf("evalsha", "time", "set", "ping", "hello", "client");
+		assertThat(acquired.calls("evalsha") + acquired.calls("time") + acquired.calls("set")).isEqualTo(3);
+		assertThat(released.asMap().keySet()).as(released.toString())
+			.isSubsetOf("evalsha", "set", "ping", "hello", "client");
+		assertThat(released.calls("evalsha") + released.calls("set")).isEqualTo(2);
+		// a release when someone waits publishes: one command more, only then
+		LockHandle held = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+		assertThat(this.locks.tryLock(this.key, Duration.ofMillis(50), Duration.ofSeconds(1))).isEmpty();
+		CommandStats beforeWoken = this.topology.server().commandStats();
+		held.close();
+		CommandStats woken = this.topology.server().commandStats().since(beforeWoken);
+		assertThat(woken.calls("evalsha") + woken.calls("set") + woken.calls("publish")).as(woken.toString())
+			.isEqualTo(3);
+	}
+
+	@Test
+	void aRefusedAttemptIsFourCommandsAndAnExtensionThree() {
+		LockHandle held = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
+		CommandStats before = this.topology.server().commandStats();
+		assertThat(this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(1))).isEmpty();
+		CommandStats refused = this.topology.server().commandStats().since(before);
+		// TIME, the SET ... GET that read the holder's record, the SET that put it back
+		assertThat(refused.calls("evalsha") + refused.calls("time") + refused.calls("set")).as(refused.toString())
+			.isEqualTo(4);
+		CommandStats beforeExtend = this.topology.server().commandStats();
+		assertThat(held.extend(Duration.ofSeconds(20))).isTrue();
+		CommandStats extended = this.topology.server().commandStats().since(beforeExtend);
+		assertThat(extended.calls("evalsha") + extended.calls("time") + extended.calls("set")).as(extended.toString())
+			.isEqualTo(3);
+		held.close();
 	}
 
 }

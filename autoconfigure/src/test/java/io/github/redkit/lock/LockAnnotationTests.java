@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
@@ -54,7 +55,8 @@ class LockAnnotationTests {
 			long fence = billing.charge(user);
 			assertThat(fence).isPositive();
 			assertThat(transactions.lockHeldAtCommit).containsExactly(true);
-			assertThat(context.getBean(StringRedisTemplate.class).hasKey(lockKey(context, "billing:" + user)))
+			assertThat(
+					LockRecords.held(context.getBean(StringRedisTemplate.class), lockKey(context, "billing:" + user)))
 				.isFalse();
 			assertThat(DistributedLocks.current()).isEmpty();
 		});
@@ -126,7 +128,8 @@ class LockAnnotationTests {
 			Billing billing = context.getBean(Billing.class);
 			String user = "f-" + UUID.randomUUID();
 			assertThatIllegalStateException().isThrownBy(() -> billing.failing(user)).withMessage("boom");
-			assertThat(context.getBean(StringRedisTemplate.class).hasKey(lockKey(context, "billing:" + user)))
+			assertThat(
+					LockRecords.held(context.getBean(StringRedisTemplate.class), lockKey(context, "billing:" + user)))
 				.isFalse();
 		});
 	}
@@ -255,7 +258,8 @@ class LockAnnotationTests {
 		protected void doCommit(DefaultTransactionStatus status) {
 			String key = currentLockKey.get();
 			currentLockKey.remove();
-			this.lockHeldAtCommit.add(key != null && this.redis.hasKey(this.keyspace.key("lock").tag(key).build()));
+			this.lockHeldAtCommit
+				.add(key != null && LockRecords.held(this.redis, this.keyspace.key("lock").tag(key).build()));
 		}
 
 		@Override

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
@@ -68,14 +69,14 @@ class LockLeaseTests {
 			LockHandle handle = DistributedLocks.current().orElseThrow();
 			// run for four leases, checking all along that the lock stays
 			await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-				assertThat(this.redis.hasKey(lockKey)).isTrue();
+				assertThat(LockRecords.held(this.redis, lockKey)).isTrue();
 				assertThat(handle.isHeld()).isTrue();
 				return System.nanoTime() - start > 4 * LEASE.toNanos();
 			});
 			return "done";
 		});
 		assertThat(result).isEqualTo("done");
-		assertThat(this.redis.hasKey(lockKey)).isFalse();
+		assertThat(LockRecords.held(this.redis, lockKey)).isFalse();
 		assertThat(this.registry.get("redkit.lock.renewals").tag("outcome", "renewed").counter().count())
 			.isGreaterThanOrEqualTo(3);
 		assertThat(this.registry.get("redkit.lock.held").timer().totalTime(java.util.concurrent.TimeUnit.MILLISECONDS))
@@ -115,7 +116,8 @@ class LockLeaseTests {
 	@Test
 	void anExplicitLeaseIsNotRenewed() {
 		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !this.redis.hasKey(this.locks.redisKeys(this.key).get(0)));
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> !LockRecords.held(this.redis, this.locks.redisKeys(this.key).get(0)));
 		assertThat(handle.isHeld()).isFalse();
 		handle.close();
 	}
@@ -124,7 +126,8 @@ class LockLeaseTests {
 	void extendMovesTheLeaseForward() {
 		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
 		assertThat(handle.extend(Duration.ofSeconds(30))).isTrue();
-		assertThat(this.redis.getExpire(this.locks.redisKeys(this.key).get(0))).isGreaterThan(20);
+		assertThat(LockRecords.remainingLeaseMillis(this.redis, this.locks.redisKeys(this.key).get(0)))
+			.isBetween(20_000L, 30_000L);
 		assertThat(handle.isHeld()).isTrue();
 		handle.close();
 		assertThat(this.lost).isEmpty();

@@ -6,6 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.core.ThreadDumpOnFailure;
@@ -73,10 +74,10 @@ class ReactiveDistributedLockTests {
 			Sinks.One<String> work = Sinks.one();
 			Mono<String> assembled = settlement.settle("day-1", work.asMono());
 			assertThat(settlement.calls()).as("assembly takes nothing").isZero();
-			assertThat(redis.hasKey(lockKey)).isFalse();
+			assertThat(LockRecords.held(redis, lockKey)).isFalse();
 			StepVerifier.create(assembled.subscribeOn(Schedulers.parallel()))
 				.then(() -> await().atMost(Duration.ofSeconds(10)).until(() -> settlement.calls() == 1))
-				.then(() -> assertThat(redis.hasKey(lockKey)).as("held while the mono runs").isTrue())
+				.then(() -> assertThat(LockRecords.held(redis, lockKey)).as("held while the mono runs").isTrue())
 				.then(() -> StepVerifier
 					.create(settlement.settle("day-1", Mono.just("second")).subscribeOn(Schedulers.parallel()))
 					.expectError(LockNotAcquiredException.class)
@@ -84,19 +85,20 @@ class ReactiveDistributedLockTests {
 				.then(() -> work.tryEmitValue("settled"))
 				.expectNext("settled")
 				.verifyComplete();
-			assertThat(redis.hasKey(lockKey)).as("released on completion").isFalse();
+			assertThat(LockRecords.held(redis, lockKey)).as("released on completion").isFalse();
 			StepVerifier
 				.create(settlement.settle("day-1", Mono.error(new IllegalStateException("boom")))
 					.subscribeOn(Schedulers.parallel()))
 				.expectError(IllegalStateException.class)
 				.verify(Duration.ofSeconds(10));
-			assertThat(redis.hasKey(lockKey)).as("released on error").isFalse();
+			assertThat(LockRecords.held(redis, lockKey)).as("released on error").isFalse();
 			Disposable cancelled = settlement.settle("day-1", Mono.never())
 				.subscribeOn(Schedulers.parallel())
 				.subscribe();
-			await().atMost(Duration.ofSeconds(10)).until(() -> redis.hasKey(lockKey));
+			await().atMost(Duration.ofSeconds(10)).until(() -> LockRecords.held(redis, lockKey));
 			cancelled.dispose();
-			await("released on cancellation").atMost(Duration.ofSeconds(10)).until(() -> !redis.hasKey(lockKey));
+			await("released on cancellation").atMost(Duration.ofSeconds(10))
+				.until(() -> !LockRecords.held(redis, lockKey));
 		});
 	}
 

@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
@@ -94,7 +95,8 @@ class ReactiveDistributedLocksTests {
 	@Test
 	void acquiresOnSubscriptionAndSharesTheBlockingFacesKeysAndFencingTokens() {
 		Mono<LockHandle> assembled = this.reactive.tryLock("orders", this.key, Duration.ZERO, null);
-		assertThat(this.redis.hasKey(this.locks.redisKeys(this.key).get(0))).as("nothing taken on assembly").isFalse();
+		assertThat(LockRecords.held(this.redis, this.locks.redisKeys(this.key).get(0))).as("nothing taken on assembly")
+			.isFalse();
 		LockHandle first = assembled.subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(10));
 		assertThat(first).isNotNull();
 		assertThat(this.locks.tryLock(this.key, Duration.ZERO, null)).as("the blocking face sees it taken").isEmpty();
@@ -166,21 +168,22 @@ class ReactiveDistributedLocksTests {
 		StepVerifier.create(onEventLoop(this.reactive.withLock(this.key, Duration.ZERO, null, rows::asFlux)))
 			.then(() -> rows.tryEmitNext(1))
 			.expectNext(1)
-			.then(() -> assertThat(this.redis.hasKey(lockKey)).as("held while the flux runs").isTrue())
+			.then(() -> assertThat(LockRecords.held(this.redis, lockKey)).as("held while the flux runs").isTrue())
 			.then(rows::tryEmitComplete)
 			.verifyComplete();
-		assertThat(this.redis.hasKey(lockKey)).as("released on completion").isFalse();
+		assertThat(LockRecords.held(this.redis, lockKey)).as("released on completion").isFalse();
 		StepVerifier
 			.create(onEventLoop(this.reactive.withLock(this.key, Duration.ZERO, null,
 					() -> Flux.error(new IllegalStateException("boom")))))
 			.expectError(IllegalStateException.class)
 			.verify(Duration.ofSeconds(10));
-		assertThat(this.redis.hasKey(lockKey)).as("released on error").isFalse();
+		assertThat(LockRecords.held(this.redis, lockKey)).as("released on error").isFalse();
 		Disposable cancelled = onEventLoop(this.reactive.withLock(this.key, Duration.ZERO, null, Flux::never))
 			.subscribe();
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.hasKey(lockKey));
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockRecords.held(this.redis, lockKey));
 		cancelled.dispose();
-		await("released on cancellation").atMost(Duration.ofSeconds(10)).until(() -> !this.redis.hasKey(lockKey));
+		await("released on cancellation").atMost(Duration.ofSeconds(10))
+			.until(() -> !LockRecords.held(this.redis, lockKey));
 	}
 
 	@Test

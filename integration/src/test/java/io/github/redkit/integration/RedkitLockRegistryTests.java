@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
@@ -120,13 +121,13 @@ class RedkitLockRegistryTests {
 		lock.lock();
 		assertThat(lock.tryLock()).isTrue();
 		lock.lockInterruptibly();
-		assertThat(this.redis.hasKey(redisKey("foo"))).isTrue();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isTrue();
 		lock.unlock();
 		lock.unlock();
-		assertThat(this.redis.hasKey(redisKey("foo"))).isTrue();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isTrue();
 		assertThat(this.registry2.obtain("foo").tryLock()).isFalse();
 		lock.unlock();
-		assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 		Lock other = this.registry2.obtain("foo");
 		assertThat(other.tryLock()).isTrue();
 		other.unlock();
@@ -151,9 +152,9 @@ class RedkitLockRegistryTests {
 			}
 		});
 		assertThat(failure).isInstanceOf(IllegalMonitorStateException.class);
-		assertThat(this.redis.hasKey(redisKey("foo"))).isTrue();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isTrue();
 		lock.unlock();
-		assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 	}
 
 	@Test
@@ -171,7 +172,7 @@ class RedkitLockRegistryTests {
 		lock.unlock();
 		waiter.get(10, TimeUnit.SECONDS);
 		assertThat(acquiredAt.get()).isGreaterThan(releasedAt);
-		assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 	}
 
 	@Test
@@ -238,7 +239,7 @@ class RedkitLockRegistryTests {
 			assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
 			held.unlock();
 			assertThat(lock.isUsedInThisProcess()).isFalse();
-			assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+			assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 		}
 	}
 
@@ -262,7 +263,7 @@ class RedkitLockRegistryTests {
 		thread.join(10_000);
 		assertThat(thread.isAlive()).isFalse();
 		assertThat(interruptedAfterwards).isTrue();
-		assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 	}
 
 	@Test
@@ -277,7 +278,7 @@ class RedkitLockRegistryTests {
 		finally {
 			Thread.interrupted();
 		}
-		assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 		assertThat(tryLockElsewhere(this.registry2.obtain("foo"))).isTrue();
 	}
 
@@ -286,13 +287,13 @@ class RedkitLockRegistryTests {
 		RedkitLockRegistry shortLease = new RedkitLockRegistry(this.locks1, this.name, Duration.ofMillis(200));
 		Lock lock1 = shortLease.obtain("foo");
 		lock1.lock();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !this.redis.hasKey(redisKey("foo")));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !LockRecords.held(this.redis, redisKey("foo")));
 		Lock lock2 = this.registry2.obtain("foo");
 		assertThat(tryLockElsewhere(lock2)).isTrue();
 		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock1::unlock)
 			.withMessageContaining("was not held in Redis until released");
 		// the next holder keeps its lock, and the first can try again
-		assertThat(this.redis.hasKey(redisKey("foo"))).isTrue();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isTrue();
 		assertThat(lock1.tryLock()).isFalse();
 	}
 
@@ -301,18 +302,18 @@ class RedkitLockRegistryTests {
 		RedkitLockRegistry registry = new RedkitLockRegistry(this.locks1, this.name, Duration.ofMinutes(1));
 		DistributedLock lock = registry.obtain("foo");
 		assertThat(lock.tryLock(Duration.ZERO, Duration.ofSeconds(10))).isTrue();
-		assertThat(this.redis.getExpire(redisKey("foo"), TimeUnit.SECONDS)).isLessThanOrEqualTo(10);
+		assertThat(LockRecords.remainingLeaseMillis(this.redis, redisKey("foo")) / 1000).isLessThanOrEqualTo(10);
 		assertThat(lock.tryLock()).isTrue();
-		assertThat(this.redis.getExpire(redisKey("foo"), TimeUnit.SECONDS)).isGreaterThan(30);
+		assertThat(LockRecords.remainingLeaseMillis(this.redis, redisKey("foo")) / 1000).isGreaterThan(30);
 		lock.unlock();
 		// the lock is gone from Redis while held (as when its lease ran out): the next
 		// reentrant acquire takes the free key again
 		this.redis.delete(redisKey("foo"));
 		assertThat(lock.tryLock()).isTrue();
-		assertThat(this.redis.hasKey(redisKey("foo"))).isTrue();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isTrue();
 		lock.unlock();
 		lock.unlock();
-		assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 	}
 
 	@Test
@@ -322,9 +323,9 @@ class RedkitLockRegistryTests {
 		assertThatIllegalStateException().isThrownBy(() -> registry.renewLock("foo"));
 		assertThat(lock.tryLock(Duration.ZERO, Duration.ofSeconds(5))).isTrue();
 		registry.renewLock("foo");
-		assertThat(this.redis.getExpire(redisKey("foo"), TimeUnit.MILLISECONDS)).isGreaterThan(10_000);
+		assertThat(LockRecords.remainingLeaseMillis(this.redis, redisKey("foo"))).isGreaterThan(10_000);
 		registry.renewLock("foo", Duration.ofMinutes(5));
-		assertThat(this.redis.getExpire(redisKey("foo"), TimeUnit.SECONDS)).isGreaterThan(200);
+		assertThat(LockRecords.remainingLeaseMillis(this.redis, redisKey("foo")) / 1000).isGreaterThan(200);
 		assertThat(inAnotherThread(() -> {
 			assertThatIllegalStateException().isThrownBy(() -> registry.renewLock("foo"));
 			return this.registry2.obtain("foo").tryLock(100, TimeUnit.MILLISECONDS);
@@ -344,12 +345,12 @@ class RedkitLockRegistryTests {
 			long start = System.nanoTime();
 			lock.lock();
 			await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-				assertThat(this.redis.hasKey(redisKey("foo"))).isTrue();
+				assertThat(LockRecords.held(this.redis, redisKey("foo"))).isTrue();
 				return System.nanoTime() - start > 4 * lease.toNanos();
 			});
 			registry.renewLock("foo");
 			lock.unlock();
-			assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+			assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 		}
 		finally {
 			shortLocks.destroy();
@@ -367,11 +368,11 @@ class RedkitLockRegistryTests {
 			long start = System.nanoTime();
 			lock.lock();
 			await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-				assertThat(this.redis.hasKey(redisKey("foo"))).isTrue();
+				assertThat(LockRecords.held(this.redis, redisKey("foo"))).isTrue();
 				return System.nanoTime() - start > 4 * lease.toNanos();
 			});
 			lock.unlock();
-			assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+			assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 		}
 		finally {
 			scheduler.close();
@@ -404,12 +405,12 @@ class RedkitLockRegistryTests {
 	@Test
 	void executeLockedRunsWhileHoldingTheLockAndTimesOutWhenItIsTaken() throws Exception {
 		String result = this.registry1.executeLocked("foo", () -> {
-			assertThat(this.redis.hasKey(redisKey("foo"))).isTrue();
+			assertThat(LockRecords.held(this.redis, redisKey("foo"))).isTrue();
 			assertThat(tryLockElsewhere(this.registry2.obtain("foo"))).isFalse();
 			return "done";
 		});
 		assertThat(result).isEqualTo("done");
-		assertThat(this.redis.hasKey(redisKey("foo"))).isFalse();
+		assertThat(LockRecords.held(this.redis, redisKey("foo"))).isFalse();
 		this.registry2.obtain("foo").lock();
 		assertThatExceptionOfType(TimeoutException.class)
 			.isThrownBy(() -> this.registry1.executeLocked("foo", Duration.ofMillis(100), () -> {

@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
@@ -81,12 +82,12 @@ class RedkitLockProviderTests extends AbstractExtensibleLockProviderIntegrationT
 
 	@Override
 	protected void assertLocked(String lockName) {
-		assertThat(this.redis.hasKey(lockKey(lockName))).as("%s locked", lockName).isTrue();
+		assertThat(LockRecords.held(this.redis, lockKey(lockName))).as("%s locked", lockName).isTrue();
 	}
 
 	@Override
 	protected void assertUnlocked(String lockName) {
-		assertThat(this.redis.hasKey(lockKey(lockName))).as("%s unlocked", lockName).isFalse();
+		assertThat(LockRecords.held(this.redis, lockKey(lockName))).as("%s unlocked", lockName).isFalse();
 	}
 
 	private String lockKey(String lockName) {

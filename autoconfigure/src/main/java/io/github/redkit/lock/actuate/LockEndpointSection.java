@@ -86,8 +86,10 @@ public final class LockEndpointSection implements RedkitEndpointSection, Ordered
 	 * One page of held locks: {@code SCAN} calls with {@code COUNT} until {@code count}
 	 * locks are found, the keyspace is walked, or the page's deadline passes (see
 	 * {@link KeyScan}); then the page's owners, leases and fencing tokens in one script
-	 * call (on a cluster, one per lock, sent together). Each lock has an opaque
-	 * {@code id} that {@link #forceReleaseById} takes.
+	 * call (on a cluster, one per lock, sent together); a lock nobody holds (its record
+	 * stays an hour past its lease, to keep its fencing token) is left out, so a page may
+	 * list fewer than {@code count}. Each lock has an opaque {@code id} that
+	 * {@link #forceReleaseById} takes.
 	 * @param cursor where the previous page stopped ({@code null} or {@code 0} to start)
 	 * @param count how many locks at most
 	 * @return the locks and the cursor of the next page ({@code 0} when done)
@@ -124,7 +126,8 @@ public final class LockEndpointSection implements RedkitEndpointSection, Ordered
 		return (path.size() == 1) ? Map.of("released", forceReleaseById(path.get(0), operator)) : null;
 	}
 
-	// per lock: owner token, PTTL, fencing token
+	// per lock: owner token, remaining lease, fencing token; the second key is the
+	// fencing counter of the previous layout, read only for a lock of that layout
 	@SuppressWarnings("rawtypes")
 	private List<Object> details(List<String> keys) {
 		if (keys.isEmpty()) {
@@ -162,7 +165,7 @@ public final class LockEndpointSection implements RedkitEndpointSection, Ordered
 	}
 
 	/**
-	 * Deletes a lock whoever holds it, and wakes its waiters. Logged at WARN.
+	 * Frees a lock whoever holds it, and wakes its waiters. Logged at WARN.
 	 * @param key the lock's key, as the application passes it to the lock
 	 * @param who the operator, if known
 	 * @return whether a lock was held
@@ -172,7 +175,7 @@ public final class LockEndpointSection implements RedkitEndpointSection, Ordered
 	}
 
 	/**
-	 * Deletes a lock listed by {@link #read(String, Integer)} whoever holds it, and wakes
+	 * Frees a lock listed by {@link #read(String, Integer)} whoever holds it, and wakes
 	 * its waiters: the way to release a lock whose key is hashed (longer than
 	 * {@value RedisKeyspace#MAX_PART_LENGTH} characters) or does not fit in a URL path.
 	 * Logged at WARN.

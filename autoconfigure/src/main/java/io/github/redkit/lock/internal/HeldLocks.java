@@ -1,6 +1,7 @@
 package io.github.redkit.lock.internal;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
@@ -47,22 +48,24 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * The fencing counter of a lock.
+	 * The fencing counter of a lock in the previous layout (a lock held by an instance
+	 * not upgraded yet); a lock's record holds its own fencing token.
 	 * @param storedKey the lock's stored key
 	 * @return the counter's key, in the lock's hash tag
 	 */
 	public String fencingCounter(String storedKey) {
-		return LockScripts.storedKeys(storedKey).get(1);
+		return LockScripts.previousFencingCounter(storedKey);
 	}
 
 	/**
-	 * Deletes a lock whoever holds it, and wakes its waiters, in one script.
+	 * Frees a lock whoever holds it (its record keeps the fencing token; a lock of the
+	 * previous layout is deleted), and wakes its waiters, in one script.
 	 * @param storedKey the lock's stored key
 	 * @return whether the lock was held
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
 	public boolean forceRelease(String storedKey) {
-		return this.scripts.forceRelease(LockScripts.storedKeys(storedKey));
+		return this.scripts.forceRelease(List.of(storedKey));
 	}
 
 }

@@ -10,7 +10,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.core.internal.RenewIfEqual;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -28,16 +27,22 @@ final class LockScripts {
 
 	static final LuaScript<Long> RELEASE = LuaScript.load("lock_release", Long.class);
 
-	// SET IFEQ where the server has it (Valkey 8.1, Redis 8.4): the same answer without a
-	// script
-	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class).withNativeForm(new RenewIfEqual());
+	// no SET IFEQ form (Redis 8.4): the record holds a lease end from Redis' clock,
+	// which the caller cannot name to compare
+	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class);
 
-	private static final String FENCE = ":fence";
+	/** Where the previous layout kept a lock's fencing counter, read by the endpoint. */
+	private static final String PREVIOUS_FENCE = ":fence";
 
-	private static final String WAITERS = ":waiters";
-
-	/** The fencing counter outlives the lock by at least this much. */
+	/**
+	 * A lock's record outlives its lease by this much: it keeps the last fencing token.
+	 */
 	static final Duration FENCE_TTL = Duration.ofHours(1);
+
+	private static final String OUTLIVES = Long.toString(FENCE_TTL.toMillis());
+
+	/** The fencing token of a release that does not know it (the record's is kept). */
+	private static final String UNKNOWN_FENCE = "0";
 
 	private static final String PROCESS_TOKEN = UUID.randomUUID() + ":";
 
@@ -56,19 +61,19 @@ final class LockScripts {
 	}
 
 	/**
-	 * The keys of a lock: the lock (token, lease as TTL), its fencing counter, and the
-	 * flag that tells a release to publish; one hash tag, one slot.
+	 * The keys of a lock: its one record (fencing token, holder, lease end, "someone
+	 * waits" flag; see {@code lock_record.lua}), in its own hash tag.
 	 */
 	List<String> redisKeys(String key) {
-		return storedKeys(this.keyspace.key("lock").tag(key).build());
+		return List.of(this.keyspace.key("lock").tag(key).build());
 	}
 
 	/**
-	 * The keys of a lock from its stored key: the lock, its fencing counter and its
-	 * waiters' flag.
+	 * Where the previous layout kept the fencing counter of a lock: the endpoint still
+	 * reads it for locks of instances not upgraded yet.
 	 */
-	static List<String> storedKeys(String lock) {
-		return List.of(lock, lock + FENCE, lock + WAITERS);
+	static String previousFencingCounter(String lock) {
+		return lock + PREVIOUS_FENCE;
 	}
 
 	/** Where every lock's stored key starts, before its hash tag. */
@@ -77,7 +82,8 @@ final class LockScripts {
 	}
 
 	static String newToken() {
-		// unique across processes (the random prefix) and acquisitions (the counter)
+		// unique across processes (the random prefix) and acquisitions (the counter); no
+		// '|', which separates the fields of the lock's record
 		return PROCESS_TOKEN + Long.toHexString(TOKENS.incrementAndGet()) + ':'
 				+ Long.toHexString(ThreadLocalRandom.current().nextLong());
 	}
@@ -112,31 +118,34 @@ final class LockScripts {
 	}
 
 	private static String[] acquireArguments(String token, Duration lease, long waitMillis, boolean othersWait) {
-		long fenceTtl = Math.max(FENCE_TTL.toMillis(), 2 * lease.toMillis());
-		return new String[] { token, Long.toString(lease.toMillis()), Long.toString(fenceTtl),
-				Long.toString(waitMillis), othersWait ? "1" : "0" };
+		return new String[] { token, Long.toString(lease.toMillis()), OUTLIVES, Long.toString(waitMillis),
+				othersWait ? "1" : "0" };
 	}
 
-	boolean extend(List<String> keys, String token, Duration lease) {
-		return this.runner.execute(EXTEND, this.timeout, keys.subList(0, 1), token,
-				Long.toString(Math.max(1, lease.toMillis()))) == 1;
+	boolean extend(List<String> keys, String token, long fence, Duration lease) {
+		return this.runner.execute(EXTEND, this.timeout, keys, extendArguments(token, fence, lease)) == 1;
 	}
 
-	CompletableFuture<Boolean> extendAsync(List<String> keys, String token, Duration lease) {
-		return this.runner
-			.executeAsync(EXTEND, this.timeout, keys.subList(0, 1), token, Long.toString(Math.max(1, lease.toMillis())))
+	CompletableFuture<Boolean> extendAsync(List<String> keys, String token, long fence, Duration lease) {
+		return this.runner.executeAsync(EXTEND, this.timeout, keys, extendArguments(token, fence, lease))
 			.thenApply((extended) -> extended == 1);
+	}
+
+	private static String[] extendArguments(String token, long fence, Duration lease) {
+		// the fencing token is written back with the new lease end (the record is written
+		// before it is read): the holder's own
+		return new String[] { token, Long.toString(Math.max(1, lease.toMillis())), Long.toString(fence), OUTLIVES };
 	}
 
 	/**
 	 * Sets the lock to end {@code keepFor} from now if the token still holds it: a
 	 * release that keeps the lock taken until then (the extend script: a token-checked
-	 * PEXPIRE).
+	 * new lease end).
 	 * @return {@code true} when it did
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
-	boolean keep(List<String> keys, String token, Duration keepFor) {
-		return RedisScriptRunner.uninterrupted(() -> extend(keys, token, keepFor));
+	boolean keep(List<String> keys, String token, long fence, Duration keepFor) {
+		return RedisScriptRunner.uninterrupted(() -> extend(keys, token, fence, keepFor));
 	}
 
 	/**
@@ -144,9 +153,9 @@ final class LockScripts {
 	 * @return {@code true} when it did
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
-	boolean release(List<String> keys, String token) {
+	boolean release(List<String> keys, String token, long fence) {
 		return RedisScriptRunner.uninterrupted(
-				() -> this.runner.execute(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), token) == 1);
+				() -> this.runner.execute(RELEASE, this.timeout, keys, token, Long.toString(fence), OUTLIVES) == 1);
 	}
 
 	/**
@@ -154,8 +163,8 @@ final class LockScripts {
 	 * @return {@code true} when it did; a {@link DataAccessException} when Redis cannot
 	 * be reached in time
 	 */
-	CompletableFuture<Boolean> releaseAsync(List<String> keys, String token) {
-		return this.runner.executeAsync(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), token)
+	CompletableFuture<Boolean> releaseAsync(List<String> keys, String token, long fence) {
+		return this.runner.executeAsync(RELEASE, this.timeout, keys, token, Long.toString(fence), OUTLIVES)
 			.thenApply((released) -> released == 1);
 	}
 
@@ -166,7 +175,7 @@ final class LockScripts {
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
 	boolean forceRelease(List<String> keys) {
-		return this.runner.execute(RELEASE, this.timeout, List.of(keys.get(0), keys.get(2)), "", "force") == 1;
+		return this.runner.execute(RELEASE, this.timeout, keys, "", UNKNOWN_FENCE, OUTLIVES, "force") == 1;
 	}
 
 	/**
@@ -174,7 +183,8 @@ final class LockScripts {
 	 * behind it on the same connection, so a lock taken late is given back at once.
 	 */
 	void releaseLater(List<String> keys, String token) {
-		this.runner.executeAsync(RELEASE, List.of(keys.get(0), keys.get(2)), token)
+		// the fencing token never came back: the script keeps the record's
+		this.runner.executeAsync(RELEASE, keys, token, UNKNOWN_FENCE, OUTLIVES)
 			.whenComplete((released, ex) -> logger.debug("Released a late lock '" + keys.get(0) + "': " + released));
 	}
 

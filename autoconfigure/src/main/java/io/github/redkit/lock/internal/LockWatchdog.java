@@ -75,21 +75,22 @@ final class LockWatchdog {
 			return;
 		}
 		long sent = System.nanoTime();
-		this.scripts.extendAsync(handle.redisKeys(), handle.token(), lease).whenComplete((extended, ex) -> {
-			inFlight.set(false);
-			if (ex != null) {
-				this.events.renewal(handle.name(), "error");
-				logger.debug("Could not renew lock '" + handle.key() + "'; retrying until its lease ends", ex);
-			}
-			else if (extended) {
-				handle.extended(sent, lease);
-				this.events.renewal(handle.name(), "renewed");
-			}
-			else {
-				this.events.renewal(handle.name(), "lost");
-				handle.markLost();
-			}
-		});
+		this.scripts.extendAsync(handle.redisKeys(), handle.token(), handle.fencingToken(), lease)
+			.whenComplete((extended, ex) -> {
+				inFlight.set(false);
+				if (ex != null) {
+					this.events.renewal(handle.name(), "error");
+					logger.debug("Could not renew lock '" + handle.key() + "'; retrying until its lease ends", ex);
+				}
+				else if (extended) {
+					handle.extended(sent, lease);
+					this.events.renewal(handle.name(), "renewed");
+				}
+				else {
+					this.events.renewal(handle.name(), "lost");
+					handle.markLost();
+				}
+			});
 	}
 
 	private static void cancel(RedisLockHandle handle) {

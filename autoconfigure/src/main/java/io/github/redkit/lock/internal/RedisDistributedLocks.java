@@ -23,12 +23,12 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.util.Assert;
 
 /**
- * {@link DistributedLocks} on Redis. Keys: {@code <prefix>:lock:{<key>}} holds the
- * holder's random token with the lease as TTL, {@code ...:fence} the fencing counter and
- * {@code ...:waiters} a flag that tells the release to publish; one hash tag, one slot.
- * The calls go one way: this face starts an acquisition, which hands back a handle that
- * the watchdog renews; all of them reach Redis through {@link LockScripts} and report
- * through {@link LockEvents}.
+ * {@link DistributedLocks} on Redis. One key per lock, {@code <prefix>:lock:{<key>}}: a
+ * record of the last fencing token, the holder's random token, the lease end (Redis time)
+ * and a flag that tells the release to publish, living an hour past the lease so that the
+ * last fencing token survives it. The calls go one way: this face starts an acquisition,
+ * which hands back a handle that the watchdog renews; all of them reach Redis through
+ * {@link LockScripts} and report through {@link LockEvents}.
  */
 public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
@@ -147,7 +147,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 	/**
 	 * The Redis keys of a lock, for tests and tools.
 	 * @param key the lock's key
-	 * @return the lock, fencing counter and waiters keys
+	 * @return the lock's record (one key)
 	 */
 	public List<String> redisKeys(String key) {
 		return this.scripts.redisKeys(key);

@@ -104,7 +104,7 @@ final class RedisLockHandle implements LockHandle {
 		long sent = System.nanoTime();
 		boolean extended;
 		try {
-			extended = this.scripts.extend(this.keys, this.token, lease);
+			extended = this.scripts.extend(this.keys, this.token, this.fencingToken, lease);
 		}
 		catch (DataAccessException ex) {
 			throw new LockUnavailableException("Could not extend lock '" + this.key + "': " + ex.getMessage(), ex);
@@ -140,7 +140,7 @@ final class RedisLockHandle implements LockHandle {
 			return false;
 		}
 		try {
-			return released(previous, leaseEnded, this.scripts.release(this.keys, this.token));
+			return released(previous, leaseEnded, this.scripts.release(this.keys, this.token, this.fencingToken));
 		}
 		catch (DataAccessException ex) {
 			return notReleased(ex);
@@ -154,7 +154,7 @@ final class RedisLockHandle implements LockHandle {
 		if (previous == CLOSED) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return this.scripts.releaseAsync(this.keys, this.token).handle((released, failure) -> {
+		return this.scripts.releaseAsync(this.keys, this.token, this.fencingToken).handle((released, failure) -> {
 			if (failure == null) {
 				return released(previous, leaseEnded, released);
 			}
@@ -196,7 +196,7 @@ final class RedisLockHandle implements LockHandle {
 		boolean kept;
 		try {
 			// no publish: the waiters' own retry is timed to the new end of the lease
-			kept = this.scripts.keep(this.keys, this.token, keepFor);
+			kept = this.scripts.keep(this.keys, this.token, this.fencingToken, keepFor);
 		}
 		catch (DataAccessException ex) {
 			logger.warn("Could not release lock '" + this.key + "' after " + keepFor + "; it ends with its lease: "

@@ -3,9 +3,11 @@ package io.github.redkit.lock.internal;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,7 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -25,6 +29,8 @@ class LockScriptsTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
+	private static final String OUTLIVES = Long.toString(LockScripts.FENCE_TTL.toMillis());
+
 	@Parameter
 	RedisTopology topology;
 
@@ -34,35 +40,51 @@ class LockScriptsTests {
 
 	private List<String> keys;
 
+	private String lock;
+
 	@BeforeEach
 	void connect() {
 		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
 		this.redis = this.runner.template();
-		RedisKeyspace.Key lock = new RedisKeyspace("redkit-test").key("lock").tag("scripts-" + UUID.randomUUID());
-		this.keys = List.of(lock.build(), lock.part("fence").build(), lock.part("waiters").build());
+		this.lock = new RedisKeyspace("redkit-test").key("lock").tag("scripts-" + UUID.randomUUID()).build();
+		this.keys = List.of(this.lock);
 	}
 
 	private long acquire(String token, long leaseMillis, long waitMillis) {
-		return this.runner.execute(LockScripts.ACQUIRE, TIMEOUT, this.keys, token, Long.toString(leaseMillis),
-				"3600000", Long.toString(waitMillis));
+		return this.runner.execute(LockScripts.ACQUIRE, TIMEOUT, this.keys, token, Long.toString(leaseMillis), OUTLIVES,
+				Long.toString(waitMillis));
 	}
 
-	private long release(String token) {
-		return this.runner.execute(LockScripts.RELEASE, TIMEOUT, List.of(this.keys.get(0), this.keys.get(2)), token);
+	private long release(String token, long fence) {
+		return this.runner.execute(LockScripts.RELEASE, TIMEOUT, this.keys, token, Long.toString(fence), OUTLIVES);
 	}
 
-	private long extend(String token, long leaseMillis) {
-		return this.runner.execute(LockScripts.EXTEND, TIMEOUT, this.keys.subList(0, 1), token,
-				Long.toString(leaseMillis));
+	private long forceRelease() {
+		return this.runner.execute(LockScripts.RELEASE, TIMEOUT, this.keys, "", "0", OUTLIVES, "force");
+	}
+
+	private long extend(String token, long fence, long leaseMillis) {
+		return this.runner.execute(LockScripts.EXTEND, TIMEOUT, this.keys, token, Long.toString(leaseMillis),
+				Long.toString(fence), OUTLIVES);
+	}
+
+	private String[] record() {
+		return this.redis.opsForValue().get(this.lock).split("\\|", -1);
+	}
+
+	private long redisMicros() {
+		return this.redis
+			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time(TimeUnit.MICROSECONDS));
 	}
 
 	@Test
-	void acquireSetsTheTokenWithTheLeaseAndHandsOutAFencingToken() {
+	void acquireWritesOneRecordThatOutlivesTheLeaseAndHandsOutAFencingToken() {
 		long fence = acquire("a", 10_000, 0);
 		assertThat(fence).isPositive();
-		assertThat(this.redis.opsForValue().get(this.keys.get(0))).isEqualTo("a");
-		assertThat(this.redis.getExpire(this.keys.get(0))).isBetween(1L, 10L);
-		assertThat(this.redis.getExpire(this.keys.get(1))).isPositive();
+		assertThat(record()).containsExactly(Long.toString(fence), "a", record()[2], "");
+		assertThat(LockRecords.remainingLeaseMillis(this.redis, this.lock)).isBetween(1L, 10_000L);
+		// the key keeps the last fencing token an hour past the lease
+		assertThat(this.redis.getExpire(this.lock)).isBetween(3600L, 3610L);
 	}
 
 	@Test
@@ -70,70 +92,164 @@ class LockScriptsTests {
 		// the first reply was lost and the client sent the same call again (a reconnect
 		// replays what was not answered): the lock is held by this very acquisition
 		long fence = acquire("a", 10_000, 0);
+		String first = this.redis.opsForValue().get(this.lock);
 		assertThat(acquire("a", 10_000, 0)).isEqualTo(fence);
+		assertThat(this.redis.opsForValue().get(this.lock)).as("the lease the first delivery set").isEqualTo(first);
 		assertThat(acquire("b", 10_000, 0)).isNegative();
 		assertThat(acquire("a", 10_000, 0)).as("no new token: nobody else held it").isEqualTo(fence);
 	}
 
 	@Test
 	void aHeldLockAnswersMinusItsRemainingLeaseAndFlagsWaitersOnlyWhenAsked() {
-		acquire("a", 10_000, 0);
+		long fence = acquire("a", 10_000, 0);
+		String held = this.redis.opsForValue().get(this.lock);
 		long refused = acquire("b", 10_000, 0);
 		assertThat(-refused).isBetween(1L, 10_000L);
-		assertThat(this.redis.hasKey(this.keys.get(2))).isFalse();
+		assertThat(this.redis.opsForValue().get(this.lock)).as("put back as it was").isEqualTo(held);
+		assertThat(this.redis.getExpire(this.lock)).isGreaterThan(3600L);
 		acquire("b", 10_000, 5_000);
-		assertThat(this.redis.hasKey(this.keys.get(2))).isTrue();
-		assertThat(this.redis.getExpire(this.keys.get(2))).isPositive();
-		assertThat(this.redis.opsForValue().get(this.keys.get(0))).isEqualTo("a");
+		assertThat(record()).containsExactly(Long.toString(fence), "a", record()[2], "1");
+		assertThat(LockRecords.waitedFor(this.redis, this.lock)).isTrue();
 	}
 
 	@Test
-	void fencingTokensIncreaseEvenWhenTheCounterIsLost() {
+	void fencingTokensIncreaseAcrossReleasesLeasesRecordsLostAndClocksBehind() {
 		long first = acquire("a", 10_000, 0);
-		release("a");
+		assertThat(release("a", first)).isOne();
 		long second = acquire("b", 10_000, 0);
 		assertThat(second).isGreaterThan(first);
-		release("b");
-		this.redis.delete(this.keys.get(1));
+		assertThat(release("b", second)).isOne();
+		assertThat(record()).as("the freed record keeps the token").containsExactly(Long.toString(second), "", "0", "");
+		// the record expired (or a promoted replica never had it): Redis time
+		this.redis.delete(this.lock);
 		long third = acquire("c", 10_000, 0);
 		assertThat(third).isGreaterThan(second);
-		release("c");
-		// a promoted replica that missed the last acquisitions has an older counter
-		this.redis.opsForValue().set(this.keys.get(1), Long.toString(first));
-		assertThat(acquire("d", 10_000, 0)).isGreaterThan(third);
+		release("c", third);
+		// a clock stepped back while the record lives: one more than the last token
+		long ahead = redisMicros() + 60_000_000;
+		this.redis.opsForValue().set(this.lock, ahead + "||0|");
+		assertThat(acquire("d", 10_000, 0)).isEqualTo(ahead + 1);
+		// a lease that ran out keeps its token too
+		this.redis.opsForValue().set(this.lock, (ahead + 5) + "|e|" + (redisMicros() - 1) + "|");
+		assertThat(acquire("f", 10_000, 0)).isEqualTo(ahead + 6);
 	}
 
 	@Test
 	void onlyTheHolderReleasesOrExtends() {
-		acquire("a", 10_000, 0);
-		assertThat(release("b")).isZero();
-		assertThat(extend("b", 60_000)).isZero();
-		assertThat(this.redis.opsForValue().get(this.keys.get(0))).isEqualTo("a");
-		assertThat(extend("a", 60_000)).isOne();
-		assertThat(this.redis.getExpire(this.keys.get(0))).isGreaterThan(10);
-		assertThat(release("a")).isOne();
-		assertThat(this.redis.hasKey(this.keys.get(0))).isFalse();
-		assertThat(release("a")).isZero();
-		assertThat(extend("a", 1000)).isZero();
+		long fence = acquire("a", 10_000, 0);
+		String held = this.redis.opsForValue().get(this.lock);
+		assertThat(release("b", 7)).isZero();
+		assertThat(extend("b", 7, 60_000)).isZero();
+		assertThat(this.redis.opsForValue().get(this.lock)).as("put back as it was").isEqualTo(held);
+		assertThat(this.redis.getExpire(this.lock)).isGreaterThan(3600L);
+		assertThat(extend("a", fence, 60_000)).isOne();
+		assertThat(LockRecords.remainingLeaseMillis(this.redis, this.lock)).isGreaterThan(50_000L);
+		assertThat(this.redis.getExpire(this.lock)).isGreaterThan(3650L);
+		assertThat(release("a", fence)).isOne();
+		assertThat(LockRecords.held(this.redis, this.lock)).isFalse();
+		assertThat(release("a", fence)).isZero();
+		assertThat(extend("a", fence, 1000)).isZero();
+		assertThat(LockRecords.held(this.redis, this.lock)).as("a refused extension takes nothing").isFalse();
+		assertThat(record()[0]).isEqualTo(Long.toString(fence));
+	}
+
+	@Test
+	void aHolderWhoseLeaseRanOutNeitherExtendsNorFreesTheNextHolder() {
+		long fence = acquire("a", 50, 0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !LockRecords.held(this.redis, this.lock));
+		assertThat(extend("a", fence, 10_000)).isZero();
+		assertThat(LockRecords.held(this.redis, this.lock)).isFalse();
+		long next = acquire("b", 10_000, 0);
+		assertThat(next).isGreaterThan(fence);
+		assertThat(release("a", fence)).isZero();
+		assertThat(extend("a", fence, 10_000)).isZero();
+		assertThat(record()).containsExactly(Long.toString(next), "b", record()[2], "");
+		// the record expired entirely: an extension leaves a free record, not a held one
+		this.redis.delete(this.lock);
+		assertThat(extend("b", next, 10_000)).isZero();
+		assertThat(LockRecords.held(this.redis, this.lock)).isFalse();
+	}
+
+	@Test
+	void anExtensionKeepsTheWaitersFlag() {
+		long fence = acquire("a", 10_000, 0);
+		acquire("b", 10_000, 5_000);
+		assertThat(extend("a", fence, 20_000)).isOne();
+		assertThat(LockRecords.waitedFor(this.redis, this.lock)).isTrue();
+		assertThat(LockRecords.remainingLeaseMillis(this.redis, this.lock)).isGreaterThan(15_000L);
 	}
 
 	@Test
 	void anAcquireWhileOthersOfItsProcessWaitKeepsTheWaitersFlagSoThatItsReleasePublishes() {
-		assertThat(this.runner.execute(LockScripts.ACQUIRE, TIMEOUT, this.keys, "a", "10000", "60000", "5000", "1"))
-			.isPositive();
-		assertThat(this.redis.getExpire(this.keys.get(2))).isBetween(1L, 10L);
-		assertThat(release("a")).isOne();
-		assertThat(this.redis.hasKey(this.keys.get(2))).isFalse();
+		long fence = this.runner.execute(LockScripts.ACQUIRE, TIMEOUT, this.keys, "a", "10000", OUTLIVES, "5000", "1");
+		assertThat(fence).isPositive();
+		assertThat(LockRecords.waitedFor(this.redis, this.lock)).isTrue();
+		assertThat(release("a", fence)).isOne();
+		assertThat(LockRecords.waitedFor(this.redis, this.lock)).isFalse();
 		assertThat(acquire("b", 10_000, 5_000)).isPositive();
-		assertThat(this.redis.hasKey(this.keys.get(2))).as("nobody else waits").isFalse();
+		assertThat(LockRecords.waitedFor(this.redis, this.lock)).as("nobody else waits").isFalse();
 	}
 
 	@Test
 	void releaseClearsTheWaitersFlag() {
-		acquire("a", 10_000, 0);
+		long fence = acquire("a", 10_000, 0);
 		acquire("b", 10_000, 5_000);
-		assertThat(release("a")).isOne();
-		assertThat(this.redis.hasKey(this.keys.get(2))).isFalse();
+		assertThat(release("a", fence)).isOne();
+		assertThat(LockRecords.waitedFor(this.redis, this.lock)).isFalse();
+	}
+
+	@Test
+	void aReleaseThatDoesNotKnowItsFencingTokenKeepsTheRecordsOwn() {
+		long fence = acquire("a", 10_000, 0);
+		assertThat(release("a", 0)).isOne();
+		assertThat(record()).containsExactly(Long.toString(fence), "", "0", "");
+	}
+
+	@Test
+	void aForcedReleaseFreesWhoeverHoldsAndKeepsTheFencingToken() {
+		assertThat(forceRelease()).as("nothing there").isZero();
+		long fence = acquire("a", 10_000, 0);
+		assertThat(forceRelease()).isOne();
+		assertThat(record()).containsExactly(Long.toString(fence), "", "0", "");
+		assertThat(forceRelease()).as("already free").isZero();
+		assertThat(acquire("b", 10_000, 0)).isGreaterThan(fence);
+	}
+
+	@Test
+	void aLockOfThePreviousLayoutStaysWithItsHolder() {
+		// a plain token with the lease as TTL: an instance not upgraded yet holds it
+		this.redis.opsForValue().set(this.lock, "old-holder", Duration.ofSeconds(30));
+		assertThat(acquire("a", 10_000, 5_000)).isNegative();
+		assertThat(this.redis.opsForValue().get(this.lock)).isEqualTo("old-holder");
+		assertThat(this.redis.getExpire(this.lock)).isGreaterThanOrEqualTo(30L);
+		assertThat(release("a", 1)).isZero();
+		assertThat(extend("a", 1, 10_000)).isZero();
+		assertThat(this.redis.opsForValue().get(this.lock)).isEqualTo("old-holder");
+		assertThat(this.redis.getExpire(this.lock)).isGreaterThanOrEqualTo(30L);
+		assertThat(forceRelease()).isOne();
+		assertThat(acquire("a", 10_000, 0)).isPositive();
+	}
+
+	@Test
+	void anInstanceOfThePreviousLayoutStallsButNeverTakesALockWhoseRecordLives() {
+		long fence = acquire("a", 10_000, 0);
+		// the previous acquire script began with SET NX PX
+		assertThat(this.redis.opsForValue().setIfAbsent(this.lock, "old-holder", Duration.ofSeconds(30))).isFalse();
+		release("a", fence);
+		assertThat(this.redis.opsForValue().setIfAbsent(this.lock, "old-holder", Duration.ofSeconds(30)))
+			.as("released, the record still lives")
+			.isFalse();
+	}
+
+	@Test
+	void aLockNameWithTheSeparatorCannotBreakTheRecord() {
+		// the name is only in the key: the record holds numbers and the holder's token
+		this.lock = new RedisKeyspace("redkit-test").key("lock").tag("a|b|1|1-" + UUID.randomUUID()).build();
+		this.keys = List.of(this.lock);
+		long fence = acquire(LockScripts.newToken(), 10_000, 0);
+		assertThat(record()).hasSize(4);
+		assertThat(record()[0]).isEqualTo(Long.toString(fence));
+		assertThat(LockScripts.newToken()).doesNotContain("|");
 	}
 
 }

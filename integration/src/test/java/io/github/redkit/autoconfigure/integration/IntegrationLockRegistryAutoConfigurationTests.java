@@ -3,6 +3,7 @@ package io.github.redkit.autoconfigure.integration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
+import io.github.redkit.test.LockRecords;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
@@ -47,9 +48,9 @@ class IntegrationLockRegistryAutoConfigurationTests {
 			String key = new RedisKeyspace("redkit").key("lock").tag("integration:autoconfig").build();
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
 			// redkit.lock.lease-time, renewed while held
-			assertThat(redis.getExpire(key, TimeUnit.SECONDS)).isBetween(20L, 30L);
+			assertThat(LockRecords.remainingLeaseMillis(redis, key) / 1000).isBetween(20L, 30L);
 			lock.unlock();
-			assertThat(redis.hasKey(key)).isFalse();
+			assertThat(LockRecords.held(redis, key)).isFalse();
 		});
 	}
 
@@ -62,8 +63,8 @@ class IntegrationLockRegistryAutoConfigurationTests {
 				Lock lock = context.getBean(LockRegistry.class).obtain("autoconfig");
 				assertThat(lock.tryLock()).isTrue();
 				String key = new RedisKeyspace("redkit").key("lock").tag("orders:autoconfig").build();
-				assertThat(context.getBean(StringRedisTemplate.class).getExpire(key, TimeUnit.SECONDS)).isBetween(200L,
-						300L);
+				assertThat(LockRecords.remainingLeaseMillis(context.getBean(StringRedisTemplate.class), key) / 1000)
+					.isBetween(200L, 300L);
 				lock.unlock();
 			});
 	}
