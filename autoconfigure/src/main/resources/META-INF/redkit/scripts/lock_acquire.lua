@@ -10,8 +10,8 @@
 -- (a release wakes one waiter per process: the flag keeps the next release publishing)
 -- Returns the fencing token (> 0) when acquired, else minus the lock's remaining lease in ms.
 -- No function and no string.format on the way of an acquisition: the arguments go to PX as
--- they came, and a number handed to PX is milliseconds, far below the 10^17 from which
--- Redis would write it with an exponent.
+-- they came. A number computed here goes to PX through '%.0f': a lease may run for
+-- centuries, and Redis would write 10^17 ms and more with an exponent.
 local time = redis.call('TIME')
 -- Redis time in µs: below 2^53, exact in Lua's numbers
 local now = time[1] * 1000000 + time[2]
@@ -41,14 +41,14 @@ if holder ~= '' and oldEnds > now then
     -- this very acquisition, delivered again (its reply was lost and the client sent the
     -- call again on a new connection): it holds the lock, with the lease the first delivery
     -- set and the token it was handed
-    redis.call('SET', KEYS[1], old, 'PX', remaining + outlives)
+    redis.call('SET', KEYS[1], old, 'PX', string.format('%.0f', remaining + outlives))
     return fence
   end
   if oldWaits == 0 and tonumber(ARGV[4]) > 0 then
     -- tells the holder's release to publish: nobody pays for PUBLISH when nobody waits
     old = struct.pack('<BddBs', 1, fence, oldEnds, 1, holder)
   end
-  redis.call('SET', KEYS[1], old, 'PX', remaining + outlives)
+  redis.call('SET', KEYS[1], old, 'PX', string.format('%.0f', remaining + outlives))
   return -remaining
 end
 -- free (released, or its lease ended); a flag it kept is dropped: every waiter sets it

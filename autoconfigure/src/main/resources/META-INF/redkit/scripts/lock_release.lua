@@ -9,8 +9,8 @@
 -- Returns 1 when released (forced: when the lock was held), 0 when the caller no longer held
 -- it (forced: when nobody held it).
 -- No function and no string.format on the way of a release: the arguments go to PX as they
--- came, and a number handed to PX is milliseconds, far below the 10^17 from which Redis
--- would write it with an exponent.
+-- came. A number computed here goes to PX through '%.0f': a lease may run for centuries, and
+-- Redis would write 10^17 ms and more with an exponent.
 if ARGV[4] == 'force' then
   -- one script: no acquire can slip between the release and the wake-up
   local old = redis.call('GET', KEYS[1])
@@ -58,6 +58,6 @@ if old then
     local time = redis.call('TIME')
     ttl = ttl + math.max(0, math.ceil((ends - (time[1] * 1000000 + time[2])) / 1000))
   end
-  redis.call('SET', KEYS[1], old, 'PX', ttl)
+  redis.call('SET', KEYS[1], old, 'PX', string.format('%.0f', ttl))
 end
 return 0

@@ -7,13 +7,15 @@ import java.util.concurrent.TimeUnit;
 
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a Redkit lock's record the way its scripts do, for tests: a lock's key outlives
  * its lease (it keeps the last fencing token), so whether the key exists no longer says
- * whether the lock is held. The record is binary ({@code lock_record.lua}): a version byte
- * 1, the fencing token and the lease end (Redis time in µs) as little-endian doubles, 1 when
- * someone waits else 0, then the holder's token (empty when free) and a zero byte.
+ * whether the lock is held. The record is binary ({@code lock_record.lua}): a version
+ * byte 1, the fencing token and the lease end (Redis time in µs) as little-endian
+ * doubles, 1 when someone waits else 0, then the holder's token (empty when free) and a
+ * zero byte.
  */
 public final class LockRecords {
 
@@ -30,10 +32,10 @@ public final class LockRecords {
 	 * when free) and {@code "1"} when someone waits, else {@code ""}.
 	 * @param redis the connection
 	 * @param lockKey the lock's stored key
-	 * @return the fields, {@code null} when there is no record or the value is a plain token
-	 * of the previous layout
+	 * @return the fields, {@code null} when there is no record or the value is a plain
+	 * token of the previous layout
 	 */
-	public static String[] fields(StringRedisTemplate redis, String lockKey) {
+	public static String @Nullable [] fields(StringRedisTemplate redis, String lockKey) {
 		byte[] value = raw(redis, lockKey);
 		if (value == null || value.length <= HEADER || value[0] != VERSION) {
 			return null;
@@ -76,9 +78,9 @@ public final class LockRecords {
 	 * @param leaseEndMicros the lease end in Redis time (µs), 0 when free
 	 * @param waits whether someone waits
 	 */
-	public static void write(StringRedisTemplate redis, String lockKey, long fence, String holder,
-			long leaseEndMicros, boolean waits) {
-		byte[] key = redis.getStringSerializer().serialize(lockKey);
+	public static void write(StringRedisTemplate redis, String lockKey, long fence, String holder, long leaseEndMicros,
+			boolean waits) {
+		byte[] key = lockKey.getBytes(StandardCharsets.UTF_8);
 		byte[] value = encode(fence, holder, leaseEndMicros, waits);
 		redis.execute((RedisCallback<Boolean>) (connection) -> connection.stringCommands().set(key, value));
 	}
@@ -89,8 +91,8 @@ public final class LockRecords {
 	 * @param lockKey the lock's stored key
 	 * @return the bytes, {@code null} when there is none
 	 */
-	public static byte[] raw(StringRedisTemplate redis, String lockKey) {
-		byte[] key = redis.getStringSerializer().serialize(lockKey);
+	public static byte @Nullable [] raw(StringRedisTemplate redis, String lockKey) {
+		byte[] key = lockKey.getBytes(StandardCharsets.UTF_8);
 		return redis.execute((RedisCallback<byte[]>) (connection) -> connection.stringCommands().get(key));
 	}
 

@@ -121,7 +121,8 @@ final class LockScripts {
 	}
 
 	private static String[] acquireArguments(String token, Duration lease, long waitMillis, boolean othersWait) {
-		// the record's whole TTL (the lease, then FENCE_TTL more), computed here: the script
+		// the record's whole TTL (the lease, then FENCE_TTL more), computed here: the
+		// script
 		// hands it to PX as it comes, without formatting a number
 		long leaseMillis = lease.toMillis();
 		return new String[] { token, Long.toString(leaseMillis), Long.toString(leaseMillis + FENCE_TTL_MILLIS),

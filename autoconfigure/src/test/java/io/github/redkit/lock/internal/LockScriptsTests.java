@@ -258,7 +258,8 @@ class LockScriptsTests {
 		long fence = acquire(LockScripts.newToken(), 10_000, 0);
 		assertThat(record()).hasSize(4);
 		assertThat(record()[0]).isEqualTo(Long.toString(fence));
-		// printable: no zero byte (it ends the record's token) and never the record's version
+		// printable: no zero byte (it ends the record's token) and never the record's
+		// version
 		// byte, so a plain token of the previous layout is told from a record
 		assertThat(LockScripts.newToken()).matches("[\\x21-\\x7e]+");
 	}
