@@ -12,17 +12,17 @@ local lease = tonumber(ARGV[2])
 local outlives = tonumber(ARGV[4])
 local fence = tonumber(ARGV[3])
 local ends = now + lease * 1000
-local old = redis.call('SET', KEYS[1], record(fence, ARGV[1], ends, ''), 'PX', exact(lease + outlives), 'GET')
+local old = redis.call('SET', KEYS[1], record(fence, ARGV[1], ends, 0), 'PX', exact(lease + outlives), 'GET')
 local oldFence, holder, oldEnds, waits = parse(old)
 if oldFence and holder == ARGV[1] and oldEnds > now then
-  if waits == '1' then
-    redis.call('SET', KEYS[1], record(fence, ARGV[1], ends, '1'), 'KEEPTTL')
+  if waits == 1 then
+    redis.call('SET', KEYS[1], record(fence, ARGV[1], ends, 1), 'KEEPTTL')
   end
   return 1
 end
 if not old then
   -- nothing was there (the record expired): leave a free one, not a held one
-  redis.call('SET', KEYS[1], record(fence, '', 0, ''), 'PX', exact(outlives))
+  redis.call('SET', KEYS[1], record(fence, '', 0, 0), 'PX', exact(outlives))
 elseif oldFence and holder ~= '' and oldEnds > now then
   redis.call('SET', KEYS[1], old, 'PX', exact(millisUntil(oldEnds, now) + outlives))
 else

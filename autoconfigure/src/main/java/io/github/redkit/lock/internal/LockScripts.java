@@ -39,7 +39,9 @@ final class LockScripts {
 	 */
 	static final Duration FENCE_TTL = Duration.ofHours(1);
 
-	private static final String OUTLIVES = Long.toString(FENCE_TTL.toMillis());
+	private static final long FENCE_TTL_MILLIS = FENCE_TTL.toMillis();
+
+	private static final String OUTLIVES = Long.toString(FENCE_TTL_MILLIS);
 
 	/** The fencing token of a release that does not know it (the record's is kept). */
 	private static final String UNKNOWN_FENCE = "0";
@@ -82,8 +84,9 @@ final class LockScripts {
 	}
 
 	static String newToken() {
-		// unique across processes (the random prefix) and acquisitions (the counter); no
-		// '|', which separates the fields of the lock's record
+		// unique across processes (the random prefix) and acquisitions (the counter);
+		// printable: the lock's record ends the token with a zero byte, and tells a plain
+		// token of the previous layout by its first byte
 		return PROCESS_TOKEN + Long.toHexString(TOKENS.incrementAndGet()) + ':'
 				+ Long.toHexString(ThreadLocalRandom.current().nextLong());
 	}
@@ -118,8 +121,12 @@ final class LockScripts {
 	}
 
 	private static String[] acquireArguments(String token, Duration lease, long waitMillis, boolean othersWait) {
-		return new String[] { token, Long.toString(lease.toMillis()), OUTLIVES, Long.toString(waitMillis),
-				othersWait ? "1" : "0" };
+		// the record's whole TTL (the lease, then FENCE_TTL more), computed here: the
+		// script
+		// hands it to PX as it comes, without formatting a number
+		long leaseMillis = lease.toMillis();
+		return new String[] { token, Long.toString(leaseMillis), Long.toString(leaseMillis + FENCE_TTL_MILLIS),
+				Long.toString(waitMillis), othersWait ? "1" : "0" };
 	}
 
 	boolean extend(List<String> keys, String token, long fence, Duration lease) {
