@@ -32,7 +32,7 @@ for k = 3, #KEYS do
     local limit, period = arguments[2 * j], arguments[2 * j + 1]
     local width = period / b
     local index = floor(now / width)
-    local view = views .. j
+    local view = views .. exact(j)
     local fields = call('HGETALL', view)
     local counts, used, newest, stale = {}, 0, index, nil
     for q = index - b, index do
@@ -90,8 +90,8 @@ end
 if allowed == 1 then
   local unit = exact(cost)
   for _, write in ipairs(writes) do
-    local k, index, ttl, view = write[1], exact(write[3]), write[4], write[5]
-    local suffix = '.' .. write[2] .. '.' .. index
+    local k, field, ttl, view = write[1], exact(write[3]), write[4], write[5]
+    local suffix = '.' .. exact(write[2]) .. '.' .. field
     local key = KEYS[k] .. suffix
     local p = call('HINCRBY', key, 'p:' .. region, unit)
     local first = p == cost
@@ -99,7 +99,7 @@ if allowed == 1 then
       -- this region's first call of the sub-window: later ones keep the TTL set here
       call('PEXPIRE', key, exact(ttl))
     end
-    call('HINCRBY', view, index, unit)
+    call('HINCRBY', view, field, unit)
     if first or write[6] then
       call('PEXPIRE', view, exact(write[7]))
     end
