@@ -1,6 +1,5 @@
 package io.github.redkit.core;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -70,33 +69,6 @@ class RedisScriptRunnerPoolTests {
 		assertThatException().as("the only connection is still busy with the script").isThrownBy(this::borrowAndPing);
 		assertThat(RedisScriptRunner.await(inFlight, Duration.ofSeconds(5), "slow")).isEqualTo(1);
 		assertThat(borrowAndPing()).isEqualTo("PONG");
-	}
-
-	@Test
-	void aSharedConnectionThatAResetGaveBackToThePoolCarriesNoMoreScripts() {
-		LettuceConnectionFactory shared = pooledFactory(RedisServers.standalone(), 2, Duration.ofMillis(100));
-		try {
-			shared.setShareNativeConnection(true);
-			RedisScriptRunner runner = new RedisScriptRunner(shared);
-			List<String> keys = List.of("redkit-test:{reset}");
-			RedisScriptRunner.await(runner.executeAsync(TIME_AND_KEYS, keys, "warm-up"), Duration.ofSeconds(5),
-					"warm-up");
-			// what a failed validation does too: the shared connection goes back to the
-			// pool, open, and the next borrower of a dedicated connection gets it
-			shared.resetConnection();
-			shared.setShareNativeConnection(false);
-			try (RedisConnection transaction = shared.getConnection()) {
-				transaction.multi();
-				transaction.stringCommands().set(bytes("redkit-test:{reset}:own"), bytes("v"));
-				Long time = RedisScriptRunner.await(runner.executeAsync(TIME_AND_KEYS, keys, "after the reset"),
-						Duration.ofSeconds(5), "after the reset");
-				assertThat(time).as("the script's answer, not its place in another's transaction").isPositive();
-				assertThat(transaction.exec()).as("the transaction holds only its own command").hasSize(1);
-			}
-		}
-		finally {
-			shared.destroy();
-		}
 	}
 
 	@Test
@@ -203,10 +175,6 @@ class RedisScriptRunnerPoolTests {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	private String borrowAndPing() {

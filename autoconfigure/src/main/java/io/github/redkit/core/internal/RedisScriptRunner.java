@@ -62,9 +62,7 @@ import org.springframework.util.ClassUtils;
  * event loop, one of Redkit's own asynchronous threads) hands a script that needs a
  * connection first (the first connect, a pooled borrow) to a few threads of the runner's,
  * by default as many as the pool's {@code max-active}; a script whose caller gave up (its
- * future timed out or was cancelled) before it could be sent is not sent. The factory's
- * shared connection is kept once handed out, except from a pooling factory, whose reset
- * gives it back to the pool for another borrower.
+ * future timed out or was cancelled) before it could be sent is not sent.
  */
 public class RedisScriptRunner {
 
@@ -142,11 +140,6 @@ public class RedisScriptRunner {
 	// the factory's shared Lettuce connection, once one was handed out
 	private volatile @Nullable Object sharedCommands;
 
-	// a pooling factory borrows its shared connection from the pool and gives it back on
-	// a reset (or a failed validation), open, to the next borrower of a dedicated one: a
-	// transaction or a blocking pop that a script kept here would land in
-	private final boolean keepsSharedConnection;
-
 	// whether scripts with a native form are sent as that command: probed once
 	// connected, and off for good once a server refuses it
 	private final AtomicBoolean nativeCommands = new AtomicBoolean();
@@ -175,7 +168,6 @@ public class RedisScriptRunner {
 		this.template = new StringRedisTemplate(connectionFactory);
 		this.handOff = RedkitThreads.bounded(asynchronousThreads("redkit-hand-off"), handOffThreads);
 		this.handOffThreads = handOffThreads;
-		this.keepsSharedConnection = !(LETTUCE_PRESENT && POOL_PRESENT && LettuceScripts.pooled(connectionFactory));
 	}
 
 	/**
@@ -494,7 +486,7 @@ public class RedisScriptRunner {
 			@SuppressWarnings("unchecked")
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
 			answer = LettuceScripts.execute(commands, script, encode(keys), args, this.nativeCommands);
-			if (this.keepsSharedConnection && sharesNativeConnection()) {
+			if (sharesNativeConnection()) {
 				this.sharedCommands = commands;
 			}
 		}
@@ -664,15 +656,6 @@ public class RedisScriptRunner {
 			return (connectionFactory instanceof LettuceConnectionFactory lettuce
 					&& lettuce.getClientConfiguration() instanceof LettucePoolingClientConfiguration pooling)
 							? pooling.getPoolConfig().getMaxTotal() : -1;
-		}
-
-		/**
-		 * Whether a Lettuce factory pools its connections (the shared one included).
-		 * @return whether it has a pool
-		 */
-		static boolean pooled(RedisConnectionFactory connectionFactory) {
-			return connectionFactory instanceof LettuceConnectionFactory lettuce
-					&& lettuce.getClientConfiguration() instanceof LettucePoolingClientConfiguration;
 		}
 
 		/**
