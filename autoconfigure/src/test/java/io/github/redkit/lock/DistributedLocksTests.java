@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -320,10 +321,11 @@ class DistributedLocksTests {
 		this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow().close();
 		CommandStats before = this.topology.server().commandStats();
 		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-		CommandStats acquired = this.topology.server().commandStats().since(before);
+		Set<String> background = this.topology.server().backgroundCommands();
+		CommandStats acquired = this.topology.server().commandStats().since(before).without(background);
 		CommandStats beforeRelease = this.topology.server().commandStats();
 		assertThat(handle.release()).isTrue();
-		CommandStats released = this.topology.server().commandStats().since(beforeRelease);
+		CommandStats released = this.topology.server().commandStats().since(beforeRelease).without(background);
 		// INFO commandstats counts the script call and the commands it ran; a new pooled
 		// connection's HELLO or PING is not the lock's
 		assertThat(acquired.asMap().keySet()).as(acquired.toString())
@@ -338,8 +340,10 @@ class DistributedLocksTests {
 		CommandStats beforeWoken = this.topology.server().commandStats();
 		held.close();
 		CommandStats woken = this.topology.server().commandStats().since(beforeWoken);
-		assertThat(woken.calls("evalsha") + woken.calls("set") + woken.calls("publish")).as(woken.toString())
-			.isEqualTo(3);
+		assertThat(woken.calls("evalsha") + woken.calls("set")).as(woken.toString()).isEqualTo(2);
+		// (a Sentinel's hello is a PUBLISH too)
+		assertThat(woken.calls("publish")).as(woken.toString())
+			.isBetween(1L, background.contains("publish") ? Long.MAX_VALUE : 1L);
 	}
 
 	@Test

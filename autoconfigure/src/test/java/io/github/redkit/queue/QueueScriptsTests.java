@@ -211,9 +211,8 @@ class QueueScriptsTests {
 		}
 		assertThat(used).as("a take while the hint stood").isNotNull();
 		// INFO commandstats also counts the commands the script ran, and other clients'
-		// of
-		// the shared server (a new pooled connection's PING, another test's PUBLISH): the
-		// take's six are counted by name, and the reaper's reads are absent
+		// of the shared server (a new pooled connection's PING, another test's
+		// PUBLISH): the take's six are counted by name, and the reaper's reads are absent
 		assertThat(used.asMap()).as(used.toString())
 			.containsAllEntriesOf(Map.of("evalsha", 1L, "time", 1L, "zrem", 1L, "get", 1L, "lpop", 1L, "zadd", 1L));
 		assertThat(used.calls("zrangebyscore") + used.calls("zrange")).as(used.toString()).isZero();

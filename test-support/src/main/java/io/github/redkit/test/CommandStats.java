@@ -2,6 +2,7 @@ package io.github.redkit.test;
 
 import java.util.Collections;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -14,6 +15,12 @@ import java.util.TreeMap;
  * </pre>
  */
 public final class CommandStats {
+
+	/**
+	 * Commands no operation sends: the snapshots' own {@code INFO}, and the replication
+	 * stream's (a replica acknowledges its offset every second whatever the clients do).
+	 */
+	private static final Set<String> NOT_SENT_BY_AN_OPERATION = Set.of("info", "replconf", "psync", "sync");
 
 	private final Map<String, Long> calls;
 
@@ -40,17 +47,29 @@ public final class CommandStats {
 	/**
 	 * The commands run between an earlier snapshot and this one.
 	 * @param earlier the earlier snapshot
-	 * @return the difference, without the {@code INFO} calls that took the snapshots
+	 * @return the difference, without the {@code INFO} calls that took the snapshots and
+	 * without replication traffic
 	 */
 	public CommandStats since(CommandStats earlier) {
 		Map<String, Long> difference = new TreeMap<>();
 		this.calls.forEach((name, count) -> {
 			long delta = count - earlier.calls.getOrDefault(name, 0L);
-			if (delta > 0 && !name.equals("info")) {
+			if (delta > 0 && !NOT_SENT_BY_AN_OPERATION.contains(name)) {
 				difference.put(name, delta);
 			}
 		});
 		return new CommandStats(difference);
+	}
+
+	/**
+	 * These counts without some commands.
+	 * @param commands the command names to leave out, lower case
+	 * @return the counts of every other command
+	 */
+	public CommandStats without(Set<String> commands) {
+		Map<String, Long> kept = new TreeMap<>(this.calls);
+		kept.keySet().removeAll(commands);
+		return new CommandStats(kept);
 	}
 
 	/**
@@ -63,13 +82,13 @@ public final class CommandStats {
 	}
 
 	/**
-	 * How many commands ran in all, {@code INFO} excepted.
+	 * How many commands ran in all, {@code INFO} and replication traffic excepted.
 	 * @return the count
 	 */
 	public long total() {
 		return this.calls.entrySet()
 			.stream()
-			.filter((entry) -> !entry.getKey().equals("info"))
+			.filter((entry) -> !NOT_SENT_BY_AN_OPERATION.contains(entry.getKey()))
 			.mapToLong(Map.Entry::getValue)
 			.sum();
 	}

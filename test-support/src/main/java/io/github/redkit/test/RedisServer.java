@@ -3,6 +3,7 @@ package io.github.redkit.test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.lettuce.core.api.StatefulConnection;
@@ -111,6 +112,16 @@ public interface RedisServer extends AutoCloseable {
 	 */
 	default void flushAll() {
 		callOnEveryNode("FLUSHALL");
+	}
+
+	/**
+	 * The commands this server's own machinery sends to its nodes whatever clients do,
+	 * which a count of one operation's commands may catch: leave them out with
+	 * {@link CommandStats#without(Set)}.
+	 * @return the command names, lower case; none by default
+	 */
+	default Set<String> backgroundCommands() {
+		return Set.of();
 	}
 
 	/**

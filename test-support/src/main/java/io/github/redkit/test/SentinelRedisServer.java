@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
@@ -234,6 +235,14 @@ public final class SentinelRedisServer implements RedisServer {
 	@Override
 	public List<Integer> ports() {
 		return List.of(masterPort());
+	}
+
+	/**
+	 * Every Sentinel PINGs the master each second and PUBLISHes its hello each two.
+	 */
+	@Override
+	public Set<String> backgroundCommands() {
+		return Set.of("ping", "publish");
 	}
 
 	@Override

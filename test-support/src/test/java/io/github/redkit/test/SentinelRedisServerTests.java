@@ -44,4 +44,15 @@ class SentinelRedisServerTests {
 		}
 	}
 
+	@Test
+	void commandStatsLeaveOutTheReplicasAcknowledgements() {
+		try (SentinelRedisServer redis = RedisServers.startSentinel(Duration.ofMillis(500))) {
+			CommandStats before = redis.commandStats();
+			// a replica acknowledges its offset every second, whatever clients do
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> redis.commandStats().calls("replconf") > before.calls("replconf"));
+			assertThat(redis.commandStats().since(before).asMap()).doesNotContainKey("replconf");
+		}
+	}
+
 }
