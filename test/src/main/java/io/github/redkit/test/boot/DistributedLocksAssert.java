@@ -2,13 +2,16 @@ package io.github.redkit.test.boot;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.test.LockRecords;
 import org.assertj.core.api.AbstractAssert;
 
+import org.springframework.data.redis.core.StringRedisTemplate;
+
 /**
- * Assertions on whether a lock is held, read from its Redis key
- * ({@code <prefix>:lock:{<key>}}) without touching it. A lock's name (for metrics) is not
- * part of its key: a lock is named by the key {@code tryLock} or
- * {@code @DistributedLock(key = ...)} was given.
+ * Assertions on whether a lock is held, read from its Redis record
+ * ({@code <prefix>:lock:{<key>}}: a holder and a lease end on Redis' clock) without
+ * touching it. A lock's name (for metrics) is not part of its key: a lock is named by the
+ * key {@code tryLock} or {@code @DistributedLock(key = ...)} was given.
  */
 public class DistributedLocksAssert extends AbstractAssert<DistributedLocksAssert, DistributedLocks> {
 
@@ -22,8 +25,7 @@ public class DistributedLocksAssert extends AbstractAssert<DistributedLocksAsser
 	 * @return this
 	 */
 	public DistributedLocksAssert isHeld(String key) {
-		long lease = remainingLease(key);
-		if (lease == -2) {
+		if (!LockRecords.held(redis(), lockKey(key))) {
 			failWithMessage("Expected lock <%s> to be held, but it is free", key);
 		}
 		return this;
@@ -35,18 +37,28 @@ public class DistributedLocksAssert extends AbstractAssert<DistributedLocksAsser
 	 * @return this
 	 */
 	public DistributedLocksAssert isNotHeld(String key) {
-		long lease = remainingLease(key);
-		if (lease != -2) {
-			failWithMessage("Expected lock <%s> to be free, but it is held (lease ends in %d ms)", key, lease);
+		StringRedisTemplate redis = redis();
+		String lock = lockKey(key);
+		if (LockRecords.held(redis, lock)) {
+			failWithMessage("Expected lock <%s> to be free, but it is held (lease ends in %d ms)", key,
+					LockRecords.remainingLeaseMillis(redis, lock));
 		}
 		return this;
 	}
 
-	private long remainingLease(String key) {
+	// a released lock's record stays (it keeps the last fencing token): whether it is
+	// held is in the record, not in whether the key exists
+	private StringRedisTemplate redis() {
 		isNotNull();
+		StringRedisTemplate template = new StringRedisTemplate(
+				RedkitTestRedis.of(DistributedLocks.class, this.actual).connectionFactory());
+		template.afterPropertiesSet();
+		return template;
+	}
+
+	private String lockKey(String key) {
 		RedkitTestRedis redis = RedkitTestRedis.of(DistributedLocks.class, this.actual);
-		String lock = new RedisKeyspace(redis.keyPrefix()).key("lock").tag(key).build();
-		return RedisKeys.pttl(redis.connectionFactory(), lock);
+		return new RedisKeyspace(redis.keyPrefix()).key("lock").tag(key).build();
 	}
 
 }

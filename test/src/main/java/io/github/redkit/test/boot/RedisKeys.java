@@ -115,19 +115,6 @@ final class RedisKeys {
 		}
 	}
 
-	/**
-	 * The remaining time to live of a key.
-	 * @param factory the connection factory
-	 * @param key the key
-	 * @return milliseconds, {@code -1} without a TTL, {@code -2} when there is no key
-	 */
-	static long pttl(RedisConnectionFactory factory, String key) {
-		try (RedisConnection connection = factory.getConnection()) {
-			Long ttl = connection.keyCommands().pTtl(bytes(key));
-			return (ttl != null) ? ttl : -2;
-		}
-	}
-
 	private static byte[] bytes(String key) {
 		return key.getBytes(StandardCharsets.UTF_8);
 	}
