@@ -4,7 +4,9 @@
 -- KEYS[1] the lock's record (see lock_record)
 -- ARGV[1] the holder's token, ARGV[2] the new lease in ms (from now), ARGV[3] its fencing
 -- token, ARGV[4] how long the record outlives the lease in ms
--- Returns 1 when extended, 0 when the caller no longer held it.
+-- Returns the Redis time the lease was extended at in µs when extended (the caller computes
+-- the record's new lease end from it, for the release's native form), 0 when the caller no
+-- longer held it.
 --#include numbers
 --#include lock_record
 local now = micros()
@@ -18,7 +20,7 @@ if oldFence and holder == ARGV[1] and oldEnds > now then
   if waits == 1 then
     redis.call('SET', KEYS[1], record(fence, ARGV[1], ends, 1), 'KEEPTTL')
   end
-  return 1
+  return now
 end
 if not old then
   -- nothing was there (the record expired): leave a free one, not a held one

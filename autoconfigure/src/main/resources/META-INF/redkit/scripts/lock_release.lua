@@ -4,8 +4,11 @@
 -- SET (and TIME) only when the caller no longer held the lock and the record must stay.
 -- KEYS[1] the lock's record (see lock_record.lua: read and written inline here, with struct)
 -- ARGV[1] the holder's token, ARGV[2] its fencing token ('0' when the caller does not know
--- it), ARGV[3] how long the record outlives the lease in ms, ARGV[4] optional: 'force' to
--- release whoever holds the lock
+-- it), ARGV[3] how long the record outlives the lease in ms, ARGV[4] 'force' to release
+-- whoever holds the lock, else empty or absent, ARGV[5] optional, not read here: the lease
+-- end the holder expects in the record, for the release's native form (a SET IFEQ that
+-- frees the record when it is exactly the holder's, with nobody waiting; see
+-- ReleaseIfUnchanged), whose nil answer sends this script
 -- Returns 1 when released (forced: when the lock was held), 0 when the caller no longer held
 -- it (forced: when nobody held it).
 -- No function and no string.format on the way of a release: the arguments go to PX as they

@@ -26,9 +26,8 @@ public class RedkitProperties {
 
 	/**
 	 * Whether a server's native command is sent in place of a script that does the same,
-	 * where the server was found at start-up to have it; scripts only when false. No
-	 * script has such a form at present (a lock's extension, which was SET IFEQ on Valkey
-	 * 8.1 and Redis 8.4, writes Redis' time into the lock's record).
+	 * where the server was found at start-up to have it; scripts only when false. On
+	 * Valkey 8.1 and Redis 8.4 a lock's release is one SET IFEQ while nobody waits.
 	 */
 	private boolean nativeCommands = true;
 

@@ -33,7 +33,8 @@ import org.springframework.boot.convert.DurationStyle;
  * {@code java -jar benchmarks/target/redkit-benchmarks.jar lock-extend --server=valkey-8}
  * runs on another server of {@code .ci/servers} (Valkey 8.1 or Redis 8.0): the suite's
  * reference is a command only Valkey 8.1 and Redis 8.4 have, so {@code all} leaves it
- * out.
+ * out; so it does {@code lock-native}, which compares Redkit's native release there with
+ * its script.
  */
 public final class BenchmarkMain {
 
@@ -51,6 +52,7 @@ public final class BenchmarkMain {
 		SUITES.put("lock", LockSuite::create);
 		SUITES.put("lock-contention", LockContentionSuite::create);
 		SUITES.put("lock-extend", LockExtendSuite::create);
+		SUITES.put("lock-native", LockSuite::nativeRelease);
 		SUITES.put("queue", QueueSuite::enqueue);
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 		SUITES.put("queue-batch", QueueSuite::batches);
@@ -66,7 +68,10 @@ public final class BenchmarkMain {
 	}
 
 	private static List<String> everyServersSuites() {
-		return SUITES.keySet().stream().filter((name) -> !name.equals("lock-extend")).toList();
+		return SUITES.keySet()
+			.stream()
+			.filter((name) -> !name.equals("lock-extend") && !name.equals("lock-native"))
+			.toList();
 	}
 
 	public static void main(String[] args) {

@@ -2,6 +2,7 @@ package io.github.redkit.benchmarks;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
@@ -34,6 +35,17 @@ final class LockSuite {
 	static Suite create() {
 		return new Suite("lock (acquire + release)",
 				List.of(RawSetNx::new, RedkitLock::new, RedissonLock::new, SpringIntegrationLock::new));
+	}
+
+	/**
+	 * Redkit with native commands on and off, beside the reference: on a server with
+	 * {@code SET IFEQ} (Valkey 8.1, Redis 8.4) a release is that one command. Run it
+	 * there with {@code --server=valkey-8}.
+	 * @return the suite
+	 */
+	static Suite nativeRelease() {
+		return new Suite("lock (acquire + release), native commands on and off", List.of(RawSetNx::new,
+				(redis) -> new RedkitLock(redis, true), (redis) -> new RedkitLock(redis, false)));
 	}
 
 	static final class RawSetNx implements Contender {
@@ -81,14 +93,23 @@ final class LockSuite {
 
 		private final DistributedLocks locks;
 
+		private final String name;
+
 		RedkitLock(RedisServer redis) {
 			this.context = Clients.springContext(redis);
 			this.locks = this.context.getBean(DistributedLocks.class);
+			this.name = "Redkit DistributedLocks.tryLock + close";
+		}
+
+		RedkitLock(RedisServer redis, boolean nativeCommands) {
+			this.context = Clients.springContext(redis, Map.of("redkit.native-commands", nativeCommands));
+			this.locks = this.context.getBean(DistributedLocks.class);
+			this.name = "Redkit DistributedLocks.tryLock + close, redkit.native-commands=" + nativeCommands;
 		}
 
 		@Override
 		public String name() {
-			return "Redkit DistributedLocks.tryLock + close";
+			return this.name;
 		}
 
 		@Override

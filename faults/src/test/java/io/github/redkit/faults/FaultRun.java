@@ -1,8 +1,10 @@
 package io.github.redkit.faults;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -49,7 +51,12 @@ final class FaultRun {
 	static Result run(Supplier<? extends Scenario> scenarios, Schedule planned) {
 		Scenario scenario = scenarios.get();
 		Schedule schedule = planned;
-		boolean movableClocks = planned.faults().contains(Fault.CLOCK_JUMP);
+		Optional<Path> server = scenario.server();
+		if (server.isPresent()) {
+			// only the embedded binary's clock can be moved
+			schedule = schedule.withoutFault(Fault.CLOCK_JUMP);
+		}
+		boolean movableClocks = schedule.faults().contains(Fault.CLOCK_JUMP);
 		boolean replicated = planned.faults().contains(Fault.FAILOVER_BEHIND);
 		List<RedisNode> nodes = new ArrayList<>();
 		List<ConfigurableApplicationContext> instances = new ArrayList<>();
@@ -61,8 +68,9 @@ final class FaultRun {
 					schedule = schedule.withoutFault(Fault.CLOCK_JUMP);
 					movableClocks = false;
 				}
-				nodes.add(replicated ? RedisNode.startWithReplica(movableClocks)
-						: movableClocks ? RedisNode.startWithMovableClock().orElseThrow() : RedisNode.start());
+				nodes.add(server.isPresent() ? RedisNode.start(server.get(), replicated)
+						: replicated ? RedisNode.startWithReplica(movableClocks)
+								: movableClocks ? RedisNode.startWithMovableClock().orElseThrow() : RedisNode.start());
 			}
 			rig = new Rig(nodes);
 			instances.addAll(startInstances(scenario, rig));

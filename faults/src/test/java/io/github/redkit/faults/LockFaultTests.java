@@ -1,6 +1,10 @@
 package io.github.redkit.faults;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+
+import io.github.redkit.test.RedisBinary;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -8,6 +12,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Locks under random faults (the CI's seeds), and the checker catching a broken build.
@@ -18,6 +23,13 @@ class LockFaultTests {
 	@ValueSource(longs = { 2 })
 	void fencingTokensAndExclusionHoldUnderTheSeedsFaults(long seed) {
 		Faults.check(LockScenario::new, seed);
+	}
+
+	@Test
+	void fencingTokensAndExclusionHoldOnValkeyWhereAReleaseIsOneSetIfEqual() {
+		Optional<Path> valkey = RedisBinary.named("valkey-8");
+		assumeTrue(valkey.isPresent(), "valkey-8 is not on this machine (.ci/servers fetches it)");
+		Faults.check(() -> new LockScenario(valkey), 2);
 	}
 
 	/**

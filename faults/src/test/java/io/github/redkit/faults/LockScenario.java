@@ -1,5 +1,6 @@
 package io.github.redkit.faults;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -35,6 +36,8 @@ class LockScenario implements Scenario {
 
 	private final Breakage breakage;
 
+	private final Optional<Path> server;
+
 	private final FencedResource resource = new FencedResource();
 
 	private final AtomicInteger holders = new AtomicInteger();
@@ -44,7 +47,25 @@ class LockScenario implements Scenario {
 	}
 
 	LockScenario(Breakage breakage) {
+		this(breakage, Optional.empty());
+	}
+
+	/**
+	 * On another server, such as Valkey, whose {@code SET IFEQ} frees a lock its holder
+	 * names to the byte.
+	 */
+	LockScenario(Optional<Path> server) {
+		this(Breakage.NONE, server);
+	}
+
+	private LockScenario(Breakage breakage, Optional<Path> server) {
 		this.breakage = breakage;
+		this.server = server;
+	}
+
+	@Override
+	public Optional<Path> server() {
+		return this.server;
 	}
 
 	@Override

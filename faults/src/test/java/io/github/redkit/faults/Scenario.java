@@ -1,7 +1,11 @@
 package io.github.redkit.faults;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+
+import io.github.redkit.test.RedisBinary;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -33,6 +37,15 @@ interface Scenario {
 	 * Spring Boot properties of every instance, beyond where Redis is.
 	 */
 	List<String> properties();
+
+	/**
+	 * The server command the run starts its nodes with (see {@link RedisBinary#named}):
+	 * by default the {@code redis-server} the other tests use. Another server's clock
+	 * cannot be moved here, so its runs leave out clock steps.
+	 */
+	default Optional<Path> server() {
+		return Optional.empty();
+	}
 
 	/**
 	 * How many Redis servers the run starts (one per region, say).

@@ -84,6 +84,17 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	/**
+	 * Starts a node on a free port with another server command, such as Valkey's (see
+	 * {@link RedisBinary#named(String)}); its clock cannot be moved.
+	 * @param command the command, which takes {@code redis-server}'s arguments
+	 * @param withReplica whether it gets a replica (see {@link #startWithReplica})
+	 * @return the started node
+	 */
+	public static RedisNode start(Path command, boolean withReplica) {
+		return start(command, false, withReplica);
+	}
+
+	/**
 	 * Starts a node with a replica, so that {@link #failOverBehind(Duration)} can promote
 	 * it.
 	 * @param movableClock whether the clocks of both can be moved (see

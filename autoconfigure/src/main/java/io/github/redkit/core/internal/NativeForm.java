@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
  * One server command that does what a script does, for the servers that have it: sent
  * instead of the script where the server was found to take it at start-up, cheaper for
  * Redis than running a script, and never relied on (a server that refuses it gets the
- * script from then on).
+ * script from then on). A form may cover only the common case of a script: for a call it
+ * does not cover, or a reply it cannot decide on, the script runs as usual.
  */
 public interface NativeForm {
 
@@ -20,15 +21,17 @@ public interface NativeForm {
 	 * The command's arguments for a call of the script, its key first.
 	 * @param keys the script's keys
 	 * @param args the script's arguments
-	 * @return the command's arguments, the first of which is its key
+	 * @return the command's arguments, the first of which is its key; {@code null} when
+	 * this call needs the script
 	 */
-	byte[][] arguments(byte[][] keys, byte[][] args);
+	byte @Nullable [][] arguments(byte[][] keys, byte[][] args);
 
 	/**
 	 * What the script would have returned, from the command's status reply.
 	 * @param reply the status reply, {@code null} for a nil reply
-	 * @return the script's result
+	 * @return the script's result; {@code null} when the script must decide (it runs
+	 * next, on the same connection)
 	 */
-	Object result(@Nullable String reply);
+	@Nullable Object result(@Nullable String reply);
 
 }

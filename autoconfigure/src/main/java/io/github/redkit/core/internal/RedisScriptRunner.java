@@ -690,11 +690,12 @@ public class RedisScriptRunner {
 		static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
 				LuaScript<T> script, byte[][] keys, byte[][] args, AtomicBoolean nativeCommands) {
 			NativeForm form = script.nativeForm();
-			if (form == null || !nativeCommands.get() || !(commands instanceof BaseRedisAsyncCommands<?, ?>)) {
+			byte[][] values = (form != null && nativeCommands.get() && commands instanceof BaseRedisAsyncCommands<?, ?>)
+					? form.arguments(keys, args) : null;
+			if (form == null || values == null) {
 				return execute(commands, script, keys, args);
 			}
 			CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
-			byte[][] values = form.arguments(keys, args);
 			arguments.addKey(values[0]);
 			for (int i = 1; i < values.length; i++) {
 				arguments.add(values[i]);
@@ -703,11 +704,12 @@ public class RedisScriptRunner {
 			((BaseRedisAsyncCommands<byte[], byte[]>) commands)
 				.dispatch(CommandType.valueOf(form.command()), new StatusOutput<>(ByteArrayCodec.INSTANCE), arguments)
 				.whenComplete((reply, ex) -> {
-					if (ex == null) {
-						result.complete((T) form.result(reply));
+					Object decided = (ex == null) ? form.result(reply) : null;
+					if (decided != null) {
+						result.complete((T) decided);
 					}
-					else if (isRefusal(ex)) {
-						if (nativeCommands.compareAndSet(true, false)) {
+					else if (ex == null || isRefusal(ex)) {
+						if (ex != null && nativeCommands.compareAndSet(true, false)) {
 							logger.info("Redis refused " + form.command() + " in place of " + script.name() + " ("
 									+ unwrap(ex).getMessage() + "): scripts only from now on");
 						}

@@ -50,6 +50,9 @@ final class LockAcquisition {
 	// when the last attempt was sent: the lease is counted from there
 	private volatile long sent;
 
+	// whether the last attempt told Redis that others of this process wait after it
+	private volatile boolean sentOthersWait;
+
 	private volatile boolean abandoned;
 
 	LockAcquisition(LockScripts scripts, LockEvents events, LockWaiters waiters, Duration retryInterval,
@@ -134,13 +137,18 @@ final class LockAcquisition {
 			this.events.acquireAttempt(this.name, "not_acquired", elapsed());
 			return Optional.empty();
 		}
-		return Optional
-			.of(new RedisLockHandle(this.scripts, this.events, this.request, this.keys, this.token, result, this.sent));
+		RedisLockHandle handle = new RedisLockHandle(this.scripts, this.events, this.request, this.keys, this.token,
+				result, this.sent);
+		if (this.sentOthersWait) {
+			handle.othersWait();
+		}
+		return Optional.of(handle);
 	}
 
 	private long attempt(boolean othersWait) {
 		long remainingMillis = Math.max(0, remainingNanos() / 1_000_000);
 		this.sent = System.nanoTime();
+		this.sentOthersWait = othersWait;
 		try {
 			return attempted(this.scripts.acquire(this.keys, this.token, this.lease, remainingMillis, othersWait));
 		}
@@ -152,6 +160,7 @@ final class LockAcquisition {
 	private CompletableFuture<Long> attemptAsync(boolean othersWait) {
 		long remainingMillis = Math.max(0, remainingNanos() / 1_000_000);
 		this.sent = System.nanoTime();
+		this.sentOthersWait = othersWait;
 		return this.scripts.acquireAsync(this.keys, this.token, this.lease, remainingMillis, othersWait)
 			.handle((result, failure) -> {
 				if (failure == null) {

@@ -2,6 +2,7 @@ package io.github.redkit.lock.internal;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -17,7 +18,8 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * The only caller of the lock scripts: a lock's keys, its tokens, and one method per
- * script. Everything else in the package depends on it, and it on nothing of the package.
+ * script. Everything else in the package depends on it, and it on nothing of the package
+ * but the release's native form.
  */
 final class LockScripts {
 
@@ -25,10 +27,11 @@ final class LockScripts {
 
 	static final LuaScript<Long> ACQUIRE = LuaScript.load("lock_acquire", Long.class);
 
-	static final LuaScript<Long> RELEASE = LuaScript.load("lock_release", Long.class);
+	// on servers with SET IFEQ, one SET frees a record its holder can name to the byte
+	static final LuaScript<Long> RELEASE = LuaScript.load("lock_release", Long.class)
+		.withNativeForm(new ReleaseIfUnchanged());
 
-	// no SET IFEQ form (Redis 8.4): the record holds a lease end from Redis' clock,
-	// which the caller cannot name to compare
+	// no native form: the new lease end is Redis' time, which the caller cannot name
 	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class);
 
 	/** Where the previous layout kept a lock's fencing counter, read by the endpoint. */
@@ -45,6 +48,12 @@ final class LockScripts {
 
 	/** The fencing token of a release that does not know it (the record's is kept). */
 	private static final String UNKNOWN_FENCE = "0";
+
+	/** The lease end of a release that does not know it: the script decides. */
+	private static final String UNKNOWN_LEASE_END = "";
+
+	/** An unforced release. */
+	private static final String UNFORCED = "";
 
 	private static final String PROCESS_TOKEN = UUID.randomUUID() + ":";
 
@@ -129,19 +138,43 @@ final class LockScripts {
 				Long.toString(waitMillis), othersWait ? "1" : "0" };
 	}
 
-	boolean extend(List<String> keys, String token, long fence, Duration lease) {
-		return this.runner.execute(EXTEND, this.timeout, keys, extendArguments(token, fence, lease)) == 1;
+	/**
+	 * The lease end a record holds after an acquisition or extension at {@code now} for
+	 * {@code leaseMillis}: computed as the scripts compute it, to the bit.
+	 * @param now Redis time in µs (an acquisition's fresh fencing token is that time)
+	 * @param leaseMillis the lease, as sent to the script
+	 * @return Redis time in µs, as the record's double holds it
+	 */
+	static double leaseEnd(long now, long leaseMillis) {
+		return now + leaseMillis * 1000.0;
 	}
 
-	CompletableFuture<Boolean> extendAsync(List<String> keys, String token, long fence, Duration lease) {
+	/**
+	 * Extends the lease if the token still holds the lock.
+	 * @return the record's new lease end ({@link #leaseEnd}), empty when the token no
+	 * longer held the lock
+	 */
+	OptionalDouble extend(List<String> keys, String token, long fence, Duration lease) {
+		return extended(this.runner.execute(EXTEND, this.timeout, keys, extendArguments(token, fence, lease)), lease);
+	}
+
+	CompletableFuture<OptionalDouble> extendAsync(List<String> keys, String token, long fence, Duration lease) {
 		return this.runner.executeAsync(EXTEND, this.timeout, keys, extendArguments(token, fence, lease))
-			.thenApply((extended) -> extended == 1);
+			.thenApply((now) -> extended(now, lease));
+	}
+
+	private static OptionalDouble extended(long now, Duration lease) {
+		return (now > 0) ? OptionalDouble.of(leaseEnd(now, extendedLeaseMillis(lease))) : OptionalDouble.empty();
+	}
+
+	private static long extendedLeaseMillis(Duration lease) {
+		return Math.max(1, lease.toMillis());
 	}
 
 	private static String[] extendArguments(String token, long fence, Duration lease) {
 		// the fencing token is written back with the new lease end (the record is written
 		// before it is read): the holder's own
-		return new String[] { token, Long.toString(Math.max(1, lease.toMillis())), Long.toString(fence), OUTLIVES };
+		return new String[] { token, Long.toString(extendedLeaseMillis(lease)), Long.toString(fence), OUTLIVES };
 	}
 
 	/**
@@ -152,27 +185,36 @@ final class LockScripts {
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
 	boolean keep(List<String> keys, String token, long fence, Duration keepFor) {
-		return RedisScriptRunner.uninterrupted(() -> extend(keys, token, fence, keepFor));
+		return RedisScriptRunner.uninterrupted(() -> extend(keys, token, fence, keepFor).isPresent());
 	}
 
 	/**
 	 * Releases a lock if the token still holds it.
+	 * @param leaseEnd the lease end its record holds as far as the holder knows
+	 * ({@link #leaseEnd}), {@code NaN} when it does not: where it still does, a server
+	 * with {@code SET IFEQ} frees it with that one command
 	 * @return {@code true} when it did
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
-	boolean release(List<String> keys, String token, long fence) {
+	boolean release(List<String> keys, String token, long fence, double leaseEnd) {
 		return RedisScriptRunner.uninterrupted(
-				() -> this.runner.execute(RELEASE, this.timeout, keys, token, Long.toString(fence), OUTLIVES) == 1);
+				() -> this.runner.execute(RELEASE, this.timeout, keys, releaseArguments(token, fence, leaseEnd)) == 1);
 	}
 
 	/**
 	 * Releases a lock if the token still holds it, without blocking the calling thread.
+	 * @param leaseEnd as for {@link #release(List, String, long, double)}
 	 * @return {@code true} when it did; a {@link DataAccessException} when Redis cannot
 	 * be reached in time
 	 */
-	CompletableFuture<Boolean> releaseAsync(List<String> keys, String token, long fence) {
-		return this.runner.executeAsync(RELEASE, this.timeout, keys, token, Long.toString(fence), OUTLIVES)
+	CompletableFuture<Boolean> releaseAsync(List<String> keys, String token, long fence, double leaseEnd) {
+		return this.runner.executeAsync(RELEASE, this.timeout, keys, releaseArguments(token, fence, leaseEnd))
 			.thenApply((released) -> released == 1);
+	}
+
+	private static String[] releaseArguments(String token, long fence, double leaseEnd) {
+		return new String[] { token, Long.toString(fence), OUTLIVES, UNFORCED,
+				Double.isNaN(leaseEnd) ? UNKNOWN_LEASE_END : Double.toString(leaseEnd) };
 	}
 
 	/**

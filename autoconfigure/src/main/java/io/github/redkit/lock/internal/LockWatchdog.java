@@ -82,8 +82,8 @@ final class LockWatchdog {
 					this.events.renewal(handle.name(), "error");
 					logger.debug("Could not renew lock '" + handle.key() + "'; retrying until its lease ends", ex);
 				}
-				else if (extended) {
-					handle.extended(sent, lease);
+				else if (extended.isPresent()) {
+					handle.extended(sent, lease, extended.getAsDouble());
 					this.events.renewal(handle.name(), "renewed");
 				}
 				else {

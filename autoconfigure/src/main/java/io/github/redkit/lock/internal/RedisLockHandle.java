@@ -2,6 +2,7 @@ package io.github.redkit.lock.internal;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
@@ -61,6 +62,10 @@ final class RedisLockHandle implements LockHandle {
 	// acquire or extend request was sent, so it never ends later than in Redis
 	private volatile long leaseEndNanos;
 
+	// the lease end the lock's record holds as far as this handle knows (Redis time in
+	// µs, NaN when unknown): a release naming it exactly may be one native SET
+	private volatile double recordLeaseEnd;
+
 	volatile @Nullable ScheduledFuture<?> watch;
 
 	RedisLockHandle(LockScripts scripts, LockEvents events, LockRequest request, List<String> keys, String token,
@@ -74,6 +79,9 @@ final class RedisLockHandle implements LockHandle {
 		this.fencingToken = fencingToken;
 		this.acquiredNanos = sentNanos;
 		this.leaseEndNanos = sentNanos + nanos(request.lease());
+		// a fresh fencing token is the Redis time the lease started at (when it is not,
+		// the release's native form finds another record and the script decides)
+		this.recordLeaseEnd = LockScripts.leaseEnd(fencingToken, request.lease().toMillis());
 		this.renewed = request.renewed();
 	}
 
@@ -102,15 +110,15 @@ final class RedisLockHandle implements LockHandle {
 			return false;
 		}
 		long sent = System.nanoTime();
-		boolean extended;
+		OptionalDouble extended;
 		try {
 			extended = this.scripts.extend(this.keys, this.token, this.fencingToken, lease);
 		}
 		catch (DataAccessException ex) {
 			throw new LockUnavailableException("Could not extend lock '" + this.key + "': " + ex.getMessage(), ex);
 		}
-		if (extended) {
-			extended(sent, lease);
+		if (extended.isPresent()) {
+			extended(sent, lease, extended.getAsDouble());
 			return true;
 		}
 		markLost();
@@ -140,7 +148,8 @@ final class RedisLockHandle implements LockHandle {
 			return false;
 		}
 		try {
-			return released(previous, leaseEnded, this.scripts.release(this.keys, this.token, this.fencingToken));
+			return released(previous, leaseEnded,
+					this.scripts.release(this.keys, this.token, this.fencingToken, this.recordLeaseEnd));
 		}
 		catch (DataAccessException ex) {
 			return notReleased(ex);
@@ -154,16 +163,17 @@ final class RedisLockHandle implements LockHandle {
 		if (previous == CLOSED) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return this.scripts.releaseAsync(this.keys, this.token, this.fencingToken).handle((released, failure) -> {
-			if (failure == null) {
-				return released(previous, leaseEnded, released);
-			}
-			Throwable ex = RedisScriptRunner.unwrap(failure);
-			if (ex instanceof DataAccessException dataAccess) {
-				return notReleased(dataAccess);
-			}
-			throw new CompletionException(ex);
-		});
+		return this.scripts.releaseAsync(this.keys, this.token, this.fencingToken, this.recordLeaseEnd)
+			.handle((released, failure) -> {
+				if (failure == null) {
+					return released(previous, leaseEnded, released);
+				}
+				Throwable ex = RedisScriptRunner.unwrap(failure);
+				if (ex instanceof DataAccessException dataAccess) {
+					return notReleased(dataAccess);
+				}
+				throw new CompletionException(ex);
+			});
 	}
 
 	private boolean released(int previous, boolean leaseEnded, boolean released) {
@@ -230,7 +240,27 @@ final class RedisLockHandle implements LockHandle {
 		this.hold = hold;
 	}
 
-	void extended(long sentNanos, Duration lease) {
+	/**
+	 * Takes note that the lock's record says others of this process wait after its
+	 * holder: its release must publish, so it is the script's.
+	 */
+	void othersWait() {
+		this.recordLeaseEnd = Double.NaN;
+	}
+
+	/**
+	 * Takes note of an extension Redis applied.
+	 * @param sentNanos when it was sent, on the local clock
+	 * @param lease the new lease
+	 * @param recordLeaseEnd the lease end Redis wrote into the record
+	 */
+	void extended(long sentNanos, Duration lease, double recordLeaseEnd) {
+		// of two extensions in flight, the later reply may be the earlier write: then
+		// the release finds another record and the script decides. An extension keeps
+		// the record's waiting flag: a release that was the script's stays so
+		if (!Double.isNaN(this.recordLeaseEnd)) {
+			this.recordLeaseEnd = recordLeaseEnd;
+		}
 		long end = sentNanos + nanos(lease);
 		if (end - this.leaseEndNanos > 0) {
 			this.leaseEndNanos = end;

@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class NativeCommandsTests {
 
-	// a lock's extension had this form until its record held the lease end; the native
-	// path is kept for scripts that renew a key holding a value the caller knows
+	// a test script and its form: the mechanism on its own (the lock release's form,
+	// which hands some calls to its script, is tested with the locks)
 	private static final LuaScript<Long> RENEW = LuaScript.load("test_renew_if_equal", Long.class)
 		.withNativeForm(new RenewIfEqual());
 

@@ -5,14 +5,14 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The native form of a script that renews a key's expiry only while it holds a value:
- * {@code KEYS[1]} the key, {@code ARGV[1]} the value it must hold, {@code ARGV[2]} the
- * new expiry in milliseconds, returning 1 when renewed and 0 otherwise. Sent as
- * {@code SET key value IFEQ value PX ms}, which writes the value it compared (so the key
- * is unchanged but for its expiry) and answers {@code OK}, or nil when the key held
- * another value or none.
+ * For {@link NativeCommandsTests}: the native form of a script that renews a key's expiry
+ * only while it holds a value: {@code KEYS[1]} the key, {@code ARGV[1]} the value it must
+ * hold, {@code ARGV[2]} the new expiry in milliseconds, returning 1 when renewed and 0
+ * otherwise. Sent as {@code SET key value IFEQ value PX ms}, which writes the value it
+ * compared (so the key is unchanged but for its expiry) and answers {@code OK}, or nil
+ * when the key held another value or none.
  */
-public final class RenewIfEqual implements NativeForm {
+final class RenewIfEqual implements NativeForm {
 
 	private static final byte[] IFEQ = "IFEQ".getBytes(StandardCharsets.US_ASCII);
 

@@ -1,5 +1,6 @@
 package io.github.redkit.lock.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -143,6 +144,23 @@ class LockScriptsTests {
 	}
 
 	@Test
+	void theReleasesNativeFormNamesTheRecordAnAcquisitionOrAnExtensionWrote() {
+		byte[] holder = "a".getBytes(StandardCharsets.US_ASCII);
+		long fence = acquire("a", 60_000, 0);
+		assertThat(raw()).isEqualTo(ReleaseIfUnchanged.record(fence, LockScripts.leaseEnd(fence, 60_000), holder));
+		long extendedAt = extend("a", fence, 90_000);
+		assertThat(raw()).isEqualTo(ReleaseIfUnchanged.record(fence, LockScripts.leaseEnd(extendedAt, 90_000), holder));
+		// a lease of a thousand years ends past 2^53 µs, where the double rounds: the
+		// same way in Java
+		long millennium = Duration.ofDays(365_250).toMillis();
+		extendedAt = extend("a", fence, millennium);
+		assertThat(raw())
+			.isEqualTo(ReleaseIfUnchanged.record(fence, LockScripts.leaseEnd(extendedAt, millennium), holder));
+		release("a", fence);
+		assertThat(raw()).as("freed").isEqualTo(ReleaseIfUnchanged.record(fence, 0, new byte[0]));
+	}
+
+	@Test
 	void onlyTheHolderReleasesOrExtends() {
 		long fence = acquire("a", 10_000, 0);
 		byte[] held = raw();
@@ -150,7 +168,7 @@ class LockScriptsTests {
 		assertThat(extend("b", 7, 60_000)).isZero();
 		assertThat(raw()).as("put back as it was").isEqualTo(held);
 		assertThat(this.redis.getExpire(this.lock)).isGreaterThan(3600L);
-		assertThat(extend("a", fence, 60_000)).isOne();
+		assertThat(extend("a", fence, 60_000)).isPositive();
 		assertThat(LockRecords.remainingLeaseMillis(this.redis, this.lock)).isGreaterThan(50_000L);
 		assertThat(this.redis.getExpire(this.lock)).isGreaterThan(3650L);
 		assertThat(release("a", fence)).isOne();
@@ -182,7 +200,7 @@ class LockScriptsTests {
 	void anExtensionKeepsTheWaitersFlag() {
 		long fence = acquire("a", 10_000, 0);
 		acquire("b", 10_000, 5_000);
-		assertThat(extend("a", fence, 20_000)).isOne();
+		assertThat(extend("a", fence, 20_000)).isPositive();
 		assertThat(LockRecords.waitedFor(this.redis, this.lock)).isTrue();
 		assertThat(LockRecords.remainingLeaseMillis(this.redis, this.lock)).isGreaterThan(15_000L);
 	}
