@@ -96,15 +96,18 @@ final class LockSuite {
 		private final String name;
 
 		RedkitLock(RedisServer redis) {
-			this.context = Clients.springContext(redis);
-			this.locks = this.context.getBean(DistributedLocks.class);
-			this.name = "Redkit DistributedLocks.tryLock + close";
+			this(Clients.springContext(redis), "Redkit DistributedLocks.tryLock + close");
 		}
 
 		RedkitLock(RedisServer redis, boolean nativeCommands) {
-			this.context = Clients.springContext(redis, Map.of("redkit.native-commands", nativeCommands));
-			this.locks = this.context.getBean(DistributedLocks.class);
-			this.name = "Redkit DistributedLocks.tryLock + close, redkit.native-commands=" + nativeCommands;
+			this(Clients.springContext(redis, Map.of("redkit.native-commands", nativeCommands)),
+					"Redkit DistributedLocks.tryLock + close, redkit.native-commands=" + nativeCommands);
+		}
+
+		private RedkitLock(ConfigurableApplicationContext context, String name) {
+			this.context = context;
+			this.locks = context.getBean(DistributedLocks.class);
+			this.name = name;
 		}
 
 		@Override

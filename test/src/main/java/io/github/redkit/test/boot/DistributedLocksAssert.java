@@ -25,6 +25,7 @@ public class DistributedLocksAssert extends AbstractAssert<DistributedLocksAsser
 	 * @return this
 	 */
 	public DistributedLocksAssert isHeld(String key) {
+		isNotNull();
 		if (!LockRecords.held(redis(), lockKey(key))) {
 			failWithMessage("Expected lock <%s> to be held, but it is free", key);
 		}
@@ -37,6 +38,7 @@ public class DistributedLocksAssert extends AbstractAssert<DistributedLocksAsser
 	 * @return this
 	 */
 	public DistributedLocksAssert isNotHeld(String key) {
+		isNotNull();
 		StringRedisTemplate redis = redis();
 		String lock = lockKey(key);
 		if (LockRecords.held(redis, lock)) {
@@ -49,16 +51,17 @@ public class DistributedLocksAssert extends AbstractAssert<DistributedLocksAsser
 	// a released lock's record stays (it keeps the last fencing token): whether it is
 	// held is in the record, not in whether the key exists
 	private StringRedisTemplate redis() {
-		isNotNull();
-		StringRedisTemplate template = new StringRedisTemplate(
-				RedkitTestRedis.of(DistributedLocks.class, this.actual).connectionFactory());
+		StringRedisTemplate template = new StringRedisTemplate(testRedis().connectionFactory());
 		template.afterPropertiesSet();
 		return template;
 	}
 
 	private String lockKey(String key) {
-		RedkitTestRedis redis = RedkitTestRedis.of(DistributedLocks.class, this.actual);
-		return new RedisKeyspace(redis.keyPrefix()).key("lock").tag(key).build();
+		return new RedisKeyspace(testRedis().keyPrefix()).key("lock").tag(key).build();
+	}
+
+	private RedkitTestRedis testRedis() {
+		return RedkitTestRedis.of(DistributedLocks.class, this.actual);
 	}
 
 }
