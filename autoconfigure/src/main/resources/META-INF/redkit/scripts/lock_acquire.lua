@@ -2,7 +2,8 @@
 -- SET ... GET that writes the new holder and reads the record it replaced; a second SET only
 -- when the replaced record must stay (another holder, this very acquisition delivered twice,
 -- a clock behind the last token).
--- KEYS[1] the lock's record (see lock_record.lua: read and written inline here, with struct)
+-- KEYS[1] the lock's record (see lock_record.lua: read and written inline here, with struct),
+-- KEYS[2] where a lock of the previous layout is remembered (see lock_record.lua)
 -- ARGV[1] the holder's random token, ARGV[2] the lease in ms, ARGV[3] how long the record
 -- lives in ms: the lease and then more (it keeps the last fencing token),
 -- ARGV[4] how long the caller is still willing to wait in ms (0 = it will not wait),
@@ -27,10 +28,18 @@ if not old then
 end
 if string.byte(old) ~= 1 then
   -- a lock of the previous layout (a plain token), held by an instance not upgraded yet:
-  -- put back (its own TTL is lost with the SET, so it gets the record's; its holder's
-  -- release or extension still matches it) and wait for its holder like for any other
-  redis.call('SET', KEYS[1], old, 'PX', ARGV[3])
-  return -tonumber(ARGV[3])
+  -- put back (its holder's release or extension still matches it) and wait for its holder
+  -- like for any other. Its own TTL is lost with the SET: it gets the record's, counted
+  -- from the first time an upgraded instance met this token (KEYS[2] keeps the token that
+  -- long), so that waiters trying again never push a crashed holder's end further
+  local ttl = ARGV[3]
+  if redis.call('GET', KEYS[2]) == old then
+    ttl = string.format('%.0f', math.max(1, redis.call('PTTL', KEYS[2])))
+  else
+    redis.call('SET', KEYS[2], old, 'PX', ttl)
+  end
+  redis.call('SET', KEYS[1], old, 'PX', ttl)
+  return -tonumber(ttl)
 end
 local _, fence, oldEnds, oldWaits, holder = struct.unpack('<BddBs', old)
 if holder ~= '' and oldEnds > now then

@@ -1,7 +1,8 @@
 -- Extends a lock's lease only for its holder: TIME and one SET ... GET that writes the new
 -- lease end and reads the record it replaced; a second SET only when someone waits (the flag
 -- stays) or the caller no longer held the lock (the record stays as it was).
--- KEYS[1] the lock's record (see lock_record)
+-- KEYS[1] the lock's record (see lock_record), KEYS[2] where a lock of the previous layout
+-- is remembered (see lock_record)
 -- ARGV[1] the holder's token, ARGV[2] the new lease in ms (from now), ARGV[3] its fencing
 -- token, ARGV[4] how long the record outlives the lease in ms
 -- Returns the Redis time the lease was extended at in µs when extended (the caller computes
@@ -27,8 +28,18 @@ if not old then
   redis.call('SET', KEYS[1], record(fence, '', 0, 0), 'PX', exact(outlives))
 elseif oldFence and holder ~= '' and oldEnds > now then
   redis.call('SET', KEYS[1], old, 'PX', exact(millisUntil(oldEnds, now) + outlives))
+elseif oldFence then
+  -- free: as it was
+  redis.call('SET', KEYS[1], old, 'PX', exact(outlives))
 else
-  -- free, or of the previous layout: as it was
-  redis.call('SET', KEYS[1], old, 'PX', exact(((oldFence and 0) or lease) + outlives))
+  -- of the previous layout: as it was, until the end its first sighting set (see
+  -- lock_record)
+  local ttl = lease + outlives
+  if redis.call('GET', KEYS[2]) == old then
+    ttl = math.max(1, redis.call('PTTL', KEYS[2]))
+  else
+    redis.call('SET', KEYS[2], old, 'PX', exact(ttl))
+  end
+  redis.call('SET', KEYS[1], old, 'PX', exact(ttl))
 end
 return 0

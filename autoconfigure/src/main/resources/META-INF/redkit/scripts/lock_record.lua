@@ -8,6 +8,12 @@
 -- the lease. A lock's name is only in the key, never in the value. A value whose first byte
 -- is not 1 is a plain token: a lock of the previous layout (an instance not upgraded yet;
 -- its lease was the key's TTL, its fencing counter another key); tokens are printable.
+-- Its TTL is lost when a script's SET ... GET reads it: every script that meets it puts it
+-- back with the TTL counted from the first time an upgraded instance met that token, which
+-- a second key (the record's key and ":previous", same hash tag) remembers, holding the
+-- token for that long. So a crashed holder of the previous layout is waited for at most the
+-- lease and an hour after the first sighting, however often waiters try; its holder's own
+-- extension (PEXPIRE) is kept only until an upgraded script meets the token again.
 -- lock_acquire and lock_release, the hot path, read and write the record inline: Redis builds
 -- every function of a script (of its includes too) again on each call.
 -- Shared by the other lock scripts (included with --#include).

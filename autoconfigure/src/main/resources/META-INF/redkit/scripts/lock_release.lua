@@ -2,7 +2,9 @@
 -- operator through the redkit endpoint), whoever holds it, and wakes its waiters.
 -- Unforced, one SET ... GET writes the freed record and reads the one it replaced; a second
 -- SET (and TIME) only when the caller no longer held the lock and the record must stay.
--- KEYS[1] the lock's record (see lock_record.lua: read and written inline here, with struct)
+-- KEYS[1] the lock's record (see lock_record.lua: read and written inline here, with struct),
+-- KEYS[2] where a lock of the previous layout is remembered (see lock_record.lua; not read
+-- when forced)
 -- ARGV[1] the holder's token, ARGV[2] its fencing token ('0' when the caller does not know
 -- it), ARGV[3] how long the record outlives the lease in ms, ARGV[4] 'force' to release
 -- whoever holds the lock, else empty or absent, ARGV[5] optional, not read here: the lease
@@ -57,7 +59,15 @@ end
 -- least as long as its holder's lease
 if old then
   local ttl = tonumber(ARGV[3])
-  if holder and holder ~= '' then
+  if not holder then
+    -- a lock of the previous layout: its end counted from the first time an upgraded
+    -- instance met its token (see lock_acquire.lua)
+    if redis.call('GET', KEYS[2]) == old then
+      ttl = math.max(1, redis.call('PTTL', KEYS[2]))
+    else
+      redis.call('SET', KEYS[2], old, 'PX', ARGV[3])
+    end
+  elseif holder ~= '' then
     local time = redis.call('TIME')
     ttl = ttl + math.max(0, math.ceil((ends - (time[1] * 1000000 + time[2])) / 1000))
   end

@@ -15,6 +15,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
@@ -37,6 +39,7 @@ import reactor.core.scheduler.NonBlocking;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -63,6 +66,12 @@ import org.springframework.util.ClassUtils;
  * connection first (the first connect, a pooled borrow) to a few threads of the runner's,
  * by default as many as the pool's {@code max-active}; a script whose caller gave up (its
  * future timed out or was cancelled) before it could be sent is not sent.
+ * <p>
+ * Once connected, scripts go on one connection kept open, in the order they are sent: the
+ * factory's shared connection, or, from a pooling factory that shares one, a pooled
+ * connection of the runner's own, borrowed once and never given back (a reset of such a
+ * factory gives its shared connection back to the pool, open, where the next borrower's
+ * transaction or blocking pop would hold or swallow the scripts kept on it).
  */
 public class RedisScriptRunner {
 
@@ -137,8 +146,14 @@ public class RedisScriptRunner {
 
 	private volatile boolean connected;
 
-	// the factory's shared Lettuce connection, once one was handed out
-	private volatile @Nullable Object sharedCommands;
+	// the connection scripts are sent on once one was handed out: the factory's shared
+	// one, or the runner's own from a pool (see keepsOwnConnection)
+	private final AtomicReference<@Nullable KeptConnection> kept = new AtomicReference<>();
+
+	// one borrow of the runner's own connection at a time: callers that arrive meanwhile
+	// send on it once it is there (a lock, not a monitor: a virtual thread waiting here
+	// for the pool keeps its carrier free)
+	private final ReentrantLock ownConnectionLock = new ReentrantLock();
 
 	// whether scripts with a native form are sent as that command: probed once
 	// connected, and off for good once a server refuses it
@@ -210,6 +225,16 @@ public class RedisScriptRunner {
 			}
 			catch (RuntimeException ex) {
 				// the first call will try again and apply its own failure policy
+				return;
+			}
+			if (keepsOwnConnection()) {
+				// borrowed before the application's consumers hold the pool's connections
+				try {
+					keepOwnConnection();
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Cannot borrow Redkit's own pooled connection yet; the first script will", ex);
+				}
 			}
 		}, CONNECTOR);
 	}
@@ -384,7 +409,7 @@ public class RedisScriptRunner {
 	 * @return the answer, completed exceptionally with a {@link DataAccessException}
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, List<String> keys, byte[][] args) {
-		CompletableFuture<T> answer = sendOnSharedConnection(script, keys, args);
+		CompletableFuture<T> answer = sendOnKeptConnection(script, keys, args);
 		if (answer != null) {
 			return answer;
 		}
@@ -399,20 +424,41 @@ public class RedisScriptRunner {
 		return handOff(script, keys, args);
 	}
 
-	private <T> @Nullable CompletableFuture<T> sendOnSharedConnection(LuaScript<T> script, List<String> keys,
+	private <T> @Nullable CompletableFuture<T> sendOnKeptConnection(LuaScript<T> script, List<String> keys,
 			byte[][] args) {
-		Object shared = this.sharedCommands;
-		if (shared != null) {
+		KeptConnection current = this.kept.get();
+		if (current != null) {
 			// the factory hands its shared connection out under a lock, which a burst of
 			// callers on event loops would wait for: it is taken once and kept while open
-			CompletableFuture<T> answer = LettuceScripts.executeIfOpen(shared, script, encode(keys), args,
+			CompletableFuture<T> answer = LettuceScripts.executeIfOpen(current.commands(), script, encode(keys), args,
 					this.nativeCommands);
 			if (answer != null) {
 				return answer;
 			}
-			this.sharedCommands = null;
+			// closed (the factory stopped, or reset a connection it does not pool): the
+			// first caller to see it drops it, and gives the runner's own back, off this
+			// thread (an event loop, maybe)
+			if (this.kept.compareAndSet(current, null)) {
+				giveBackLater(current.owner());
+			}
 		}
 		return null;
+	}
+
+	private static void giveBackLater(@Nullable RedisConnection owner) {
+		if (owner != null) {
+			RedisConnection connection = owner;
+			CONNECTOR.execute(() -> closeQuietly(connection));
+		}
+	}
+
+	private static void closeQuietly(RedisConnection connection) {
+		try {
+			connection.close();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Cannot give back a closed connection of Redkit's own", ex);
+		}
 	}
 
 	private <T> CompletableFuture<T> handOff(LuaScript<T> script, List<String> keys, byte[][] args) {
@@ -424,7 +470,7 @@ public class RedisScriptRunner {
 			}
 			CompletableFuture<T> sent;
 			try {
-				sent = sendOnSharedConnection(script, keys, args);
+				sent = sendOnKeptConnection(script, keys, args);
 				if (sent == null) {
 					sent = send(script, keys, args, answer);
 				}
@@ -462,6 +508,9 @@ public class RedisScriptRunner {
 	 */
 	private <T> CompletableFuture<T> send(LuaScript<T> script, List<String> keys, byte[][] args,
 			@Nullable CompletableFuture<T> caller) {
+		if (keepsOwnConnection()) {
+			return sendOnOwnConnection(script, keys, args, caller);
+		}
 		RedisConnection connection;
 		try {
 			connection = this.connectionFactory.getConnection();
@@ -487,7 +536,7 @@ public class RedisScriptRunner {
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection;
 			answer = LettuceScripts.execute(commands, script, encode(keys), args, this.nativeCommands);
 			if (sharesNativeConnection()) {
-				this.sharedCommands = commands;
+				this.kept.set(new KeptConnection(commands, null));
 			}
 		}
 		catch (RuntimeException ex) {
@@ -506,6 +555,62 @@ public class RedisScriptRunner {
 		// caller's answer does not wait for it
 		answer.whenCompleteAsync((result, failure) -> connection.close(), CONNECTOR);
 		return answer;
+	}
+
+	/**
+	 * Sends a script on the runner's own pooled connection, borrowing it first when there
+	 * is none (or it was closed).
+	 * @param caller the future of a caller who may give up while the connection is
+	 * borrowed, after which the script is not sent
+	 */
+	private <T> CompletableFuture<T> sendOnOwnConnection(LuaScript<T> script, List<String> keys, byte[][] args,
+			@Nullable CompletableFuture<T> caller) {
+		try {
+			keepOwnConnection();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture
+				.failedFuture((ex instanceof DataAccessException dataAccess) ? dataAccess : translate(script, ex));
+		}
+		if (caller != null && caller.isDone()) {
+			// the caller gave up while the connection was borrowed: kept for the next
+			return caller;
+		}
+		CompletableFuture<T> answer = sendOnKeptConnection(script, keys, args);
+		return (answer != null) ? answer : CompletableFuture.failedFuture(new RedisConnectionFailureException(
+				"The connection Redkit borrowed for " + script.name() + " closed at once"));
+	}
+
+	/**
+	 * Borrows the runner's own pooled connection, unless it keeps one open already.
+	 */
+	private void keepOwnConnection() {
+		this.ownConnectionLock.lock();
+		try {
+			KeptConnection current = this.kept.get();
+			if (current != null && LettuceScripts.isOpen(current.commands())) {
+				return;
+			}
+			if (current != null && this.kept.compareAndSet(current, null)) {
+				giveBackLater(current.owner());
+			}
+			this.kept.set(LettuceScripts.borrowOwn(this.connectionFactory));
+			this.connected = true;
+		}
+		finally {
+			this.ownConnectionLock.unlock();
+		}
+	}
+
+	/**
+	 * Whether scripts go on a pooled connection of the runner's own rather than on the
+	 * factory's shared one: a pooling factory borrows its shared connection from the pool
+	 * and gives it back on a reset (or a failed validation), open, to the next borrower
+	 * of a dedicated one, whose transaction or blocking pop would hold or swallow the
+	 * scripts kept there.
+	 */
+	private boolean keepsOwnConnection() {
+		return POOL_PRESENT && sharesNativeConnection() && LettuceScripts.pooled(this.connectionFactory);
 	}
 
 	private static boolean onNonBlockingThread() {
@@ -659,17 +764,60 @@ public class RedisScriptRunner {
 		}
 
 		/**
-		 * Sends a script on a kept shared connection, unless it was closed (the factory
-		 * reset or stopped it).
+		 * Whether a Lettuce factory pools its connections (its shared one included).
+		 * @return whether it has a pool
+		 */
+		static boolean pooled(RedisConnectionFactory connectionFactory) {
+			return connectionFactory instanceof LettuceConnectionFactory lettuce
+					&& lettuce.getClientConfiguration() instanceof LettucePoolingClientConfiguration;
+		}
+
+		/**
+		 * Borrows a dedicated connection from a pooling factory that shares its native
+		 * connection, to keep: the way a pipeline takes one (a connection of the
+		 * factory's own settings: database, credentials, client name), made to send each
+		 * command at once whatever the factory's pipelining policy. Nothing gives it back
+		 * but the runner, once it found it closed.
+		 * @return the connection's commands and the handle that gives it back
+		 */
+		static KeptConnection borrowOwn(RedisConnectionFactory connectionFactory) {
+			RedisConnection connection = connectionFactory.getConnection();
+			try {
+				connection.openPipeline();
+				Object commands = connection.getNativeConnection();
+				StatefulConnection<?, ?> stateful = statefulConnection(commands);
+				if (stateful == null) {
+					throw new IllegalStateException("Not a Lettuce connection: " + commands);
+				}
+				stateful.setAutoFlushCommands(true);
+				return new KeptConnection(commands, connection);
+			}
+			catch (RuntimeException ex) {
+				closeQuietly(connection);
+				throw ex;
+			}
+		}
+
+		static boolean isOpen(Object commands) {
+			StatefulConnection<?, ?> connection = statefulConnection(commands);
+			return connection != null && connection.isOpen();
+		}
+
+		private static @Nullable StatefulConnection<?, ?> statefulConnection(Object commands) {
+			return (commands instanceof RedisAsyncCommands<?, ?> standalone) ? standalone.getStatefulConnection()
+					: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+							? cluster.getStatefulConnection() : null;
+		}
+
+		/**
+		 * Sends a script on a kept connection, unless it was closed (the factory reset or
+		 * stopped it).
 		 * @return the answer, or {@code null} when the connection is closed
 		 */
 		@SuppressWarnings("unchecked")
 		static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
 				byte[][] args, AtomicBoolean nativeCommands) {
-			StatefulConnection<?, ?> connection = (commands instanceof RedisAsyncCommands<?, ?> standalone)
-					? standalone.getStatefulConnection()
-					: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
-							? cluster.getStatefulConnection() : null;
+			StatefulConnection<?, ?> connection = statefulConnection(commands);
 			if (connection == null || !connection.isOpen()) {
 				return null;
 			}
@@ -777,6 +925,16 @@ public class RedisScriptRunner {
 			return (T) value;
 		}
 
+	}
+
+	/**
+	 * A connection scripts are sent on while it is open.
+	 *
+	 * @param commands its Lettuce asynchronous commands
+	 * @param owner the handle that gives it back to its pool, for the runner's own;
+	 * {@code null} for the factory's shared connection, which the factory owns
+	 */
+	private record KeptConnection(Object commands, @Nullable RedisConnection owner) {
 	}
 
 }

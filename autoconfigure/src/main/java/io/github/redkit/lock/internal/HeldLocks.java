@@ -1,7 +1,6 @@
 package io.github.redkit.lock.internal;
 
 import java.time.Duration;
-import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
@@ -65,7 +64,7 @@ public final class HeldLocks {
 	 * @throws DataAccessException when Redis cannot be reached in time
 	 */
 	public boolean forceRelease(String storedKey) {
-		return this.scripts.forceRelease(List.of(storedKey));
+		return this.scripts.forceRelease(LockScripts.keysOf(storedKey));
 	}
 
 }

@@ -38,6 +38,12 @@ final class LockScripts {
 	private static final String PREVIOUS_FENCE = ":fence";
 
 	/**
+	 * Beside a lock's record: the plain token of the previous layout that an upgraded
+	 * script first met there, for as long as that token may still hold the lock.
+	 */
+	private static final String PREVIOUS_SIGHTING = ":previous";
+
+	/**
 	 * A lock's record outlives its lease by this much: it keeps the last fencing token.
 	 */
 	static final Duration FENCE_TTL = Duration.ofHours(1);
@@ -72,11 +78,23 @@ final class LockScripts {
 	}
 
 	/**
-	 * The keys of a lock: its one record (fencing token, holder, lease end, "someone
-	 * waits" flag; see {@code lock_record.lua}), in its own hash tag.
+	 * The keys of a lock, in its own hash tag: its one record (fencing token, holder,
+	 * lease end, "someone waits" flag; see {@code lock_record.lua}), then where the
+	 * scripts remember a lock of the previous layout, written only while one is met.
 	 */
 	List<String> redisKeys(String key) {
-		return List.of(this.keyspace.key("lock").tag(key).build());
+		return keysOf(this.keyspace.key("lock").tag(key).build());
+	}
+
+	/**
+	 * The keys the lock scripts take for a lock's stored key.
+	 * @param storedKey the lock's record
+	 * @return the record, then where a lock of the previous layout is remembered
+	 */
+	static List<String> keysOf(String storedKey) {
+		// a crashed holder of the previous layout is waited for from the first time a
+		// script met its token, not from each attempt
+		return List.of(storedKey, storedKey + PREVIOUS_SIGHTING);
 	}
 
 	/**

@@ -147,7 +147,8 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 	/**
 	 * The Redis keys of a lock, for tests and tools.
 	 * @param key the lock's key
-	 * @return the lock's record (one key)
+	 * @return the lock's record, then where a lock of the previous layout is remembered
+	 * while an upgraded instance meets one
 	 */
 	public List<String> redisKeys(String key) {
 		return this.scripts.redisKeys(key);

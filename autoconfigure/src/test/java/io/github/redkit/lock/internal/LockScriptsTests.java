@@ -48,12 +48,17 @@ class LockScriptsTests {
 		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
 		this.redis = this.runner.template();
 		this.lock = new RedisKeyspace("redkit-test").key("lock").tag("scripts-" + UUID.randomUUID()).build();
-		this.keys = List.of(this.lock);
+		this.keys = LockScripts.keysOf(this.lock);
 	}
 
 	private long acquire(String token, long leaseMillis, long waitMillis) {
 		return this.runner.execute(LockScripts.ACQUIRE, TIMEOUT, this.keys, token, Long.toString(leaseMillis),
 				recordTtl(leaseMillis), Long.toString(waitMillis));
+	}
+
+	private long acquire(String token, long leaseMillis, long recordTtlMillis, long waitMillis) {
+		return this.runner.execute(LockScripts.ACQUIRE, TIMEOUT, this.keys, token, Long.toString(leaseMillis),
+				Long.toString(recordTtlMillis), Long.toString(waitMillis));
 	}
 
 	private long release(String token, long fence) {
@@ -258,6 +263,53 @@ class LockScriptsTests {
 	}
 
 	@Test
+	void aCrashedHolderOfThePreviousLayoutIsWaitedForNoLongerThanFromTheFirstSighting() {
+		// an instance not upgraded yet took the lock (a plain token, its lease as TTL)
+		// and crashed: nobody extends or releases it
+		this.redis.opsForValue().set(this.lock, "old-holder", Duration.ofSeconds(30));
+		long before = redisMicros();
+		// short leases: the record lives 300 ms, 100 ms past a 200 ms lease
+		assertThat(acquire("a", 200, 300, 5_000)).as("the first sighting").isNegative();
+		// an upgraded waiter keeps trying: each attempt meets the old token again
+		long acquired = await().atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> acquire("a", 200, 300, 5_000), (result) -> result > 0);
+		// a fencing token handed out on a missing key is the Redis time it was taken at
+		long waitedMillis = (acquired - before) / 1000;
+		assertThat(waitedMillis).as("never before the bound").isGreaterThanOrEqualTo(300);
+		assertThat(waitedMillis).as("no later than the bound (and a loaded machine)").isLessThan(1_300);
+	}
+
+	@Test
+	void anUpgradedReleaseExtensionOrAttemptNeverMovesTheEndOfAPreviousLayoutLock() {
+		this.redis.opsForValue().set(this.lock, "old-holder", Duration.ofSeconds(30));
+		assertThat(acquire("a", 10_000, 5_000)).isNegative();
+		long end = pttl() + System.currentTimeMillis();
+		assertThat(release("a", 1)).isZero();
+		assertThat(extend("a", 1, 60_000)).isZero();
+		assertThat(acquire("b", 60_000, 5_000)).isNegative();
+		assertThat(this.redis.opsForValue().get(this.lock)).isEqualTo("old-holder");
+		assertThat(pttl() + System.currentTimeMillis()).as("the end the first sighting set (and the clocks' rounding)")
+			.isLessThanOrEqualTo(end + 100);
+	}
+
+	@Test
+	void anotherHolderOfThePreviousLayoutGetsItsOwnBound() {
+		this.redis.opsForValue().set(this.lock, "old-holder", Duration.ofSeconds(30));
+		assertThat(acquire("a", 200, 300, 5_000)).isNegative();
+		// its holder releases (the previous release deleted the key) and another
+		// instance not upgraded yet takes it: its lease is its own, not the first one's
+		this.redis.delete(this.lock);
+		this.redis.opsForValue().set(this.lock, "another-old-holder", Duration.ofSeconds(30));
+		assertThat(acquire("a", 10_000, 5_000)).isNegative();
+		assertThat(pttl()).isGreaterThan(3_600_000L);
+	}
+
+	private long pttl() {
+		return this.redis.getExpire(this.lock, TimeUnit.MILLISECONDS);
+	}
+
+	@Test
 	void anInstanceOfThePreviousLayoutStallsButNeverTakesALockWhoseRecordLives() {
 		long fence = acquire("a", 10_000, 0);
 		// the previous acquire script began with SET NX PX
@@ -272,7 +324,7 @@ class LockScriptsTests {
 	void aLockNameWithTheSeparatorCannotBreakTheRecord() {
 		// the name is only in the key: the record holds numbers and the holder's token
 		this.lock = new RedisKeyspace("redkit-test").key("lock").tag("a|b|1|1-" + UUID.randomUUID()).build();
-		this.keys = List.of(this.lock);
+		this.keys = LockScripts.keysOf(this.lock);
 		long fence = acquire(LockScripts.newToken(), 10_000, 0);
 		assertThat(record()).hasSize(4);
 		assertThat(record()[0]).isEqualTo(Long.toString(fence));
