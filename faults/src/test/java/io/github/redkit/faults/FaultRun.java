@@ -76,7 +76,7 @@ final class FaultRun {
 			instances.addAll(startInstances(scenario, rig));
 			scenario.prepare(instances);
 			History history = new History();
-			Nemesis nemesis = new Nemesis(schedule, rig, history);
+			Nemesis nemesis = new Nemesis(schedule, rig, history, scenario::beforeRestartEmpty);
 			Thread nemesisThread = new Thread(nemesis, "nemesis");
 			AtomicBoolean running = new AtomicBoolean(true);
 			List<Thread> clients = startClients(scenario, schedule.seed(), instances, history, running);

@@ -29,11 +29,15 @@ final class LockChecker {
 		Map<String, List<Op>> holdsByKey = ops.stream()
 			.filter((op) -> op.action().equals("hold"))
 			.collect(Collectors.groupingBy(Op::key));
+		// a lease set in Redis just before a clock step forward or a loss of data lives
+		// across it, though its holder entered after; a step back only makes leases set
+		// before it last longer, so it splits nothing
+		List<FaultRecord> endingLeases = history.forgetting()
+			.stream()
+			.filter((fault) -> !fault.stepsClockBack())
+			.toList();
 		holdsByKey.forEach((key, holds) -> {
-			// a lease set in Redis just before a clock step forward or a loss of data
-			// lives
-			// across it, though its holder entered after
-			for (List<Op> view : Epochs.views(holds, history.forgetting(),
+			for (List<Op> view : Epochs.views(holds, endingLeases,
 					(hold) -> ((LockScenario.Held) hold.value()).lockInvoked())) {
 				oneHolderAtATime(key, view, violations);
 			}

@@ -3,10 +3,12 @@ package io.github.redkit.faults;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.github.redkit.test.RedisNode;
 import io.github.redkit.test.RespClient;
 import io.github.redkit.test.TcpProxy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Injects a schedule's faults, one after another, into the real Redis servers of a rig
@@ -20,12 +22,27 @@ final class Nemesis implements Runnable {
 
 	private final History history;
 
+	private final Function<RespClient, @Nullable Object> beforeRestartEmpty;
+
 	private final Map<RedisNode, Long> clockOffsets = new HashMap<>();
 
 	Nemesis(Schedule schedule, Rig rig, History history) {
+		this(schedule, rig, history, (redis) -> null);
+	}
+
+	/**
+	 * A nemesis that reads, just before each restart empty, what the scenario needs to
+	 * know of what Redis held.
+	 * @param schedule the faults
+	 * @param rig the servers and links
+	 * @param history where the faults are recorded
+	 * @param beforeRestartEmpty the read (see {@link Scenario#beforeRestartEmpty})
+	 */
+	Nemesis(Schedule schedule, Rig rig, History history, Function<RespClient, @Nullable Object> beforeRestartEmpty) {
 		this.schedule = schedule;
 		this.rig = rig;
 		this.history = history;
+		this.beforeRestartEmpty = beforeRestartEmpty;
 	}
 
 	@Override
@@ -37,14 +54,19 @@ final class Nemesis implements Runnable {
 				return;
 			}
 			long started = this.history.now();
-			inject(event);
-			this.history.fault(new FaultRecord(event, started, this.history.now()));
+			Object held = inject(event);
+			this.history.fault(new FaultRecord(event, started, this.history.now(), held));
 		}
 	}
 
-	private void inject(FaultEvent event) {
+	/**
+	 * Injects one fault.
+	 * @return what Redis held just before a restart empty, or {@code null}
+	 */
+	private @Nullable Object inject(FaultEvent event) {
 		Duration lasting = Duration.ofMillis(event.millis());
 		RedisNode redis = this.rig.node(event.target());
+		@Nullable Object held = null;
 		switch (event.fault()) {
 			case PAUSE -> {
 				redis.pause();
@@ -57,7 +79,10 @@ final class Nemesis implements Runnable {
 				}
 				sleep(lasting);
 			}
-			case RESTART_EMPTY -> redis.restartEmpty();
+			case RESTART_EMPTY -> {
+				held = readBeforeRestartEmpty(redis);
+				redis.restartEmpty();
+			}
 			case RESTART_FROM_SNAPSHOT -> {
 				redis.snapshot();
 				sleep(lasting);
@@ -93,6 +118,20 @@ final class Nemesis implements Runnable {
 				long offset = this.clockOffsets.merge(redis, event.strength(), Long::sum);
 				redis.shiftClock(Duration.ofMillis(offset));
 			}
+		}
+		return held;
+	}
+
+	/**
+	 * The scenario's read of Redis, the moment before it is killed; {@code null} (a
+	 * checker then cannot tell what was lost) when Redis did not answer it.
+	 */
+	private @Nullable Object readBeforeRestartEmpty(RedisNode redis) {
+		try (RespClient client = redis.client()) {
+			return this.beforeRestartEmpty.apply(client);
+		}
+		catch (RuntimeException ex) {
+			return null;
 		}
 	}
 

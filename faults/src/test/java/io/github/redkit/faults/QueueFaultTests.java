@@ -1,7 +1,9 @@
 package io.github.redkit.faults;
 
 import java.util.List;
+import java.util.Set;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -12,6 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Queues under random faults (the CI's seeds), and the checker catching broken builds.
  */
 class QueueFaultTests {
+
+	private static final long MS = 1_000_000;
 
 	@ParameterizedTest
 	@ValueSource(longs = { 2 })
@@ -27,6 +31,61 @@ class QueueFaultTests {
 				: "taken again while its holder still had it";
 		assertThat(result.violations()).as("violations found in a build broken with %s", breakage)
 			.anySatisfy((violation) -> assertThat(violation).contains(expected));
+	}
+
+	/**
+	 * A build that drops a send while reporting success, shortly before Redis restarts
+	 * empty (a recorded history): the restart loses what Redis held then, queued, in
+	 * flight, delayed or dead-lettered, and a send that may have landed after that read,
+	 * but not a send Redis never held.
+	 */
+	@Test
+	void theCheckerCatchesASendDroppedBeforeARestartEmpty() {
+		QueueScenario scenario = new QueueScenario();
+		History history = new History();
+		history.add(send(0, "p0-1", 1, 2));
+		history.add(send(0, "p0-2", 3, 4));
+		history.add(send(1, "p1-3", 9, 11));
+		// handled before the restart: gone from Redis, rightly
+		history.add(send(1, "p1-4", 0, 1));
+		scenario.ledger().handlings.add(new QueueLedger.Handling("t1", "p1-4", "i1/a", 5 * MS, 6 * MS, true));
+		history
+			.fault(new FaultRecord(new FaultEvent(0, Fault.RESTART_EMPTY, 0, 0, 0), 10 * MS, 20 * MS, Set.of("p0-2")));
+		List<String> violations = scenario.check(history);
+		assertThat(violations).singleElement()
+			.satisfies((violation) -> assertThat(violation).contains("neither handled nor dead-lettered")
+				.contains("p0-1"));
+	}
+
+	/**
+	 * A message taken again 100 ms into a 600 ms visibility, across a step of Redis'
+	 * clock (a recorded history): the docs excuse a step forward, which moves the
+	 * deadline closer, and not a step back, which moves it away.
+	 */
+	@ParameterizedTest
+	@ValueSource(longs = { -2000, 2000 })
+	void theCheckerExcusesASecondTakeAcrossAClockStepForwardOnly(long step) {
+		QueueScenario scenario = new QueueScenario();
+		History history = new History();
+		history.add(send(0, "p0-1", -5, -4));
+		QueueLedger ledger = scenario.ledger();
+		ledger.takes.add(new QueueLedger.Take("t1", "p0-1", 1, "i0/a", 0, MS));
+		ledger.takes.add(new QueueLedger.Take("t2", "p0-1", 2, "i1/b", 100 * MS, 101 * MS));
+		ledger.handlings.add(new QueueLedger.Handling("t2", "p0-1", "i1/b", 102 * MS, 103 * MS, true));
+		ledger.settlements.add(new QueueLedger.Settlement("t2", "ack", 104 * MS));
+		history.fault(new FaultRecord(new FaultEvent(0, Fault.CLOCK_JUMP, 0, 0, step), 50 * MS, 51 * MS));
+		List<String> violations = scenario.check(history);
+		if (step > 0) {
+			assertThat(violations).isEmpty();
+		}
+		else {
+			assertThat(violations).singleElement()
+				.satisfies((violation) -> assertThat(violation).contains("taken again while its holder still had it"));
+		}
+	}
+
+	private static Op send(int process, String payload, long invokedMillis, long completedMillis) {
+		return new Op(process, "send", payload, 0, invokedMillis * MS, completedMillis * MS, Outcome.OK, null);
 	}
 
 }

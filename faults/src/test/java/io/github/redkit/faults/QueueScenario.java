@@ -13,6 +13,8 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.github.redkit.queue.DeadLetter;
@@ -21,6 +23,7 @@ import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
 import io.github.redkit.queue.RecordingQueueTemplate;
+import io.github.redkit.test.RespClient;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -54,6 +57,25 @@ class QueueScenario implements Scenario {
 
 	private static final Duration DRAIN = Duration.ofSeconds(40);
 
+	/** Every element and value of every key of the queue, whatever its type. */
+	private static final String HELD = """
+			local out = {}
+			for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
+				local kind = redis.call('TYPE', key)['ok']
+				local values = {}
+				if kind == 'list' then values = redis.call('LRANGE', key, 0, -1)
+				elseif kind == 'zset' then values = redis.call('ZRANGE', key, 0, -1)
+				elseif kind == 'hash' then values = redis.call('HVALS', key)
+				elseif kind == 'set' then values = redis.call('SMEMBERS', key)
+				elseif kind == 'string' then values = { redis.call('GET', key) } end
+				for _, value in ipairs(values) do out[#out + 1] = value end
+			end
+			return out
+			""";
+
+	/** A payload as the scenario makes them, in its JSON string. */
+	private static final Pattern PAYLOAD = Pattern.compile("\"(p\\d+-\\d+)\"");
+
 	private final Breakage breakage;
 
 	private final String run = UUID.randomUUID().toString();
@@ -74,6 +96,13 @@ class QueueScenario implements Scenario {
 		this.breakage = breakage;
 	}
 
+	/**
+	 * The run's record, for a test that judges a history of its own.
+	 */
+	QueueLedger ledger() {
+		return this.ledger;
+	}
+
 	@Override
 	public String capability() {
 		return "queues";
@@ -86,9 +115,10 @@ class QueueScenario implements Scenario {
 				+ "holder sent its settlement or its visibility ran out, counted from the take or from the last "
 				+ "extension Redis confirmed (`extend` true, the listeners' heartbeat included); no delivery past "
 				+ "`max-attempts` reaches a handler and at most `max-attempts` deliveries of a message are handled. "
-				+ "Judged per epoch: a send acknowledged before Redis restarted empty, or after the snapshot Redis was "
-				+ "restarted on, may be lost; a restored snapshot restores the delivery counts; a second take across a "
-				+ "restart or a step of Redis' clock is not judged";
+				+ "Judged per epoch: a send Redis held (queued, in flight, delayed or dead-lettered, as read just before "
+				+ "the kill) when it restarted empty, or acknowledged after the snapshot Redis was restarted on, may be "
+				+ "lost; a restored snapshot restores the delivery counts; a second take across a restart or a step of "
+				+ "Redis' clock forward is not judged (a step back only moves deadlines away)";
 	}
 
 	@Override
@@ -318,16 +348,40 @@ class QueueScenario implements Scenario {
 	}
 
 	/**
-	 * A send may be lost when Redis forgot it: restarted empty after it could have been
-	 * applied, or restarted on a snapshot taken before it completed.
+	 * A send may be lost when Redis forgot it: restarted empty while it held the message
+	 * (queued, in flight, delayed or dead-lettered, as read the moment before the kill),
+	 * or while the send may still have been landing (it ended after that read began); or
+	 * restarted on a snapshot taken before it completed. A send Redis did not hold when
+	 * it was killed, and that had ended before, was never there: a restart does not
+	 * excuse it.
 	 */
 	private static boolean mayBeLost(Op send, List<FaultRecord> faults) {
 		return faults.stream().anyMatch((fault) -> switch (fault.event().fault()) {
-			case RESTART_EMPTY -> send.invoked() < fault.healed();
+			case RESTART_EMPTY -> send.invoked() < fault.healed() && (send.completed() >= fault.started()
+					|| !(fault.held() instanceof Set<?> held) || held.contains(send.key()));
 			case RESTART_FROM_SNAPSHOT, FAILOVER_BEHIND ->
 				send.completed() >= fault.started() && send.invoked() < fault.healed();
 			default -> false;
 		});
+	}
+
+	/**
+	 * The payloads of every message of the queue, ready, in flight, delayed or
+	 * dead-lettered, in one script, so that nothing moves between two reads.
+	 */
+	@Override
+	public Set<String> beforeRestartEmpty(RespClient redis) {
+		Object elements = redis.call("EVAL", HELD, "0", "faults:queue:{" + QUEUE + "}:*");
+		Set<String> payloads = new HashSet<>();
+		if (elements instanceof List<?> list) {
+			for (Object element : list) {
+				Matcher matcher = PAYLOAD.matcher(String.valueOf(element));
+				while (matcher.find()) {
+					payloads.add(matcher.group(1));
+				}
+			}
+		}
+		return payloads;
 	}
 
 	/**
@@ -398,8 +452,15 @@ class QueueScenario implements Scenario {
 		});
 	}
 
+	/**
+	 * Whether Redis forgot, or its clock stepped forward (every deadline closer by the
+	 * step), between a take and a second one. A step back moves deadlines away: a second
+	 * take across it is judged as any other.
+	 */
 	private static boolean forgotBetween(List<FaultRecord> faults, long from, long to) {
-		return faults.stream().anyMatch((fault) -> fault.event().fault().forgets() && fault.overlaps(from, to));
+		return faults.stream()
+			.anyMatch(
+					(fault) -> fault.event().fault().forgets() && !fault.stepsClockBack() && fault.overlaps(from, to));
 	}
 
 	/**

@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.Set;
 
 import io.github.redkit.test.RedisBinary;
+import io.github.redkit.test.RespClient;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -92,6 +94,18 @@ interface Scenario {
 	 * @param instances the started instances
 	 */
 	default void prepare(List<ConfigurableApplicationContext> instances) {
+	}
+
+	/**
+	 * Reads what Redis holds of the scenario's state the moment before the nemesis kills
+	 * it to restart it empty, so that the checker can tell what the restart lost from
+	 * what was never there (the docs lose only what Redis held then). Recorded in the
+	 * fault's {@link FaultRecord#held()}; by default nothing is read.
+	 * @param redis a connection to the Redis about to be restarted
+	 * @return what the checker needs, or {@code null}
+	 */
+	default @Nullable Object beforeRestartEmpty(RespClient redis) {
+		return null;
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 
 import io.github.redkit.test.RedisServer;
@@ -13,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -20,13 +22,23 @@ import org.springframework.core.env.MapPropertySource;
 
 /**
  * Starts a {@code redis-server} process (the one on the PATH, else the one shipped in
- * embedded-redis) when {@code spring.data.redis} points at a standalone Redis that does
- * not answer, so that the sample runs on a machine with only a JDK. Set
- * {@code sample.embedded-redis=false} to turn it off; a configured cluster or Sentinel is
- * always used as it is. It listens on any free port, or on the configured one with
- * {@code sample.embedded-redis-on-configured-port=true} (the {@code regions} profile).
+ * embedded-redis) when no Redis is configured ({@code spring.data.redis.host},
+ * {@code port} and {@code url} all unset) and none answers on {@code localhost:6379}, so
+ * that the sample runs on a machine with only a JDK. A configured standalone Redis is
+ * never replaced: start-up waits up to {@code sample.redis-wait} (30 s) for it, then
+ * fails naming it. With {@code sample.embedded-redis-on-configured-port=true} (the
+ * {@code regions} profile) the embedded server takes the configured local port when
+ * nothing answers there. Set {@code sample.embedded-redis=false} to turn it off; a
+ * configured cluster or Sentinel is always used as it is. The server starts with an empty
+ * data directory and dies with the application, even one killed with {@code SIGKILL}.
  */
 public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+
+	private static final String HOST = "spring.data.redis.host";
+
+	private static final String PORT = "spring.data.redis.port";
+
+	private static final String URL = "spring.data.redis.url";
 
 	private static @Nullable RedisServer embedded;
 
@@ -43,9 +55,11 @@ public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostPro
 				|| environment.containsProperty("spring.data.redis.sentinel.master")) {
 			return;
 		}
-		String host = environment.getProperty("spring.data.redis.host", "localhost");
-		int port = environment.getProperty("spring.data.redis.port", Integer.class, 6379);
-		String url = environment.getProperty("spring.data.redis.url");
+		boolean configured = environment.containsProperty(HOST) || environment.containsProperty(PORT)
+				|| environment.containsProperty(URL);
+		String host = environment.getProperty(HOST, "localhost");
+		int port = environment.getProperty(PORT, Integer.class, 6379);
+		String url = environment.getProperty(URL);
 		if (url != null) {
 			URI uri = URI.create(url);
 			host = uri.getHost();
@@ -58,13 +72,41 @@ public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostPro
 		// takes the configured one (elsewhere any free port, which nothing else needs)
 		boolean onConfiguredPort = environment.getProperty("sample.embedded-redis-on-configured-port", Boolean.class,
 				false) && isLocal(host);
+		if (configured && !onConfiguredPort) {
+			// a configured Redis that is still starting (or briefly away) is the one the
+			// application must use: an embedded one would silently take its place
+			Duration wait = DurationStyle.detectAndParse(environment.getProperty("sample.redis-wait", "30s"));
+			this.logger.info("No Redis answers at " + host + ":" + port + " yet; waiting up to " + wait);
+			if (awaitReachable(host, port, wait)) {
+				return;
+			}
+			throw new IllegalStateException("No Redis answers at " + host + ":" + port + " (spring.data.redis.*) after "
+					+ wait + ": start it, or remove spring.data.redis.* to run the "
+					+ "sample on an embedded Redis (sample.redis-wait sets how long start-up waits)");
+		}
 		RedisServer server = start(onConfiguredPort ? port : 0);
 		this.logger.info("No Redis answers at " + host + ":" + port + "; using an embedded Redis " + server.version()
 				+ " on port " + server.port());
 		environment.getPropertySources()
-			.addFirst(new MapPropertySource("embeddedRedis",
-					Map.of("spring.data.redis.host", RedisServer.HOST, "spring.data.redis.port", server.port(),
-							"spring.data.redis.url", "redis://" + RedisServer.HOST + ":" + server.port())));
+			.addFirst(new MapPropertySource("embeddedRedis", Map.of(HOST, RedisServer.HOST, PORT, server.port(), URL,
+					"redis://" + RedisServer.HOST + ":" + server.port())));
+	}
+
+	private static boolean awaitReachable(String host, int port, Duration wait) {
+		long deadline = System.nanoTime() + wait.toNanos();
+		while (!isReachable(host, port)) {
+			if (System.nanoTime() - deadline >= 0) {
+				return false;
+			}
+			try {
+				Thread.sleep(100);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static synchronized RedisServer start(int port) {

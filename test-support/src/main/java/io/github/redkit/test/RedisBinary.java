@@ -5,11 +5,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
@@ -63,19 +70,24 @@ public final class RedisBinary {
 	}
 
 	/**
-	 * Returns the binary shipped in the embedded-redis artifact, extracted to a temporary
-	 * directory.
+	 * Returns the binary shipped in the embedded-redis artifact, extracted to
+	 * {@code <java.io.tmpdir>/redkit-redis} (a directory of this user's that no one else
+	 * can write to) and reused from there only when it is that binary, byte for byte.
 	 * @return the executable, if the artifact is present and has one for this platform
 	 */
 	public static Optional<Path> embedded() {
+		return embedded(Path.of(System.getProperty("java.io.tmpdir"), "redkit-redis"));
+	}
+
+	static Optional<Path> embedded(Path directory) {
 		try {
 			Class<?> marker = Class.forName(EMBEDDED_MARKER_CLASS, false, RedisBinary.class.getClassLoader());
 			File jar = new File(marker.getProtectionDomain().getCodeSource().getLocation().toURI());
 			try (JarFile file = new JarFile(jar)) {
-				return file.stream()
-					.filter((entry) -> matchesPlatform(entry.getName()))
-					.findFirst()
-					.map((entry) -> extract(file, entry));
+				Optional<JarEntry> entry = file.stream()
+					.filter((candidate) -> matchesPlatform(candidate.getName()))
+					.findFirst();
+				return (entry.isPresent()) ? Optional.of(extract(file, entry.get(), directory)) : Optional.empty();
 			}
 		}
 		catch (ClassNotFoundException | URISyntaxException ex) {
@@ -112,23 +124,60 @@ public final class RedisBinary {
 		return name.contains(wantedOs) && name.contains(wantedArch);
 	}
 
-	private static Path extract(JarFile jar, JarEntry entry) {
-		Path target = Path.of(System.getProperty("java.io.tmpdir"), "redkit-redis", entry.getName());
+	private static Path extract(JarFile jar, JarEntry entry, Path shared) {
 		try {
-			if (!Files.exists(target) || Files.size(target) != entry.getSize()) {
-				Files.createDirectories(target.getParent());
-				Path partial = Files.createTempFile(target.getParent(), entry.getName(), ".part");
-				try (InputStream in = jar.getInputStream(entry)) {
-					Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
-				}
+			byte[] binary;
+			try (InputStream in = jar.getInputStream(entry)) {
+				binary = in.readAllBytes();
+			}
+			Path directory = privateDirectory(shared);
+			Path target = directory.resolve(entry.getName());
+			// a file of the same size may be another binary, or one half-written by a
+			// process that died: only the very bytes are reused
+			if (!isOurs(target) || !Arrays.equals(Files.readAllBytes(target), binary)) {
+				Path partial = Files.createTempFile(directory, entry.getName(), ".part");
+				Files.write(partial, binary);
 				Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
 			}
-			target.toFile().setExecutable(true);
+			target.toFile().setExecutable(true, true);
 			return target;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot extract " + entry.getName(), ex);
 		}
+	}
+
+	/**
+	 * The shared directory when it is this user's, closed to everyone else (so that no
+	 * one can swap the binary between its check and its start); a fresh private one when
+	 * it belongs to someone else.
+	 */
+	private static Path privateDirectory(Path shared) throws IOException {
+		if (!FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+			return Files.createDirectories(shared);
+		}
+		Set<PosixFilePermission> ownerOnly = PosixFilePermissions.fromString("rwx------");
+		if (!Files.exists(shared, LinkOption.NOFOLLOW_LINKS)) {
+			try {
+				Files.createDirectories(shared.getParent());
+				Files.createDirectory(shared, PosixFilePermissions.asFileAttribute(ownerOnly));
+			}
+			catch (FileAlreadyExistsException ex) {
+				// another JVM made it first: checked below like any existing one
+			}
+		}
+		if (Files.isDirectory(shared, LinkOption.NOFOLLOW_LINKS) && isOurs(shared)) {
+			Files.setPosixFilePermissions(shared, ownerOnly);
+			return shared;
+		}
+		Path own = Files.createTempDirectory("redkit-redis-");
+		own.toFile().deleteOnExit();
+		return own;
+	}
+
+	private static boolean isOurs(Path path) throws IOException {
+		return Files.exists(path, LinkOption.NOFOLLOW_LINKS)
+				&& Files.getOwner(path, LinkOption.NOFOLLOW_LINKS).getName().equals(System.getProperty("user.name"));
 	}
 
 }

@@ -29,6 +29,8 @@ final class RedisProcess {
 
 	private @Nullable Process process;
 
+	private @Nullable Process watchdog;
+
 	RedisProcess(Path binary, Path directory, int port, List<String> extraArgs) {
 		this(serverArguments(directory, port, extraArgs), binary, directory, port, Map.of());
 	}
@@ -85,7 +87,56 @@ final class RedisProcess {
 			throw new UncheckedIOException("Cannot start " + this.binary, ex);
 		}
 		this.process = process;
-		awaitPong(process);
+		this.watchdog = watchdog(process.pid());
+		try {
+			awaitPong(process);
+		}
+		catch (RuntimeException ex) {
+			if (!process.isAlive()) {
+				disarmWatchdog();
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * A shell that kills the server once this JVM is gone, even killed with
+	 * {@code SIGKILL} (when no shutdown hook runs): it reads its standard input, which
+	 * only this JVM holds open, and the kernel closes it when the JVM dies. Without a
+	 * {@code sh} (Windows) the server outlives a killed JVM.
+	 */
+	private static @Nullable Process watchdog(long pid) {
+		try {
+			return new ProcessBuilder("sh", "-c", "while read -r line; do :; done; kill -9 " + pid + " 2>/dev/null")
+				.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+				.redirectError(ProcessBuilder.Redirect.DISCARD)
+				.start();
+		}
+		catch (IOException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * Stops the watchdog before the server is stopped on purpose, so that it never kills
+	 * a process that took the server's pid since.
+	 */
+	private void disarmWatchdog() {
+		Process watchdog = this.watchdog;
+		this.watchdog = null;
+		if (watchdog == null) {
+			return;
+		}
+		try {
+			watchdog.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+			watchdog.getOutputStream().close();
+		}
+		catch (IOException ex) {
+			// already gone
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private void awaitPong(Process process) {
@@ -114,6 +165,7 @@ final class RedisProcess {
 		if (this.process == null) {
 			return;
 		}
+		disarmWatchdog();
 		signal("CONT");
 		try (RespClient client = RespClient.connect(RedisServer.HOST, this.port, Duration.ofSeconds(1))) {
 			client.call("SHUTDOWN", "NOSAVE");
@@ -140,6 +192,7 @@ final class RedisProcess {
 		if (this.process == null) {
 			return;
 		}
+		disarmWatchdog();
 		try {
 			signal("CONT");
 			this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
