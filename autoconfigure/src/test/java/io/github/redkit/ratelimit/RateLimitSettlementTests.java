@@ -279,18 +279,19 @@ class RateLimitSettlementTests {
 		define(name, RateLimitAlgorithm.TOKEN_BUCKET, limit, period);
 		List<String> keys = List.of("bucket");
 		ConcurrentLinkedQueue<double[]> used = new ConcurrentLinkedQueue<>();
+		this.limiter.reserve(name, List.of("warm-up"), 1);
 		// the reservations a late settlement will find refilled: the full bucket, then a
-		// period's refill
+		// period's refill (twice the limit: more than a bucket can give back at once)
 		List<RateLimitReservation> late = new ArrayList<>();
-		long reserving = System.nanoTime() + period.toNanos();
-		while (System.nanoTime() < reserving) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (late.size() * estimate < 2 * limit && System.nanoTime() < deadline) {
 			RateLimitReservation reservation = this.limiter.reserve(name, keys, estimate);
 			if (reservation.allowed()) {
 				late.add(reservation);
 				used.add(new double[] { millis(reservation.decision()), 0 });
 			}
 		}
-		assertThat(late).hasSizeGreaterThanOrEqualTo(limit / estimate);
+		assertThat(late).hasSize(2 * limit / estimate);
 		double lastReserved = millis(late.get(late.size() - 1).decision());
 		AtomicLong admitted = new AtomicLong();
 		AtomicBoolean calling = new AtomicBoolean(true);
@@ -343,8 +344,10 @@ class RateLimitSettlementTests {
 			}
 			busiestPeriod = Math.max(busiestPeriod, inPeriod);
 		}
+		// decidedAt is Redis' time in ms as a double made an Instant of ns: off by a
+		// few hundred ns, thousandths of a token at most
 		assertThat(worst).as("permits beyond a full bucket and the refill, in the worst interval")
-			.isLessThanOrEqualTo(1e-6);
+			.isLessThanOrEqualTo(1e-3);
 		assertThat(busiestPeriod).as("the most in any interval of one period").isLessThanOrEqualTo(2 * limit - 1);
 	}
 
