@@ -9,6 +9,12 @@ local max = math.max
 local now = redis_time_ms()
 now = now - now % 1
 local arguments, cost, n, format = read_arguments()
+if forced then
+  -- a charge beyond the largest limit fills no window further: counts stay exact and in range
+  local largest = 0
+  for j = 1, n do largest = math.max(largest, arguments[2 * j]) end
+  if cost > largest then cost = largest end
+end
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
 local refused = {}
 local states, ttls = {}, {}

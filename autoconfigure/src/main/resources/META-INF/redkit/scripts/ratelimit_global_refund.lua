@@ -3,15 +3,20 @@
 -- than this region counted there; the change is queued for the other regions like a decision's.
 -- KEYS: as ratelimit_global_window. ARGV[1..5]: as ratelimit_global_window, the cost being the
 -- permits to give back; ARGV[6] the Redis time of the decision, in ms; ARGV[7..] per identifier
--- the name of KEYS[3..]. Returns 1. The view of the sub-windows (see ratelimit_global_view)
--- gives back as much.
+-- the name of KEYS[3..]; then how long the marker is kept, in ms. The last key is the give-back's
+-- marker (same slot): an attempt sent again finds it and changes nothing, so a give-back is
+-- applied once. Returns 1 when this attempt gave back, 0 when an earlier one had. The view of
+-- the sub-windows (see ratelimit_global_view) gives back as much.
 --#include ratelimit_windows
 --#include region_slots
 --#include ratelimit_global_view
 local floor, min = math.floor, math.min
 local arguments, cost, n = read_arguments()
 local b, region, bound, decided = tonumber(ARGV[3]), ARGV[4], ARGV[5], tonumber(ARGV[6])
-for k = 3, #KEYS do
+if not call('SET', KEYS[#KEYS], '1', 'NX', 'PX', ARGV[#ARGV]) then
+  return 0
+end
+for k = 3, #KEYS - 1 do
   for j = 1, n do
     local suffix = '.' .. exact(j) .. '.' .. exact(floor(decided / (arguments[2 * j + 1] / b)))
     local key = KEYS[k] .. suffix

@@ -22,6 +22,12 @@
 local floor, ceil = math.floor, math.ceil
 local now = redis_time_ms()
 local arguments, cost, n = read_arguments()
+if forced then
+  -- a charge beyond the largest limit fills no window further: counts stay exact and in range
+  local largest = 0
+  for j = 1, n do largest = math.max(largest, arguments[2 * j]) end
+  if cost > largest then cost = largest end
+end
 local b, region, bound = tonumber(ARGV[3]), ARGV[4], ARGV[5]
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
 local refused, writes = {}, {}

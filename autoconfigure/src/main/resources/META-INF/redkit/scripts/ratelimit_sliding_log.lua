@@ -13,8 +13,14 @@ local time = call('TIME')
 local now_us = time[1] * 1000000 + time[2]
 local now = now_us / 1000
 local arguments, cost, n = read_arguments()
-local longest = 0
-for j = 1, n do longest = max(longest, arguments[2 * j + 1]) end
+local longest, largest = 0, 0
+for j = 1, n do
+  longest, largest = max(longest, arguments[2 * j + 1]), max(largest, arguments[2 * j])
+end
+if forced and cost > largest then
+  -- a charge of more members than the largest limit fills no window further
+  cost = largest
+end
 local allowed, remaining, retry, reset, limiting, refused = 1, nil, 0, 0, 0, 0
 for k = 1, #KEYS do
   local key = KEYS[k]

@@ -1,13 +1,20 @@
 -- Token bucket as GCRA (generic cell rate algorithm): each window is a bucket of `limit` tokens that
 -- refills at limit/period; its state is the theoretical arrival time (TAT, ms). Every bucket of every
 -- identifier is checked before any is charged.
--- KEYS: one string per identifier; per window: period_ms, the TAT, 0, 0. ARGV and reply: see
--- ratelimit_windows.
+-- KEYS: one string per identifier; per window: period_ms, the TAT, what the bucket has taken since
+-- its count started (ms of TAT) and when that count started (Redis ms; 0 in a record of a release
+-- that kept no count: a count starts then). ARGV and reply: see ratelimit_windows; an allowed
+-- call's reply goes on with, per identifier and window, the count once the call was taken and its
+-- start (two little-endian doubles each): what ratelimit_refund_token_bucket needs to find how
+-- much of the call the bucket still owes.
+-- A charge (a negative cost) pushes the TAT at most 2^53 ms past now: the expiry stays one that
+-- SET PX accepts, exact, and the bucket stays empty for longer than anyone waits.
 --#include ratelimit_windows
 -- The per-window loop is written out in each algorithm rather than shared through a function:
 -- measured, shared helper functions already cost Redis about 0.5 µs of the 6.5 µs a decision takes
 -- (docs/benchmarks.md, "Where the 6.5 µs go"), and a call per window would add to it.
-local floor, ceil, max = math.floor, math.ceil, math.max
+local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
+local horizon, restart = 2 ^ 53, 2 ^ 52
 local now = redis_time_ms()
 local arguments, cost, n, format = read_arguments()
 local allowed, remaining, retry, reset, limiting = 1, nil, 0, 0, 0
@@ -19,10 +26,14 @@ for k = 1, #KEYS do
   for j = 1, n do
     local limit, period = arguments[2 * j], arguments[2 * j + 1]
     local interval = period / limit
-    local tat = now
+    local tat, taken, since = now, 0, now
     local r = aligned and 4 * j - 3 or find_window(old, records, period)
-    if r then tat = max(old[r + 1], now) end
-    local new_tat = tat + cost * interval
+    if r then
+      tat = max(old[r + 1], now)
+      -- a count past 2^52 would lose its last digits: a new one starts
+      if old[r + 3] > 0 and old[r + 2] < restart then taken, since = old[r + 2], old[r + 3] end
+    end
+    local new_tat = min(tat + cost * interval, now + horizon)
     local left = floor((period - (new_tat - now)) / interval + 1e-9)
     local owed = new_tat - now
     if new_tat - period > now and not forced then
@@ -40,9 +51,21 @@ for k = 1, #KEYS do
       if allowed == 1 then limiting = j - 1 end
     end
     local b = 4 * j
-    new[b - 3], new[b - 2], new[b - 1], new[b] = period, new_tat, 0, 0
+    new[b - 3], new[b - 2], new[b - 1], new[b] = period, new_tat, taken + (new_tat - tat), since
     ttl = max(ttl, ceil(new_tat - now))
   end
   states[k], ttls[k] = new, ttl
 end
-return finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting, now, refused)
+local decided = finish(allowed, states, ttls, format, 4 * n, remaining, retry, reset, limiting, now, refused)
+if allowed == 0 then
+  return decided
+end
+local counts, c = {}, 0
+for k = 1, #KEYS do
+  for j = 1, n do
+    counts[c + 1] = states[k][4 * j - 1]
+    counts[c + 2] = states[k][4 * j]
+    c = c + 2
+  end
+end
+return decided .. struct_pack('<' .. string.rep('d', #counts), unpack(counts))

@@ -37,16 +37,22 @@ public interface RateLimitDecider {
 	CompletableFuture<byte[]> decide(RateLimitCall call);
 
 	/**
-	 * Settles a call it decided with what the call really used: gives back
-	 * {@code -difference} permits in the windows the call was decided in, or charges
-	 * {@code difference} permits now whatever the windows hold. By default nothing is
-	 * settled and the call keeps what it took.
+	 * Sends one attempt to settle a call it decided with what the call really used: gives
+	 * back {@code -difference} permits in the windows the call was decided in, or charges
+	 * {@code difference} permits now whatever the windows hold. The rate limiter sends a
+	 * give-back again with the same {@code settlementId} when an attempt fails or times
+	 * out (up to a few times), so a give-back must be applied at most once per
+	 * {@code settlementId} however many attempts reach Redis; a charge is sent once. By
+	 * default nothing is settled and the call keeps what it took.
 	 * @param call the call as it was decided
 	 * @param reply the decision's reply
 	 * @param difference what the call really used minus what it took, not 0
-	 * @return completes with {@code true} when the difference was applied
+	 * @param settlementId the same for every attempt of one settlement
+	 * @return completes with {@code true} when the difference was applied (or, for a
+	 * give-back, an earlier attempt had applied it), {@code false} when it will not be
+	 * applied; exceptionally when this attempt failed
 	 */
-	default CompletableFuture<Boolean> settle(RateLimitCall call, byte[] reply, long difference) {
+	default CompletableFuture<Boolean> settle(RateLimitCall call, byte[] reply, long difference, String settlementId) {
 		return CompletableFuture.completedFuture(false);
 	}
 

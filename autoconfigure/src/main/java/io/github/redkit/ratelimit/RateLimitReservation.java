@@ -19,6 +19,14 @@ import java.util.function.LongFunction;
 public interface RateLimitReservation {
 
 	/**
+	 * The most a call may be settled at: {@code 2^53 - 1}, the largest whole number the
+	 * scripts' numbers (doubles) hold exactly. It fills every window of every algorithm
+	 * (a token bucket owes it for longer than anyone waits); a settle expression that
+	 * yields more, or infinity, is settled at this.
+	 */
+	long MAX_AMOUNT = (1L << 53) - 1;
+
+	/**
 	 * The decision on the estimate.
 	 * @return the decision
 	 */
@@ -42,11 +50,13 @@ public interface RateLimitReservation {
 	 * Settles the call with what it really used, without blocking: the difference with
 	 * the estimate is given back or charged in one round trip per cluster slot. A call
 	 * settled at 0 did not count at all.
-	 * @param actual the permits the call really used, at least 0
+	 * @param actual the permits the call really used, from 0 to {@link #MAX_AMOUNT}
 	 * @return completes with {@code true} when Redis applied the difference (or there was
-	 * none), {@code false} when it could not be applied (the estimate may then be all
-	 * that is counted); never exceptionally for a Redis failure
-	 * @throws IllegalArgumentException when {@code actual} is negative
+	 * none), {@code false} when it could not be applied (counted as
+	 * {@code redkit.ratelimit.settlements} {@code failed}, with a WARN; the estimate may
+	 * then be all that is counted); never exceptionally for a Redis failure
+	 * @throws IllegalArgumentException when {@code actual} is negative or above
+	 * {@link #MAX_AMOUNT}; the reservation can still be settled
 	 * @throws IllegalStateException when the reservation was settled already
 	 */
 	CompletableFuture<Boolean> settleAsync(long actual);
@@ -54,7 +64,7 @@ public interface RateLimitReservation {
 	/**
 	 * Settles the call with what it really used and waits until Redis applied it (see
 	 * {@link #settleAsync(long)}).
-	 * @param actual the permits the call really used, at least 0
+	 * @param actual the permits the call really used, from 0 to {@link #MAX_AMOUNT}
 	 * @return {@code true} when Redis applied the difference
 	 */
 	default boolean settle(long actual) {

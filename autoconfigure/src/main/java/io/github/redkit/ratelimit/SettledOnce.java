@@ -19,7 +19,12 @@ record SettledOnce(RateLimitDecision decision, int estimate, LongFunction<Comple
 	@Override
 	public CompletableFuture<Boolean> settleAsync(long actual) {
 		if (actual < 0) {
-			throw new IllegalArgumentException("A call cannot have used a negative amount (was " + actual + ")");
+			throw new IllegalArgumentException(
+					"actual: a call cannot have used a negative amount (was " + actual + ")");
+		}
+		if (actual > MAX_AMOUNT) {
+			throw new IllegalArgumentException("actual: a call is settled at most at " + MAX_AMOUNT
+					+ " (2^53 - 1, what fills every window) (was " + actual + ")");
 		}
 		if (!this.settled.compareAndSet(false, true)) {
 			throw new IllegalStateException("This reservation was settled already");

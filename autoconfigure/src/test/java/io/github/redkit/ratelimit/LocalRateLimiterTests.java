@@ -147,6 +147,27 @@ class LocalRateLimiterTests {
 		assertThat(limiter.decide(limit, List.of("a"), 1).allowed()).isFalse();
 	}
 
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void aHugeChargeFillsTheWindowsInsteadOfOverflowingThem(RateLimitAlgorithm algorithm) {
+		AtomicLong clock = new AtomicLong(ThreadLocalRandom.current().nextLong(1_000_000_000L));
+		LocalRateLimiter limiter = new LocalRateLimiter(new RateLimitInstances(1), 1000, clock::get);
+		PreparedLimit limit = limit(algorithm, RateLimitWindow.of(4, Duration.ofSeconds(1)),
+				RateLimitWindow.of(40, Duration.ofMinutes(1)));
+		RateLimitDecision charged = limiter.decide(limit, List.of("a"), 1);
+		// an infinite amount maps to Long.MAX_VALUE; counts added to it must not wrap
+		// around to a negative count that admits everything
+		limiter.settle(limit, List.of("a"), charged, Long.MAX_VALUE - 1);
+		limiter.settle(limit, List.of("a"), charged, Long.MAX_VALUE - 1);
+		RateLimitDecision next = limiter.decide(limit, List.of("a"), 1);
+		assertThat(next.allowed()).as("the window is full, not switched off").isFalse();
+		clock.addAndGet(Duration.ofSeconds(2).toNanos());
+		assertThat(limiter.decide(limit, List.of("a"), 1).allowed()).as("the minute still holds the charge").isFalse();
+		// a period and a sub-window after the longest window's charge it is forgotten
+		clock.addAndGet(Duration.ofMinutes(2).toNanos());
+		assertThat(limiter.decide(limit, List.of("a"), 1).allowed()).isTrue();
+	}
+
 	@Test
 	void theLocalShareIsTheLimitDividedByTheInstancesRoundedDownAndAtLeastOne() {
 		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(RateLimitWindow.of(10, Duration.ofSeconds(1)),

@@ -1,6 +1,8 @@
 package io.github.redkit.ratelimit;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -9,12 +11,15 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.RedisTopologies;
@@ -30,6 +35,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Reservations settled with what the call really used: under-use comes back in the window
@@ -195,6 +201,160 @@ class RateLimitSettlementTests {
 		assertThat(busiest).as("the most used in any interval of one period")
 			.isLessThanOrEqualTo(limit + clients * maxExcess);
 		assertThat(total).as("what the clients used is given back: they are served").isGreaterThan(2 * limit);
+	}
+
+	@Test
+	void anAmountAboveTheLargestIsRefusedAndTheReservationCanStillBeSettled() {
+		String name = "absurd-" + UUID.randomUUID();
+		define(name, RateLimitAlgorithm.SLIDING_WINDOW, 50, HOUR);
+		List<String> keys = List.of("erin");
+		RateLimitReservation reservation = this.limiter.reserve(name, keys, 10);
+		// what an infinite #result maps to
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> reservation.settle(Long.MAX_VALUE))
+			.withMessageContaining("actual")
+			.withMessageContaining("9007199254740991");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> reservation.settle(1L << 53));
+		assertThat(reservation.settle(3)).isTrue();
+		assertThat(remaining(name, keys)).isEqualTo(50 - 3 - 1);
+	}
+
+	/**
+	 * The largest amount a call may be settled at is charged on every algorithm: the
+	 * windows are full (a token bucket owes it for longer than anyone waits), and the
+	 * identifier's key still has an expiry Redis accepted.
+	 */
+	@ParameterizedTest
+	@EnumSource(RateLimitAlgorithm.class)
+	void theLargestAmountIsChargedFillsEveryWindowAndKeepsAnExpiry(RateLimitAlgorithm algorithm) {
+		String name = "largest-" + UUID.randomUUID();
+		RateLimitPolicy policy = new RateLimitPolicy(algorithm,
+				List.of(RateLimitWindow.of(5, Duration.ofSeconds(10)), RateLimitWindow.of(100, HOUR)));
+		this.limiter.define(name, policy);
+		List<String> keys = List.of("frank");
+		RateLimitReservation reservation = this.limiter.reserve(name, keys, 1);
+		assertThat(reservation.settle((1L << 53) - 1)).as("charged").isTrue();
+		RateLimitDecision next = this.limiter.tryAcquire(name, keys, 1);
+		assertThat(next.allowed()).as("every window is full").isFalse();
+		assertThat(next.retryAfter()).isPositive();
+		String key = PreparedLimit.of(name, policy, new RedisKeyspace("rl-settle")).key("frank");
+		try (RedisConnection connection = this.topology.connectionFactory().getConnection()) {
+			Long ttl = connection.keyCommands().pTtl(key.getBytes(StandardCharsets.UTF_8));
+			assertThat(ttl).as("the key expires").isPositive();
+		}
+	}
+
+	@Test
+	void aSlidingLogChargeAddsAtMostTheLargestWindowsLimitOfMembers() {
+		String name = "log-" + UUID.randomUUID();
+		RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.SLIDING_LOG,
+				List.of(RateLimitWindow.of(5, Duration.ofMinutes(1)), RateLimitWindow.of(20, HOUR)));
+		this.limiter.define(name, policy);
+		RateLimitReservation reservation = this.limiter.reserve(name, List.of("gina"), 2);
+		assertThat(reservation.settle(1_000_000)).isTrue();
+		String key = PreparedLimit.of(name, policy, new RedisKeyspace("rl-settle")).key("gina");
+		try (RedisConnection connection = this.topology.connectionFactory().getConnection()) {
+			assertThat(connection.zSetCommands().zCard(key.getBytes(StandardCharsets.UTF_8)))
+				.as("the estimate's 2 members and the largest limit's 20")
+				.isEqualTo(2 + 20);
+		}
+		assertThat(this.limiter.tryAcquire(name, List.of("gina"), 1).allowed()).isFalse();
+	}
+
+	/**
+	 * The token bucket's bound (a full bucket, then what the time refills: over any
+	 * interval between two admitted calls, at most {@code limit + elapsed × limit /
+	 * period} permits, so at most {@code 2 × limit - 1} in one period) against the client
+	 * that a late give-back favours: reservations taken from a full bucket and as it
+	 * refills, settled at nothing only once the refill has paid their tokens again, while
+	 * continuous callers take every token the bucket holds. Every interval between two
+	 * admitted calls is checked, each call counted at its use when it was decided.
+	 */
+	@Test
+	void aLateGiveBackNeverTakesATokenBucketPastItsBound() throws InterruptedException {
+		int limit = 10;
+		int estimate = 2;
+		Duration period = Duration.ofMillis(400);
+		double interval = (double) period.toMillis() / limit;
+		String name = "late-" + UUID.randomUUID();
+		define(name, RateLimitAlgorithm.TOKEN_BUCKET, limit, period);
+		List<String> keys = List.of("bucket");
+		ConcurrentLinkedQueue<double[]> used = new ConcurrentLinkedQueue<>();
+		this.limiter.reserve(name, List.of("warm-up"), 1);
+		// the reservations a late settlement will find refilled: the full bucket, then a
+		// period's refill (twice the limit: more than a bucket can give back at once)
+		List<RateLimitReservation> late = new ArrayList<>();
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (late.size() * estimate < 2 * limit && System.nanoTime() < deadline) {
+			RateLimitReservation reservation = this.limiter.reserve(name, keys, estimate);
+			if (reservation.allowed()) {
+				late.add(reservation);
+				used.add(new double[] { millis(reservation.decision()), 0 });
+			}
+		}
+		assertThat(late).hasSize(2 * limit / estimate);
+		double lastReserved = millis(late.get(late.size() - 1).decision());
+		AtomicLong admitted = new AtomicLong();
+		AtomicBoolean calling = new AtomicBoolean(true);
+		List<Thread> callers = new ArrayList<>();
+		for (int c = 0; c < 3; c++) {
+			Thread caller = new Thread(() -> {
+				while (calling.get()) {
+					RateLimitDecision decision = this.limiter.tryAcquire(name, keys, 1);
+					if (decision.allowed()) {
+						used.add(new double[] { millis(decision), 1 });
+						admitted.incrementAndGet();
+					}
+				}
+			});
+			caller.setDaemon(true);
+			caller.start();
+			callers.add(caller);
+		}
+		try {
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(5))
+				.until(() -> redisMillis() > lastReserved + period.toMillis());
+			for (RateLimitReservation reservation : late) {
+				long before = admitted.get();
+				assertThat(reservation.settle(0)).isTrue();
+				// whatever came back is taken before the next settlement
+				await().atMost(Duration.ofSeconds(10)).until(() -> admitted.get() >= before + estimate);
+			}
+		}
+		finally {
+			calling.set(false);
+			for (Thread caller : callers) {
+				caller.join();
+			}
+		}
+		List<double[]> events = new ArrayList<>(used);
+		events.sort(Comparator.comparingDouble((double[] event) -> event[0]));
+		double worst = Double.NEGATIVE_INFINITY;
+		double busiestPeriod = 0;
+		for (int i = 0; i < events.size(); i++) {
+			double sum = 0;
+			double inPeriod = 0;
+			for (int j = i; j < events.size(); j++) {
+				double elapsed = events.get(j)[0] - events.get(i)[0];
+				sum += events.get(j)[1];
+				worst = Math.max(worst, sum - (limit + elapsed / interval));
+				if (elapsed < period.toMillis()) {
+					inPeriod = sum;
+				}
+			}
+			busiestPeriod = Math.max(busiestPeriod, inPeriod);
+		}
+		// decidedAt is Redis' time in ms as a double made an Instant of ns: off by a
+		// few hundred ns, thousandths of a token at most
+		assertThat(worst).as("permits beyond a full bucket and the refill, in the worst interval")
+			.isLessThanOrEqualTo(1e-3);
+		assertThat(busiestPeriod).as("the most in any interval of one period").isLessThanOrEqualTo(2 * limit - 1);
+	}
+
+	private static double millis(RateLimitDecision decision) {
+		Instant at = decision.decidedAt();
+		assertThat(at).isNotNull();
+		return at.getEpochSecond() * 1000.0 + at.getNano() / 1_000_000.0;
 	}
 
 	private void define(String name, RateLimitAlgorithm algorithm, int limit, Duration period) {

@@ -16,6 +16,10 @@ import io.github.redkit.ratelimit.RateLimitWindow;
  */
 final class LocalKeyState {
 
+	// the most a sub-window counts: the n + 1 of a window (n at most 100) sum without
+	// overflow
+	private static final long MAX_COUNT = Long.MAX_VALUE / 128;
+
 	private final long[] periods;
 
 	private final int subWindows;
@@ -107,7 +111,10 @@ final class LocalKeyState {
 			this.indexes[window][slot] = k;
 			this.counts[window][slot] = 0;
 		}
-		this.counts[window][slot] += cost;
+		// saturates: a huge charge fills every window, and a sum of counts never wraps
+		// around to a negative that would admit everything
+		long count = this.counts[window][slot] + cost;
+		this.counts[window][slot] = (count < 0 || count > MAX_COUNT) ? MAX_COUNT : count;
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitScriptException;
@@ -74,47 +75,79 @@ public final class PermitGiveBack {
 	 * @param cost the permits the call took on each
 	 * @param reply the reply of the decision that took them
 	 * @return completes when the give-back is confirmed ({@code true}) or given up
+	 * ({@code false}); never exceptionally
 	 */
 	public CompletableFuture<Boolean> giveBack(PreparedLimit limit, List<String> keys, int cost, byte[] reply) {
 		List<String> scriptKeys = new ArrayList<>(keys.size() + 1);
 		scriptKeys.addAll(keys);
 		// the marker extends the first key, so it keeps its hash tag and its slot
 		scriptKeys.add(keys.get(0) + ":refund:" + RandomIds.next());
-		CompletableFuture<Boolean> done = new CompletableFuture<>();
+		LuaScript<Long> refund = REFUNDS.get(limit.policy().algorithm());
+		Assert.state(refund != null, () -> "No refund script for " + limit.policy().algorithm());
+		byte[][] args = limit.refundArguments(cost, MARKER_TTL, reply);
 		// the first attempt is sent before the caller learns of the refusal, so that its
 		// next call on the same connection finds the permits back
-		attempt(limit, scriptKeys, limit.refundArguments(cost, MARKER_TTL, reply), 1, done);
+		return retried(limit.name(), cost + " permit(s) on " + keys,
+				() -> this.runner.executeAsync(refund, scriptKeys, args));
+	}
+
+	/**
+	 * Sends a give-back until an attempt is confirmed, up to {@value #ATTEMPTS} times,
+	 * and counts its end: the one-region give-back above and the give-back of a limit a
+	 * {@link io.github.redkit.ratelimit.RateLimitDecider} decides (several regions)
+	 * alike. Every attempt must be applied at most once whichever of them reach Redis (a
+	 * marker that each attempt sends again). An attempt that throws, or answers
+	 * {@code false}, is not sent again.
+	 * @param limitName the limit's name, for the meter and the log
+	 * @param what what is given back, for the log
+	 * @param attempt sends one attempt
+	 * @return completes with {@code true} when an attempt was confirmed, {@code false}
+	 * when the give-back was given up (counted {@code failed}, logged as a WARN); never
+	 * exceptionally
+	 */
+	CompletableFuture<Boolean> retried(String limitName, String what,
+			Supplier<? extends CompletableFuture<?>> attempt) {
+		CompletableFuture<Boolean> done = new CompletableFuture<>();
+		attempt(limitName, what, attempt, 1, done);
 		return done;
 	}
 
-	private void attempt(PreparedLimit limit, List<String> keys, byte[][] args, int attempt,
+	private void attempt(String limitName, String what, Supplier<? extends CompletableFuture<?>> send, int attempt,
 			CompletableFuture<Boolean> done) {
-		LuaScript<Long> refund = REFUNDS.get(limit.policy().algorithm());
-		Assert.state(refund != null, () -> "No refund script for " + limit.policy().algorithm());
-		this.runner.executeAsync(refund, keys, args)
-			.orTimeout(this.attemptTimeout.toNanos(), TimeUnit.NANOSECONDS)
-			.whenComplete((reply, ex) -> {
-				if (ex == null) {
-					this.metrics.increment(RateLimitMeters.REFUNDS, "limit", limit.name(), "outcome",
-							RateLimitMeters.GIVEN_BACK);
-					done.complete(true);
-					return;
-				}
-				Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-				// a script error would fail the same way again
-				if (attempt >= ATTEMPTS || cause instanceof RedkitScriptException) {
-					logger
-						.warn("Rate limit '" + limit.name() + "': could not give back the permits of a refused call on "
-								+ keys.subList(0, keys.size() - 1) + " after " + attempt + " attempt(s)", cause);
-					this.metrics.increment(RateLimitMeters.REFUNDS, "limit", limit.name(), "outcome",
-							RateLimitMeters.FAILED);
-					done.complete(false);
-					return;
-				}
-				long backoff = FIRST_BACKOFF_MILLIS << (attempt - 1);
-				CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS)
-					.execute(() -> attempt(limit, keys, args, attempt + 1, done));
-			});
+		CompletableFuture<?> sent;
+		try {
+			sent = send.get();
+		}
+		catch (RuntimeException ex) {
+			// thrown before anything was sent: a bug, that would throw again
+			failed(limitName, what, attempt, ex, done);
+			return;
+		}
+		sent.orTimeout(this.attemptTimeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((reply, ex) -> {
+			if (ex == null && !Boolean.FALSE.equals(reply)) {
+				this.metrics.increment(RateLimitMeters.REFUNDS, "limit", limitName, "outcome",
+						RateLimitMeters.GIVEN_BACK);
+				done.complete(true);
+				return;
+			}
+			Throwable cause = (ex == null) ? new IllegalStateException("the give-back was not applied")
+					: (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			// a script error, or an answer that it was not applied, would come again
+			if (ex == null || attempt >= ATTEMPTS || cause instanceof RedkitScriptException) {
+				failed(limitName, what, attempt, cause, done);
+				return;
+			}
+			long backoff = FIRST_BACKOFF_MILLIS << (attempt - 1);
+			CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS)
+				.execute(() -> attempt(limitName, what, send, attempt + 1, done));
+		});
+	}
+
+	private void failed(String limitName, String what, int attempt, Throwable cause, CompletableFuture<Boolean> done) {
+		logger.warn("Rate limit '" + limitName + "': could not give back " + what + " after " + attempt + " attempt(s)",
+				cause);
+		this.metrics.increment(RateLimitMeters.REFUNDS, "limit", limitName, "outcome", RateLimitMeters.FAILED);
+		done.complete(false);
 	}
 
 }

@@ -4,9 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
@@ -22,7 +25,10 @@ import org.jspecify.annotations.Nullable;
  * {@link PermitGiveBack} in the windows the call was decided in (retried, applied once);
  * over-use is charged by the decision script itself, read as a charge whatever the
  * windows hold, at the moment of the settlement, in one attempt: a charge sent twice
- * would count twice, so a charge that fails leaves the estimate counted.
+ * would count twice, so a charge that fails leaves the estimate counted. A limit a
+ * {@link RateLimitDecider} decides (several regions) is settled through it the same way:
+ * its give-back with the same retries, its charge once. Whatever fails, a settlement ends
+ * with {@code false}, counted {@code failed} and logged as a WARN, never exceptionally.
  */
 final class PermitSettlement {
 
@@ -70,12 +76,26 @@ final class PermitSettlement {
 
 	private CompletableFuture<Boolean> apply(TakenPermits taken, long actual) {
 		String limitName = taken.limit().name();
+		long difference = actual - taken.cost();
+		try {
+			return applyDifference(taken, difference);
+		}
+		catch (RuntimeException ex) {
+			// thrown before any future existed: the settlement still ends, counted,
+			// logged
+			logger.warn("Rate limit '" + limitName + "': could not settle a call at " + actual + " permit(s)", ex);
+			settled(limitName, RateLimitMeters.FAILED);
+			return CompletableFuture.completedFuture(false);
+		}
+	}
+
+	private CompletableFuture<Boolean> applyDifference(TakenPermits taken, long difference) {
+		String limitName = taken.limit().name();
 		if (taken.groups().isEmpty()) {
 			// let through without Redis: nothing counted that a settlement could change
 			settled(limitName, RateLimitMeters.NOT_COUNTED);
 			return CompletableFuture.completedFuture(false);
 		}
-		long difference = actual - taken.cost();
 		if (difference == 0) {
 			settled(limitName, RateLimitMeters.UNCHANGED);
 			return CompletableFuture.completedFuture(true);
@@ -92,16 +112,23 @@ final class PermitSettlement {
 		RateLimitDecider decider = (call != null) ? this.deciders.apply(limitName) : null;
 		for (int i = 0; i < taken.groups().size(); i++) {
 			byte[] reply = taken.replies().get(i);
+			List<String> keys = taken.groups().get(i);
 			if (decider != null && call != null) {
-				applied.add(decider.settle(call, reply, difference));
+				// the same id for every attempt: the decider applies a give-back once
+				String id = RandomIds.next();
+				Supplier<CompletableFuture<Boolean>> attempt = () -> decider.settle(call, reply, difference, id);
+				applied.add((difference < 0)
+						? this.giveBack.retried(limitName, -difference + " permit(s) on " + keys, attempt)
+						: chargedOnce(limitName, difference, keys, attempt));
 			}
 			else if (difference < 0) {
-				applied.add(this.giveBack.giveBack(taken.limit(), taken.groups().get(i), (int) -difference, reply));
+				applied.add(this.giveBack.giveBack(taken.limit(), keys, (int) -difference, reply));
 			}
 			else {
-				applied.add(charge(taken.limit(), taken.groups().get(i), difference));
+				applied.add(chargedOnce(limitName, difference, keys, () -> charge(taken.limit(), keys, difference)));
 			}
 		}
+		// every future above ends normally, with false when it could not be applied
 		return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new)).thenApply((all) -> {
 			boolean done = applied.stream().allMatch(CompletableFuture::join);
 			String outcome = !done ? RateLimitMeters.FAILED
@@ -115,7 +142,32 @@ final class PermitSettlement {
 		this.metrics.increment(RateLimitMeters.SETTLEMENTS, "limit", limitName, "outcome", outcome);
 	}
 
-	private CompletableFuture<Boolean> charge(PreparedLimit limit, List<String> keys, long excess) {
+	/**
+	 * Sends a charge once (a charge sent twice would count twice): one that fails, times
+	 * out or throws ends with {@code false} and a WARN, never exceptionally.
+	 */
+	private CompletableFuture<Boolean> chargedOnce(String limitName, long excess, List<String> keys,
+			Supplier<? extends CompletableFuture<?>> charge) {
+		CompletableFuture<?> sent;
+		try {
+			sent = charge.get();
+		}
+		catch (RuntimeException ex) {
+			sent = CompletableFuture.failedFuture(ex);
+		}
+		return sent.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, ex) -> {
+			if (ex != null || Boolean.FALSE.equals(reply)) {
+				logger.warn(
+						"Rate limit '" + limitName + "': could not charge " + excess
+								+ " permit(s) a settled call used beyond its estimate on " + keys,
+						(ex != null) ? RedisScriptRunner.unwrap(ex) : null);
+				return false;
+			}
+			return true;
+		});
+	}
+
+	private CompletableFuture<byte[]> charge(PreparedLimit limit, List<String> keys, long excess) {
 		long charged = excess;
 		if (limit.policy().algorithm() == RateLimitAlgorithm.SLIDING_LOG) {
 			// a log keeps one member per permit: more than the largest limit fills every
@@ -123,16 +175,8 @@ final class PermitSettlement {
 			charged = Math.min(excess,
 					limit.policy().windows().stream().mapToLong(RateLimitWindow::limit).max().orElse(excess));
 		}
-		return this.runner
-			.executeAsync(RedisRateLimiter.script(limit), this.timeout, keys, limit.chargeArguments(charged))
-			.handle((reply, ex) -> {
-				if (ex != null) {
-					logger.warn("Rate limit '" + limit.name() + "': could not charge " + excess
-							+ " permit(s) a settled call used beyond its estimate on " + keys, ex);
-					return false;
-				}
-				return true;
-			});
+		return this.runner.executeAsync(RedisRateLimiter.script(limit), this.timeout, keys,
+				limit.chargeArguments(charged));
 	}
 
 }

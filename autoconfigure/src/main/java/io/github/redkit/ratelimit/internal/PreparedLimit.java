@@ -36,6 +36,9 @@ import org.springframework.util.Assert;
 public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix, String keySuffix,
 		byte[][] argumentsForOne, long smallestLimit) {
 
+	// a decision's reply: seven little-endian doubles
+	private static final int REPLY_BYTES = 56;
+
 	/**
 	 * Prepares a limit.
 	 * @param name the limit's name
@@ -113,7 +116,8 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 	/**
 	 * The refund script's arguments: the decision's numbers and formats, the algorithm,
 	 * how long the refund's marker is kept, the Redis time of the decision, then the
-	 * algorithm's own arguments (empty when it has none).
+	 * algorithm's own arguments (empty when it has none), then what the decision's reply
+	 * adds after its seven numbers, when it adds anything (a token bucket's counts).
 	 * @param cost the permits to give back
 	 * @param markerTtl how long a repeated refund is recognized
 	 * @param reply the reply of the decision that took the permits
@@ -122,24 +126,29 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 	byte[][] refundArguments(int cost, Duration markerTtl, byte[] reply) {
 		byte[][] decision = arguments(cost);
 		double decidedAt = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
-		byte[][] arguments = new byte[Math.max(8, decision.length + 3)][];
+		boolean more = reply.length > REPLY_BYTES;
+		byte[][] arguments = new byte[Math.max(8, decision.length + (more ? 4 : 3))][];
 		Arrays.fill(arguments, new byte[0]);
 		System.arraycopy(decision, 0, arguments, 0, 3);
 		arguments[3] = ascii(this.policy.algorithm().id());
 		arguments[4] = ascii(Long.toString(markerTtl.toMillis()));
 		arguments[5] = ascii(Double.toString(decidedAt));
 		System.arraycopy(decision, 3, arguments, 6, decision.length - 3);
+		if (more) {
+			arguments[decision.length + 3] = Arrays.copyOfRange(reply, REPLY_BYTES, reply.length);
+		}
 		return arguments;
 	}
 
 	/**
-	 * Reads a decision script's reply: seven little-endian doubles.
+	 * Reads a decision script's reply: seven little-endian doubles, and what an algorithm
+	 * adds after them for its refund.
 	 * @param reply the reply
 	 * @return the decision
 	 */
 	public RateLimitDecision decision(byte[] reply) {
-		Assert.state(reply != null && reply.length == 56, () -> "Rate limit '" + this.name
-				+ "': unexpected script reply of " + ((reply != null) ? reply.length : 0) + " bytes");
+		Assert.state(reply != null && reply.length >= REPLY_BYTES && reply.length % 8 == 0, () -> "Rate limit '"
+				+ this.name + "': unexpected script reply of " + ((reply != null) ? reply.length : 0) + " bytes");
 		ByteBuffer numbers = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN);
 		boolean allowed = numbers.getDouble() == 1;
 		long remaining = (long) numbers.getDouble();

@@ -169,7 +169,7 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 							+ "' yielded nothing; the call keeps its estimate of " + actual);
 				}
 				else {
-					actual = Math.max(used.longValue(), 0);
+					actual = amount(operation, after, used, actual);
 				}
 			}
 		}
@@ -180,6 +180,26 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 		if (actual != reservation.estimate()) {
 			reservation.settleAsync(actual);
 		}
+	}
+
+	/**
+	 * What a settle expression's number settles the call at: below 0 is 0, above the most
+	 * a call may be settled at (infinity too) is that most, with a WARN; not a number
+	 * keeps the estimate, with a WARN.
+	 */
+	private static long amount(RateLimitedOperation operation, After after, Number used, long estimate) {
+		double value = used.doubleValue();
+		if (Double.isNaN(value)) {
+			logger.warn("@RateLimited '" + operation.limitName() + "': settle expression '" + after.settle()
+					+ "' yielded NaN; the call keeps its estimate of " + estimate);
+			return estimate;
+		}
+		if (value > RateLimitReservation.MAX_AMOUNT) {
+			logger.warn("@RateLimited '" + operation.limitName() + "': settle expression '" + after.settle()
+					+ "' yielded " + used + "; the call is settled at the most, " + RateLimitReservation.MAX_AMOUNT);
+			return RateLimitReservation.MAX_AMOUNT;
+		}
+		return Math.max(used.longValue(), 0);
 	}
 
 	private <T> @Nullable T evaluate(MethodInvocation invocation, String expression, @Nullable Object result,

@@ -35,6 +35,9 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 
 	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_global_refund", Long.class);
 
+	/** How long an applied give-back is remembered, so that a late attempt is ignored. */
+	static final Duration REFUND_MARKER_TTL = Duration.ofMinutes(5);
+
 	private final RedisScriptRunner runner;
 
 	private final RegionOutbox outbox;
@@ -73,28 +76,31 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 	/** Decides on the local Redis, every identifier of the call in one script. */
 	@Override
 	public CompletableFuture<byte[]> decide(RateLimitCall call) {
-		return run(SCRIPT, call, call.numbers(), null);
+		return run(SCRIPT, call, call.numbers(), null, null);
 	}
 
 	/**
 	 * Settles a call on the local Redis, queued for the other regions like a decision: an
 	 * excess is charged by the decision script (a negative cost), the unused part given
-	 * back in the sub-windows the call was decided in.
+	 * back in the sub-windows the call was decided in, once per settlement: a marker in
+	 * the outbox's slot remembers it for {@link #REFUND_MARKER_TTL}.
 	 */
 	@Override
-	public CompletableFuture<Boolean> settle(RateLimitCall call, byte[] reply, long difference) {
+	public CompletableFuture<Boolean> settle(RateLimitCall call, byte[] reply, long difference, String settlementId) {
 		// the cost: negative, a charge of the excess; positive, the permits to give back
 		ByteBuffer numbers = ByteBuffer.wrap(call.numbers().clone()).order(ByteOrder.LITTLE_ENDIAN);
 		numbers.putDouble(0, -difference);
 		if (difference > 0) {
-			return run(SCRIPT, call, numbers.array(), null).thenApply((charged) -> true);
+			return run(SCRIPT, call, numbers.array(), null, null).thenApply((charged) -> true);
 		}
 		double decidedAt = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
-		return run(REFUND, call, numbers.array(), ascii(Double.toString(decidedAt))).thenApply((given) -> true);
+		// the marker extends the outbox's sequence, so it keeps its hash tag and its slot
+		String marker = this.outbox.sequence(call.limitName()) + ":refund:" + settlementId;
+		return run(REFUND, call, numbers.array(), ascii(Double.toString(decidedAt)), marker).thenApply((given) -> true);
 	}
 
 	private <T> CompletableFuture<T> run(LuaScript<T> script, RateLimitCall call, byte[] numbers,
-			byte @Nullable [] decidedAt) {
+			byte @Nullable [] decidedAt, @Nullable String marker) {
 		List<String> keys = new ArrayList<>(call.identifiers().size() + 2);
 		keys.add(this.outbox.sequence(call.limitName()));
 		keys.add(this.outbox.stream(call.limitName()));
@@ -111,6 +117,10 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 			String name = counterName(call.limitName(), identifier);
 			args.add(ascii(name));
 			keys.add(this.outbox.counter(call.limitName(), name));
+		}
+		if (marker != null) {
+			keys.add(marker);
+			args.add(ascii(Long.toString(REFUND_MARKER_TTL.toMillis())));
 		}
 		return this.runner.executeAsync(script, call.timeout(), keys, args.toArray(byte[][]::new));
 	}
