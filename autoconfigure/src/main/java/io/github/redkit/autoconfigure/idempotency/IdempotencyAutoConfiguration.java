@@ -41,6 +41,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -149,12 +150,12 @@ public final class IdempotencyAutoConfiguration {
 		@ConditionalOnMissingBean
 		IdempotencyKeyWebFilter redkitIdempotencyKeyWebFilter(IdempotentSteps steps,
 				ObjectProvider<ReactiveIdempotentSteps> reactiveSteps, IdempotencyProperties properties,
-				ObjectProvider<JsonMapper> jsonMapper) {
+				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ServerCodecConfigurer> codecs) {
 			return new IdempotencyKeyWebFilter(
 					reactiveSteps.getIfAvailable(() -> new DefaultReactiveIdempotentSteps(steps)),
 					IdempotencyPropertiesMapper.http(properties,
 							jsonMapper.getIfAvailable(JsonMapper.builder()::build)),
-					properties.getHttp().getOrder());
+					codecs.getIfAvailable(ServerCodecConfigurer::create), properties.getHttp().getOrder());
 		}
 
 	}

@@ -105,6 +105,10 @@ public final class HttpIdempotency {
 		return this.maxRequestSize;
 	}
 
+	public long maxResponseSize() {
+		return this.maxResponseSize;
+	}
+
 	/**
 	 * Reads a key: a structured-field string ({@code "abc"}) as the draft has it, or the
 	 * bare value many clients send.
@@ -254,6 +258,16 @@ public final class HttpIdempotency {
 	public ProblemDetail reused() {
 		return Problems.of(HttpStatus.UNPROCESSABLE_CONTENT, "Idempotency key reused",
 				"This " + this.header + " was already used with a different request (method, path or body)");
+	}
+
+	/**
+	 * The answer to a retry whose first response was not recorded whole (past
+	 * {@code max-response-size}, or a stream): it ran, and cannot be given again.
+	 * @return a {@code 410} problem
+	 */
+	public ProblemDetail notReplayable() {
+		return Problems.of(HttpStatus.GONE, "Response not replayable", "The request with this " + this.header
+				+ " was processed, but its response was too large or streamed, and was not kept to be replayed");
 	}
 
 	/**
