@@ -41,7 +41,6 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -150,12 +149,12 @@ public final class IdempotencyAutoConfiguration {
 		@ConditionalOnMissingBean
 		IdempotencyKeyWebFilter redkitIdempotencyKeyWebFilter(IdempotentSteps steps,
 				ObjectProvider<ReactiveIdempotentSteps> reactiveSteps, IdempotencyProperties properties,
-				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ServerCodecConfigurer> codecs) {
+				ObjectProvider<JsonMapper> jsonMapper) {
 			return new IdempotencyKeyWebFilter(
 					reactiveSteps.getIfAvailable(() -> new DefaultReactiveIdempotentSteps(steps)),
 					IdempotencyPropertiesMapper.http(properties,
 							jsonMapper.getIfAvailable(JsonMapper.builder()::build)),
-					codecs.getIfAvailable(ServerCodecConfigurer::create), properties.getHttp().getOrder());
+					properties.getHttp().getOrder());
 		}
 
 	}

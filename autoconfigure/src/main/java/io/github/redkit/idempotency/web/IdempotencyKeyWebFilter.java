@@ -23,7 +23,6 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
-import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -44,35 +43,18 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 
 	private final HttpIdempotency http;
 
-	private final ServerCodecConfigurer codecs;
-
 	private final int order;
 
 	/**
-	 * Creates the filter, reading form and multipart bodies with Spring's default codecs.
+	 * Creates the filter.
 	 * @param steps records the responses
 	 * @param http the routes and settings
 	 * @param order where the filter runs among the application's,
 	 * {@link IdempotencyKeyFilter#DEFAULT_ORDER} by default
 	 */
 	public IdempotencyKeyWebFilter(ReactiveIdempotentSteps steps, HttpIdempotency http, int order) {
-		this(steps, http, ServerCodecConfigurer.create(), order);
-	}
-
-	/**
-	 * Creates the filter.
-	 * @param steps records the responses
-	 * @param http the routes and settings
-	 * @param codecs the application's codecs, which read the form and multipart data of a
-	 * body the filter read
-	 * @param order where the filter runs among the application's,
-	 * {@link IdempotencyKeyFilter#DEFAULT_ORDER} by default
-	 */
-	public IdempotencyKeyWebFilter(ReactiveIdempotentSteps steps, HttpIdempotency http, ServerCodecConfigurer codecs,
-			int order) {
 		this.steps = steps;
 		this.http = http;
-		this.codecs = codecs;
 		this.order = order;
 	}
 
@@ -134,7 +116,7 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 
 	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, byte[] body, StepClaim claim) {
 		ResponseRecorder response = new ResponseRecorder(exchange.getResponse(), this.steps, this.http, claim);
-		ServerWebExchange claimed = new ReadBodyExchange(exchange, body, response, this.codecs);
+		ServerWebExchange claimed = new ReadBodyExchange(exchange, body, response);
 		// a response nothing was written to is completed by Spring after the chain, and
 		// an
 		// error is answered by the error handling around it: neither passes through the

@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.context.ApplicationContext;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.codec.Hints;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -21,6 +22,7 @@ import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebExchangeDecorator;
+import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 
 /**
  * The exchange of a claimed request, whose body the filter read to fingerprint it: the
@@ -37,6 +39,8 @@ final class ReadBodyExchange extends ServerWebExchangeDecorator {
 	private static final ResolvableType MULTIPART_DATA = ResolvableType.forClassWithGenerics(MultiValueMap.class,
 			String.class, Part.class);
 
+	private static final ServerCodecConfigurer DEFAULT_CODECS = ServerCodecConfigurer.create();
+
 	private final ServerHttpRequest request;
 
 	private final ServerHttpResponse response;
@@ -47,8 +51,7 @@ final class ReadBodyExchange extends ServerWebExchangeDecorator {
 
 	private volatile boolean multipartRead;
 
-	ReadBodyExchange(ServerWebExchange exchange, byte[] body, ServerHttpResponse response,
-			ServerCodecConfigurer codecs) {
+	ReadBodyExchange(ServerWebExchange exchange, byte[] body, ServerHttpResponse response) {
 		super(exchange);
 		this.request = new ServerHttpRequestDecorator(exchange.getRequest()) {
 
@@ -60,6 +63,7 @@ final class ReadBodyExchange extends ServerWebExchangeDecorator {
 		};
 		this.response = response;
 		MediaType type = contentType(this.request);
+		ServerCodecConfigurer codecs = codecs(exchange);
 		this.formData = (type != null && MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type))
 				? this.<MultiValueMap<String, String>>read(codecs, FORM_DATA, type)
 					.switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new))
@@ -114,6 +118,15 @@ final class ReadBodyExchange extends ServerWebExchangeDecorator {
 			}
 		}
 		return Mono.error(new IllegalStateException("No reader for " + contentType + " to " + type));
+	}
+
+	// the codecs Spring's exchange reads with: those WebHttpHandlerBuilder takes from the
+	// application context, Spring's defaults without one
+	private static ServerCodecConfigurer codecs(ServerWebExchange exchange) {
+		ApplicationContext context = exchange.getApplicationContext();
+		String name = WebHttpHandlerBuilder.SERVER_CODEC_CONFIGURER_BEAN_NAME;
+		return (context != null && context.containsBean(name)) ? context.getBean(name, ServerCodecConfigurer.class)
+				: DEFAULT_CODECS;
 	}
 
 	private static @Nullable MediaType contentType(ServerHttpRequest request) {

@@ -1,5 +1,6 @@
 package io.github.redkit.idempotency.web;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -78,7 +79,7 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 				return decide(bytes).thenMany(Mono.fromSupplier(() -> bufferFactory().wrap(bytes)));
 			})
 			.switchIfEmpty(Flux.defer(() -> decide(new byte[0]).thenMany(Flux.<DataBuffer>empty())))
-			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
+			.doOnDiscard(Object.class, ResponseRecorder::release);
 		return super.writeWith(recorded);
 	}
 
@@ -144,10 +145,8 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 		if (!HttpIdempotency.records(code)) {
 			return abandon();
 		}
-		StoredResponse stored = this.http.store(code, headers, body);
-		if (notReplayable) {
-			stored = new StoredResponse(stored.status(), stored.headers(), new byte[0], true);
-		}
+		StoredResponse stored = notReplayable ? this.http.notReplayable(code, headers)
+				: this.http.store(code, headers, body);
 		return this.steps.complete(this.claim, stored).onErrorResume(StepClaimLostException.class, (ex) -> {
 			// the lease ran out and a retry took the key: its response is the one kept
 			logger.warn("The response to " + this.claim.operation() + " was not recorded: " + ex.getMessage());
@@ -181,6 +180,16 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 			}
 		});
 		return kept;
+	}
+
+	// what a cancelled body leaves behind: buffers, and the lists of them gathered so far
+	private static void release(Object discarded) {
+		if (discarded instanceof DataBuffer buffer) {
+			DataBufferUtils.release(buffer);
+		}
+		else if (discarded instanceof Collection<?> buffers) {
+			buffers.forEach(ResponseRecorder::release);
+		}
 	}
 
 	private static byte[] bytes(List<DataBuffer> buffers) {
