@@ -147,8 +147,8 @@ public class IdempotencyProperties {
 		private DataSize maxRequestSize = DataSize.ofMegabytes(1);
 
 		/**
-		 * The largest response body recorded; a larger one is recorded without its body
-		 * and replayed with an empty one.
+		 * The largest response body recorded; a larger one streams through and is
+		 * recorded as not replayable (a retry gets 410).
 		 */
 		private DataSize maxResponseSize = DataSize.ofKilobytes(64);
 

@@ -105,6 +105,10 @@ public final class HttpIdempotency {
 		return this.maxRequestSize;
 	}
 
+	public long maxResponseSize() {
+		return this.maxResponseSize;
+	}
+
 	/**
 	 * Reads a key: a structured-field string ({@code "abc"}) as the draft has it, or the
 	 * bare value many clients send.
@@ -196,6 +200,18 @@ public final class HttpIdempotency {
 	}
 
 	/**
+	 * A response that went through to the client as it came (an event stream, a streaming
+	 * body, a body past {@code max-response-size}): recorded as done, not replayable.
+	 * @param status the status code
+	 * @param headers the headers
+	 * @return the record
+	 */
+	public StoredResponse notReplayable(int status, HttpHeaders headers) {
+		StoredResponse kept = store(status, headers, new byte[0]);
+		return new StoredResponse(kept.status(), kept.headers(), kept.body(), true);
+	}
+
+	/**
 	 * A recorded response, as the step gave it back.
 	 * @param json the step's result
 	 * @return the response
@@ -254,6 +270,17 @@ public final class HttpIdempotency {
 	public ProblemDetail reused() {
 		return Problems.of(HttpStatus.UNPROCESSABLE_CONTENT, "Idempotency key reused",
 				"This " + this.header + " was already used with a different request (method, path or body)");
+	}
+
+	/**
+	 * The answer to a retry whose first response went through to its client without being
+	 * recorded (an event stream, a streaming body, or a body past
+	 * {@code max-response-size}).
+	 * @return a {@code 410} problem
+	 */
+	public ProblemDetail notReplayable() {
+		return Problems.of(HttpStatus.GONE, "Response not replayable", "The request with this " + this.header
+				+ " was processed, but its response streamed or was larger than is recorded (redkit.idempotency.http.max-response-size), so it cannot be sent again");
 	}
 
 	/**

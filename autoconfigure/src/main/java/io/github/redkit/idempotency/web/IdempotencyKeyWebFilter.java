@@ -2,19 +2,14 @@ package io.github.redkit.idempotency.web;
 
 import java.security.Principal;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
 import io.github.redkit.idempotency.StepClaim;
-import io.github.redkit.idempotency.StepClaimLostException;
 import io.github.redkit.idempotency.internal.HttpIdempotency;
 import io.github.redkit.idempotency.internal.IdempotencyKeyRoute;
 import io.github.redkit.idempotency.internal.StoredResponse;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -29,9 +24,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -45,8 +38,6 @@ import org.springframework.web.server.WebFilterChain;
  * request cancelled before its response was recorded gives its key up.
  */
 public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
-
-	private static final Log logger = LogFactory.getLog(IdempotencyKeyWebFilter.class);
 
 	private final ReactiveIdempotentSteps steps;
 
@@ -100,7 +91,7 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		ServerHttpRequest request = exchange.getRequest();
 		String path = request.getPath().pathWithinApplication().value();
 		String fingerprint = HttpIdempotency.fingerprint(request.getMethod().name(), path,
-				request.getURI().getRawQuery(), body);
+				request.getURI().getRawQuery(), MultipartBoundary.withoutBoundary(request.getHeaders(), body));
 		Mono<Object> claimed = this.steps
 			.claim(this.http.operation(principal, key), HttpIdempotency.STEP, null, this.http.ttl(), this.http.lease(),
 					fingerprint)
@@ -114,7 +105,7 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 			StepClaim claim = (StepClaim) answer;
 			return switch (claim.outcome()) {
 				case CLAIMED -> run(exchange, chain, body, claim);
-				case DUPLICATE -> replay(exchange.getResponse(), this.http.read(claim.storedResult()));
+				case DUPLICATE -> replay(exchange, this.http.read(claim.storedResult()));
 				default -> {
 					exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
 					yield write(exchange, this.http.inProgress());
@@ -124,26 +115,30 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 	}
 
 	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, byte[] body, StepClaim claim) {
-		ServerHttpRequest request = new ServerHttpRequestDecorator(exchange.getRequest()) {
-
-			@Override
-			public Flux<DataBuffer> getBody() {
-				return Flux.defer(() -> Flux.just(exchange.getResponse().bufferFactory().wrap(body)));
-			}
-
-		};
-		RecordingResponse response = new RecordingResponse(exchange.getResponse(), claim);
+		ResponseRecorder response = new ResponseRecorder(exchange.getResponse(), this.steps, this.http, claim);
+		ServerWebExchange claimed = new ReadBodyExchange(exchange, body, response);
+		// a response nothing was written to is completed by Spring after the chain, and
+		// an
+		// error is answered by the error handling around it: neither passes through the
+		// recorder
+		Mono<Void> handled = chain.filter(claimed)
+			.then(Mono.defer(response::ended))
+			.onErrorResume((ex) -> response.failed(exchange.getResponse()).then(Mono.error(ex)));
 		// a client that goes away does not cancel the request: as on Tomcat, it runs to
 		// its end and its response is recorded, so that the retry gets that response
 		// rather than running the request again after its side effects
-		return Mono.deferContextual(
-				(context) -> Mono.fromFuture(chain.filter(exchange.mutate().request(request).response(response).build())
-					.onErrorResume((ex) -> response.giveUp().then(Mono.error(ex)))
-					.contextWrite(context)
-					.toFuture(), true));
+		return Mono.deferContextual((context) -> Mono
+			.fromFuture(Flux.concatDelayError(handled, claimed.cleanupMultipart().onErrorComplete())
+				.then()
+				.contextWrite(context)
+				.toFuture(), true));
 	}
 
-	private static Mono<Void> replay(ServerHttpResponse response, StoredResponse stored) {
+	private Mono<Void> replay(ServerWebExchange exchange, StoredResponse stored) {
+		if (stored.bodyOmitted()) {
+			return write(exchange, this.http.notReplayable());
+		}
+		ServerHttpResponse response = exchange.getResponse();
 		response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
 		stored.headers().forEach((name, values) -> response.getHeaders().put(name, values));
 		response.getHeaders().set(HttpIdempotency.REPLAYED, "true");
@@ -172,78 +167,6 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 	@Override
 	public int getOrder() {
 		return this.order;
-	}
-
-	/**
-	 * The response of a claimed request: its body is gathered and recorded (or the key
-	 * given up) before it is written.
-	 */
-	private final class RecordingResponse extends ServerHttpResponseDecorator {
-
-		private final StepClaim claim;
-
-		private final AtomicBoolean decided = new AtomicBoolean();
-
-		RecordingResponse(ServerHttpResponse response, StepClaim claim) {
-			super(response);
-			this.claim = claim;
-		}
-
-		@Override
-		public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
-			return DataBufferUtils.join(body)
-				.map(IdempotencyKeyWebFilter::bytes)
-				.defaultIfEmpty(new byte[0])
-				.flatMap((bytes) -> decide(bytes)
-					.then(super.writeWith(Mono.fromSupplier(() -> bufferFactory().wrap(bytes)))));
-		}
-
-		@Override
-		public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
-			return writeWith(Flux.from(body).concatMap(Flux::from));
-		}
-
-		@Override
-		public Mono<Void> setComplete() {
-			return decide(new byte[0]).then(super.setComplete());
-		}
-
-		Mono<Void> giveUp() {
-			return this.decided.compareAndSet(false, true) ? abandon() : Mono.empty();
-		}
-
-		private Mono<Void> decide(byte[] body) {
-			if (!this.decided.compareAndSet(false, true)) {
-				return Mono.empty();
-			}
-			HttpStatusCode status = getStatusCode();
-			int code = (status != null) ? status.value() : 200;
-			if (!HttpIdempotency.records(code)) {
-				return abandon();
-			}
-			StoredResponse stored = IdempotencyKeyWebFilter.this.http.store(code, getHeaders(), body);
-			return IdempotencyKeyWebFilter.this.steps.complete(this.claim, stored)
-				.onErrorResume(StepClaimLostException.class, (ex) -> {
-					// the lease ran out and a retry took the key: its response is the one
-					// kept
-					logger.warn("The response to " + this.claim.operation() + " was not recorded: " + ex.getMessage());
-					return Mono.empty();
-				})
-				.onErrorResume(DataAccessException.class, (ex) -> {
-					logger.warn("The response to " + this.claim.operation()
-							+ " could not be recorded; a retry runs it again", ex);
-					return abandon();
-				});
-		}
-
-		private Mono<Void> abandon() {
-			return IdempotencyKeyWebFilter.this.steps.abandon(this.claim).onErrorResume((ex) -> {
-				// the claim's lease ends it anyway
-				logger.debug("Could not abandon " + this.claim.operation(), ex);
-				return Mono.empty();
-			});
-		}
-
 	}
 
 }

@@ -1,0 +1,211 @@
+package io.github.redkit.idempotency.web;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redkit.idempotency.ReactiveIdempotentSteps;
+import io.github.redkit.idempotency.StepClaim;
+import io.github.redkit.idempotency.StepClaimLostException;
+import io.github.redkit.idempotency.internal.HttpIdempotency;
+import io.github.redkit.idempotency.internal.StoredResponse;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.dao.DataAccessException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+
+/**
+ * The response to a claimed request, recorded (or its key given up) before the client
+ * gets any of it: a body up to {@code max-response-size} is gathered and recorded with
+ * it; a larger one, or a stream ({@code text/event-stream}, {@code application/x-ndjson},
+ * anything written with flushes), is recorded as not replayable before its first byte and
+ * then passes through, never held.
+ */
+final class ResponseRecorder extends ServerHttpResponseDecorator {
+
+	private static final Log logger = LogFactory.getLog(ResponseRecorder.class);
+
+	private final ReactiveIdempotentSteps steps;
+
+	private final HttpIdempotency http;
+
+	private final StepClaim claim;
+
+	private final AtomicBoolean decided = new AtomicBoolean();
+
+	ResponseRecorder(ServerHttpResponse response, ReactiveIdempotentSteps steps, HttpIdempotency http,
+			StepClaim claim) {
+		super(response);
+		this.steps = steps;
+		this.http = http;
+		this.claim = claim;
+	}
+
+	@Override
+	public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+		if (this.decided.get()) {
+			return super.writeWith(body);
+		}
+		if (isStream(getHeaders().getContentType())) {
+			return decideNotReplayable().then(super.writeWith(body));
+		}
+		long limit = this.http.maxResponseSize();
+		AtomicLong size = new AtomicLong();
+		AtomicBoolean first = new AtomicBoolean(true);
+		// the buffers up to the one that passes the limit come as one list, or the whole
+		// body when it stays within it; each later buffer then comes alone
+		Flux<DataBuffer> recorded = Flux.<DataBuffer>from(body)
+			.bufferUntil((buffer) -> size.addAndGet(buffer.readableByteCount()) > limit)
+			.concatMap((buffers) -> {
+				if (!first.getAndSet(false)) {
+					return Flux.fromIterable(buffers);
+				}
+				if (size.get() > limit) {
+					return decideNotReplayable().thenMany(Flux.fromIterable(buffers));
+				}
+				byte[] bytes = bytes(buffers);
+				return decide(bytes).thenMany(Mono.fromSupplier(() -> bufferFactory().wrap(bytes)));
+			})
+			.switchIfEmpty(Flux.defer(() -> decide(new byte[0]).thenMany(Flux.<DataBuffer>empty())))
+			.doOnDiscard(Object.class, ResponseRecorder::release);
+		return super.writeWith(recorded);
+	}
+
+	@Override
+	public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
+		// written as it comes: a stream, whatever its content type
+		return decideNotReplayable().then(super.writeAndFlushWith(body));
+	}
+
+	@Override
+	public Mono<Void> setComplete() {
+		return decide(new byte[0]).then(super.setComplete());
+	}
+
+	/**
+	 * Records the response as it stands when the application's handling ended without
+	 * writing to it ({@code Mono<Void>}, {@code @ResponseStatus}): Spring completes it
+	 * afterwards, on the response it holds, out of this decorator's sight.
+	 * @return completes once recorded
+	 */
+	Mono<Void> ended() {
+		return decide(new byte[0]);
+	}
+
+	/**
+	 * Records the answer to an error that leaves the filter chain once the error handling
+	 * (a {@code WebExceptionHandler}, Spring Security's filters) commits it on the
+	 * response it holds: its status and headers, without the body this decorator does not
+	 * see. Gives the key up when that response was already committed.
+	 * @param answering the response the error handling writes
+	 * @return completes once the recording is arranged
+	 */
+	Mono<Void> failed(ServerHttpResponse answering) {
+		if (this.decided.get()) {
+			return Mono.empty();
+		}
+		if (answering.isCommitted()) {
+			return giveUp();
+		}
+		answering.beforeCommit(
+				() -> decide(answering.getStatusCode(), withoutContent(answering.getHeaders()), new byte[0], false));
+		return Mono.empty();
+	}
+
+	Mono<Void> giveUp() {
+		return this.decided.compareAndSet(false, true) ? abandon() : Mono.empty();
+	}
+
+	private Mono<Void> decide(byte[] body) {
+		return decide(getStatusCode(), getHeaders(), body, false);
+	}
+
+	private Mono<Void> decideNotReplayable() {
+		return decide(getStatusCode(), getHeaders(), new byte[0], true);
+	}
+
+	private Mono<Void> decide(@Nullable HttpStatusCode status, HttpHeaders headers, byte[] body,
+			boolean notReplayable) {
+		if (!this.decided.compareAndSet(false, true)) {
+			return Mono.empty();
+		}
+		int code = (status != null) ? status.value() : 200;
+		if (!HttpIdempotency.records(code)) {
+			return abandon();
+		}
+		StoredResponse stored = notReplayable ? this.http.notReplayable(code, headers)
+				: this.http.store(code, headers, body);
+		return this.steps.complete(this.claim, stored).onErrorResume(StepClaimLostException.class, (ex) -> {
+			// the lease ran out and a retry took the key: its response is the one kept
+			logger.warn("The response to " + this.claim.operation() + " was not recorded: " + ex.getMessage());
+			return Mono.empty();
+		}).onErrorResume((ex) -> {
+			logger.warn("The response to " + this.claim.operation() + " could not be recorded; a retry runs it again",
+					ex);
+			return abandon();
+		});
+	}
+
+	private Mono<Void> abandon() {
+		return this.steps.abandon(this.claim).onErrorResume((ex) -> {
+			// the claim's lease ends it anyway
+			logger.debug("Could not abandon " + this.claim.operation(), ex);
+			return Mono.empty();
+		});
+	}
+
+	private static boolean isStream(@Nullable MediaType type) {
+		return type != null && (MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
+				|| MediaType.APPLICATION_NDJSON.isCompatibleWith(type));
+	}
+
+	// the headers of a body that is not recorded: a replay has none
+	private static HttpHeaders withoutContent(HttpHeaders headers) {
+		HttpHeaders kept = new HttpHeaders();
+		headers.forEach((name, values) -> {
+			if (!name.regionMatches(true, 0, "Content-", 0, 8)) {
+				kept.addAll(name, values);
+			}
+		});
+		return kept;
+	}
+
+	// what a cancelled body leaves behind: buffers, and the lists of them gathered so far
+	private static void release(Object discarded) {
+		if (discarded instanceof DataBuffer buffer) {
+			DataBufferUtils.release(buffer);
+		}
+		else if (discarded instanceof Collection<?> buffers) {
+			buffers.forEach(ResponseRecorder::release);
+		}
+	}
+
+	private static byte[] bytes(List<DataBuffer> buffers) {
+		int size = 0;
+		for (DataBuffer buffer : buffers) {
+			size += buffer.readableByteCount();
+		}
+		byte[] bytes = new byte[size];
+		int offset = 0;
+		for (DataBuffer buffer : buffers) {
+			int count = buffer.readableByteCount();
+			buffer.read(bytes, offset, count);
+			offset += count;
+			DataBufferUtils.release(buffer);
+		}
+		return bytes;
+	}
+
+}

@@ -1,0 +1,360 @@
+package io.github.redkit.idempotency.web;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redkit.test.RedisServers;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.codec.multipart.FilePart;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.bind.annotation.ModelAttribute;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestPart;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code Idempotency-Key} on a real Netty server (WebFlux) with the JDK's HTTP
+ * client, for what the filter's own response wrapper does not see or must not hold: a
+ * response without a body (written by Spring after the chain, by the handler, or by the
+ * error handling), a form or multipart body the handler binds, an event stream and a
+ * response past {@code max-response-size}, which stream and are not replayed.
+ */
+@SpringBootTest(classes = IdempotencyKeyWebFluxTests.Application.class,
+		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "redkit.idempotency.http.routes[0].path=/**",
+				"redkit.idempotency.http.max-response-size=1KB" })
+class IdempotencyKeyWebFluxTests {
+
+	private static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	Handlers handlers;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("redkit.key-prefix", () -> "redkit-test-" + UUID.randomUUID());
+		for (String property : RedisServers.standalone().springProperties()) {
+			String[] pair = property.split("=", 2);
+			registry.add(pair[0], () -> pair[1]);
+		}
+	}
+
+	@BeforeEach
+	void reset() {
+		this.handlers.reset();
+	}
+
+	@AfterEach
+	void release() {
+		this.handlers.release.complete(null);
+	}
+
+	@Test
+	void aMonoVoidHandlerWithAResponseStatusIsRecorded() throws Exception {
+		assertRecordedOnce("/accepted", 202);
+	}
+
+	@Test
+	void aHandlerThatCompletesTheResponseItselfIsRecorded() throws Exception {
+		assertRecordedOnce("/completed", 201);
+	}
+
+	@Test
+	void anEmptyNoContentResponseIsRecorded() throws Exception {
+		assertRecordedOnce("/nothing", 204);
+	}
+
+	@Test
+	void anErrorAnsweredByTheErrorHandlingIsRecordedWithItsStatus() throws Exception {
+		assertRecordedOnce("/refused", 402);
+	}
+
+	@Test
+	void aFormIsBoundAsAModelAttributeAndAnotherFormWithTheKeyIs422() throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<String> first = send(form("/orders", key, "item=book&quantity=2"));
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.body()).isEqualTo("book x 2");
+		HttpResponse<String> retry = send(form("/orders", key, "item=book&quantity=2"));
+		assertThat(retry.body()).isEqualTo("book x 2");
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(send(form("/orders", key, "item=book&quantity=3")).statusCode()).isEqualTo(422);
+		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	@Test
+	void aMultipartUploadIsBound() throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<String> first = send(multipart("/uploads", key, "receipt", "line one\nline two"));
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.body()).isEqualTo("receipt: line one\nline two");
+		HttpResponse<String> retry = send(multipart("/uploads", key, "receipt", "line one\nline two"));
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(send(multipart("/uploads", key, "receipt", "another")).statusCode()).isEqualTo(422);
+		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	@Test
+	void anEventStreamDeliversItsFirstEventWhileTheHandlerRuns() throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<InputStream> events = client
+			.sendAsync(post("/events", key).build(), HttpResponse.BodyHandlers.ofInputStream())
+			.get(10, TimeUnit.SECONDS);
+		assertThat(events.statusCode()).isEqualTo(200);
+		try (BufferedReader lines = new BufferedReader(new InputStreamReader(events.body(), StandardCharsets.UTF_8))) {
+			assertThat(CompletableFuture.supplyAsync(() -> readLine(lines)).get(10, TimeUnit.SECONDS))
+				.isEqualTo("data:first");
+			assertThat(this.handlers.release.isDone()).as("the handler still runs").isFalse();
+			this.handlers.release.complete(null);
+			StringBuilder rest = new StringBuilder();
+			for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+				rest.append(line).append('\n');
+			}
+			assertThat(rest).contains("data:second");
+		}
+		assertNotReplayable("/events", key);
+	}
+
+	@Test
+	void aResponsePastTheLimitStreamsAndARetryIsToldItIsNotReplayable() throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<InputStream> download = client
+			.sendAsync(post("/downloads", key).build(), HttpResponse.BodyHandlers.ofInputStream())
+			.get(10, TimeUnit.SECONDS);
+		assertThat(download.statusCode()).isEqualTo(200);
+		try (InputStream body = download.body()) {
+			byte[] first = CompletableFuture.supplyAsync(() -> readNBytes(body, 4096)).get(10, TimeUnit.SECONDS);
+			assertThat(first).hasSize(4096);
+			assertThat(this.handlers.release.isDone()).as("the handler still runs").isFalse();
+			this.handlers.release.complete(null);
+			assertThat(body.readAllBytes()).hasSize(4096);
+		}
+		assertNotReplayable("/downloads", key);
+	}
+
+	@Test
+	void aResponseWithinTheLimitIsStillReplayed() throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<String> first = send(post("/small", key).build());
+		assertThat(first.body()).isEqualTo("x".repeat(1024));
+		HttpResponse<String> retry = send(post("/small", key).build());
+		assertThat(retry.statusCode()).isEqualTo(200);
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	private void assertRecordedOnce(String path, int status) throws Exception {
+		String key = UUID.randomUUID().toString();
+		HttpResponse<String> first = send(post(path, key).build());
+		assertThat(first.statusCode()).isEqualTo(status);
+		HttpResponse<String> retry = send(post(path, key).build());
+		assertThat(retry.statusCode()).as("the retry is answered at once with the recorded status").isEqualTo(status);
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	private void assertNotReplayable(String path, String key) throws Exception {
+		HttpResponse<String> retry = send(post(path, key).build());
+		assertThat(retry.statusCode()).isEqualTo(410);
+		assertThat(retry.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(retry.body()).contains("\"title\":\"Response not replayable\"");
+		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	private HttpRequest.Builder post(String path, String key) {
+		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.timeout(Duration.ofSeconds(30))
+			.header("Idempotency-Key", key)
+			.POST(HttpRequest.BodyPublishers.noBody());
+	}
+
+	private HttpRequest form(String path, String key, String form) {
+		return post(path, key).header("Content-Type", MediaType.APPLICATION_FORM_URLENCODED_VALUE)
+			.POST(HttpRequest.BodyPublishers.ofString(form))
+			.build();
+	}
+
+	private HttpRequest multipart(String path, String key, String note, String file) {
+		String boundary = "redkit-" + UUID.randomUUID();
+		String body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n" + note + "\r\n--"
+				+ boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"receipt.txt\"\r\n"
+				+ "Content-Type: text/plain\r\n\r\n" + file + "\r\n--" + boundary + "--\r\n";
+		return post(path, key).header("Content-Type", "multipart/form-data; boundary=" + boundary)
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build();
+	}
+
+	private static HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
+		return client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static @Nullable String readLine(BufferedReader lines) {
+		try {
+			return lines.readLine();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static byte[] readNBytes(InputStream in, int count) {
+		try {
+			return in.readNBytes(count);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	@SpringBootApplication(scanBasePackages = "io.github.redkit.idempotency.web.none")
+	@Import({ Handlers.class, Authenticated.class })
+	static class Application {
+
+	}
+
+	record Order(String item, int quantity) {
+
+	}
+
+	@RestController
+	static class Handlers {
+
+		final AtomicInteger runs = new AtomicInteger();
+
+		volatile CompletableFuture<Void> release = new CompletableFuture<>();
+
+		void reset() {
+			this.runs.set(0);
+			this.release = new CompletableFuture<>();
+		}
+
+		@PostMapping("/accepted")
+		@ResponseStatus(HttpStatus.ACCEPTED)
+		Mono<Void> accepted() {
+			return Mono.fromRunnable(this.runs::incrementAndGet);
+		}
+
+		@PostMapping("/completed")
+		Mono<Void> completed(ServerWebExchange exchange) {
+			this.runs.incrementAndGet();
+			exchange.getResponse().setStatusCode(HttpStatus.CREATED);
+			return exchange.getResponse().setComplete();
+		}
+
+		@PostMapping("/nothing")
+		Mono<ResponseEntity<Void>> nothing() {
+			return Mono.fromSupplier(() -> {
+				this.runs.incrementAndGet();
+				return ResponseEntity.noContent().build();
+			});
+		}
+
+		@PostMapping("/refused")
+		Mono<String> refused() {
+			return Mono.defer(() -> {
+				this.runs.incrementAndGet();
+				return Mono.error(new ResponseStatusException(HttpStatus.PAYMENT_REQUIRED, "no funds"));
+			});
+		}
+
+		@PostMapping("/orders")
+		Mono<String> order(@ModelAttribute Order order) {
+			this.runs.incrementAndGet();
+			return Mono.just(order.item() + " x " + order.quantity());
+		}
+
+		@PostMapping("/uploads")
+		Mono<String> upload(@RequestPart("note") String note, @RequestPart("file") FilePart file) {
+			this.runs.incrementAndGet();
+			return DataBufferUtils.join(file.content()).map((buffer) -> {
+				String content = buffer.toString(StandardCharsets.UTF_8);
+				DataBufferUtils.release(buffer);
+				return content;
+			}).map((content) -> note + ": " + content);
+		}
+
+		@PostMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+		Flux<String> events() {
+			this.runs.incrementAndGet();
+			CompletableFuture<Void> release = this.release;
+			return Flux.concat(Mono.just("first"), Mono.fromFuture(release, true).thenReturn("second"));
+		}
+
+		@PostMapping(path = "/downloads", produces = MediaType.APPLICATION_OCTET_STREAM_VALUE)
+		Flux<byte[]> download() {
+			this.runs.incrementAndGet();
+			CompletableFuture<Void> release = this.release;
+			return Flux.concat(Mono.just(new byte[4096]), Mono.fromFuture(release, true).thenReturn(new byte[4096]));
+		}
+
+		@PostMapping(path = "/small", produces = MediaType.TEXT_PLAIN_VALUE)
+		Mono<String> small() {
+			this.runs.incrementAndGet();
+			return Mono.just("x".repeat(1024));
+		}
+
+	}
+
+	/**
+	 * Authenticates every request, where Spring Security's filter chain would
+	 * ({@code -100}, before the idempotency filter).
+	 */
+	static class Authenticated implements WebFilter, Ordered {
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+			Principal principal = () -> "tester";
+			return chain.filter(exchange.mutate().principal(Mono.just(principal)).build());
+		}
+
+		@Override
+		public int getOrder() {
+			return -100;
+		}
+
+	}
+
+}
