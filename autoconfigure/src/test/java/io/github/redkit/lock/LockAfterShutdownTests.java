@@ -16,6 +16,7 @@ import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatRuntimeException;
 
 /**
@@ -44,6 +45,21 @@ class LockAfterShutdownTests {
 		}
 		finally {
 			other.destroy();
+		}
+	}
+
+	@Test
+	void aBlankKeyIsRefusedAsEveryCapabilityRefusesIt() {
+		RedisDistributedLocks locks = locks();
+		try {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> locks.tryLock(" ", Duration.ZERO, Duration.ofSeconds(1)))
+				.withMessageContaining("blank");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> locks.tryLockAsync("orders", "\t", Duration.ZERO, Duration.ofSeconds(1)));
+		}
+		finally {
+			locks.destroy();
 		}
 	}
 

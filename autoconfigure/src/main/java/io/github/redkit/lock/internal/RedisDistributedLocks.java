@@ -112,6 +112,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
 	private LockAcquisition acquisition(String name, String key, Duration wait, @Nullable Duration lease) {
 		Assert.hasText(name, "Lock name must not be empty");
+		Assert.hasText(key, "Lock key must not be null, empty or blank");
 		Assert.notNull(wait, "Wait must not be null (use Duration.ZERO to try once)");
 		Assert.isTrue(!wait.isNegative(), "Wait must not be negative");
 		Assert.isTrue(lease == null || lease.toMillis() > 0, "Lease must be at least 1 ms");
