@@ -89,7 +89,11 @@ public final class LocalBatchSlot<B> {
 			doneTaking(taking);
 			throw ex;
 		}
-		return this.stop.track(taken.whenComplete((result, ex) -> doneTaking(taking)));
+		// the take itself is awaited when stopping, not the caller's stage, which a
+		// caller
+		// that gives up cancels
+		this.stop.track(taken);
+		return taken.whenComplete((result, ex) -> doneTaking(taking));
 	}
 
 	/**

@@ -20,6 +20,8 @@ import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.Assert;
+
 /**
  * Hands out the permits of named limits' {@linkplain LocalAllowance local allowances}:
  * the first call of an identifier takes a batch from Redis in one decision, and the calls
@@ -113,7 +115,7 @@ final class LocalAllowances {
 			return this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
 		}
 		// before anything is taken or a slot made: a key the limiter refuses anyway
-		limit.key(key);
+		Assert.hasText(key, () -> "Rate limit '" + limit.name() + "': a key must not be null, empty or blank");
 		List<String> id = List.of(limit.name(), key);
 		Holder holder = this.holders.get(id);
 		if (holder == null) {
