@@ -73,6 +73,22 @@ class KeyExpressionEvaluatorTests {
 			.withMessageContaining("empty");
 	}
 
+	/**
+	 * A blank key is refused here as every capability refuses it (a rate limit, a
+	 * concurrency limit, a lock, a budget): a 400 naming the expression, not a failure
+	 * further down.
+	 */
+	@Test
+	void blankIsAClearError() {
+		for (String blank : new String[] { " ", "\t", "  \n" }) {
+			assertThatExceptionOfType(KeyExpressionException.class)
+				.isThrownBy(
+						() -> this.evaluator.evaluate("#userId", this.charge, this.service, new Object[] { blank, 1 }))
+				.withMessageContaining("'#userId'")
+				.withMessageContaining("blank");
+		}
+	}
+
 	@Test
 	void invalidExpressionIsAClearError() {
 		assertThatExceptionOfType(KeyExpressionException.class)

@@ -195,6 +195,36 @@ class RateLimitAllowanceTests {
 		throw new AssertionError("no decision could be cancelled while its batch was taken");
 	}
 
+	/**
+	 * A limit with a local allowance defined again at run time, on an algorithm whose
+	 * window a batch could overrun, or with a window smaller than a batch: refused, as
+	 * start-up refuses such a configuration, and the limit keeps its policy.
+	 */
+	@Test
+	void definingALimitWithAnAllowanceOnAPolicyItCannotServeIsRefusedNamingTheAllowance() {
+		RedisRateLimiter limiter = instance(RedisTopology.STANDALONE.connectionFactory(),
+				"rl-allow-" + UUID.randomUUID(), RedkitMetrics.NONE);
+		RateLimitPolicy before = limiter.policy("small").orElseThrow();
+		for (RateLimitAlgorithm algorithm : List.of(RateLimitAlgorithm.TOKEN_BUCKET, RateLimitAlgorithm.SLIDING_LOG)) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> limiter.define("small",
+						new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(100, Duration.ofMinutes(1))))))
+				.withMessageContaining("small")
+				.withMessageContaining("local-allowance")
+				.withMessageContaining("sliding-window or fixed-window");
+		}
+		assertThatIllegalArgumentException()
+			.isThrownBy(
+					() -> limiter.define("small", RateLimitPolicy.slidingWindow(RateLimitWindow.of(SIZE - 1, PERIOD))))
+			.withMessageContaining("at most the smallest window's limit");
+		assertThat(limiter.policy("small")).contains(before);
+		// one it can serve is defined
+		RateLimitPolicy wider = RateLimitPolicy.slidingWindow(RateLimitWindow.of(60, Duration.ofHours(1)));
+		limiter.define("small", wider);
+		assertThat(limiter.policy("small")).contains(wider);
+		assertThat(limiter.tryAcquire("small", List.of("k"), 1).allowed()).isTrue();
+	}
+
 	private static RedisRateLimiter instance(RedisConnectionFactory connectionFactory, String prefix,
 			RedkitMetrics metrics) {
 		RateLimitPolicy hot = RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, PERIOD),

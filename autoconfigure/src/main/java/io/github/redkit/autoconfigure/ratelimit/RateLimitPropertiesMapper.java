@@ -8,7 +8,6 @@ import java.util.Map;
 import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
@@ -69,27 +68,11 @@ final class RateLimitPropertiesMapper {
 			if (allowance.getSize() == 0) {
 				return;
 			}
-			RateLimitAlgorithm algorithm = limit.getAlgorithm();
-			if (algorithm != RateLimitAlgorithm.SLIDING_WINDOW && algorithm != RateLimitAlgorithm.FIXED_WINDOW) {
-				throw new IllegalArgumentException(
-						property + " needs the sliding-window or fixed-window algorithm (was " + algorithm.id()
-								+ "): only their (sub-)windows end before a batch's permits could overrun them");
-			}
-			if (limit.isGlobal()) {
-				throw new IllegalArgumentException(
-						property + " cannot be used on a global limit: each region decides it on its own Redis");
-			}
-			long smallest = limit.getWindows()
-				.stream()
-				.mapToLong(RateLimitProperties.Window::getLimit)
-				.min()
-				.orElse(Long.MAX_VALUE);
-			if (allowance.getSize() > smallest) {
-				throw new IllegalArgumentException(property + ".size must be at most the smallest window's limit, "
-						+ smallest + " (was " + allowance.getSize() + ")");
-			}
 			DurationChecks.positive(allowance.getMaxAge(), property + ".max-age");
-			allowances.put(name, new LocalAllowance(allowance.getSize(), allowance.getMaxAge()));
+			LocalAllowance local = new LocalAllowance(allowance.getSize(), allowance.getMaxAge());
+			// the rule define() applies at run time too
+			local.check(property, policy(limit, PREFIX + ".limits." + name), limit.isGlobal());
+			allowances.put(name, local);
 		});
 		return allowances;
 	}

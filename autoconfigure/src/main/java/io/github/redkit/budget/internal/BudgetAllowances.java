@@ -1,9 +1,7 @@
 package io.github.redkit.budget.internal;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +12,7 @@ import io.github.redkit.budget.BudgetOverflowException;
 import io.github.redkit.budget.SpendResult;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LocalBatchSlot;
+import io.github.redkit.core.internal.LocalBatchStop;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import org.apache.commons.logging.Log;
@@ -49,13 +48,9 @@ final class BudgetAllowances {
 
 	private final Duration patience;
 
-	// give-backs Redis has not answered yet: stopping waits for them
-	private final Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
-
-	// once stopping, give-backs are retried only until then (monotonic nanoseconds)
-	private volatile long stopDeadline;
-
-	private volatile boolean stopping;
+	// once stopping, no batch is taken or kept, and give-backs Redis has not answered
+	// are retried and awaited only for the patience
+	private final LocalBatchStop stop;
 
 	/**
 	 * Creates the allowances of the budgets that have one.
@@ -72,6 +67,7 @@ final class BudgetAllowances {
 		this.metrics = metrics;
 		this.clock = clock;
 		this.patience = patience;
+		this.stop = new LocalBatchStop(clock);
 	}
 
 	/**
@@ -103,31 +99,22 @@ final class BudgetAllowances {
 	 * Started (again): give-backs are retried for as long as Redis does not answer.
 	 */
 	void started() {
-		this.stopping = false;
+		this.stop.started();
 	}
 
 	/**
-	 * Refunds what every batch still holds, and waits (at most the patience) for every
-	 * give-back Redis has not answered yet: when the application stops.
+	 * Refunds what every batch still holds, and every batch taken from now on (spends go
+	 * to Redis one by one until {@link #started}), and waits (at most the patience) for
+	 * the batches being taken and every give-back Redis has not answered yet: when the
+	 * application stops.
 	 */
 	void giveBackAll() {
-		this.stopDeadline = this.clock.getAsLong() + this.patience.toNanos();
-		this.stopping = true;
-		this.holders.forEach((budgetId, holder) -> {
+		this.stop.stop(this.patience.toNanos(), () -> this.holders.forEach((budgetId, holder) -> {
 			Batch batch = holder.release();
 			if (batch != null) {
 				giveBack(budgetId, batch);
 			}
-		});
-		for (CompletableFuture<?> giveBack : List.copyOf(this.pending)) {
-			long wait = this.stopDeadline - this.clock.getAsLong();
-			try {
-				giveBack.get(Math.max(wait, 0) + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS);
-			}
-			catch (Exception ex) {
-				// logged where it gave up
-			}
-		}
+		}));
 	}
 
 	private void giveBack(String budgetId, Batch batch) {
@@ -145,9 +132,7 @@ final class BudgetAllowances {
 	 * applied it, is counted when the give-back applies
 	 */
 	private void giveBack(String budgetId, long amount, String operationId, boolean lost) {
-		CompletableFuture<Void> done = new CompletableFuture<>();
-		this.pending.add(done);
-		done.whenComplete((ignored, ex) -> this.pending.remove(done));
+		CompletableFuture<Void> done = this.stop.track(new CompletableFuture<>());
 		attempt(budgetId, amount, operationId, lost, done, 1);
 	}
 
@@ -163,14 +148,18 @@ final class BudgetAllowances {
 		sent.whenComplete((result, failure) -> {
 			Throwable ex = (failure != null) ? RedisScriptRunner.unwrap(failure) : null;
 			if (ex == null) {
-				given(result, amount, lost);
-				done.complete(null);
+				try {
+					given(result, amount, lost);
+				}
+				finally {
+					done.complete(null);
+				}
 			}
 			else if (ex instanceof BudgetNotFoundException || ex instanceof BudgetOverflowException) {
 				// answered: no budget to give back into, or no room in it
 				done.complete(null);
 			}
-			else if (this.stopping && this.clock.getAsLong() - this.stopDeadline > 0) {
+			else if (this.stop.givingUp()) {
 				logger.warn("Budget '" + budgetId + "': could not give back " + amount
 						+ " its local allowance did not hand out (operation " + operationId + ") before stopping", ex);
 				done.complete(null);
@@ -178,8 +167,15 @@ final class BudgetAllowances {
 			else {
 				// Redis away: the same give-back again (idempotent under the batch's id)
 				long delay = Math.min(50L << Math.min(attempt, 5), 1_000);
-				CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)
-					.execute(() -> attempt(budgetId, amount, operationId, lost, done, attempt + 1));
+				try {
+					CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)
+						.execute(() -> attempt(budgetId, amount, operationId, lost, done, attempt + 1));
+				}
+				catch (RuntimeException rejected) {
+					logger.warn("Budget '" + budgetId + "': could not send again the give-back of " + amount
+							+ " (operation " + operationId + ")", rejected);
+					done.complete(null);
+				}
 			}
 		});
 	}
@@ -240,7 +236,7 @@ final class BudgetAllowances {
 	 */
 	private final class Holder {
 
-		private final LocalBatchSlot<Batch> slot = new LocalBatchSlot<>();
+		private final LocalBatchSlot<Batch> slot = new LocalBatchSlot<>(BudgetAllowances.this.stop);
 
 		CompletableFuture<SpendResult> spend(String budgetId, BudgetAllowance allowance, long amount) {
 			long start = BudgetAllowances.this.clock.getAsLong();
@@ -273,33 +269,34 @@ final class BudgetAllowances {
 				CompletableFuture<Void> taking) {
 			String operationId = "allowance:" + RandomIds.next();
 			long size = allowance.size();
-			CompletableFuture<SpendResult> spent = BudgetAllowances.this.budget.spend(budgetId, size, operationId)
-				.whenComplete((result, ex) -> {
-					if (ex != null && !(RedisScriptRunner.unwrap(ex) instanceof BudgetNotFoundException)) {
-						// the answer was lost: Redis may have spent the batch, which no
-						// one
-						// hands out; given back whole (a no-op unless its spend applied)
-						giveBack(budgetId, size, operationId, true);
-					}
-				})
-				.thenCompose((result) -> {
-					if (!result.applied()) {
-						this.slot.refusedUntil(start + allowance.maxAge().toNanos());
-						return BudgetAllowances.this.budget.spend(budgetId, amount);
-					}
-					BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_BATCHES);
-					BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, size, "event", "taken");
-					BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, amount, "event",
-							"handed-out");
-					Batch batch = new Batch(operationId, start + allowance.maxAge().toNanos(), result.remaining(),
-							size - amount);
-					Batch replaced = this.slot.taken(batch);
-					if (replaced != null) {
-						giveBack(budgetId, replaced);
-					}
-					return CompletableFuture.completedFuture(new SpendResult(true, result.remaining() + batch.left));
-				});
-			CompletableFuture<SpendResult> done = spent.whenComplete((result, ex) -> this.slot.doneTaking(taking));
+			CompletableFuture<SpendResult> done = this.slot.take(taking,
+					() -> BudgetAllowances.this.budget.spend(budgetId, size, operationId).whenComplete((result, ex) -> {
+						if (ex != null && !(RedisScriptRunner.unwrap(ex) instanceof BudgetNotFoundException)) {
+							// the answer was lost: Redis may have spent the batch, which
+							// no
+							// one
+							// hands out; given back whole (a no-op unless its spend
+							// applied)
+							giveBack(budgetId, size, operationId, true);
+						}
+					}).thenCompose((result) -> {
+						if (!result.applied()) {
+							this.slot.refusedUntil(start + allowance.maxAge().toNanos());
+							return BudgetAllowances.this.budget.spend(budgetId, amount);
+						}
+						BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_BATCHES);
+						BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, size, "event", "taken");
+						BudgetAllowances.this.metrics.increment(BudgetMeters.ALLOWANCE_AMOUNTS, amount, "event",
+								"handed-out");
+						Batch batch = new Batch(operationId, start + allowance.maxAge().toNanos(), result.remaining(),
+								size - amount);
+						Batch replaced = this.slot.taken(batch);
+						if (replaced != null) {
+							giveBack(budgetId, replaced);
+						}
+						return CompletableFuture
+							.completedFuture(new SpendResult(true, result.remaining() + batch.left));
+					}));
 			// the caller gets a copy: cancelling it (a subscriber that gave up) must not
 			// cancel the stages that install the batch and let the waiting spends go on
 			return done.copy();

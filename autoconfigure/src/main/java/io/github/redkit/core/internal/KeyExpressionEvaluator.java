@@ -30,8 +30,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * Evaluates the SpEL key expressions of Redkit's annotations: method arguments by name
  * ({@code #userId}) or position ({@code #p0}), {@code #root.method},
  * {@code #root.target}, {@code #root.args}, and beans ({@code @tenants.current()}).
- * Expressions are parsed once per method and cached. A key must not be null or empty:
- * that is an error, never a key named "null".
+ * Expressions are parsed once per method and cached. A key must not be null, empty or
+ * blank: that is an error, never a key named "null".
  */
 public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 
@@ -65,7 +65,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @param args the arguments
 	 * @return the key, never null or empty
 	 * @throws KeyExpressionException when the expression is invalid, fails, or yields
-	 * null or an empty string
+	 * null, an empty or a blank string
 	 */
 	public String evaluate(String expression, Method method, @Nullable Object target, @Nullable Object[] args) {
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
@@ -150,6 +150,11 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 		if (key.isEmpty()) {
 			throw new KeyExpressionException(
 					"Key expression '" + expression + "' on " + describe(method) + " evaluated to an empty key");
+		}
+		if (key.isBlank()) {
+			// refused as every capability refuses it, before anything is taken
+			throw new KeyExpressionException(
+					"Key expression '" + expression + "' on " + describe(method) + " evaluated to a blank key");
 		}
 		return key;
 	}

@@ -2,6 +2,7 @@ package io.github.redkit.core.internal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,11 +11,14 @@ import org.jspecify.annotations.Nullable;
  * itself, and the batch being taken for it, so that the calls of one key take one batch
  * at a time. Each call asks {@link #next} what to do: be served from the batch, wait for
  * the batch being taken, take one, or go to Redis itself (after Redis refused a batch).
- * What a batch is and how it is handed out is the capability's.
+ * What a batch is and how it is handed out is the capability's. Once the application
+ * stops, the slot takes no batch and keeps none: calls go to Redis one by one.
  *
  * @param <B> the batch
  */
 public final class LocalBatchSlot<B> {
+
+	private final LocalBatchStop stop;
 
 	private @Nullable B batch;
 
@@ -24,6 +28,14 @@ public final class LocalBatchSlot<B> {
 	private boolean refused;
 
 	private long directUntil;
+
+	/**
+	 * Creates an empty slot.
+	 * @param stop tells when the application stops
+	 */
+	public LocalBatchSlot(LocalBatchStop stop) {
+		this.stop = stop;
+	}
 
 	/**
 	 * Decides what a call does, under the slot's lock.
@@ -44,7 +56,7 @@ public final class LocalBatchSlot<B> {
 			retired = current;
 			this.batch = null;
 		}
-		if (this.refused && now - this.directUntil < 0) {
+		if (this.stop.stopping() || (this.refused && now - this.directUntil < 0)) {
 			return new Step<>(null, retired, null, null, true);
 		}
 		if (this.taking != null) {
@@ -56,11 +68,45 @@ public final class LocalBatchSlot<B> {
 	}
 
 	/**
-	 * A batch was taken: it serves the calls from now on.
+	 * Takes a batch for the calls that wait for it: they ask again once the take is done,
+	 * whether it answered, failed or threw, so that no call waits for a take that never
+	 * ends.
+	 * @param <T> what the call that takes the batch gets
+	 * @param taking what {@link Step#taking()} gave the call that takes the batch
+	 * @param take sends the take (and installs the batch through {@link #taken})
+	 * @return what the call gets: the take's answer, or what it threw as a failure
+	 */
+	public <T> CompletableFuture<T> take(CompletableFuture<Void> taking, Supplier<CompletableFuture<T>> take) {
+		CompletableFuture<T> taken;
+		try {
+			taken = take.get();
+		}
+		catch (RuntimeException ex) {
+			doneTaking(taking);
+			return CompletableFuture.failedFuture(ex);
+		}
+		catch (Error ex) {
+			doneTaking(taking);
+			throw ex;
+		}
+		// the take itself is awaited when stopping, not the caller's stage, which a
+		// caller
+		// that gives up cancels
+		this.stop.track(taken);
+		return taken.whenComplete((result, ex) -> doneTaking(taking));
+	}
+
+	/**
+	 * A batch was taken: it serves the calls from now on, unless the application is
+	 * stopping.
 	 * @param batch the batch
-	 * @return the batch it replaced, to be given back, or {@code null}
+	 * @return the batch it replaced, or the batch itself when stopping, to be given back,
+	 * or {@code null}
 	 */
 	public synchronized @Nullable B taken(B batch) {
+		if (this.stop.stopping()) {
+			return batch;
+		}
 		B replaced = this.batch;
 		this.batch = batch;
 		return replaced;
@@ -80,7 +126,7 @@ public final class LocalBatchSlot<B> {
 	 * again.
 	 * @param taking what {@link Step#taking()} gave the call that took it
 	 */
-	public void doneTaking(CompletableFuture<Void> taking) {
+	private void doneTaking(CompletableFuture<Void> taking) {
 		synchronized (this) {
 			this.taking = null;
 		}
@@ -119,8 +165,7 @@ public final class LocalBatchSlot<B> {
 	 * @param served what the call got from the batch, or {@code null}
 	 * @param retired a batch the call found used up or ended, to be given back
 	 * @param waitFor the batch being taken, to ask again when it is
-	 * @param taking the call takes a batch, and completes this through
-	 * {@link LocalBatchSlot#doneTaking} when it has
+	 * @param taking the call takes a batch, through {@link LocalBatchSlot#take}
 	 * @param direct the call goes to Redis itself
 	 */
 	public record Step<B, R>(@Nullable R served, @Nullable B retired, @Nullable CompletableFuture<Void> waitFor,

@@ -89,7 +89,14 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 					answer.completeExceptionally(RedisScriptRunner.unwrap(failure));
 					return;
 				}
-				handle.ifPresent((acquired) -> hold(acquired, name, lease));
+				try {
+					handle.ifPresent((acquired) -> hold(acquired, name, lease));
+				}
+				catch (RuntimeException ex) {
+					// the answer exists: it must complete whatever happens here
+					answer.completeExceptionally(ex);
+					return;
+				}
 				if (!answer.complete(handle.map(LockHandle.class::cast))) {
 					// nobody waits for it any more (cancelled): it must not stay taken
 					handle.ifPresent(RedisLockHandle::releaseAsync);
@@ -105,6 +112,7 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 
 	private LockAcquisition acquisition(String name, String key, Duration wait, @Nullable Duration lease) {
 		Assert.hasText(name, "Lock name must not be empty");
+		Assert.hasText(key, "Lock key must not be null, empty or blank");
 		Assert.notNull(wait, "Wait must not be null (use Duration.ZERO to try once)");
 		Assert.isTrue(!wait.isNegative(), "Wait must not be negative");
 		Assert.isTrue(lease == null || lease.toMillis() > 0, "Lease must be at least 1 ms");
@@ -117,9 +125,17 @@ public class RedisDistributedLocks implements DistributedLocks, DisposableBean {
 	}
 
 	private void hold(RedisLockHandle handle, String name, @Nullable Duration lease) {
-		// not in scope: a handle may be closed on another thread
-		handle.observeHold(this.observations.startUnscoped(LockObservationKind.HOLD, name));
-		this.watchdog.watch(handle, leaseTime(lease));
+		try {
+			// not in scope: a handle may be closed on another thread
+			handle.observeHold(this.observations.startUnscoped(LockObservationKind.HOLD, name));
+			this.watchdog.watch(handle, leaseTime(lease));
+		}
+		catch (RuntimeException ex) {
+			// a lease nobody watches (the bean is being destroyed): given back, not held
+			// until the lease ends
+			handle.releaseAsync();
+			throw ex;
+		}
 	}
 
 	@Override

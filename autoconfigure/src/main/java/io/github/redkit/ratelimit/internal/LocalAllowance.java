@@ -2,6 +2,9 @@ package io.github.redkit.ratelimit.internal;
 
 import java.time.Duration;
 
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+
 import org.springframework.util.Assert;
 
 /**
@@ -23,6 +26,30 @@ public record LocalAllowance(int size, Duration maxAge) {
 	public LocalAllowance {
 		Assert.isTrue(size >= 1, "A local allowance's size must be at least 1");
 		Assert.isTrue(maxAge.compareTo(Duration.ZERO) > 0, "A local allowance's max-age must be positive");
+	}
+
+	/**
+	 * Checks that this allowance can serve a limit: at start-up for the configured
+	 * limits, and when a limit that has one is defined again at run time.
+	 * @param what names the allowance in the message (its property)
+	 * @param policy the limit's policy
+	 * @param global whether the limit is decided across regions
+	 * @throws IllegalArgumentException when it cannot
+	 */
+	public void check(String what, RateLimitPolicy policy, boolean global) {
+		RateLimitAlgorithm algorithm = policy.algorithm();
+		if (algorithm != RateLimitAlgorithm.SLIDING_WINDOW && algorithm != RateLimitAlgorithm.FIXED_WINDOW) {
+			throw new IllegalArgumentException(what + " needs the sliding-window or fixed-window algorithm (was "
+					+ algorithm.id() + "): only their (sub-)windows end before a batch's permits could overrun them");
+		}
+		if (global) {
+			throw new IllegalArgumentException(
+					what + " cannot be used on a global limit: each region decides it on its own Redis");
+		}
+		if (this.size > policy.smallestLimit()) {
+			throw new IllegalArgumentException(what + ".size must be at most the smallest window's limit, "
+					+ policy.smallestLimit() + " (was " + this.size + ")");
+		}
 	}
 
 }

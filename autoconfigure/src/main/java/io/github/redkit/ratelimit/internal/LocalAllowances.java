@@ -4,22 +4,23 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LocalBatchSlot;
+import io.github.redkit.core.internal.LocalBatchStop;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 /**
  * Hands out the permits of named limits' {@linkplain LocalAllowance local allowances}:
@@ -56,6 +57,8 @@ final class LocalAllowances {
 
 	private final Map<List<String>, Holder> holders = new ConcurrentHashMap<>();
 
+	private final LocalBatchStop stop;
+
 	// when the identifiers were last swept, so that many live ones are not swept per call
 	private volatile long purged;
 
@@ -76,6 +79,7 @@ final class LocalAllowances {
 		this.metrics = metrics;
 		this.clock = clock;
 		this.timeout = timeout;
+		this.stop = new LocalBatchStop(clock);
 	}
 
 	/**
@@ -86,6 +90,15 @@ final class LocalAllowances {
 	 */
 	@Nullable LocalAllowance of(String limitName, List<String> keys) {
 		return (keys.size() == 1 && !this.allowances.isEmpty()) ? this.allowances.get(limitName) : null;
+	}
+
+	/**
+	 * The allowance of a named limit.
+	 * @param limitName the limit
+	 * @return the allowance, or {@code null} when it has none
+	 */
+	@Nullable LocalAllowance of(String limitName) {
+		return this.allowances.get(limitName);
 	}
 
 	/**
@@ -101,6 +114,8 @@ final class LocalAllowances {
 		if (cost < 1 || cost > allowance.size()) {
 			return this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
 		}
+		// before anything is taken or a slot made: a key the limiter refuses anyway
+		Assert.hasText(key, () -> "Rate limit '" + limit.name() + "': a key must not be null, empty or blank");
 		List<String> id = List.of(limit.name(), key);
 		Holder holder = this.holders.get(id);
 		if (holder == null) {
@@ -114,20 +129,25 @@ final class LocalAllowances {
 	}
 
 	/**
-	 * Gives back what every batch still holds: when the application stops.
+	 * Gives back what every batch still holds, and every batch taken from now on (calls
+	 * go to Redis one by one until {@link #started}): when the application stops. Waits,
+	 * at most the timeout, for the takes and give-backs in flight.
 	 */
 	void giveBackAll() {
-		List<CompletableFuture<?>> givenBack = new ArrayList<>();
-		this.holders.forEach((id, holder) -> {
+		// a settlement never fails; a Redis that does not answer keeps what it counted
+		this.stop.stop(this.timeout.toNanos(), () -> this.holders.forEach((id, holder) -> {
 			Batch batch = holder.release();
 			if (batch != null) {
-				givenBack.add(giveBack(batch));
+				giveBack(batch);
 			}
-		});
-		// a settlement never fails; a Redis that does not answer keeps what it counted
-		CompletableFuture.allOf(givenBack.toArray(CompletableFuture[]::new))
-			.completeOnTimeout(null, this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-			.join();
+		}));
+	}
+
+	/**
+	 * Started (again): batches are taken and kept.
+	 */
+	void started() {
+		this.stop.started();
 	}
 
 	/** Gives back the batches no call has come for and forgets their identifiers. */
@@ -141,14 +161,14 @@ final class LocalAllowances {
 		});
 	}
 
-	private CompletableFuture<?> giveBack(Batch batch) {
+	private void giveBack(Batch batch) {
 		long unused = batch.left;
 		if (unused == 0) {
-			return CompletableFuture.completedFuture(null);
+			return;
 		}
 		this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, unused, "limit", batch.limitName, "event",
 				RateLimitMeters.GIVEN_BACK);
-		return batch.reservation.settleAsync(batch.size - unused);
+		this.stop.track(batch.reservation.settleAsync(batch.size - unused));
 	}
 
 	private void handedOut(String limitName, int cost, long start) {
@@ -237,7 +257,7 @@ final class LocalAllowances {
 	 */
 	private final class Holder {
 
-		private final LocalBatchSlot<Batch> slot = new LocalBatchSlot<>();
+		private final LocalBatchSlot<Batch> slot = new LocalBatchSlot<>(LocalAllowances.this.stop);
 
 		CompletableFuture<RateLimitDecision> acquire(PreparedLimit limit, LocalAllowance allowance, String key,
 				int cost) {
@@ -265,25 +285,24 @@ final class LocalAllowances {
 		private CompletableFuture<RateLimitDecision> take(PreparedLimit limit, LocalAllowance allowance, String key,
 				int cost, long start, CompletableFuture<Void> taking) {
 			int size = allowance.size();
-			CompletableFuture<RateLimitDecision> decided = LocalAllowances.this.taker.take(limit, List.of(key), size)
-				.thenCompose((taken) -> {
-					RateLimitReservation reservation = LocalAllowances.this.settlement.reservation(taken);
-					RateLimitDecision decision = taken.decision();
-					if (!decision.allowed()) {
-						refused(limit.policy(), start);
-						return LocalAllowances.this.taker.take(limit, List.of(key), cost)
-							.thenApply(TakenPermits::decision);
-					}
-					if (taken.replies().size() != 1 || decision.local()) {
-						// not a batch Redis counted: this call keeps its permits, the
-						// rest goes back
-						reservation.settleAsync(cost);
-						return CompletableFuture.completedFuture(decision);
-					}
-					return CompletableFuture
-						.completedFuture(started(limit, reservation, taken, size, cost, start, allowance.maxAge()));
-				});
-			return decided.whenComplete((decision, ex) -> this.slot.doneTaking(taking));
+			return this.slot.take(taking,
+					() -> LocalAllowances.this.taker.take(limit, List.of(key), size).thenCompose((taken) -> {
+						RateLimitReservation reservation = LocalAllowances.this.settlement.reservation(taken);
+						RateLimitDecision decision = taken.decision();
+						if (!decision.allowed()) {
+							refused(limit.policy(), start);
+							return LocalAllowances.this.taker.take(limit, List.of(key), cost)
+								.thenApply(TakenPermits::decision);
+						}
+						if (taken.replies().size() != 1 || decision.local()) {
+							// not a batch Redis counted: this call keeps its permits, the
+							// rest goes back
+							reservation.settleAsync(cost);
+							return CompletableFuture.completedFuture(decision);
+						}
+						return CompletableFuture
+							.completedFuture(started(limit, reservation, taken, size, cost, start, allowance.maxAge()));
+					}));
 		}
 
 		private RateLimitDecision started(PreparedLimit limit, RateLimitReservation reservation, TakenPermits taken,

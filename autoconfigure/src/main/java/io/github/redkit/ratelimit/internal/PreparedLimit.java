@@ -82,7 +82,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 	 * @return the key
 	 */
 	public String key(String identifier) {
-		Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null or empty");
+		Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null, empty or blank");
 		return this.keyPrefix.tag(identifier).part(this.keySuffix).build();
 	}
 

@@ -165,6 +165,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	@Override
 	public void start() {
 		this.running = true;
+		this.allowances.started();
 	}
 
 	/**
@@ -322,6 +323,11 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			long start) {
 		String limitName = limit.name();
 		Assert.notEmpty(keys, () -> "Rate limit '" + limitName + "' needs at least one key");
+		// a blank key is refused whatever decides the call: Redis, the failure mode or a
+		// decider
+		for (String key : keys) {
+			Assert.hasText(key, () -> "Rate limit '" + limitName + "': a key must not be null, empty or blank");
+		}
 		Assert.isTrue(cost >= 1, () -> "Rate limit '" + limitName + "': cost must be at least 1 (was " + cost + ")");
 		if (cost > limit.smallestLimit()) {
 			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
@@ -359,9 +365,6 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	private CompletableFuture<TakenPermits> decide(PreparedLimit limit, List<String> keys, int cost) {
 		RateLimitDecider decider = this.deciders.get(limit.name());
 		if (decider != null && this.limits.get(limit.name()) == limit) {
-			for (String key : keys) {
-				Assert.hasText(key, () -> "Rate limit '" + limit.name() + "': a key must not be null or empty");
-			}
 			byte[][] numbers = limit.arguments(cost);
 			RateLimitCall call = new RateLimitCall(limit.name(), limit.policy(), keys, cost, numbers[0], numbers[1],
 					this.timeout);
@@ -530,6 +533,13 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		RateLimitDecider decider = this.deciders.get(limitName);
 		if (decider != null) {
 			decider.check(limitName, policy);
+		}
+		LocalAllowance allowance = this.allowances.of(limitName);
+		if (allowance != null) {
+			// checked as start-up checks the configured limits: a batch must not overrun
+			// a window it was not counted in
+			allowance.check("Rate limit '" + limitName + "': its local allowance (redkit.rate-limit.limits." + limitName
+					+ ".local-allowance)", policy, decider != null);
 		}
 		this.limits.put(limitName, limit);
 	}
