@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -187,6 +188,50 @@ class RedisServerDoctorTests {
 		finally {
 			call(cluster, port, "CONFIG", "SET", "maxmemory-policy", "noeviction", "maxmemory", "0");
 			factory.destroy();
+		}
+	}
+
+	@Test
+	void aClusterWithAFailedMasterIsJudgedOnItsLiveMastersAndNamesTheFailedOne() {
+		try (RedisServer cluster = RedisServers.startCluster()) {
+			int live = cluster.ports().get(1);
+			int failed = cluster.ports().get(2);
+			call(cluster, live, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru", "maxmemory", "1gb");
+			shutDown(failed);
+			// the other masters agree that it failed: CLUSTER NODES shows it
+			// "master,fail"
+			await().atMost(Duration.ofSeconds(60))
+				.pollInterval(Duration.ofMillis(100))
+				.until(() -> call(cluster, cluster.ports().get(0), "CLUSTER", "NODES").lines()
+					.anyMatch((node) -> node.contains(":" + failed + "@") && node.contains("master,fail ")));
+			LettuceConnectionFactory factory = cluster.createConnectionFactory();
+			try {
+				DoctorReport report = new RedisServerDoctor(factory, NEEDS, Duration.ofSeconds(5)).examine();
+				assertThat(report.server()).endsWith("cluster of 3 masters, 1 failed");
+				DoctorFinding eviction = finding(report, "maxmemory-policy");
+				assertThat(eviction.status()).isEqualTo(Status.RISK);
+				assertThat(eviction.detail()).startsWith(RedisServer.HOST + ":" + live + ": allkeys-lru");
+				assertThat(finding(report, "persistence").status()).isEqualTo(Status.RISK);
+				assertThat(finding(report, "replication").status()).isEqualTo(Status.OK);
+				DoctorFinding nodes = finding(report, "cluster-nodes");
+				assertThat(nodes.status()).isEqualTo(Status.NOT_CHECKED);
+				assertThat(nodes.capabilities()).containsExactly("budget", "lock", "rate-limit");
+				assertThat(nodes.detail()).contains(RedisServer.HOST + ":" + failed, "master,fail");
+				assertThat(report.notChecked()).containsExactly(nodes);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	/** Stops one node the way a crash does, without saving. */
+	private static void shutDown(int port) {
+		try (RespClient client = RespClient.connect(RedisServer.HOST, port, Duration.ofSeconds(1))) {
+			client.call("SHUTDOWN", "NOSAVE");
+		}
+		catch (RuntimeException ex) {
+			// SHUTDOWN closes the connection without a reply
 		}
 	}
 

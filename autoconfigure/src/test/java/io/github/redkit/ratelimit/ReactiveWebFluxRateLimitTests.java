@@ -27,8 +27,10 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -199,6 +201,43 @@ class ReactiveWebFluxRateLimitTests {
 		}
 	}
 
+	@Test
+	void anExceptionAnsweredByErrorHandlingCountsByTheStatusItGot() {
+		try (ConfigurableApplicationContext context = start(
+				Stream.concat(Stream.of(RedisTopology.STANDALONE.server().springProperties()),
+						Stream.of("redkit.rate-limit.timeout=10s", "redkit.key-prefix=errors-" + UUID.randomUUID(),
+								"redkit.rate-limit.limits.conflicts.windows[0].limit=3",
+								"redkit.rate-limit.limits.conflicts.windows[0].period=1h",
+								"redkit.rate-limit.limits.errors.windows[0].limit=3",
+								"redkit.rate-limit.limits.errors.windows[0].period=1h",
+								"redkit.rate-limit.web.routes[0].path=/taken/counted",
+								"redkit.rate-limit.web.routes[0].limit=conflicts",
+								"redkit.rate-limit.web.routes[0].count-statuses=409",
+								"redkit.rate-limit.web.routes[1].path=/taken/uncounted",
+								"redkit.rate-limit.web.routes[1].limit=errors",
+								"redkit.rate-limit.web.routes[1].count-statuses=5xx"))
+					.toArray(String[]::new))) {
+			WebTestClient client = client(context);
+			// the handler's exception is answered 409 by an @ExceptionHandler: not a
+			// server error, so a route counting 5xx gives every permit back
+			for (int i = 0; i < 6; i++) {
+				client.get().uri("/taken/uncounted").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
+			}
+			// a route counting 409 counts each: three spend the limit
+			for (int i = 0; i < 3; i++) {
+				client.get().uri("/taken/counted").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
+			}
+			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+			int status;
+			do {
+				status = client.get().uri("/taken/counted").exchange().returnResult(String.class).getStatus().value();
+			}
+			while (status == 409 && System.nanoTime() < deadline);
+			assertThat(status).as("three answers of 409 spend the limit").isEqualTo(429);
+			client.get().uri("/taken/uncounted").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
+		}
+	}
+
 	private static ConfigurableApplicationContext start(String... properties) {
 		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "redkit.rate-limit.limits.api.windows[0].limit=2",
@@ -266,6 +305,16 @@ class ReactiveWebFluxRateLimitTests {
 		Mono<String> login(@RequestParam String password) {
 			return password.equals("right") ? Mono.just("welcome")
 					: Mono.error(new ResponseStatusException(HttpStatus.UNAUTHORIZED, "wrong password"));
+		}
+
+		@GetMapping({ "/taken/counted", "/taken/uncounted" })
+		Mono<String> taken() {
+			return Mono.error(new IllegalStateException("already taken"));
+		}
+
+		@ExceptionHandler(IllegalStateException.class)
+		ResponseEntity<String> conflict(IllegalStateException ex) {
+			return ResponseEntity.status(HttpStatus.CONFLICT).body(ex.getMessage());
 		}
 
 		@GetMapping("/plain")

@@ -13,13 +13,30 @@ import org.jspecify.annotations.Nullable;
  * @param configRefused why {@code CONFIG GET} failed, {@code null} when it answered
  * @param info the {@code INFO} fields read, empty when refused
  * @param infoRefused why {@code INFO} failed, {@code null} when it answered
+ * @param failure why nothing was read: a cluster's master marked failed ({@code fail} or
+ * {@code fail?}) or one that did not answer; {@code null} when it was read
  */
 record NodeSettings(String node, Map<String, String> config, @Nullable String configRefused, Map<String, String> info,
-		@Nullable String infoRefused) {
+		@Nullable String infoRefused, @Nullable String failure) {
 
 	NodeSettings {
 		config = Map.copyOf(config);
 		info = Map.copyOf(info);
+	}
+
+	NodeSettings(String node, Map<String, String> config, @Nullable String configRefused, Map<String, String> info,
+			@Nullable String infoRefused) {
+		this(node, config, configRefused, info, infoRefused, null);
+	}
+
+	/**
+	 * A cluster's master whose settings could not be read at all.
+	 * @param node the node's address
+	 * @param failure why
+	 * @return settings that hold nothing
+	 */
+	static NodeSettings failed(String node, String failure) {
+		return new NodeSettings(node, Map.of(), null, Map.of(), null, failure);
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import io.github.redkit.core.ServerNeed;
 import io.github.redkit.core.ServerNeeds;
@@ -24,7 +25,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * The server doctor on Redis: reads each writable node's settings within a timeout and
  * judges them against the needs the capabilities in use declared. A cluster is judged by
- * its worst master.
+ * its worst live master; a master marked failed (or silent) is one finding of its own.
  */
 public final class RedisServerDoctor implements ServerDoctor {
 
@@ -70,12 +71,35 @@ public final class RedisServerDoctor implements ServerDoctor {
 			Thread.currentThread().interrupt();
 			return unanswered("interrupted");
 		}
+		List<NodeSettings> live = nodes.stream().filter((node) -> node.failure() == null).toList();
+		List<NodeSettings> failed = nodes.stream().filter((node) -> node.failure() != null).toList();
+		if (live.isEmpty() && !failed.isEmpty()) {
+			return unanswered("no master answered: " + failures(failed));
+		}
 		List<DoctorFinding> findings = new ArrayList<>();
-		addFinding(findings, ServerNeed.NO_EVICTION, "maxmemory-policy", RedisServerDoctor::eviction, nodes);
-		addFinding(findings, ServerNeed.PERSISTENCE, "persistence", RedisServerDoctor::persistence, nodes);
-		addFinding(findings, ServerNeed.REPLICATED_WRITES, "replication", RedisServerDoctor::replication, nodes);
+		addFinding(findings, ServerNeed.NO_EVICTION, "maxmemory-policy", RedisServerDoctor::eviction, live);
+		addFinding(findings, ServerNeed.PERSISTENCE, "persistence", RedisServerDoctor::persistence, live);
+		addFinding(findings, ServerNeed.REPLICATED_WRITES, "replication", RedisServerDoctor::replication, live);
+		List<String> concerned = allCapabilities();
+		if (!failed.isEmpty() && !concerned.isEmpty()) {
+			findings.add(new DoctorFinding("cluster-nodes", Status.NOT_CHECKED, concerned, failed.size() + " of "
+					+ nodes.size() + " masters not checked, the others were: " + failures(failed)));
+		}
 		findings.sort(WORST_FIRST);
-		return new DoctorReport(describe(nodes), findings);
+		return new DoctorReport(describe(live, nodes.size(), failed.size()), findings);
+	}
+
+	private static String failures(List<NodeSettings> failed) {
+		return failed.stream().map((node) -> node.node() + " " + node.failure()).collect(Collectors.joining("; "));
+	}
+
+	private List<String> allCapabilities() {
+		return this.needs.stream()
+			.filter((declared) -> !declared.needs().isEmpty())
+			.map(ServerNeeds::capability)
+			.distinct()
+			.sorted()
+			.toList();
 	}
 
 	private static int gravity(Status status) {
@@ -213,16 +237,17 @@ public final class RedisServerDoctor implements ServerDoctor {
 						+ ": a failover may lose the last acknowledged writes; a lock's fencing token still rises");
 	}
 
-	private static String describe(List<NodeSettings> nodes) {
-		if (nodes.isEmpty()) {
+	private static String describe(List<NodeSettings> live, int masters, int failed) {
+		if (live.isEmpty()) {
 			return "unknown";
 		}
-		NodeSettings first = nodes.get(0);
+		NodeSettings first = live.get(0);
 		String valkey = first.info().get("valkey_version");
 		String version = (valkey != null) ? "Valkey " + valkey
 				: "Redis " + first.info().getOrDefault("redis_version", "(version not reported)");
 		String mode = first.info().getOrDefault("redis_mode", "standalone");
-		return version + " " + mode + ((nodes.size() > 1) ? " of " + nodes.size() + " masters" : "");
+		return version + " " + mode + ((masters > 1) ? " of " + masters + " masters" : "")
+				+ ((failed > 0) ? ", " + failed + " failed" : "");
 	}
 
 	/**

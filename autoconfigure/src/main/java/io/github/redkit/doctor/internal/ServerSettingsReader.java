@@ -5,7 +5,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,13 +15,16 @@ import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
+import org.springframework.data.redis.connection.RedisClusterNode.Flag;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Reads the settings the doctor judges from every node that takes writes: the one server,
- * or each master of a cluster. A managed service may refuse {@code CONFIG} (renamed,
- * disabled or denied by an ACL); the fields {@code INFO} mirrors are then read from it.
+ * or each master of a cluster (a master marked failed, or one that does not answer, is
+ * read as failed, not as the whole cluster's silence). A managed service may refuse
+ * {@code CONFIG} (renamed, disabled or denied by an ACL); the fields {@code INFO} mirrors
+ * are then read from it.
  */
 final class ServerSettingsReader {
 
@@ -40,14 +45,30 @@ final class ServerSettingsReader {
 				List<NodeSettings> nodes = new ArrayList<>();
 				for (RedisClusterNode node : cluster.clusterGetNodes()) {
 					if (node.isMaster()) {
-						nodes.add(read(node.asString(), (pattern) -> cluster.serverCommands().getConfig(node, pattern),
-								(section) -> cluster.serverCommands().info(node, section)));
+						nodes.add(read(cluster, node));
 					}
 				}
 				return nodes;
 			}
 			return List.of(read("server", (pattern) -> connection.serverCommands().getConfig(pattern),
 					(section) -> connection.serverCommands().info(section)));
+		}
+	}
+
+	// a master the cluster marked failed, or one that does not answer, is reported as
+	// such: the live masters are still judged
+	private static NodeSettings read(RedisClusterConnection cluster, RedisClusterNode node) {
+		Set<Flag> flags = node.getFlags();
+		if (flags.contains(Flag.FAIL) || flags.contains(Flag.PFAIL) || flags.contains(Flag.NOADDR)) {
+			String raw = flags.stream().sorted().map(Flag::getRaw).collect(Collectors.joining(","));
+			return NodeSettings.failed(node.asString(), "marked " + raw + " by the cluster");
+		}
+		try {
+			return read(node.asString(), (pattern) -> cluster.serverCommands().getConfig(node, pattern),
+					(section) -> cluster.serverCommands().info(node, section));
+		}
+		catch (DataAccessResourceFailureException | TransientDataAccessException ex) {
+			return NodeSettings.failed(node.asString(), "did not answer (" + reason(ex) + ")");
 		}
 	}
 

@@ -56,17 +56,19 @@ final class ThreeRegions implements AutoCloseable {
 		return peers;
 	}
 
-	/** A replicator from each region to each other one, not started. */
+	/**
+	 * A replicator from each region to each other one, not started. A region's
+	 * replicators share one recovery from all its peers, as the auto-configuration wires
+	 * them: a recovery from one peer alone leaves the other peers' positions where they
+	 * were, so the entries counted on an empty Redis reach them as a step back in time
+	 * and the region recovers again, adding its own calls twice.
+	 */
 	List<RegionReplicator> replicators(Duration interval) {
 		List<RegionReplicator> replicators = new ArrayList<>();
 		for (String origin : NAMES) {
-			for (String peer : NAMES) {
-				if (!origin.equals(peer)) {
-					replicators.add(RegionReplicator.toPeer(new RegionShipping(origin, 0, runner(origin), KEYSPACE,
-							new RegionRounds(200, interval, Duration.ofMillis(500)),
-							new MicrometerRedkitMetrics(SimpleMeterRegistry::new)), peer, runner(peer)));
-				}
-			}
+			replicators.addAll(RegionReplicator.toPeers(new RegionShipping(origin, 0, runner(origin), KEYSPACE,
+					new RegionRounds(200, interval, Duration.ofMillis(500)),
+					new MicrometerRedkitMetrics(SimpleMeterRegistry::new)), peers(origin)));
 		}
 		return replicators;
 	}

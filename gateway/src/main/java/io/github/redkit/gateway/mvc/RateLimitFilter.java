@@ -104,9 +104,22 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 		}
 		// one RFC 9651 list per field, the items of every limit in the route's order; a
 		// mark of a local decision once
-		fields.forEach((name, values) -> response.headers()
-			.set(name, RateLimitHeaders.DEGRADED.equals(name) ? values.get(0) : String.join(", ", values)));
-		return response;
+		Map<String, String> values = new LinkedHashMap<>();
+		fields.forEach((name, items) -> values.put(name,
+				RateLimitHeaders.DEGRADED.equals(name) ? items.get(0) : String.join(", ", items)));
+		return withFields(response, values);
+	}
+
+	private static ServerResponse withFields(ServerResponse response, Map<String, String> fields) {
+		try {
+			fields.forEach(response.headers()::set);
+			return response;
+		}
+		catch (UnsupportedOperationException ex) {
+			// a response the route's handler built (not the proxy's): its headers are
+			// read-only, the first set changed nothing
+			return new FieldsAddedResponse(response, fields);
+		}
 	}
 
 	private void settle(List<RateLimitReservation> reservations, int status) {

@@ -36,6 +36,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -171,6 +172,41 @@ class MvcGatewayRateLimitTests {
 			assertThat(get(context, "/java/api/hello", "X-User", user).statusCode()).isEqualTo(429);
 			assertThat(get(context, "/java/api/hello", "X-User", "x" + user).statusCode()).isEqualTo(200);
 			assertThat(get(context, "/java/api/hello").statusCode()).as("no identifier").isEqualTo(403);
+		}
+	}
+
+	@Test
+	void aRouteTheApplicationAnswersItselfGetsTheFieldsToo() throws Exception {
+		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
+			String user = UUID.randomUUID().toString();
+			for (int i = 0; i < 3; i++) {
+				// the handler's response has read-only headers: the proxy's has not
+				HttpResponse<String> allowed = get(context, "/local/hello", "X-User", user);
+				assertThat(allowed.statusCode()).isEqualTo(200);
+				assertThat(allowed.body()).isEqualTo("hello from the gateway");
+				assertThat(allowed.headers().allValues("X-Handler")).containsExactly("local");
+				assertThat(header(allowed, "RateLimit-Policy"))
+					.isEqualTo(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
+				assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=" + (2 - i));
+			}
+			assertThat(get(context, "/local/hello", "X-User", user).statusCode()).isEqualTo(429);
+		}
+	}
+
+	@Test
+	void anExceptionOfTheRoutesHandlerCountsAs500() throws Exception {
+		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
+			// counting 5xx only: each failure takes a permit, so the fourth is refused
+			String user = UUID.randomUUID().toString();
+			for (int i = 0; i < 3; i++) {
+				assertThat(get(context, "/failing/5xx", "X-User", user).statusCode()).isEqualTo(500);
+			}
+			assertThat(get(context, "/failing/5xx", "X-User", user).statusCode()).isEqualTo(429);
+			// counting 401 only: a failure gives its permit back, however many there are
+			String other = UUID.randomUUID().toString();
+			for (int i = 0; i < 6; i++) {
+				assertThat(get(context, "/failing/401", "X-User", other).statusCode()).isEqualTo(500);
+			}
 		}
 	}
 
@@ -323,6 +359,38 @@ class MvcGatewayRateLimitTests {
 						.map((user) -> "user:" + user)
 						.toList())))
 				.build();
+		}
+
+		@Bean
+		RouterFunction<ServerResponse> localRoute() {
+			return route("local")
+				.GET("/local/hello",
+						(request) -> ServerResponse.ok().header("X-Handler", "local").body("hello from the gateway"))
+				.filter(RedkitRateLimitFilterFunctions.redkitRateLimit(
+						(config) -> config.setLimits(List.of("gw")).setKeyResolver(MvcGatewayApplication::user)))
+				.build();
+		}
+
+		@Bean
+		RouterFunction<ServerResponse> failingRoutes() {
+			return route("failing-5xx").GET("/failing/5xx", MvcGatewayApplication::fail)
+				.filter(RedkitRateLimitFilterFunctions.redkitRateLimit((config) -> config.setLimits(List.of("gw"))
+					.setCountStatuses(List.of("5xx"))
+					.setKeyResolver(MvcGatewayApplication::user)))
+				.build()
+				.and(route("failing-401").GET("/failing/401", MvcGatewayApplication::fail)
+					.filter(RedkitRateLimitFilterFunctions.redkitRateLimit((config) -> config.setLimits(List.of("gw"))
+						.setCountStatuses(List.of("401"))
+						.setKeyResolver(MvcGatewayApplication::user)))
+					.build());
+		}
+
+		private static ServerResponse fail(ServerRequest request) {
+			throw new IllegalStateException("the handler failed");
+		}
+
+		private static List<String> user(ServerRequest request) {
+			return request.headers().header("X-User").stream().limit(1).map((user) -> "user:" + user).toList();
 		}
 
 	}
