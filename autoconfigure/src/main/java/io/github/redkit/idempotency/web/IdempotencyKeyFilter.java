@@ -7,7 +7,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.security.Principal;
 import java.util.List;
 
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
@@ -48,8 +47,9 @@ import org.springframework.web.util.WebUtils;
  * recorded response, marked {@code Idempotent-Replayed: true}; a retry while the first
  * still runs gets {@code 409}; the key with another method, path or body gets
  * {@code 422}; a route that requires a key answers a request without one with
- * {@code 400}; all as problem details. A server error is not recorded, so a retry runs
- * again. When Redis cannot be asked the request is not run ({@code 503}).
+ * {@code 400}; a key whose caller has no scope gets {@code 403}; all as problem details.
+ * A server error is not recorded, so a retry runs again. When Redis cannot be asked the
+ * request is not run ({@code 503}).
  */
 public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordered {
 
@@ -67,17 +67,33 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 
 	private final HttpIdempotency http;
 
+	private final IdempotencyKeyScopeResolver scopes;
+
 	private final int order;
 
 	/**
-	 * Creates the filter.
+	 * Creates the filter, with keys scoped to the authenticated user and refused to
+	 * anonymous callers.
 	 * @param steps records the responses
 	 * @param http the routes and settings
 	 * @param order where the filter runs among the application's
 	 */
 	public IdempotencyKeyFilter(IdempotentSteps steps, HttpIdempotency http, int order) {
+		this(steps, http, IdempotencyKeyScopeResolver.principal(), order);
+	}
+
+	/**
+	 * Creates the filter.
+	 * @param steps records the responses
+	 * @param http the routes and settings
+	 * @param scopes whose key space a request's key falls in
+	 * @param order where the filter runs among the application's
+	 */
+	public IdempotencyKeyFilter(IdempotentSteps steps, HttpIdempotency http, IdempotencyKeyScopeResolver scopes,
+			int order) {
 		this.steps = steps;
 		this.http = http;
+		this.scopes = scopes;
 		this.order = order;
 	}
 
@@ -121,13 +137,17 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 			write(request, response, this.http.malformed(String.valueOf(ex.getMessage())));
 			return;
 		}
+		IdempotencyKeyScope scope = this.scopes.resolve(new ServletCaller(request));
+		if (scope == null) {
+			write(request, response, this.http.unscoped());
+			return;
+		}
 		byte[] body = readBody(request);
 		if (body == null) {
 			write(request, response, this.http.tooLarge());
 			return;
 		}
-		Principal principal = request.getUserPrincipal();
-		String operation = this.http.operation((principal != null) ? principal.getName() : null, key);
+		String operation = this.http.operation(scope.kind(), scope.value(), key);
 		StepClaim claim;
 		try {
 			claim = this.steps.claim(operation, HttpIdempotency.STEP, null, this.http.ttl(), this.http.lease(),

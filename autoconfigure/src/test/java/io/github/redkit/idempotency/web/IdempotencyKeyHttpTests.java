@@ -296,7 +296,7 @@ class IdempotencyKeyHttpTests {
 			all.addAll(List.of("server.port=0", "redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
 					"redkit.idempotency.http.routes[0].path=/payments/**",
 					"redkit.idempotency.http.routes[1].path=/tips", "redkit.idempotency.http.routes[1].required=false",
-					"redkit.idempotency.timeout=1s"));
+					"redkit.idempotency.timeout=1s", "redkit.idempotency.http.anonymous=shared"));
 			all.addAll(List.of(properties));
 			return new SpringApplicationBuilder(this.application).web(this.type)
 				.properties(all.toArray(String[]::new))
