@@ -213,9 +213,16 @@ class IdempotencyKeyHttpTests {
 			HttpResponse<String> first = post(context, "/payments", key, "{\"amount\":10}", null);
 			assertThat(first.body()).isNotEmpty();
 			HttpResponse<String> retry = post(context, "/payments", key, "{\"amount\":10}", null);
-			assertThat(retry.statusCode()).isEqualTo(201);
-			assertThat(retry.body()).isEmpty();
-			assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+			if (stack == Stack.SERVLET) {
+				// it streamed to its client and is not replayable
+				assertThat(retry.statusCode()).isEqualTo(410);
+				assertThat(retry.body()).contains("\"title\":\"Response not replayable\"");
+			}
+			else {
+				assertThat(retry.statusCode()).isEqualTo(201);
+				assertThat(retry.body()).isEmpty();
+				assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+			}
 			assertThat(payments(context).runs.get()).isEqualTo(1);
 		}
 	}
