@@ -23,6 +23,7 @@ import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.idempotency.internal.StepResults;
 import io.github.redkit.idempotency.web.IdempotencyExceptionHandler;
 import io.github.redkit.idempotency.web.IdempotencyKeyFilter;
+import io.github.redkit.idempotency.web.IdempotencyKeyScopeResolver;
 import io.github.redkit.idempotency.web.IdempotencyKeyWebFilter;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -123,6 +124,21 @@ public final class IdempotencyAutoConfiguration {
 
 	}
 
+	// whose key space an Idempotency-Key falls in: the authenticated user unless the
+	// application declares a resolver
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication
+	@Conditional(OnIdempotencyKeyRoutesCondition.class)
+	static final class IdempotencyKeyScopeConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotencyKeyScopeResolver redkitIdempotencyKeyScopeResolver() {
+			return IdempotencyKeyScopeResolver.principal();
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 	@ConditionalOnClass(name = "jakarta.servlet.Filter")
@@ -132,9 +148,11 @@ public final class IdempotencyAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		IdempotencyKeyFilter redkitIdempotencyKeyFilter(IdempotentSteps steps, IdempotencyProperties properties,
-				ObjectProvider<JsonMapper> jsonMapper) {
-			return new IdempotencyKeyFilter(steps, IdempotencyPropertiesMapper.http(properties,
-					jsonMapper.getIfAvailable(JsonMapper.builder()::build)), properties.getHttp().getOrder());
+				IdempotencyKeyScopeResolver scopes, ObjectProvider<JsonMapper> jsonMapper) {
+			return new IdempotencyKeyFilter(steps,
+					IdempotencyPropertiesMapper.http(properties,
+							jsonMapper.getIfAvailable(JsonMapper.builder()::build)),
+					IdempotencyPropertiesMapper.scopes(properties, scopes), properties.getHttp().getOrder());
 		}
 
 	}
@@ -149,12 +167,12 @@ public final class IdempotencyAutoConfiguration {
 		@ConditionalOnMissingBean
 		IdempotencyKeyWebFilter redkitIdempotencyKeyWebFilter(IdempotentSteps steps,
 				ObjectProvider<ReactiveIdempotentSteps> reactiveSteps, IdempotencyProperties properties,
-				ObjectProvider<JsonMapper> jsonMapper) {
+				IdempotencyKeyScopeResolver scopes, ObjectProvider<JsonMapper> jsonMapper) {
 			return new IdempotencyKeyWebFilter(
 					reactiveSteps.getIfAvailable(() -> new DefaultReactiveIdempotentSteps(steps)),
 					IdempotencyPropertiesMapper.http(properties,
 							jsonMapper.getIfAvailable(JsonMapper.builder()::build)),
-					properties.getHttp().getOrder());
+					IdempotencyPropertiesMapper.scopes(properties, scopes), properties.getHttp().getOrder());
 		}
 
 	}

@@ -158,6 +158,13 @@ public class IdempotencyProperties {
 		 */
 		private int order = IdempotencyKeyFilter.DEFAULT_ORDER;
 
+		/**
+		 * What a key sent by a caller the scope resolver finds no scope for (by default:
+		 * no authenticated user) falls in: refused with 403, the client's address, or one
+		 * key space shared by all such callers.
+		 */
+		private Anonymous anonymous = Anonymous.REFUSE;
+
 		public List<Route> getRoutes() {
 			return this.routes;
 		}
@@ -221,6 +228,36 @@ public class IdempotencyProperties {
 		public void setOrder(int order) {
 			this.order = order;
 		}
+
+		public Anonymous getAnonymous() {
+			return this.anonymous;
+		}
+
+		public void setAnonymous(Anonymous anonymous) {
+			this.anonymous = anonymous;
+		}
+
+	}
+
+	/**
+	 * What an Idempotency-Key without a scope falls in.
+	 */
+	public enum Anonymous {
+
+		/**
+		 * The request is refused with 403.
+		 */
+		REFUSE,
+
+		/**
+		 * The key is scoped to the client's IP address.
+		 */
+		CLIENT_ADDRESS,
+
+		/**
+		 * Every such caller shares one key space: one may get another's response.
+		 */
+		SHARED
 
 	}
 

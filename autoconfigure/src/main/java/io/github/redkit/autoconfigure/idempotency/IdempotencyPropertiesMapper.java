@@ -9,6 +9,7 @@ import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.idempotency.internal.HttpIdempotency;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
 import io.github.redkit.idempotency.internal.IdempotencyKeyRoute;
+import io.github.redkit.idempotency.web.IdempotencyKeyScopeResolver;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpMethod;
@@ -58,6 +59,16 @@ final class IdempotencyPropertiesMapper {
 		}
 		return new HttpIdempotency(routes, new HttpIdempotency.Limits(http.getHeader(), http.getTtl(), http.getLease(),
 				http.getMaxKeyLength(), http.getMaxRequestSize().toBytes(), http.getMaxResponseSize().toBytes()), json);
+	}
+
+	// the application's resolver, then what the properties say for a caller it finds no
+	// scope for
+	static IdempotencyKeyScopeResolver scopes(IdempotencyProperties properties, IdempotencyKeyScopeResolver resolver) {
+		return switch (properties.getHttp().getAnonymous()) {
+			case REFUSE -> resolver;
+			case CLIENT_ADDRESS -> resolver.orElse(IdempotencyKeyScopeResolver.clientAddress());
+			case SHARED -> resolver.orElse(IdempotencyKeyScopeResolver.shared());
+		};
 	}
 
 	private static IdempotencyKeyRoute route(IdempotencyProperties.Route route, String property) {

@@ -139,13 +139,22 @@ public final class HttpIdempotency {
 	}
 
 	/**
-	 * The operation a key names, scoped to the user so that two users' keys never meet.
-	 * @param principal the authenticated name, {@code null} when none
+	 * The operation a key names within its scope, so that two scopes' keys never meet:
+	 * the scope's value is written with its length, its kind (lower-case letters, digits
+	 * and {@code -}) before it. A user's scope keeps the layout of the previous release
+	 * ({@code http:<length>:<name>:<key>}), and so does the shared one
+	 * ({@code http:-:<key>}), so that records made before an upgrade are found.
+	 * @param kind the scope's kind: {@code user}, {@code shared} or another
+	 * @param value who, within the kind
 	 * @param key the key
 	 * @return the operation id
 	 */
-	public String operation(@Nullable String principal, String key) {
-		return "http:" + ((principal != null) ? principal.length() + ":" + principal : "-") + ":" + key;
+	public String operation(String kind, String value, String key) {
+		return switch (kind) {
+			case "shared" -> "http:-:" + key;
+			case "user" -> "http:" + value.length() + ":" + value + ":" + key;
+			default -> "http:" + kind + "." + value.length() + ":" + value + ":" + key;
+		};
 	}
 
 	/**
@@ -157,12 +166,37 @@ public final class HttpIdempotency {
 	 * @return a SHA-256 digest, hexadecimal
 	 */
 	public static String fingerprint(String method, String path, @Nullable String query, byte[] body) {
+		return fingerprint(method, path, query, body, null);
+	}
+
+	/**
+	 * What makes two requests the same: method, path with its query, body, and the form
+	 * the application receives as parameters and parts rather than as a body.
+	 * @param method the method
+	 * @param path the path
+	 * @param query the query, {@code null} for none
+	 * @param body what is left of the body once a form was read
+	 * @param form the form, {@code null} when the request is not one
+	 * @return a SHA-256 digest, hexadecimal
+	 */
+	public static String fingerprint(String method, String path, @Nullable String query, byte[] body,
+			@Nullable ReceivedForm form) {
+		MessageDigest digest = sha256();
+		digest.update(
+				(method + ' ' + path + ((query != null) ? "?" + query : "") + '\n').getBytes(StandardCharsets.UTF_8));
+		if (form != null) {
+			digest.update(("\u0000form " + body.length + "\n").getBytes(StandardCharsets.UTF_8));
+		}
+		digest.update(body);
+		if (form != null) {
+			digest.update(form.digest());
+		}
+		return HexFormat.of().formatHex(digest.digest());
+	}
+
+	static MessageDigest sha256() {
 		try {
-			MessageDigest digest = MessageDigest.getInstance("SHA-256");
-			digest.update((method + ' ' + path + ((query != null) ? "?" + query : "") + '\n')
-				.getBytes(StandardCharsets.UTF_8));
-			digest.update(body);
-			return HexFormat.of().formatHex(digest.digest());
+			return MessageDigest.getInstance("SHA-256");
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException(ex);
@@ -270,6 +304,15 @@ public final class HttpIdempotency {
 	public ProblemDetail reused() {
 		return Problems.of(HttpStatus.UNPROCESSABLE_CONTENT, "Idempotency key reused",
 				"This " + this.header + " was already used with a different request (method, path or body)");
+	}
+
+	/**
+	 * The answer to a key sent by a caller the scope resolver finds no scope for.
+	 * @return a {@code 403} problem
+	 */
+	public ProblemDetail unscoped() {
+		return Problems.of(HttpStatus.FORBIDDEN, "Idempotency key without a caller", "A request with an " + this.header
+				+ " must come from a caller its key can be kept apart for, such as an authenticated user (redkit.idempotency.http.anonymous)");
 	}
 
 	/**

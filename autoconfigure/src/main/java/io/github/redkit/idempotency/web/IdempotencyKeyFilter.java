@@ -1,14 +1,11 @@
 package io.github.redkit.idempotency.web;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
-import java.security.Principal;
+import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
+import java.util.TreeMap;
 
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
 import io.github.redkit.idempotency.IdempotentSteps;
@@ -16,16 +13,15 @@ import io.github.redkit.idempotency.StepClaim;
 import io.github.redkit.idempotency.StepClaimLostException;
 import io.github.redkit.idempotency.internal.HttpIdempotency;
 import io.github.redkit.idempotency.internal.IdempotencyKeyRoute;
+import io.github.redkit.idempotency.internal.ReceivedForm;
 import io.github.redkit.idempotency.internal.StoredResponse;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.Part;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -38,18 +34,20 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.util.ContentCachingResponseWrapper;
 import org.springframework.web.util.WebUtils;
 
 /**
  * Answers each {@code Idempotency-Key} once on Spring MVC routes
  * (draft-ietf-httpapi-idempotency-key-header): the first request with a key runs and its
- * response (status, headers, body) is recorded; a retry of the same request gets the
- * recorded response, marked {@code Idempotent-Replayed: true}; a retry while the first
- * still runs gets {@code 409}; the key with another method, path or body gets
- * {@code 422}; a route that requires a key answers a request without one with
- * {@code 400}; all as problem details. A server error is not recorded, so a retry runs
- * again. When Redis cannot be asked the request is not run ({@code 503}).
+ * response (status, the headers the application set, body) is recorded; a retry of the
+ * same request gets the recorded response, marked {@code Idempotent-Replayed: true}; a
+ * retry while the first still runs gets {@code 409}; the key with another method, path or
+ * body (or form) gets {@code 422}; a route that requires a key answers a request without
+ * one with {@code 400}; a key whose caller has no scope gets {@code 403}; a retry of a
+ * response that streamed (an event stream, a streaming body, a body past
+ * {@code max-response-size}) gets {@code 410}; all as problem details. A server error is
+ * not recorded, so a retry runs again. When Redis cannot be asked the request is not run
+ * ({@code 503}).
  */
 public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordered {
 
@@ -67,17 +65,33 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 
 	private final HttpIdempotency http;
 
+	private final IdempotencyKeyScopeResolver scopes;
+
 	private final int order;
 
 	/**
-	 * Creates the filter.
+	 * Creates the filter, with keys scoped to the authenticated user and refused to
+	 * anonymous callers.
 	 * @param steps records the responses
 	 * @param http the routes and settings
 	 * @param order where the filter runs among the application's
 	 */
 	public IdempotencyKeyFilter(IdempotentSteps steps, HttpIdempotency http, int order) {
+		this(steps, http, IdempotencyKeyScopeResolver.principal(), order);
+	}
+
+	/**
+	 * Creates the filter.
+	 * @param steps records the responses
+	 * @param http the routes and settings
+	 * @param scopes whose key space a request's key falls in
+	 * @param order where the filter runs among the application's
+	 */
+	public IdempotencyKeyFilter(IdempotentSteps steps, HttpIdempotency http, IdempotencyKeyScopeResolver scopes,
+			int order) {
 		this.steps = steps;
 		this.http = http;
+		this.scopes = scopes;
 		this.order = order;
 	}
 
@@ -87,8 +101,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 		String path = request.getRequestURI().substring(request.getContextPath().length());
 		if (isAsyncDispatch(request)) {
 			StepClaim claim = (StepClaim) request.getAttribute(CLAIM);
-			ContentCachingResponseWrapper captured = WebUtils.getNativeResponse(response,
-					ContentCachingResponseWrapper.class);
+			RecordingResponse captured = WebUtils.getNativeResponse(response, RecordingResponse.class);
 			if (claim != null && captured != null) {
 				finish(request, captured, chain, claim);
 			}
@@ -121,17 +134,26 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 			write(request, response, this.http.malformed(String.valueOf(ex.getMessage())));
 			return;
 		}
-		byte[] body = readBody(request);
+		IdempotencyKeyScope scope = this.scopes.resolve(new ServletCaller(request));
+		if (scope == null) {
+			write(request, response, this.http.unscoped());
+			return;
+		}
+		if (request.getContentLengthLong() > this.http.maxRequestSize()) {
+			write(request, response, this.http.tooLarge());
+			return;
+		}
+		ReceivedForm form = form(request);
+		byte[] body = readBody(request, (form != null) ? form.size() : 0);
 		if (body == null) {
 			write(request, response, this.http.tooLarge());
 			return;
 		}
-		Principal principal = request.getUserPrincipal();
-		String operation = this.http.operation((principal != null) ? principal.getName() : null, key);
 		StepClaim claim;
 		try {
-			claim = this.steps.claim(operation, HttpIdempotency.STEP, null, this.http.ttl(), this.http.lease(),
-					HttpIdempotency.fingerprint(request.getMethod(), path, request.getQueryString(), body));
+			claim = this.steps.claim(this.http.operation(scope.kind(), scope.value(), key), HttpIdempotency.STEP, null,
+					this.http.ttl(), this.http.lease(),
+					HttpIdempotency.fingerprint(request.getMethod(), path, request.getQueryString(), body, form));
 		}
 		catch (IdempotencyKeyReusedException ex) {
 			write(request, response, this.http.reused());
@@ -142,8 +164,9 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 			return;
 		}
 		switch (claim.outcome()) {
-			case CLAIMED -> run(new BodyRequest(request, body), response, chain, claim);
-			case DUPLICATE -> replay(response, this.http.read(claim.storedResult()));
+			case CLAIMED -> run((form == null || body.length > 0) ? new BodyRequest(request, body) : request, response,
+					chain, claim);
+			case DUPLICATE -> replay(request, response, this.http.read(claim.storedResult()));
 			default -> {
 				response.setHeader(HttpHeaders.RETRY_AFTER, "1");
 				write(request, response, this.http.inProgress());
@@ -153,15 +176,15 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 
 	private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, StepClaim claim)
 			throws ServletException, IOException {
-		ContentCachingResponseWrapper captured = new ContentCachingResponseWrapper(response);
+		RecordingResponse captured = new RecordingResponse(response, request, this.http.maxResponseSize());
 		request.setAttribute(CLAIM, claim);
 		finish(request, captured, chain, claim);
 	}
 
 	// runs the request, or its asynchronous dispatch, and once the response is whole
-	// records it before the client gets it
-	private void finish(HttpServletRequest request, ContentCachingResponseWrapper captured, FilterChain chain,
-			StepClaim claim) throws ServletException, IOException {
+	// records it before the client gets what was held of it
+	private void finish(HttpServletRequest request, RecordingResponse captured, FilterChain chain, StepClaim claim)
+			throws ServletException, IOException {
 		boolean decided = false;
 		try {
 			chain.doFilter(request, captured);
@@ -170,6 +193,7 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 				decided = true;
 				return;
 			}
+			captured.flushWriter();
 			decided = HttpIdempotency.records(captured.getStatus()) && record(claim, captured);
 		}
 		finally {
@@ -177,18 +201,12 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 				abandon(claim);
 			}
 		}
-		captured.copyBodyToResponse();
+		captured.sendHeld();
 	}
 
-	private boolean record(StepClaim claim, ContentCachingResponseWrapper response) {
-		HttpHeaders headers = new HttpHeaders();
-		for (String name : response.getHeaderNames()) {
-			headers.addAll(name, List.copyOf(response.getHeaders(name)));
-		}
-		if (response.getContentType() != null) {
-			headers.set(HttpHeaders.CONTENT_TYPE, response.getContentType());
-		}
-		StoredResponse stored = this.http.store(response.getStatus(), headers, response.getContentAsByteArray());
+	private boolean record(StepClaim claim, RecordingResponse response) {
+		StoredResponse stored = response.streamed() ? this.http.notReplayable(response.getStatus(), response.produced())
+				: this.http.store(response.getStatus(), response.produced(), response.body());
 		try {
 			this.steps.complete(claim, stored);
 			return true;
@@ -214,18 +232,65 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 		}
 	}
 
-	private static void replay(HttpServletResponse response, StoredResponse stored) throws IOException {
+	// the filters in front set their headers on this response as on the first: a value
+	// they set is not repeated
+	private void replay(HttpServletRequest request, HttpServletResponse response, StoredResponse stored)
+			throws IOException {
+		if (stored.bodyOmitted()) {
+			write(request, response, this.http.notReplayable());
+			return;
+		}
 		response.setStatus(stored.status());
-		stored.headers().forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
+		stored.headers().forEach((name, values) -> {
+			for (String value : values) {
+				if (!response.getHeaders(name).contains(value)) {
+					response.addHeader(name, value);
+				}
+			}
+		});
 		response.setHeader(HttpIdempotency.REPLAYED, "true");
 		response.setContentLength(stored.body().length);
 		response.getOutputStream().write(stored.body());
 	}
 
-	// null when larger than what is fingerprinted
-	private byte @Nullable [] readBody(HttpServletRequest request) throws IOException {
-		long limit = this.http.maxRequestSize();
-		if (request.getContentLengthLong() > limit) {
+	// the parameters and parts the application gets of a form: a server or a filter in
+	// front (Spring Security's CSRF filter, Boot's form content filter) may have read
+	// its body already; null when the request is not a form
+	private @Nullable ReceivedForm form(HttpServletRequest request) throws IOException {
+		String type = request.getContentType();
+		String lower = (type != null) ? type.toLowerCase(Locale.ROOT) : "";
+		boolean multipart = lower.startsWith(MediaType.MULTIPART_FORM_DATA_VALUE);
+		if (!multipart && !lower.startsWith(MediaType.APPLICATION_FORM_URLENCODED_VALUE)) {
+			return null;
+		}
+		ReceivedForm form = new ReceivedForm();
+		new TreeMap<>(request.getParameterMap()).forEach((name, values) -> form.parameter(name, List.of(values)));
+		if (multipart) {
+			for (Part part : parts(request)) {
+				try (InputStream content = part.getInputStream()) {
+					form.part(part.getName(), part.getSubmittedFileName(), part.getContentType(), content);
+				}
+			}
+		}
+		return form;
+	}
+
+	// a multipart body the server cannot read is left to the application, which fails
+	// on it alike
+	private static Collection<Part> parts(HttpServletRequest request) {
+		try {
+			return request.getParts();
+		}
+		catch (IOException | ServletException | IllegalStateException ex) {
+			return List.of();
+		}
+	}
+
+	// what is left of the body once the form was read; null when larger than what is
+	// fingerprinted
+	private byte @Nullable [] readBody(HttpServletRequest request, long read) throws IOException {
+		long limit = this.http.maxRequestSize() - read;
+		if (limit < 0) {
 			return null;
 		}
 		try (InputStream in = request.getInputStream()) {
@@ -280,70 +345,6 @@ public class IdempotencyKeyFilter extends OncePerRequestFilter implements Ordere
 
 		@Override
 		public void onStartAsync(AsyncEvent event) {
-		}
-
-	}
-
-	/**
-	 * The request with the body the filter read to fingerprint it.
-	 */
-	private static final class BodyRequest extends HttpServletRequestWrapper {
-
-		private final byte[] body;
-
-		BodyRequest(HttpServletRequest request, byte[] body) {
-			super(request);
-			this.body = body;
-		}
-
-		@Override
-		public ServletInputStream getInputStream() {
-			ByteArrayInputStream in = new ByteArrayInputStream(this.body);
-			return new ServletInputStream() {
-
-				@Override
-				public int read() {
-					return in.read();
-				}
-
-				@Override
-				public int read(byte[] buffer, int offset, int length) {
-					return in.read(buffer, offset, length);
-				}
-
-				@Override
-				public boolean isFinished() {
-					return in.available() == 0;
-				}
-
-				@Override
-				public boolean isReady() {
-					return true;
-				}
-
-				@Override
-				public void setReadListener(ReadListener listener) {
-					throw new UnsupportedOperationException("The body was already read");
-				}
-
-			};
-		}
-
-		@Override
-		public BufferedReader getReader() {
-			String encoding = getCharacterEncoding();
-			return new BufferedReader(new InputStreamReader(getInputStream(),
-					(encoding != null) ? Charset.forName(encoding) : StandardCharsets.UTF_8));
-		}
-
-		@Override
-		public int getContentLength() {
-			return this.body.length;
-		}
-
-		@Override
-		public long getContentLengthLong() {
-			return this.body.length;
 		}
 
 	}

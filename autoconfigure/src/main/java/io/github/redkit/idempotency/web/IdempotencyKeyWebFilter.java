@@ -43,18 +43,35 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 
 	private final HttpIdempotency http;
 
+	private final IdempotencyKeyScopeResolver scopes;
+
 	private final int order;
 
 	/**
-	 * Creates the filter.
+	 * Creates the filter, with keys scoped to the authenticated user and refused to
+	 * anonymous callers.
 	 * @param steps records the responses
 	 * @param http the routes and settings
 	 * @param order where the filter runs among the application's,
 	 * {@link IdempotencyKeyFilter#DEFAULT_ORDER} by default
 	 */
 	public IdempotencyKeyWebFilter(ReactiveIdempotentSteps steps, HttpIdempotency http, int order) {
+		this(steps, http, IdempotencyKeyScopeResolver.principal(), order);
+	}
+
+	/**
+	 * Creates the filter.
+	 * @param steps records the responses
+	 * @param http the routes and settings
+	 * @param scopes whose key space a request's key falls in
+	 * @param order where the filter runs among the application's,
+	 * {@link IdempotencyKeyFilter#DEFAULT_ORDER} by default
+	 */
+	public IdempotencyKeyWebFilter(ReactiveIdempotentSteps steps, HttpIdempotency http,
+			IdempotencyKeyScopeResolver scopes, int order) {
 		this.steps = steps;
 		this.http = http;
+		this.scopes = scopes;
 		this.order = order;
 	}
 
@@ -80,21 +97,25 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 			.map(IdempotencyKeyWebFilter::bytes)
 			.defaultIfEmpty(new byte[0])
 			.flatMap((body) -> exchange.getPrincipal()
-				.map((principal) -> Optional.of(principal.getName()))
+				.map((principal) -> Optional.<Principal>of(principal))
 				.defaultIfEmpty(Optional.empty())
 				.flatMap((principal) -> claim(exchange, chain, body, principal.orElse(null), key)))
 			.onErrorResume(DataBufferLimitException.class, (ex) -> write(exchange, this.http.tooLarge()));
 	}
 
-	private Mono<Void> claim(ServerWebExchange exchange, WebFilterChain chain, byte[] body, @Nullable String principal,
-			String key) {
+	private Mono<Void> claim(ServerWebExchange exchange, WebFilterChain chain, byte[] body,
+			@Nullable Principal principal, String key) {
+		IdempotencyKeyScope scope = this.scopes.resolve(new ExchangeCaller(exchange, principal));
+		if (scope == null) {
+			return write(exchange, this.http.unscoped());
+		}
 		ServerHttpRequest request = exchange.getRequest();
 		String path = request.getPath().pathWithinApplication().value();
 		String fingerprint = HttpIdempotency.fingerprint(request.getMethod().name(), path,
 				request.getURI().getRawQuery(), MultipartBoundary.withoutBoundary(request.getHeaders(), body));
 		Mono<Object> claimed = this.steps
-			.claim(this.http.operation(principal, key), HttpIdempotency.STEP, null, this.http.ttl(), this.http.lease(),
-					fingerprint)
+			.claim(this.http.operation(scope.kind(), scope.value(), key), HttpIdempotency.STEP, null, this.http.ttl(),
+					this.http.lease(), fingerprint)
 			.cast(Object.class)
 			.onErrorResume(IdempotencyKeyReusedException.class, (ex) -> Mono.just(this.http.reused()))
 			.onErrorResume(DataAccessException.class, (ex) -> Mono.just(this.http.unavailable()));

@@ -4,6 +4,7 @@ import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.idempotency.web.IdempotencyKeyFilter;
+import io.github.redkit.idempotency.web.IdempotencyKeyScopeResolver;
 import io.github.redkit.idempotency.web.IdempotencyKeyWebFilter;
 import io.github.redkit.test.RedisServers;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,17 @@ class IdempotencyKeyAutoConfigurationTests {
 		this.reactive.withPropertyValues("redkit.idempotency.http.routes[0].path=/payments/**")
 			.run((context) -> assertThat(context).hasSingleBean(IdempotencyKeyWebFilter.class)
 				.doesNotHaveBean(IdempotencyKeyFilter.class));
+	}
+
+	@Test
+	void keysAreScopedToTheUserUnlessTheApplicationDeclaresAResolver() {
+		this.servlet.withPropertyValues("redkit.idempotency.http.routes[0].path=/payments/**")
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyKeyScopeResolver.class));
+		IdempotencyKeyScopeResolver own = IdempotencyKeyScopeResolver.tenantHeader("X-Tenant");
+		this.reactive.withPropertyValues("redkit.idempotency.http.routes[0].path=/payments/**")
+			.withBean(IdempotencyKeyScopeResolver.class, () -> own)
+			.run((context) -> assertThat(context).getBean(IdempotencyKeyScopeResolver.class).isSameAs(own));
+		fails("redkit.idempotency.http.anonymous=everyone", "everyone");
 	}
 
 	@Test
