@@ -153,7 +153,7 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		return this.failureCooldown.coolingDown(sent) ? CompletableFuture.completedFuture(failed(limitName, null))
 				: this.scripts.acquireAsync(redisKey, id, policy)
 					.orTimeout(this.scripts.timeout().toNanos(), TimeUnit.NANOSECONDS)
-					.handle((reply, ex) -> (ex == null) ? granted(limitName, policy, redisKey, id, reply, sent)
+					.handle((reply, ex) -> (ex == null) ? granted(limitName, policy, redisKey, id, reply, sent, false)
 							: notAnswered(limitName, redisKey, id, ex));
 	}
 
@@ -188,21 +188,39 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		catch (DataAccessException ex) {
 			return notAnswered(limitName, redisKey, id, ex);
 		}
-		return granted(limitName, policy, redisKey, id, reply, sent);
+		return granted(limitName, policy, redisKey, id, reply, sent, true);
 	}
 
 	private Optional<ConcurrencyPermit> granted(String limitName, ConcurrencyPolicy policy, String redisKey, String id,
-			long[] reply, long sent) {
+			long[] reply, long sent, boolean blocking) {
 		if (reply[0] != 1) {
 			count(limitName, ConcurrencyMeters.REFUSED);
 			return Optional.empty();
 		}
-		count(limitName, ConcurrencyMeters.ACQUIRED);
 		PermitGrant grant = new PermitGrant(limitName, redisKey, id, reply[1], Math.max(policy.limit() - reply[1], 0));
 		RedisConcurrencyPermit permit = new RedisConcurrencyPermit(this.scripts, this.metrics, grant, sent,
 				policy.lease());
-		permit.renewedBy(this.renewer.start(policy.lease(),
-				() -> permit.renew(() -> this.scripts.renewAsync(redisKey, id, policy.lease())), permit::markLost));
+		try {
+			permit.renewedBy(this.renewer.start(policy.lease(),
+					() -> permit.renew(() -> this.scripts.renewAsync(redisKey, id, policy.lease())), permit::markLost));
+		}
+		catch (RuntimeException ex) {
+			// the renewer is shut down (the limiter is being destroyed with calls in
+			// flight): a lease nobody renews is given back now, not left taken in Redis
+			// until it ends
+			if (blocking) {
+				permit.close();
+			}
+			else {
+				// on the thread that completed the script (Lettuce's, maybe): never wait
+				permit.closeAsync();
+			}
+			throw new IllegalStateException(
+					"Concurrency limit '" + limitName
+							+ "': the limiter is stopping and can no longer renew a lease; the permit was given back",
+					ex);
+		}
+		count(limitName, ConcurrencyMeters.ACQUIRED);
 		return Optional.of(permit);
 	}
 

@@ -12,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -178,11 +179,23 @@ public class RedisScriptRunner {
 	 * must not block while a connection is made or borrowed
 	 */
 	public RedisScriptRunner(RedisConnectionFactory connectionFactory, int handOffThreads) {
-		Assert.isTrue(handOffThreads > 0, () -> "handOffThreads must be > 0 (was " + handOffThreads + ")");
+		this(connectionFactory, checked(handOffThreads),
+				RedkitThreads.bounded(asynchronousThreads("redkit-hand-off"), handOffThreads));
+	}
+
+	/**
+	 * Creates a runner that hands scripts off to {@code handOff}.
+	 */
+	RedisScriptRunner(RedisConnectionFactory connectionFactory, int handOffThreads, ExecutorService handOff) {
 		this.connectionFactory = connectionFactory;
 		this.template = new StringRedisTemplate(connectionFactory);
-		this.handOff = RedkitThreads.bounded(asynchronousThreads("redkit-hand-off"), handOffThreads);
+		this.handOff = handOff;
 		this.handOffThreads = handOffThreads;
+	}
+
+	private static int checked(int handOffThreads) {
+		Assert.isTrue(handOffThreads > 0, () -> "handOffThreads must be > 0 (was " + handOffThreads + ")");
+		return handOffThreads;
 	}
 
 	/**
@@ -464,41 +477,51 @@ public class RedisScriptRunner {
 	private <T> CompletableFuture<T> handOff(LuaScript<T> script, List<String> keys, byte[][] args) {
 		// the caller's own future: when it times out or is cancelled, the caller gave up
 		CompletableFuture<T> answer = new CompletableFuture<>();
-		this.handOff.execute(() -> {
-			if (answer.isDone()) {
-				return;
+		try {
+			this.handOff.execute(() -> relay(script, keys, args, answer));
+		}
+		catch (RejectedExecutionException ex) {
+			// shut down or refusing: an answer like any failure to send, never a throw
+			// that a caller who made a slot or a record first does not expect
+			answer.completeExceptionally(new RedisConnectionFailureException(
+					"Redkit could not hand " + script.name() + " off to be sent: " + ex.getMessage(), ex));
+		}
+		return answer;
+	}
+
+	private <T> void relay(LuaScript<T> script, List<String> keys, byte[][] args, CompletableFuture<T> answer) {
+		if (answer.isDone()) {
+			return;
+		}
+		CompletableFuture<T> sent;
+		try {
+			sent = sendOnKeptConnection(script, keys, args);
+			if (sent == null) {
+				sent = send(script, keys, args, answer);
 			}
-			CompletableFuture<T> sent;
-			try {
-				sent = sendOnKeptConnection(script, keys, args);
-				if (sent == null) {
-					sent = send(script, keys, args, answer);
-				}
-			}
-			catch (RuntimeException ex) {
-				sent = CompletableFuture.failedFuture(ex);
-			}
-			if (sent == answer) {
-				return;
-			}
-			BiConsumer<T, @Nullable Throwable> relay = (value, ex) -> {
-				if (ex != null) {
-					answer.completeExceptionally(unwrap(ex));
-				}
-				else {
-					answer.complete(value);
-				}
-			};
-			if (sent.isDone()) {
-				// failed (or answered) at once: the caller's continuation runs elsewhere,
-				// not on one of the hand-off's few threads
-				sent.whenCompleteAsync(relay, CONNECTOR);
+		}
+		catch (RuntimeException ex) {
+			sent = CompletableFuture.failedFuture(ex);
+		}
+		if (sent == answer) {
+			return;
+		}
+		BiConsumer<T, @Nullable Throwable> relay = (value, ex) -> {
+			if (ex != null) {
+				answer.completeExceptionally(unwrap(ex));
 			}
 			else {
-				sent.whenComplete(relay);
+				answer.complete(value);
 			}
-		});
-		return answer;
+		};
+		if (sent.isDone()) {
+			// failed (or answered) at once: the caller's continuation runs elsewhere,
+			// not on one of the hand-off's few threads
+			sent.whenCompleteAsync(relay, CONNECTOR);
+		}
+		else {
+			sent.whenComplete(relay);
+		}
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitMetrics;
@@ -55,6 +56,8 @@ public final class PermitGiveBack {
 
 	private final RedkitMetrics metrics;
 
+	private final BiConsumer<Long, Runnable> delayer;
+
 	/**
 	 * Creates a give-back.
 	 * @param runner runs the refund script
@@ -62,9 +65,21 @@ public final class PermitGiveBack {
 	 * @param metrics counts the outcomes
 	 */
 	public PermitGiveBack(RedisScriptRunner runner, Duration attemptTimeout, RedkitMetrics metrics) {
+		this(runner, attemptTimeout, metrics,
+				(millis, retry) -> CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(retry));
+	}
+
+	/**
+	 * Creates a give-back that schedules its retries with {@code delayer}.
+	 * @param delayer runs a retry after the given milliseconds; may throw when it can no
+	 * longer schedule one
+	 */
+	PermitGiveBack(RedisScriptRunner runner, Duration attemptTimeout, RedkitMetrics metrics,
+			BiConsumer<Long, Runnable> delayer) {
 		this.runner = runner;
 		this.attemptTimeout = attemptTimeout;
 		this.metrics = metrics;
+		this.delayer = delayer;
 	}
 
 	/**
@@ -138,8 +153,16 @@ public final class PermitGiveBack {
 				return;
 			}
 			long backoff = FIRST_BACKOFF_MILLIS << (attempt - 1);
-			CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS)
-				.execute(() -> attempt(limitName, what, send, attempt + 1, done));
+			try {
+				this.delayer.accept(backoff, () -> attempt(limitName, what, send, attempt + 1, done));
+			}
+			catch (RuntimeException rejected) {
+				// the scheduler is shut down or refused the retry: the give-back ends
+				// here,
+				// as failed, rather than leaving its answer incomplete
+				rejected.addSuppressed(cause);
+				failed(limitName, what, attempt, rejected, done);
+			}
 		});
 	}
 
