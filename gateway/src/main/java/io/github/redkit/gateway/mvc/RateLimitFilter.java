@@ -95,7 +95,18 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 			settle(reservations, 500);
 			throw ex;
 		}
-		settle(reservations, response.statusCode().value());
+		Map<String, String> fields = fields(decisions, keys);
+		Integer status = statusOf(response);
+		if (status == null) {
+			// an asynchronous answer not complete yet: settled with the status it is sent
+			// with, the fields written before it
+			return new FieldsAddedResponse(response, fields, (sent) -> settle(reservations, sent));
+		}
+		settle(reservations, status);
+		return withFields(response, fields);
+	}
+
+	private Map<String, String> fields(List<RateLimitDecision> decisions, List<String> keys) {
 		Map<String, List<String>> fields = new LinkedHashMap<>();
 		for (int i = 0; i < decisions.size(); i++) {
 			RateLimitDecision decision = decisions.get(i);
@@ -107,7 +118,21 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 		Map<String, String> values = new LinkedHashMap<>();
 		fields.forEach((name, items) -> values.put(name,
 				RateLimitHeaders.DEGRADED.equals(name) ? items.get(0) : String.join(", ", items)));
-		return withFields(response, values);
+		return values;
+	}
+
+	/**
+	 * The status of the handler's answer, or {@code null} when it cannot be read before
+	 * the answer is written: {@code ServerResponse.async} throws until its future
+	 * completes (and rethrows a failure it completed with).
+	 */
+	private static @Nullable Integer statusOf(ServerResponse response) {
+		try {
+			return response.statusCode().value();
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
 	}
 
 	private static ServerResponse withFields(ServerResponse response, Map<String, String> fields) {
@@ -118,7 +143,7 @@ final class RateLimitFilter implements HandlerFilterFunction<ServerResponse, Ser
 		catch (UnsupportedOperationException ex) {
 			// a response the route's handler built (not the proxy's): its headers are
 			// read-only, the first set changed nothing
-			return new FieldsAddedResponse(response, fields);
+			return new FieldsAddedResponse(response, fields, null);
 		}
 	}
 

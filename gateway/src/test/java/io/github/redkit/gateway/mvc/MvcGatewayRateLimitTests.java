@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -194,6 +195,41 @@ class MvcGatewayRateLimitTests {
 	}
 
 	@Test
+	void aRouteWhoseHandlerAnswersLaterGetsTheFieldsAndIsCounted() throws Exception {
+		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
+			String user = UUID.randomUUID().toString();
+			for (int i = 0; i < 3; i++) {
+				HttpResponse<String> allowed = get(context, "/async/hello", "X-User", user);
+				assertThat(allowed.statusCode()).isEqualTo(200);
+				assertThat(allowed.body()).isEqualTo("hello later");
+				assertThat(header(allowed, "RateLimit-Policy"))
+					.isEqualTo(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
+				assertThat(allowed.headers().allValues("RateLimit")).hasSize(1);
+				assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=" + (2 - i));
+			}
+			assertThat(get(context, "/async/hello", "X-User", user).statusCode()).isEqualTo(429);
+			// counting 401 only: each 200 gives its permit back, however many there are
+			String other = UUID.randomUUID().toString();
+			for (int i = 0; i < 6; i++) {
+				assertThat(get(context, "/async/401", "X-User", other).statusCode()).isEqualTo(200);
+			}
+		}
+	}
+
+	@Test
+	void aHandlerThatSetsTheFieldsItselfGetsTheFiltersOnly() throws Exception {
+		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
+			String user = UUID.randomUUID().toString();
+			HttpResponse<String> allowed = get(context, "/local/own-fields", "X-User", user);
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.headers().allValues("RateLimit")).hasSize(1);
+			assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=2");
+			assertThat(allowed.headers().allValues("RateLimit-Policy"))
+				.containsExactly(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
+		}
+	}
+
+	@Test
 	void anExceptionOfTheRoutesHandlerCountsAs500() throws Exception {
 		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
 			// counting 5xx only: each failure takes a permit, so the fourth is refused
@@ -366,9 +402,34 @@ class MvcGatewayRateLimitTests {
 			return route("local")
 				.GET("/local/hello",
 						(request) -> ServerResponse.ok().header("X-Handler", "local").body("hello from the gateway"))
+				.GET("/local/own-fields",
+						(request) -> ServerResponse.ok()
+							.header("RateLimit", "x")
+							.header("ratelimit-policy", "y")
+							.body("fields of its own"))
 				.filter(RedkitRateLimitFilterFunctions.redkitRateLimit(
 						(config) -> config.setLimits(List.of("gw")).setKeyResolver(MvcGatewayApplication::user)))
 				.build();
+		}
+
+		@Bean
+		RouterFunction<ServerResponse> asyncRoutes() {
+			return route("async").GET("/async/hello", MvcGatewayApplication::later)
+				.filter(RedkitRateLimitFilterFunctions.redkitRateLimit(
+						(config) -> config.setLimits(List.of("gw")).setKeyResolver(MvcGatewayApplication::user)))
+				.build()
+				.and(route("async-401").GET("/async/401", MvcGatewayApplication::later)
+					.filter(RedkitRateLimitFilterFunctions.redkitRateLimit((config) -> config.setLimits(List.of("gw"))
+						.setCountStatuses(List.of("401"))
+						.setKeyResolver(MvcGatewayApplication::user)))
+					.build());
+		}
+
+		// an answer the filter cannot read yet: the future completes after the handler
+		// returned
+		private static ServerResponse later(ServerRequest request) {
+			return ServerResponse.async(CompletableFuture.supplyAsync(() -> ServerResponse.ok().body("hello later"),
+					CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)));
 		}
 
 		@Bean
