@@ -26,6 +26,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.ServerWebExchangeDecorator;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
@@ -93,9 +94,7 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		catch (IllegalArgumentException ex) {
 			return write(exchange, this.http.malformed(String.valueOf(ex.getMessage())));
 		}
-		return DataBufferUtils.join(request.getBody(), (int) Math.min(Integer.MAX_VALUE, this.http.maxRequestSize()))
-			.map(IdempotencyKeyWebFilter::bytes)
-			.defaultIfEmpty(new byte[0])
+		return body(exchange)
 			.flatMap((body) -> exchange.getPrincipal()
 				.map((principal) -> Optional.<Principal>of(principal))
 				.defaultIfEmpty(Optional.empty())
@@ -103,7 +102,32 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 			.onErrorResume(DataBufferLimitException.class, (ex) -> write(exchange, this.http.tooLarge()));
 	}
 
-	private Mono<Void> claim(ServerWebExchange exchange, WebFilterChain chain, byte[] body,
+	// a form is read as the exchange reads it, once whoever asks first (Spring Security's
+	// CSRF filter, HiddenHttpMethodFilter), and fingerprinted from its fields; any other
+	// body is read from the connection here and kept for the handler
+	private Mono<RequestBody> body(ServerWebExchange exchange) {
+		if (isForm(exchange.getRequest())) {
+			return exchange.getFormData().map((form) -> new RequestBody(FormFingerprint.bytes(form), true));
+		}
+		return DataBufferUtils
+			.join(exchange.getRequest().getBody(), (int) Math.min(Integer.MAX_VALUE, this.http.maxRequestSize()))
+			.map(IdempotencyKeyWebFilter::bytes)
+			.defaultIfEmpty(new byte[0])
+			.map((bytes) -> new RequestBody(bytes, false));
+	}
+
+	private static boolean isForm(ServerHttpRequest request) {
+		try {
+			MediaType type = request.getHeaders().getContentType();
+			return type != null && MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type);
+		}
+		catch (RuntimeException ex) {
+			// an unreadable Content-Type: the body as it came
+			return false;
+		}
+	}
+
+	private Mono<Void> claim(ServerWebExchange exchange, WebFilterChain chain, RequestBody body,
 			@Nullable Principal principal, String key) {
 		IdempotencyKeyScope scope = this.scopes.resolve(new ExchangeCaller(exchange, principal));
 		if (scope == null) {
@@ -112,7 +136,8 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		ServerHttpRequest request = exchange.getRequest();
 		String path = request.getPath().pathWithinApplication().value();
 		String fingerprint = HttpIdempotency.fingerprint(request.getMethod().name(), path,
-				request.getURI().getRawQuery(), MultipartBoundary.withoutBoundary(request.getHeaders(), body));
+				request.getURI().getRawQuery(),
+				body.form() ? body.bytes() : MultipartBoundary.withoutBoundary(request.getHeaders(), body.bytes()));
 		Mono<Object> claimed = this.steps
 			.claim(this.http.operation(scope.kind(), scope.value(), key), HttpIdempotency.STEP, null, this.http.ttl(),
 					this.http.lease(), fingerprint)
@@ -135,24 +160,27 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		});
 	}
 
-	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, byte[] body, StepClaim claim) {
+	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, RequestBody body, StepClaim claim) {
 		ResponseRecorder response = new ResponseRecorder(exchange.getResponse(), this.steps, this.http, claim);
-		ServerWebExchange claimed = new ReadBodyExchange(exchange, body, response);
+		ServerWebExchange claimed = body.form() ? new RecordedExchange(exchange, response)
+				: new ReadBodyExchange(exchange, body.bytes(), response);
 		// a response nothing was written to is completed by Spring after the chain, and
 		// an
 		// error is answered by the error handling around it: neither passes through the
 		// recorder
 		Mono<Void> handled = chain.filter(claimed)
 			.then(Mono.defer(response::ended))
-			.onErrorResume((ex) -> response.failed(exchange.getResponse()).then(Mono.error(ex)));
+			.onErrorResume((ex) -> response.failed(exchange.getResponse(), ex).then(Mono.error(ex)));
 		// a client that goes away does not cancel the request: as on Tomcat, it runs to
 		// its end and its response is recorded, so that the retry gets that response
-		// rather than running the request again after its side effects
+		// rather than running the request again after its side effects; an error it ends
+		// with is then never answered, nor recorded
 		return Mono.deferContextual((context) -> Mono
 			.fromFuture(Flux.concatDelayError(handled, claimed.cleanupMultipart().onErrorComplete())
 				.then()
 				.contextWrite(context)
-				.toFuture(), true));
+				.toFuture(), true))
+			.doOnCancel(() -> response.clientGone().subscribe());
 	}
 
 	private Mono<Void> replay(ServerWebExchange exchange, StoredResponse stored) {
@@ -188,6 +216,36 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 	@Override
 	public int getOrder() {
 		return this.order;
+	}
+
+	/**
+	 * What the fingerprint reads of the request's body.
+	 *
+	 * @param bytes the body, or the form's fields
+	 * @param form whether the exchange read it as a form
+	 */
+	private record RequestBody(byte[] bytes, boolean form) {
+
+	}
+
+	/**
+	 * The exchange of a claimed form: its form data is the exchange's own, the response
+	 * recorded.
+	 */
+	private static final class RecordedExchange extends ServerWebExchangeDecorator {
+
+		private final ServerHttpResponse response;
+
+		RecordedExchange(ServerWebExchange exchange, ServerHttpResponse response) {
+			super(exchange);
+			this.response = response;
+		}
+
+		@Override
+		public ServerHttpResponse getResponse() {
+			return this.response;
+		}
+
 	}
 
 }

@@ -25,6 +25,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+import org.springframework.web.ErrorResponse;
 
 /**
  * The response to a claimed request, recorded (or its key given up) before the client
@@ -44,6 +45,16 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 	private final StepClaim claim;
 
 	private final AtomicBoolean decided = new AtomicBoolean();
+
+	// the status of the error the handling ended with: UNKNOWN when the error does not
+	// say, NONE before any
+	private volatile int failure = NONE;
+
+	private volatile boolean clientGone;
+
+	private static final int NONE = -1;
+
+	private static final int UNKNOWN = 0;
 
 	ResponseRecorder(ServerHttpResponse response, ReactiveIdempotentSteps steps, HttpIdempotency http,
 			StepClaim claim) {
@@ -108,20 +119,43 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 	 * Records the answer to an error that leaves the filter chain once the error handling
 	 * (a {@code WebExceptionHandler}, Spring Security's filters) commits it on the
 	 * response it holds: its status and headers, without the body this decorator does not
-	 * see. Gives the key up when that response was already committed.
+	 * see. Gives the key up when that response was already committed, or when the client
+	 * is gone and the error is one whose answer is not recorded (a server error, or one
+	 * whose status it does not tell): reactor-netty then never commits the answer.
 	 * @param answering the response the error handling writes
+	 * @param error what the handling ended with
 	 * @return completes once the recording is arranged
 	 */
-	Mono<Void> failed(ServerHttpResponse answering) {
+	Mono<Void> failed(ServerHttpResponse answering, Throwable error) {
 		if (this.decided.get()) {
 			return Mono.empty();
 		}
 		if (answering.isCommitted()) {
 			return giveUp();
 		}
+		this.failure = (error instanceof ErrorResponse response) ? response.getStatusCode().value() : UNKNOWN;
+		if (this.clientGone && notRecorded(this.failure)) {
+			return giveUp();
+		}
 		answering.beforeCommit(
 				() -> decide(answering.getStatusCode(), withoutContent(answering.getHeaders()), new byte[0], false));
 		return Mono.empty();
+	}
+
+	/**
+	 * Notes that the client went away: an error the handling ended with, or ends with
+	 * later, and whose answer is not recorded gives the key up, as its answer is never
+	 * committed.
+	 * @return completes once the key is given up, when it is
+	 */
+	Mono<Void> clientGone() {
+		this.clientGone = true;
+		int failure = this.failure;
+		return (failure != NONE && notRecorded(failure)) ? giveUp() : Mono.empty();
+	}
+
+	private static boolean notRecorded(int status) {
+		return status == UNKNOWN || !HttpIdempotency.records(status);
 	}
 
 	Mono<Void> giveUp() {

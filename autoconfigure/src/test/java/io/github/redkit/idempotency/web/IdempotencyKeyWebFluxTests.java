@@ -38,6 +38,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.codec.multipart.FilePart;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestPart;
@@ -186,6 +187,53 @@ class IdempotencyKeyWebFluxTests {
 		assertThat(this.handlers.runs.get()).isEqualTo(1);
 	}
 
+	@Test
+	void aMultipartBoundaryPastRfc2046sLengthDoesNotHoldTheEventLoop() throws Exception {
+		// a boundary of dashes against a body of dash runs each one short of it: a naive
+		// search compares nearly the whole boundary at each of the body's bytes
+		String boundary = "-".repeat(7800);
+		String run = "-".repeat(7801) + "x";
+		String body = run.repeat(900_000 / run.length());
+		HttpRequest ping = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + "/ping")).build();
+		assertThat(send(ping).body()).as("warmed up").isEqualTo("pong");
+		long start = System.nanoTime();
+		CompletableFuture<HttpResponse<String>> hostile = client
+			.sendAsync(post("/uploads", UUID.randomUUID().toString())
+				.header("Content-Type", "multipart/form-data; boundary=" + boundary)
+				.POST(HttpRequest.BodyPublishers.ofString(body))
+				.build(), HttpResponse.BodyHandlers.ofString());
+		while (!hostile.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3)) {
+			long sent = System.nanoTime();
+			assertThat(send(ping).body()).isEqualTo("pong");
+			// a quadratic boundary search froze an event loop for seconds; a loaded 2-core machine
+			// answers a ping in a few hundred milliseconds at worst
+			assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("another request meanwhile")
+				.isLessThan(Duration.ofSeconds(1));
+		}
+		assertThat(hostile.get(10, TimeUnit.SECONDS).statusCode()).isBetween(400, 499);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the hostile request")
+			.isLessThan(Duration.ofSeconds(3));
+	}
+
+	@Test
+	void aHandlerErrorAfterTheClientLeftGivesTheKeyUp() throws Exception {
+		String key = UUID.randomUUID().toString();
+		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
+				post("/failing", key).timeout(Duration.ofMillis(300)).build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(first).failsWithin(Duration.ofSeconds(10));
+		// the server has seen the client go before the handler fails
+		this.handlers.gone.get(10, TimeUnit.SECONDS);
+		this.handlers.release.complete(null);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		int status;
+		do {
+			status = send(post("/failing", key).build()).statusCode();
+		}
+		while (status == 409 && System.nanoTime() < deadline);
+		assertThat(status).as("the retry runs the handler again").isEqualTo(500);
+		assertThat(this.handlers.runs.get()).isEqualTo(2);
+	}
+
 	private void assertRecordedOnce(String path, int status) throws Exception {
 		String key = UUID.randomUUID().toString();
 		HttpResponse<String> first = send(post(path, key).build());
@@ -250,7 +298,7 @@ class IdempotencyKeyWebFluxTests {
 	}
 
 	@SpringBootApplication(scanBasePackages = "io.github.redkit.idempotency.web.none")
-	@Import({ Handlers.class, Authenticated.class })
+	@Import({ Handlers.class, Authenticated.class, Departures.class })
 	static class Application {
 
 	}
@@ -266,9 +314,23 @@ class IdempotencyKeyWebFluxTests {
 
 		volatile CompletableFuture<Void> release = new CompletableFuture<>();
 
+		volatile CompletableFuture<Void> gone = new CompletableFuture<>();
+
 		void reset() {
 			this.runs.set(0);
 			this.release = new CompletableFuture<>();
+			this.gone = new CompletableFuture<>();
+		}
+
+		@GetMapping("/ping")
+		Mono<String> ping() {
+			return Mono.just("pong");
+		}
+
+		@PostMapping("/failing")
+		Mono<String> failing() {
+			this.runs.incrementAndGet();
+			return Mono.fromFuture(this.release, true).then(Mono.error(new IllegalStateException("failed")));
 		}
 
 		@PostMapping("/accepted")
@@ -334,6 +396,29 @@ class IdempotencyKeyWebFluxTests {
 		Mono<String> small() {
 			this.runs.incrementAndGet();
 			return Mono.just("x".repeat(1024));
+		}
+
+	}
+
+	/**
+	 * Tells the handlers when a client left, seen before the idempotency filter.
+	 */
+	static class Departures implements WebFilter, Ordered {
+
+		private final Handlers handlers;
+
+		Departures(Handlers handlers) {
+			this.handlers = handlers;
+		}
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+			return chain.filter(exchange).doOnCancel(() -> this.handlers.gone.complete(null));
+		}
+
+		@Override
+		public int getOrder() {
+			return -50;
 		}
 
 	}
