@@ -2,8 +2,8 @@
 -- owes of the call: its tokens are the call's stretch of the theoretical arrival time (TAT), and the
 -- refill pays them back first to last. A stretch the refill has reached is spent: giving it back
 -- would hand out tokens the refill already paid for. So at most the tokens owed now (TAT - now) less
--- what the calls after this one still hold (the count since it; they are owed after it) come back,
--- never more than asked, and the last call's give-back lowers the count with the TAT,
+-- what the count grew by since this call (the calls after it, owed after it, less what the last
+-- calls taken gave back) come back, never more than asked,
 -- and nothing once the bucket's count has started again (its key expired, or a release that keeps
 -- no count wrote it). ARGV[7]: what the decision's reply adds for the refund, per identifier and
 -- window the bucket's count once the call was taken and the count's start (see
