@@ -351,6 +351,30 @@ class RateLimitSettlementTests {
 		assertThat(busiestPeriod).as("the most in any interval of one period").isLessThanOrEqualTo(2 * limit - 1);
 	}
 
+	/**
+	 * Reservations settled last first, the way nested calls finish: each later call's
+	 * give-back leaves the earlier calls' tokens owed, and those come back whole.
+	 */
+	@Test
+	void tokenBucketReservationsSettledLastFirstAllComeBack() {
+		String name = "lifo-" + UUID.randomUUID();
+		define(name, RateLimitAlgorithm.TOKEN_BUCKET, 100, HOUR);
+		List<String> keys = List.of("nested");
+		RateLimitReservation first = this.limiter.reserve(name, keys, 10);
+		RateLimitReservation second = this.limiter.reserve(name, keys, 10);
+		RateLimitReservation third = this.limiter.reserve(name, keys, 10);
+		assertThat(third.settle(0)).isTrue();
+		assertThat(second.settle(0)).isTrue();
+		assertThat(first.settle(0)).isTrue();
+		assertThat(remaining(name, keys)).as("only this look's 1 is taken").isEqualTo(100 - 1);
+		RateLimitReservation again = this.limiter.reserve(name, keys, 10);
+		RateLimitReservation last = this.limiter.reserve(name, keys, 10);
+		assertThat(last.settle(0)).isTrue();
+		assertThat(again.settle(0)).isTrue();
+		assertThat(remaining(name, keys)).as("the give-backs of the second round come back whole too")
+			.isEqualTo(100 - 1 - 1);
+	}
+
 	private static double millis(RateLimitDecision decision) {
 		Instant at = decision.decidedAt();
 		assertThat(at).isNotNull();
