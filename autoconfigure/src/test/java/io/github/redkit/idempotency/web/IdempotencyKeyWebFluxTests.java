@@ -205,8 +205,8 @@ class IdempotencyKeyWebFluxTests {
 		while (!hostile.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3)) {
 			long sent = System.nanoTime();
 			assertThat(send(ping).body()).isEqualTo("pong");
-			// a quadratic boundary search froze an event loop for seconds; a loaded 2-core machine
-			// answers a ping in a few hundred milliseconds at worst
+			// a quadratic boundary search froze an event loop for seconds; a loaded
+			// 2-core machine answers a ping within a few hundred milliseconds
 			assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("another request meanwhile")
 				.isLessThan(Duration.ofSeconds(1));
 		}
