@@ -11,9 +11,13 @@
 -- The other regions' slots come back the way a peer applies an entry: the larger of what is
 -- here and what was read. A global rate limit's sub-window counter moves its view by as much as
 -- its slots moved (see ratelimit_global_view).
+-- The slot a counter's own part moved is no longer the last outbox entry's: its new value and
+-- the outbox's last id are kept beside it (its recovered-slot key, '<p>|<n>|<stream id>'),
+-- where a later recovery reads what this Redis held (RegionRecovery.slotsBefore); without it,
+-- a Redis restored from a snapshot taken after this call added what this call gave back again.
 -- KEYS[1] the incarnation key, KEYS[2] the counters recovered so far (a set), KEYS[3] the
 -- outbox sequence, KEYS[4] the outbox, then per peer the position shipped to it and its
--- re-seed flag, then the counters
+-- re-seed flag, then the counters, then each counter's recovered-slot key in the same order
 -- ARGV[1] this region, ARGV[2] '1' on the last batch, ARGV[3] the number of peers,
 -- ARGV[4] the highest sequence any peer received from this region, ARGV[5] '1' when the peers
 -- must be re-seeded after the last batch, ARGV[6] the re-seed flag's value, then per counter:
@@ -32,7 +36,11 @@ end
 local pField, nField = 'p:' .. ARGV[1], 'n:' .. ARGV[1]
 local peers = tonumber(ARGV[3])
 local recovered, at = 0, 7
-for i = 5 + peers * 2, #KEYS do
+local first = 5 + peers * 2
+local counters = (#KEYS - first + 1) / 2
+local newest = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
+local newestId = (#newest > 0) and newest[1][1] or '0-0'
+for i = first, first + counters - 1 do
   local ttl, count = ARGV[at], tonumber(ARGV[at + 1])
   local first = at + 2
   at = first + count * 2
@@ -63,6 +71,15 @@ for i = 5 + peers * 2, #KEYS do
     to_view(KEYS[i], delta, nil)
     if own then
       recovered = recovered + 1
+      local slot = redis.call('HMGET', KEYS[i], pField, nField)
+      local mark = (slot[1] or '0') .. '|' .. (slot[2] or '0') .. '|' .. newestId
+      -- lives as long as its counter: the same expiry, or none for a counter kept until deleted
+      local pttl = redis.call('PTTL', KEYS[i])
+      if pttl > 0 then
+        redis.call('SET', KEYS[i + counters], mark, 'PX', pttl)
+      else
+        redis.call('SET', KEYS[i + counters], mark)
+      end
     end
   end
 end
@@ -73,8 +90,7 @@ if ARGV[2] == '1' then
   if ARGV[5] == '1' then
     local seq = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(ARGV[4]))
     redis.call('SET', KEYS[3], string.format('%.0f', seq))
-    local last = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
-    local position = ((#last > 0) and last[1][1] or '0-0') .. '|' .. string.format('%.0f', seq)
+    local position = newestId .. '|' .. string.format('%.0f', seq)
     for p = 0, peers - 1 do
       redis.call('SET', KEYS[5 + p * 2], position)
       redis.call('SET', KEYS[6 + p * 2], ARGV[6])

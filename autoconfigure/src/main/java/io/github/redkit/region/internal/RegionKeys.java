@@ -105,6 +105,21 @@ public final class RegionKeys {
 		return this.base.part("recovered").build();
 	}
 
+	/**
+	 * What the last recovery gave back of this region's own slot of a counter, {@code
+	 *
+	<p>
+	 * |<n>|<outbox id>}: the slot it left and the outbox's last entry then (see
+	 * {@code region_recover}). Outside the counters' {@code SCAN} pattern, so that no
+	 * peer's recovery reads it as a slot.
+	 * @param counterKey the counter's key, from {@link #counter(String)}
+	 */
+	String recoveredSlot(String counterKey) {
+		String counters = counter("x");
+		String recovered = this.base.part("recovered-slot", "x").build();
+		return recovered.substring(0, recovered.length() - 1) + counterKey.substring(counters.length() - 1);
+	}
+
 	/** A {@code SCAN} pattern of every counter's key. */
 	String counterPattern() {
 		String key = counter("x");

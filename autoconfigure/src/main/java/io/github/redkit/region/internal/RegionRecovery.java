@@ -15,6 +15,7 @@ import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.Limit;
@@ -204,23 +205,31 @@ public final class RegionRecovery {
 	 * What this Redis held of this region's slot when it came back, for each counter the
 	 * peers hold: the slot as read now, except for counters changed since, whose last
 	 * outbox entry before the peers' high-water mark tells (none: 0, on an outbox never
-	 * trimmed).
+	 * trimmed), or what an earlier recovery left, when that came later: a recovery
+	 * changes the slot without an outbox entry, and a re-seed moves no peer's mark.
 	 */
 	private Map<String, long[]> slotsBefore(PeerState peers) {
 		Map<String, long[]> before = new HashMap<>();
+		Map<String, RecoveredSlot> recoveredSlots = new HashMap<>();
 		List<String> page = new ArrayList<>();
 		for (String key : peers.largest.keySet()) {
 			page.add(key);
 			if (page.size() == this.batchSize) {
-				readSlots(page, before);
+				readSlots(page, before, recoveredSlots);
 			}
 		}
-		readSlots(page, before);
+		readSlots(page, before, recoveredSlots);
 		// read after the slots: a change made after them is in the outbox too
-		Set<String> changed = changedSince(peers.boundary, peers.largest.keySet());
-		Map<String, long[]> last = lastEntriesUntil(peers.boundary, changed);
+		Set<String> changed = changedSince(peers.boundary, peers.largest.keySet(), recoveredSlots);
+		Map<String, OutboxSlot> last = lastEntriesUntil(peers.boundary, changed);
 		for (String key : changed) {
-			long[] entry = last.get(key);
+			RecoveredSlot recovered = recoveredSlots.get(key);
+			OutboxSlot outbox = last.get(key);
+			if (recovered != null && (outbox == null || !PeerState.later(outbox.id(), recovered.id()))) {
+				before.put(key, recovered.slot());
+				continue;
+			}
+			long[] entry = (outbox != null) ? outbox.slot() : null;
 			if (entry == null && !outboxStartsAtOne()) {
 				Map<String, Long> largest = peers.largest.getOrDefault(key, Map.of());
 				entry = new long[] { largest.getOrDefault("p:" + this.region, 0L),
@@ -233,22 +242,35 @@ public final class RegionRecovery {
 		return before;
 	}
 
-	private void readSlots(List<String> page, Map<String, long[]> before) {
+	private void readSlots(List<String> page, Map<String, long[]> before, Map<String, RecoveredSlot> recovered) {
 		if (page.isEmpty()) {
 			return;
 		}
-		List<?> slots = this.local.execute(SLOTS, this.timeout, List.copyOf(page), this.region);
+		List<?> slots = this.local.execute(SLOTS, this.timeout, withRecoveredSlots(page), this.region);
 		for (int i = 0; i < page.size(); i++) {
-			before.put(page.get(i), new long[] { RegionReplicator.number(slots.get(i * 2)),
-					RegionReplicator.number(slots.get(i * 2 + 1)) });
+			before.put(page.get(i), new long[] { RegionReplicator.number(slots.get(i * 3)),
+					RegionReplicator.number(slots.get(i * 3 + 1)) });
+			RecoveredSlot slot = RecoveredSlot.parse(slots.get(i * 3 + 2).toString());
+			if (slot != null) {
+				recovered.put(page.get(i), slot);
+			}
 		}
 		page.clear();
 	}
 
+	/** The counters, then each one's recovered-slot key in the same order. */
+	private List<String> withRecoveredSlots(List<String> counters) {
+		List<String> keys = new ArrayList<>(counters.size() * 2);
+		keys.addAll(counters);
+		counters.forEach((counter) -> keys.add(this.keys.recoveredSlot(counter)));
+		return keys;
+	}
+
 	/**
-	 * The counters among {@code candidates} that this region changed after an outbox id.
+	 * The counters among {@code candidates} that this region changed after an outbox id
+	 * and after the last recovery that gave back part of their slot.
 	 */
-	private Set<String> changedSince(String boundary, Set<String> candidates) {
+	private Set<String> changedSince(String boundary, Set<String> candidates, Map<String, RecoveredSlot> recovered) {
 		Set<String> changed = new HashSet<>();
 		String from = boundary;
 		while (true) {
@@ -261,7 +283,9 @@ public final class RegionRecovery {
 			}
 			for (MapRecord<String, Object, Object> record : records) {
 				String key = this.keys.counter(String.valueOf(record.getValue().get("counter")));
-				if (candidates.contains(key)) {
+				RecoveredSlot slot = recovered.get(key);
+				if (candidates.contains(key)
+						&& (slot == null || PeerState.later(record.getId().getValue(), slot.id()))) {
 					changed.add(key);
 				}
 				from = record.getId().getValue();
@@ -270,8 +294,8 @@ public final class RegionRecovery {
 	}
 
 	/** The slot of each counter in its last outbox entry up to an id, walking back. */
-	private Map<String, long[]> lastEntriesUntil(String boundary, Set<String> counters) {
-		Map<String, long[]> last = new HashMap<>();
+	private Map<String, OutboxSlot> lastEntriesUntil(String boundary, Set<String> counters) {
+		Map<String, OutboxSlot> last = new HashMap<>();
 		Range.Bound<String> to = Range.Bound.inclusive(boundary);
 		while (last.size() < counters.size()) {
 			List<MapRecord<String, Object, Object>> records = this.local.template()
@@ -284,8 +308,10 @@ public final class RegionRecovery {
 			for (MapRecord<String, Object, Object> record : records) {
 				String key = this.keys.counter(String.valueOf(record.getValue().get("counter")));
 				if (counters.contains(key)) {
-					last.putIfAbsent(key, new long[] { Long.parseLong(String.valueOf(record.getValue().get("p"))),
-							Long.parseLong(String.valueOf(record.getValue().get("n"))) });
+					last.putIfAbsent(key,
+							new OutboxSlot(record.getId().getValue(),
+									new long[] { Long.parseLong(String.valueOf(record.getValue().get("p"))),
+											Long.parseLong(String.valueOf(record.getValue().get("n"))) }));
 				}
 				to = Range.Bound.exclusive(record.getId().getValue());
 			}
@@ -351,7 +377,7 @@ public final class RegionRecovery {
 			scriptKeys.add(this.keys.shipped(peer));
 			scriptKeys.add(this.keys.reseed(peer));
 		});
-		scriptKeys.addAll(batchKeys);
+		scriptKeys.addAll(withRecoveredSlots(batchKeys));
 		List<String> scriptArgs = new ArrayList<>(args.size() + 6);
 		scriptArgs.add(this.region);
 		scriptArgs.add(last ? "1" : "0");
@@ -363,6 +389,27 @@ public final class RegionRecovery {
 		batchKeys.clear();
 		args.clear();
 		return this.local.execute(RECOVER, this.timeout, scriptKeys, scriptArgs.toArray(new String[0]));
+	}
+
+	/** A counter's slot in an outbox entry, and the entry's id. */
+	private record OutboxSlot(String id, long[] slot) {
+
+	}
+
+	/**
+	 * What an earlier recovery left of a counter's slot, and the outbox's last id then:
+	 * the slot at that point of the outbox.
+	 */
+	private record RecoveredSlot(String id, long[] slot) {
+
+		static @Nullable RecoveredSlot parse(String value) {
+			String[] parts = value.split("\\|");
+			if (parts.length != 3) {
+				return null;
+			}
+			return new RecoveredSlot(parts[2], new long[] { Long.parseLong(parts[0]), Long.parseLong(parts[1]) });
+		}
+
 	}
 
 	/**
@@ -394,7 +441,7 @@ public final class RegionRecovery {
 			}
 		}
 
-		private static boolean later(String id, String other) {
+		static boolean later(String id, String other) {
 			int dash = id.indexOf('-');
 			int otherDash = other.indexOf('-');
 			long ms = Long.parseLong(id.substring(0, dash));

@@ -107,6 +107,110 @@ class RegionRecoveryTests {
 	}
 
 	@Test
+	void aRegionRestoredFromASnapshotTakenAfterARecoveryTakesBackOnlyWhatItLostAgain() {
+		Map<String, RegionalCounters> counters = counters();
+		List<RegionReplicator> eu = group("eu");
+		group("us");
+		group("ap");
+		RedisServer server = regions.server("eu");
+		try {
+			recoveredToSeven(counters, eu);
+			save(server);
+			// counted after the snapshot and shipped: the peers hold eu's slot at 8
+			counters.get("eu").increment("clicks", 1);
+			drain(eu);
+			assertThat(slotEverywhere("clicks", "eu")).containsOnly(8L);
+			// eu comes back on the dump (its slot at 7) and counts 1 before it recovers
+			restart("eu");
+			counters.get("eu").increment("clicks", 1);
+			drain(eu);
+			// 7 held, 1 lost (the peers' 8), 1 counted since: 9, not 8 + (8 - 2) = 14
+			assertThat(slotEverywhere("clicks", "eu")).containsOnly(9L);
+			assertThat(counters.get("eu").get("clicks")).isEqualTo(109);
+		}
+		finally {
+			emptyDump(server);
+		}
+	}
+
+	@Test
+	void aRegionRestoredFromASnapshotTakenAfterARecoveryBeforeItShippedAnythingCountsNothingTwice() {
+		Map<String, RegionalCounters> counters = counters();
+		List<RegionReplicator> eu = group("eu");
+		group("us");
+		group("ap");
+		RedisServer server = regions.server("eu");
+		try {
+			recoveredToSeven(counters, eu);
+			// the re-seed shipped 7, which moves no peer's high-water mark; nothing else
+			// shipped since the recovery
+			save(server);
+			restart("eu");
+			counters.get("eu").increment("clicks", 1);
+			drain(eu);
+			// 7 held, nothing lost, 1 counted since: 8, not 8 + (7 - 0) = 15
+			assertThat(slotEverywhere("clicks", "eu")).containsOnly(8L);
+			assertThat(counters.get("eu").get("clicks")).isEqualTo(108);
+		}
+		finally {
+			emptyDump(server);
+		}
+	}
+
+	/**
+	 * eu counts 5 and us 100, shipped; eu restarts empty, counts 2 and recovers: its slot
+	 * is 7 everywhere.
+	 */
+	private void recoveredToSeven(Map<String, RegionalCounters> counters, List<RegionReplicator> eu) {
+		counters.get("eu").increment("clicks", 5);
+		counters.get("us").increment("clicks", 100);
+		this.replicators.forEach(this::drainOne);
+		assertThat(slotEverywhere("clicks", "eu")).containsOnly(5L);
+		emptyDump(regions.server("eu"));
+		restart("eu");
+		counters.get("eu").increment("clicks", 2);
+		drain(eu);
+		assertThat(slotEverywhere("clicks", "eu")).containsOnly(7L);
+		assertThat(counters.get("eu").get("clicks")).isEqualTo(107);
+	}
+
+	/**
+	 * Ships everything a region's replicators have, its recovery and re-seeds included.
+	 */
+	private void drain(List<RegionReplicator> group) {
+		group.forEach(this::drainOne);
+	}
+
+	private void drainOne(RegionReplicator replicator) {
+		while (replicator.shipOnce() > 0) {
+			// drains
+		}
+	}
+
+	/** A region's own slot ({@code p}) of a counter on every region's Redis. */
+	private static List<Long> slotEverywhere(String name, String region) {
+		String key = new RegionKeys(KEYSPACE).counter(name);
+		List<Long> slots = new ArrayList<>();
+		for (String other : ThreeRegions.NAMES) {
+			Object value = regions.runner(other).template().opsForHash().get(key, "p:" + region);
+			slots.add((value != null) ? Long.parseLong(value.toString()) : 0L);
+		}
+		return slots;
+	}
+
+	private static void save(RedisServer server) {
+		try (RespClient client = server.client(server.port())) {
+			client.call("SAVE");
+		}
+	}
+
+	/** Leaves an empty dump, so that the next restart is an empty one. */
+	private static void emptyDump(RedisServer server) {
+		server.flushAll();
+		save(server);
+	}
+
+	@Test
 	void recoveryWaitsUntilEveryPeerWasReadAndShowsItMeanwhile() {
 		Map<String, RegionalCounters> counters = counters();
 		List<RegionReplicator> eu = group("eu");
