@@ -9,6 +9,7 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.codec.DecodingException;
 import org.springframework.core.codec.Hints;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.MediaType;
@@ -22,6 +23,7 @@ import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebExchangeDecorator;
+import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 
 /**
@@ -113,8 +115,12 @@ final class ReadBodyExchange extends ServerWebExchangeDecorator {
 	private <T> Mono<T> read(ServerCodecConfigurer codecs, ResolvableType type, MediaType contentType) {
 		for (HttpMessageReader<?> reader : codecs.getReaders()) {
 			if (reader.canRead(type, contentType)) {
-				return ((HttpMessageReader<T>) reader).readMono(type, this.request,
-						Hints.from(Hints.LOG_PREFIX_HINT, getLogPrefix()));
+				// a body the codec cannot parse is the client's error, as on Spring's own
+				// exchange
+				return ((HttpMessageReader<T>) reader)
+					.readMono(type, this.request, Hints.from(Hints.LOG_PREFIX_HINT, getLogPrefix()))
+					.onErrorMap(DecodingException.class,
+							(ex) -> new ServerWebInputException("The request body cannot be read", null, ex));
 			}
 		}
 		return Mono.error(new IllegalStateException("No reader for " + contentType + " to " + type));

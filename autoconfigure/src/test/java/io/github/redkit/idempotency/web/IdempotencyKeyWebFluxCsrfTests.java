@@ -40,7 +40,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = IdempotencyKeyWebFluxCsrfTests.Application.class,
 		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "spring.main.web-application-type=reactive", "redkit.idempotency.http.routes[0].path=/**" })
+		properties = { "spring.main.web-application-type=reactive", "redkit.idempotency.http.routes[0].path=/**",
+				// the callers are anonymous: scoped by their address (refused with 403 by
+				// default)
+				"redkit.idempotency.http.anonymous=client-address" })
 class IdempotencyKeyWebFluxCsrfTests {
 
 	private static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
