@@ -76,7 +76,7 @@ for i = first, first + counters - 1 do
       -- lives as long as its counter: the same expiry, or none for a counter kept until deleted
       local pttl = redis.call('PTTL', KEYS[i])
       if pttl > 0 then
-        redis.call('SET', KEYS[i + counters], mark, 'PX', pttl)
+        redis.call('SET', KEYS[i + counters], mark, 'PX', exact(pttl))
       else
         redis.call('SET', KEYS[i + counters], mark)
       end
