@@ -103,7 +103,8 @@ class SampleAotModeIT {
 		int nowhere = freePort();
 		String base = start(Path.of("target", "redkit-sample-app.jar"), "--spring.data.redis.host=127.0.0.1",
 				"--spring.data.redis.port=" + nowhere,
-				// a configured Redis is waited for, never replaced, unless the application opts in
+				// a configured Redis is waited for, never replaced, unless the
+				// application opts in
 				"--sample.embedded-redis-on-configured-port=true");
 		assertThat(Files.readString(this.log)).contains("No Redis answers at 127.0.0.1:" + nowhere)
 			.contains("using an embedded Redis");
