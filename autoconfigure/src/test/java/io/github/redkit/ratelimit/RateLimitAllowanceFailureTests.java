@@ -1,10 +1,13 @@
 package io.github.redkit.ratelimit;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -24,6 +27,8 @@ import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -127,6 +132,55 @@ class RateLimitAllowanceFailureTests {
 		assertThat(((RateLimitDecision) decide(limiter, "api", 1)).allowed()).isTrue();
 	}
 
+	/**
+	 * Many calls of one hot identifier while Redis does not answer, with no cooldown:
+	 * each is decided within the timeout from its own start. They used to queue behind
+	 * the failing take, each waiter becoming the next taker and waiting a full timeout
+	 * again (the last about 20 timeouts).
+	 */
+	@ParameterizedTest
+	@EnumSource(value = RateLimitFailureMode.class, names = { "ALLOW", "DENY" })
+	void everyCallOfAHotIdentifierIsDecidedWithinTheTimeoutFromItsOwnStart(RateLimitFailureMode mode) throws Exception {
+		Duration timeout = Duration.ofMillis(500);
+		RedisRateLimiter limiter = limiter(mode, null, Duration.ZERO, timeout);
+		useUpABatch(limiter);
+		redis.pause();
+		List<Long> millis = new CopyOnWriteArrayList<>();
+		try {
+			List<Thread> threads = new ArrayList<>();
+			CountDownLatch go = new CountDownLatch(1);
+			for (int i = 0; i < 20; i++) {
+				Thread thread = new Thread(() -> {
+					try {
+						go.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+						return;
+					}
+					long start = System.nanoTime();
+					try {
+						limiter.tryAcquire("hot", List.of("api"), 1);
+					}
+					catch (RuntimeException ex) {
+						// the failure mode deny
+					}
+					millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+				});
+				thread.start();
+				threads.add(thread);
+			}
+			go.countDown();
+			for (Thread thread : threads) {
+				thread.join(30_000);
+			}
+		}
+		finally {
+			redis.resume();
+		}
+		assertThat(millis).hasSize(20).allSatisfy((took) -> assertThat(took).isLessThan(timeout.toMillis() + 400));
+	}
+
 	private static void useUpABatch(RedisRateLimiter limiter) {
 		for (int i = 0; i < SIZE; i++) {
 			assertThat(limiter.tryAcquire("hot", List.of("api"), 1).allowed()).isTrue();
@@ -181,10 +235,15 @@ class RateLimitAllowanceFailureTests {
 	}
 
 	private static RedisRateLimiter limiter(RateLimitFailureMode mode, LocalRateLimiter local, Duration cooldown) {
+		return limiter(mode, local, cooldown, TIMEOUT);
+	}
+
+	private static RedisRateLimiter limiter(RateLimitFailureMode mode, LocalRateLimiter local, Duration cooldown,
+			Duration timeout) {
 		RateLimitPolicy hot = RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, Duration.ofHours(1)));
 		RedisRateLimiter limiter = new RedisRateLimiter(new RedisScriptRunner(connectionFactory),
 				new RedisKeyspace("rl-allow-fail-" + UUID.randomUUID()), Map.of("hot", hot),
-				new RateLimitSettings(mode, TIMEOUT, cooldown, local,
+				new RateLimitSettings(mode, timeout, cooldown, local,
 						Map.of("hot", new LocalAllowance(SIZE, Duration.ofHours(1)))),
 				RedkitMetrics.NONE, RedkitObservations.NONE);
 		// connected and the script loaded (slow on a busy machine), the cooldown over;

@@ -225,6 +225,37 @@ class RateLimitAllowanceTests {
 		assertThat(limiter.tryAcquire("small", List.of("k"), 1).allowed()).isTrue();
 	}
 
+	/**
+	 * A batch is counted under the policy it was taken under: once the limit is defined
+	 * again, the batches held for it are given back, not handed out against the new
+	 * policy (they used to be: 9 held from a 100/1h window plus a new batch of 10 under
+	 * 10/1min allowed 19), and every decision reports the new policy.
+	 */
+	@Test
+	void redefiningALimitGivesBackItsBatchesAndDecidesUnderTheNewPolicyOnly() {
+		String prefix = "rl-allow-" + UUID.randomUUID();
+		RateLimitPolicy before = new RateLimitPolicy(RateLimitAlgorithm.FIXED_WINDOW,
+				List.of(RateLimitWindow.of(100, Duration.ofHours(1))));
+		RedisRateLimiter limiter = new RedisRateLimiter(
+				new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()), new RedisKeyspace(prefix),
+				Map.of("switch", before),
+				new RateLimitSettings(RateLimitFailureMode.of(LimitFailureMode.ALLOW), Duration.ofSeconds(5),
+						Duration.ZERO, null, Map.of("switch", new LocalAllowance(10, Duration.ofHours(1)))),
+				RedkitMetrics.NONE, RedkitObservations.NONE);
+		// one batch of 10 taken, one permit handed out: 9 held
+		assertThat(limiter.tryAcquire("switch", List.of("k"), 1).allowed()).isTrue();
+		RateLimitPolicy after = new RateLimitPolicy(RateLimitAlgorithm.FIXED_WINDOW,
+				List.of(RateLimitWindow.of(10, Duration.ofMinutes(1))));
+		limiter.define("switch", after);
+		int allowed = 0;
+		for (int i = 0; i < 20; i++) {
+			RateLimitDecision decision = limiter.tryAcquire("switch", List.of("k"), 1);
+			assertThat(decision.policy()).isEqualTo(after);
+			allowed += decision.allowed() ? 1 : 0;
+		}
+		assertThat(allowed).isLessThanOrEqualTo(10);
+	}
+
 	private static RedisRateLimiter instance(RedisConnectionFactory connectionFactory, String prefix,
 			RedkitMetrics metrics) {
 		RateLimitPolicy hot = RateLimitPolicy.slidingWindow(RateLimitWindow.of(LIMIT, PERIOD),

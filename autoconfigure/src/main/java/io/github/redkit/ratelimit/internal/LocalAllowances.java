@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.core.RedkitMetrics;
@@ -112,7 +113,7 @@ final class LocalAllowances {
 	CompletableFuture<RateLimitDecision> acquire(PreparedLimit limit, LocalAllowance allowance, String key, int cost) {
 		// a cost the batch cannot serve, or one the limiter refuses as malformed
 		if (cost < 1 || cost > allowance.size()) {
-			return this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
+			return this.taker.take(limit, List.of(key), cost, this.timeout.toNanos()).thenApply(TakenPermits::decision);
 		}
 		// before anything is taken or a slot made: a key the limiter refuses anyway
 		Assert.hasText(key, () -> "Rate limit '" + limit.name() + "': a key must not be null, empty or blank");
@@ -125,7 +126,9 @@ final class LocalAllowances {
 			}
 			holder = this.holders.computeIfAbsent(id, (k) -> new Holder());
 		}
-		return holder.acquire(limit, allowance, key, cost);
+		// the call decides within the timeout from its start, however long it waits for
+		// a batch being taken
+		return holder.acquire(limit, allowance, key, cost, this.clock.getAsLong() + this.timeout.toNanos());
 	}
 
 	/**
@@ -141,6 +144,22 @@ final class LocalAllowances {
 				giveBack(batch);
 			}
 		}));
+	}
+
+	/**
+	 * A limit was defined again: what its batches hold was counted under the previous
+	 * policy and goes back; a batch still being taken under it serves no call either.
+	 * @param limitName the limit
+	 */
+	void redefined(String limitName) {
+		this.holders.forEach((id, holder) -> {
+			if (id.get(0).equals(limitName)) {
+				Batch batch = holder.release();
+				if (batch != null) {
+					giveBack(batch);
+				}
+			}
+		});
 	}
 
 	/**
@@ -200,7 +219,16 @@ final class LocalAllowances {
 	@FunctionalInterface
 	interface PermitTaker {
 
-		CompletableFuture<TakenPermits> take(PreparedLimit limit, List<String> keys, int cost);
+		/**
+		 * Takes permits.
+		 * @param limit the limit
+		 * @param keys the identifiers
+		 * @param cost the permits
+		 * @param timeoutNanos how long Redis is waited for before the failure mode
+		 * decides (at most the limiter's timeout; none left decides it at once)
+		 * @return what was taken, or decided by the failure mode
+		 */
+		CompletableFuture<TakenPermits> take(PreparedLimit limit, List<String> keys, int cost, long timeoutNanos);
 
 	}
 
@@ -210,6 +238,9 @@ final class LocalAllowances {
 	private static final class Batch {
 
 		final String limitName;
+
+		// the policy Redis counted the batch under: it serves no other
+		final RateLimitPolicy policy;
 
 		final RateLimitReservation reservation;
 
@@ -223,8 +254,10 @@ final class LocalAllowances {
 
 		long left;
 
-		Batch(String limitName, RateLimitReservation reservation, int size, long taken, long deadline) {
+		Batch(String limitName, RateLimitPolicy policy, RateLimitReservation reservation, int size, long taken,
+				long deadline) {
 			this.limitName = limitName;
+			this.policy = policy;
 			this.reservation = reservation;
 			this.decision = reservation.decision();
 			this.size = size;
@@ -233,8 +266,8 @@ final class LocalAllowances {
 			this.left = size;
 		}
 
-		boolean serves(int cost, long now) {
-			return now <= this.deadline && this.left >= cost;
+		boolean serves(RateLimitPolicy policy, int cost, long now) {
+			return now <= this.deadline && this.left >= cost && (this.policy == policy || this.policy.equals(policy));
 		}
 
 		/**
@@ -260,10 +293,10 @@ final class LocalAllowances {
 		private final LocalBatchSlot<Batch> slot = new LocalBatchSlot<>(LocalAllowances.this.stop);
 
 		CompletableFuture<RateLimitDecision> acquire(PreparedLimit limit, LocalAllowance allowance, String key,
-				int cost) {
+				int cost, long deadline) {
 			long start = LocalAllowances.this.clock.getAsLong();
 			LocalBatchSlot.Step<Batch, RateLimitDecision> step = this.slot.next(start,
-					(batch) -> batch.serves(cost, start) ? batch.hand(cost, start) : null);
+					(batch) -> batch.serves(limit.policy(), cost, start) ? batch.hand(cost, start) : null);
 			Batch retired = step.retired();
 			if (retired != null) {
 				giveBack(retired);
@@ -276,23 +309,38 @@ final class LocalAllowances {
 			CompletableFuture<Void> taking = step.taking();
 			if (step.direct() || taking == null) {
 				CompletableFuture<Void> waitFor = step.waitFor();
-				return (waitFor != null) ? waitFor.thenCompose((ignored) -> acquire(limit, allowance, key, cost))
-						: LocalAllowances.this.taker.take(limit, List.of(key), cost).thenApply(TakenPermits::decision);
+				long left = deadline - start;
+				if (waitFor != null && left > 0) {
+					// a copy: the take's own stage is shared by every waiter; at the
+					// deadline the call goes to Redis itself with no time left, that is
+					// to the failure mode
+					return waitFor.copy()
+						.completeOnTimeout(null, left, TimeUnit.NANOSECONDS)
+						.thenCompose((ignored) -> acquire(limit, allowance, key, cost, deadline));
+				}
+				return direct(limit, key, cost, deadline);
 			}
-			return take(limit, allowance, key, cost, start, taking);
+			return take(limit, allowance, key, cost, start, deadline, taking);
+		}
+
+		private CompletableFuture<RateLimitDecision> direct(PreparedLimit limit, String key, int cost, long deadline) {
+			long left = Math.max(0, deadline - LocalAllowances.this.clock.getAsLong());
+			return LocalAllowances.this.taker.take(limit, List.of(key), cost, left).thenApply(TakenPermits::decision);
 		}
 
 		private CompletableFuture<RateLimitDecision> take(PreparedLimit limit, LocalAllowance allowance, String key,
-				int cost, long start, CompletableFuture<Void> taking) {
+				int cost, long start, long deadline, CompletableFuture<Void> taking) {
 			int size = allowance.size();
+			// a waiter that takes after a failed take has only what is left of its own
+			// time, so that no call waits a full timeout again
+			long left = Math.max(0, deadline - start);
 			return this.slot.take(taking,
-					() -> LocalAllowances.this.taker.take(limit, List.of(key), size).thenCompose((taken) -> {
+					() -> LocalAllowances.this.taker.take(limit, List.of(key), size, left).thenCompose((taken) -> {
 						RateLimitReservation reservation = LocalAllowances.this.settlement.reservation(taken);
 						RateLimitDecision decision = taken.decision();
 						if (!decision.allowed()) {
 							refused(limit.policy(), start);
-							return LocalAllowances.this.taker.take(limit, List.of(key), cost)
-								.thenApply(TakenPermits::decision);
+							return direct(limit, key, cost, deadline);
 						}
 						if (taken.replies().size() != 1 || decision.local()) {
 							// not a batch Redis counted: this call keeps its permits, the
@@ -309,7 +357,7 @@ final class LocalAllowances {
 				int size, int cost, long start, Duration maxAge) {
 			double decidedAt = ByteBuffer.wrap(taken.replies().get(0)).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
 			long inItsWindow = (long) (millisLeftInItsWindow(limit.policy(), decidedAt) * 1_000_000) - MARGIN_NANOS;
-			Batch batch = new Batch(limit.name(), reservation, size, start,
+			Batch batch = new Batch(limit.name(), limit.policy(), reservation, size, start,
 					start + Math.min(inItsWindow, maxAge.toNanos()));
 			// the call that took the batch is placed at Redis' time of the batch
 			RateLimitDecision decision = batch.hand(cost, start);

@@ -152,7 +152,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		this.giveBack = new PermitGiveBack(runner, settings.timeout(), metrics);
 		this.settlement = new PermitSettlement(runner, settings.timeout(), this.giveBack, metrics, this.deciders::get,
 				this.localLimiter);
-		this.allowances = new LocalAllowances(settings.allowances(), this::decideOrFailAsync, this.settlement, metrics,
+		this.allowances = new LocalAllowances(settings.allowances(),
+				(limit, keys, cost, left) -> decideOrFailAsync(limit, keys, cost, left), this.settlement, metrics,
 				System::nanoTime, settings.timeout().multipliedBy(2));
 		for (RateLimitDecider decider : deciders) {
 			for (String name : decider.limitNames()) {
@@ -305,12 +306,21 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	}
 
 	private CompletableFuture<TakenPermits> decideOrFailAsync(PreparedLimit limit, List<String> keys, int cost) {
+		return decideOrFailAsync(limit, keys, cost, this.timeout.toNanos());
+	}
+
+	/**
+	 * As {@link #decideOrFailAsync(PreparedLimit, List, int)}, waiting for Redis at most
+	 * what is left of a call's timeout.
+	 */
+	private CompletableFuture<TakenPermits> decideOrFailAsync(PreparedLimit limit, List<String> keys, int cost,
+			long timeoutNanos) {
 		long start = System.nanoTime();
 		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
 		if (early != null) {
 			return CompletableFuture.completedFuture(TakenPermits.withoutRedis(limit, keys, cost, early));
 		}
-		return decide(limit, keys, cost).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+		return decide(limit, keys, cost).orTimeout(Math.min(timeoutNanos, this.timeout.toNanos()), TimeUnit.NANOSECONDS)
 			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken) : TakenPermits
 				.withoutRedis(limit, keys, cost, failedAfter(limit, keys, cost, start, accessFailure(limit, ex))));
 	}
@@ -542,6 +552,9 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 					+ ".local-allowance)", policy, decider != null);
 		}
 		this.limits.put(limitName, limit);
+		if (allowance != null) {
+			this.allowances.redefined(limitName);
+		}
 	}
 
 	@Override
