@@ -22,6 +22,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitScriptException;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -161,6 +162,9 @@ public class RedisScriptRunner {
 	private final AtomicBoolean nativeCommands = new AtomicBoolean();
 
 	private volatile boolean nativeCommandsAllowed = true;
+
+	// set by close(): the runner's own connection went back to the pool for good
+	private volatile boolean closed;
 
 	/**
 	 * Creates a runner on a connection factory, handing scripts off to as many threads as
@@ -426,14 +430,15 @@ public class RedisScriptRunner {
 		if (answer != null) {
 			return answer;
 		}
-		if (this.connected && !onNonBlockingThread()) {
+		if (this.connected && !onNonBlockingThread() && !keepsOwnConnection()) {
 			return send(script, keys, args, null);
 		}
 		// until a connection has been made, making one blocks for the connect timeout;
 		// the factory hands even its shared one out under a lock that a start, a reset or
-		// another caller may hold; borrowing a pooled one may wait for the pool: do it on
-		// another thread, so that callers can still bound their wait and an event loop
-		// never waits
+		// another caller may hold; borrowing a pooled one may wait for the pool (the
+		// runner's own too, with Boot's default max-wait for ever): do it on another
+		// thread, so that callers can still bound their wait and an event loop never
+		// waits
 		return handOff(script, keys, args);
 	}
 
@@ -448,9 +453,9 @@ public class RedisScriptRunner {
 			if (answer != null) {
 				return answer;
 			}
-			// closed (the factory stopped, or reset a connection it does not pool): the
-			// first caller to see it drops it, and gives the runner's own back, off this
-			// thread (an event loop, maybe)
+			// closed for good (the factory stopped, or reset a connection it does not
+			// pool), not just reconnecting: the first caller to see it drops it, and
+			// gives the runner's own back, off this thread (an event loop, maybe)
 			if (this.kept.compareAndSet(current, null)) {
 				giveBackLater(current.owner());
 			}
@@ -610,18 +615,43 @@ public class RedisScriptRunner {
 	private void keepOwnConnection() {
 		this.ownConnectionLock.lock();
 		try {
+			if (this.closed) {
+				throw new RedisConnectionFailureException("Redkit's script runner was closed");
+			}
 			KeptConnection current = this.kept.get();
-			if (current != null && LettuceScripts.isOpen(current.commands())) {
+			// a connection that reconnects is kept: the scripts sent on it wait for it,
+			// in order
+			if (current != null && !LettuceScripts.isClosed(current.commands())) {
 				return;
 			}
 			if (current != null && this.kept.compareAndSet(current, null)) {
 				giveBackLater(current.owner());
 			}
-			this.kept.set(LettuceScripts.borrowOwn(this.connectionFactory));
+			KeptConnection borrowed = LettuceScripts.borrowOwn(this.connectionFactory);
+			if (this.closed) {
+				// closed while the pool made the borrow wait
+				giveBackLater(borrowed.owner());
+				throw new RedisConnectionFailureException("Redkit's script runner was closed");
+			}
+			this.kept.set(borrowed);
 			this.connected = true;
 		}
 		finally {
 			this.ownConnectionLock.unlock();
+		}
+	}
+
+	/**
+	 * Gives the runner's own pooled connection back to the pool, before the factory
+	 * closes the pool (which would warn about a connection never released); scripts that
+	 * would need it from then on fail. Called when the application context closes.
+	 */
+	public void close() {
+		this.closed = true;
+		KeptConnection current = this.kept.getAndSet(null);
+		RedisConnection owner = (current != null) ? current.owner() : null;
+		if (owner != null) {
+			closeQuietly(owner);
 		}
 	}
 
@@ -821,9 +851,21 @@ public class RedisScriptRunner {
 			}
 		}
 
-		static boolean isOpen(Object commands) {
+		/**
+		 * Whether a connection is gone for good: closed, or disconnected without
+		 * reconnecting. Lettuce's {@code isOpen()} is {@code false} during every
+		 * reconnect too, while the commands sent on it wait to be replayed in order.
+		 * @return whether scripts can no longer be sent on it
+		 */
+		static boolean isClosed(Object commands) {
 			StatefulConnection<?, ?> connection = statefulConnection(commands);
-			return connection != null && connection.isOpen();
+			if (connection == null) {
+				return true;
+			}
+			if (connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed()) {
+				return true;
+			}
+			return !connection.isOpen() && !connection.getOptions().isAutoReconnect();
 		}
 
 		private static @Nullable StatefulConnection<?, ?> statefulConnection(Object commands) {
@@ -834,23 +876,26 @@ public class RedisScriptRunner {
 
 		/**
 		 * Sends a script on a kept connection, unless it was closed (the factory reset or
-		 * stopped it).
+		 * stopped it). A connection that reconnects takes it: Lettuce sends it once
+		 * reconnected, after those sent before.
 		 * @return the answer, or {@code null} when the connection is closed
 		 */
 		@SuppressWarnings("unchecked")
 		static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
 				byte[][] args, AtomicBoolean nativeCommands) {
-			StatefulConnection<?, ?> connection = statefulConnection(commands);
-			if (connection == null || !connection.isOpen()) {
+			if (isClosed(commands)) {
 				return null;
 			}
+			CompletableFuture<T> answer;
 			try {
-				return execute((RedisScriptingAsyncCommands<byte[], byte[]>) commands, script, keys, args,
+				answer = execute((RedisScriptingAsyncCommands<byte[], byte[]>) commands, script, keys, args,
 						nativeCommands);
 			}
 			catch (RuntimeException ex) {
-				return CompletableFuture.failedFuture(translate(script, ex));
+				answer = CompletableFuture.failedFuture(translate(script, ex));
 			}
+			// closed meanwhile: Lettuce refused the script without sending it
+			return (answer.isCompletedExceptionally() && isClosed(commands)) ? null : answer;
 		}
 
 		/**
