@@ -71,9 +71,10 @@ import org.springframework.util.ClassUtils;
  * <p>
  * Once connected, scripts go on one connection kept open, in the order they are sent: the
  * factory's shared connection, or, from a pooling factory that shares one, a pooled
- * connection of the runner's own, borrowed once and never given back (a reset of such a
- * factory gives its shared connection back to the pool, open, where the next borrower's
- * transaction or blocking pop would hold or swallow the scripts kept on it).
+ * connection of the runner's own, kept through Lettuce's reconnects and given back only
+ * by {@link #close()} (a reset of such a factory gives its shared connection back to the
+ * pool, open, where the next borrower's transaction or blocking pop would hold or swallow
+ * the scripts kept on it).
  */
 public class RedisScriptRunner {
 
