@@ -70,7 +70,8 @@ final class LocalAllowances {
 	 * @param settlement gives back what a batch did not hand out
 	 * @param metrics counts batches and permits
 	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
-	 * @param timeout how long the give-backs of a stopping application are awaited
+	 * @param timeout {@code redkit.rate-limit.timeout}: every call decides within it from
+	 * its own start; a stopping application awaits its give-backs twice as long
 	 */
 	LocalAllowances(Map<String, LocalAllowance> allowances, PermitTaker taker, PermitSettlement settlement,
 			RedkitMetrics metrics, LongSupplier clock, Duration timeout) {
@@ -134,11 +135,11 @@ final class LocalAllowances {
 	/**
 	 * Gives back what every batch still holds, and every batch taken from now on (calls
 	 * go to Redis one by one until {@link #started}): when the application stops. Waits,
-	 * at most the timeout, for the takes and give-backs in flight.
+	 * at most twice the timeout, for the takes and give-backs in flight.
 	 */
 	void giveBackAll() {
 		// a settlement never fails; a Redis that does not answer keeps what it counted
-		this.stop.stop(this.timeout.toNanos(), () -> this.holders.forEach((id, holder) -> {
+		this.stop.stop(this.timeout.multipliedBy(2).toNanos(), () -> this.holders.forEach((id, holder) -> {
 			Batch batch = holder.release();
 			if (batch != null) {
 				giveBack(batch);

@@ -154,7 +154,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 				this.localLimiter);
 		this.allowances = new LocalAllowances(settings.allowances(),
 				(limit, keys, cost, left) -> decideOrFailAsync(limit, keys, cost, left), this.settlement, metrics,
-				System::nanoTime, settings.timeout().multipliedBy(2));
+				System::nanoTime, settings.timeout());
 		for (RateLimitDecider decider : deciders) {
 			for (String name : decider.limitNames()) {
 				decider.check(name, policies.get(name));
@@ -319,6 +319,20 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
 		if (early != null) {
 			return CompletableFuture.completedFuture(TakenPermits.withoutRedis(limit, keys, cost, early));
+		}
+		if (timeoutNanos <= 0) {
+			// the call's time ran out while it waited for a batch another call was
+			// taking: nothing is sent, as a script sent now would be counted once Redis
+			// answers (a batch: permits no call is handed); that failed take started
+			// the cooldown, if any
+			try {
+				return CompletableFuture.completedFuture(TakenPermits.withoutRedis(limit, keys, cost,
+						failed(limit, keys, cost, start, new QueryTimeoutException("Rate limit '" + limit.name()
+								+ "': no time left of " + this.timeout.toMillis() + " ms for Redis"))));
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
 		}
 		return decide(limit, keys, cost).orTimeout(Math.min(timeoutNanos, this.timeout.toNanos()), TimeUnit.NANOSECONDS)
 			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken) : TakenPermits
