@@ -150,6 +150,20 @@ public final class LocalBatchSlot<B> {
 	}
 
 	/**
+	 * Takes this batch out of the slot, to be given back, if the slot still holds it:
+	 * when the batch's time is up and no call came to retire it.
+	 * @param ended the batch
+	 * @return the batch, or {@code null} when the slot no longer holds it
+	 */
+	public synchronized @Nullable B retire(B ended) {
+		if (this.batch != ended) {
+			return null;
+		}
+		this.batch = null;
+		return ended;
+	}
+
+	/**
 	 * Whether the slot holds nothing and takes nothing.
 	 * @return {@code true} when it may be forgotten
 	 */
