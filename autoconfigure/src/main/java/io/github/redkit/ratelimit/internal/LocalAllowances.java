@@ -42,7 +42,10 @@ final class LocalAllowances {
 	// margin for the clocks of this process and Redis' reply
 	private static final long MARGIN_NANOS = 500_000;
 
-	private static final int PURGE_ABOVE = 10_000;
+	static final int PURGE_ABOVE = 10_000;
+
+	// how many identifiers are kept before idle ones are forgotten
+	private final int purgeAbove;
 
 	private final Map<String, LocalAllowance> allowances;
 
@@ -71,9 +74,11 @@ final class LocalAllowances {
 	 * @param metrics counts batches and permits
 	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
 	 * @param timeout how long the give-backs of a stopping application are awaited
+	 * @param purgeAbove how many identifiers are kept before idle ones are forgotten
 	 */
 	LocalAllowances(Map<String, LocalAllowance> allowances, PermitTaker taker, PermitSettlement settlement,
-			RedkitMetrics metrics, LongSupplier clock, Duration timeout) {
+			RedkitMetrics metrics, LongSupplier clock, Duration timeout, int purgeAbove) {
+		this.purgeAbove = purgeAbove;
 		this.allowances = Map.copyOf(allowances);
 		this.taker = taker;
 		this.settlement = settlement;
@@ -120,7 +125,7 @@ final class LocalAllowances {
 		List<String> id = List.of(limit.name(), key);
 		Holder holder = this.holders.get(id);
 		if (holder == null) {
-			if (this.holders.size() > PURGE_ABOVE
+			if (this.holders.size() > this.purgeAbove
 					&& this.clock.getAsLong() - this.purged > allowance.maxAge().toNanos()) {
 				purge();
 			}
@@ -174,7 +179,7 @@ final class LocalAllowances {
 		long now = this.clock.getAsLong();
 		this.purged = now;
 		this.holders.forEach((id, holder) -> {
-			if (holder.idleSince(now)) {
+			if (holder.forgetIfIdle(now)) {
 				this.holders.remove(id, holder);
 			}
 		});
@@ -211,6 +216,16 @@ final class LocalAllowances {
 			left = Math.min(left, (Math.floor(decidedAt / width) + 1) * width - decidedAt);
 		}
 		return left;
+	}
+
+	/**
+	 * The clock of the allowances and how many identifiers they keep before idle ones are
+	 * forgotten.
+	 *
+	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
+	 * @param purgeAbove how many identifiers are kept before idle ones are forgotten
+	 */
+	record Sweep(LongSupplier clock, int purgeAbove) {
 	}
 
 	/**
@@ -345,7 +360,7 @@ final class LocalAllowances {
 						if (taken.replies().size() != 1 || decision.local()) {
 							// not a batch Redis counted: this call keeps its permits, the
 							// rest goes back
-							reservation.settleAsync(cost);
+							LocalAllowances.this.stop.track(reservation.settleAsync(cost));
 							return CompletableFuture.completedFuture(decision);
 						}
 						return CompletableFuture
@@ -389,13 +404,17 @@ final class LocalAllowances {
 			return this.slot.release(null);
 		}
 
-		/** Whether nothing is held or taken for the identifier any more; gives back. */
-		boolean idleSince(long now) {
+		/**
+		 * Gives back an ended batch and forgets the identifier's slot if nothing is held
+		 * or taken for it any more: a call that found this holder before it was removed
+		 * then goes to Redis itself instead of taking a batch no one would give back.
+		 */
+		boolean forgetIfIdle(long now) {
 			Batch expired = this.slot.release((batch) -> now <= batch.deadline);
 			if (expired != null) {
 				giveBack(expired);
 			}
-			return this.slot.empty();
+			return this.slot.forget();
 		}
 
 	}
