@@ -122,7 +122,9 @@ class BudgetAllowanceTests {
 	void aBatchIsNotGivenBackToARedisThatForgotItsSpend() {
 		String budgetId = "forgot-" + UUID.randomUUID();
 		String prefix = "ba-" + UUID.randomUUID();
-		RedisBudgets budgets = instance(new RedisKeyspace(prefix), budgetId, new SimpleMeterRegistry());
+		// a batch that lasts: what it holds is given back by the stop, not at its max-age
+		RedisBudgets budgets = instance(new RedisKeyspace(prefix), budgetId, new SimpleMeterRegistry(),
+				Duration.ofMinutes(1));
 		budgets.create(budgetId, 1_000);
 		assertThat(budgets.spend(budgetId, 1).applied()).isTrue();
 		assertThat(budgets.remaining(budgetId)).isEqualTo(1_000 - SIZE);
@@ -170,9 +172,14 @@ class BudgetAllowanceTests {
 	}
 
 	private static RedisBudgets instance(RedisKeyspace keyspace, String budgetId, MeterRegistry registry) {
+		return instance(keyspace, budgetId, registry, Duration.ofMillis(100));
+	}
+
+	private static RedisBudgets instance(RedisKeyspace keyspace, String budgetId, MeterRegistry registry,
+			Duration maxAge) {
 		return new RedisBudgets(new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()), keyspace,
 				Duration.ofSeconds(5), Duration.ofHours(1), new MicrometerRedkitMetrics(() -> registry),
-				RedkitObservations.NONE, Map.of(budgetId, new BudgetAllowance(SIZE, Duration.ofMillis(100))));
+				RedkitObservations.NONE, Map.of(budgetId, new BudgetAllowance(SIZE, maxAge)));
 	}
 
 	private static double amount(MeterRegistry registry, String event) {

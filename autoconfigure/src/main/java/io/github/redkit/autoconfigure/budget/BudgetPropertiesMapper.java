@@ -29,6 +29,12 @@ final class BudgetPropertiesMapper {
 						property + ".size must be at least 1 (was " + allowance.getSize() + ")");
 			}
 			DurationChecks.positive(allowance.getMaxAge(), property + ".max-age");
+			if (allowance.getMaxAge().multipliedBy(2).compareTo(properties.getOperationTtl()) >= 0) {
+				// a batch's give-back needs the record of its spend, kept for the
+				// operation-ttl
+				throw new IllegalArgumentException(property + ".max-age must be less than half of " + PREFIX
+						+ ".operation-ttl, " + properties.getOperationTtl() + " (was " + allowance.getMaxAge() + ")");
+			}
 			allowances.put(budgetId, new BudgetAllowance(allowance.getSize(), allowance.getMaxAge()));
 		});
 		return allowances;

@@ -23,14 +23,15 @@ import org.jspecify.annotations.Nullable;
  * Hands out spends of hot budgets from batches this instance took from Redis: the first
  * spend takes {@code size} in one idempotent spend, the spends after it are served from
  * the batch in this process for at most {@code max-age}, and what is left then is
- * refunded (idempotently, under the batch's operation id, and only into a Redis that
- * still holds the record of the batch's spend). Every amount handed out was taken from
- * the balance first, so a budget never goes below zero; the price is the amounts held
- * unused, at most one batch per instance and budget, and a balance that reads lower by
- * them. A batch the balance cannot cover sends that budget's spends to Redis one by one
- * for {@code max-age}. A batch whose answer was lost (Redis may have spent it) is given
- * back whole, and a give-back Redis did not answer is sent again until it does: each is
- * idempotent under the batch's id, and applies only if the batch's spend did.
+ * refunded (at its max-age, whether or not a spend comes) (idempotently, under the
+ * batch's operation id, and only into a Redis that still holds the record of the batch's
+ * spend). Every amount handed out was taken from the balance first, so a budget never
+ * goes below zero; the price is the amounts held unused, at most one batch per instance
+ * and budget, and a balance that reads lower by them. A batch the balance cannot cover
+ * sends that budget's spends to Redis one by one for {@code max-age}. A batch whose
+ * answer was lost (Redis may have spent it) is given back whole, and a give-back Redis
+ * did not answer is sent again until it does: each is idempotent under the batch's id,
+ * and applies only if the batch's spend did.
  */
 final class BudgetAllowances {
 
@@ -294,6 +295,9 @@ final class BudgetAllowances {
 						if (replaced != null) {
 							giveBack(budgetId, replaced);
 						}
+						if (replaced != batch) {
+							endAtItsDeadline(budgetId, batch);
+						}
 						return CompletableFuture
 							.completedFuture(new SpendResult(true, result.remaining() + batch.left));
 					}));
@@ -304,6 +308,29 @@ final class BudgetAllowances {
 
 		@Nullable Batch release() {
 			return this.slot.release(null);
+		}
+
+		/**
+		 * Gives the batch back at its deadline if no spend came to retire it: Redis keeps
+		 * the record of the batch's spend, without which a give-back is refused, only for
+		 * the operation ttl (more than twice max-age), so an idle batch must not wait for
+		 * the next spend or the application's stop. No round trip is added: a batch with
+		 * something left is given back once, now or later.
+		 */
+		private void endAtItsDeadline(String budgetId, Batch batch) {
+			long delay = Math.max(0, batch.deadline - BudgetAllowances.this.clock.getAsLong());
+			try {
+				CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> {
+					Batch ended = this.slot.retire(batch);
+					if (ended != null) {
+						giveBack(budgetId, ended);
+					}
+				});
+			}
+			catch (RuntimeException ex) {
+				// not scheduled: the next spend or the stop gives it back, as before
+				logger.debug("Budget '" + budgetId + "': the end of a batch could not be scheduled", ex);
+			}
 		}
 
 	}

@@ -99,6 +99,13 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
 			RedkitMetrics metrics, RedkitObservations observations, Map<String, BudgetAllowance> allowances) {
 		Assert.notNull(observations, "observations must not be null");
+		// a batch is given back at its max-age, and only while Redis holds the record of
+		// its spend (kept for the operation ttl): half of it is left for the give-back
+		allowances.forEach(
+				(budgetId, allowance) -> Assert.isTrue(allowance.maxAge().multipliedBy(2).compareTo(operationTtl) < 0,
+						() -> "Budget '" + budgetId + "': a local allowance's max-age (" + allowance.maxAge()
+								+ ") must be less than half of the operation-ttl (" + operationTtl
+								+ "), which keeps the record its give-back needs"));
 		this.observations = observations;
 		this.runner = runner;
 		this.keyspace = keyspace;

@@ -10,9 +10,10 @@ import org.jspecify.annotations.Nullable;
  * One key's local allowance: the batch this instance took from Redis and hands out
  * itself, and the batch being taken for it, so that the calls of one key take one batch
  * at a time. Each call asks {@link #next} what to do: be served from the batch, wait for
- * the batch being taken, take one, or go to Redis itself (after Redis refused a batch).
- * What a batch is and how it is handed out is the capability's. Once the application
- * stops, the slot takes no batch and keeps none: calls go to Redis one by one.
+ * the batch being taken, take one, or go to Redis itself (after Redis refused a batch, or
+ * once the slot was forgotten). What a batch is and how it is handed out is the
+ * capability's. Once the application stops, the slot takes no batch and keeps none: calls
+ * go to Redis one by one.
  *
  * @param <B> the batch
  */
@@ -28,6 +29,9 @@ public final class LocalBatchSlot<B> {
 	private boolean refused;
 
 	private long directUntil;
+
+	// forgotten by the sweep of idle slots: takes nothing any more
+	private boolean forgotten;
 
 	/**
 	 * Creates an empty slot.
@@ -56,7 +60,7 @@ public final class LocalBatchSlot<B> {
 			retired = current;
 			this.batch = null;
 		}
-		if (this.stop.stopping() || (this.refused && now - this.directUntil < 0)) {
+		if (this.forgotten || this.stop.stopping() || (this.refused && now - this.directUntil < 0)) {
 			return new Step<>(null, retired, null, null, true);
 		}
 		if (this.taking != null) {
@@ -64,13 +68,17 @@ public final class LocalBatchSlot<B> {
 		}
 		CompletableFuture<Void> taking = new CompletableFuture<>();
 		this.taking = taking;
+		// awaited by a stop from now on, not from when the take is sent: a stop whose
+		// sweep finds this slot taking (it takes this lock after setting its flag) must
+		// wait for a take not sent yet, and for the give-back of what it brings
+		this.stop.track(taking);
 		return new Step<>(null, retired, null, taking, false);
 	}
 
 	/**
 	 * Takes a batch for the calls that wait for it: they ask again once the take is done,
 	 * whether it answered, failed or threw, so that no call waits for a take that never
-	 * ends.
+	 * ends (nor does a stop, which awaits it from the moment {@link #next} decided it).
 	 * @param <T> what the call that takes the batch gets
 	 * @param taking what {@link Step#taking()} gave the call that takes the batch
 	 * @param take sends the take (and installs the batch through {@link #taken})
@@ -89,10 +97,9 @@ public final class LocalBatchSlot<B> {
 			doneTaking(taking);
 			throw ex;
 		}
-		// the take itself is awaited when stopping, not the caller's stage, which a
-		// caller
-		// that gives up cancels
-		this.stop.track(taken);
+		// a stop awaits the slot's own taking (tracked by next), never the caller's
+		// stage, which a caller that gives up cancels; it completes once the take's
+		// batch is installed or given back
 		return taken.whenComplete((result, ex) -> doneTaking(taking));
 	}
 
@@ -150,11 +157,33 @@ public final class LocalBatchSlot<B> {
 	}
 
 	/**
-	 * Whether the slot holds nothing and takes nothing.
-	 * @return {@code true} when it may be forgotten
+	 * Takes this batch out of the slot, to be given back, if the slot still holds it:
+	 * when the batch's time is up and no call came to retire it.
+	 * @param ended the batch
+	 * @return the batch, or {@code null} when the slot no longer holds it
 	 */
-	public synchronized boolean empty() {
-		return this.batch == null && this.taking == null;
+	public synchronized @Nullable B retire(B ended) {
+		if (this.batch != ended) {
+			return null;
+		}
+		this.batch = null;
+		return ended;
+	}
+
+	/**
+	 * Forgets the slot if it holds nothing and takes nothing: from then on it takes no
+	 * batch and every call that still reaches it goes to Redis itself. A call may have
+	 * found the slot just before it was forgotten; a batch it took into a forgotten slot
+	 * would never be given back (nothing sweeps a slot no longer known), and would be a
+	 * second batch next to the one of the slot made in its place.
+	 * @return {@code true} when the slot was forgotten
+	 */
+	public synchronized boolean forget() {
+		if (this.batch != null || this.taking != null) {
+			return false;
+		}
+		this.forgotten = true;
+		return true;
 	}
 
 	/**

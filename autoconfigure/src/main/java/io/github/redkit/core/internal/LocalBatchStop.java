@@ -58,7 +58,8 @@ public final class LocalBatchStop {
 	}
 
 	/**
-	 * Keeps track of a take or a give-back, for stopping to wait for.
+	 * Keeps track of a take (from the moment a slot decides it, before it is sent) or a
+	 * give-back, for stopping to wait for.
 	 * @param <F> the future's type
 	 * @param future what completes when it is done
 	 * @return the same future

@@ -42,7 +42,10 @@ final class LocalAllowances {
 	// margin for the clocks of this process and Redis' reply
 	private static final long MARGIN_NANOS = 500_000;
 
-	private static final int PURGE_ABOVE = 10_000;
+	static final int PURGE_ABOVE = 10_000;
+
+	// how many identifiers are kept before idle ones are forgotten
+	private final int purgeAbove;
 
 	private final Map<String, LocalAllowance> allowances;
 
@@ -72,9 +75,11 @@ final class LocalAllowances {
 	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
 	 * @param timeout {@code redkit.rate-limit.timeout}: every call decides within it from
 	 * its own start; a stopping application awaits its give-backs twice as long
+	 * @param purgeAbove how many identifiers are kept before idle ones are forgotten
 	 */
 	LocalAllowances(Map<String, LocalAllowance> allowances, PermitTaker taker, PermitSettlement settlement,
-			RedkitMetrics metrics, LongSupplier clock, Duration timeout) {
+			RedkitMetrics metrics, LongSupplier clock, Duration timeout, int purgeAbove) {
+		this.purgeAbove = purgeAbove;
 		this.allowances = Map.copyOf(allowances);
 		this.taker = taker;
 		this.settlement = settlement;
@@ -121,7 +126,7 @@ final class LocalAllowances {
 		List<String> id = List.of(limit.name(), key);
 		Holder holder = this.holders.get(id);
 		if (holder == null) {
-			if (this.holders.size() > PURGE_ABOVE
+			if (this.holders.size() > this.purgeAbove
 					&& this.clock.getAsLong() - this.purged > allowance.maxAge().toNanos()) {
 				purge();
 			}
@@ -175,7 +180,7 @@ final class LocalAllowances {
 		long now = this.clock.getAsLong();
 		this.purged = now;
 		this.holders.forEach((id, holder) -> {
-			if (holder.idleSince(now)) {
+			if (holder.forgetIfIdle(now)) {
 				this.holders.remove(id, holder);
 			}
 		});
@@ -212,6 +217,16 @@ final class LocalAllowances {
 			left = Math.min(left, (Math.floor(decidedAt / width) + 1) * width - decidedAt);
 		}
 		return left;
+	}
+
+	/**
+	 * The clock of the allowances and how many identifiers they keep before idle ones are
+	 * forgotten.
+	 *
+	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
+	 * @param purgeAbove how many identifiers are kept before idle ones are forgotten
+	 */
+	record Sweep(LongSupplier clock, int purgeAbove) {
 	}
 
 	/**
@@ -346,7 +361,7 @@ final class LocalAllowances {
 						if (taken.replies().size() != 1 || decision.local()) {
 							// not a batch Redis counted: this call keeps its permits, the
 							// rest goes back
-							reservation.settleAsync(cost);
+							LocalAllowances.this.stop.track(reservation.settleAsync(cost));
 							return CompletableFuture.completedFuture(decision);
 						}
 						return CompletableFuture
@@ -390,13 +405,17 @@ final class LocalAllowances {
 			return this.slot.release(null);
 		}
 
-		/** Whether nothing is held or taken for the identifier any more; gives back. */
-		boolean idleSince(long now) {
+		/**
+		 * Gives back an ended batch and forgets the identifier's slot if nothing is held
+		 * or taken for it any more: a call that found this holder before it was removed
+		 * then goes to Redis itself instead of taking a batch no one would give back.
+		 */
+		boolean forgetIfIdle(long now) {
 			Batch expired = this.slot.release((batch) -> now <= batch.deadline);
 			if (expired != null) {
 				giveBack(expired);
 			}
-			return this.slot.empty();
+			return this.slot.forget();
 		}
 
 	}

@@ -138,6 +138,23 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	public RedisRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, Map<String, RateLimitPolicy> policies,
 			RateLimitSettings settings, RedkitMetrics metrics, RedkitObservations observations,
 			List<RateLimitDecider> deciders) {
+		this(runner, keyspace, policies, settings, metrics, observations,
+				new LocalAllowances.Sweep(System::nanoTime, LocalAllowances.PURGE_ABOVE));
+		for (RateLimitDecider decider : deciders) {
+			for (String name : decider.limitNames()) {
+				decider.check(name, policies.get(name));
+				this.deciders.put(name, decider);
+			}
+		}
+	}
+
+	/**
+	 * Creates a rate limiter whose local allowances read this clock and forget idle
+	 * identifiers above this many: for tests that make the sweep run often.
+	 */
+	RedisRateLimiter(RedisScriptRunner runner, RedisKeyspace keyspace, Map<String, RateLimitPolicy> policies,
+			RateLimitSettings settings, RedkitMetrics metrics, RedkitObservations observations,
+			LocalAllowances.Sweep sweep) {
 		Assert.notNull(observations, "observations must not be null");
 		this.runner = runner;
 		this.keyspace = keyspace;
@@ -154,13 +171,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 				this.localLimiter);
 		this.allowances = new LocalAllowances(settings.allowances(),
 				(limit, keys, cost, left) -> decideOrFailAsync(limit, keys, cost, left), this.settlement, metrics,
-				System::nanoTime, settings.timeout());
-		for (RateLimitDecider decider : deciders) {
-			for (String name : decider.limitNames()) {
-				decider.check(name, policies.get(name));
-				this.deciders.put(name, decider);
-			}
-		}
+				sweep.clock(), settings.timeout(), sweep.purgeAbove());
 	}
 
 	@Override

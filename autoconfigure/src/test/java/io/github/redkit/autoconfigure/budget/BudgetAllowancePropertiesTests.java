@@ -28,20 +28,25 @@ class BudgetAllowancePropertiesTests {
 
 	@Test
 	void aSpendOfAHotBudgetTakesABatchOfItsSize() {
-		this.runner.withPropertyValues("redkit.budget.local-allowances.ads.size=100").run((context) -> {
-			Budgets budgets = context.getBean(Budgets.class);
-			budgets.create("ads", 1_000);
-			budgets.create("other", 1_000);
-			assertThat(budgets.spend("ads", 1).remaining()).as("what this instance could still spend").isEqualTo(999);
-			assertThat(budgets.remaining("ads")).as("the balance without the batch").isEqualTo(900);
-			assertThat(budgets.spend("other", 1).remaining()).isEqualTo(999);
-			assertThat(budgets.remaining("other")).isEqualTo(999);
-		});
+		this.runner
+			.withPropertyValues("redkit.budget.local-allowances.ads.size=100",
+					"redkit.budget.local-allowances.ads.max-age=1m")
+			.run((context) -> {
+				Budgets budgets = context.getBean(Budgets.class);
+				budgets.create("ads", 1_000);
+				budgets.create("other", 1_000);
+				assertThat(budgets.spend("ads", 1).remaining()).as("what this instance could still spend")
+					.isEqualTo(999);
+				assertThat(budgets.remaining("ads")).as("the balance without the batch").isEqualTo(900);
+				assertThat(budgets.spend("other", 1).remaining()).isEqualTo(999);
+				assertThat(budgets.remaining("other")).isEqualTo(999);
+			});
 	}
 
 	@Test
 	void whatABatchHoldsIsGivenBackWhenTheApplicationStops() {
-		ApplicationContextRunner hot = this.runner.withPropertyValues("redkit.budget.local-allowances.ads.size=100");
+		ApplicationContextRunner hot = this.runner.withPropertyValues("redkit.budget.local-allowances.ads.size=100",
+				"redkit.budget.local-allowances.ads.max-age=1m");
 		hot.run((context) -> {
 			Budgets budgets = context.getBean(Budgets.class);
 			budgets.create("ads", 1_000);
@@ -57,6 +62,17 @@ class BudgetAllowancePropertiesTests {
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("redkit.budget.local-allowances.ads.size must be at least 1 (was 0)"));
+	}
+
+	@Test
+	void aMaxAgeOfHalfTheOperationTtlOrMoreFailsStartUpNamingTheProperties() {
+		this.runner
+			.withPropertyValues("redkit.budget.local-allowances.ads.size=10",
+					"redkit.budget.local-allowances.ads.max-age=1h", "redkit.budget.operation-ttl=2h")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.budget.local-allowances.ads.max-age must be less than half of "
+						+ "redkit.budget.operation-ttl, PT2H (was PT1H)"));
 	}
 
 	@Test
