@@ -19,7 +19,6 @@ import io.github.redkit.test.TcpProxy;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -147,7 +146,6 @@ class RedisScriptRunnerReconnectTests {
 	}
 
 	@Test
-	@Disabled("Spring Data still warns of an unreleased connection on shutdown with close() in place: not yet traced")
 	@ExtendWith(OutputCaptureExtension.class)
 	void theRunnersOwnConnectionGoesBackBeforeThePoolCloses(CapturedOutput output) {
 		ApplicationContextRunner contexts = new ApplicationContextRunner()

@@ -375,6 +375,36 @@ class RateLimitSettlementTests {
 			.isEqualTo(100 - 1 - 1);
 	}
 
+	/**
+	 * An earlier reservation settled below its estimate after a later one was settled
+	 * while the last one still held its tokens (in an hour of 100: every interval far
+	 * within the bound). Used 3 + 4 + 10 = 17, so 82 would be left; the bucket's one
+	 * record cannot tell the middle call's give-back (6) from one of a call before the
+	 * first, which would have moved the first call's tokens closer to the refill, so the
+	 * first call gets back its 7 unused tokens less what is left of those 6 above its own
+	 * stretch: 4. This is the loss the docs bound (what other calls gave back meanwhile
+	 * without lowering the bucket's count, plus the tokens refilled since the call);
+	 * never more than the call left unused.
+	 */
+	@Test
+	void anEarlierReservationLosesAtMostWhatALaterOneGaveBackWhileTheLastHeldItsTokens() {
+		String name = "middle-" + UUID.randomUUID();
+		define(name, RateLimitAlgorithm.TOKEN_BUCKET, 100, HOUR);
+		List<String> keys = List.of("middle");
+		RateLimitReservation first = this.limiter.reserve(name, keys, 10);
+		RateLimitReservation middle = this.limiter.reserve(name, keys, 10);
+		RateLimitReservation last = this.limiter.reserve(name, keys, 10);
+		assertThat(last.allowed()).isTrue();
+		assertThat(middle.settle(4)).isTrue();
+		assertThat(first.settle(3)).isTrue();
+		assertThat(remaining(name, keys))
+			.as("3 + 4 + 10 used, 3 of the first call's 7 unused lost to the middle call's give-back, 1 for this look")
+			.isEqualTo(100 - 17 - 3 - 1);
+		assertThat(last.settle(0)).isTrue();
+		assertThat(remaining(name, keys)).as("the last reservation, its tokens still owed, gets back all of its 10")
+			.isEqualTo(100 - 17 - 3 - 1 + 10 - 1);
+	}
+
 	private static double millis(RateLimitDecision decision) {
 		Instant at = decision.decidedAt();
 		assertThat(at).isNotNull();

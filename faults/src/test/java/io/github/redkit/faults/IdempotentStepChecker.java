@@ -16,10 +16,11 @@ import io.github.redkit.idempotency.StepOutcome;
 /**
  * Judges a history of idempotent steps against the README, step by step. Facts that need
  * Redis to remember (a claim, a completion) are compared only within one view of its
- * memory ({@link Epochs}); a claim's lease is placed on this machine's clock from below
- * (its script ran after it was invoked) when it must still hold, and from above (its
- * script ran before it answered, or within a late delivery of an unknown call) when it
- * may still hold.
+ * memory ({@link Epochs}), which a loss of data or a step of Redis' clock forward ends
+ * and a step back does not (it only lengthens leases); a claim's lease is placed on this
+ * machine's clock from below (its script ran after it was invoked) when it must still
+ * hold, and from above (its script ran before it answered, or within a late delivery of
+ * an unknown call) when it may still hold.
  */
 final class IdempotentStepChecker {
 
@@ -50,7 +51,15 @@ final class IdempotentStepChecker {
 	}
 
 	private void check(String step, List<Op> ops) {
-		List<Set<Op>> views = Epochs.views(ops, this.history.forgetting()).stream().map((view) -> {
+		// a step of Redis' clock forward ends leases set before it early: claims across
+		// it
+		// are not judged together; a step back only makes leases and records last longer,
+		// so it splits nothing
+		List<FaultRecord> forgetting = this.history.forgetting()
+			.stream()
+			.filter((fault) -> !fault.stepsClockBack())
+			.toList();
+		List<Set<Op>> views = Epochs.views(ops, forgetting).stream().map((view) -> {
 			Set<Op> set = Collections.newSetFromMap(new IdentityHashMap<>());
 			set.addAll(view);
 			return set;

@@ -59,8 +59,9 @@ class IdempotentStepScenario implements Scenario {
 				+ "its holder's completion failed and its lease ran out; a holder whose claim was taken over cannot "
 				+ "complete; a duplicate replays the completer's result; IN_PROGRESS only while a claim (granted or "
 				+ "unknown) may still hold its lease. Judged per epoch: Redis restarted empty or on an older "
-				+ "snapshot forgets the steps done or claimed after it (they run again), a clock step ends or "
-				+ "stretches leases";
+				+ "snapshot forgets the steps done or claimed after it (they run again), a step of Redis' clock "
+				+ "forward ends leases set before it early (a second claim across it is not judged); a step back "
+				+ "only stretches them, and excuses nothing";
 	}
 
 	@Override

@@ -39,6 +39,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.NonBlocking;
 
+import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
@@ -72,11 +73,21 @@ import org.springframework.util.ClassUtils;
  * Once connected, scripts go on one connection kept open, in the order they are sent: the
  * factory's shared connection, or, from a pooling factory that shares one, a pooled
  * connection of the runner's own, kept through Lettuce's reconnects and given back only
- * by {@link #close()} (a reset of such a factory gives its shared connection back to the
- * pool, open, where the next borrower's transaction or blocking pop would hold or swallow
- * the scripts kept on it).
+ * by {@link #stop()} or {@link #close()} (a reset of such a factory gives its shared
+ * connection back to the pool, open, where the next borrower's transaction or blocking
+ * pop would hold or swallow the scripts kept on it). In an application context the runner
+ * is stopped, and gives it back, after the beans that use it and before the connection
+ * factory, which closes its pool when it stops, before any bean is destroyed.
  */
-public class RedisScriptRunner {
+public class RedisScriptRunner implements SmartLifecycle {
+
+	/**
+	 * The runner's phase: it stops after the web server (graceful shutdown included) and
+	 * after the beans that use it (they depend on it, so they stop first whatever their
+	 * phase), and before the connection factory (phase 0 by default, which depends on
+	 * nothing of the runner's and closes its pool when it stops).
+	 */
+	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
 	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			RedisScriptRunner.class.getClassLoader());
@@ -164,8 +175,11 @@ public class RedisScriptRunner {
 
 	private volatile boolean nativeCommandsAllowed = true;
 
-	// set by close(): the runner's own connection went back to the pool for good
+	// set by close() and stop(): the runner's own connection went back to the pool, and
+	// scripts that need it fail, until start()
 	private volatile boolean closed;
+
+	private volatile boolean running;
 
 	/**
 	 * Creates a runner on a connection factory, handing scripts off to as many threads as
@@ -630,8 +644,12 @@ public class RedisScriptRunner {
 			}
 			KeptConnection borrowed = LettuceScripts.borrowOwn(this.connectionFactory);
 			if (this.closed) {
-				// closed while the pool made the borrow wait
-				giveBackLater(borrowed.owner());
+				// closed while the pool made the borrow wait: given back now, on this
+				// thread (never an event loop), not after the factory closed its pool
+				RedisConnection owner = borrowed.owner();
+				if (owner != null) {
+					closeQuietly(owner);
+				}
 				throw new RedisConnectionFailureException("Redkit's script runner was closed");
 			}
 			this.kept.set(borrowed);
@@ -645,7 +663,8 @@ public class RedisScriptRunner {
 	/**
 	 * Gives the runner's own pooled connection back to the pool, before the factory
 	 * closes the pool (which would warn about a connection never released); scripts that
-	 * would need it from then on fail. Called when the application context closes.
+	 * would need it from then on fail. Called by {@link #stop()}, and when the
+	 * application context closes.
 	 */
 	public void close() {
 		this.closed = true;
@@ -654,6 +673,37 @@ public class RedisScriptRunner {
 		if (owner != null) {
 			closeQuietly(owner);
 		}
+	}
+
+	/**
+	 * Lets scripts borrow the runner's own pooled connection again after a
+	 * {@link #stop()} (the connection factory starts again first).
+	 */
+	@Override
+	public void start() {
+		this.closed = false;
+		this.running = true;
+	}
+
+	/**
+	 * Gives the runner's own pooled connection back ({@link #close()}) while the
+	 * connection factory's pool is still open: the factory closes it when it stops,
+	 * before any bean is destroyed.
+	 */
+	@Override
+	public void stop() {
+		this.running = false;
+		close();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
 	}
 
 	/**

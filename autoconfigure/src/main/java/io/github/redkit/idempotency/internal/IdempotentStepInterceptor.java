@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -26,6 +27,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.util.Assert;
 
 /**
@@ -42,8 +44,13 @@ import org.springframework.util.Assert;
  * {@code maxFluxElements}) is recorded before it is emitted; an error, too many elements
  * or a cancellation before recording abandon the step. Refusals are the same exceptions,
  * as errors.
+ * <p>
+ * The thread that renews the leases ends with {@link #destroy()} (its advisor's, when the
+ * application context closes): the leases of steps still running are no longer renewed,
+ * and a step claimed after it is given back and refused with an
+ * {@link IllegalStateException}, without running.
  */
-public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition> {
+public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition> implements DisposableBean {
 
 	/**
 	 * How many elements a {@code Flux} step records by default.
@@ -121,9 +128,20 @@ public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition>
 
 	private @Nullable Object runClaimed(MethodInvocation invocation, StepClaim claim) throws Throwable {
 		IdempotentSteps steps = this.steps.get();
-		// a lost claim needs no action here: completing it reports the loss
-		LeaseRenewer.Renewal renewal = this.renewer.start(claim.lease(), () -> steps.extendAsync(claim), () -> {
-		});
+		LeaseRenewer.Renewal renewal;
+		try {
+			renewal = renew(claim, steps);
+		}
+		catch (RejectedExecutionException ex) {
+			IllegalStateException refused = stopping(claim, ex);
+			try {
+				steps.abandon(claim);
+			}
+			catch (RuntimeException abandonFailure) {
+				refused.addSuppressed(abandonFailure);
+			}
+			throw refused;
+		}
 		Object result;
 		try {
 			result = invocation.proceed();
@@ -197,8 +215,13 @@ public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition>
 		boolean many = call.multiValue();
 		int limit = this.maxFluxElements;
 		return Flux.defer(() -> {
-			LeaseRenewer.Renewal renewal = this.renewer.start(claim.lease(), () -> steps.extendAsync(claim), () -> {
-			});
+			LeaseRenewer.Renewal renewal;
+			try {
+				renewal = renew(claim, steps);
+			}
+			catch (RejectedExecutionException ex) {
+				return IdempotentStepInterceptor.<Object>abandoned(steps, claim, stopping(claim, ex)).flux();
+			}
 			AtomicBoolean settled = new AtomicBoolean();
 			Flux<Object> values = call.proceed();
 			Mono<List<Object>> produced = (many ? values.take(limit + 1L) : values).collectList().flatMap((list) -> {
@@ -226,6 +249,30 @@ public class IdempotentStepInterceptor extends RedkitInterceptor<StepDefinition>
 				return Mono.fromFuture(() -> steps.completeAsync(claim, result)).thenMany(Flux.fromIterable(list));
 			}).doFinally((signal) -> renewal.stop());
 		});
+	}
+
+	private LeaseRenewer.Renewal renew(StepClaim claim, IdempotentSteps steps) {
+		// a lost claim needs no action here: completing it reports the loss
+		return this.renewer.start(claim.lease(), () -> steps.extendAsync(claim), () -> {
+		});
+	}
+
+	// the renewer is shut down (the context is closing with calls in flight): a lease
+	// nobody renews is given back, and the step is not run
+	private static IllegalStateException stopping(StepClaim claim, RejectedExecutionException ex) {
+		return new IllegalStateException(
+				"Step '" + claim.step() + "' of '" + claim.operation()
+						+ "': idempotent steps are stopping and can no longer renew a lease; the claim was given back",
+				ex);
+	}
+
+	/**
+	 * Stops renewing the leases of the steps still running, and ends the renewer's
+	 * thread.
+	 */
+	@Override
+	public void destroy() {
+		this.renewer.shutdown();
 	}
 
 	private static <T> Mono<T> abandoned(IdempotentSteps steps, StepClaim claim, Throwable ex) {
