@@ -371,7 +371,9 @@ public class RedisScriptRunner implements SmartLifecycle {
 	 * Runs a script with binary arguments without blocking the calling thread, failing
 	 * with a {@link QueryTimeoutException} when Redis does not answer within
 	 * {@code timeout}. The timeout is set on the sent call itself, so a call still queued
-	 * for a connection when it passes is never sent.
+	 * for a connection to be made or borrowed when it passes is never sent; one that
+	 * Lettuce holds while it reconnects is sent once reconnected, and may reach Redis
+	 * after its caller got the timeout.
 	 * @param <T> the result type
 	 * @param script the script
 	 * @param timeout how long to wait
@@ -654,6 +656,15 @@ public class RedisScriptRunner implements SmartLifecycle {
 			}
 			this.kept.set(borrowed);
 			this.connected = true;
+			// close() may have run between the check above and the set, and found
+			// nothing to give back: whichever of the two takes it out gives it back
+			if (this.closed && this.kept.compareAndSet(borrowed, null)) {
+				RedisConnection owner = borrowed.owner();
+				if (owner != null) {
+					closeQuietly(owner);
+				}
+				throw new RedisConnectionFailureException("Redkit's script runner was closed");
+			}
 		}
 		finally {
 			this.ownConnectionLock.unlock();
