@@ -86,9 +86,8 @@ public final class RedisServerDoctor implements ServerDoctor {
 				nodes.add(started.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
 			}
 			catch (TimeoutException ex) {
-				// a cluster's master that does not answer (paused, before the cluster
-				// marks
-				// it failed) is one finding; the others are still judged
+				// a cluster's master that does not answer (paused, not yet marked
+				// failed) is one finding; the others are still judged
 				if (!reading.clusterNode()) {
 					return unanswered("Redis did not answer within " + this.timeout);
 				}
