@@ -22,9 +22,10 @@
 -- ARGV[4] the highest sequence any peer received from this region, ARGV[5] '1' when the peers
 -- must be re-seeded after the last batch, ARGV[6] the re-seed flag's value, then per counter:
 -- its TTL ms (0: none), how many fields follow, then the fields and their values
--- On the last batch the sequence moves past what the peers received, every peer's position to
--- the end of the outbox (entries written since the loss reuse sequences the peers know, and
--- the re-seed ships their state) and every peer is flagged for a re-seed.
+-- On the last batch the sequence moves past what the peers received (at least one past the
+-- highest), every peer's position to the end of the outbox (entries written since the loss
+-- reuse sequences the peers know, and the re-seed ships their state) and every peer is
+-- flagged for a re-seed.
 -- Returns the number of counters whose own slot this call gave back, -1 when recovery was
 -- already done
 --#include region_incarnation
@@ -88,7 +89,10 @@ if ARGV[2] == '1' then
   redis.call('SET', KEYS[1], time[1] .. '.' .. time[2] .. '@' .. runId())
   redis.call('DEL', KEYS[2])
   if ARGV[5] == '1' then
-    local seq = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(ARGV[4]))
+    -- past what any peer received: the re-seed's position (see region_reseed_read) moves
+    -- the peers' mark to this sequence and the newest id, which must not look like a
+    -- sequence received before under an earlier id (a step back)
+    local seq = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(ARGV[4]) + 1)
     redis.call('SET', KEYS[3], string.format('%.0f', seq))
     local position = newestId .. '|' .. string.format('%.0f', seq)
     for p = 0, peers - 1 do

@@ -225,6 +225,72 @@ class RedisServerDoctorTests {
 		}
 	}
 
+	@Test
+	void aClusterWithAPausedMasterIsJudgedOnItsLiveMastersWithinTheTimeout() {
+		try (RedisServer cluster = RedisServers.startCluster()) {
+			int live = cluster.ports().get(1);
+			int paused = cluster.ports().get(2);
+			call(cluster, live, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru", "maxmemory", "1gb");
+			LettuceConnectionFactory factory = cluster.createConnectionFactory();
+			RedisServerDoctor doctor = new RedisServerDoctor(factory, NEEDS, Duration.ofMillis(1000));
+			String pid = processId(cluster, paused);
+			try {
+				// connected to every node first (a loaded machine may take longer than
+				// the
+				// timeout)
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> doctor.examine().server().endsWith("cluster of 3 masters"));
+				signal("STOP", pid);
+				long start = System.nanoTime();
+				DoctorReport report = doctor.examine();
+				Duration took = Duration.ofNanos(System.nanoTime() - start);
+				// within the doctor's timeout, long before the cluster's node timeout (5
+				// s)
+				// could mark it failed
+				assertThat(took).isLessThan(Duration.ofSeconds(2));
+				assertThat(report.server()).endsWith("cluster of 3 masters, 1 failed");
+				DoctorFinding eviction = finding(report, "maxmemory-policy");
+				assertThat(eviction.status()).isEqualTo(Status.RISK);
+				assertThat(eviction.detail()).startsWith(RedisServer.HOST + ":" + live + ": allkeys-lru");
+				assertThat(finding(report, "persistence").status()).isEqualTo(Status.RISK);
+				assertThat(finding(report, "replication").status()).isEqualTo(Status.OK);
+				DoctorFinding nodes = finding(report, "cluster-nodes");
+				assertThat(nodes.status()).isEqualTo(Status.NOT_CHECKED);
+				assertThat(nodes.detail()).contains(RedisServer.HOST + ":" + paused, "did not answer within");
+				assertThat(report.notChecked()).containsExactly(nodes);
+				// a second look while it is still paused waits on the same reading, and
+				// answers as fast
+				start = System.nanoTime();
+				assertThat(doctor.examine().notChecked()).hasSize(1);
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+				signal("CONT", pid);
+				await().atMost(Duration.ofSeconds(30)).until(() -> doctor.examine().notChecked().isEmpty());
+			}
+			finally {
+				signal("CONT", pid);
+				factory.destroy();
+			}
+		}
+	}
+
+	private static String processId(RedisServer redis, int port) {
+		return call(redis, port, "INFO", "server").lines()
+			.filter((line) -> line.startsWith("process_id:"))
+			.map((line) -> line.substring("process_id:".length()).trim())
+			.findFirst()
+			.orElseThrow();
+	}
+
+	/** Sends a signal to the redis-server process this test started. */
+	private static void signal(String signal, String pid) {
+		try {
+			new ProcessBuilder("kill", "-" + signal, pid).start().waitFor();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	/** Stops one node the way a crash does, without saving. */
 	private static void shutDown(int port) {
 		try (RespClient client = RespClient.connect(RedisServer.HOST, port, Duration.ofSeconds(1))) {

@@ -114,7 +114,12 @@ public final class RegionAutoConfiguration {
 				LettuceConnectionFactory factory = PeerConnections.create(peer.getKey(), peer.getValue(),
 						properties.getTimeout());
 				connections.add(factory::destroy);
-				remotes.put(peer.getKey(), new RedisScriptRunner(factory));
+				RedisScriptRunner remote = new RedisScriptRunner(factory);
+				// closed before its factory (the resources close in reverse order): it
+				// gives
+				// back what it kept of the factory's connections
+				connections.add(remote::close);
+				remotes.put(peer.getKey(), remote);
 			}
 			for (int shard = 0; shard < properties.getOutbox().getShards(); shard++) {
 				RegionRounds rounds = new RegionRounds(properties.getReplication().getBatchSize(),

@@ -718,6 +718,14 @@ public class RedisScriptRunner implements SmartLifecycle {
 	}
 
 	/**
+	 * Whether {@link #close()} was called.
+	 * @return {@code true} once closed
+	 */
+	public boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
 	 * Whether scripts go on a pooled connection of the runner's own rather than on the
 	 * factory's shared one: a pooling factory borrows its shared connection from the pool
 	 * and gives it back on a reset (or a failed validation), open, to the next borrower

@@ -3,7 +3,9 @@ package io.github.redkit.doctor.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +20,7 @@ import io.github.redkit.doctor.DoctorFinding;
 import io.github.redkit.doctor.DoctorFinding.Status;
 import io.github.redkit.doctor.DoctorReport;
 import io.github.redkit.doctor.ServerDoctor;
+import io.github.redkit.doctor.internal.ServerSettingsReader.NodeReading;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -25,7 +28,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * The server doctor on Redis: reads each writable node's settings within a timeout and
  * judges them against the needs the capabilities in use declared. A cluster is judged by
- * its worst live master; a master marked failed (or silent) is one finding of its own.
+ * its worst live master; a master marked failed, or one that does not answer within the
+ * timeout (paused before the cluster marks it failed), is one finding of its own: each
+ * master is read on its own, so a silent one holds up no other.
  */
 public final class RedisServerDoctor implements ServerDoctor {
 
@@ -38,9 +43,11 @@ public final class RedisServerDoctor implements ServerDoctor {
 
 	private final Duration timeout;
 
-	// at most one examination in flight: a frozen Redis holds one thread, not one per
-	// call
-	private @Nullable CompletableFuture<List<NodeSettings>> reading;
+	// at most one listing of the nodes and one reading per node in flight: a frozen
+	// Redis holds one thread, not one per call
+	private @Nullable CompletableFuture<List<NodeReading>> listing;
+
+	private final Map<String, CompletableFuture<NodeSettings>> reading = new HashMap<>();
 
 	/**
 	 * Creates the doctor.
@@ -56,20 +63,46 @@ public final class RedisServerDoctor implements ServerDoctor {
 
 	@Override
 	public DoctorReport examine() {
-		List<NodeSettings> nodes;
+		long deadline = System.nanoTime() + this.timeout.toNanos();
+		List<NodeReading> readings;
 		try {
-			nodes = read().get(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+			readings = readings().get(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (TimeoutException ex) {
 			return unanswered("Redis did not answer within " + this.timeout);
 		}
 		catch (ExecutionException ex) {
-			return unanswered("Redis did not answer: "
-					+ ServerSettingsReader.reason((ex.getCause() != null) ? ex.getCause() : ex));
+			return unanswered("Redis did not answer: " + reason(ex));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			return unanswered("interrupted");
+		}
+		List<CompletableFuture<NodeSettings>> started = readings.stream().map(this::start).toList();
+		List<NodeSettings> nodes = new ArrayList<>();
+		for (int i = 0; i < readings.size(); i++) {
+			NodeReading reading = readings.get(i);
+			try {
+				nodes.add(started.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+			}
+			catch (TimeoutException ex) {
+				// a cluster's master that does not answer (paused, not yet marked
+				// failed) is one finding; the others are still judged
+				if (!reading.clusterNode()) {
+					return unanswered("Redis did not answer within " + this.timeout);
+				}
+				nodes.add(NodeSettings.failed(reading.node(), "did not answer within " + this.timeout));
+			}
+			catch (ExecutionException ex) {
+				if (!reading.clusterNode()) {
+					return unanswered("Redis did not answer: " + reason(ex));
+				}
+				nodes.add(NodeSettings.failed(reading.node(), "did not answer (" + reason(ex) + ")"));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return unanswered("interrupted");
+			}
 		}
 		List<NodeSettings> live = nodes.stream().filter((node) -> node.failure() == null).toList();
 		List<NodeSettings> failed = nodes.stream().filter((node) -> node.failure() != null).toList();
@@ -111,13 +144,27 @@ public final class RedisServerDoctor implements ServerDoctor {
 		};
 	}
 
-	private synchronized CompletableFuture<List<NodeSettings>> read() {
-		CompletableFuture<List<NodeSettings>> reading = this.reading;
-		if (reading == null || reading.isDone()) {
-			reading = CompletableFuture.supplyAsync(this.reader::read, RedisScriptRunner.blockingSteps());
-			this.reading = reading;
+	private static String reason(ExecutionException ex) {
+		return ServerSettingsReader.reason((ex.getCause() != null) ? ex.getCause() : ex);
+	}
+
+	private synchronized CompletableFuture<List<NodeReading>> readings() {
+		CompletableFuture<List<NodeReading>> listing = this.listing;
+		if (listing == null || listing.isDone()) {
+			listing = CompletableFuture.supplyAsync(this.reader::readings, RedisScriptRunner.blockingSteps());
+			this.listing = listing;
 		}
-		return reading;
+		return listing;
+	}
+
+	// one reading in flight per node: a frozen node holds one thread, not one per call
+	private synchronized CompletableFuture<NodeSettings> start(NodeReading reading) {
+		CompletableFuture<NodeSettings> inFlight = this.reading.get(reading.node());
+		if (inFlight == null || inFlight.isDone()) {
+			inFlight = CompletableFuture.supplyAsync(reading.read(), RedisScriptRunner.blockingSteps());
+			this.reading.put(reading.node(), inFlight);
+		}
+		return inFlight;
 	}
 
 	private DoctorReport unanswered(String reason) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -39,19 +40,36 @@ final class ServerSettingsReader {
 		this.connectionFactory = connectionFactory;
 	}
 
-	List<NodeSettings> read() {
+	/**
+	 * The readings to make: one per node that takes writes, each on a connection of its
+	 * own, so that one node that does not answer holds up no other.
+	 * @return the one server's reading, or one per master of a cluster
+	 */
+	List<NodeReading> readings() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			if (connection instanceof RedisClusterConnection cluster) {
-				List<NodeSettings> nodes = new ArrayList<>();
+				List<NodeReading> readings = new ArrayList<>();
 				for (RedisClusterNode node : cluster.clusterGetNodes()) {
 					if (node.isMaster()) {
-						nodes.add(read(cluster, node));
+						readings.add(new NodeReading(node.asString(), true, () -> read(node)));
 					}
 				}
-				return nodes;
+				return readings;
 			}
-			return List.of(read("server", (pattern) -> connection.serverCommands().getConfig(pattern),
-					(section) -> connection.serverCommands().info(section)));
+		}
+		return List.of(new NodeReading("server", false, this::readServer));
+	}
+
+	private NodeSettings readServer() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return read("server", (pattern) -> connection.serverCommands().getConfig(pattern),
+					(section) -> connection.serverCommands().info(section));
+		}
+	}
+
+	private NodeSettings read(RedisClusterNode node) {
+		try (RedisClusterConnection cluster = this.connectionFactory.getClusterConnection()) {
+			return read(cluster, node);
 		}
 	}
 
@@ -121,6 +139,18 @@ final class ServerSettingsReader {
 			cause = cause.getCause();
 		}
 		return String.valueOf(cause.getMessage());
+	}
+
+	/**
+	 * One node's reading, not yet made.
+	 *
+	 * @param node the node's address ({@code server} for a server that is not a cluster)
+	 * @param clusterNode whether it is one master of a cluster, judged apart from the
+	 * others
+	 * @param read reads its settings, blocking
+	 */
+	record NodeReading(String node, boolean clusterNode, Supplier<NodeSettings> read) {
+
 	}
 
 }

@@ -13,7 +13,7 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * The replicators of this region, one per peer, started and stopped with the application
- * context; closing it also releases the peers' connections.
+ * context; closing it also closes the peers' script runners and connections.
  */
 public class RegionReplicators implements SmartLifecycle, AutoCloseable {
 
@@ -101,9 +101,11 @@ public class RegionReplicators implements SmartLifecycle, AutoCloseable {
 	@Override
 	public void close() {
 		stop();
-		for (AutoCloseable resource : this.resources) {
+		// in the reverse order of their creation: a peer's script runner before the
+		// connection factory it runs on
+		for (int i = this.resources.size() - 1; i >= 0; i--) {
 			try {
-				resource.close();
+				this.resources.get(i).close();
 			}
 			catch (Exception ex) {
 				// closing on shutdown: nothing left to do about it

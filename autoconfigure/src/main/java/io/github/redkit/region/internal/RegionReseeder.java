@@ -3,9 +3,11 @@ package io.github.redkit.region.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
@@ -13,9 +15,16 @@ import org.springframework.data.redis.core.ScanOptions;
 /**
  * Re-seeds a peer that missed entries: ships this region's whole slot of every local
  * counter, merged on the peer with {@code max} like any outbox entry, so it can neither
- * count twice nor undo a newer entry.
+ * count twice nor undo a newer entry. Each page of slots is read with the outbox's
+ * position at that moment and moves the peer's high-water mark of this region there: a
+ * recovery after a step back takes what the peers hold as counted up to that mark, so a
+ * peer holding more than its mark says would get those calls counted twice.
  */
 final class RegionReseeder {
+
+	private static final Log logger = LogFactory.getLog(RegionReseeder.class);
+
+	private static final LuaScript<List> READ = LuaScript.load("region_reseed_read", List.class);
 
 	private final String region;
 
@@ -40,55 +49,73 @@ final class RegionReseeder {
 	}
 
 	/**
-	 * Ships every local counter's slot of this region: one {@code SCAN} page, one
-	 * {@code HMGET} and one {@code PTTL} per counter locally, one apply script per batch
-	 * on the peer.
+	 * Ships every local counter's slot of this region: one {@code SCAN} page and one
+	 * script reading the page's slots, TTLs and the outbox's position locally, one apply
+	 * script per page on the peer.
 	 * @return the number of counters shipped
 	 */
 	long reseed() {
-		String pattern = this.keys.counterPattern();
-		List<Object> fields = List.of("p:" + this.region, "n:" + this.region);
-		List<String> batchKeys = new ArrayList<>();
-		List<String> args = new ArrayList<>();
+		List<String> page = new ArrayList<>();
 		long reseeded = 0;
 		try (Cursor<String> scan = this.local.template()
-			.scan(ScanOptions.scanOptions().match(pattern).count(this.batchSize).build())) {
+			.scan(ScanOptions.scanOptions().match(this.keys.counterPattern()).count(this.batchSize).build())) {
 			while (scan.hasNext()) {
-				String key = scan.next();
-				List<Object> slot = this.local.template().opsForHash().multiGet(key, fields);
-				if (slot.get(0) == null && slot.get(1) == null) {
-					continue;
-				}
-				if (batchKeys.isEmpty()) {
-					batchKeys.add(this.keys.received());
-					args.add(this.region);
-				}
-				batchKeys.add(key);
-				// sequence 0: a snapshot does not move the peer's high-water mark
-				args.add("0");
-				args.add((slot.get(0) != null) ? slot.get(0).toString() : "0");
-				args.add((slot.get(1) != null) ? slot.get(1).toString() : "0");
-				// what is left of a counter's life, 0 (none) for one that lives until
-				// deleted
-				Long ttl = this.local.template().getExpire(key, TimeUnit.MILLISECONDS);
-				args.add((ttl != null && ttl > 0) ? ttl.toString() : "0");
-				if (batchKeys.size() > this.batchSize) {
-					reseeded += apply(batchKeys, args);
+				page.add(scan.next());
+				if (page.size() == this.batchSize) {
+					reseeded += reseed(page);
 				}
 			}
 		}
-		if (!batchKeys.isEmpty()) {
-			reseeded += apply(batchKeys, args);
-		}
-		return reseeded;
+		return reseeded + reseed(page);
 	}
 
-	private int apply(List<String> batchKeys, List<String> args) {
-		this.remote.execute(RegionReplicator.APPLY, this.timeout, List.copyOf(batchKeys), args.toArray(new String[0]));
-		int applied = batchKeys.size() - 1;
-		batchKeys.clear();
-		args.clear();
-		return applied;
+	private int reseed(List<String> page) {
+		if (page.isEmpty()) {
+			return 0;
+		}
+		List<String> readKeys = new ArrayList<>(page.size() + 2);
+		readKeys.add(this.keys.sequence());
+		readKeys.add(this.keys.outbox());
+		readKeys.addAll(page);
+		List<?> slots = this.local.execute(READ, this.timeout, readKeys, this.region);
+		String position = slots.get(0).toString();
+		List<String> applyKeys = new ArrayList<>(page.size() + 1);
+		List<String> args = new ArrayList<>(page.size() * 4 + 1);
+		applyKeys.add(this.keys.received());
+		args.add(this.region);
+		for (int i = 0; i < page.size(); i++) {
+			String p = slots.get(1 + i * 3).toString();
+			String n = slots.get(2 + i * 3).toString();
+			if (p.isEmpty() && n.isEmpty()) {
+				continue;
+			}
+			applyKeys.add(page.get(i));
+			args.add(position);
+			args.add(p.isEmpty() ? "0" : p);
+			args.add(n.isEmpty() ? "0" : n);
+			// what is left of a counter's life, 0 (none) for one that lives until deleted
+			long ttl = RegionReplicator.number(slots.get(3 + i * 3));
+			args.add((ttl > 0) ? Long.toString(ttl) : "0");
+		}
+		page.clear();
+		if (applyKeys.size() == 1) {
+			return 0;
+		}
+		List<?> applied = this.remote.execute(RegionReplicator.APPLY, this.timeout, applyKeys,
+				args.toArray(new String[0]));
+		if (RegionReplicator.number(applied.get(0)) < 0) {
+			// the peer received that sequence under an earlier id (a step back not yet
+			// noticed, or a recovery by an instance of the previous version, which left
+			// the sequence at the peers' highest): the slots go without a mark, as
+			// before, and the next shipped entry tells a step back
+			logger.warn("The peer's mark of this region (" + applied.get(2) + "|" + applied.get(3)
+					+ ") is beyond this outbox's position " + position + ": re-seeding without moving it");
+			for (int at = 1; at < args.size(); at += 4) {
+				args.set(at, "0");
+			}
+			this.remote.execute(RegionReplicator.APPLY, this.timeout, applyKeys, args.toArray(new String[0]));
+		}
+		return applyKeys.size() - 1;
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.github.redkit.autoconfigure.region;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import java.util.stream.IntStream;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.region.internal.RegionOutbox;
@@ -234,6 +236,27 @@ class RegionAutoConfigurationTests {
 				assertThat(context.getBean(RegionalCounters.class)).isSameAs(own);
 				assertThat(context.getBean(RegionReplicators.class)).isSameAs(ownReplicators);
 			});
+	}
+
+	@Test
+	void closingTheContextClosesThePeersScriptRunners() {
+		List<RedisScriptRunner> peerRunners = new ArrayList<>();
+		try (RedisServer us = RedisServers.startStandalone()) {
+			this.runner
+				.withPropertyValues("redkit.regions.local=eu",
+						"redkit.regions.peers.us.url=redis://" + RedisServer.HOST + ":" + us.port(),
+						"redkit.regions.replication.interval=10ms")
+				.run((context) -> {
+					RegionReplicators replicators = context.getBean(RegionReplicators.class);
+					context.getBean(RegionalCounters.class).increment("clicks", 1);
+					// shipped: the peer's runner holds a connection
+					await().atMost(Duration.ofSeconds(20))
+						.until(() -> "in-step".equals(replicators.replicators().get(0).state()));
+					peerRunners.addAll(replicators.peerRunners().values());
+					assertThat(peerRunners).hasSize(1).noneMatch(RedisScriptRunner::isClosed);
+				});
+		}
+		assertThat(peerRunners).allMatch(RedisScriptRunner::isClosed);
 	}
 
 	@Test
