@@ -23,7 +23,7 @@
 -- Returns {element, now (ms on the Redis clock), acked, more elements...} or {'', wait ms
 -- until the next deadline/due time (-1 = none), acked}, the numbers as integers; acked
 -- counts the ARGV[6..] that were still in flight and are now removed. Elements are
--- "<id>|<deliveries>|<json>".
+-- "<id>|<deliveries>|<json>"; one without a number between two '|' is handed out as it is.
 --#include queue_hint
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -43,7 +43,8 @@ if not trusted then
     -- back without its take's token ('#' never occurs in an element's first field; an
     -- entry written before tokens existed has none)
     local h = string.find(e, '#', 1, true)
-    if h and h < string.find(e, '|', 1, true) then
+    local bar = string.find(e, '|', 1, true)
+    if h and (not bar or h < bar) then
       e = string.sub(e, h + 1)
     end
     redis.call('RPUSH', KEYS[1], e)
@@ -55,9 +56,9 @@ if not trusted then
     for _, e in ipairs(due) do
       redis.call('ZREM', KEYS[3], e)
       redis.call('RPUSH', KEYS[1], e)
-      if collapsing then
-        local p1 = string.find(e, '|', 1, true)
-        local p2 = string.find(e, '|', p1 + 1, true)
+      local p1 = collapsing and string.find(e, '|', 1, true)
+      local p2 = p1 and string.find(e, '|', p1 + 1, true)
+      if p2 then
         local k = redis.sha1hex(string.sub(e, p2 + 1))
         if redis.call('HGET', KEYS[4], k) == e then
           redis.call('HDEL', KEYS[4], k)
@@ -109,9 +110,16 @@ local claimed = {}
 local scored = {}
 for i, e in ipairs(popped) do
   local p1 = string.find(e, '|', 1, true)
-  local p2 = string.find(e, '|', p1 + 1, true)
-  local deliveries = tonumber(string.sub(e, p1 + 1, p2 - 1)) + 1
-  claimed[i] = string.sub(e, 1, p1) .. exact(deliveries) .. string.sub(e, p2)
+  local p2 = p1 and string.find(e, '|', p1 + 1, true)
+  local deliveries = p2 and tonumber(string.sub(e, p1 + 1, p2 - 1))
+  if deliveries then
+    claimed[i] = string.sub(e, 1, p1) .. exact(deliveries + 1) .. string.sub(e, p2)
+  else
+    -- not a Redkit element (written by something else): handed out as it is, in flight
+    -- like the others, for the caller to dead-letter; failing here would lose the batch
+    -- already popped
+    claimed[i] = e
+  end
   scored[2 * i - 1] = score
   scored[2 * i] = ARGV[5] .. '#' .. claimed[i]
 end

@@ -15,8 +15,13 @@ for _, id in ipairs(ids) do
   local e = redis.call('HGET', KEYS[1], id)
   if e then
     local p1 = string.find(e, '|', 1, true)
-    local p2 = string.find(e, '|', p1 + 1, true)
-    redis.call('RPUSH', KEYS[4], string.sub(e, 1, p1) .. '0' .. string.sub(e, p2))
+    local p2 = p1 and string.find(e, '|', p1 + 1, true)
+    if p2 then
+      redis.call('RPUSH', KEYS[4], string.sub(e, 1, p1) .. '0' .. string.sub(e, p2))
+    else
+      -- not a Redkit element: back as it is (a take dead-letters it again)
+      redis.call('RPUSH', KEYS[4], e)
+    end
     moved = moved + 1
   end
   redis.call('HDEL', KEYS[1], id)

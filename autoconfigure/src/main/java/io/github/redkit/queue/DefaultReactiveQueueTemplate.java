@@ -5,6 +5,8 @@ import java.time.Duration;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.util.Assert;
 
@@ -24,6 +26,8 @@ public class DefaultReactiveQueueTemplate implements ReactiveQueueTemplate {
 
 	private final Duration maxPoll;
 
+	private final Scheduler timers;
+
 	/**
 	 * Creates the reactive face of a queue template, polling an empty queue after 10 ms
 	 * at first, then backing off to once a second.
@@ -40,11 +44,24 @@ public class DefaultReactiveQueueTemplate implements ReactiveQueueTemplate {
 	 * @param maxPoll the longest wait, reached by doubling
 	 */
 	public DefaultReactiveQueueTemplate(RedisQueueTemplate template, Duration minPoll, Duration maxPoll) {
+		this(template, minPoll, maxPoll, Schedulers.parallel());
+	}
+
+	/**
+	 * Creates the reactive face of a queue template that polls an empty queue again on
+	 * the given scheduler.
+	 * @param template the template
+	 * @param minPoll the first wait before polling an empty queue again
+	 * @param maxPoll the longest wait, reached by doubling
+	 * @param timers where the polls of an empty queue are scheduled
+	 */
+	DefaultReactiveQueueTemplate(RedisQueueTemplate template, Duration minPoll, Duration maxPoll, Scheduler timers) {
 		Assert.isTrue(minPoll.toMillis() > 0 && maxPoll.compareTo(minPoll) >= 0,
 				"Poll intervals must be positive, the longest at least the first");
 		this.template = template;
 		this.minPoll = minPoll;
 		this.maxPoll = maxPoll;
+		this.timers = timers;
 	}
 
 	@Override
@@ -63,7 +80,7 @@ public class DefaultReactiveQueueTemplate implements ReactiveQueueTemplate {
 		Assert.notNull(type, "type must not be null");
 		// the taker emits at most what was requested: the sink's buffer stays empty
 		return Flux.create((FluxSink<QueueMessage<T>> sink) -> new QueueTaker<>(this.template, queue, type, sink,
-				this.minPoll, this.maxPoll)
+				this.minPoll, this.maxPoll, this.timers)
 			.start(), FluxSink.OverflowStrategy.ERROR);
 	}
 

@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a queue stores per message: {@code <id>[;<headers>]|<deliveries>|<json>}. The id
  * starts with the send time in base 36, so the age of the oldest message can be read from
@@ -39,7 +41,7 @@ record Envelope(String id, int deliveries, String json, String raw, Map<String, 
 		int first = raw.indexOf('|');
 		int second = raw.indexOf('|', first + 1);
 		if (first <= 0 || second < 0) {
-			throw new IllegalArgumentException("Not a Redkit queue element: " + abbreviate(raw));
+			throw notAnElement(raw);
 		}
 		String head = raw.substring(0, first);
 		int semicolon = head.indexOf(';');
@@ -47,6 +49,43 @@ record Envelope(String id, int deliveries, String json, String raw, Map<String, 
 		Map<String, String> headers = (semicolon >= 0) ? decode(head.substring(semicolon + 1)) : Map.of();
 		return new Envelope(id, Integer.parseInt(raw.substring(first + 1, second)), raw.substring(second + 1), raw,
 				headers);
+	}
+
+	/**
+	 * Reads a stored element, or gives {@code null} when it is not a Redkit queue element
+	 * (written to the queue's keys by something else).
+	 * @param raw the stored element
+	 * @return the envelope, or {@code null}
+	 */
+	static @Nullable Envelope tryParse(String raw) {
+		try {
+			return parse(raw);
+		}
+		catch (IllegalArgumentException ex) {
+			// NumberFormatException and a header URLDecoder cannot decode included
+			return null;
+		}
+	}
+
+	/**
+	 * An element that is not a Redkit queue element, under an id of its own so that it
+	 * can be dead-lettered as it is.
+	 * @param raw the stored element, kept exactly (settling compares it)
+	 * @return the envelope, its payload the whole element
+	 */
+	static Envelope unreadable(String raw) {
+		String id = "unreadable." + Long.toString(System.currentTimeMillis(), 36) + "."
+				+ Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+		return new Envelope(id, 0, raw, raw, Map.of());
+	}
+
+	/**
+	 * Why an element cannot be read.
+	 * @param raw the stored element
+	 * @return the error, naming the element
+	 */
+	static IllegalArgumentException notAnElement(String raw) {
+		return new IllegalArgumentException("Not a Redkit queue element: " + abbreviate(raw));
 	}
 
 	private static String encode(Map<String, String> headers) {

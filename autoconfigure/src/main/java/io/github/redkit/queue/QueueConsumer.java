@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
@@ -213,11 +214,21 @@ final class QueueConsumer implements Runnable {
 					+ "': its visibility timeout passed and it was taken again");
 			return;
 		}
+		LeaseRenewer.Renewal renewal;
+		try {
+			renewal = this.setup.keepInvisible(message, this.visibility,
+					() -> logger.debug("Lost message " + message.id() + " of queue '" + this.queue
+							+ "' while its listener runs (Redis could not extend its visibility in time):"
+							+ " it may be delivered again"));
+		}
+		catch (RuntimeException ex) {
+			// no heartbeat, no handling: left in flight, the message would come back
+			// after its visibility timeout with a delivery used up, and again each time
+			// this consumer took it, until dead-lettered without any listener failing
+			giveBackUnhandled(message, ex);
+			return;
+		}
 		this.current = message;
-		LeaseRenewer.Renewal renewal = this.setup.keepInvisible(message, this.visibility,
-				() -> logger.debug("Lost message " + message.id() + " of queue '" + this.queue
-						+ "' while its listener runs (Redis could not extend its visibility in time):"
-						+ " it may be delivered again"));
 		this.currentRenewal = renewal;
 		long start = System.nanoTime();
 		Throwable failure = null;
@@ -254,6 +265,39 @@ final class QueueConsumer implements Runnable {
 			}
 		}
 		this.current = null;
+	}
+
+	/**
+	 * Gives a message whose heartbeat could not start, and the rest of its batch, back to
+	 * the queue untouched (their deliveries not counted). A renewer that rejects work was
+	 * shut down (its factory destroyed while this consumer still runs): this consumer
+	 * stops, since it could keep no message invisible.
+	 */
+	private void giveBackUnhandled(QueueMessage<Object> message, RuntimeException cause) {
+		List<QueueMessage<Object>> unhandled = new ArrayList<>();
+		unhandled.add(message);
+		unhandled.addAll(this.prefetched);
+		this.prefetched.clear();
+		// the last first: each goes back to the head of its end of the list, so the batch
+		// keeps its order
+		for (int i = unhandled.size() - 1; i >= 0; i--) {
+			QueueMessage<Object> back = unhandled.get(i);
+			try {
+				this.template.release(back);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Cannot give message " + back.id() + " back to queue '" + this.queue
+						+ "'; it comes back after its visibility timeout", ex);
+			}
+		}
+		if (cause instanceof RejectedExecutionException) {
+			this.running = false;
+			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
+					+ " (its container factory destroyed while it still ran); " + unhandled.size()
+					+ " unhandled message(s) given back to the queue");
+			return;
+		}
+		throw cause;
 	}
 
 	private void await(@Nullable Duration hint) {

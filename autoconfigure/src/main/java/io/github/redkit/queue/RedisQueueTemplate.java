@@ -432,9 +432,13 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		List<DeadLetter> letters = new ArrayList<>();
 		for (int i = 0; i < ids.size(); i++) {
 			if (elements.get(i) instanceof String raw) {
-				Envelope envelope = Envelope.parse(raw);
+				// an element that is not a Redkit one is listed whole, under the id it
+				// was
+				// dead-lettered with
+				Envelope envelope = Envelope.tryParse(raw);
 				Double time = times.get(i);
-				letters.add(new DeadLetter(envelope.id(), envelope.json(), envelope.deliveries(),
+				letters.add(new DeadLetter((envelope != null) ? envelope.id() : ids.get(i),
+						(envelope != null) ? envelope.json() : raw, (envelope != null) ? envelope.deliveries() : 0,
 						(String) errors.get(i), Instant.ofEpochMilli((time != null) ? time.longValue() : 0)));
 			}
 		}
@@ -469,7 +473,14 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @return the claimed envelopes, or how long until something may become ready
 	 */
 	private Claim claim(String queue, Collection<? extends QueueMessage<?>> done, int max) {
-		return RedisScriptRunner.await(claimAsync(queue, done, max), CLAIM_TIMEOUT, CLAIM.name());
+		Claim claim = RedisScriptRunner.await(claimAsync(queue, done, max), CLAIM_TIMEOUT, CLAIM.name());
+		while (claim.envelopes().isEmpty() && !claim.unreadable().isEmpty()) {
+			// only unreadable elements, dead-lettered: an empty answer would say the
+			// queue
+			// is empty
+			claim = RedisScriptRunner.await(claimAsync(queue, List.of(), max), CLAIM_TIMEOUT, CLAIM.name());
+		}
+		return claim;
 	}
 
 	/**
@@ -493,7 +504,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 					failAsync(new QueueMessage<>(queue, envelope, claim.take(), null), ex, false);
 				}
 			}
-			return new Taken<>(messages, claim.envelopes().size(), claim.waitMillis());
+			return new Taken<>(messages, claim.envelopes().size() + claim.unreadable().size(), claim.waitMillis());
 		});
 	}
 
@@ -513,7 +524,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			args[i++] = message.inFlightEntry();
 		}
 		return this.runner.executeAsync(CLAIM, keys(queue).claimKeys(), args)
-			.thenApply((reply) -> claimed(queue, take, done, reply));
+			.thenApply((reply) -> claimed(queue, take, done, reply))
+			.thenCompose((claim) -> settleUnreadable(queue, claim));
 	}
 
 	private Claim claimed(String queue, String take, Collection<? extends QueueMessage<?>> done, List<?> reply) {
@@ -522,14 +534,54 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		}
 		String element = (String) reply.get(0);
 		if (element == null || element.isEmpty()) {
-			return new Claim(List.of(), take, Long.parseLong(String.valueOf(reply.get(1))));
+			return new Claim(List.of(), take, Long.parseLong(String.valueOf(reply.get(1))), List.of());
 		}
 		List<Envelope> envelopes = new ArrayList<>(reply.size() - 2);
-		envelopes.add(Envelope.parse(element));
-		for (int k = 3; k < reply.size(); k++) {
-			envelopes.add(Envelope.parse((String) reply.get(k)));
+		List<String> unreadable = new ArrayList<>(0);
+		for (int k = 0; k < reply.size(); k = (k == 0) ? 3 : k + 1) {
+			String raw = (String) reply.get(k);
+			Envelope envelope = Envelope.tryParse(raw);
+			if (envelope != null) {
+				envelopes.add(envelope);
+			}
+			else {
+				unreadable.add(raw);
+			}
 		}
-		return new Claim(envelopes, take, 0);
+		return new Claim(envelopes, take, 0, unreadable);
+	}
+
+	/**
+	 * Dead-letters (or drops, without dead letters) at once the elements of a take that
+	 * are not Redkit queue elements: no retry can read them, and failing the whole take
+	 * would leave its readable messages in flight until their visibility timeout. Should
+	 * Redis refuse, they come back after their visibility timeout and are dead-lettered
+	 * then; the take's readable messages are handed out either way.
+	 */
+	private CompletableFuture<Claim> settleUnreadable(String queue, Claim claim) {
+		if (claim.unreadable().isEmpty()) {
+			return CompletableFuture.completedFuture(claim);
+		}
+		CompletableFuture<?>[] settled = new CompletableFuture<?>[claim.unreadable().size()];
+		for (int i = 0; i < settled.length; i++) {
+			String raw = claim.unreadable().get(i);
+			logger.warn("Queue '" + queue + "' held an element that is not a Redkit queue element; it is"
+					+ " dead-lettered (dropped without dead letters): " + Envelope.notAnElement(raw).getMessage());
+			QueueMessage<Object> message = new QueueMessage<>(queue, Envelope.unreadable(raw), claim.take(), null);
+			try {
+				settled[i] = failAsync(message, Envelope.notAnElement(raw), true);
+			}
+			catch (RuntimeException ex) {
+				settled[i] = CompletableFuture.failedFuture(ex);
+			}
+		}
+		return CompletableFuture.allOf(settled).handle((done, ex) -> {
+			if (ex != null) {
+				logger.warn("Cannot dead-letter an unreadable element of queue '" + queue
+						+ "'; it comes back after its visibility timeout", ex);
+			}
+			return claim;
+		});
 	}
 
 	private <T> QueueMessage<T> read(String queue, Envelope envelope, String take, Type type) {
@@ -574,9 +626,12 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param envelopes the claimed messages, possibly none
 	 * @param take the token of this take, in each message's in-flight entry
 	 * @param waitMillis when nothing was claimed: how long until a delayed message is due
-	 * or an in-flight one expires ({@code -1} = nothing pending)
+	 * or an in-flight one expires ({@code -1} = nothing pending; {@code 0} = only
+	 * unreadable elements were taken, take again at once)
+	 * @param unreadable the claimed elements that are not Redkit queue elements, settled
+	 * apart
 	 */
-	private record Claim(List<Envelope> envelopes, String take, long waitMillis) {
+	private record Claim(List<Envelope> envelopes, String take, long waitMillis, List<String> unreadable) {
 
 	}
 

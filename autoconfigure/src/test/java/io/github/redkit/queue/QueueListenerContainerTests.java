@@ -298,6 +298,32 @@ class QueueListenerContainerTests {
 		assertThat(deliveries).containsEntry(2, 1).containsEntry(3, 1);
 	}
 
+	@Test
+	void aConsumerWhoseHeartbeatCannotStartGivesItsBatchBackUntouched() {
+		// a visibility timeout far longer than the wait below: whatever is back came back
+		// through the consumer, not through the timeout
+		String queue = this.support.prefetchingQueue(Duration.ofSeconds(30), 3);
+		Set<Integer> handled = ConcurrentHashMap.newKeySet();
+		QueueListenerContainerFactory factory = this.support.factory(this.support.template, Duration.ofSeconds(5));
+		QueueListenerContainer container = factory.create(queue, 1,
+				QueueTestSupport.handler(Email.class, (payload) -> handled.add(((Email) payload).number())));
+		this.containers.add(container);
+		container.start();
+		// the application closes around a running consumer: its renewer is shut down
+		// before the consumer takes its next batch
+		factory.destroy();
+		this.support.template.sendAll(queue, IntStream.range(0, 3).mapToObj((i) -> new Email("x", i)).toList());
+		// back at once, not after the visibility timeout, and not taken again by the
+		// consumer that cannot keep them invisible
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.support.template.stats(queue), (stats) -> stats.ready() == 3 && stats.inFlight() == 0);
+		assertThat(handled).isEmpty();
+		assertThat(this.support.template.deadLetters(queue, 10)).isEmpty();
+		List<QueueMessage<Email>> back = this.support.template.receive(queue, Email.class, 10);
+		assertThat(back).extracting((message) -> message.payload().number()).containsExactly(0, 1, 2);
+		assertThat(back).as("the stop used up no delivery").allMatch((message) -> message.deliveries() == 1);
+	}
+
 	private QueueListenerContainer start(String queue, int concurrency, QueueTestSupport.ThrowingConsumer handler,
 			Duration shutdownTimeout) {
 		QueueListenerContainer container = this.support.container(queue, concurrency,

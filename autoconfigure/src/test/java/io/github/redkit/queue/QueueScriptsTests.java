@@ -168,6 +168,21 @@ class QueueScriptsTests {
 	}
 
 	@Test
+	void anElementThatIsNotAMessageIsHandedOutAsItIsAndReapedWithoutStoppingTheQueue() {
+		this.redis.opsForList().rightPushAll(this.keys.ready(), "garbage", "a|x|{}", "b|0|{}");
+		List<?> taken = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "10", "t1");
+		assertThat(List.of(taken.get(0), taken.get(3), taken.get(4))).containsExactly("garbage", "a|x|{}", "b|1|{}");
+		// its taker died before settling it: it expires, and is reaped like any other
+		this.redis.opsForZSet().add(this.keys.inFlight(), "t0#junk", 0);
+		this.redis.delete(this.keys.nextDue());
+		assertThat(claim("0", 60000, "t2").get(0)).isEqualTo("junk");
+		this.redis.opsForHash().put(this.keys.dead(), "j", "junk");
+		this.redis.opsForZSet().add(this.keys.deadIndex(), "j", 1);
+		assertThat(this.runner.execute(REQUEUE, this.keys.deadKeys(), "", "10")).isEqualTo(1);
+		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("junk");
+	}
+
+	@Test
 	void releasePutsTheMessageBackWhereItIsTakenNext() {
 		this.redis.opsForList().rightPush(this.keys.ready(), "b|0|{}");
 		this.redis.opsForZSet().add(this.keys.inFlight(), "t1#a|2|{}", Double.MAX_VALUE);

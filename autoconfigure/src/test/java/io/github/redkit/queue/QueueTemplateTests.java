@@ -57,6 +57,29 @@ class QueueTemplateTests {
 	}
 
 	@Test
+	void aMalformedElementIsDeadLetteredAtOnceAndTheRestOfItsBatchIsHandedOut() {
+		String queue = this.support.queue();
+		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();
+		this.template.send(queue, new Email("a", 1));
+		// written by something other than Redkit: no fields, a delivery count that is
+		// not one, an empty id, a header that cannot be decoded
+		this.redis.opsForList().rightPushAll(ready, "garbage", "a|x|{}", "|0|{}", "x;h=%zz|0|{}");
+		this.template.send(queue, new Email("b", 2));
+		List<QueueMessage<Email>> batch = this.template.receive(queue, Email.class, 10);
+		assertThat(batch).extracting((message) -> message.payload().number()).containsExactly(1, 2);
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 2, 4, Duration.ZERO));
+		List<DeadLetter> dead = this.template.deadLetters(queue, 10);
+		assertThat(dead).extracting(DeadLetter::payloadJson)
+			.containsExactlyInAnyOrder("garbage", "a|x|{}", "|1|{}", "x;h=%zz|1|{}");
+		assertThat(dead).allSatisfy((letter) -> assertThat(letter.error()).contains("Not a Redkit queue element"));
+		batch.forEach(this.template::ack);
+		assertThat(this.template.stats(queue).inFlight()).isZero();
+		this.template.send(queue, new Email("c", 3));
+		assertThat(this.template.receive(queue, Email.class, 10)).extracting((message) -> message.payload().number())
+			.containsExactly(3);
+	}
+
+	@Test
 	void sendIsOneRpushAndAckAndReceiveIsOneRoundTrip() {
 		String queue = this.support.queue();
 		RedisServer server = this.topology.server();

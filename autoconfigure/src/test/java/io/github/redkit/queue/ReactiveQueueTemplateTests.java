@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
@@ -23,6 +24,7 @@ import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -186,6 +188,21 @@ class ReactiveQueueTemplateTests {
 		assertThat(this.reactive.extend(again, Duration.ofSeconds(30)).block(Duration.ofSeconds(5))).isTrue();
 		assertThat(this.reactive.ack(taken).block(Duration.ofSeconds(5))).isFalse();
 		assertThat(this.reactive.ack(again).block(Duration.ofSeconds(5))).isTrue();
+	}
+
+	@Test
+	void aPollThatCannotBeScheduledEndsTheSubscriptionWithTheRejection() {
+		Scheduler stopped = Schedulers.newSingle("stopped-queue-timers");
+		stopped.dispose();
+		ReactiveQueueTemplate reactive = new DefaultReactiveQueueTemplate(this.support.template, Duration.ofMillis(5),
+				Duration.ofMillis(50), stopped);
+		String queue = this.support.queue();
+		// an empty queue: the next poll is scheduled, and the scheduler refuses it
+		assertThatExceptionOfType(RejectedExecutionException.class)
+			.isThrownBy(() -> reactive.receive(queue, String.class).blockFirst(Duration.ofSeconds(10)));
+		this.support.template.send(queue, "after");
+		assertThat(inFlight(queue)).as("the ended subscription takes nothing").isZero();
+		assertThat(this.support.template.size(queue)).isOne();
 	}
 
 	@Test

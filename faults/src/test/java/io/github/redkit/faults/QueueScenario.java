@@ -57,10 +57,26 @@ class QueueScenario implements Scenario {
 
 	private static final Duration DRAIN = Duration.ofSeconds(40);
 
-	/** Every element and value of every key of the queue, whatever its type. */
+	/**
+	 * Every element and value of every key of the queue, whatever its type, in one script
+	 * (an atomic snapshot). The keys are found with a SCAN loop rather than KEYS (which
+	 * blocks a large server and is often renamed away); a key SCAN returns twice is read
+	 * once.
+	 */
 	private static final String HELD = """
+			local keys, seen, cursor = {}, {}, '0'
+			repeat
+				local page = redis.call('SCAN', cursor, 'MATCH', ARGV[1], 'COUNT', 1000)
+				cursor = page[1]
+				for _, key in ipairs(page[2]) do
+					if not seen[key] then
+						seen[key] = true
+						keys[#keys + 1] = key
+					end
+				end
+			until cursor == '0'
 			local out = {}
-			for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
+			for _, key in ipairs(keys) do
 				local kind = redis.call('TYPE', key)['ok']
 				local values = {}
 				if kind == 'list' then values = redis.call('LRANGE', key, 0, -1)
