@@ -2,6 +2,7 @@ package io.github.redkit.idempotency.web;
 
 import java.security.Principal;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
@@ -25,6 +26,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebExchangeDecorator;
 import org.springframework.web.server.WebFilter;
@@ -36,7 +38,9 @@ import org.springframework.web.server.WebFilterChain;
  * request runs and its response is recorded before it is written; a retry gets it back
  * ({@code Idempotent-Replayed: true}); a retry while the first runs gets {@code 409}, the
  * key with another request {@code 422}, a request without a required key {@code 400}. A
- * request cancelled before its response was recorded gives its key up.
+ * client that goes away does not stop its request: its response is recorded, or the
+ * status of the error it ends with when that is one a retry would get; any other error
+ * gives the key up.
  */
 public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 
@@ -102,18 +106,29 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 			.onErrorResume(DataBufferLimitException.class, (ex) -> write(exchange, this.http.tooLarge()));
 	}
 
-	// a form is read as the exchange reads it, once whoever asks first (Spring Security's
-	// CSRF filter, HiddenHttpMethodFilter), and fingerprinted from its fields; any other
-	// body is read from the connection here and kept for the handler
+	// the body is read from the connection here, at most max-request-size of it, and kept
+	// for the handler; a form is fingerprinted from its fields as parsed, so that the
+	// fingerprint does not depend on who read it first: a filter in front that read it
+	// (Spring Security's CSRF filter, HiddenHttpMethodFilter) left the connection's body
+	// read, and its fields are then the exchange's own
 	private Mono<RequestBody> body(ServerWebExchange exchange) {
-		if (isForm(exchange.getRequest())) {
-			return exchange.getFormData().map((form) -> new RequestBody(FormFingerprint.bytes(form), true));
-		}
-		return DataBufferUtils
+		Mono<byte[]> read = DataBufferUtils
 			.join(exchange.getRequest().getBody(), (int) Math.min(Integer.MAX_VALUE, this.http.maxRequestSize()))
 			.map(IdempotencyKeyWebFilter::bytes)
-			.defaultIfEmpty(new byte[0])
-			.map((bytes) -> new RequestBody(bytes, false));
+			.defaultIfEmpty(new byte[0]);
+		if (!isForm(exchange.getRequest())) {
+			return read.map((bytes) -> new RequestBody(
+					MultipartBoundary.withoutBoundary(exchange.getRequest().getHeaders(), bytes), bytes, null));
+		}
+		// reactor-netty completes a body read a second time at once, empty; a servlet
+		// container refuses it
+		return read
+			.onErrorResume((ex) -> ex instanceof IllegalStateException && !(ex instanceof DataBufferLimitException),
+					(ex) -> Mono.just(new byte[0]))
+			.flatMap((bytes) -> (bytes.length > 0)
+					? ReadBodyExchange.readForm(exchange, bytes)
+						.map((form) -> new RequestBody(FormFingerprint.bytes(form), bytes, form))
+					: exchange.getFormData().map((form) -> new RequestBody(FormFingerprint.bytes(form), null, null)));
 	}
 
 	private static boolean isForm(ServerHttpRequest request) {
@@ -136,51 +151,53 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		ServerHttpRequest request = exchange.getRequest();
 		String path = request.getPath().pathWithinApplication().value();
 		String fingerprint = HttpIdempotency.fingerprint(request.getMethod().name(), path,
-				request.getURI().getRawQuery(),
-				body.form() ? body.bytes() : MultipartBoundary.withoutBoundary(request.getHeaders(), body.bytes()));
-		Mono<Object> claimed = this.steps
+				request.getURI().getRawQuery(), body.fingerprinted());
+		Departure departure = new Departure();
+		Mono<Void> answered = this.steps
 			.claim(this.http.operation(scope.kind(), scope.value(), key), HttpIdempotency.STEP, null, this.http.ttl(),
 					this.http.lease(), fingerprint)
 			.cast(Object.class)
 			.onErrorResume(IdempotencyKeyReusedException.class, (ex) -> Mono.just(this.http.reused()))
-			.onErrorResume(DataAccessException.class, (ex) -> Mono.just(this.http.unavailable()));
-		return claimed.flatMap((answer) -> {
-			if (answer instanceof ProblemDetail problem) {
-				return write(exchange, problem);
-			}
-			StepClaim claim = (StepClaim) answer;
-			return switch (claim.outcome()) {
-				case CLAIMED -> run(exchange, chain, body, claim);
-				case DUPLICATE -> replay(exchange, this.http.read(claim.storedResult()));
-				default -> {
-					exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-					yield write(exchange, this.http.inProgress());
+			.onErrorResume(DataAccessException.class, (ex) -> Mono.just(this.http.unavailable()))
+			.flatMap((answer) -> {
+				if (answer instanceof ProblemDetail problem) {
+					return write(exchange, problem);
 				}
-			};
-		});
+				StepClaim claim = (StepClaim) answer;
+				return switch (claim.outcome()) {
+					case CLAIMED -> run(exchange, chain, body, claim, departure);
+					case DUPLICATE -> replay(exchange, this.http.read(claim.storedResult()));
+					default -> {
+						exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+						yield write(exchange, this.http.inProgress());
+					}
+				};
+			});
+		// a client that goes away does not cancel the request, from its claim on (a claim
+		// whose reply was cancelled would hold the key until its lease with nothing
+		// running): as on Tomcat, it runs to its end and its response is recorded, so
+		// that the retry gets that response rather than running the request again after
+		// its side effects; an error it ends with is then never answered, and the
+		// recorder
+		// decides it without the error handling
+		return Mono.deferContextual((context) -> Mono.fromFuture(answered.contextWrite(context).toFuture(), true))
+			.doOnCancel(departure::leave);
 	}
 
-	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, RequestBody body, StepClaim claim) {
+	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, RequestBody body, StepClaim claim,
+			Departure departure) {
 		ResponseRecorder response = new ResponseRecorder(exchange.getResponse(), this.steps, this.http, claim);
-		ServerWebExchange claimed = body.form() ? new RecordedExchange(exchange, response)
-				: new ReadBodyExchange(exchange, body.bytes(), response);
+		departure.watch(response);
+		byte[] bytes = body.bytes();
+		ServerWebExchange claimed = (bytes != null) ? new ReadBodyExchange(exchange, bytes, body.form(), response)
+				: new RecordedExchange(exchange, response);
 		// a response nothing was written to is completed by Spring after the chain, and
-		// an
-		// error is answered by the error handling around it: neither passes through the
-		// recorder
+		// an error is answered by the error handling around it: neither passes through
+		// the recorder
 		Mono<Void> handled = chain.filter(claimed)
 			.then(Mono.defer(response::ended))
 			.onErrorResume((ex) -> response.failed(exchange.getResponse(), ex).then(Mono.error(ex)));
-		// a client that goes away does not cancel the request: as on Tomcat, it runs to
-		// its end and its response is recorded, so that the retry gets that response
-		// rather than running the request again after its side effects; an error it ends
-		// with is then never answered, nor recorded
-		return Mono.deferContextual((context) -> Mono
-			.fromFuture(Flux.concatDelayError(handled, claimed.cleanupMultipart().onErrorComplete())
-				.then()
-				.contextWrite(context)
-				.toFuture(), true))
-			.doOnCancel(() -> response.clientGone().subscribe());
+		return Flux.concatDelayError(handled, claimed.cleanupMultipart().onErrorComplete()).then();
 	}
 
 	private Mono<Void> replay(ServerWebExchange exchange, StoredResponse stored) {
@@ -219,18 +236,46 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 	}
 
 	/**
-	 * What the fingerprint reads of the request's body.
+	 * The request's body as the fingerprint reads it and as the handler gets it.
 	 *
-	 * @param bytes the body, or the form's fields
-	 * @param form whether the exchange read it as a form
+	 * @param fingerprinted what the fingerprint reads: the body without a multipart
+	 * boundary, or a form's fields
+	 * @param bytes the body as read from the connection, {@code null} when a filter in
+	 * front read it as a form
+	 * @param form the form parsed from those bytes, when the body is one
 	 */
-	private record RequestBody(byte[] bytes, boolean form) {
+	private record RequestBody(byte[] fingerprinted, byte @Nullable [] bytes,
+			@Nullable MultiValueMap<String, String> form) {
 
 	}
 
 	/**
-	 * The exchange of a claimed form: its form data is the exchange's own, the response
-	 * recorded.
+	 * Tells the recorder of a claimed request that its client went away, whether it went
+	 * before the request ran or while it ran.
+	 */
+	private static final class Departure {
+
+		private static final Object GONE = new Object();
+
+		private final AtomicReference<@Nullable Object> state = new AtomicReference<>();
+
+		void leave() {
+			if (this.state.getAndSet(GONE) instanceof ResponseRecorder recorder) {
+				recorder.clientGone().subscribe();
+			}
+		}
+
+		void watch(ResponseRecorder recorder) {
+			if (!this.state.compareAndSet(null, recorder)) {
+				recorder.clientGone().subscribe();
+			}
+		}
+
+	}
+
+	/**
+	 * The exchange of a claimed form a filter in front read: its form data is the
+	 * exchange's own, the response recorded.
 	 */
 	private static final class RecordedExchange extends ServerWebExchangeDecorator {
 

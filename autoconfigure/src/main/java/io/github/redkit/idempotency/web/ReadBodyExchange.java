@@ -12,6 +12,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.codec.DecodingException;
 import org.springframework.core.codec.Hints;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.HttpMessageReader;
 import org.springframework.http.codec.ServerCodecConfigurer;
@@ -31,7 +32,8 @@ import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
  * body, the form data and the multipart data are read from those bytes, as the exchange
  * Spring made would have read them from the connection (it reads its form and multipart
  * data from the request it was made with, whose body is gone), with the application's
- * codecs.
+ * codecs. The body may be read any number of times, so that a handler that checks a
+ * signature over a form's raw bytes and then reads its fields gets both.
  */
 final class ReadBodyExchange extends ServerWebExchangeDecorator {
 
@@ -53,30 +55,71 @@ final class ReadBodyExchange extends ServerWebExchangeDecorator {
 
 	private volatile boolean multipartRead;
 
-	ReadBodyExchange(ServerWebExchange exchange, byte[] body, ServerHttpResponse response) {
+	/**
+	 * Creates the exchange.
+	 * @param exchange the exchange Spring made
+	 * @param body the body the filter read
+	 * @param form the form parsed from that body (see {@link #readForm}), when it is one
+	 * @param response the response the handler writes
+	 */
+	ReadBodyExchange(ServerWebExchange exchange, byte[] body, @Nullable MultiValueMap<String, String> form,
+			ServerHttpResponse response) {
 		super(exchange);
-		this.request = new ServerHttpRequestDecorator(exchange.getRequest()) {
-
-			@Override
-			public Flux<DataBuffer> getBody() {
-				return Flux.defer(() -> Flux.just(response.bufferFactory().wrap(body)));
-			}
-
-		};
+		this.request = withBody(exchange.getRequest(), body, response.bufferFactory());
 		this.response = response;
 		MediaType type = contentType(this.request);
 		ServerCodecConfigurer codecs = codecs(exchange);
-		this.formData = (type != null && MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type))
-				? this.<MultiValueMap<String, String>>read(codecs, FORM_DATA, type)
-					.switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new))
-					.cache()
-				: Mono.just(new LinkedMultiValueMap<>());
-		this.multipartData = (type != null && MediaType.MULTIPART_FORM_DATA.isCompatibleWith(type))
-				? this.<MultiValueMap<String, Part>>read(codecs, MULTIPART_DATA, type)
-					.doOnNext((parts) -> this.multipartRead = true)
-					.switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new))
-					.cache()
-				: Mono.just(new LinkedMultiValueMap<>());
+		if (form != null) {
+			this.formData = Mono.just(form);
+		}
+		else if (type != null && isForm(type)) {
+			this.formData = ReadBodyExchange
+				.<MultiValueMap<String, String>>read(codecs, FORM_DATA, type, this.request, getLogPrefix())
+				.switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new))
+				.cache();
+		}
+		else {
+			this.formData = Mono.just(new LinkedMultiValueMap<>());
+		}
+		this.multipartData = (type != null && MediaType.MULTIPART_FORM_DATA.isCompatibleWith(type)) ? ReadBodyExchange
+			.<MultiValueMap<String, Part>>read(codecs, MULTIPART_DATA, type, this.request, getLogPrefix())
+			.doOnNext((parts) -> this.multipartRead = true)
+			.switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new))
+			.cache() : Mono.just(new LinkedMultiValueMap<>());
+	}
+
+	/**
+	 * Parses a form from the body the filter read, with the application's codecs, as the
+	 * exchange Spring made would have parsed it from the connection (and within the
+	 * codecs' {@code max-in-memory-size}).
+	 * @param exchange the exchange Spring made
+	 * @param body the body the filter read
+	 * @return the form's fields
+	 */
+	static Mono<MultiValueMap<String, String>> readForm(ServerWebExchange exchange, byte[] body) {
+		ServerHttpRequest request = withBody(exchange.getRequest(), body, exchange.getResponse().bufferFactory());
+		MediaType type = contentType(request);
+		if (type == null || !isForm(type)) {
+			return Mono.just(new LinkedMultiValueMap<>());
+		}
+		return ReadBodyExchange
+			.<MultiValueMap<String, String>>read(codecs(exchange), FORM_DATA, type, request, exchange.getLogPrefix())
+			.switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new));
+	}
+
+	private static ServerHttpRequest withBody(ServerHttpRequest request, byte[] body, DataBufferFactory buffers) {
+		return new ServerHttpRequestDecorator(request) {
+
+			@Override
+			public Flux<DataBuffer> getBody() {
+				return Flux.defer(() -> Flux.just(buffers.wrap(body)));
+			}
+
+		};
+	}
+
+	private static boolean isForm(MediaType type) {
+		return MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type);
 	}
 
 	@Override
@@ -112,13 +155,14 @@ final class ReadBodyExchange extends ServerWebExchangeDecorator {
 	}
 
 	@SuppressWarnings("unchecked")
-	private <T> Mono<T> read(ServerCodecConfigurer codecs, ResolvableType type, MediaType contentType) {
+	private static <T> Mono<T> read(ServerCodecConfigurer codecs, ResolvableType type, MediaType contentType,
+			ServerHttpRequest request, String logPrefix) {
 		for (HttpMessageReader<?> reader : codecs.getReaders()) {
 			if (reader.canRead(type, contentType)) {
 				// a body the codec cannot parse is the client's error, as on Spring's own
 				// exchange
 				return ((HttpMessageReader<T>) reader)
-					.readMono(type, this.request, Hints.from(Hints.LOG_PREFIX_HINT, getLogPrefix()))
+					.readMono(type, request, Hints.from(Hints.LOG_PREFIX_HINT, logPrefix))
 					.onErrorMap(DecodingException.class,
 							(ex) -> new ServerWebInputException("The request body cannot be read", null, ex));
 			}

@@ -17,6 +17,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.dao.DataAccessException;
@@ -26,6 +27,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.ErrorResponse;
+import org.springframework.web.bind.annotation.ResponseStatus;
 
 /**
  * The response to a claimed request, recorded (or its key given up) before the client
@@ -49,6 +51,9 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 	// the status of the error the handling ended with: UNKNOWN when the error does not
 	// say, NONE before any
 	private volatile int failure = NONE;
+
+	// the headers its answer would have had: set before failure
+	private volatile HttpHeaders failureHeaders = new HttpHeaders();
 
 	private volatile boolean clientGone;
 
@@ -119,9 +124,11 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 	 * Records the answer to an error that leaves the filter chain once the error handling
 	 * (a {@code WebExceptionHandler}, Spring Security's filters) commits it on the
 	 * response it holds: its status and headers, without the body this decorator does not
-	 * see. Gives the key up when that response was already committed, or when the client
-	 * is gone and the error is one whose answer is not recorded (a server error, or one
-	 * whose status it does not tell): reactor-netty then never commits the answer.
+	 * see. Gives the key up when that response was already committed. When the client is
+	 * gone the error reaches no error handling and nothing is committed: an error whose
+	 * answer is recorded (an {@link ErrorResponse} or a {@link ResponseStatus} exception
+	 * with such a status) is recorded with its own status and headers, any other gives
+	 * the key up.
 	 * @param answering the response the error handling writes
 	 * @param error what the handling ended with
 	 * @return completes once the recording is arranged
@@ -133,9 +140,14 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 		if (answering.isCommitted()) {
 			return giveUp();
 		}
-		this.failure = (error instanceof ErrorResponse response) ? response.getStatusCode().value() : UNKNOWN;
-		if (this.clientGone && notRecorded(this.failure)) {
-			return giveUp();
+		HttpHeaders headers = withoutContent(answering.getHeaders());
+		if (error instanceof ErrorResponse response) {
+			headers.addAll(response.getHeaders());
+		}
+		this.failureHeaders = headers;
+		this.failure = status(error);
+		if (this.clientGone) {
+			return unanswered(this.failure);
 		}
 		answering.beforeCommit(
 				() -> decide(answering.getStatusCode(), withoutContent(answering.getHeaders()), new byte[0], false));
@@ -144,14 +156,27 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 
 	/**
 	 * Notes that the client went away: an error the handling ended with, or ends with
-	 * later, and whose answer is not recorded gives the key up, as its answer is never
-	 * committed.
-	 * @return completes once the key is given up, when it is
+	 * later, is never answered, so it is recorded or its key given up here.
+	 * @return completes once the error is recorded or the key given up, when there is one
 	 */
 	Mono<Void> clientGone() {
 		this.clientGone = true;
 		int failure = this.failure;
-		return (failure != NONE && notRecorded(failure)) ? giveUp() : Mono.empty();
+		return (failure != NONE) ? unanswered(failure) : Mono.empty();
+	}
+
+	// an error nobody answers: recorded as the error handling would have answered it
+	private Mono<Void> unanswered(int failure) {
+		return notRecorded(failure) ? giveUp()
+				: decide(HttpStatusCode.valueOf(failure), this.failureHeaders, new byte[0], false);
+	}
+
+	private static int status(Throwable error) {
+		if (error instanceof ErrorResponse response) {
+			return response.getStatusCode().value();
+		}
+		ResponseStatus status = AnnotatedElementUtils.findMergedAnnotation(error.getClass(), ResponseStatus.class);
+		return (status != null) ? status.code().value() : UNKNOWN;
 	}
 
 	private static boolean notRecorded(int status) {
