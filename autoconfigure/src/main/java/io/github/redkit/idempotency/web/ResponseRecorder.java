@@ -184,7 +184,17 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 	}
 
 	Mono<Void> giveUp() {
-		return this.decided.compareAndSet(false, true) ? abandon() : Mono.empty();
+		return this.decided.compareAndSet(false, true) ? toTheEnd(abandon()) : Mono.empty();
+	}
+
+	/**
+	 * Runs a decided key's write to Redis to its end even when what awaits it is
+	 * cancelled: the error handling's commit, which a client that leaves cancels, would
+	 * otherwise stop it half-way, and the key, already decided, would stay claimed until
+	 * its lease.
+	 */
+	private static Mono<Void> toTheEnd(Mono<Void> write) {
+		return Mono.deferContextual((context) -> Mono.fromFuture(write.contextWrite(context).toFuture(), true));
 	}
 
 	private Mono<Void> decide(byte[] body) {
@@ -202,11 +212,11 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 		}
 		int code = (status != null) ? status.value() : 200;
 		if (!HttpIdempotency.records(code)) {
-			return abandon();
+			return toTheEnd(abandon());
 		}
 		StoredResponse stored = notReplayable ? this.http.notReplayable(code, headers)
 				: this.http.store(code, headers, body);
-		return this.steps.complete(this.claim, stored).onErrorResume(StepClaimLostException.class, (ex) -> {
+		return toTheEnd(this.steps.complete(this.claim, stored).onErrorResume(StepClaimLostException.class, (ex) -> {
 			// the lease ran out and a retry took the key: its response is the one kept
 			logger.warn("The response to " + this.claim.operation() + " was not recorded: " + ex.getMessage());
 			return Mono.empty();
@@ -214,7 +224,7 @@ final class ResponseRecorder extends ServerHttpResponseDecorator {
 			logger.warn("The response to " + this.claim.operation() + " could not be recorded; a retry runs it again",
 					ex);
 			return abandon();
-		});
+		}));
 	}
 
 	private Mono<Void> abandon() {

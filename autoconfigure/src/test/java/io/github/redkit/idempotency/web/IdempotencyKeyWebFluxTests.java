@@ -14,20 +14,23 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
+import io.github.redkit.idempotency.StepClaim;
 import io.github.redkit.test.RedisServers;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -42,6 +45,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.codec.multipart.FilePart;
+import org.springframework.http.server.reactive.AbstractServerHttpRequest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -96,16 +100,24 @@ class IdempotencyKeyWebFluxTests {
 	// the reply to a claim whose key starts with "slow-claim" waits for it
 	static volatile CompletableFuture<Void> claimReply = new CompletableFuture<>();
 
+	// the recording of a response whose key starts with "slow-record" waits for it
+	static volatile CompletableFuture<Void> recordReply = new CompletableFuture<>();
+
+	// completed when the connection of a keyed request closes, by key
+	static final Map<String, CompletableFuture<Void>> CLOSED = new ConcurrentHashMap<>();
+
 	@BeforeEach
 	void reset() {
 		this.handlers.reset();
 		claimReply = new CompletableFuture<>();
+		recordReply = new CompletableFuture<>();
 	}
 
 	@AfterEach
 	void release() {
 		this.handlers.release.complete(null);
 		claimReply.complete(null);
+		recordReply.complete(null);
 	}
 
 	@Test
@@ -298,8 +310,6 @@ class IdempotencyKeyWebFluxTests {
 	}
 
 	@Test
-	@Disabled("passes alone and with aHandlerErrorAfterTheClientLeftGivesTheKeyUp; in the whole class the key "
-			+ "stays held (409) for 10 s: cause not traced yet")
 	void anErrorWithARecordedStatusAfterTheClientLeftIsReplayedToTheRetry() throws Exception {
 		String key = UUID.randomUUID().toString();
 		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
@@ -344,6 +354,28 @@ class IdempotencyKeyWebFluxTests {
 		assertThat(retry.statusCode()).as("the response of the request that ran").isEqualTo(201);
 		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	@Test
+	void aClientThatLeavesWhileItsErrorAnswerIsBeingRecordedDoesNotLeaveTheKeyHeld() throws Exception {
+		String key = "slow-record-" + UUID.randomUUID();
+		this.handlers.release.complete(null);
+		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
+				post("/unprocessable", key).timeout(Duration.ofMillis(300)).build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(first).failsWithin(Duration.ofSeconds(10));
+		// the error handling's answer is being recorded when the client's connection
+		// closes; Redis answers after
+		closed(key).get(10, TimeUnit.SECONDS);
+		recordReply.complete(null);
+		HttpResponse<String> retry = retryWhileInProgress("/unprocessable", key);
+		assertThat(retry.statusCode()).as("the recorded status").isEqualTo(422);
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	private static CompletableFuture<Void> closed(String key) {
+		return CLOSED.computeIfAbsent(key, (k) -> new CompletableFuture<>());
 	}
 
 	private HttpResponse<String> retryWhileInProgress(String path, String key) throws Exception {
@@ -448,6 +480,10 @@ class IdempotencyKeyWebFluxTests {
 						if (method.getName().equals("claim") && args.length == 6
 								&& ((String) args[0]).contains("slow-claim")) {
 							return ((Mono<?>) result).delayUntil((claim) -> Mono.fromFuture(claimReply, true));
+						}
+						if (method.getName().equals("complete") && args[0] instanceof StepClaim claim
+								&& claim.operation().contains("slow-record")) {
+							return Mono.fromFuture(recordReply, true).then((Mono<?>) result);
 						}
 						return result;
 					});
@@ -603,6 +639,11 @@ class IdempotencyKeyWebFluxTests {
 
 		@Override
 		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+			String key = exchange.getRequest().getHeaders().getFirst("Idempotency-Key");
+			if (key != null && exchange.getRequest() instanceof AbstractServerHttpRequest request
+					&& request.getNativeRequest() instanceof Connection connection) {
+				connection.onDispose(() -> closed(key).complete(null));
+			}
 			return chain.filter(exchange).doOnCancel(() -> this.handlers.gone.complete(null));
 		}
 
