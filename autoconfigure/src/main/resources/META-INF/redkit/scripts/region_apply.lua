@@ -15,6 +15,11 @@
 -- sequence already received under a later stream id: the origin's Redis went back in time
 -- (restored from an older snapshot, or failed over to a replica that was behind) and must
 -- recover before its slots go anywhere (see region_recover).
+-- A counter whose TTL an entry extends takes its recovered-slot key along (this Redis' region's
+-- slot as its last recovery left it, see region_recover): it must live as long as the counter,
+-- else a later recovery finds the counter without it and counts the slot again. Its key is
+-- the counter's with 'counter:' made 'recovered-slot:' (RegionKeys.recoveredSlot), in the same
+-- hash tag; no ':' is left unescaped in a name, so the last ':counter:' ends the prefix.
 --#include numbers
 --#include ratelimit_global_view
 local origin = ARGV[1]
@@ -64,6 +69,10 @@ for i = 2, #KEYS do
   if moved then changed = changed + 1 else known = known + 1 end
   if moved and ARGV[base + 4] ~= '0' then
     redis.call('PEXPIRE', KEYS[i], ARGV[base + 4])
+    local prefix, name = string.match(KEYS[i], '^(.*):counter:([^:]*)$')
+    if prefix then
+      redis.call('PEXPIRE', prefix .. ':recovered-slot:' .. name, ARGV[base + 4])
+    end
   end
   if moved then
     -- a global limit's sub-window: its view moves by as much (see ratelimit_global_view)

@@ -106,13 +106,12 @@ public final class RegionKeys {
 	}
 
 	/**
-	 * What the last recovery gave back of this region's own slot of a counter, {@code
-	 *
-	<p>
-	 * |<n>|<outbox id>}: the slot it left and the outbox's last entry then (see
-	 * {@code region_recover}). Outside the counters' {@code SCAN} pattern, so that no
-	 * peer's recovery reads it as a slot.
+	 * What the last recovery gave back of this region's own slot of a counter, as the
+	 * text {@code p|n|id}: the p and n it left and the id of the outbox's last entry then
+	 * (see {@code region_recover}). Outside the counters' {@code SCAN} pattern, so that
+	 * no peer's recovery reads it as a slot; it lives as long as its counter.
 	 * @param counterKey the counter's key, from {@link #counter(String)}
+	 * @return the key, in the counter's hash tag
 	 */
 	String recoveredSlot(String counterKey) {
 		String counters = counter("x");

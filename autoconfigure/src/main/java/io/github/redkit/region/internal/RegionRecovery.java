@@ -205,8 +205,9 @@ public final class RegionRecovery {
 	 * What this Redis held of this region's slot when it came back, for each counter the
 	 * peers hold: the slot as read now, except for counters changed since, whose last
 	 * outbox entry before the peers' high-water mark tells (none: 0, on an outbox never
-	 * trimmed), or what an earlier recovery left, when that came later: a recovery
-	 * changes the slot without an outbox entry, and a re-seed moves no peer's mark.
+	 * trimmed), or what an earlier recovery left, when that came later and the outbox
+	 * still holds every entry written after it: a recovery changes the slot without an
+	 * outbox entry, and a re-seed moves no peer's mark.
 	 */
 	private Map<String, long[]> slotsBefore(PeerState peers) {
 		Map<String, long[]> before = new HashMap<>();
@@ -225,7 +226,10 @@ public final class RegionRecovery {
 		for (String key : changed) {
 			RecoveredSlot recovered = recoveredSlots.get(key);
 			OutboxSlot outbox = last.get(key);
-			if (recovered != null && (outbox == null || !PeerState.later(outbox.id(), recovered.id()))) {
+			// the recovered slot is what this Redis held only if the outbox shows every
+			// change made after it: an entry of the counter trimmed after it was not seen
+			if (recovered != null && ((outbox == null) ? !trimmedAfter(recovered.id())
+					: !PeerState.later(outbox.id(), recovered.id()))) {
 				before.put(key, recovered.slot());
 				continue;
 			}
@@ -317,6 +321,23 @@ public final class RegionRecovery {
 			}
 		}
 		return last;
+	}
+
+	/**
+	 * Whether entries later than an outbox id may have been trimmed from the outbox:
+	 * entries go from the oldest, so none were when the oldest entry left is at or before
+	 * that id, or is the outbox's first ever.
+	 */
+	private boolean trimmedAfter(String id) {
+		List<MapRecord<String, Object, Object>> first = this.local.template()
+			.opsForStream()
+			.range(this.keys.outbox(), Range.unbounded(), Limit.limit().count(1));
+		if (first == null || first.isEmpty()) {
+			return false;
+		}
+		MapRecord<String, Object, Object> oldest = first.get(0);
+		return PeerState.later(oldest.getId().getValue(), id)
+				&& !"1".equals(String.valueOf(oldest.getValue().get("seq")));
 	}
 
 	private boolean outboxStartsAtOne() {

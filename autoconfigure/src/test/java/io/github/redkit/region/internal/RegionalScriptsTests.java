@@ -107,6 +107,32 @@ class RegionalScriptsTests {
 	}
 
 	@Test
+	void aRecoveredSlotLivesAsLongAsItsCounterWhenAnAppliedEntryExtendsIt() {
+		String counter = this.keys.counter("rl.x.0.1");
+		String recovered = this.keys.recoveredSlot(counter);
+		// as region_recover leaves a sub-window counter whose own slot it gave back: both
+		// expire at once
+		this.redis.opsForHash().put(counter, "p:eu", "7");
+		this.redis.expire(counter, Duration.ofMillis(60_000));
+		this.redis.opsForValue().set(recovered, "7|0|1-0", Duration.ofMillis(60_000));
+		// a peer's entry moves the counter: it lives 600 s from now, and so does the slot
+		assertThat(apply(List.of(this.keys.received(), counter), "us", "1", "4", "0", "600000")).containsExactly(1L, 0L,
+				0L);
+		long counterTtl = this.redis.getExpire(counter, TimeUnit.MILLISECONDS);
+		assertThat(counterTtl).isGreaterThan(60_000L);
+		assertThat(this.redis.getExpire(recovered, TimeUnit.MILLISECONDS)).isGreaterThan(60_000L)
+			.isLessThanOrEqualTo(counterTtl);
+		// an entry that changes nothing extends neither
+		assertThat(apply(List.of(this.keys.received(), counter), "us", "1", "4", "0", "900000")).containsExactly(0L, 1L,
+				1L);
+		assertThat(this.redis.getExpire(recovered, TimeUnit.MILLISECONDS)).isLessThanOrEqualTo(600_000L);
+		// a counter without a recovered slot gets none
+		String other = this.keys.counter("rl.x.0.2");
+		apply(List.of(this.keys.received(), other), "us", "2", "4", "0", "600000");
+		assertThat(this.redis.hasKey(this.keys.recoveredSlot(other))).isFalse();
+	}
+
+	@Test
 	void theShippedPositionNeverMovesBack() {
 		List<String> shipped = List.of(this.keys.shipped("us"));
 		assertThat(this.runner.execute(ADVANCE, TIMEOUT, shipped, "100-0|5")).isOne();
