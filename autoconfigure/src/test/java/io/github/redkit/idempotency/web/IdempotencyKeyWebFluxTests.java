@@ -106,6 +106,9 @@ class IdempotencyKeyWebFluxTests {
 	// completed when the connection of a keyed request closes, by key
 	static final Map<String, CompletableFuture<Void>> CLOSED = new ConcurrentHashMap<>();
 
+	// completed when the server sees the client of a keyed request go, by key
+	static final Map<String, CompletableFuture<Void>> DEPARTED = new ConcurrentHashMap<>();
+
 	@BeforeEach
 	void reset() {
 		this.handlers.reset();
@@ -297,7 +300,9 @@ class IdempotencyKeyWebFluxTests {
 				post("/failing", key).timeout(Duration.ofMillis(300)).build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(first).failsWithin(Duration.ofSeconds(10));
 		// the server has seen the client go before the handler fails
-		this.handlers.gone.get(10, TimeUnit.SECONDS);
+		// this request's own departure: a cancel of an earlier test's request, seen late,
+		// would let the handler end before the server saw this client go
+		departed(key).get(10, TimeUnit.SECONDS);
 		this.handlers.release.complete(null);
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		int status;
@@ -316,7 +321,7 @@ class IdempotencyKeyWebFluxTests {
 				post("/unprocessable", key).timeout(Duration.ofMillis(300)).build(),
 				HttpResponse.BodyHandlers.ofString());
 		assertThat(first).failsWithin(Duration.ofSeconds(10));
-		this.handlers.gone.get(10, TimeUnit.SECONDS);
+		departed(key).get(10, TimeUnit.SECONDS);
 		this.handlers.release.complete(null);
 		// within the lease (30s): the key is not held by a request that ended
 		HttpResponse<String> retry = retryWhileInProgress("/unprocessable", key);
@@ -331,7 +336,7 @@ class IdempotencyKeyWebFluxTests {
 		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
 				post("/late", key).timeout(Duration.ofMillis(300)).build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(first).failsWithin(Duration.ofSeconds(10));
-		this.handlers.gone.get(10, TimeUnit.SECONDS);
+		departed(key).get(10, TimeUnit.SECONDS);
 		this.handlers.release.complete(null);
 		HttpResponse<String> retry = retryWhileInProgress("/late", key);
 		assertThat(retry.statusCode()).as("the recorded response").isEqualTo(201);
@@ -346,7 +351,7 @@ class IdempotencyKeyWebFluxTests {
 		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
 				post("/late", key).timeout(Duration.ofMillis(300)).build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(first).failsWithin(Duration.ofSeconds(10));
-		this.handlers.gone.get(10, TimeUnit.SECONDS);
+		departed(key).get(10, TimeUnit.SECONDS);
 		this.handlers.release.complete(null);
 		// Redis has claimed the key; its reply comes after the client left
 		claimReply.complete(null);
@@ -372,6 +377,10 @@ class IdempotencyKeyWebFluxTests {
 		assertThat(retry.statusCode()).as("the recorded status").isEqualTo(422);
 		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	private static CompletableFuture<Void> departed(String key) {
+		return DEPARTED.computeIfAbsent(key, (k) -> new CompletableFuture<>());
 	}
 
 	private static CompletableFuture<Void> closed(String key) {
@@ -502,12 +511,9 @@ class IdempotencyKeyWebFluxTests {
 
 		volatile CompletableFuture<Void> release = new CompletableFuture<>();
 
-		volatile CompletableFuture<Void> gone = new CompletableFuture<>();
-
 		void reset() {
 			this.runs.set(0);
 			this.release = new CompletableFuture<>();
-			this.gone = new CompletableFuture<>();
 		}
 
 		@GetMapping("/ping")
@@ -627,15 +633,10 @@ class IdempotencyKeyWebFluxTests {
 	}
 
 	/**
-	 * Tells the handlers when a client left, seen before the idempotency filter.
+	 * Tells the tests, by key, when the server saw a client leave (before the idempotency
+	 * filter) and when its connection closed.
 	 */
 	static class Departures implements WebFilter, Ordered {
-
-		private final Handlers handlers;
-
-		Departures(Handlers handlers) {
-			this.handlers = handlers;
-		}
 
 		@Override
 		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
@@ -644,7 +645,11 @@ class IdempotencyKeyWebFluxTests {
 					&& request.getNativeRequest() instanceof Connection connection) {
 				connection.onDispose(() -> closed(key).complete(null));
 			}
-			return chain.filter(exchange).doOnCancel(() -> this.handlers.gone.complete(null));
+			return chain.filter(exchange).doOnCancel(() -> {
+				if (key != null) {
+					departed(key).complete(null);
+				}
+			});
 		}
 
 		@Override
