@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.budget.BudgetNotFoundException;
@@ -53,6 +54,10 @@ final class BudgetAllowances {
 	// are retried and awaited only for the patience
 	private final LocalBatchStop stop;
 
+	// called between a batch's leaving its slot and its give-back (tests hold a thread
+	// there)
+	private final Consumer<String> retired;
+
 	/**
 	 * Creates the allowances of the budgets that have one.
 	 * @param allowances the allowances, by budget id
@@ -60,15 +65,18 @@ final class BudgetAllowances {
 	 * @param metrics counts batches and amounts
 	 * @param clock monotonic nanoseconds, as {@link System#nanoTime()}
 	 * @param patience how long stopping waits for the give-backs Redis has not answered
+	 * @param retired called with the budget id between a retired batch's leaving its slot
+	 * and its give-back
 	 */
 	BudgetAllowances(Map<String, BudgetAllowance> allowances, Budget budget, RedkitMetrics metrics, LongSupplier clock,
-			Duration patience) {
+			Duration patience, Consumer<String> retired) {
 		this.allowances = Map.copyOf(allowances);
 		this.budget = budget;
 		this.metrics = metrics;
 		this.clock = clock;
 		this.patience = patience;
 		this.stop = new LocalBatchStop(clock);
+		this.retired = retired;
 	}
 
 	/**
@@ -250,6 +258,7 @@ final class BudgetAllowances {
 			});
 			Batch retired = step.retired();
 			if (retired != null) {
+				BudgetAllowances.this.retired.accept(budgetId);
 				giveBack(budgetId, retired);
 			}
 			SpendResult served = step.served();
@@ -323,6 +332,7 @@ final class BudgetAllowances {
 				CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> {
 					Batch ended = this.slot.retire(batch);
 					if (ended != null) {
+						BudgetAllowances.this.retired.accept(budgetId);
 						giveBack(budgetId, ended);
 					}
 				});

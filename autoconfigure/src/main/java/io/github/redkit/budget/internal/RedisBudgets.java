@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.redkit.budget.BudgetNotFoundException;
@@ -98,6 +99,19 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	 */
 	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
 			RedkitMetrics metrics, RedkitObservations observations, Map<String, BudgetAllowance> allowances) {
+		this(runner, keyspace, timeout, operationTtl, metrics, observations, allowances, (budgetId) -> {
+		});
+	}
+
+	/**
+	 * Creates budgets some of which spend from local allowances, calling {@code retired}
+	 * on the thread that retired a batch (at its max-age, or found by a spend it could
+	 * not serve) between its leaving its slot and its give-back: for tests that hold a
+	 * thread there.
+	 */
+	RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
+			RedkitMetrics metrics, RedkitObservations observations, Map<String, BudgetAllowance> allowances,
+			Consumer<String> retired) {
 		Assert.notNull(observations, "observations must not be null");
 		// a batch is given back at its max-age, and only while Redis holds the record of
 		// its spend (kept for the operation ttl): half of it is left for the give-back
@@ -131,7 +145,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 							.thenApply((answer) -> record("refund", answer).result()));
 			}
 
-		}, metrics, System::nanoTime, timeout.multipliedBy(GIVE_BACK_ATTEMPTS));
+		}, metrics, System::nanoTime, timeout.multipliedBy(GIVE_BACK_ATTEMPTS), retired);
 	}
 
 	@Override
