@@ -99,19 +99,6 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	 */
 	public RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
 			RedkitMetrics metrics, RedkitObservations observations, Map<String, BudgetAllowance> allowances) {
-		this(runner, keyspace, timeout, operationTtl, metrics, observations, allowances, (budgetId) -> {
-		});
-	}
-
-	/**
-	 * Creates budgets some of which spend from local allowances, calling {@code retired}
-	 * on the thread that retired a batch (at its max-age, or found by a spend it could
-	 * not serve) between its leaving its slot and its give-back: for tests that hold a
-	 * thread there.
-	 */
-	RedisBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout, Duration operationTtl,
-			RedkitMetrics metrics, RedkitObservations observations, Map<String, BudgetAllowance> allowances,
-			Consumer<String> retired) {
 		Assert.notNull(observations, "observations must not be null");
 		// a batch is given back at its max-age, and only while Redis holds the record of
 		// its spend (kept for the operation ttl): half of it is left for the give-back
@@ -145,7 +132,17 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 							.thenApply((answer) -> record("refund", answer).result()));
 			}
 
-		}, metrics, System::nanoTime, timeout.multipliedBy(GIVE_BACK_ATTEMPTS), retired);
+		}, metrics, System::nanoTime, timeout.multipliedBy(GIVE_BACK_ATTEMPTS));
+	}
+
+	/**
+	 * Calls {@code retired} with the budget id on the thread that retired a local
+	 * allowance's batch (at its max-age, or found by a spend it could not serve), between
+	 * its leaving its slot and its give-back: for tests that hold a thread there.
+	 * @param retired what is called
+	 */
+	void whenRetired(Consumer<String> retired) {
+		this.allowances.whenRetired(retired);
 	}
 
 	@Override

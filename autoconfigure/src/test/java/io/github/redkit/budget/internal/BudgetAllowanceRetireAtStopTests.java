@@ -40,20 +40,21 @@ class BudgetAllowanceRetireAtStopTests {
 		RedisBudgets budgets = new RedisBudgets(new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()),
 				new RedisKeyspace("bts-" + UUID.randomUUID()), Duration.ofSeconds(5), Duration.ofHours(1),
 				RedkitMetrics.NONE, RedkitObservations.NONE,
-				Map.of(budgetId, new BudgetAllowance(50, Duration.ofMillis(200))), (id) -> {
-					if (armed.compareAndSet(true, false)) {
-						retired.countDown();
-						try {
-							stopped.get(2, TimeUnit.SECONDS);
-						}
-						catch (TimeoutException ex) {
-							// the stop waits for this give-back: it goes on
-						}
-						catch (Exception ex) {
-							throw new IllegalStateException(ex);
-						}
-					}
-				});
+				Map.of(budgetId, new BudgetAllowance(50, Duration.ofMillis(200))));
+		budgets.whenRetired((id) -> {
+			if (armed.compareAndSet(true, false)) {
+				retired.countDown();
+				try {
+					stopped.get(2, TimeUnit.SECONDS);
+				}
+				catch (TimeoutException ex) {
+					// the stop waits for this give-back: it goes on
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException(ex);
+				}
+			}
+		});
 		budgets.start();
 		budgets.create(budgetId, 1_000);
 		assertThat(budgets.spend(budgetId, 1).applied()).isTrue();
