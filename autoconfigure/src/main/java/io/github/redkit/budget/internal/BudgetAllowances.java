@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.budget.BudgetNotFoundException;
@@ -53,6 +54,11 @@ final class BudgetAllowances {
 	// are retried and awaited only for the patience
 	private final LocalBatchStop stop;
 
+	// called between a batch's leaving its slot and its give-back (tests hold a thread
+	// there)
+	private volatile Consumer<String> retired = (budgetId) -> {
+	};
+
 	/**
 	 * Creates the allowances of the budgets that have one.
 	 * @param allowances the allowances, by budget id
@@ -69,6 +75,15 @@ final class BudgetAllowances {
 		this.clock = clock;
 		this.patience = patience;
 		this.stop = new LocalBatchStop(clock);
+	}
+
+	/**
+	 * Calls {@code retired} with the budget id between a retired batch's leaving its slot
+	 * and its give-back: for tests that hold a thread there.
+	 * @param retired what is called
+	 */
+	void whenRetired(Consumer<String> retired) {
+		this.retired = retired;
 	}
 
 	/**
@@ -111,9 +126,9 @@ final class BudgetAllowances {
 	 */
 	void giveBackAll() {
 		this.stop.stop(this.patience.toNanos(), () -> this.holders.forEach((budgetId, holder) -> {
-			Batch batch = holder.release();
+			LocalBatchSlot.Retired<Batch> batch = holder.release();
 			if (batch != null) {
-				giveBack(budgetId, batch);
+				batch.giveBack((released) -> giveBack(budgetId, released));
 			}
 		}));
 	}
@@ -248,9 +263,13 @@ final class BudgetAllowances {
 				batch.left -= amount;
 				return new SpendResult(true, batch.remaining + batch.left);
 			});
-			Batch retired = step.retired();
+			LocalBatchSlot.Retired<Batch> retired = step.retired();
 			if (retired != null) {
-				giveBack(budgetId, retired);
+				// a stop awaits this give-back since the batch left its slot
+				retired.giveBack((batch) -> {
+					BudgetAllowances.this.retired.accept(budgetId);
+					giveBack(budgetId, batch);
+				});
 			}
 			SpendResult served = step.served();
 			if (served != null) {
@@ -291,11 +310,11 @@ final class BudgetAllowances {
 								"handed-out");
 						Batch batch = new Batch(operationId, start + allowance.maxAge().toNanos(), result.remaining(),
 								size - amount);
-						Batch replaced = this.slot.taken(batch);
+						LocalBatchSlot.Retired<Batch> replaced = this.slot.taken(batch);
 						if (replaced != null) {
-							giveBack(budgetId, replaced);
+							replaced.giveBack((given) -> giveBack(budgetId, given));
 						}
-						if (replaced != batch) {
+						if (replaced == null || replaced.batch() != batch) {
 							endAtItsDeadline(budgetId, batch);
 						}
 						return CompletableFuture
@@ -306,7 +325,7 @@ final class BudgetAllowances {
 			return done.copy();
 		}
 
-		@Nullable Batch release() {
+		LocalBatchSlot.@Nullable Retired<Batch> release() {
 			return this.slot.release(null);
 		}
 
@@ -321,9 +340,14 @@ final class BudgetAllowances {
 			long delay = Math.max(0, batch.deadline - BudgetAllowances.this.clock.getAsLong());
 			try {
 				CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> {
-					Batch ended = this.slot.retire(batch);
+					// a stop awaits this give-back from the moment the batch left its
+					// slot
+					LocalBatchSlot.Retired<Batch> ended = this.slot.retire(batch);
 					if (ended != null) {
-						giveBack(budgetId, ended);
+						ended.giveBack((given) -> {
+							BudgetAllowances.this.retired.accept(budgetId);
+							giveBack(budgetId, given);
+						});
 					}
 				});
 			}

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.redkit.budget.BudgetNotFoundException;
@@ -132,6 +133,16 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 			}
 
 		}, metrics, System::nanoTime, timeout.multipliedBy(GIVE_BACK_ATTEMPTS));
+	}
+
+	/**
+	 * Calls {@code retired} with the budget id on the thread that retired a local
+	 * allowance's batch (at its max-age, or found by a spend it could not serve), between
+	 * its leaving its slot and its give-back: for tests that hold a thread there.
+	 * @param retired what is called
+	 */
+	void whenRetired(Consumer<String> retired) {
+		this.allowances.whenRetired(retired);
 	}
 
 	@Override

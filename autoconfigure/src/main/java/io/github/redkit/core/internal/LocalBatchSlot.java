@@ -1,6 +1,7 @@
 package io.github.redkit.core.internal;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -13,7 +14,9 @@ import org.jspecify.annotations.Nullable;
  * the batch being taken, take one, or go to Redis itself (after Redis refused a batch, or
  * once the slot was forgotten). What a batch is and how it is handed out is the
  * capability's. Once the application stops, the slot takes no batch and keeps none: calls
- * go to Redis one by one.
+ * go to Redis one by one. A batch leaves the slot as {@link Retired}: its give-back is
+ * awaited by a stop from that moment, under the slot's lock, so that a stop either finds
+ * the batch in the slot or waits for its give-back.
  *
  * @param <B> the batch
  */
@@ -50,15 +53,14 @@ public final class LocalBatchSlot<B> {
 	 * @return the step
 	 */
 	public synchronized <R> Step<B, R> next(long now, Function<B, @Nullable R> hand) {
-		B retired = null;
+		Retired<B> retired = null;
 		B current = this.batch;
 		if (current != null) {
 			R served = hand.apply(current);
 			if (served != null) {
 				return new Step<>(served, null, null, null, false);
 			}
-			retired = current;
-			this.batch = null;
+			retired = leaving(current);
 		}
 		if (this.forgotten || this.stop.stopping() || (this.refused && now - this.directUntil < 0)) {
 			return new Step<>(null, retired, null, null, true);
@@ -110,13 +112,13 @@ public final class LocalBatchSlot<B> {
 	 * @return the batch it replaced, or the batch itself when stopping, to be given back,
 	 * or {@code null}
 	 */
-	public synchronized @Nullable B taken(B batch) {
+	public synchronized @Nullable Retired<B> taken(B batch) {
 		if (this.stop.stopping()) {
-			return batch;
+			return new Retired<>(batch, this.stop.track(new CompletableFuture<>()));
 		}
 		B replaced = this.batch;
 		this.batch = batch;
-		return replaced;
+		return (replaced != null) ? new Retired<>(replaced, this.stop.track(new CompletableFuture<>())) : null;
 	}
 
 	/**
@@ -147,13 +149,12 @@ public final class LocalBatchSlot<B> {
 	 * @return the batch, or {@code null} when there is none, one is being taken, or it is
 	 * still live
 	 */
-	public synchronized @Nullable B release(@Nullable Function<B, Boolean> live) {
+	public synchronized @Nullable Retired<B> release(@Nullable Function<B, Boolean> live) {
 		B current = this.batch;
-		if (live != null && (this.taking != null || (current != null && live.apply(current)))) {
+		if (current == null || (live != null && (this.taking != null || live.apply(current)))) {
 			return null;
 		}
-		this.batch = null;
-		return current;
+		return leaving(current);
 	}
 
 	/**
@@ -162,12 +163,22 @@ public final class LocalBatchSlot<B> {
 	 * @param ended the batch
 	 * @return the batch, or {@code null} when the slot no longer holds it
 	 */
-	public synchronized @Nullable B retire(B ended) {
+	public synchronized @Nullable Retired<B> retire(B ended) {
 		if (this.batch != ended) {
 			return null;
 		}
+		return leaving(ended);
+	}
+
+	/**
+	 * Takes the batch out of the slot, its give-back awaited by a stop from now on: a
+	 * stop whose sweep finds the slot empty (it takes this lock after setting its flag)
+	 * must still wait for the give-back of a batch that left it just before, sent once
+	 * this lock is released.
+	 */
+	private Retired<B> leaving(B current) {
 		this.batch = null;
-		return ended;
+		return new Retired<>(current, this.stop.track(new CompletableFuture<>()));
 	}
 
 	/**
@@ -192,13 +203,41 @@ public final class LocalBatchSlot<B> {
 	 * @param <B> the batch
 	 * @param <R> what a served call gets
 	 * @param served what the call got from the batch, or {@code null}
-	 * @param retired a batch the call found used up or ended, to be given back
+	 * @param retired a batch the call found used up or ended, to be given back through
+	 * {@link Retired#giveBack}
 	 * @param waitFor the batch being taken, to ask again when it is
 	 * @param taking the call takes a batch, through {@link LocalBatchSlot#take}
 	 * @param direct the call goes to Redis itself
 	 */
-	public record Step<B, R>(@Nullable R served, @Nullable B retired, @Nullable CompletableFuture<Void> waitFor,
-			@Nullable CompletableFuture<Void> taking, boolean direct) {
+	public record Step<B, R>(@Nullable R served, @Nullable Retired<B> retired,
+			@Nullable CompletableFuture<Void> waitFor, @Nullable CompletableFuture<Void> taking, boolean direct) {
+	}
+
+	/**
+	 * A batch out of its slot, to be given back: a stop awaits it from the moment it left
+	 * the slot until {@link #giveBack} has started its give-back (which the capability
+	 * tracks itself).
+	 *
+	 * @param <B> the batch
+	 * @param batch the batch
+	 * @param leaving completed once the give-back was started
+	 */
+	public record Retired<B>(B batch, CompletableFuture<Void> leaving) {
+
+		/**
+		 * Gives the batch back; a stop that awaits it then awaits what the give-back
+		 * tracks, whether it started or threw.
+		 * @param giveBack starts the give-back (tracking it with the stop)
+		 */
+		public void giveBack(Consumer<? super B> giveBack) {
+			try {
+				giveBack.accept(this.batch);
+			}
+			finally {
+				this.leaving.complete(null);
+			}
+		}
+
 	}
 
 }

@@ -145,9 +145,9 @@ final class LocalAllowances {
 	void giveBackAll() {
 		// a settlement never fails; a Redis that does not answer keeps what it counted
 		this.stop.stop(this.timeout.multipliedBy(2).toNanos(), () -> this.holders.forEach((id, holder) -> {
-			Batch batch = holder.release();
+			LocalBatchSlot.Retired<Batch> batch = holder.release();
 			if (batch != null) {
-				giveBack(batch);
+				batch.giveBack(this::giveBack);
 			}
 		}));
 	}
@@ -160,9 +160,10 @@ final class LocalAllowances {
 	void redefined(String limitName) {
 		this.holders.forEach((id, holder) -> {
 			if (id.get(0).equals(limitName)) {
-				Batch batch = holder.release();
+				// a stop awaits this give-back from the moment the batch left its slot
+				LocalBatchSlot.Retired<Batch> batch = holder.release();
 				if (batch != null) {
-					giveBack(batch);
+					batch.giveBack(LocalAllowances.this::giveBack);
 				}
 			}
 		});
@@ -313,9 +314,10 @@ final class LocalAllowances {
 			long start = LocalAllowances.this.clock.getAsLong();
 			LocalBatchSlot.Step<Batch, RateLimitDecision> step = this.slot.next(start,
 					(batch) -> batch.serves(limit.policy(), cost, start) ? batch.hand(cost, start) : null);
-			Batch retired = step.retired();
+			LocalBatchSlot.Retired<Batch> retired = step.retired();
 			if (retired != null) {
-				giveBack(retired);
+				// a stop awaits this give-back since the batch left its slot
+				retired.giveBack(LocalAllowances.this::giveBack);
 			}
 			RateLimitDecision served = step.served();
 			if (served != null) {
@@ -382,9 +384,9 @@ final class LocalAllowances {
 					"event", RateLimitMeters.TAKEN);
 			LocalAllowances.this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, cost, "limit", limit.name(),
 					"event", RateLimitMeters.HANDED_OUT);
-			Batch replaced = this.slot.taken(batch);
+			LocalBatchSlot.Retired<Batch> replaced = this.slot.taken(batch);
 			if (replaced != null) {
-				giveBack(replaced);
+				replaced.giveBack(LocalAllowances.this::giveBack);
 			}
 			return decision;
 		}
@@ -401,7 +403,7 @@ final class LocalAllowances {
 			this.slot.refusedUntil(start + (long) (smallest * 1_000_000));
 		}
 
-		@Nullable Batch release() {
+		LocalBatchSlot.@Nullable Retired<Batch> release() {
 			return this.slot.release(null);
 		}
 
@@ -411,9 +413,9 @@ final class LocalAllowances {
 		 * then goes to Redis itself instead of taking a batch no one would give back.
 		 */
 		boolean forgetIfIdle(long now) {
-			Batch expired = this.slot.release((batch) -> now <= batch.deadline);
+			LocalBatchSlot.Retired<Batch> expired = this.slot.release((batch) -> now <= batch.deadline);
 			if (expired != null) {
-				giveBack(expired);
+				expired.giveBack(LocalAllowances.this::giveBack);
 			}
 			return this.slot.forget();
 		}
