@@ -110,6 +110,10 @@ class QueueTemplateTests {
 		assertThat(this.template.deadLetters(queue, 10)).singleElement()
 			.satisfies((letter) -> assertThat(letter.id()).startsWith("unreadable."));
 		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 1, Duration.ZERO));
+		// re-queued, it is dead-lettered again
+		assertThat(this.template.requeueDeadLetters(queue)).isOne();
+		assertThat(this.template.receive(queue, Email.class)).isEmpty();
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 1, Duration.ZERO));
 	}
 
 	@Test
