@@ -20,10 +20,12 @@
 -- ARGV[3] reaper batch size, ARGV[4] how many to take at most, ARGV[5] this take's
 -- token (no '#', no '|'), ARGV[6..] optional: in-flight entries to acknowledge first (a
 -- consumer acks what it handled and takes the next ones in one round trip)
--- Returns {element, now (ms on the Redis clock), acked, more elements...} or {'', wait ms
+-- Returns {element, now (ms on the Redis clock), acked, more elements...} or {0, wait ms
 -- until the next deadline/due time (-1 = none), acked}, the numbers as integers; acked
--- counts the ARGV[6..] that were still in flight and are now removed. Elements are
--- "<id>|<deliveries>|<json>"; one without a number between two '|' is handed out as it is.
+-- counts the ARGV[6..] that were still in flight and are now removed. The first field
+-- tells the two apart: an element is a string, nothing claimed the integer 0 (an element
+-- may be any string, '' and '0' included). Elements are "<id>|<deliveries>|<json>"; one
+-- without a number between two '|' is handed out as it is.
 --#include queue_hint
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -101,7 +103,7 @@ if not popped then
   if wait == 0 then
     wait = 1
   end
-  return { '', wait, acked }
+  return { 0, wait, acked }
 end
 
 local deadline = now + tonumber(ARGV[2])

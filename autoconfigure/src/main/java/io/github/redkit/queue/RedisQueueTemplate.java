@@ -532,8 +532,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		if (!done.isEmpty()) {
 			acknowledged(queue, done, (reply.get(2) instanceof Number acked) ? acked.longValue() : 0);
 		}
-		String element = (String) reply.get(0);
-		if (element == null || element.isEmpty()) {
+		// nothing claimed is an integer first field: any string is an element, the empty
+		// one included (something else may have written it; it is dead-lettered)
+		if (!(reply.get(0) instanceof String)) {
 			return new Claim(List.of(), take, Long.parseLong(String.valueOf(reply.get(1))), List.of());
 		}
 		List<Envelope> envelopes = new ArrayList<>(reply.size() - 2);

@@ -80,6 +80,43 @@ class QueueTemplateTests {
 	}
 
 	@Test
+	void anEmptyElementIsDeadLetteredAtOnceAndTheRestOfItsBatchIsHandedOut() {
+		String queue = this.support.queue();
+		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();
+		// an empty element first: the claim's reply once began with it, read as "nothing
+		// claimed"
+		this.redis.opsForList().rightPush(ready, "");
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		List<QueueMessage<Email>> batch = this.template.receive(queue, Email.class, 3);
+		assertThat(batch).extracting((message) -> message.payload().number()).containsExactly(1, 2);
+		List<DeadLetter> dead = this.template.deadLetters(queue, 10);
+		assertThat(dead).singleElement().satisfies((letter) -> {
+			assertThat(letter.id()).startsWith("unreadable.");
+			assertThat(letter.payloadJson()).isEmpty();
+			assertThat(letter.error()).contains("Not a Redkit queue element");
+		});
+		batch.forEach(this.template::ack);
+		QueueStats stats = this.template.stats(queue);
+		assertThat(stats.ready()).isZero();
+		assertThat(stats.inFlight()).isZero();
+	}
+
+	@Test
+	void anEmptyElementAloneIsDeadLetteredNotRedelivered() {
+		String queue = this.support.queue();
+		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();
+		this.redis.opsForList().rightPush(ready, "");
+		assertThat(this.template.receive(queue, Email.class)).isEmpty();
+		assertThat(this.template.deadLetters(queue, 10)).singleElement()
+			.satisfies((letter) -> assertThat(letter.id()).startsWith("unreadable."));
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 1, Duration.ZERO));
+		// re-queued, it is dead-lettered again
+		assertThat(this.template.requeueDeadLetters(queue)).isOne();
+		assertThat(this.template.receive(queue, Email.class)).isEmpty();
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 1, Duration.ZERO));
+	}
+
+	@Test
 	void sendIsOneRpushAndAckAndReceiveIsOneRoundTrip() {
 		String queue = this.support.queue();
 		RedisServer server = this.topology.server();

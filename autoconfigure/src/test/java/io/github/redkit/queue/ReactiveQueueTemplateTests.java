@@ -92,6 +92,23 @@ class ReactiveQueueTemplateTests {
 	}
 
 	@Test
+	void anEmptyElementIsDeadLetteredAndTheRestOfItsTakeIsHandedOut() {
+		String queue = this.support.queue();
+		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
+		redis.opsForList().rightPush(QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready(), "");
+		this.support.template.sendAll(queue, List.of("a", "b"));
+		List<String> payloads = this.reactive.receive(queue, String.class)
+			.take(2)
+			.concatMap((message) -> this.reactive.ack(message).thenReturn(message.payload()))
+			.collectList()
+			.block(Duration.ofSeconds(10));
+		assertThat(payloads).containsExactly("a", "b");
+		assertThat(this.support.template.deadLetters(queue, 10)).singleElement()
+			.satisfies((letter) -> assertThat(letter.id()).startsWith("unreadable."));
+		assertThat(this.support.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 1, Duration.ZERO));
+	}
+
+	@Test
 	void aSlowSubscriberRequestingOneAtATimeHasNeverMoreThanOneInFlight() throws Exception {
 		String queue = this.support.queue();
 		for (int i = 0; i < 20; i++) {
