@@ -98,12 +98,17 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		catch (IllegalArgumentException ex) {
 			return write(exchange, this.http.malformed(String.valueOf(ex.getMessage())));
 		}
+		// told of a client that goes away on the Mono the server holds: a cancel seen
+		// there
+		// may never reach the claim's own stage
+		Departure departure = new Departure();
 		return body(exchange)
 			.flatMap((body) -> exchange.getPrincipal()
 				.map((principal) -> Optional.<Principal>of(principal))
 				.defaultIfEmpty(Optional.empty())
-				.flatMap((principal) -> claim(exchange, chain, body, principal.orElse(null), key)))
-			.onErrorResume(DataBufferLimitException.class, (ex) -> write(exchange, this.http.tooLarge()));
+				.flatMap((principal) -> claim(exchange, chain, body, principal.orElse(null), key, departure)))
+			.onErrorResume(DataBufferLimitException.class, (ex) -> write(exchange, this.http.tooLarge()))
+			.doOnCancel(departure::leave);
 	}
 
 	// the body is read from the connection here, at most max-request-size of it, and kept
@@ -143,7 +148,7 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 	}
 
 	private Mono<Void> claim(ServerWebExchange exchange, WebFilterChain chain, RequestBody body,
-			@Nullable Principal principal, String key) {
+			@Nullable Principal principal, String key, Departure departure) {
 		IdempotencyKeyScope scope = this.scopes.resolve(new ExchangeCaller(exchange, principal));
 		if (scope == null) {
 			return write(exchange, this.http.unscoped());
@@ -152,7 +157,6 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		String path = request.getPath().pathWithinApplication().value();
 		String fingerprint = HttpIdempotency.fingerprint(request.getMethod().name(), path,
 				request.getURI().getRawQuery(), body.fingerprinted());
-		Departure departure = new Departure();
 		Mono<Void> answered = this.steps
 			.claim(this.http.operation(scope.kind(), scope.value(), key), HttpIdempotency.STEP, null, this.http.ttl(),
 					this.http.lease(), fingerprint)
@@ -180,8 +184,7 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		// its side effects; an error it ends with is then never answered, and the
 		// recorder
 		// decides it without the error handling
-		return Mono.deferContextual((context) -> Mono.fromFuture(answered.contextWrite(context).toFuture(), true))
-			.doOnCancel(departure::leave);
+		return Mono.deferContextual((context) -> Mono.fromFuture(answered.contextWrite(context).toFuture(), true));
 	}
 
 	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, RequestBody body, StepClaim claim,
