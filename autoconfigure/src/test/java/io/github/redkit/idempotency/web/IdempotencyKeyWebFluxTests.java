@@ -296,10 +296,7 @@ class IdempotencyKeyWebFluxTests {
 	@Test
 	void aHandlerErrorAfterTheClientLeftGivesTheKeyUp() throws Exception {
 		String key = UUID.randomUUID().toString();
-		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
-				post("/failing", key).timeout(Duration.ofMillis(300)).build(), HttpResponse.BodyHandlers.ofString());
-		assertThat(first).failsWithin(Duration.ofSeconds(10));
-		// the server has seen the client go before the handler fails
+		sendAndLeave("/failing", key);
 		// this request's own departure: a cancel of an earlier test's request, seen late,
 		// would let the handler end before the server saw this client go
 		departed(key).get(10, TimeUnit.SECONDS);
@@ -317,10 +314,7 @@ class IdempotencyKeyWebFluxTests {
 	@Test
 	void anErrorWithARecordedStatusAfterTheClientLeftIsReplayedToTheRetry() throws Exception {
 		String key = UUID.randomUUID().toString();
-		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
-				post("/unprocessable", key).timeout(Duration.ofMillis(300)).build(),
-				HttpResponse.BodyHandlers.ofString());
-		assertThat(first).failsWithin(Duration.ofSeconds(10));
+		sendAndLeave("/unprocessable", key);
 		departed(key).get(10, TimeUnit.SECONDS);
 		this.handlers.release.complete(null);
 		// within the lease (30s): the key is not held by a request that ended
@@ -333,9 +327,7 @@ class IdempotencyKeyWebFluxTests {
 	@Test
 	void aResponseAfterTheClientLeftIsRecordedAndReplayedToTheRetry() throws Exception {
 		String key = UUID.randomUUID().toString();
-		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
-				post("/late", key).timeout(Duration.ofMillis(300)).build(), HttpResponse.BodyHandlers.ofString());
-		assertThat(first).failsWithin(Duration.ofSeconds(10));
+		sendAndLeave("/late", key);
 		departed(key).get(10, TimeUnit.SECONDS);
 		this.handlers.release.complete(null);
 		HttpResponse<String> retry = retryWhileInProgress("/late", key);
@@ -348,9 +340,7 @@ class IdempotencyKeyWebFluxTests {
 	@Test
 	void aClientThatLeavesWhileItsKeyIsBeingClaimedDoesNotLeaveTheKeyHeld() throws Exception {
 		String key = "slow-claim-" + UUID.randomUUID();
-		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
-				post("/late", key).timeout(Duration.ofMillis(300)).build(), HttpResponse.BodyHandlers.ofString());
-		assertThat(first).failsWithin(Duration.ofSeconds(10));
+		sendAndLeave("/late", key);
 		departed(key).get(10, TimeUnit.SECONDS);
 		this.handlers.release.complete(null);
 		// Redis has claimed the key; its reply comes after the client left
@@ -365,10 +355,7 @@ class IdempotencyKeyWebFluxTests {
 	void aClientThatLeavesWhileItsErrorAnswerIsBeingRecordedDoesNotLeaveTheKeyHeld() throws Exception {
 		String key = "slow-record-" + UUID.randomUUID();
 		this.handlers.release.complete(null);
-		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
-				post("/unprocessable", key).timeout(Duration.ofMillis(300)).build(),
-				HttpResponse.BodyHandlers.ofString());
-		assertThat(first).failsWithin(Duration.ofSeconds(10));
+		sendAndLeave("/unprocessable", key);
 		// the error handling's answer is being recorded when the client's connection
 		// closes; Redis answers after
 		closed(key).get(10, TimeUnit.SECONDS);
@@ -377,6 +364,16 @@ class IdempotencyKeyWebFluxTests {
 		assertThat(retry.statusCode()).as("the recorded status").isEqualTo(422);
 		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	/**
+	 * Sends a keyed request whose client gives up after 300 ms, a server still running
+	 * it; the server sees it go once {@link #departed} completes for its key.
+	 */
+	private void sendAndLeave(String path, String key) {
+		CompletableFuture<HttpResponse<String>> first = client
+			.sendAsync(post(path, key).timeout(Duration.ofMillis(300)).build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(first).failsWithin(Duration.ofSeconds(10));
 	}
 
 	private static CompletableFuture<Void> departed(String key) {
