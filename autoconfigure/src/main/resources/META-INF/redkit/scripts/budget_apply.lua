@@ -16,8 +16,8 @@
 -- Returns {applied: 1 | 0 | -1 (no such budget) | -2 (a refund past ARGV[6], the largest exact
 -- amount), remaining, 1 when replayed from KEYS[4], the reservation id (reserve)}
 -- Amounts are integers below 2^53, exact in Lua's doubles; every number goes back to Redis
--- through exact() (see numbers.lua).
---#include numbers
+-- through exact() (see core_numbers.lua).
+--#include core_numbers
 --#include budget_rules
 local command = ARGV[1]
 local amount = tonumber(ARGV[2])

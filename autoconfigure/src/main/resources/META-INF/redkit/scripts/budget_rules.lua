@@ -5,7 +5,7 @@
 --   take(by)     spends (the caller checked available())
 --   giveBack(by) returns money (a reservation expired, released, or committed for less)
 -- Reservations live in a hash (id -> amount) and a sorted set (id -> deadline, ms of Redis
--- time) of the caller's keys. Needs numbers.lua.
+-- time) of the caller's keys. Needs core_numbers.lua.
 
 -- Redis time in ms, read once, and only by a call that needs it (a spend does not)
 local budgetTime

@@ -4,7 +4,7 @@
 -- ARGV[1] the new permit's random id, ARGV[2] the limit (> 0), ARGV[3] the lease in ms (> 0)
 -- Returns {1 when taken else 0, permits in flight (the new one included), ms until the earliest
 -- lease ends (0 when none is left)}
---#include numbers
+--#include core_numbers
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local limit = tonumber(ARGV[2])

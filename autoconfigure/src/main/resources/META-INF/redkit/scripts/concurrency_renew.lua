@@ -2,7 +2,7 @@
 -- KEYS[1] the permits (see concurrency_acquire.lua), ARGV[1] the permit's id, ARGV[2] the lease in ms
 -- Returns 1 when renewed, 0 when the permit is gone or its lease has ended: its place may be
 -- someone else's now, so it is never brought back.
---#include numbers
+--#include core_numbers
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local lease = tonumber(ARGV[2])

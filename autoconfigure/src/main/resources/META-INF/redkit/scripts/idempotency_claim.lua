@@ -5,7 +5,7 @@
 -- ARGV[1] step, ARGV[2] ttl ms, ARGV[3] lease ms, ARGV[4] token, ARGV[5] fingerprint ('' = none),
 -- ARGV[6..] the steps that must be recorded before this one (exactly)
 -- Returns {outcome, stored result or false, {done steps}, {in-progress steps}}
---#include numbers
+--#include core_numbers
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local step = ARGV[1]

@@ -6,7 +6,7 @@
 -- given: a retry of a completion Redis applied but whose answer was lost), -1 when the token's claim no
 -- longer holds the step (taken over or completed by another delivery): nothing is recorded.
 -- A completion by a claim records "d#<token>|<fingerprint>" so that its retry knows its own record.
---#include numbers
+--#include core_numbers
 local step = ARGV[1]
 local current = redis.call('HGET', KEYS[1], step)
 local ttl = tonumber(ARGV[3])

@@ -2,7 +2,7 @@
 -- KEYS[1] state hash (see idempotency_claim.lua)
 -- ARGV[1] step, ARGV[2] token of the claim, ARGV[3] lease ms
 -- Returns 1 when renewed, 0 when the claim no longer holds the step
---#include numbers
+--#include core_numbers
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 if not current then
   return 0

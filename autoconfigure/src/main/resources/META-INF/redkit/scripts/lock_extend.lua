@@ -8,7 +8,7 @@
 -- Returns the Redis time the lease was extended at in µs when extended (the caller computes
 -- the record's new lease end from it, for the release's native form), 0 when the caller no
 -- longer held it.
---#include numbers
+--#include core_numbers
 --#include lock_record
 local now = micros()
 local lease = tonumber(ARGV[2])

@@ -2,7 +2,7 @@
 -- members whose acknowledgement has expired. KEYS[1] acks sorted set (score = expiry ms),
 -- KEYS[2] acked versions hash. ARGV[1] subscriber id; ARGV[2] version; ARGV[3] TTL in ms.
 -- Returns the number of live subscribers.
---#include numbers
+--#include core_numbers
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[3])

@@ -1,7 +1,7 @@
 -- Lists the subscribers whose acknowledgement is still live, with the version each applied.
 -- KEYS[1] acks sorted set (score = expiry ms), KEYS[2] acked versions hash.
 -- Returns {subscriber1, version1, ...}.
---#include numbers
+--#include core_numbers
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. exact(now), '+inf')

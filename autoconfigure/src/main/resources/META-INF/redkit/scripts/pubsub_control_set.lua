@@ -3,7 +3,7 @@
 -- ARGV[3] group name; ARGV[4..] field, value pairs ('' value removes the field).
 -- Both keys share a hash tag; the PUBLISH happens after the write, so a subscriber that
 -- re-reads on the announcement sees the new values. Returns the new version.
---#include numbers
+--#include core_numbers
 for i = 4, #ARGV, 2 do
   if ARGV[i + 1] == '' then
     redis.call('HDEL', KEYS[1], ARGV[i])

@@ -9,7 +9,7 @@
 -- and now + HINT_MAX_AGE: a missing one (a Redis restarted empty, a queue last taken by an
 -- older Redkit, an evicted key), a passed one or one too far ahead (a clock stepped back,
 -- a value no script of ours wrote) makes the take reap and write a fresh one.
---#include numbers
+--#include core_numbers
 
 -- How long (ms) a hint lives at most after the reaper wrote it: a score that a writer which
 -- does not keep the hint added earlier (an older Redkit during a rolling upgrade, a hand-made

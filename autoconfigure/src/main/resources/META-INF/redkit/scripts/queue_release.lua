@@ -4,7 +4,7 @@
 -- ARGV[1] element, ARGV[2] '1' = LIFO (back on top) else FIFO (back at the head),
 -- ARGV[3] the in-flight entry "<take token>#<element>" (only this take may give it back)
 -- Returns 1 when released, 0 when not owned any more.
---#include numbers
+--#include core_numbers
 if redis.call('ZREM', KEYS[1], ARGV[3]) == 0 then
   return 0
 end

@@ -3,7 +3,7 @@
 -- KEYS[1] dead hash, KEYS[2] dead errors hash, KEYS[3] dead index zset, KEYS[4] ready list
 -- ARGV[1] id, or '' for a batch; ARGV[2] batch size
 -- Returns how many were re-queued.
---#include numbers
+--#include core_numbers
 local ids
 if ARGV[1] ~= '' then
   ids = { ARGV[1] }

@@ -11,7 +11,7 @@
 -- little-endian doubles: cheaper for Redis than an array reply. The time lets a give-back find
 -- what the decision took.
 
---#include numbers
+--#include core_numbers
 local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
 
 -- Whether the call is charged whatever the windows hold: a negative cost charges its amount, the

@@ -1,5 +1,5 @@
 -- Shared by the scripts that change a global rate limit's sub-window counters (included with
--- --#include; needs numbers.lua). Each sub-window of a global limit is a regional counter named
+-- --#include; needs core_numbers.lua). Each sub-window of a global limit is a regional counter named
 -- 'rl.<digest>.<window>.<sub-window index>' (see ratelimit_global_window), replicated like any
 -- other. Summing one of them costs a decision an HGETALL, so one per sub-window made a decision
 -- 16 commands. The view is one hash per identifier and window on this Redis, next to the

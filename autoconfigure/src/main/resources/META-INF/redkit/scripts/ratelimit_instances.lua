@@ -4,7 +4,7 @@
 -- KEYS[1] instances sorted set (score = last heartbeat, ms on Redis' clock).
 -- ARGV[1] instance id; ARGV[2] TTL in ms (an instance missing it is no longer counted).
 -- Returns the number of live instances, this one included.
---#include numbers
+--#include core_numbers
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[2])

@@ -3,7 +3,7 @@
 -- saturated (it may hold more than its bytes say). A record of another policy is left alone.
 -- ARGV[7..11]: the decision script's ARGV[4..8] (its record's layout, see there).
 --#include ratelimit_refund
---#include sliding_window_record
+--#include ratelimit_sliding_window_record
 if not take_refund_marker() then
   return 0
 end

@@ -24,7 +24,7 @@
 -- here rather than through ratelimit_arguments, and only the rings' two helpers are shared: Redis
 -- builds every function of a script again on each call, and measured, the helpers of
 -- ratelimit_windows cost more than the decision's own arithmetic.
---#include sliding_window_record
+--#include ratelimit_sliding_window_record
 local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
 local ceil, floor = math.ceil, math.floor
 local time = call('TIME')

@@ -20,7 +20,7 @@
 -- else a later recovery finds the counter without it and counts the slot again. Its key is
 -- the counter's with 'counter:' made 'recovered-slot:' (RegionKeys.recoveredSlot), in the same
 -- hash tag; no ':' is left unescaped in a name, so the last ':counter:' ends the prefix.
---#include numbers
+--#include core_numbers
 --#include ratelimit_global_view
 local origin = ARGV[1]
 local pField, nField = 'p:' .. origin, 'n:' .. origin

@@ -10,7 +10,7 @@
 -- ARGV[4..] the regions to ask, in order (kept unless an order is kept already)
 -- Returns {-2} while this Redis does not hold the region's own slot (nothing is borrowed then,
 -- see region_budget_change), else the record's fields and values
---#include numbers
+--#include core_numbers
 --#include region_incarnation
 if not holdsIncarnation(KEYS[2]) then
   return {-2}

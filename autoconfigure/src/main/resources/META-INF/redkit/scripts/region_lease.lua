@@ -3,7 +3,7 @@
 -- two shippers at once are still correct (a peer keeps the larger value of each slot).
 -- Takes or renews the lease for ms milliseconds, or gives it up when ms is '0'; returns true
 -- when this instance holds it (or gave it up), false when another one does.
---#include numbers
+--#include core_numbers
 local function lease(key, instance, ms)
   local holder = redis.call('GET', key)
   if ms == '0' then

@@ -29,7 +29,7 @@
 -- Returns the number of counters whose own slot this call gave back, -1 when recovery was
 -- already done
 --#include region_incarnation
---#include numbers
+--#include core_numbers
 --#include ratelimit_global_view
 if holdsIncarnation(KEYS[1]) then
   return -1

@@ -1,7 +1,7 @@
 -- Shared by the region scripts: a regional counter is a hash with two grow-only fields per
 -- region, 'p:<region>' (everything added) and 'n:<region>' (everything subtracted).
 -- Sums are exact below 2^53 and sent as exact text, never with tostring.
---#include numbers
+--#include core_numbers
 
 -- the total of a counter's fields as HGETALL returns them, and this region's p and n among them
 local function sum(fields, region)

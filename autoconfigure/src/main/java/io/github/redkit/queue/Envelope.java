@@ -117,9 +117,14 @@ record Envelope(String id, int deliveries, String json, String raw, Map<String, 
 	}
 
 	static Instant sentAt(String id) {
+		// Redkit's ids are <send time in base 36>.<random>: anything else has no send
+		// time
 		int dot = id.indexOf('.');
+		if (dot <= 0) {
+			return Instant.EPOCH;
+		}
 		try {
-			return Instant.ofEpochMilli(Long.parseLong((dot > 0) ? id.substring(0, dot) : id, 36));
+			return Instant.ofEpochMilli(Long.parseLong(id.substring(0, dot), 36));
 		}
 		catch (NumberFormatException ex) {
 			return Instant.EPOCH;

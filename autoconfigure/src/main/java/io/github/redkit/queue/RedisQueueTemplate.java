@@ -256,7 +256,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		if (replies.get(4) instanceof String head) {
 			long now = ((Number) replies.get(5)).longValue();
 			Instant sent = Envelope.sentAt(head.substring(0, Math.max(0, head.indexOf('|'))));
-			age = Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
+			// an element something else wrote has no send time (it is dead-lettered when
+			// taken): read as sent in 1970 it would make every age alert fire
+			if (!sent.equals(Instant.EPOCH)) {
+				age = Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
+			}
 		}
 		return new QueueStats(count(replies.get(0)), count(replies.get(1)), count(replies.get(2)),
 				count(replies.get(3)), age);

@@ -102,6 +102,18 @@ class QueueTemplateTests {
 	}
 
 	@Test
+	void anElementThatIsNotAMessageAtTheHeadHasNoAge() {
+		String queue = this.support.queue();
+		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();
+		for (String foreign : List.of("", "hello", "zz|0|{}")) {
+			this.redis.opsForList().leftPush(ready, foreign);
+			assertThat(this.template.stats(queue).oldestAge()).as("the age of %s at the head", foreign)
+				.isEqualTo(Duration.ZERO);
+			this.redis.opsForList().leftPop(ready);
+		}
+	}
+
+	@Test
 	void anEmptyElementAloneIsDeadLetteredNotRedelivered() {
 		String queue = this.support.queue();
 		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();

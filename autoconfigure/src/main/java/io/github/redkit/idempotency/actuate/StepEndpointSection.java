@@ -28,7 +28,7 @@ public final class StepEndpointSection implements RedkitEndpointSection, Ordered
 	/** After budgets. */
 	public static final int ORDER = 500;
 
-	private static final LuaScript<List> READ = LuaScript.load("endpoint_steps", List.class);
+	private static final LuaScript<List> READ = LuaScript.load("idempotency_steps_read", List.class);
 
 	private final RedisScriptRunner runner;
 

@@ -42,7 +42,7 @@ public final class LockEndpointSection implements RedkitEndpointSection, Ordered
 	private static final Log logger = LogFactory.getLog(LockEndpointSection.class);
 
 	@SuppressWarnings("rawtypes")
-	private static final LuaScript<List> READ = LuaScript.load("endpoint_locks", List.class);
+	private static final LuaScript<List> READ = LuaScript.load("lock_list", List.class);
 
 	private static final Pattern STORED_TAG = Pattern.compile("[A-Za-z0-9._@%#-]{1,128}");
 

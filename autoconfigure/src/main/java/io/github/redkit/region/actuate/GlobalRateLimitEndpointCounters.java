@@ -23,9 +23,9 @@ import io.github.redkit.region.internal.RegionOutbox;
 public final class GlobalRateLimitEndpointCounters implements GlobalRateLimitCounters {
 
 	@SuppressWarnings("rawtypes")
-	private static final LuaScript<List> USAGE = LuaScript.load("endpoint_global_usage", List.class);
+	private static final LuaScript<List> USAGE = LuaScript.load("ratelimit_global_usage_read", List.class);
 
-	private static final LuaScript<Long> RESET = LuaScript.load("endpoint_global_reset", Long.class);
+	private static final LuaScript<Long> RESET = LuaScript.load("ratelimit_global_reset", Long.class);
 
 	private final RedisScriptRunner runner;
 

@@ -4,7 +4,7 @@
 -- concurrently)
 -- Reply per lock: the owner token ('' when free: released, or its lease ended), the remaining
 -- lease in ms, the fencing token ('' when none): a nil would end a Lua array early.
---#include numbers
+--#include core_numbers
 --#include lock_record
 local now = micros()
 local reply = {}
