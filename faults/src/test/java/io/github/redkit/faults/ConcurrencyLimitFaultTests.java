@@ -3,8 +3,8 @@ package io.github.redkit.faults;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -12,11 +12,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Concurrency limits under random faults (the CI's seeds), and the checker catching a
- * broken build.
+ * Concurrency limits under random faults, and the checker catching a broken build: judged
+ * on a recorded run in the CI, live in the soak. The CI's live run is the partition
+ * schedule that found a defect; seed 2 runs in the soak.
  */
 class ConcurrencyLimitFaultTests {
 
+	@Tag("soak")
 	@ParameterizedTest
 	@ValueSource(longs = { 2 })
 	void atMostTheLimitHoldsAndEveryPlaceComesBackUnderTheSeedsFaults(long seed) {
@@ -26,9 +28,18 @@ class ConcurrencyLimitFaultTests {
 	@ParameterizedTest
 	@EnumSource(value = ConcurrencyLimitScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
 	void theCheckerCatchesABrokenBuild(ConcurrencyLimitScenario.Breakage breakage) {
-		FaultRun.Result result = FaultRun.run(() -> new ConcurrencyLimitScenario(breakage),
-				new Schedule(7, 3000, List.of()));
-		assertThat(result.violations()).as("violations found in a build broken with %s", breakage).isNotEmpty();
+		assertCaught(breakage, Recording.judge(recording(breakage), new ConcurrencyLimitScenario(breakage)));
+	}
+
+	@Tag("soak")
+	@ParameterizedTest
+	@EnumSource(value = ConcurrencyLimitScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+	void theCheckerCatchesABrokenBuildLive(ConcurrencyLimitScenario.Breakage breakage) {
+		assertCaught(breakage,
+				Recording
+					.run(recording(breakage), () -> new ConcurrencyLimitScenario(breakage),
+							new Schedule(7, 3000, List.of()))
+					.violations());
 	}
 
 	/**
@@ -45,6 +56,14 @@ class ConcurrencyLimitFaultTests {
 		}
 		FaultRun.Result result = FaultRun.run(ConcurrencyLimitScenario::new, new Schedule(1, 6500, partitions));
 		assertThat(result.violations()).isEmpty();
+	}
+
+	private static String recording(ConcurrencyLimitScenario.Breakage breakage) {
+		return "concurrency-limits-" + breakage;
+	}
+
+	private static void assertCaught(ConcurrencyLimitScenario.Breakage breakage, List<String> violations) {
+		assertThat(violations).as("violations found in a build broken with %s", breakage).isNotEmpty();
 	}
 
 }

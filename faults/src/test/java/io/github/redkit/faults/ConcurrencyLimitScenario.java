@@ -234,7 +234,7 @@ class ConcurrencyLimitScenario implements Scenario {
 		holdsByKey.forEach((key, holds) -> {
 			// a permit's lease lives on Redis' memory and clock from its acquisition
 			for (List<Op> view : Epochs.views(holds, history.forgetting(),
-					(hold) -> ((Visits.Visit) hold.value()).acquireInvoked)) {
+					(hold) -> Visits.stay(hold).acquireInvoked())) {
 				checkPlaces(key, view, violations);
 			}
 		});
@@ -261,11 +261,11 @@ class ConcurrencyLimitScenario implements Scenario {
 	private static void checkPlaces(String key, List<Op> holds, List<String> violations) {
 		List<Counted> counted = new ArrayList<>();
 		for (Op hold : holds) {
-			Visits.Visit visit = (Visits.Visit) hold.value();
-			long end = Boolean.TRUE.equals(visit.heldToTheEnd) ? visit.exited
-					: Math.min(visit.exited, visit.acquireInvoked + LEASE.toNanos() - CLOCK_RESOLUTION);
-			if (end > visit.entered) {
-				counted.add(new Counted(hold, visit.entered, end));
+			Visits.Stay stay = Visits.stay(hold);
+			long end = Boolean.TRUE.equals(stay.heldToTheEnd()) ? stay.exited()
+					: Math.min(stay.exited(), stay.acquireInvoked() + LEASE.toNanos() - CLOCK_RESOLUTION);
+			if (end > stay.entered()) {
+				counted.add(new Counted(hold, stay.entered(), end));
 			}
 		}
 		counted.sort(Comparator.comparingLong(Counted::from));

@@ -13,6 +13,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.github.redkit.pubsub.ControlSnapshot;
 import io.github.redkit.pubsub.ControlState;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -180,6 +181,19 @@ class ControlStateScenario implements Scenario {
 	}
 
 	@Override
+	public Record evidence() {
+		return new Evidence(List.copyOf(this.views.views), Map.copyOf(this.targets), this.divergence);
+	}
+
+	@Override
+	public void restore(Object evidence) {
+		Evidence recorded = (Evidence) evidence;
+		this.views.views.addAll(recorded.views());
+		this.targets.putAll(recorded.targets());
+		this.divergence = recorded.divergence();
+	}
+
+	@Override
 	public List<String> check(History history) {
 		ControlViews.forget(this.run);
 		List<String> violations = new ArrayList<>();
@@ -226,6 +240,16 @@ class ControlStateScenario implements Scenario {
 	/**
 	 * A deliberately broken build, to show that the checker catches it.
 	 */
+	/**
+	 * What the checker reads beyond the history.
+	 *
+	 * @param views every view the instances' listeners applied, in order
+	 * @param targets what Redis held of each group once the faults healed
+	 * @param divergence what was still behind when the bound ran out, or {@code null}
+	 */
+	record Evidence(List<ControlViews.View> views, Map<String, ControlSnapshot> targets, @Nullable String divergence) {
+	}
+
 	enum Breakage {
 
 		NONE,

@@ -39,8 +39,9 @@ final class FaultRun {
 	 * @param schedule the schedule it ran (without the faults this machine cannot inject)
 	 * @param history the history
 	 * @param violations what the checker found
+	 * @param scenario the scenario that ran, for its {@link Scenario#evidence()}
 	 */
-	record Result(String capability, Schedule schedule, History history, List<String> violations) {
+	record Result(String capability, Schedule schedule, History history, List<String> violations, Scenario scenario) {
 
 		boolean failed() {
 			return !this.violations.isEmpty();
@@ -94,7 +95,7 @@ final class FaultRun {
 			nemesis.healAll();
 			rig.nodes().forEach(FaultRun::awaitAnswering);
 			scenario.settle(instances, history);
-			return new Result(scenario.capability(), schedule, history, scenario.check(history));
+			return new Result(scenario.capability(), schedule, history, scenario.check(history), scenario);
 		}
 		finally {
 			instances.forEach(ConfigurableApplicationContext::close);

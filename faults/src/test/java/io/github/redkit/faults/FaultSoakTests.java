@@ -14,7 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The soak: new seeds for every scenario in turn until {@code faults.minutes} have
  * passed, each run a little longer than the CI's; the table of what ran lands in
- * {@code faults/target/faults/reliability.md}. Run it with
+ * {@code faults/target/faults/reliability.md}. The profile {@code faults-soak} runs it
+ * beside the other tests tagged {@code soak} (the former CI seeds, the broken builds
+ * live); alone with
  * {@code ./mvnw -B -ntp verify -pl faults -am -Pfaults-soak -Dfaults.minutes=30 -Dtest=FaultSoakTests -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @Tag("soak")

@@ -35,6 +35,15 @@ final class FencedResource {
 		return true;
 	}
 
+	/**
+	 * Takes back a write a recorded run accepted.
+	 * @param write the write
+	 */
+	synchronized void restore(Accepted write) {
+		this.highest.merge(write.key(), write.token(), Math::max);
+		this.accepted.add(write);
+	}
+
 	synchronized List<Accepted> accepted() {
 		return List.copyOf(this.accepted);
 	}

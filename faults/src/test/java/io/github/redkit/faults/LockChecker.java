@@ -147,6 +147,10 @@ final class LockChecker {
 	}
 
 	private static long token(Op lock) {
+		if (lock.value() instanceof Long token) {
+			// a recorded run keeps the handle's token
+			return token;
+		}
 		return ((java.util.Optional<?>) lock.value())
 			.map((handle) -> ((io.github.redkit.lock.LockHandle) handle).fencingToken())
 			.orElseThrow();

@@ -201,6 +201,24 @@ class LockScenario implements Scenario {
 		return LockChecker.check(history, this.resource.accepted());
 	}
 
+	@Override
+	public Record evidence() {
+		return new Evidence(this.resource.accepted());
+	}
+
+	@Override
+	public void restore(Object evidence) {
+		((Evidence) evidence).accepted().forEach(this.resource::restore);
+	}
+
+	/**
+	 * What the checker reads beyond the history.
+	 *
+	 * @param accepted the fenced resource's accepted writes, in order
+	 */
+	record Evidence(List<FencedResource.Accepted> accepted) {
+	}
+
 	/**
 	 * One acquisition's hold, as the checker needs it.
 	 *

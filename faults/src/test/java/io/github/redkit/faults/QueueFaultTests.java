@@ -3,6 +3,7 @@ package io.github.redkit.faults;
 import java.util.List;
 import java.util.Set;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -11,7 +12,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Queues under random faults (the CI's seeds), and the checker catching broken builds.
+ * Queues under random faults (the CI's seeds), and the checker catching broken builds:
+ * judged on a recorded run in the CI, live in the soak.
  */
 class QueueFaultTests {
 
@@ -26,10 +28,26 @@ class QueueFaultTests {
 	@ParameterizedTest
 	@EnumSource(value = QueueScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
 	void theCheckerCatchesABrokenBuild(QueueScenario.Breakage breakage) {
-		FaultRun.Result result = FaultRun.run(() -> new QueueScenario(breakage), new Schedule(7, 3000, List.of()));
+		assertCaught(breakage, Recording.judge(recording(breakage), new QueueScenario(breakage)));
+	}
+
+	@Tag("soak")
+	@ParameterizedTest
+	@EnumSource(value = QueueScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+	void theCheckerCatchesABrokenBuildLive(QueueScenario.Breakage breakage) {
+		assertCaught(breakage,
+				Recording.run(recording(breakage), () -> new QueueScenario(breakage), new Schedule(7, 3000, List.of()))
+					.violations());
+	}
+
+	private static String recording(QueueScenario.Breakage breakage) {
+		return "queues-" + breakage;
+	}
+
+	private static void assertCaught(QueueScenario.Breakage breakage, List<String> violations) {
 		String expected = (breakage == QueueScenario.Breakage.DROP_SENDS) ? "neither handled nor dead-lettered"
 				: "taken again while its holder still had it";
-		assertThat(result.violations()).as("violations found in a build broken with %s", breakage)
+		assertThat(violations).as("violations found in a build broken with %s", breakage)
 			.anySatisfy((violation) -> assertThat(violation).contains(expected));
 	}
 

@@ -24,6 +24,7 @@ import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
 import io.github.redkit.queue.RecordingQueueTemplate;
 import io.github.redkit.test.RespClient;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -324,6 +325,24 @@ class QueueScenario implements Scenario {
 	}
 
 	@Override
+	public Record evidence() {
+		return new Evidence(List.copyOf(this.ledger.takes), List.copyOf(this.ledger.extensions),
+				List.copyOf(this.ledger.settlements), List.copyOf(this.ledger.handlings), this.deadLettered,
+				this.drainFailure);
+	}
+
+	@Override
+	public void restore(Object evidence) {
+		Evidence recorded = (Evidence) evidence;
+		this.ledger.takes.addAll(recorded.takes());
+		this.ledger.extensions.addAll(recorded.extensions());
+		this.ledger.settlements.addAll(recorded.settlements());
+		this.ledger.handlings.addAll(recorded.handlings());
+		this.deadLettered = recorded.deadLettered();
+		this.drainFailure = recorded.drainFailure();
+	}
+
+	@Override
 	public List<String> check(History history) {
 		QueueLedger.forget(this.run);
 		List<String> violations = new ArrayList<>();
@@ -482,6 +501,21 @@ class QueueScenario implements Scenario {
 	/**
 	 * A deliberately broken build, to show that the checker catches it.
 	 */
+	/**
+	 * What the checker reads beyond the history.
+	 *
+	 * @param takes the ledger's takes
+	 * @param extensions its extensions
+	 * @param settlements its settlements
+	 * @param handlings its handlings
+	 * @param deadLettered the payloads dead-lettered when the queue drained
+	 * @param drainFailure why the queue did not drain, or {@code null}
+	 */
+	record Evidence(List<QueueLedger.Take> takes, List<QueueLedger.Extension> extensions,
+			List<QueueLedger.Settlement> settlements, List<QueueLedger.Handling> handlings, Set<String> deadLettered,
+			@Nullable String drainFailure) {
+	}
+
 	enum Breakage {
 
 		NONE,

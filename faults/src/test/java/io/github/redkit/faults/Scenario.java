@@ -124,6 +124,23 @@ interface Scenario {
 	}
 
 	/**
+	 * What the checker reads beyond the history (the fenced resource's writes, a ledger),
+	 * as a record, so that a run can be recorded and judged again ({@link Recording}); by
+	 * default nothing.
+	 * @return the evidence, or {@code null}
+	 */
+	default @Nullable Record evidence() {
+		return null;
+	}
+
+	/**
+	 * Takes back recorded evidence, before {@link #check} judges a recorded history.
+	 * @param evidence what {@link #evidence()} returned in the recorded run
+	 */
+	default void restore(Object evidence) {
+	}
+
+	/**
 	 * Judges the whole history.
 	 * @param history what happened
 	 * @return every violation, each with the operations that show it; empty when the

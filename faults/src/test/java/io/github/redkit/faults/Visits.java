@@ -81,6 +81,41 @@ final class Visits {
 			}
 		}
 
+		/**
+		 * What the checker reads of it, once it left.
+		 * @return its stay
+		 */
+		Stay stay() {
+			return new Stay(this.acquireInvoked, this.entered, this.exited, this.heldToTheEnd);
+		}
+
+		@Override
+		public String toString() {
+			return stay().toString();
+		}
+
+	}
+
+	/**
+	 * What the checker reads of a holder's stay: a hold's value, live or recorded.
+	 * @param hold a hold
+	 * @return its stay
+	 */
+	static Stay stay(Op hold) {
+		return (hold.value() instanceof Visit visit) ? visit.stay() : (Stay) hold.value();
+	}
+
+	/**
+	 * One holder's stay, as the checker reads it.
+	 *
+	 * @param acquireInvoked when it asked for its permit
+	 * @param entered when it entered
+	 * @param exited when it left
+	 * @param heldToTheEnd whether its permit was still held when it left; null when it
+	 * cannot tell
+	 */
+	record Stay(long acquireInvoked, long entered, long exited, @Nullable Boolean heldToTheEnd) {
+
 		@Override
 		public String toString() {
 			return String.format("asked at %.1f ms, %s", this.acquireInvoked / 1e6,
