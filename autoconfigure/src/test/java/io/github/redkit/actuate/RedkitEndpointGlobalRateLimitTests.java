@@ -10,10 +10,8 @@ import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.autoconfigure.region.RegionAutoConfiguration;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
@@ -31,23 +29,13 @@ import static org.awaitility.Awaitility.await;
  */
 class RedkitEndpointGlobalRateLimitTests {
 
+	@PrivateRedis
 	private static RedisServer eu;
 
+	@PrivateRedis
 	private static RedisServer us;
 
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
-
-	@BeforeAll
-	static void startRegions() {
-		eu = RedisServers.startStandalone();
-		us = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRegions() {
-		eu.close();
-		us.close();
-	}
 
 	private ApplicationContextRunner region(String name, RedisServer server, String peer, RedisServer peerServer) {
 		return new ApplicationContextRunner()

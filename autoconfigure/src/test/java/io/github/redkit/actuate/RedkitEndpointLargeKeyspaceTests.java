@@ -15,6 +15,7 @@ import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.lettuce.core.LettuceFutures;
@@ -43,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * are shared by every suite of the JVM.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class RedkitEndpointLargeKeyspaceTests {
 
 	@Parameter

@@ -13,6 +13,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.lettuce.core.LettuceFutures;
@@ -39,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * hold each lock exactly once.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class RedkitEndpointLockPagingTests {
 
 	@Parameter

@@ -29,6 +29,7 @@ import io.github.redkit.pubsub.ControlState;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -56,7 +57,7 @@ import static org.awaitility.Awaitility.await;
  * every selected topology.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class RedkitEndpointTests {
 
 	@Parameter

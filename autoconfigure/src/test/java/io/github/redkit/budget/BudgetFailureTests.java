@@ -11,9 +11,8 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,22 +28,16 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 class BudgetFailureTests {
 
+	@PrivateRedis
 	private static RedisServer redis;
 
+	@PrivateRedis
 	private static LettuceConnectionFactory connectionFactory;
 
 	@BeforeAll
 	static void start() {
-		redis = RedisServers.startStandalone();
-		connectionFactory = redis.createConnectionFactory();
 		// a cold JVM's first connection takes longer than the 300 ms under test
 		new StringRedisTemplate(connectionFactory).hasKey("warm");
-	}
-
-	@AfterAll
-	static void stop() {
-		connectionFactory.destroy();
-		redis.close();
 	}
 
 	@Test

@@ -19,6 +19,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class BudgetsTests {
 
 	@Parameter

@@ -13,6 +13,7 @@ import io.github.redkit.core.RedkitMeter;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -37,7 +38,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * non-blocking threads (BlockHound watches), with the same exceptions and meters.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveBudgetsTests {
 
 	@Parameter

@@ -9,6 +9,7 @@ import io.github.redkit.cache.internal.SingleFlight;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The cache scripts run directly against Redis.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class CacheScriptsTests {
 
 	@Parameter

@@ -14,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import io.github.redkit.cache.CacheTestApp.Catalog;
 import io.github.redkit.cache.CacheTestApp.Product;
 import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -31,7 +32,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class RedkitCacheTests {
 
 	@Parameter

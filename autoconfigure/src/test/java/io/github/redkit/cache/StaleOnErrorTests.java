@@ -3,11 +3,9 @@ package io.github.redkit.cache;
 import java.util.UUID;
 
 import io.github.redkit.cache.CacheTestApp.Catalog;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,17 +18,8 @@ import static org.assertj.core.api.Assertions.assertThatException;
  */
 class StaleOnErrorTests {
 
+	@PrivateRedis
 	private static RedisServer server;
-
-	@BeforeAll
-	static void start() {
-		server = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stop() {
-		server.close();
-	}
 
 	@Test
 	void servesTheLastValueSeenWhileRedisIsDown() {

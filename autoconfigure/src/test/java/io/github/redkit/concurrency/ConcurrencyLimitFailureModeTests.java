@@ -5,12 +5,10 @@ import java.util.Optional;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -28,6 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class ConcurrencyLimitFailureModeTests {
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -36,16 +35,6 @@ class ConcurrencyLimitFailureModeTests {
 		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
 		.withPropertyValues("redkit.concurrency-limit.timeout=200ms", "redkit.concurrency-limit.limits.jobs.limit=1",
 				"spring.data.redis.timeout=5s");
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
 
 	@Test
 	void allowModeRunsCallsWithoutAPermitAndResumesLimitingWhenRedisIsBack() {

@@ -5,10 +5,8 @@ import java.time.Duration;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
 import io.github.redkit.core.ClientPause;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -28,6 +26,7 @@ class ConcurrencyPermitLeaseTests {
 
 	private static final Duration LEASE = Duration.ofMillis(300);
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -37,16 +36,6 @@ class ConcurrencyPermitLeaseTests {
 				"redkit.concurrency-limit.limits.one.limit=1",
 				"redkit.concurrency-limit.limits.one.lease=" + LEASE.toMillis() + "ms",
 				"spring.data.redis.timeout=10s");
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
 
 	@Test
 	void aPermitWhoseRenewalsCannotReachRedisBeforeItsLeaseEndsIsLost() {

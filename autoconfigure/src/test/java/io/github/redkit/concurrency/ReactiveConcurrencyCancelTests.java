@@ -10,10 +10,8 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
 import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.core.ClientPause;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -39,6 +37,7 @@ class ReactiveConcurrencyCancelTests {
 
 	private static final Duration PAUSE = Duration.ofMillis(1500);
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -47,16 +46,6 @@ class ReactiveConcurrencyCancelTests {
 		.withPropertyValues("redkit.concurrency-limit.timeout=10s", "redkit.concurrency-limit.limits.one.limit=1",
 				"spring.data.redis.timeout=10s")
 		.withUserConfiguration(Services.class);
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
 
 	@Test
 	void aMonoThatTimesOutWhileItsPermitIsTakenGivesItBack() {

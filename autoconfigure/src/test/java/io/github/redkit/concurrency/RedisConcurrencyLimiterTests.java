@@ -21,6 +21,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -43,7 +44,7 @@ import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
  * dies and last while it lives, and one round trip each way.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class RedisConcurrencyLimiterTests {
 
 	@Parameter

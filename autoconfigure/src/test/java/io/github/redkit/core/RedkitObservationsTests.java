@@ -21,6 +21,7 @@ import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.pubsub.internal.JsonChannelPublisher;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -37,7 +38,7 @@ import static io.micrometer.observation.tck.TestObservationRegistryAssert.assert
  * convention.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class RedkitObservationsTests {
 
 	@Parameter

@@ -14,6 +14,7 @@ import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +36,7 @@ import static org.awaitility.Awaitility.await;
  * clear errors; megabyte payloads arrive whole.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class HostileInputTests {
 
 	/** Pairs that naive key building would confuse, and strings that break naive keys. */

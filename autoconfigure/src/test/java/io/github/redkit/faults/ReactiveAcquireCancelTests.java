@@ -31,11 +31,9 @@ import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.ReactiveDistributedLocks;
 import io.github.redkit.lock.internal.DefaultReactiveDistributedLocks;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
@@ -72,6 +70,7 @@ class ReactiveAcquireCancelTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private LettuceConnectionFactory connectionFactory;
@@ -83,16 +82,6 @@ class ReactiveAcquireCancelTests {
 	private RedisIdempotentSteps steps;
 
 	private final String name = "cancel-" + UUID.randomUUID();
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
 
 	@BeforeEach
 	void create() {

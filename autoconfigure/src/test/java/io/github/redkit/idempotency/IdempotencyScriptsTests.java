@@ -7,6 +7,7 @@ import io.github.redkit.budget.Budgets;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The scripts of idempotent steps and budgets called directly, with raw arguments.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class IdempotencyScriptsTests {
 
 	private static final LuaScript<List> CLAIM = LuaScript.load("idempotency_claim", List.class);

@@ -15,6 +15,7 @@ import io.github.redkit.budget.Reservation;
 import io.github.redkit.budget.SpendResult;
 import io.github.redkit.core.KeyExpressionException;
 import io.github.redkit.idempotency.Handlers.Receipt;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class IdempotentStepInterceptorTests {
 
 	@Parameter

@@ -17,6 +17,7 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,7 +30,7 @@ import static org.awaitility.Awaitility.await;
 import tools.jackson.databind.json.JsonMapper;
 
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class IdempotentStepsTests {
 
 	private static final Set<String> NOTHING = Set.of();

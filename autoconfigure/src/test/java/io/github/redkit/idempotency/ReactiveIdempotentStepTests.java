@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -45,7 +46,7 @@ import org.springframework.context.annotation.Configuration;
  * blocks a non-blocking thread (BlockHound watches).
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveIdempotentStepTests {
 
 	private static final Map<RedisTopology, ConfigurableApplicationContext> contexts = new EnumMap<>(

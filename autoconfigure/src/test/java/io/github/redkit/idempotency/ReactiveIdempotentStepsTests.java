@@ -12,6 +12,7 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.internal.DefaultReactiveIdempotentSteps;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -33,7 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
  * non-blocking thread (BlockHound watches).
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveIdempotentStepsTests {
 
 	private static final Set<String> NOTHING = Set.of();

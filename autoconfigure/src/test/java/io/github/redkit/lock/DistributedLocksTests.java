@@ -22,6 +22,7 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -41,7 +42,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * waking, round trips.
  */
 @ParameterizedClass
-@RedisTopologies(pooled = true, servers = true)
+@RedisTopologies(exercises = Exercises.BOTH)
 class DistributedLocksTests {
 
 	@Parameter

@@ -11,6 +11,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -29,7 +30,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Leases: renewal while the protected code runs, and detection of a lost lease.
  */
 @ParameterizedClass
-@RedisTopologies(pooled = true)
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class LockLeaseTests {
 
 	private static final Duration LEASE = Duration.ofMillis(300);

@@ -10,6 +10,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
@@ -26,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * have written as {@code 1e+17}.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class LockLongLeaseTests {
 
 	private static final Duration CENTURIES = Duration.ofMillis(200_000_000_000_000_000L);

@@ -11,6 +11,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.core.ThreadDumpOnFailure;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -42,7 +43,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * held until the result completes, fails or is cancelled, then released.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 @ExtendWith(ThreadDumpOnFailure.class)
 class ReactiveDistributedLockTests {
 

@@ -17,6 +17,7 @@ import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.DefaultReactiveDistributedLocks;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -49,7 +50,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * and scripts as the blocking face.
  */
 @ParameterizedClass
-@RedisTopologies(pooled = true)
+@RedisTopologies(exercises = Exercises.CONNECTION)
 @ExtendWith(ThreadDumpOnFailure.class)
 class ReactiveDistributedLocksTests {
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redkit.idempotency.IdempotentStep;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -38,7 +39,7 @@ import org.springframework.web.bind.annotation.RestController;
  * succeeds. BlockHound watches the event loops throughout.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveWebFluxConflictTests {
 
 	@Parameter

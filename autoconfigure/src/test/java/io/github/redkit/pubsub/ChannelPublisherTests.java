@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.pubsub.RedkitPubSubAutoConfiguration;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,7 +33,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * auto-configures it.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.BOTH)
 class ChannelPublisherTests {
 
 	static final String CHANNEL = "redkit-test-orders";

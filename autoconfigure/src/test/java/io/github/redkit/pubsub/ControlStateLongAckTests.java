@@ -6,6 +6,7 @@ import java.util.UUID;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.pubsub.internal.RedisControlState;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code 1e+17}, which {@code PEXPIRE} refuses.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class ControlStateLongAckTests {
 
 	@Parameter

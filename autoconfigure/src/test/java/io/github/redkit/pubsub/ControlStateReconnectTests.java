@@ -9,11 +9,10 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.pubsub.PubSubTestApp.Recorder;
 import io.github.redkit.pubsub.internal.ControlStateSubscription;
 import io.github.redkit.pubsub.internal.RedisControlState;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RespClient;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,24 +27,18 @@ import static org.awaitility.Awaitility.await;
  */
 class ControlStateReconnectTests {
 
+	@PrivateRedis
 	private static RedisServer server;
 
+	@PrivateRedis
 	private static LettuceConnectionFactory controllerConnection;
 
 	private static RedisControlState controller;
 
 	@BeforeAll
 	static void start() {
-		server = RedisServers.startStandalone();
-		controllerConnection = server.createConnectionFactory();
 		controller = new RedisControlState(new RedisScriptRunner(controllerConnection), new RedisKeyspace("redkit"),
 				"redkit:pubsub:control", Duration.ofMinutes(5), Duration.ofMinutes(1));
-	}
-
-	@AfterAll
-	static void stop() {
-		controllerConnection.destroy();
-		server.close();
 	}
 
 	@Test

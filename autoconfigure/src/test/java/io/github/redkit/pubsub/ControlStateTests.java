@@ -11,6 +11,7 @@ import io.github.redkit.pubsub.internal.ControlStateHealthIndicator;
 import io.github.redkit.pubsub.internal.ControlStateSubscription;
 import io.github.redkit.pubsub.internal.RedisControlState;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.BOTH)
 class ControlStateTests {
 
 	@Parameter

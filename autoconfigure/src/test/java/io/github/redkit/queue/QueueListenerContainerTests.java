@@ -14,6 +14,7 @@ import java.util.stream.IntStream;
 
 import io.github.redkit.queue.QueueTestSupport.Email;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
@@ -26,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies(pooled = true)
+@RedisTopologies(exercises = Exercises.BOTH)
 class QueueListenerContainerTests {
 
 	@Parameter

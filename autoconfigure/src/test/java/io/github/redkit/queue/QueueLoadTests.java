@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ import static org.awaitility.Awaitility.await;
  * {@code redkit.queue.load-test.messages} (default 100,000).
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class QueueLoadTests {
 
 	private static final int MESSAGES = Integer.getInteger("redkit.queue.load-test.messages", 100_000);

@@ -3,6 +3,7 @@ package io.github.redkit.queue;
 import java.time.Duration;
 import java.util.UUID;
 
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code 1e+17}, which {@code PEXPIRE} refuses.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class QueueLongRetentionTests {
 
 	@Parameter

@@ -12,6 +12,7 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -30,7 +31,7 @@ import static org.awaitility.Awaitility.await;
  * The queue scripts called directly, on raw keys.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class QueueScriptsTests {
 
 	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class);

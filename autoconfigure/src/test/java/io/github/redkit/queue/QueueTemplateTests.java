@@ -12,6 +12,7 @@ import io.github.redkit.queue.QueueTestSupport.Email;
 import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -28,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
-@RedisTopologies(pooled = true, servers = true)
+@RedisTopologies(exercises = Exercises.BOTH)
 class QueueTemplateTests {
 
 	@Parameter

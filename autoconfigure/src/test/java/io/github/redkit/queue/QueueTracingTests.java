@@ -9,6 +9,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.observation.Observation;
@@ -37,7 +38,7 @@ import static org.awaitility.Awaitility.await;
  * sender's trace.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class QueueTracingTests {
 
 	@Parameter

@@ -12,6 +12,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.internal.QueueKeys;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -41,7 +42,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * subscriber requested, and never blocks a non-blocking thread (BlockHound watches).
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveQueueTemplateTests {
 
 	@Parameter

@@ -22,11 +22,9 @@ import io.github.redkit.ratelimit.internal.RateLimitInstances;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.CommandStats;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -53,21 +51,11 @@ class RateLimitAllowanceFailureTests {
 
 	private static final int SIZE = 2;
 
+	@PrivateRedis
 	private static RedisServer redis;
 
+	@PrivateRedis
 	private static LettuceConnectionFactory connectionFactory;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-		connectionFactory = redis.createConnectionFactory();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		connectionFactory.destroy();
-		redis.close();
-	}
 
 	@Test
 	void underDenyACallWhileCoolingDownHoldsUpNoLaterCallOfItsIdentifier() throws Exception {

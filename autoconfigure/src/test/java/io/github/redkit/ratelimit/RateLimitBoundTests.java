@@ -19,6 +19,7 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.AlgorithmDescriptor;
 import io.github.redkit.ratelimit.internal.PreparedLimit;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * allowed calls in <em>any</em> interval of one period must stay within the bound.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class RateLimitBoundTests {
 
 	private static final int LIMIT = 10;

@@ -4,12 +4,10 @@ import java.time.Duration;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -25,6 +23,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class RateLimitFailureModeTests {
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -34,16 +33,6 @@ class RateLimitFailureModeTests {
 		.withPropertyValues("redkit.rate-limit.timeout=200ms", "redkit.rate-limit.failure-cooldown=300ms",
 				"redkit.rate-limit.limits.api.windows[0].limit=2", "redkit.rate-limit.limits.api.windows[0].period=1h",
 				"spring.data.redis.timeout=5s");
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
 
 	@Test
 	void allowModeLetsCallsThroughWithinTheTimeoutAndResumesLimitingWhenRedisIsBack() {

@@ -13,12 +13,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.ratelimit.actuate.LocalRateLimitHealthIndicator;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -38,6 +36,7 @@ import static org.awaitility.Awaitility.await;
  */
 class RateLimitLocalFailureModeTests {
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -50,16 +49,6 @@ class RateLimitLocalFailureModeTests {
 				"redkit.rate-limit.limits.busy.windows[0].limit=10",
 				"redkit.rate-limit.limits.busy.windows[0].period=500ms", "spring.data.redis.timeout=5s",
 				"redkit.reactive.enabled=true");
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
 
 	@Test
 	void whileRedisIsFrozenTheBeanAndItsReactiveFaceDecideLocallyAndTheSharedCountersTakeOverAfter() {

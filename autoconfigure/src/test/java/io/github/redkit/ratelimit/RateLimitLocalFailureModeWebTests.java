@@ -9,9 +9,8 @@ import java.util.UUID;
 
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.test.NonBlockingThreads;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,19 +34,14 @@ class RateLimitLocalFailureModeWebTests {
 			"redkit.rate-limit.local.expected-instances=2", "redkit.rate-limit.timeout=200ms",
 			"redkit.rate-limit.failure-cooldown=300ms", "spring.data.redis.timeout=5s" };
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
 	@BeforeAll
 	static void startRedis() {
-		redis = RedisServers.startStandalone();
 		NonBlockingThreads.watch();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
 	}
 
 	@Test

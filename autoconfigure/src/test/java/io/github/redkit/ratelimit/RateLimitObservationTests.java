@@ -14,6 +14,7 @@ import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.common.KeyValue;
@@ -33,7 +34,7 @@ import static io.micrometer.observation.tck.TestObservationRegistryAssert.assert
  * Rate limit decisions as Micrometer observations.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class RateLimitObservationTests {
 
 	@Parameter

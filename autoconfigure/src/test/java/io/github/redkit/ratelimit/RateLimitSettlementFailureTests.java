@@ -13,13 +13,11 @@ import io.github.redkit.ratelimit.internal.LocalRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitInstances;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RespClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,25 +44,15 @@ class RateLimitSettlementFailureTests {
 	private static final RateLimitPolicy FOUR_AN_HOUR = RateLimitPolicy
 		.slidingWindow(RateLimitWindow.of(4, Duration.ofHours(1)));
 
+	@PrivateRedis
 	private static RedisServer redis;
 
+	@PrivateRedis
 	private static LettuceConnectionFactory factory;
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
 	private RateLimiter limiter;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-		factory = redis.createConnectionFactory();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		factory.destroy();
-		redis.close();
-	}
 
 	@BeforeEach
 	void createTheLimiter() {

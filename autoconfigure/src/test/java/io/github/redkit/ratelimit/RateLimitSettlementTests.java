@@ -22,6 +22,7 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,7 +45,7 @@ import static org.awaitility.Awaitility.await;
  * several slots), and the bound the docs state attacked by continuous clients.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class RateLimitSettlementTests {
 
 	private static final Duration HOUR = Duration.ofHours(1);

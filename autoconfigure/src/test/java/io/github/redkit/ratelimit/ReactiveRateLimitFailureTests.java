@@ -5,11 +5,10 @@ import java.time.Duration;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.test.NonBlockingThreads;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
@@ -27,6 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class ReactiveRateLimitFailureTests {
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -40,14 +40,6 @@ class ReactiveRateLimitFailureTests {
 	@BeforeAll
 	static void startRedis() {
 		NonBlockingThreads.watch();
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		if (redis != null) {
-			redis.close();
-		}
 	}
 
 	private static double count(MeterRegistry registry, String outcome) {

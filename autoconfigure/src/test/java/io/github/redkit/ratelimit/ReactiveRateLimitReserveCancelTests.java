@@ -15,10 +15,8 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
@@ -35,17 +33,8 @@ import static org.awaitility.Awaitility.await;
  */
 class ReactiveRateLimitReserveCancelTests {
 
+	@PrivateRedis
 	private static RedisServer redis;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
 
 	@Test
 	void aReservationWhoseSubscriberTimedOutIsGivenBack() {

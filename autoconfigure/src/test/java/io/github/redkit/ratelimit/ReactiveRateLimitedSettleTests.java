@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -34,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * keeps its estimate, and nothing blocks a non-blocking thread.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveRateLimitedSettleTests {
 
 	@Parameter

@@ -13,6 +13,7 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -32,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * non-blocking thread (BlockHound watches).
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveRateLimiterTests {
 
 	@Parameter

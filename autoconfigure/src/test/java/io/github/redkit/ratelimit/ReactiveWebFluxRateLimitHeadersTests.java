@@ -13,6 +13,7 @@ import io.github.redkit.core.ThreadDumpOnFailure;
 import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -53,7 +54,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * watches the event loops throughout.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 @ExtendWith(ThreadDumpOnFailure.class)
 class ReactiveWebFluxRateLimitHeadersTests {
 

@@ -19,6 +19,7 @@ import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.test.CommandLog;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -37,7 +38,7 @@ import static org.awaitility.Awaitility.await;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 @ParameterizedClass
-@RedisTopologies(pooled = true, servers = true)
+@RedisTopologies(exercises = Exercises.BOTH)
 class RedisRateLimiterTests {
 
 	@Parameter

@@ -11,6 +11,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
@@ -31,7 +32,7 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
  * would end).
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class RedkitLockRegistryLeaderTests {
 
 	// long: leadership that moves sooner was handed over by the release

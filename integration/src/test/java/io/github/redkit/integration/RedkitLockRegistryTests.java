@@ -24,6 +24,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
@@ -47,7 +48,7 @@ import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
  * renewal, expiry of unused locks, the {@code executeLocked} helpers.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class RedkitLockRegistryTests {
 
 	// the fallback retry is long: a waiter that gets the lock sooner was woken by the

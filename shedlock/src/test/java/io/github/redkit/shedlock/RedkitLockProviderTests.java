@@ -14,6 +14,7 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -33,7 +34,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * the two whose lease runs out while held must end without a lost lease.
  */
 @ParameterizedClass
-@RedisTopologies
+@RedisTopologies(exercises = Exercises.CONNECTION)
 class RedkitLockProviderTests extends AbstractExtensibleLockProviderIntegrationTest {
 
 	// lockAtMostFor ends while the lock is held: a real loss

@@ -16,9 +16,10 @@ import org.junit.jupiter.params.support.ParameterDeclarations;
 
 /**
  * Runs a {@code @ParameterizedClass} (or test) once per
- * {@linkplain RedisTopology#selected() selected} {@link RedisTopology}; with
- * {@code pooled = true} also on {@link RedisTopology#POOLED} whenever standalone is
- * selected; with {@code servers = true} also on the other server families selected.
+ * {@linkplain RedisTopology#selected(Exercises) selected} {@link RedisTopology} on which
+ * what it {@linkplain #exercises() exercises} can fail: the scripts on every server
+ * family and a cluster, the connection on the pool, Sentinel and a cluster (see
+ * {@link Exercises}).
  */
 @Target({ ElementType.TYPE, ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
@@ -27,39 +28,27 @@ import org.junit.jupiter.params.support.ParameterDeclarations;
 public @interface RedisTopologies {
 
 	/**
-	 * Whether the suite also runs on pooled, dedicated connections: for the suites that
-	 * send commands asynchronously.
-	 * @return {@code true} to add {@link RedisTopology#POOLED}
+	 * What the suite exercises; no default, so that every suite says it.
+	 * @return the scripts, the connection, or both
 	 */
-	boolean pooled() default false;
-
-	/**
-	 * Whether the suite also runs on the other server families this run selected (Redis
-	 * 8.0, Valkey 8.1): for each capability's standalone behaviour suites.
-	 * @return {@code true} to keep {@link RedisTopology#REDIS_8} and
-	 * {@link RedisTopology#VALKEY_8}
-	 */
-	boolean servers() default false;
+	Exercises exercises();
 
 	/**
 	 * Provides the selected topologies.
 	 */
 	final class SelectedTopologies implements ArgumentsProvider, AnnotationConsumer<RedisTopologies> {
 
-		private boolean pooled;
-
-		private boolean servers;
+		private Exercises exercises = Exercises.BOTH;
 
 		@Override
 		public void accept(RedisTopologies annotation) {
-			this.pooled = annotation.pooled();
-			this.servers = annotation.servers();
+			this.exercises = annotation.exercises();
 		}
 
 		@Override
 		public Stream<? extends Arguments> provideArguments(ParameterDeclarations parameters,
 				ExtensionContext context) {
-			return RedisTopology.selected(this.pooled, this.servers).stream().map(Arguments::of);
+			return RedisTopology.selected(this.exercises).stream().map(Arguments::of);
 		}
 
 	}

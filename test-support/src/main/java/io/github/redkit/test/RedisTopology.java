@@ -28,8 +28,7 @@ public enum RedisTopology {
 	/**
 	 * The standalone server reached through a pool of dedicated connections
 	 * ({@code spring.data.redis.lettuce.pool.enabled=true} without a shared native
-	 * connection); only for suites that ask for it with
-	 * {@code @RedisTopologies(pooled = true)}.
+	 * connection); for the suites that exercise the connection, whenever standalone runs.
 	 */
 	POOLED(RedisServers::standalone, false),
 
@@ -44,15 +43,15 @@ public enum RedisTopology {
 
 	/**
 	 * One Redis 8.0 server (Debian 13's package, see {@code .ci/servers}), for the suites
-	 * that ask for it with {@code @RedisTopologies(servers = true)}; left out of
-	 * {@code all} with a message when this machine has none.
+	 * that exercise the scripts; left out of {@code all} with a message when this machine
+	 * has none.
 	 */
 	REDIS_8(() -> RedisServers.named("redis-8"), true),
 
 	/**
 	 * One Valkey 8.1 server (Debian 13's package, see {@code .ci/servers}), for the
-	 * suites that ask for it with {@code @RedisTopologies(servers = true)}; left out of
-	 * {@code all} with a message when this machine has none.
+	 * suites that exercise the scripts; left out of {@code all} with a message when this
+	 * machine has none.
 	 */
 	VALKEY_8(() -> RedisServers.named("valkey-8"), true);
 
@@ -99,39 +98,30 @@ public enum RedisTopology {
 	}
 
 	/**
-	 * The topologies this run selected with {@value #SELECTION_PROPERTY}.
+	 * The topologies this run selected with {@value #SELECTION_PROPERTY}, with
+	 * {@link #POOLED} beside a selected standalone topology.
 	 * @return the selected topologies, in declaration order
 	 * @throws IllegalArgumentException for an unknown name
 	 */
 	public static List<RedisTopology> selected() {
-		return selected(false);
+		return selected(Exercises.BOTH);
 	}
 
 	/**
-	 * The topologies this run selected, with {@link #POOLED} beside a selected standalone
-	 * topology when asked for.
-	 * @param pooled whether to add {@link #POOLED}
+	 * The topologies this run selected on which a suite exercising the given thing can
+	 * fail: {@link #POOLED} beside a selected standalone topology for the connection, the
+	 * other server families ({@link #OLDEST}, {@link #REDIS_8}, {@link #VALKEY_8}) for
+	 * the scripts.
+	 * @param exercises what the suite exercises
 	 * @return the selected topologies, in declaration order
+	 * @throws IllegalArgumentException for an unknown name
 	 */
-	public static List<RedisTopology> selected(boolean pooled) {
-		return selected(pooled, true);
-	}
-
-	/**
-	 * The topologies this run selected, with {@link #POOLED} beside a selected standalone
-	 * topology when asked for, and the other server families ({@link #REDIS_8},
-	 * {@link #VALKEY_8}) only when asked for.
-	 * @param pooled whether to add {@link #POOLED}
-	 * @param servers whether to keep the other server families this run selected
-	 * @return the selected topologies, in declaration order
-	 */
-	public static List<RedisTopology> selected(boolean pooled, boolean servers) {
+	public static List<RedisTopology> selected(Exercises exercises) {
 		List<RedisTopology> selected = selectedByName();
-		boolean addPooled = pooled && selected.contains(STANDALONE);
+		boolean withPooled = selected.contains(STANDALONE) || selected.contains(POOLED);
 		return Arrays.stream(values())
-			.filter((topology) -> (topology == POOLED) ? addPooled || selected.contains(POOLED)
-					: selected.contains(topology))
-			.filter((topology) -> servers || !topology.isOtherServer())
+			.filter((topology) -> (topology == POOLED) ? withPooled : selected.contains(topology))
+			.filter(exercises::runsOn)
 			.toList();
 	}
 

@@ -73,22 +73,30 @@ class RedisServersTests {
 		String previous = System.getProperty(RedisTopology.SELECTION_PROPERTY);
 		try {
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "default");
-			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.CLUSTER);
-			assertThat(RedisTopology.selected(true)).as("pooled beside standalone")
+			assertThat(RedisTopology.selected(Exercises.SCRIPTS)).containsExactly(RedisTopology.STANDALONE,
+					RedisTopology.CLUSTER);
+			assertThat(RedisTopology.selected(Exercises.CONNECTION)).as("pooled beside standalone")
 				.containsExactly(RedisTopology.STANDALONE, RedisTopology.POOLED, RedisTopology.CLUSTER);
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "all");
 			List<RedisTopology> servers = Stream.of(RedisTopology.REDIS_8, RedisTopology.VALKEY_8)
 				.filter((topology) -> RedisServers
 					.available(topology.name().toLowerCase(Locale.ROOT).replace('_', '-')))
 				.toList();
-			assertThat(RedisTopology.selected()).as("all, but the servers this machine lacks")
+			assertThat(RedisTopology.selected(Exercises.SCRIPTS))
+				.as("every server family and a cluster, but the servers this machine lacks")
 				.containsExactlyElementsOf(Stream
-					.concat(Stream.of(RedisTopology.STANDALONE, RedisTopology.CLUSTER, RedisTopology.OLDEST,
-							RedisTopology.SENTINEL), servers.stream())
+					.concat(Stream.of(RedisTopology.STANDALONE, RedisTopology.CLUSTER, RedisTopology.OLDEST),
+							servers.stream())
 					.toList());
-			assertThat(RedisTopology.selected(true)).hasSize(5 + servers.size()).contains(RedisTopology.POOLED);
+			assertThat(RedisTopology.selected(Exercises.CONNECTION))
+				.as("the pool and Sentinel, the same binary as standalone")
+				.containsExactly(RedisTopology.STANDALONE, RedisTopology.POOLED, RedisTopology.CLUSTER,
+						RedisTopology.SENTINEL);
+			assertThat(RedisTopology.selected(Exercises.BOTH)).hasSize(5 + servers.size())
+				.containsExactlyElementsOf(RedisTopology.selected());
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "sentinel, standalone");
-			assertThat(RedisTopology.selected()).containsExactly(RedisTopology.STANDALONE, RedisTopology.SENTINEL);
+			assertThat(RedisTopology.selected(Exercises.CONNECTION)).containsExactly(RedisTopology.STANDALONE,
+					RedisTopology.POOLED, RedisTopology.SENTINEL);
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "standalone,galaxy");
 			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(RedisTopology::selected)
 				.withMessageContaining("galaxy")

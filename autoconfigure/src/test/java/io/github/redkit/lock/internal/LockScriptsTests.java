@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.LockRecords;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -25,7 +26,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The lock scripts, called directly against a real Redis.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class LockScriptsTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);

@@ -17,14 +17,12 @@ import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RespClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -50,12 +48,16 @@ class GlobalRateLimitSettleTests {
 	private static final RateLimitPolicy HUNDRED_AN_HOUR = RateLimitPolicy
 		.slidingWindow(RateLimitWindow.of(100, Duration.ofHours(1)));
 
+	@PrivateRedis
 	private static RedisServer eu;
 
+	@PrivateRedis
 	private static RedisServer us;
 
+	@PrivateRedis(server = "eu")
 	private static LettuceConnectionFactory euFactory;
 
+	@PrivateRedis(server = "us")
 	private static LettuceConnectionFactory usFactory;
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -65,22 +67,6 @@ class GlobalRateLimitSettleTests {
 	private RateLimiter euLimiter;
 
 	private RateLimiter usLimiter;
-
-	@BeforeAll
-	static void startRegions() {
-		eu = RedisServers.startStandalone();
-		us = RedisServers.startStandalone();
-		euFactory = eu.createConnectionFactory();
-		usFactory = us.createConnectionFactory();
-	}
-
-	@AfterAll
-	static void stopRegions() {
-		euFactory.destroy();
-		usFactory.destroy();
-		eu.close();
-		us.close();
-	}
 
 	@BeforeEach
 	void regions() {

@@ -12,6 +12,7 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalCounters;
+import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisServer;
 import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RedisTopologies;
@@ -35,7 +36,7 @@ import static org.assertj.core.api.Assertions.entry;
  * shipped position never moves back, and a region on a cluster ships and re-seeds.
  */
 @ParameterizedClass
-@RedisTopologies(servers = true)
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class RegionalScriptsTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
