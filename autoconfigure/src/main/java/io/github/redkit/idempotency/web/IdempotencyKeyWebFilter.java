@@ -99,9 +99,13 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		catch (IllegalArgumentException ex) {
 			return write(exchange, this.http.malformed(String.valueOf(ex.getMessage())));
 		}
-		// told of a client that goes away on the Mono the server holds: a cancel seen
-		// there
-		// may never reach the claim's own stage
+		// told of a client that goes away here, on the outermost stage, after the
+		// onErrorResume: a handler error that passes that onErrorResume before the
+		// server's cancel comes down switches it over to a Mono.error, and the cancel
+		// then goes there, never to the stages beneath it. A cancel that comes before
+		// the claim's stage is subscribed cancels the body's read or the principal; one
+		// that comes while they emit anyway still finds the departure noted when the
+		// claim is made (Departure.watch)
 		Departure departure = new Departure();
 		return body(exchange)
 			.flatMap((body) -> exchange.getPrincipal()
