@@ -26,6 +26,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebExchangeDecorator;
@@ -98,9 +99,13 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		catch (IllegalArgumentException ex) {
 			return write(exchange, this.http.malformed(String.valueOf(ex.getMessage())));
 		}
-		// told of a client that goes away on the Mono the server holds: a cancel seen
-		// there
-		// may never reach the claim's own stage
+		// told of a client that goes away here, on the outermost stage, after the
+		// onErrorResume: a handler error that passes that onErrorResume before the
+		// server's cancel comes down switches it over to a Mono.error, and the cancel
+		// then goes there, never to the stages beneath it. A cancel that comes before
+		// the claim's stage is subscribed cancels the body's read or the principal; one
+		// that comes while they emit anyway still finds the departure noted when the
+		// claim is made (Departure.watch)
 		Departure departure = new Departure();
 		return body(exchange)
 			.flatMap((body) -> exchange.getPrincipal()
@@ -125,15 +130,31 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 			return read.map((bytes) -> new RequestBody(
 					MultipartBoundary.withoutBoundary(exchange.getRequest().getHeaders(), bytes), bytes, null));
 		}
-		// reactor-netty completes a body read a second time at once, empty; a servlet
-		// container refuses it
-		return read
-			.onErrorResume((ex) -> ex instanceof IllegalStateException && !(ex instanceof DataBufferLimitException),
-					(ex) -> Mono.just(new byte[0]))
-			.flatMap((bytes) -> (bytes.length > 0)
-					? ReadBodyExchange.readForm(exchange, bytes)
-						.map((form) -> new RequestBody(FormFingerprint.bytes(form), bytes, form))
+		// a servlet container refuses a body read a second time: a filter in front read
+		// the form, whose fields are the exchange's own
+		return read.map(Optional::of)
+			.onErrorResume(IdempotencyKeyWebFilter::isReadBefore, (ex) -> Mono.just(Optional.empty()))
+			.flatMap((bytes) -> bytes.isPresent() ? form(exchange, bytes.get())
 					: exchange.getFormData().map((form) -> new RequestBody(FormFingerprint.bytes(form), null, null)));
+	}
+
+	private static Mono<RequestBody> form(ServerWebExchange exchange, byte[] bytes) {
+		if (bytes.length > 0) {
+			return ReadBodyExchange.readForm(exchange, bytes)
+				.map((form) -> new RequestBody(FormFingerprint.bytes(form), bytes, form));
+		}
+		// an empty read: reactor-netty's read of a body a filter in front already read,
+		// whose fields are the exchange's own, or an empty body, which the exchange's
+		// own form would read a second time (a servlet container refuses that: the form
+		// is empty). The handler gets this form and an empty body it can read, never the
+		// connection's
+		return exchange.getFormData()
+			.onErrorResume(IdempotencyKeyWebFilter::isReadBefore, (ex) -> Mono.just(new LinkedMultiValueMap<>()))
+			.map((form) -> new RequestBody(FormFingerprint.bytes(form), bytes, form));
+	}
+
+	private static boolean isReadBefore(Throwable ex) {
+		return ex instanceof IllegalStateException && !(ex instanceof DataBufferLimitException);
 	}
 
 	private static boolean isForm(ServerHttpRequest request) {
@@ -243,8 +264,8 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 	 *
 	 * @param fingerprinted what the fingerprint reads: the body without a multipart
 	 * boundary, or a form's fields
-	 * @param bytes the body as read from the connection, {@code null} when a filter in
-	 * front read it as a form
+	 * @param bytes the body as read from the connection, {@code null} when a servlet
+	 * container refused the read because a filter in front read the body as a form
 	 * @param form the form parsed from those bytes, when the body is one
 	 */
 	private record RequestBody(byte[] fingerprinted, byte @Nullable [] bytes,
