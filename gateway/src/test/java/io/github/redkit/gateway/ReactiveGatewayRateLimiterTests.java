@@ -289,8 +289,10 @@ class ReactiveGatewayRateLimiterTests {
 		String routes = "spring.cloud.gateway.server.webflux.routes";
 		String uri = "http://127.0.0.1:" + backend.port();
 		return new SpringApplicationBuilder(GatewayApplication.class).web(WebApplicationType.REACTIVE)
-			.properties("server.port=0", "redkit.rate-limit.timeout=10s",
-					"redkit.rate-limit.limits.gw.windows[0].limit=3",
+			// closing the application disposes Reactor Netty's global loops: without the
+			// quiet period of 2 s that each close would wait out
+			.properties("server.port=0", "spring.reactor.netty.shutdown-quiet-period=0s",
+					"redkit.rate-limit.timeout=10s", "redkit.rate-limit.limits.gw.windows[0].limit=3",
 					"redkit.rate-limit.limits.gw.windows[0].period=10s",
 					"redkit.rate-limit.limits.gw.windows[1].limit=100",
 					"redkit.rate-limit.limits.gw.windows[1].period=1h", routes + "[0].id=api",

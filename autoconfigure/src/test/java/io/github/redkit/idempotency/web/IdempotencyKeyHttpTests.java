@@ -9,7 +9,9 @@ import java.net.http.HttpTimeoutException;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -24,6 +26,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
@@ -32,9 +35,11 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
@@ -62,76 +67,92 @@ class IdempotencyKeyHttpTests {
 		.connectTimeout(Duration.ofSeconds(5))
 		.build();
 
+	// one application per stack for the tests that need no setting of their own
+	private static final Map<Stack, ConfigurableApplicationContext> shared = new EnumMap<>(Stack.class);
+
+	@AfterAll
+	static void closeSharedApplications() {
+		shared.values().forEach(ConfigurableApplicationContext::close);
+		shared.clear();
+	}
+
+	/**
+	 * The stack's shared application, its payments started afresh: every test uses keys
+	 * of its own, so the only state tests could share is the payments' count and hold.
+	 */
+	private static ConfigurableApplicationContext shared(Stack stack) {
+		ConfigurableApplicationContext context = shared.computeIfAbsent(stack, (started) -> started.start());
+		payments(context).reset();
+		return context;
+	}
+
 	@ParameterizedTest
 	@EnumSource(Stack.class)
 	void theFirstRequestRunsAndARetryGetsItsResponseMarkedReplayed(Stack stack) throws Exception {
-		try (ConfigurableApplicationContext context = stack.start()) {
-			String key = UUID.randomUUID().toString();
-			HttpResponse<String> first = post(context, "/payments", key, "{\"amount\":10}", null);
-			assertThat(first.statusCode()).isEqualTo(201);
-			assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
-			HttpResponse<String> retry = post(context, "/payments", key, "{\"amount\":10}", null);
-			assertThat(retry.statusCode()).isEqualTo(201);
-			assertThat(retry.body()).isEqualTo(first.body());
-			assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
-			assertThat(retry.headers().firstValue("Content-Type"))
-				.hasValueSatisfying((type) -> assertThat(type).startsWith("application/json"));
-			assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-			assertThat(payments(context).runs.get()).isEqualTo(1);
-			// the draft's form: a structured-field string
-			HttpResponse<String> quoted = post(context, "/payments", "\"" + key + "\"", "{\"amount\":10}", null);
-			assertThat(quoted.body()).isEqualTo(first.body());
-			assertThat(payments(context).runs.get()).isEqualTo(1);
-		}
+		ConfigurableApplicationContext context = shared(stack);
+		String key = UUID.randomUUID().toString();
+		HttpResponse<String> first = post(context, "/payments", key, "{\"amount\":10}", null);
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+		HttpResponse<String> retry = post(context, "/payments", key, "{\"amount\":10}", null);
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+		assertThat(retry.headers().firstValue("Content-Type"))
+			.hasValueSatisfying((type) -> assertThat(type).startsWith("application/json"));
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(payments(context).runs.get()).isEqualTo(1);
+		// the draft's form: a structured-field string
+		HttpResponse<String> quoted = post(context, "/payments", "\"" + key + "\"", "{\"amount\":10}", null);
+		assertThat(quoted.body()).isEqualTo(first.body());
+		assertThat(payments(context).runs.get()).isEqualTo(1);
 	}
 
 	@ParameterizedTest
 	@EnumSource(Stack.class)
 	void aRetryWhileTheFirstRunsGets409ThenTheFirstResponse(Stack stack) throws Exception {
-		try (ConfigurableApplicationContext context = stack.start()) {
-			Payments payments = payments(context);
-			String key = UUID.randomUUID().toString();
-			String body = "{\"amount\":25,\"hold\":true}";
-			CompletableFuture<HttpResponse<String>> first = client.sendAsync(
-					request(context, "/payments", key, body, null, Duration.ofSeconds(30)),
-					HttpResponse.BodyHandlers.ofString());
-			HttpResponse<String> whileRunning = retryWhileNotClaimed(context, key, body);
-			assertThat(whileRunning.statusCode()).isEqualTo(409);
-			assertThat(whileRunning.headers().firstValue("Retry-After")).hasValue("1");
-			assertThat(whileRunning.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-			assertThat(whileRunning.body()).contains("\"title\":\"Request in progress\"", "\"status\":409");
-			payments.release.complete(null);
-			assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-			HttpResponse<String> retry = post(context, "/payments", key, body, null);
-			assertThat(retry.statusCode()).isEqualTo(201);
-			assertThat(retry.body()).isEqualTo(first.get().body());
-			assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-			assertThat(payments.runs.get()).isEqualTo(1);
-		}
+		ConfigurableApplicationContext context = shared(stack);
+		Payments payments = payments(context);
+		String key = UUID.randomUUID().toString();
+		String body = "{\"amount\":25,\"hold\":true}";
+		CompletableFuture<HttpResponse<String>> first = client.sendAsync(
+				request(context, "/payments", key, body, null, Duration.ofSeconds(30)),
+				HttpResponse.BodyHandlers.ofString());
+		HttpResponse<String> whileRunning = retryWhileNotClaimed(context, key, body);
+		assertThat(whileRunning.statusCode()).isEqualTo(409);
+		assertThat(whileRunning.headers().firstValue("Retry-After")).hasValue("1");
+		assertThat(whileRunning.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(whileRunning.body()).contains("\"title\":\"Request in progress\"", "\"status\":409");
+		payments.release.complete(null);
+		assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+		HttpResponse<String> retry = post(context, "/payments", key, body, null);
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(retry.body()).isEqualTo(first.get().body());
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(payments.runs.get()).isEqualTo(1);
 	}
 
 	@ParameterizedTest
 	@EnumSource(Stack.class)
 	void aClientThatTimesOutAndRetriesGetsTheRequestRunOnce(Stack stack) throws Exception {
-		try (ConfigurableApplicationContext context = stack.start()) {
-			Payments payments = payments(context);
-			String key = UUID.randomUUID().toString();
-			String body = "{\"amount\":25,\"hold\":true}";
-			assertThatExceptionOfType(HttpTimeoutException.class)
-				.isThrownBy(() -> post(context, "/payments", key, body, null, Duration.ofMillis(300)));
-			payments.release.complete(null);
-			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-			HttpResponse<String> retry = post(context, "/payments", key, body, null);
-			while (retry.statusCode() == 409) {
-				assertThat(System.nanoTime()).as("the first request ended").isLessThan(deadline);
-				retry = post(context, "/payments", key, body, null);
-			}
-			assertThat(retry.statusCode()).isEqualTo(201);
-			assertThat(payments.runs.get()).isEqualTo(1);
-			// the first request ran to its end although its client went, and the retry
-			// gets its response
-			assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		ConfigurableApplicationContext context = shared(stack);
+		Payments payments = payments(context);
+		String key = UUID.randomUUID().toString();
+		String body = "{\"amount\":25,\"hold\":true}";
+		assertThatExceptionOfType(HttpTimeoutException.class)
+			.isThrownBy(() -> post(context, "/payments", key, body, null, Duration.ofMillis(300)));
+		payments.release.complete(null);
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		HttpResponse<String> retry = post(context, "/payments", key, body, null);
+		while (retry.statusCode() == 409) {
+			assertThat(System.nanoTime()).as("the first request ended").isLessThan(deadline);
+			retry = post(context, "/payments", key, body, null);
 		}
+		assertThat(retry.statusCode()).isEqualTo(201);
+		assertThat(payments.runs.get()).isEqualTo(1);
+		// the first request ran to its end although its client went, and the retry
+		// gets its response
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 	}
 
 	@ParameterizedTest
@@ -164,45 +185,42 @@ class IdempotencyKeyHttpTests {
 	@ParameterizedTest
 	@EnumSource(Stack.class)
 	void anAsynchronousHandlersResponseIsRecordedWhenItEnds(Stack stack) throws Exception {
-		try (ConfigurableApplicationContext context = stack.start()) {
-			String key = UUID.randomUUID().toString();
-			HttpResponse<String> first = post(context, "/payments/later", key, "{\"amount\":7}", null);
-			assertThat(first.statusCode()).isEqualTo(201);
-			HttpResponse<String> retry = post(context, "/payments/later", key, "{\"amount\":7}", null);
-			assertThat(retry.body()).isEqualTo(first.body());
-			assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-			assertThat(payments(context).runs.get()).isEqualTo(1);
-			String failing = UUID.randomUUID().toString();
-			assertThat(post(context, "/payments/later", failing, "{\"amount\":-7}", null).statusCode()).isEqualTo(500);
-			assertThat(post(context, "/payments/later", failing, "{\"amount\":-7}", null).statusCode()).isEqualTo(500);
-			assertThat(payments(context).runs.get()).isEqualTo(3);
-		}
+		ConfigurableApplicationContext context = shared(stack);
+		String key = UUID.randomUUID().toString();
+		HttpResponse<String> first = post(context, "/payments/later", key, "{\"amount\":7}", null);
+		assertThat(first.statusCode()).isEqualTo(201);
+		HttpResponse<String> retry = post(context, "/payments/later", key, "{\"amount\":7}", null);
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(payments(context).runs.get()).isEqualTo(1);
+		String failing = UUID.randomUUID().toString();
+		assertThat(post(context, "/payments/later", failing, "{\"amount\":-7}", null).statusCode()).isEqualTo(500);
+		assertThat(post(context, "/payments/later", failing, "{\"amount\":-7}", null).statusCode()).isEqualTo(500);
+		assertThat(payments(context).runs.get()).isEqualTo(3);
 	}
 
 	@ParameterizedTest
 	@EnumSource(Stack.class)
 	void aServerErrorIsNotRecordedSoARetryRunsAgain(Stack stack) throws Exception {
-		try (ConfigurableApplicationContext context = stack.start()) {
-			String key = UUID.randomUUID().toString();
-			assertThat(post(context, "/payments", key, "{\"amount\":-1}", null).statusCode()).isEqualTo(500);
-			assertThat(post(context, "/payments", key, "{\"amount\":-1}", null).statusCode()).isEqualTo(500);
-			assertThat(payments(context).runs.get()).isEqualTo(2);
-		}
+		ConfigurableApplicationContext context = shared(stack);
+		String key = UUID.randomUUID().toString();
+		assertThat(post(context, "/payments", key, "{\"amount\":-1}", null).statusCode()).isEqualTo(500);
+		assertThat(post(context, "/payments", key, "{\"amount\":-1}", null).statusCode()).isEqualTo(500);
+		assertThat(payments(context).runs.get()).isEqualTo(2);
 	}
 
 	@ParameterizedTest
 	@EnumSource(Stack.class)
 	void keysAreScopedToTheUser(Stack stack) throws Exception {
-		try (ConfigurableApplicationContext context = stack.start()) {
-			String key = UUID.randomUUID().toString();
-			HttpResponse<String> alice = post(context, "/payments", key, "{\"amount\":10}", "alice");
-			HttpResponse<String> bob = post(context, "/payments", key, "{\"amount\":10}", "bob");
-			assertThat(bob.statusCode()).isEqualTo(201);
-			assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
-			assertThat(bob.body()).isNotEqualTo(alice.body());
-			assertThat(post(context, "/payments", key, "{\"amount\":10}", "alice").body()).isEqualTo(alice.body());
-			assertThat(payments(context).runs.get()).isEqualTo(2);
-		}
+		ConfigurableApplicationContext context = shared(stack);
+		String key = UUID.randomUUID().toString();
+		HttpResponse<String> alice = post(context, "/payments", key, "{\"amount\":10}", "alice");
+		HttpResponse<String> bob = post(context, "/payments", key, "{\"amount\":10}", "bob");
+		assertThat(bob.statusCode()).isEqualTo(201);
+		assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
+		assertThat(bob.body()).isNotEqualTo(alice.body());
+		assertThat(post(context, "/payments", key, "{\"amount\":10}", "alice").body()).isEqualTo(alice.body());
+		assertThat(payments(context).runs.get()).isEqualTo(2);
 	}
 
 	@ParameterizedTest
@@ -317,6 +335,16 @@ class IdempotencyKeyHttpTests {
 			WebFluxPrincipalFromHeader.class })
 	static class WebFluxApplication {
 
+		// loops of its own: closing an application on Reactor Netty's global ones would
+		// stop the server of the stack's shared application
+		@Bean
+		ReactorResourceFactory reactorResourceFactory() {
+			ReactorResourceFactory factory = new ReactorResourceFactory();
+			factory.setUseGlobalResources(false);
+			factory.setShutdownQuietPeriod(Duration.ZERO);
+			return factory;
+		}
+
 	}
 
 	/**
@@ -327,9 +355,20 @@ class IdempotencyKeyHttpTests {
 
 		final AtomicInteger runs = new AtomicInteger();
 
-		final CompletableFuture<Void> release = new CompletableFuture<>();
+		volatile CompletableFuture<Void> release = new CompletableFuture<>();
 
-		final CountDownLatch holding = new CountDownLatch(1);
+		volatile CountDownLatch holding = new CountDownLatch(1);
+
+		/**
+		 * Starts afresh for the next test, first letting go a run an earlier test may
+		 * have left held.
+		 */
+		void reset() {
+			this.release.complete(null);
+			this.release = new CompletableFuture<>();
+			this.holding = new CountDownLatch(1);
+			this.runs.set(0);
+		}
 
 		ResponseEntity<String> pay(Payment payment, @Nullable String user) {
 			int number = this.runs.incrementAndGet();

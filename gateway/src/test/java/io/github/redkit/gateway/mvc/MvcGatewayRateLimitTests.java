@@ -24,6 +24,7 @@ import org.greenbytes.http.sfv.ListElement;
 import org.greenbytes.http.sfv.NumberItem;
 import org.greenbytes.http.sfv.Parser;
 import org.greenbytes.http.sfv.StringItem;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,10 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -70,6 +75,8 @@ class MvcGatewayRateLimitTests {
 
 	private static Backend backend;
 
+	private static @Nullable ConfigurableApplicationContext application;
+
 	@BeforeAll
 	static void startBackend() throws IOException {
 		backend = new Backend();
@@ -77,211 +84,220 @@ class MvcGatewayRateLimitTests {
 
 	@AfterAll
 	static void stopBackend() {
+		if (application != null) {
+			application.close();
+		}
 		backend.close();
+	}
+
+	/**
+	 * The application the tests on the standalone server share, its counters removed: the
+	 * shortcut and the log-in routes both count the client's address.
+	 */
+	private static ConfigurableApplicationContext shared() {
+		if (application == null) {
+			application = start(RedisServers.standalone().springProperties());
+		}
+		String prefix = application.getEnvironment().getRequiredProperty("redkit.key-prefix");
+		StringRedisTemplate redis = new StringRedisTemplate(application.getBean(RedisConnectionFactory.class));
+		try (Cursor<String> keys = redis.scan(ScanOptions.scanOptions().match(prefix + "*").count(1000).build())) {
+			keys.forEachRemaining(redis::delete);
+		}
+		return application;
 	}
 
 	@Test
 	void theShortcutRouteAnswersWithTheFieldsAndRefusesBeyondTheLimitWith429() throws Exception {
-		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
-			String pk = QuotaHeaders.partitionKey(List.of("ip:127.0.0.1"));
-			int before = backend.calls();
-			for (int i = 0; i < 3; i++) {
-				HttpResponse<String> allowed = get(context, "/api/hello");
-				assertThat(allowed.statusCode()).isEqualTo(200);
-				assertThat(allowed.body()).isEqualTo("hello");
-				assertThat(header(allowed, "RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, pk));
-				List<ListElement<?>> state = Parser.parseList(header(allowed, "RateLimit")).get();
-				assertThat(state).hasSize(1);
-				assertThat(((StringItem) state.get(0)).get()).isEqualTo("gw-10s");
-				assertThat(((NumberItem<?>) state.get(0).getParams().get("r")).getAsLong()).isEqualTo(2 - i);
-				assertThat(state.get(0).getParams().get("pk")).isInstanceOf(ByteSequenceItem.class);
-			}
-			HttpResponse<String> refused = get(context, "/api/hello");
-			assertThat(refused.statusCode()).isEqualTo(429);
-			// a sliding window may make a client wait past the current period
-			assertThat(Long.parseLong(header(refused, "Retry-After"))).isBetween(1L, 20L);
-			assertThat(header(refused, "RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, pk));
-			List<ListElement<?>> state = Parser.parseList(header(refused, "RateLimit")).get();
-			assertThat(((NumberItem<?>) state.get(0).getParams().get("r")).getAsLong()).isZero();
-			assertThat(header(refused, "Content-Type")).startsWith("application/problem+json");
-			assertThat(refused.body()).contains("\"status\":429", "\"limit\":\"gw\"", QuotaHeaders.QUOTA_EXCEEDED,
-					"\"violated-policies\":[\"gw-10s\"]", "\"instance\":\"/api/hello\"");
-			assertThat(backend.calls() - before).as("the refused request did not reach the backend").isEqualTo(3);
+		ConfigurableApplicationContext context = shared();
+		String pk = QuotaHeaders.partitionKey(List.of("ip:127.0.0.1"));
+		int before = backend.calls();
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> allowed = get(context, "/api/hello");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.body()).isEqualTo("hello");
+			assertThat(header(allowed, "RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, pk));
+			List<ListElement<?>> state = Parser.parseList(header(allowed, "RateLimit")).get();
+			assertThat(state).hasSize(1);
+			assertThat(((StringItem) state.get(0)).get()).isEqualTo("gw-10s");
+			assertThat(((NumberItem<?>) state.get(0).getParams().get("r")).getAsLong()).isEqualTo(2 - i);
+			assertThat(state.get(0).getParams().get("pk")).isInstanceOf(ByteSequenceItem.class);
 		}
+		HttpResponse<String> refused = get(context, "/api/hello");
+		assertThat(refused.statusCode()).isEqualTo(429);
+		// a sliding window may make a client wait past the current period
+		assertThat(Long.parseLong(header(refused, "Retry-After"))).isBetween(1L, 20L);
+		assertThat(header(refused, "RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, pk));
+		List<ListElement<?>> state = Parser.parseList(header(refused, "RateLimit")).get();
+		assertThat(((NumberItem<?>) state.get(0).getParams().get("r")).getAsLong()).isZero();
+		assertThat(header(refused, "Content-Type")).startsWith("application/problem+json");
+		assertThat(refused.body()).contains("\"status\":429", "\"limit\":\"gw\"", QuotaHeaders.QUOTA_EXCEEDED,
+				"\"violated-policies\":[\"gw-10s\"]", "\"instance\":\"/api/hello\"");
+		assertThat(backend.calls() - before).as("the refused request did not reach the backend").isEqualTo(3);
 	}
 
 	@Test
 	void severalLimitsAndIdentifiersTakeOneScriptCallPerLimit() throws Exception {
 		RedisServer redis = RedisServers.standalone();
-		try (ConfigurableApplicationContext context = start(redis.springProperties())) {
-			String tenant = UUID.randomUUID().toString();
-			CommandStats before = redis.commandStats();
-			HttpResponse<String> first = get(context, "/multi/api/hello", "X-User", "alice", "X-Tenant", tenant);
-			CommandStats used = redis.commandStats().since(before);
-			assertThat(first.statusCode()).isEqualTo(200);
-			assertThat(used.calls("evalsha") + used.calls("eval"))
-				.as("two limits, two identifiers: one script each limit, %s", used)
-				.isEqualTo(2);
-			String alicePk = QuotaHeaders.partitionKey(List.of("header:x-user:alice", "header:x-tenant:" + tenant));
-			assertThat(header(first, "RateLimit-Policy"))
-				.isEqualTo(policy("gw", "10s", 3, "1h", 100, alicePk) + ", \"daily-1h\";q=5;w=3600;pk=" + alicePk);
-			assertThat(Parser.parseList(header(first, "RateLimit")).get()).hasSize(2);
-			for (int i = 0; i < 2; i++) {
-				assertThat(get(context, "/multi/api/hello", "X-User", "alice", "X-Tenant", tenant).statusCode())
-					.isEqualTo(200);
-			}
-			// the tenant has used up gw: another user of it is refused, of another
-			// tenant allowed
-			HttpResponse<String> bob = get(context, "/multi/api/hello", "X-User", "bob", "X-Tenant", tenant);
-			assertThat(bob.statusCode()).isEqualTo(429);
-			assertThat(bob.body()).contains("\"limit\":\"gw\"");
-			// bob's refused request gave back what daily took for it: 5 - 1 left
-			HttpResponse<String> other = get(context, "/multi/api/hello", "X-User", "bob", "X-Tenant",
-					"other-" + tenant);
-			assertThat(other.statusCode()).isEqualTo(200);
-			assertThat(((NumberItem<?>) Parser.parseList(header(other, "RateLimit")).get().get(1).getParams().get("r"))
-				.getAsLong()).isEqualTo(4);
+		ConfigurableApplicationContext context = shared();
+		String tenant = UUID.randomUUID().toString();
+		CommandStats before = redis.commandStats();
+		HttpResponse<String> first = get(context, "/multi/api/hello", "X-User", "alice", "X-Tenant", tenant);
+		CommandStats used = redis.commandStats().since(before);
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(used.calls("evalsha") + used.calls("eval"))
+			.as("two limits, two identifiers: one script each limit, %s", used)
+			.isEqualTo(2);
+		String alicePk = QuotaHeaders.partitionKey(List.of("header:x-user:alice", "header:x-tenant:" + tenant));
+		assertThat(header(first, "RateLimit-Policy"))
+			.isEqualTo(policy("gw", "10s", 3, "1h", 100, alicePk) + ", \"daily-1h\";q=5;w=3600;pk=" + alicePk);
+		assertThat(Parser.parseList(header(first, "RateLimit")).get()).hasSize(2);
+		for (int i = 0; i < 2; i++) {
+			assertThat(get(context, "/multi/api/hello", "X-User", "alice", "X-Tenant", tenant).statusCode())
+				.isEqualTo(200);
 		}
+		// the tenant has used up gw: another user of it is refused, of another
+		// tenant allowed
+		HttpResponse<String> bob = get(context, "/multi/api/hello", "X-User", "bob", "X-Tenant", tenant);
+		assertThat(bob.statusCode()).isEqualTo(429);
+		assertThat(bob.body()).contains("\"limit\":\"gw\"");
+		// bob's refused request gave back what daily took for it: 5 - 1 left
+		HttpResponse<String> other = get(context, "/multi/api/hello", "X-User", "bob", "X-Tenant", "other-" + tenant);
+		assertThat(other.statusCode()).isEqualTo(200);
+		assertThat(((NumberItem<?>) Parser.parseList(header(other, "RateLimit")).get().get(1).getParams().get("r"))
+			.getAsLong()).isEqualTo(4);
 	}
 
 	@Test
 	void aRouteThatCountsOnlyFailedLogInsGivesBackThePermitsOfEveryOtherAnswer() throws Exception {
-		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
-			for (int i = 0; i < 10; i++) {
-				assertThat(get(context, "/login/api/login", "X-Password", "right").statusCode()).isEqualTo(200);
-			}
-			for (int i = 0; i < 3; i++) {
-				assertThat(get(context, "/login/api/login", "X-Password", "wrong").statusCode()).isEqualTo(401);
-			}
-			int before = backend.calls();
-			HttpResponse<String> refused = get(context, "/login/api/login", "X-Password", "right");
-			assertThat(refused.statusCode()).as("three failures used up 3 per 10 s").isEqualTo(429);
-			assertThat(backend.calls()).isEqualTo(before);
+		ConfigurableApplicationContext context = shared();
+		for (int i = 0; i < 10; i++) {
+			assertThat(get(context, "/login/api/login", "X-Password", "right").statusCode()).isEqualTo(200);
 		}
+		for (int i = 0; i < 3; i++) {
+			assertThat(get(context, "/login/api/login", "X-Password", "wrong").statusCode()).isEqualTo(401);
+		}
+		int before = backend.calls();
+		HttpResponse<String> refused = get(context, "/login/api/login", "X-Password", "right");
+		assertThat(refused.statusCode()).as("three failures used up 3 per 10 s").isEqualTo(429);
+		assertThat(backend.calls()).isEqualTo(before);
 	}
 
 	@Test
 	void theJavaRouteLimitsWithItsOwnKeyResolver() throws Exception {
-		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
-			String user = UUID.randomUUID().toString();
-			for (int i = 0; i < 3; i++) {
-				HttpResponse<String> allowed = get(context, "/java/api/hello", "X-User", user);
-				assertThat(allowed.statusCode()).isEqualTo(200);
-				assertThat(header(allowed, "RateLimit-Policy"))
-					.isEqualTo(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
-			}
-			assertThat(get(context, "/java/api/hello", "X-User", user).statusCode()).isEqualTo(429);
-			assertThat(get(context, "/java/api/hello", "X-User", "x" + user).statusCode()).isEqualTo(200);
-			assertThat(get(context, "/java/api/hello").statusCode()).as("no identifier").isEqualTo(403);
+		ConfigurableApplicationContext context = shared();
+		String user = UUID.randomUUID().toString();
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> allowed = get(context, "/java/api/hello", "X-User", user);
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(header(allowed, "RateLimit-Policy"))
+				.isEqualTo(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
 		}
+		assertThat(get(context, "/java/api/hello", "X-User", user).statusCode()).isEqualTo(429);
+		assertThat(get(context, "/java/api/hello", "X-User", "x" + user).statusCode()).isEqualTo(200);
+		assertThat(get(context, "/java/api/hello").statusCode()).as("no identifier").isEqualTo(403);
 	}
 
 	@Test
 	void aRouteTheApplicationAnswersItselfGetsTheFieldsToo() throws Exception {
-		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
-			String user = UUID.randomUUID().toString();
-			for (int i = 0; i < 3; i++) {
-				// the handler's response has read-only headers: the proxy's has not
-				HttpResponse<String> allowed = get(context, "/local/hello", "X-User", user);
-				assertThat(allowed.statusCode()).isEqualTo(200);
-				assertThat(allowed.body()).isEqualTo("hello from the gateway");
-				assertThat(allowed.headers().allValues("X-Handler")).containsExactly("local");
-				assertThat(header(allowed, "RateLimit-Policy"))
-					.isEqualTo(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
-				assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=" + (2 - i));
-			}
-			assertThat(get(context, "/local/hello", "X-User", user).statusCode()).isEqualTo(429);
+		ConfigurableApplicationContext context = shared();
+		String user = UUID.randomUUID().toString();
+		for (int i = 0; i < 3; i++) {
+			// the handler's response has read-only headers: the proxy's has not
+			HttpResponse<String> allowed = get(context, "/local/hello", "X-User", user);
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.body()).isEqualTo("hello from the gateway");
+			assertThat(allowed.headers().allValues("X-Handler")).containsExactly("local");
+			assertThat(header(allowed, "RateLimit-Policy"))
+				.isEqualTo(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
+			assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=" + (2 - i));
 		}
+		assertThat(get(context, "/local/hello", "X-User", user).statusCode()).isEqualTo(429);
 	}
 
 	@Test
 	void aRouteWhoseHandlerAnswersLaterGetsTheFieldsAndIsCounted() throws Exception {
-		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
-			String user = UUID.randomUUID().toString();
-			for (int i = 0; i < 3; i++) {
-				HttpResponse<String> allowed = get(context, "/async/hello", "X-User", user);
-				assertThat(allowed.statusCode()).isEqualTo(200);
-				assertThat(allowed.body()).isEqualTo("hello later");
-				assertThat(header(allowed, "RateLimit-Policy"))
-					.isEqualTo(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
-				assertThat(allowed.headers().allValues("RateLimit")).hasSize(1);
-				assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=" + (2 - i));
-			}
-			assertThat(get(context, "/async/hello", "X-User", user).statusCode()).isEqualTo(429);
-			// counting 401 only: each 200 gives its permit back, however many there are
-			String other = UUID.randomUUID().toString();
-			for (int i = 0; i < 6; i++) {
-				assertThat(get(context, "/async/401", "X-User", other).statusCode()).isEqualTo(200);
-			}
+		ConfigurableApplicationContext context = shared();
+		String user = UUID.randomUUID().toString();
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> allowed = get(context, "/async/hello", "X-User", user);
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.body()).isEqualTo("hello later");
+			assertThat(header(allowed, "RateLimit-Policy"))
+				.isEqualTo(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
+			assertThat(allowed.headers().allValues("RateLimit")).hasSize(1);
+			assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=" + (2 - i));
+		}
+		assertThat(get(context, "/async/hello", "X-User", user).statusCode()).isEqualTo(429);
+		// counting 401 only: each 200 gives its permit back, however many there are
+		String other = UUID.randomUUID().toString();
+		for (int i = 0; i < 6; i++) {
+			assertThat(get(context, "/async/401", "X-User", other).statusCode()).isEqualTo(200);
 		}
 	}
 
 	@Test
 	void aHandlerThatSetsTheFieldsItselfGetsTheFiltersOnly() throws Exception {
-		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
-			String user = UUID.randomUUID().toString();
-			HttpResponse<String> allowed = get(context, "/local/own-fields", "X-User", user);
-			assertThat(allowed.statusCode()).isEqualTo(200);
-			assertThat(allowed.headers().allValues("RateLimit")).hasSize(1);
-			assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=2");
-			assertThat(allowed.headers().allValues("RateLimit-Policy"))
-				.containsExactly(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
-		}
+		ConfigurableApplicationContext context = shared();
+		String user = UUID.randomUUID().toString();
+		HttpResponse<String> allowed = get(context, "/local/own-fields", "X-User", user);
+		assertThat(allowed.statusCode()).isEqualTo(200);
+		assertThat(allowed.headers().allValues("RateLimit")).hasSize(1);
+		assertThat(header(allowed, "RateLimit")).startsWith("\"gw-10s\";r=2");
+		assertThat(allowed.headers().allValues("RateLimit-Policy"))
+			.containsExactly(policy("gw", "10s", 3, "1h", 100, QuotaHeaders.partitionKey(List.of("user:" + user))));
 	}
 
 	@Test
 	void anExceptionOfTheRoutesHandlerCountsAs500() throws Exception {
-		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
-			// counting 5xx only: each failure takes a permit, so the fourth is refused
-			String user = UUID.randomUUID().toString();
-			for (int i = 0; i < 3; i++) {
-				assertThat(get(context, "/failing/5xx", "X-User", user).statusCode()).isEqualTo(500);
-			}
-			assertThat(get(context, "/failing/5xx", "X-User", user).statusCode()).isEqualTo(429);
-			// counting 401 only: a failure gives its permit back, however many there are
-			String other = UUID.randomUUID().toString();
-			for (int i = 0; i < 6; i++) {
-				assertThat(get(context, "/failing/401", "X-User", other).statusCode()).isEqualTo(500);
-			}
+		ConfigurableApplicationContext context = shared();
+		// counting 5xx only: each failure takes a permit, so the fourth is refused
+		String user = UUID.randomUUID().toString();
+		for (int i = 0; i < 3; i++) {
+			assertThat(get(context, "/failing/5xx", "X-User", user).statusCode()).isEqualTo(500);
+		}
+		assertThat(get(context, "/failing/5xx", "X-User", user).statusCode()).isEqualTo(429);
+		// counting 401 only: a failure gives its permit back, however many there are
+		String other = UUID.randomUUID().toString();
+		for (int i = 0; i < 6; i++) {
+			assertThat(get(context, "/failing/401", "X-User", other).statusCode()).isEqualTo(500);
 		}
 	}
 
 	@Test
 	void holdsTheBoundUnderAContinuousClientOnSeveralThreads() throws Exception {
-		try (ConfigurableApplicationContext context = start(RedisServers.standalone().springProperties())) {
-			ExecutorService clients = Executors.newFixedThreadPool(6);
-			long start = System.nanoTime();
-			long deadline = start + Duration.ofMillis(2500).toNanos();
-			List<Future<int[]>> counts = new ArrayList<>();
-			try {
-				for (int t = 0; t < 6; t++) {
-					counts.add(clients.submit(() -> {
-						int[] statuses = new int[2];
-						while (System.nanoTime() - deadline < 0) {
-							int status = get(context, "/burst/api/hello").statusCode();
-							assertThat(status).isIn(200, 429);
-							statuses[(status == 200) ? 0 : 1]++;
-						}
-						return statuses;
-					}));
-				}
-				int accepted = 0;
-				int refused = 0;
-				for (Future<int[]> count : counts) {
-					int[] statuses = count.get(60, TimeUnit.SECONDS);
-					accepted += statuses[0];
-					refused += statuses[1];
-				}
-				long elapsed = System.nanoTime() - start;
-				// every decision falls between the first request and the last answer:
-				// cut into whole periods of 1 s, each holds at most 5
-				long periods = (elapsed + 999_999_999) / 1_000_000_000;
-				assertThat(accepted).as("accepted in %d ms", elapsed / 1_000_000).isBetween(5, (int) (5 * periods));
-				assertThat(refused).isPositive();
+		ConfigurableApplicationContext context = shared();
+		ExecutorService clients = Executors.newFixedThreadPool(6);
+		long start = System.nanoTime();
+		long deadline = start + Duration.ofMillis(2500).toNanos();
+		List<Future<int[]>> counts = new ArrayList<>();
+		try {
+			for (int t = 0; t < 6; t++) {
+				counts.add(clients.submit(() -> {
+					int[] statuses = new int[2];
+					while (System.nanoTime() - deadline < 0) {
+						int status = get(context, "/burst/api/hello").statusCode();
+						assertThat(status).isIn(200, 429);
+						statuses[(status == 200) ? 0 : 1]++;
+					}
+					return statuses;
+				}));
 			}
-			finally {
-				clients.shutdownNow();
+			int accepted = 0;
+			int refused = 0;
+			for (Future<int[]> count : counts) {
+				int[] statuses = count.get(60, TimeUnit.SECONDS);
+				accepted += statuses[0];
+				refused += statuses[1];
 			}
+			long elapsed = System.nanoTime() - start;
+			// every decision falls between the first request and the last answer:
+			// cut into whole periods of 1 s, each holds at most 5
+			long periods = (elapsed + 999_999_999) / 1_000_000_000;
+			assertThat(accepted).as("accepted in %d ms", elapsed / 1_000_000).isBetween(5, (int) (5 * periods));
+			assertThat(refused).isPositive();
+		}
+		finally {
+			clients.shutdownNow();
 		}
 	}
 
