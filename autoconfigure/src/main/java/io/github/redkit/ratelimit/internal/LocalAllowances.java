@@ -14,7 +14,6 @@ import java.util.function.LongSupplier;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.core.internal.LocalBatchStop;
-import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
@@ -210,11 +209,10 @@ final class LocalAllowances {
 	 * arithmetic.
 	 */
 	static double millisLeftInItsWindow(RateLimitPolicy policy, double decidedAt) {
+		AlgorithmDescriptor algorithm = AlgorithmDescriptor.of(policy.algorithm());
 		double left = Double.MAX_VALUE;
 		for (RateLimitWindow window : policy.windows()) {
-			double period = window.period().toMillis();
-			double width = (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) ? period / policy.subWindows()
-					: period;
+			double width = algorithm.countingSpanMillis(policy, window);
 			left = Math.min(left, (Math.floor(decidedAt / width) + 1) * width - decidedAt);
 		}
 		return left;
@@ -392,13 +390,10 @@ final class LocalAllowances {
 		}
 
 		private void refused(RateLimitPolicy policy, long start) {
+			AlgorithmDescriptor algorithm = AlgorithmDescriptor.of(policy.algorithm());
 			double smallest = Double.MAX_VALUE;
 			for (RateLimitWindow window : policy.windows()) {
-				double width = window.period().toMillis();
-				if (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) {
-					width = width / policy.subWindows();
-				}
-				smallest = Math.min(smallest, width);
+				smallest = Math.min(smallest, algorithm.countingSpanMillis(policy, window));
 			}
 			this.slot.refusedUntil(start + (long) (smallest * 1_000_000));
 		}

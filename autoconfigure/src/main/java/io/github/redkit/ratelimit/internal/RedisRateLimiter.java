@@ -3,7 +3,6 @@ package io.github.redkit.ratelimit.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,7 +23,6 @@ import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.FailureCooldown;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitDecision;
@@ -65,14 +63,6 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	private static final RedkitOutcomes<RateLimitReservation> RESERVED = RedkitOutcomes
 		.of((reservation) -> reservation.allowed() ? "allowed" : "denied");
-
-	private static final Map<RateLimitAlgorithm, LuaScript<byte[]>> SCRIPTS = new EnumMap<>(RateLimitAlgorithm.class);
-
-	static {
-		for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
-			SCRIPTS.put(algorithm, LuaScript.load(AlgorithmDescriptor.of(algorithm).scriptName(), byte[].class));
-		}
-	}
 
 	private final RedisScriptRunner runner;
 
@@ -309,7 +299,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		}
 		try {
 			return answered(limit.name(), start,
-					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, script(limit).name()));
+					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, limit.script().name()));
 		}
 		catch (DataAccessException ex) {
 			return TakenPermits.withoutRedis(limit, keys, cost, failedAfter(limit, keys, cost, start, ex));
@@ -386,7 +376,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		}
 		if (ex instanceof TimeoutException) {
 			return new QueryTimeoutException(
-					"Redis did not answer " + script(limit).name() + " within " + this.timeout.toMillis() + " ms", ex);
+					"Redis did not answer " + limit.script().name() + " within " + this.timeout.toMillis() + " ms", ex);
 		}
 		// not a Redis failure (a bug): no failure mode applies
 		throw (ex instanceof RuntimeException runtime) ? runtime : new CompletionException(ex);
@@ -406,7 +396,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			return decider.decide(call).thenApply((reply) -> TakenPermits.decided(limit, call, reply));
 		}
 		byte[][] args = limit.arguments(cost);
-		LuaScript<byte[]> script = script(limit);
+		LuaScript<byte[]> script = limit.script();
 		if (keys.size() == 1) {
 			List<String> key = List.of(limit.key(keys.get(0)));
 			return this.runner.executeAsync(script, this.timeout, key, args)
@@ -456,15 +446,6 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			}
 		});
 		return decision;
-	}
-
-	static LuaScript<byte[]> script(PreparedLimit limit) {
-		RateLimitAlgorithm algorithm = limit.policy().algorithm();
-		LuaScript<byte[]> script = SCRIPTS.get(algorithm);
-		if (script == null) {
-			throw new IllegalStateException("No script for " + algorithm);
-		}
-		return script;
 	}
 
 	private RateLimitDecision combine(PreparedLimit limit, List<List<String>> groups, List<byte[]> replies, int cost) {
