@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.core.internal.LocalBatchStop;
 import io.github.redkit.ratelimit.RateLimitDecision;
@@ -62,6 +63,8 @@ final class LocalAllowances {
 
 	private final LocalBatchStop stop;
 
+	private final LocalBatchLifecycle lifecycle;
+
 	// when the identifiers were last swept, so that many live ones are not swept per call
 	private volatile long purged;
 
@@ -86,6 +89,9 @@ final class LocalAllowances {
 		this.clock = clock;
 		this.timeout = timeout;
 		this.stop = new LocalBatchStop(clock);
+		// a stop awaits its give-backs at most twice the timeout; a settlement never
+		// fails, and a Redis that does not answer keeps what it counted
+		this.lifecycle = new LocalBatchLifecycle(this.stop, timeout.multipliedBy(2), this::giveBackAll);
 	}
 
 	/**
@@ -137,18 +143,23 @@ final class LocalAllowances {
 	}
 
 	/**
-	 * Gives back what every batch still holds, and every batch taken from now on (calls
-	 * go to Redis one by one until {@link #started}): when the application stops. Waits,
-	 * at most twice the timeout, for the takes and give-backs in flight.
+	 * The lifecycle the limiter delegates to: once stopped, what every batch still holds
+	 * is given back, and every batch taken from then on (calls go to Redis one by one
+	 * until started again); the stop waits, at most twice the timeout, for the takes and
+	 * give-backs in flight.
+	 * @return the lifecycle
 	 */
-	void giveBackAll() {
-		// a settlement never fails; a Redis that does not answer keeps what it counted
-		this.stop.stop(this.timeout.multipliedBy(2).toNanos(), () -> this.holders.forEach((id, holder) -> {
+	LocalBatchLifecycle lifecycle() {
+		return this.lifecycle;
+	}
+
+	private void giveBackAll() {
+		this.holders.forEach((id, holder) -> {
 			LocalBatchSlot.Retired<Batch> batch = holder.release();
 			if (batch != null) {
 				batch.giveBack(this::giveBack);
 			}
-		}));
+		});
 	}
 
 	/**
@@ -166,13 +177,6 @@ final class LocalAllowances {
 				}
 			}
 		});
-	}
-
-	/**
-	 * Started (again): batches are taken and kept.
-	 */
-	void started() {
-		this.stop.started();
 	}
 
 	/** Gives back the batches no call has come for and forgets their identifiers. */

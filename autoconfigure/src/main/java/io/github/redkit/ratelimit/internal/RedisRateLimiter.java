@@ -21,6 +21,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.FailureCooldown;
+import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitCall;
@@ -92,7 +93,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	private final LocalAllowances allowances;
 
-	private volatile boolean running;
+	private final LocalBatchLifecycle lifecycle;
 
 	// the deciders of the named limits some layer above decides (several regions)
 	private final Map<String, RateLimitDecider> deciders = new ConcurrentHashMap<>();
@@ -162,12 +163,12 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		this.allowances = new LocalAllowances(settings.allowances(),
 				(limit, keys, cost, left) -> decideOrFailAsync(limit, keys, cost, left), this.settlement, metrics,
 				sweep.clock(), settings.timeout(), sweep.purgeAbove());
+		this.lifecycle = this.allowances.lifecycle();
 	}
 
 	@Override
 	public void start() {
-		this.running = true;
-		this.allowances.started();
+		this.lifecycle.start();
 	}
 
 	/**
@@ -176,13 +177,12 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
-		this.running = false;
-		this.allowances.giveBackAll();
+		this.lifecycle.stop();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.lifecycle.isRunning();
 	}
 
 	@Override
