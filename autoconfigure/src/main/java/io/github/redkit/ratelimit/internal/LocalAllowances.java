@@ -47,8 +47,6 @@ final class LocalAllowances {
 	// how many identifiers are kept before idle ones are forgotten
 	private final int purgeAbove;
 
-	private final Map<String, LocalAllowance> allowances;
-
 	private final PermitTaker taker;
 
 	private final PermitSettlement settlement;
@@ -69,8 +67,8 @@ final class LocalAllowances {
 	private volatile long purged;
 
 	/**
-	 * Creates the allowances of the named limits that have one.
-	 * @param allowances the allowances, by limit name
+	 * Creates the batches of the named limits that have a local allowance (which
+	 * {@link RateLimitRegistry} knows).
 	 * @param taker takes permits from Redis (or the failure mode)
 	 * @param settlement gives back what a batch did not hand out
 	 * @param metrics counts batches and permits
@@ -79,10 +77,9 @@ final class LocalAllowances {
 	 * its own start; a stopping application awaits its give-backs twice as long
 	 * @param purgeAbove how many identifiers are kept before idle ones are forgotten
 	 */
-	LocalAllowances(Map<String, LocalAllowance> allowances, PermitTaker taker, PermitSettlement settlement,
-			RedkitMetrics metrics, LongSupplier clock, Duration timeout, int purgeAbove) {
+	LocalAllowances(PermitTaker taker, PermitSettlement settlement, RedkitMetrics metrics, LongSupplier clock,
+			Duration timeout, int purgeAbove) {
 		this.purgeAbove = purgeAbove;
-		this.allowances = Map.copyOf(allowances);
 		this.taker = taker;
 		this.settlement = settlement;
 		this.metrics = metrics;
@@ -92,25 +89,6 @@ final class LocalAllowances {
 		// a stop awaits its give-backs at most twice the timeout; a settlement never
 		// fails, and a Redis that does not answer keeps what it counted
 		this.lifecycle = new LocalBatchLifecycle(this.stop, timeout.multipliedBy(2), this::giveBackAll);
-	}
-
-	/**
-	 * The allowance of a named limit for a call of these identifiers.
-	 * @param limitName the limit
-	 * @param keys the call's identifiers: an allowance serves calls of one
-	 * @return the allowance, or {@code null} when the call goes to Redis itself
-	 */
-	@Nullable LocalAllowance of(String limitName, List<String> keys) {
-		return (keys.size() == 1 && !this.allowances.isEmpty()) ? this.allowances.get(limitName) : null;
-	}
-
-	/**
-	 * The allowance of a named limit.
-	 * @param limitName the limit
-	 * @return the allowance, or {@code null} when it has none
-	 */
-	@Nullable LocalAllowance of(String limitName) {
-		return this.allowances.get(limitName);
 	}
 
 	/**
