@@ -76,4 +76,13 @@ public enum RateLimitAlgorithm {
 		return AlgorithmDescriptor.of(this).windowProblem(window);
 	}
 
+	/**
+	 * Whether a limit of this algorithm may be marked {@code global} (counted across
+	 * regions).
+	 * @return {@code true} when it may
+	 */
+	public boolean countsAcrossRegions() {
+		return AlgorithmDescriptor.of(this).countsAcrossRegions();
+	}
+
 }

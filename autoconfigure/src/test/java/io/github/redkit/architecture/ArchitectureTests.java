@@ -7,6 +7,7 @@ import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaFieldAccess;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -18,6 +19,8 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.Test;
 
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.internal.AlgorithmDescriptor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
@@ -191,6 +194,20 @@ class ArchitectureTests {
 	}
 
 	@Test
+	void onlyTheAlgorithmDescriptorsKnowAnAlgorithm() {
+		noClasses().that()
+			.resideInAnyPackage(ROOT + ".ratelimit.internal..", ROOT + ".region..")
+			.and(DescribedPredicate.describe("are not an algorithm's descriptor or their registry",
+					(type) -> !isOrIsInside(type, AlgorithmDescriptor.class)))
+			.should()
+			.accessFieldWhere(DescribedPredicate.describe("the field is a constant of RateLimitAlgorithm",
+					(JavaFieldAccess access) -> access.getTargetOwner().isEquivalentTo(RateLimitAlgorithm.class)))
+			.because("adding an algorithm is one descriptor and its scripts: a comparison with a constant, or a "
+					+ "switch over them, elsewhere is a branch the new algorithm would miss")
+			.check(LIBRARY);
+	}
+
+	@Test
 	void autoConfigurationsAreFinal() {
 		classes().that()
 			.areAnnotatedWith(AutoConfiguration.class)
@@ -236,6 +253,19 @@ class ArchitectureTests {
 			}
 
 		};
+	}
+
+	/**
+	 * Whether a class is assignable to a type, or is nested in one that is (a switch over
+	 * an enum compiles to a synthetic class nested in the class that switches).
+	 */
+	private static boolean isOrIsInside(JavaClass type, Class<?> outer) {
+		if (type.isAssignableTo(outer)) {
+			return true;
+		}
+		String outermost = type.getName().replaceFirst("\\$.*$", "");
+		return !outermost.equals(type.getName()) && LIBRARY.contain(outermost)
+				&& LIBRARY.get(outermost).isAssignableTo(outer);
 	}
 
 	private static String[] above() {

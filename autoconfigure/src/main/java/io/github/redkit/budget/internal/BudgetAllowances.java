@@ -12,6 +12,7 @@ import io.github.redkit.budget.BudgetNotFoundException;
 import io.github.redkit.budget.BudgetOverflowException;
 import io.github.redkit.budget.SpendResult;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.core.internal.LocalBatchStop;
 import io.github.redkit.core.internal.RandomIds;
@@ -48,11 +49,11 @@ final class BudgetAllowances {
 
 	private final Map<String, Holder> holders = new ConcurrentHashMap<>();
 
-	private final Duration patience;
-
 	// once stopping, no batch is taken or kept, and give-backs Redis has not answered
 	// are retried and awaited only for the patience
 	private final LocalBatchStop stop;
+
+	private final LocalBatchLifecycle lifecycle;
 
 	// called between a batch's leaving its slot and its give-back (tests hold a thread
 	// there)
@@ -73,8 +74,8 @@ final class BudgetAllowances {
 		this.budget = budget;
 		this.metrics = metrics;
 		this.clock = clock;
-		this.patience = patience;
 		this.stop = new LocalBatchStop(clock);
+		this.lifecycle = new LocalBatchLifecycle(this.stop, patience, this::giveBackAll);
 	}
 
 	/**
@@ -112,25 +113,24 @@ final class BudgetAllowances {
 	}
 
 	/**
-	 * Started (again): give-backs are retried for as long as Redis does not answer.
+	 * The lifecycle the budgets delegate to: started (again), give-backs are retried for
+	 * as long as Redis does not answer; once stopped, what every batch still holds is
+	 * refunded, and every batch taken from then on (spends go to Redis one by one until
+	 * started again), and the stop waits (at most the patience) for the batches being
+	 * taken and every give-back Redis has not answered yet.
+	 * @return the lifecycle
 	 */
-	void started() {
-		this.stop.started();
+	LocalBatchLifecycle lifecycle() {
+		return this.lifecycle;
 	}
 
-	/**
-	 * Refunds what every batch still holds, and every batch taken from now on (spends go
-	 * to Redis one by one until {@link #started}), and waits (at most the patience) for
-	 * the batches being taken and every give-back Redis has not answered yet: when the
-	 * application stops.
-	 */
-	void giveBackAll() {
-		this.stop.stop(this.patience.toNanos(), () -> this.holders.forEach((budgetId, holder) -> {
+	private void giveBackAll() {
+		this.holders.forEach((budgetId, holder) -> {
 			LocalBatchSlot.Retired<Batch> batch = holder.release();
 			if (batch != null) {
 				batch.giveBack((released) -> giveBack(budgetId, released));
 			}
-		}));
+		});
 	}
 
 	private void giveBack(String budgetId, Batch batch) {

@@ -22,6 +22,7 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
@@ -69,7 +70,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 
 	private final BudgetAllowances allowances;
 
-	private volatile boolean running;
+	private final LocalBatchLifecycle lifecycle;
 
 	/**
 	 * Creates budgets.
@@ -133,6 +134,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 			}
 
 		}, metrics, System::nanoTime, timeout.multipliedBy(GIVE_BACK_ATTEMPTS));
+		this.lifecycle = this.allowances.lifecycle();
 	}
 
 	/**
@@ -147,8 +149,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 
 	@Override
 	public void start() {
-		this.running = true;
-		this.allowances.started();
+		this.lifecycle.start();
 	}
 
 	/**
@@ -157,13 +158,12 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
-		this.running = false;
-		this.allowances.giveBackAll();
+		this.lifecycle.stop();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.lifecycle.isRunning();
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.util.List;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitUsage;
+import io.github.redkit.ratelimit.RateLimitWindow;
 
 import org.springframework.data.redis.connection.RedisConnection;
 
@@ -19,6 +20,31 @@ final class FixedWindowAlgorithm implements AlgorithmDescriptor {
 	@Override
 	public String scriptName() {
 		return "ratelimit_fixed_window";
+	}
+
+	@Override
+	public String refundScriptName() {
+		return "ratelimit_refund_fixed_window";
+	}
+
+	@Override
+	public boolean servesLocalAllowances() {
+		return true;
+	}
+
+	@Override
+	public double countingSpanMillis(RateLimitPolicy policy, RateLimitWindow window) {
+		return window.period().toMillis();
+	}
+
+	@Override
+	public boolean countsAcrossRegions() {
+		return false;
+	}
+
+	@Override
+	public long chargeable(RateLimitPolicy policy, long excess) {
+		return excess;
 	}
 
 	@Override

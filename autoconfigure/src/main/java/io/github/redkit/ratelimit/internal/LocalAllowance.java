@@ -38,8 +38,9 @@ public record LocalAllowance(int size, Duration maxAge) {
 	 */
 	public void check(String what, RateLimitPolicy policy, boolean global) {
 		RateLimitAlgorithm algorithm = policy.algorithm();
-		if (algorithm != RateLimitAlgorithm.SLIDING_WINDOW && algorithm != RateLimitAlgorithm.FIXED_WINDOW) {
-			throw new IllegalArgumentException(what + " needs the sliding-window or fixed-window algorithm (was "
+		if (!AlgorithmDescriptor.of(algorithm).servesLocalAllowances()) {
+			throw new IllegalArgumentException(what + " needs the "
+					+ AlgorithmDescriptor.ids(AlgorithmDescriptor::servesLocalAllowances) + " algorithm (was "
 					+ algorithm.id() + "): only their (sub-)windows end before a batch's permits could overrun them");
 		}
 		if (global) {

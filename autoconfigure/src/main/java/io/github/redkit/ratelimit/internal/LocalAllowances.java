@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.core.internal.LocalBatchStop;
-import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
@@ -47,8 +47,6 @@ final class LocalAllowances {
 	// how many identifiers are kept before idle ones are forgotten
 	private final int purgeAbove;
 
-	private final Map<String, LocalAllowance> allowances;
-
 	private final PermitTaker taker;
 
 	private final PermitSettlement settlement;
@@ -63,12 +61,14 @@ final class LocalAllowances {
 
 	private final LocalBatchStop stop;
 
+	private final LocalBatchLifecycle lifecycle;
+
 	// when the identifiers were last swept, so that many live ones are not swept per call
 	private volatile long purged;
 
 	/**
-	 * Creates the allowances of the named limits that have one.
-	 * @param allowances the allowances, by limit name
+	 * Creates the batches of the named limits that have a local allowance (which
+	 * {@link RateLimitRegistry} knows).
 	 * @param taker takes permits from Redis (or the failure mode)
 	 * @param settlement gives back what a batch did not hand out
 	 * @param metrics counts batches and permits
@@ -77,35 +77,18 @@ final class LocalAllowances {
 	 * its own start; a stopping application awaits its give-backs twice as long
 	 * @param purgeAbove how many identifiers are kept before idle ones are forgotten
 	 */
-	LocalAllowances(Map<String, LocalAllowance> allowances, PermitTaker taker, PermitSettlement settlement,
-			RedkitMetrics metrics, LongSupplier clock, Duration timeout, int purgeAbove) {
+	LocalAllowances(PermitTaker taker, PermitSettlement settlement, RedkitMetrics metrics, LongSupplier clock,
+			Duration timeout, int purgeAbove) {
 		this.purgeAbove = purgeAbove;
-		this.allowances = Map.copyOf(allowances);
 		this.taker = taker;
 		this.settlement = settlement;
 		this.metrics = metrics;
 		this.clock = clock;
 		this.timeout = timeout;
 		this.stop = new LocalBatchStop(clock);
-	}
-
-	/**
-	 * The allowance of a named limit for a call of these identifiers.
-	 * @param limitName the limit
-	 * @param keys the call's identifiers: an allowance serves calls of one
-	 * @return the allowance, or {@code null} when the call goes to Redis itself
-	 */
-	@Nullable LocalAllowance of(String limitName, List<String> keys) {
-		return (keys.size() == 1 && !this.allowances.isEmpty()) ? this.allowances.get(limitName) : null;
-	}
-
-	/**
-	 * The allowance of a named limit.
-	 * @param limitName the limit
-	 * @return the allowance, or {@code null} when it has none
-	 */
-	@Nullable LocalAllowance of(String limitName) {
-		return this.allowances.get(limitName);
+		// a stop awaits its give-backs at most twice the timeout; a settlement never
+		// fails, and a Redis that does not answer keeps what it counted
+		this.lifecycle = new LocalBatchLifecycle(this.stop, timeout.multipliedBy(2), this::giveBackAll);
 	}
 
 	/**
@@ -138,18 +121,23 @@ final class LocalAllowances {
 	}
 
 	/**
-	 * Gives back what every batch still holds, and every batch taken from now on (calls
-	 * go to Redis one by one until {@link #started}): when the application stops. Waits,
-	 * at most twice the timeout, for the takes and give-backs in flight.
+	 * The lifecycle the limiter delegates to: once stopped, what every batch still holds
+	 * is given back, and every batch taken from then on (calls go to Redis one by one
+	 * until started again); the stop waits, at most twice the timeout, for the takes and
+	 * give-backs in flight.
+	 * @return the lifecycle
 	 */
-	void giveBackAll() {
-		// a settlement never fails; a Redis that does not answer keeps what it counted
-		this.stop.stop(this.timeout.multipliedBy(2).toNanos(), () -> this.holders.forEach((id, holder) -> {
+	LocalBatchLifecycle lifecycle() {
+		return this.lifecycle;
+	}
+
+	private void giveBackAll() {
+		this.holders.forEach((id, holder) -> {
 			LocalBatchSlot.Retired<Batch> batch = holder.release();
 			if (batch != null) {
 				batch.giveBack(this::giveBack);
 			}
-		}));
+		});
 	}
 
 	/**
@@ -167,13 +155,6 @@ final class LocalAllowances {
 				}
 			}
 		});
-	}
-
-	/**
-	 * Started (again): batches are taken and kept.
-	 */
-	void started() {
-		this.stop.started();
 	}
 
 	/** Gives back the batches no call has come for and forgets their identifiers. */
@@ -210,11 +191,10 @@ final class LocalAllowances {
 	 * arithmetic.
 	 */
 	static double millisLeftInItsWindow(RateLimitPolicy policy, double decidedAt) {
+		AlgorithmDescriptor algorithm = AlgorithmDescriptor.of(policy.algorithm());
 		double left = Double.MAX_VALUE;
 		for (RateLimitWindow window : policy.windows()) {
-			double period = window.period().toMillis();
-			double width = (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) ? period / policy.subWindows()
-					: period;
+			double width = algorithm.countingSpanMillis(policy, window);
 			left = Math.min(left, (Math.floor(decidedAt / width) + 1) * width - decidedAt);
 		}
 		return left;
@@ -392,13 +372,10 @@ final class LocalAllowances {
 		}
 
 		private void refused(RateLimitPolicy policy, long start) {
+			AlgorithmDescriptor algorithm = AlgorithmDescriptor.of(policy.algorithm());
 			double smallest = Double.MAX_VALUE;
 			for (RateLimitWindow window : policy.windows()) {
-				double width = window.period().toMillis();
-				if (policy.algorithm() == RateLimitAlgorithm.SLIDING_WINDOW) {
-					width = width / policy.subWindows();
-				}
-				smallest = Math.min(smallest, width);
+				smallest = Math.min(smallest, algorithm.countingSpanMillis(policy, window));
 			}
 			this.slot.refusedUntil(start + (long) (smallest * 1_000_000));
 		}

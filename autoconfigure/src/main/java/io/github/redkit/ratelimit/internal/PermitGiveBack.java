@@ -2,9 +2,7 @@ package io.github.redkit.ratelimit.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -16,11 +14,8 @@ import io.github.redkit.core.RedkitScriptException;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
-import org.springframework.util.Assert;
 
 /**
  * Gives back the permits that some cluster slots took for a call that another slot
@@ -41,14 +36,6 @@ public final class PermitGiveBack {
 	private static final long FIRST_BACKOFF_MILLIS = 50;
 
 	private static final Log logger = LogFactory.getLog(PermitGiveBack.class);
-
-	private static final Map<RateLimitAlgorithm, LuaScript<Long>> REFUNDS = new EnumMap<>(RateLimitAlgorithm.class);
-
-	static {
-		for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
-			REFUNDS.put(algorithm, LuaScript.load(AlgorithmDescriptor.of(algorithm).refundScriptName(), Long.class));
-		}
-	}
 
 	private final RedisScriptRunner runner;
 
@@ -97,8 +84,7 @@ public final class PermitGiveBack {
 		scriptKeys.addAll(keys);
 		// the marker extends the first key, so it keeps its hash tag and its slot
 		scriptKeys.add(keys.get(0) + ":refund:" + RandomIds.next());
-		LuaScript<Long> refund = REFUNDS.get(limit.policy().algorithm());
-		Assert.state(refund != null, () -> "No refund script for " + limit.policy().algorithm());
+		LuaScript<Long> refund = limit.refundScript();
 		byte[][] args = limit.refundArguments(cost, MARKER_TTL, reply);
 		// the first attempt is sent before the caller learns of the refusal, so that its
 		// next call on the same connection finds the permits back

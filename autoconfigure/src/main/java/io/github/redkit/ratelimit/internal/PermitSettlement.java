@@ -11,11 +11,9 @@ import java.util.function.Supplier;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitReservation;
-import io.github.redkit.ratelimit.RateLimitWindow;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -168,15 +166,7 @@ final class PermitSettlement {
 	}
 
 	private CompletableFuture<byte[]> charge(PreparedLimit limit, List<String> keys, long excess) {
-		long charged = excess;
-		if (limit.policy().algorithm() == RateLimitAlgorithm.SLIDING_LOG) {
-			// a log keeps one member per permit: more than the largest limit fills every
-			// window as much as that many do
-			charged = Math.min(excess,
-					limit.policy().windows().stream().mapToLong(RateLimitWindow::limit).max().orElse(excess));
-		}
-		return this.runner.executeAsync(RedisRateLimiter.script(limit), this.timeout, keys,
-				limit.chargeArguments(charged));
+		return this.runner.executeAsync(limit.script(), this.timeout, keys, limit.chargeArguments(excess));
 	}
 
 }

@@ -8,8 +8,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
@@ -17,12 +20,12 @@ import io.github.redkit.ratelimit.RateLimitWindow;
 import org.springframework.util.Assert;
 
 /**
- * A limit with what every decision on it needs computed once: the key prefix and the
- * script arguments. The scripts read their numbers packed as little-endian doubles (cost,
- * then limit and period of each window) with the struct formats that read them: one
- * {@code struct.unpack} costs Redis less than a string-to-number conversion per number.
- * The layout of the records and any further arguments are the algorithm's
- * ({@link AlgorithmDescriptor}).
+ * A limit with what every decision on it needs computed once: the key prefix, the
+ * algorithm's scripts and the script arguments. The scripts read their numbers packed as
+ * little-endian doubles (cost, then limit and period of each window) with the struct
+ * formats that read them: one {@code struct.unpack} costs Redis less than a
+ * string-to-number conversion per number. The layout of the records and any further
+ * arguments are the algorithm's ({@link AlgorithmDescriptor}).
  *
  * @param name the limit's name, as metrics and messages show it
  * @param policy its policy
@@ -32,12 +35,16 @@ import org.springframework.util.Assert;
  * misreading
  * @param argumentsForOne the script arguments for a cost of one
  * @param smallestLimit the smallest limit of its windows
+ * @param scripts its algorithm's decision and refund scripts
  */
 public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix, String keySuffix,
-		byte[][] argumentsForOne, long smallestLimit) {
+		byte[][] argumentsForOne, long smallestLimit, Scripts scripts) {
 
 	// a decision's reply: seven little-endian doubles
 	private static final int REPLY_BYTES = 56;
+
+	// each algorithm's scripts, read once
+	private static final Map<AlgorithmDescriptor, Scripts> SCRIPTS = new ConcurrentHashMap<>();
 
 	/**
 	 * Prepares a limit.
@@ -72,8 +79,28 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 		arguments[2] = ascii(algorithm.recordsFormat(policy));
 		System.arraycopy(extra, 0, arguments, 3, extra.length);
 		String suffix = algorithm.keySuffix(policy);
+		Scripts scripts = SCRIPTS.computeIfAbsent(algorithm,
+				(descriptor) -> new Scripts(LuaScript.load(descriptor.scriptName(), byte[].class),
+						LuaScript.load(descriptor.refundScriptName(), Long.class)));
 		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), suffix, arguments,
-				policy.smallestLimit());
+				policy.smallestLimit(), scripts);
+	}
+
+	/**
+	 * The script that decides a call on this limit.
+	 * @return the decision script
+	 */
+	public LuaScript<byte[]> script() {
+		return this.scripts.decision();
+	}
+
+	/**
+	 * The script that gives back what the decision script took (across cluster slots, or
+	 * when a call is settled below what it took).
+	 * @return the refund script
+	 */
+	public LuaScript<Long> refundScript() {
+		return this.scripts.refund();
 	}
 
 	/**
@@ -102,14 +129,16 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 
 	/**
 	 * The decision script's arguments that charge {@code excess} permits whatever the
-	 * windows hold: the excess of a call settled above what it took. The script reads a
-	 * negative cost as such a charge.
+	 * windows hold, or as many of them as the algorithm counts
+	 * ({@link AlgorithmDescriptor#chargeable}): the excess of a call settled above what
+	 * it took. The script reads a negative cost as such a charge.
 	 * @param excess the permits to charge, at least 1
 	 * @return the arguments
 	 */
 	byte[][] chargeArguments(long excess) {
+		long charged = AlgorithmDescriptor.of(this.policy.algorithm()).chargeable(this.policy, excess);
 		byte[][] arguments = this.argumentsForOne.clone();
-		arguments[0] = numbers(this.policy, -excess);
+		arguments[0] = numbers(this.policy, -charged);
 		return arguments;
 	}
 
@@ -182,6 +211,15 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 
 	private static byte[] ascii(String text) {
 		return text.getBytes(StandardCharsets.US_ASCII);
+	}
+
+	/**
+	 * An algorithm's scripts.
+	 *
+	 * @param decision decides a call
+	 * @param refund gives back what a decision took
+	 */
+	public record Scripts(LuaScript<byte[]> decision, LuaScript<Long> refund) {
 	}
 
 }

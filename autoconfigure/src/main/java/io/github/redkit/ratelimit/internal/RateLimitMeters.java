@@ -1,6 +1,7 @@
 package io.github.redkit.ratelimit.internal;
 
 import io.github.redkit.core.RedkitMeter;
+import io.github.redkit.core.RedkitMetrics;
 
 /**
  * The meters of rate limits, recorded through
@@ -86,6 +87,18 @@ public final class RateLimitMeters {
 	public static final String LOCAL_DENIED = "local-denied";
 
 	private RateLimitMeters() {
+	}
+
+	/**
+	 * Counts a decision and records how long it took.
+	 * @param metrics where
+	 * @param limitName the limit
+	 * @param outcome the outcome, e.g. {@link #ALLOWED}
+	 * @param start when the decision started, as {@link System#nanoTime()}
+	 */
+	static void decided(RedkitMetrics metrics, String limitName, String outcome, long start) {
+		metrics.increment(DECISIONS, "limit", limitName, "outcome", outcome);
+		metrics.record(DURATION, System.nanoTime() - start, "limit", limitName);
 	}
 
 }

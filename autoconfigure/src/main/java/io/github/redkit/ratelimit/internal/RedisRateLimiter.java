@@ -1,30 +1,18 @@
 package io.github.redkit.ratelimit.internal;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
-import io.github.redkit.core.internal.FailureCooldown;
-import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitDecision;
@@ -34,31 +22,23 @@ import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.ratelimit.RateLimiterUnavailableException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.util.Assert;
 
 /**
- * The {@link RateLimiter} on Redis. On a standalone server (or Sentinel) one script
- * decides every window of every identifier; on a cluster the identifiers are grouped by
- * slot, the groups are decided concurrently, and what a group took is given back when
- * another group refuses the call or does not answer in time (see {@link PermitGiveBack}).
- * <p>
- * When Redis does not answer within the timeout, the {@linkplain RateLimitFailureMode
- * failure mode} applies, and keeps applying without asking Redis for the failure
- * cooldown, so that an outage does not add the timeout to every call; in the local
- * failure mode a {@link LocalRateLimiter} decides meanwhile.
+ * The {@link RateLimiter} on Redis: it takes a call's limit from its
+ * {@link RateLimitRegistry}, serves it from a {@linkplain LocalAllowances local
+ * allowance} when the limit has one, and otherwise sends it to the limit's decider or to
+ * the limit's script: one identifier directly, several through the
+ * {@link ClusterSlotFanOut} (one script per cluster slot). When Redis does not answer
+ * within the timeout, the {@link RateLimitFailurePolicy} decides
+ * ({@linkplain RateLimitFailureMode failure mode} and cooldown).
  */
 public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
-
-	private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
 
 	private static final RedkitOutcomes<RateLimitDecision> DECIDED = RedkitOutcomes
 		.of((decision) -> decision.allowed() ? "allowed" : "denied");
@@ -66,46 +46,25 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	private static final RedkitOutcomes<RateLimitReservation> RESERVED = RedkitOutcomes
 		.of((reservation) -> reservation.allowed() ? "allowed" : "denied");
 
-	private static final Map<RateLimitAlgorithm, LuaScript<byte[]>> SCRIPTS = new EnumMap<>(RateLimitAlgorithm.class);
-
-	static {
-		for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
-			SCRIPTS.put(algorithm, LuaScript.load(AlgorithmDescriptor.of(algorithm).scriptName(), byte[].class));
-		}
-	}
-
 	private final RedisScriptRunner runner;
 
-	private final RedisKeyspace keyspace;
+	private final RateLimitRegistry registry;
 
-	private final Map<String, PreparedLimit> limits = new ConcurrentHashMap<>();
+	private final RateLimitFailurePolicy failurePolicy;
 
-	private final Map<String, PreparedLimit> inlineLimits = new ConcurrentHashMap<>();
-
-	private final RateLimitFailureMode failureMode;
+	private final ClusterSlotFanOut fanOut;
 
 	private final Duration timeout;
 
-	private final FailureCooldown failureCooldown;
-
 	private final RedkitMetrics metrics;
-
-	private final boolean cluster;
-
-	private final PermitGiveBack giveBack;
 
 	private final PermitSettlement settlement;
 
 	private final RedkitObservations observations;
 
-	private final @Nullable LocalRateLimiter localLimiter;
-
 	private final LocalAllowances allowances;
 
-	private volatile boolean running;
-
-	// the deciders of the named limits some layer above decides (several regions)
-	private final Map<String, RateLimitDecider> deciders = new ConcurrentHashMap<>();
+	private final LocalBatchLifecycle lifecycle;
 
 	/**
 	 * Creates a rate limiter.
@@ -140,12 +99,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			List<RateLimitDecider> deciders) {
 		this(runner, keyspace, policies, settings, metrics, observations,
 				new LocalAllowances.Sweep(System::nanoTime, LocalAllowances.PURGE_ABOVE));
-		for (RateLimitDecider decider : deciders) {
-			for (String name : decider.limitNames()) {
-				decider.check(name, policies.get(name));
-				this.deciders.put(name, decider);
-			}
-		}
+		this.registry.decidedBy(deciders, policies);
 	}
 
 	/**
@@ -157,27 +111,23 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			LocalAllowances.Sweep sweep) {
 		Assert.notNull(observations, "observations must not be null");
 		this.runner = runner;
-		this.keyspace = keyspace;
-		policies.forEach((name, policy) -> this.limits.put(name, PreparedLimit.of(name, policy, keyspace)));
-		this.failureMode = settings.failureMode();
+		this.registry = new RateLimitRegistry(keyspace, policies, settings.allowances());
+		this.failurePolicy = new RateLimitFailurePolicy(settings, metrics);
 		this.timeout = settings.timeout();
-		this.failureCooldown = new FailureCooldown(settings.failureCooldown());
-		this.localLimiter = settings.localLimiter();
 		this.metrics = metrics;
 		this.observations = observations;
-		this.cluster = runner.isCluster();
-		this.giveBack = new PermitGiveBack(runner, settings.timeout(), metrics);
-		this.settlement = new PermitSettlement(runner, settings.timeout(), this.giveBack, metrics, this.deciders::get,
-				this.localLimiter);
-		this.allowances = new LocalAllowances(settings.allowances(),
-				(limit, keys, cost, left) -> decideOrFailAsync(limit, keys, cost, left), this.settlement, metrics,
-				sweep.clock(), settings.timeout(), sweep.purgeAbove());
+		PermitGiveBack giveBack = new PermitGiveBack(runner, settings.timeout(), metrics);
+		this.fanOut = new ClusterSlotFanOut(runner, settings.timeout(), giveBack);
+		this.settlement = new PermitSettlement(runner, settings.timeout(), giveBack, metrics, this.registry::decider,
+				settings.localLimiter());
+		this.allowances = new LocalAllowances((limit, keys, cost, left) -> decideOrFailAsync(limit, keys, cost, left),
+				this.settlement, metrics, sweep.clock(), settings.timeout(), sweep.purgeAbove());
+		this.lifecycle = this.allowances.lifecycle();
 	}
 
 	@Override
 	public void start() {
-		this.running = true;
-		this.allowances.started();
+		this.lifecycle.start();
 	}
 
 	/**
@@ -186,19 +136,18 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
-		this.running = false;
-		this.allowances.giveBackAll();
+		this.lifecycle.stop();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.lifecycle.isRunning();
 	}
 
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost) {
-		PreparedLimit limit = named(limitName);
-		LocalAllowance allowance = this.allowances.of(limitName, keys);
+		PreparedLimit limit = this.registry.named(limitName);
+		LocalAllowance allowance = this.registry.allowance(limitName, keys);
 		if (allowance != null) {
 			return this.observations.observe(RateLimitObservationKind.DECISION, limitName,
 					() -> RedisScriptRunner.join(this.allowances.acquire(limit, allowance, keys.get(0), cost)),
@@ -215,13 +164,13 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
 			int cost) {
-		return tryAcquire(inline(limitName, limitId, policy), keys, cost);
+		return tryAcquire(this.registry.inline(limitName, limitId, policy), keys, cost);
 	}
 
 	@Override
 	public CompletableFuture<RateLimitDecision> tryAcquireAsync(String limitName, List<String> keys, int cost) {
-		PreparedLimit limit = named(limitName);
-		LocalAllowance allowance = this.allowances.of(limitName, keys);
+		PreparedLimit limit = this.registry.named(limitName);
+		LocalAllowance allowance = this.registry.allowance(limitName, keys);
 		if (allowance != null) {
 			return this.observations.observeAsync(RateLimitObservationKind.DECISION, limitName,
 					() -> this.allowances.acquire(limit, allowance, keys.get(0), cost), DECIDED);
@@ -232,53 +181,29 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	@Override
 	public CompletableFuture<RateLimitDecision> tryAcquireAsync(String limitName, String limitId,
 			RateLimitPolicy policy, List<String> keys, int cost) {
-		return tryAcquireAsync(inline(limitName, limitId, policy), keys, cost);
+		return tryAcquireAsync(this.registry.inline(limitName, limitId, policy), keys, cost);
 	}
 
 	@Override
 	public RateLimitReservation reserve(String limitName, List<String> keys, int estimate) {
-		return reserve(named(limitName), keys, estimate);
+		return reserve(this.registry.named(limitName), keys, estimate);
 	}
 
 	@Override
 	public RateLimitReservation reserve(String limitName, String limitId, RateLimitPolicy policy, List<String> keys,
 			int estimate) {
-		return reserve(inline(limitName, limitId, policy), keys, estimate);
+		return reserve(this.registry.inline(limitName, limitId, policy), keys, estimate);
 	}
 
 	@Override
 	public CompletableFuture<RateLimitReservation> reserveAsync(String limitName, List<String> keys, int estimate) {
-		return reserveAsync(named(limitName), keys, estimate);
+		return reserveAsync(this.registry.named(limitName), keys, estimate);
 	}
 
 	@Override
 	public CompletableFuture<RateLimitReservation> reserveAsync(String limitName, String limitId,
 			RateLimitPolicy policy, List<String> keys, int estimate) {
-		return reserveAsync(inline(limitName, limitId, policy), keys, estimate);
-	}
-
-	private PreparedLimit named(String limitName) {
-		PreparedLimit limit = this.limits.get(limitName);
-		if (limit == null) {
-			throw new IllegalArgumentException("No rate limit named '" + limitName
-					+ "': configure it under redkit.rate-limit.limits or define it; known limits: "
-					+ this.limits.keySet());
-		}
-		return limit;
-	}
-
-	private PreparedLimit inline(String limitName, String limitId, RateLimitPolicy policy) {
-		Assert.hasText(limitName, "A rate limit needs a name");
-		Assert.hasText(limitId, "A rate limit needs an id");
-		// inline policies (@RateLimited(limit = ..., period = ...)) come with every call:
-		// prepared once per id, again only when the policy changes
-		PreparedLimit limit = this.inlineLimits.get(limitId);
-		if (limit == null || (limit.policy() != policy && !limit.policy().equals(policy))
-				|| !limit.name().equals(limitName)) {
-			limit = PreparedLimit.of(limitName, limitId, policy, this.keyspace);
-			this.inlineLimits.put(limitId, limit);
-		}
-		return limit;
+		return reserveAsync(this.registry.inline(limitName, limitId, policy), keys, estimate);
 	}
 
 	private RateLimitDecision tryAcquire(PreparedLimit limit, List<String> keys, int cost) {
@@ -309,10 +234,11 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		}
 		try {
 			return answered(limit.name(), start,
-					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, script(limit).name()));
+					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, limit.script().name()));
 		}
 		catch (DataAccessException ex) {
-			return TakenPermits.withoutRedis(limit, keys, cost, failedAfter(limit, keys, cost, start, ex));
+			return TakenPermits.withoutRedis(limit, keys, cost,
+					this.failurePolicy.failedAfter(limit, keys, cost, start, ex));
 		}
 	}
 
@@ -338,16 +264,17 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			// the cooldown, if any
 			try {
 				return CompletableFuture.completedFuture(TakenPermits.withoutRedis(limit, keys, cost,
-						failed(limit, keys, cost, start, new QueryTimeoutException("Rate limit '" + limit.name()
-								+ "': no time left of " + this.timeout.toMillis() + " ms for Redis"))));
+						this.failurePolicy.failed(limit, keys, cost, start, new QueryTimeoutException("Rate limit '"
+								+ limit.name() + "': no time left of " + this.timeout.toMillis() + " ms for Redis"))));
 			}
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
 		return decide(limit, keys, cost).orTimeout(Math.min(timeoutNanos, this.timeout.toNanos()), TimeUnit.NANOSECONDS)
-			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken) : TakenPermits
-				.withoutRedis(limit, keys, cost, failedAfter(limit, keys, cost, start, accessFailure(limit, ex))));
+			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken)
+					: TakenPermits.withoutRedis(limit, keys, cost, this.failurePolicy.failedAfter(limit, keys, cost,
+							start, this.failurePolicy.accessFailure(limit, ex))));
 	}
 
 	/**
@@ -367,141 +294,31 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		if (cost > limit.smallestLimit()) {
 			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
 		}
-		if (this.failureCooldown.coolingDown(start)) {
-			return failed(limit, keys, cost, start, null);
+		if (this.failurePolicy.coolingDown(start)) {
+			return this.failurePolicy.failed(limit, keys, cost, start, null);
 		}
 		return null;
 	}
 
-	private RateLimitDecision failedAfter(PreparedLimit limit, List<String> keys, int cost, long start,
-			DataAccessException ex) {
-		this.failureCooldown.failed();
-		return failed(limit, keys, cost, start, ex);
-	}
-
-	private DataAccessException accessFailure(PreparedLimit limit, Throwable failure) {
-		Throwable ex = RedisScriptRunner.unwrap(failure);
-		if (ex instanceof DataAccessException dataAccess) {
-			return dataAccess;
-		}
-		if (ex instanceof TimeoutException) {
-			return new QueryTimeoutException(
-					"Redis did not answer " + script(limit).name() + " within " + this.timeout.toMillis() + " ms", ex);
-		}
-		// not a Redis failure (a bug): no failure mode applies
-		throw (ex instanceof RuntimeException runtime) ? runtime : new CompletionException(ex);
-	}
-
 	/**
-	 * Sends the decision: one script per cluster slot, the slots concurrently. When
-	 * several slots do not all answer in time, what the ones that allowed took is given
-	 * back whenever they answer.
+	 * Sends the decision to the limit's decider when a layer above decides it, to its
+	 * script otherwise (for several identifiers, one per cluster slot).
 	 */
 	private CompletableFuture<TakenPermits> decide(PreparedLimit limit, List<String> keys, int cost) {
-		RateLimitDecider decider = this.deciders.get(limit.name());
-		if (decider != null && this.limits.get(limit.name()) == limit) {
+		RateLimitDecider decider = this.registry.decider(limit);
+		if (decider != null) {
 			byte[][] numbers = limit.arguments(cost);
 			RateLimitCall call = new RateLimitCall(limit.name(), limit.policy(), keys, cost, numbers[0], numbers[1],
 					this.timeout);
 			return decider.decide(call).thenApply((reply) -> TakenPermits.decided(limit, call, reply));
 		}
-		byte[][] args = limit.arguments(cost);
-		LuaScript<byte[]> script = script(limit);
 		if (keys.size() == 1) {
+			// one identifier, one script: no slots to fan out to
 			List<String> key = List.of(limit.key(keys.get(0)));
-			return this.runner.executeAsync(script, this.timeout, key, args)
+			return this.runner.executeAsync(limit.script(), this.timeout, key, limit.arguments(cost))
 				.thenApply((reply) -> TakenPermits.of(limit, cost, List.of(key), List.of(reply)));
 		}
-		List<List<String>> groups = groupBySlot(limit, keys);
-		if (groups.size() == 1) {
-			return this.runner.executeAsync(script, this.timeout, groups.get(0), args)
-				.thenApply((reply) -> TakenPermits.of(limit, cost, groups, List.of(reply)));
-		}
-		List<CompletableFuture<byte[]>> answers = new ArrayList<>(groups.size());
-		for (List<String> group : groups) {
-			// no timeout on the call itself: a slot's late answer is what tells whether
-			// it took permits to give back
-			answers.add(this.runner.executeAsync(script, group, args));
-		}
-		// settled once: by every slot's answer, or by a failure, a timeout or the caller
-		// giving up, after which every slot that took permits gives them back whenever
-		// it answers
-		AtomicBoolean settled = new AtomicBoolean();
-		CompletableFuture<TakenPermits> decision = new CompletableFuture<>();
-		CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).whenComplete((all, ex) -> {
-			if (ex != null) {
-				decision.completeExceptionally(ex);
-			}
-			else if (settled.compareAndSet(false, true)) {
-				try {
-					List<byte[]> replies = answers.stream().map(CompletableFuture::join).toList();
-					decision.complete(new TakenPermits(limit, cost, combine(limit, groups, replies, cost), groups,
-							replies, null));
-				}
-				catch (RuntimeException | Error failure) {
-					decision.completeExceptionally(failure);
-				}
-			}
-		});
-		decision.whenComplete((result, ex) -> {
-			if (ex != null && settled.compareAndSet(false, true)) {
-				for (int i = 0; i < answers.size(); i++) {
-					List<String> group = groups.get(i);
-					answers.get(i).thenAccept((reply) -> {
-						if (limit.decision(reply).allowed()) {
-							this.giveBack.giveBack(limit, group, cost, reply);
-						}
-					});
-				}
-			}
-		});
-		return decision;
-	}
-
-	static LuaScript<byte[]> script(PreparedLimit limit) {
-		RateLimitAlgorithm algorithm = limit.policy().algorithm();
-		LuaScript<byte[]> script = SCRIPTS.get(algorithm);
-		if (script == null) {
-			throw new IllegalStateException("No script for " + algorithm);
-		}
-		return script;
-	}
-
-	private RateLimitDecision combine(PreparedLimit limit, List<List<String>> groups, List<byte[]> replies, int cost) {
-		List<RateLimitDecision> decisions = replies.stream().map(limit::decision).toList();
-		boolean refused = decisions.stream().anyMatch((decision) -> !decision.allowed());
-		RateLimitDecision result = decisions.get(0);
-		Set<RateLimitWindow> exceeded = new LinkedHashSet<>();
-		for (int i = 0; i < decisions.size(); i++) {
-			RateLimitDecision decision = decisions.get(i);
-			exceeded.addAll(decision.exceeded());
-			if (!refused) {
-				result = (decision.remaining() < result.remaining()) ? decision : result;
-			}
-			else if (decision.allowed()) {
-				this.giveBack.giveBack(limit, groups.get(i), cost, replies.get(i));
-			}
-			else if (result.allowed() || decision.retryAfter().compareTo(result.retryAfter()) > 0) {
-				result = decision;
-			}
-		}
-		if (!refused) {
-			return result;
-		}
-		// every window that refused on any slot, in the policy's order
-		List<RateLimitWindow> inOrder = limit.policy().windows().stream().filter(exceeded::contains).toList();
-		return new RateLimitDecision(false, result.remaining(), result.retryAfter(), result.resetAfter(),
-				result.window(), result.policy(), inOrder, result.decidedAt());
-	}
-
-	private List<List<String>> groupBySlot(PreparedLimit limit, List<String> identifiers) {
-		Map<Integer, List<String>> groups = new LinkedHashMap<>();
-		for (String identifier : identifiers) {
-			String key = limit.key(identifier);
-			int slot = this.cluster ? ClusterSlotHashUtil.calculateSlot(key) : 0;
-			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(key);
-		}
-		return new ArrayList<>(groups.values());
+		return this.fanOut.decide(limit, keys, cost);
 	}
 
 	private static RateLimitDecision refuseOverLimit(RateLimitPolicy policy, int cost) {
@@ -514,44 +331,15 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	}
 
 	private TakenPermits answered(String limitName, long start, TakenPermits taken) {
-		LocalRateLimiter local = this.localLimiter;
-		if (local != null) {
-			local.recovered();
-		}
+		this.failurePolicy.recovered();
 		record(limitName, start, taken.decision());
 		return taken;
 	}
 
 	private RateLimitDecision record(String limitName, long start, RateLimitDecision decision) {
-		measure(limitName, decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED, start);
+		RateLimitMeters.decided(this.metrics, limitName,
+				decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED, start);
 		return decision;
-	}
-
-	private void measure(String limitName, String outcome, long start) {
-		this.metrics.increment(RateLimitMeters.DECISIONS, "limit", limitName, "outcome", outcome);
-		this.metrics.record(RateLimitMeters.DURATION, System.nanoTime() - start, "limit", limitName);
-	}
-
-	private RateLimitDecision failed(PreparedLimit limit, List<String> keys, int cost, long start,
-			@Nullable DataAccessException cause) {
-		String limitName = limit.name();
-		if (cause != null) {
-			logger.warn("Rate limit '" + limitName + "' could not be decided (failure mode " + this.failureMode + "): "
-					+ cause.getMessage());
-		}
-		LocalRateLimiter local = this.localLimiter;
-		if (this.failureMode == RateLimitFailureMode.LOCAL && local != null) {
-			RateLimitDecision decision = local.decide(limit, keys, cost);
-			measure(limitName, decision.allowed() ? RateLimitMeters.LOCAL_ALLOWED : RateLimitMeters.LOCAL_DENIED,
-					start);
-			return decision;
-		}
-		if (this.failureMode == RateLimitFailureMode.ALLOW) {
-			measure(limitName, RateLimitMeters.FAILED_OPEN, start);
-			return RateLimitDecision.failedOpen(limit.policy());
-		}
-		measure(limitName, RateLimitMeters.FAILED_CLOSED, start);
-		throw new RateLimiterUnavailableException(limitName, this.failureCooldown.duration(), cause);
 	}
 
 	/**
@@ -559,32 +347,19 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 * @return a read-only view
 	 */
 	public Map<String, PreparedLimit> inlineLimits() {
-		return Collections.unmodifiableMap(this.inlineLimits);
+		return this.registry.inlineLimits();
 	}
 
 	@Override
 	public void define(String limitName, RateLimitPolicy policy) {
-		PreparedLimit limit = PreparedLimit.of(limitName, policy, this.keyspace);
-		RateLimitDecider decider = this.deciders.get(limitName);
-		if (decider != null) {
-			decider.check(limitName, policy);
-		}
-		LocalAllowance allowance = this.allowances.of(limitName);
-		if (allowance != null) {
-			// checked as start-up checks the configured limits: a batch must not overrun
-			// a window it was not counted in
-			allowance.check("Rate limit '" + limitName + "': its local allowance (redkit.rate-limit.limits." + limitName
-					+ ".local-allowance)", policy, decider != null);
-		}
-		this.limits.put(limitName, limit);
-		if (allowance != null) {
+		if (this.registry.define(limitName, policy)) {
 			this.allowances.redefined(limitName);
 		}
 	}
 
 	@Override
 	public Optional<RateLimitPolicy> policy(String limitName) {
-		return Optional.ofNullable(this.limits.get(limitName)).map(PreparedLimit::policy);
+		return this.registry.policy(limitName);
 	}
 
 }

@@ -27,6 +27,36 @@ final class SlidingLogAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
+	public String refundScriptName() {
+		return "ratelimit_refund_sliding_log";
+	}
+
+	@Override
+	public boolean servesLocalAllowances() {
+		return false;
+	}
+
+	/** The window itself; never asked, as it serves no local allowance. */
+	@Override
+	public double countingSpanMillis(RateLimitPolicy policy, RateLimitWindow window) {
+		return window.period().toMillis();
+	}
+
+	@Override
+	public boolean countsAcrossRegions() {
+		return false;
+	}
+
+	/**
+	 * At most the largest limit: a log keeps one member per permit, and more than the
+	 * largest limit fills every window as much as that many do.
+	 */
+	@Override
+	public long chargeable(RateLimitPolicy policy, long excess) {
+		return Math.min(excess, policy.windows().stream().mapToLong(RateLimitWindow::limit).max().orElse(excess));
+	}
+
+	@Override
 	public String keySuffix(RateLimitPolicy policy) {
 		return "sl";
 	}

@@ -32,6 +32,31 @@ final class SlidingWindowAlgorithm implements AlgorithmDescriptor {
 	}
 
 	@Override
+	public String refundScriptName() {
+		return "ratelimit_refund_sliding_window";
+	}
+
+	@Override
+	public boolean servesLocalAllowances() {
+		return true;
+	}
+
+	@Override
+	public double countingSpanMillis(RateLimitPolicy policy, RateLimitWindow window) {
+		return window.period().toMillis() / (double) policy.subWindows();
+	}
+
+	@Override
+	public boolean countsAcrossRegions() {
+		return true;
+	}
+
+	@Override
+	public long chargeable(RateLimitPolicy policy, long excess) {
+		return excess;
+	}
+
+	@Override
 	public String keySuffix(RateLimitPolicy policy) {
 		return "sw" + policy.subWindows() + "-" + Width.of(policy).bits;
 	}

@@ -5,6 +5,7 @@ import java.util.List;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitUsage;
+import io.github.redkit.ratelimit.RateLimitWindow;
 
 import org.springframework.data.redis.connection.RedisConnection;
 
@@ -19,6 +20,32 @@ final class TokenBucketAlgorithm implements AlgorithmDescriptor {
 	@Override
 	public String scriptName() {
 		return "ratelimit_token_bucket";
+	}
+
+	@Override
+	public String refundScriptName() {
+		return "ratelimit_refund_token_bucket";
+	}
+
+	@Override
+	public boolean servesLocalAllowances() {
+		return false;
+	}
+
+	/** The window itself; never asked, as it serves no local allowance. */
+	@Override
+	public double countingSpanMillis(RateLimitPolicy policy, RateLimitWindow window) {
+		return window.period().toMillis();
+	}
+
+	@Override
+	public boolean countsAcrossRegions() {
+		return false;
+	}
+
+	@Override
+	public long chargeable(RateLimitPolicy policy, long excess) {
+		return excess;
 	}
 
 	@Override

@@ -7,10 +7,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
@@ -50,7 +52,8 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 	 * Creates the decider.
 	 * @param runner runs the script on this region's Redis
 	 * @param outbox this region's outbox
-	 * @param names the named limits marked global, each a sliding window
+	 * @param names the named limits marked global, each of an algorithm that
+	 * {@linkplain RateLimitAlgorithm#countsAcrossRegions() counts across regions}
 	 */
 	public GlobalRateLimitDecider(RedisScriptRunner runner, RegionOutbox outbox, Set<String> names) {
 		this.runner = runner;
@@ -69,8 +72,13 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 		String property = "redkit.rate-limit.limits." + limitName + ".global";
 		Assert.isTrue(policy != null, () -> property + " marks a limit that is not configured");
 		RateLimitAlgorithm algorithm = policy.algorithm();
-		Assert.isTrue(algorithm == RateLimitAlgorithm.SLIDING_WINDOW,
-				() -> property + " needs the sliding-window algorithm (was " + algorithm.id() + ")");
+		Assert.isTrue(algorithm.countsAcrossRegions(),
+				() -> property + " needs the "
+						+ Arrays.stream(RateLimitAlgorithm.values())
+							.filter(RateLimitAlgorithm::countsAcrossRegions)
+							.map(RateLimitAlgorithm::id)
+							.collect(Collectors.joining(" or "))
+						+ " algorithm (was " + algorithm.id() + ")");
 	}
 
 	/** Decides on the local Redis, every identifier of the call in one script. */
