@@ -1,0 +1,135 @@
+package io.github.redkit.core.internal;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
+
+/**
+ * What the script runner asks of a Lettuce connection factory and its connections: its
+ * pool, a connection of the runner's own, whether a kept connection is closed for good.
+ * Kept apart so that the runner loads without Lettuce.
+ */
+final class LettuceConnections {
+
+	private LettuceConnections() {
+	}
+
+	/**
+	 * The {@code max-active} of a Lettuce factory's pool.
+	 * @return the pool's size, or {@code -1} without a pool
+	 */
+	static int maxActive(RedisConnectionFactory connectionFactory) {
+		return (connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getClientConfiguration() instanceof LettucePoolingClientConfiguration pooling)
+						? pooling.getPoolConfig().getMaxTotal() : -1;
+	}
+
+	/**
+	 * Whether a Lettuce factory pools its connections (its shared one included).
+	 * @return whether it has a pool
+	 */
+	static boolean pooled(RedisConnectionFactory connectionFactory) {
+		return connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getClientConfiguration() instanceof LettucePoolingClientConfiguration;
+	}
+
+	/**
+	 * Borrows a dedicated connection from a pooling factory that shares its native
+	 * connection, to keep: the way a pipeline takes one (a connection of the factory's
+	 * own settings: database, credentials, client name), made to send each command at
+	 * once whatever the factory's pipelining policy. Nothing gives it back but the
+	 * runner, once it found it closed.
+	 * @return the connection's commands and the handle that gives it back
+	 */
+	static KeptConnection borrowOwn(RedisConnectionFactory connectionFactory) {
+		RedisConnection connection = connectionFactory.getConnection();
+		try {
+			connection.openPipeline();
+			Object commands = connection.getNativeConnection();
+			StatefulConnection<?, ?> stateful = statefulConnection(commands);
+			if (stateful == null) {
+				throw new IllegalStateException("Not a Lettuce connection: " + commands);
+			}
+			stateful.setAutoFlushCommands(true);
+			return new KeptConnection(commands, connection);
+		}
+		catch (RuntimeException ex) {
+			KeptConnection.closeQuietly(connection);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Whether a connection is gone for good: closed, or disconnected without
+	 * reconnecting. Lettuce's {@code isOpen()} is {@code false} during every reconnect
+	 * too, while the commands sent on it wait to be replayed in order.
+	 * @return whether scripts can no longer be sent on it
+	 */
+	static boolean isClosed(Object commands) {
+		StatefulConnection<?, ?> connection = statefulConnection(commands);
+		if (connection == null) {
+			return true;
+		}
+		if (connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed()) {
+			return true;
+		}
+		return !connection.isOpen() && !connection.getOptions().isAutoReconnect();
+	}
+
+	private static @Nullable StatefulConnection<?, ?> statefulConnection(Object commands) {
+		return (commands instanceof RedisAsyncCommands<?, ?> standalone) ? standalone.getStatefulConnection()
+				: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+						? cluster.getStatefulConnection() : null;
+	}
+
+	/**
+	 * Whether a connection the factory handed out is Lettuce's, with scripting commands.
+	 */
+	static boolean scripts(Object nativeConnection) {
+		return nativeConnection instanceof RedisScriptingAsyncCommands<?, ?>;
+	}
+
+	/**
+	 * Sends a script on a Lettuce connection the factory handed out.
+	 */
+	@SuppressWarnings("unchecked")
+	static <T> CompletableFuture<T> execute(Object nativeConnection, LuaScript<T> script, byte[][] keys, byte[][] args,
+			AtomicBoolean nativeCommands) {
+		return ScriptCalls.execute((RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection, script, keys, args,
+				nativeCommands);
+	}
+
+	/**
+	 * Sends a script on a kept connection, unless it was closed (the factory reset or
+	 * stopped it). A connection that reconnects takes it: Lettuce sends it once
+	 * reconnected, after those sent before.
+	 * @return the answer, or {@code null} when the connection is closed
+	 */
+	static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
+			byte[][] args, AtomicBoolean nativeCommands) {
+		if (isClosed(commands)) {
+			return null;
+		}
+		CompletableFuture<T> answer;
+		try {
+			answer = execute(commands, script, keys, args, nativeCommands);
+		}
+		catch (RuntimeException ex) {
+			answer = CompletableFuture.failedFuture(ScriptFailures.translate(script, ex));
+		}
+		// closed meanwhile: Lettuce refused the script without sending it
+		return (answer.isCompletedExceptionally() && isClosed(commands)) ? null : answer;
+	}
+
+}

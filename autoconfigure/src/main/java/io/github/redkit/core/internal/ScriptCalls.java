@@ -1,0 +1,127 @@
+package io.github.redkit.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Sends one script on Lettuce's asynchronous commands: {@code EVALSHA}, then {@code EVAL}
+ * on {@code NOSCRIPT}, or the script's native form where the server takes it, with the
+ * reply converted to what the script declares. Loaded only when Lettuce is there.
+ */
+final class ScriptCalls {
+
+	// the runner's name: the category applications already configure
+	private static final Log logger = LogFactory.getLog(RedisScriptRunner.class);
+
+	private ScriptCalls() {
+	}
+
+	/**
+	 * Sends a script, or its native form where the server takes it; a server that refuses
+	 * the native form gets the script, from then on.
+	 */
+	@SuppressWarnings("unchecked")
+	static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
+			byte[][] keys, byte[][] args, AtomicBoolean nativeCommands) {
+		NativeForm form = script.nativeForm();
+		byte[][] values = (form != null && nativeCommands.get() && commands instanceof BaseRedisAsyncCommands<?, ?>)
+				? form.arguments(keys, args) : null;
+		if (form == null || values == null) {
+			return execute(commands, script, keys, args);
+		}
+		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
+		arguments.addKey(values[0]);
+		for (int i = 1; i < values.length; i++) {
+			arguments.add(values[i]);
+		}
+		CompletableFuture<T> result = new CompletableFuture<>();
+		((BaseRedisAsyncCommands<byte[], byte[]>) commands)
+			.dispatch(CommandType.valueOf(form.command()), new StatusOutput<>(ByteArrayCodec.INSTANCE), arguments)
+			.whenComplete((reply, ex) -> {
+				Object decided = (ex == null) ? form.result(reply) : null;
+				if (decided != null) {
+					result.complete((T) decided);
+				}
+				else if (ex == null || isRefusal(ex)) {
+					if (ex != null && nativeCommands.compareAndSet(true, false)) {
+						logger.info("Redis refused " + form.command() + " in place of " + script.name() + " ("
+								+ ScriptFailures.unwrap(ex).getMessage() + "): scripts only from now on");
+					}
+					execute(commands, script, keys, args).whenComplete((value, failure) -> {
+						if (failure != null) {
+							result.completeExceptionally(failure);
+						}
+						else {
+							result.complete(value);
+						}
+					});
+				}
+				else {
+					result.completeExceptionally(ScriptFailures.translate(script, ex));
+				}
+			});
+		return result;
+	}
+
+	// a server without the command's form answers a syntax error or an unknown
+	// command, which the script never meets
+	private static boolean isRefusal(Throwable ex) {
+		String message = ScriptFailures.unwrap(ex).getMessage();
+		return message != null && (message.contains("syntax error") || message.startsWith("ERR unknown"));
+	}
+
+	@SuppressWarnings("unchecked")
+	static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
+			byte[][] keys, byte[][] args) {
+		CompletableFuture<Object> reply = commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
+			.toCompletableFuture()
+			.exceptionallyCompose((ex) -> isNoScript(ex)
+					? commands.<Object>eval(script.source(), script.outputType(), keys, args).toCompletableFuture()
+					: CompletableFuture.failedFuture(ex));
+		CompletableFuture<T> result = new CompletableFuture<>();
+		reply.whenComplete((value, ex) -> {
+			if (ex != null) {
+				result.completeExceptionally(ScriptFailures.translate(script, ex));
+			}
+			else {
+				result.complete(script.returnsBytes() ? (T) value : convert(value));
+			}
+		});
+		return result;
+	}
+
+	private static boolean isNoScript(Throwable ex) {
+		Throwable cause = ScriptFailures.unwrap(ex);
+		return cause instanceof RedisNoScriptException
+				|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static <T> T convert(Object value) {
+		if (value instanceof byte[] bytes) {
+			return (T) new String(bytes, StandardCharsets.UTF_8);
+		}
+		if (value instanceof List<?> list) {
+			List<Object> converted = new ArrayList<>(list.size());
+			for (Object item : list) {
+				converted.add(convert(item));
+			}
+			return (T) converted;
+		}
+		return (T) value;
+	}
+
+}

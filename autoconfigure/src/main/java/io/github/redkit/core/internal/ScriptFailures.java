@@ -1,0 +1,41 @@
+package io.github.redkit.core.internal;
+
+import java.util.concurrent.CompletionException;
+
+import io.github.redkit.core.RedkitScriptException;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
+
+/**
+ * What a script's failure becomes: a connection failure or a timeout keeps its Spring
+ * type, an error answered by Redis becomes a {@link RedkitScriptException} naming the
+ * script.
+ */
+final class ScriptFailures {
+
+	private ScriptFailures() {
+	}
+
+	/**
+	 * The failure behind a {@link CompletionException}.
+	 */
+	static Throwable unwrap(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	static DataAccessException translate(LuaScript<?> script, Throwable failure) {
+		Throwable ex = unwrap(failure);
+		if (ex instanceof DataAccessException dataAccess) {
+			return dataAccess;
+		}
+		DataAccessException translated = (ScriptConnection.LETTUCE_PRESENT && ex instanceof Exception exception)
+				? new LettuceExceptionConverter().convert(exception) : null;
+		if (translated == null || translated.getClass() == RedisSystemException.class) {
+			return new RedkitScriptException(script.name(), ex);
+		}
+		return translated;
+	}
+
+}
