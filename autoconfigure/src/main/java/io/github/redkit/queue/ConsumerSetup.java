@@ -2,6 +2,7 @@ package io.github.redkit.queue;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -9,6 +10,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.queue.internal.QueueListenerSettings;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -60,7 +62,7 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 
 	ReadyListWait readyListWait(String queue, QueueOrder order) {
 		return new ReadyListWait(this.readyLists.connectionFactory(),
-				QueueKeys.of(this.readyLists.keyspace(), queue).ready(), order);
+				QueueKeys.of(this.readyLists.keyspace(), queue).ready(), order, this.readyLists.poolShare());
 	}
 
 	/**
@@ -68,8 +70,14 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 	 *
 	 * @param connectionFactory where the blocking connections come from
 	 * @param keyspace the keyspace of the queues' keys
+	 * @param poolShare the connections of the factory's pool the consumers may hold in
+	 * their waits, {@code null} without a pool
 	 */
-	record ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace) {
+	record ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, @Nullable Semaphore poolShare) {
+
+		ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace) {
+			this(connectionFactory, keyspace, PooledWaitShare.of(connectionFactory));
+		}
 
 	}
 

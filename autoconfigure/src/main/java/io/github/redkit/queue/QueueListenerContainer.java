@@ -14,9 +14,10 @@ import org.springframework.util.Assert;
 /**
  * Consumes one queue with a number of consumer threads, each taking messages through a
  * {@link QueueReceiver} and waiting on an empty queue with a blocking {@code BLMOVE} (no
- * sleep polling). Created by a {@link QueueListenerContainerFactory}. {@link #stop()}
- * lets in-flight messages finish for up to the shutdown timeout and gives the others back
- * to the queue.
+ * sleep polling; from a connection pool, within the {@link PooledWaitShare share} of it
+ * that all consumers' waits may hold). Created by a
+ * {@link QueueListenerContainerFactory}. {@link #stop()} lets in-flight messages finish
+ * for up to the shutdown timeout and gives the others back to the queue.
  */
 public class QueueListenerContainer {
 

@@ -1,5 +1,6 @@
 package io.github.redkit.queue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
+import org.springframework.data.redis.connection.RedisConnection;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
 @ParameterizedClass
@@ -323,6 +327,49 @@ class QueueListenerContainerTests {
 		List<QueueMessage<Email>> back = this.support.template.receive(queue, Email.class, 10);
 		assertThat(back).extracting((message) -> message.payload().number()).containsExactly(0, 1, 2);
 		assertThat(back).as("the stop used up no delivery").allMatch((message) -> message.deliveries() == 1);
+	}
+
+	@Test
+	void consumersWaitingOnEmptyQueuesLeaveConnectionsToEveryOtherCall() {
+		// more consumer threads than the pooled topology's 8 connections, all idle
+		QueueListenerContainerFactory factory = this.support.factory(this.support.template, Duration.ofSeconds(5));
+		List<String> queues = IntStream.range(0, 3).mapToObj((i) -> this.support.queue()).toList();
+		Map<String, List<Email>> received = new ConcurrentHashMap<>();
+		for (String queue : queues) {
+			QueueListenerContainer container = factory.create(queue, 4,
+					QueueTestSupport.handler(Email.class,
+							(payload) -> received.computeIfAbsent(queue, (name) -> new CopyOnWriteArrayList<>())
+								.add((Email) payload)));
+			this.containers.add(container);
+			container.start();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients() > 0);
+		for (int round = 0; round < 10; round++) {
+			int number = round;
+			assertTimeoutPreemptively(Duration.ofSeconds(3), () -> {
+				for (String queue : queues) {
+					assertThat(this.support.template.stats(queue)).isNotNull();
+				}
+				this.support.template.send(queues.get(number % queues.size()), new Email("other", number));
+				try (RedisConnection connection = this.topology.connectionFactory().getConnection()) {
+					assertThat(connection.ping()).isEqualTo("PONG");
+				}
+			}, "a Redis call while the consumers wait");
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> received.values().stream().mapToInt(List::size).sum() == 10);
+	}
+
+	private long blockedClients() {
+		long blocked = 0;
+		for (Object reply : this.topology.server().callOnEveryNode("INFO", "clients")) {
+			String info = (reply instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8)
+					: String.valueOf(reply);
+			blocked += info.lines()
+				.filter((line) -> line.startsWith("blocked_clients:"))
+				.mapToLong((line) -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
+				.sum();
+		}
+		return blocked;
 	}
 
 	private QueueListenerContainer start(String queue, int concurrency, QueueTestSupport.ThrowingConsumer handler,

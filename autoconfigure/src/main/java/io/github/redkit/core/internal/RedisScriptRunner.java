@@ -144,9 +144,20 @@ public class RedisScriptRunner implements SmartLifecycle {
 	 * @return the number of threads
 	 */
 	public static int defaultHandOffThreads(RedisConnectionFactory connectionFactory) {
+		int maxActive = poolMaxActive(connectionFactory);
+		return (maxActive > 0) ? maxActive : DEFAULT_HAND_OFF_THREADS;
+	}
+
+	/**
+	 * How many connections the borrowers of a connection factory's pool share.
+	 * @param connectionFactory the connection factory
+	 * @return its pool's {@code max-active}, or {@code -1} without a pool or with an
+	 * unbounded one
+	 */
+	public static int poolMaxActive(RedisConnectionFactory connectionFactory) {
 		int maxActive = (ScriptConnection.LETTUCE_PRESENT && ScriptConnection.POOL_PRESENT)
 				? LettuceConnections.maxActive(connectionFactory) : -1;
-		return (maxActive > 0) ? maxActive : DEFAULT_HAND_OFF_THREADS;
+		return (maxActive > 0) ? maxActive : -1;
 	}
 
 	/**
