@@ -26,12 +26,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * {@code @ConcurrencyLimited} on {@code Mono}, {@code Flux} and
@@ -47,13 +49,18 @@ class ReactiveConcurrencyLimitedTests {
 	RedisTopology topology;
 
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
+		ApplicationContextRunner runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					RedkitAutoConfiguration.class, ConcurrencyLimitAutoConfiguration.class))
 			.withPropertyValues(this.topology.server().springProperties())
 			.withPropertyValues("redkit.concurrency-limit.timeout=5s", "redkit.key-prefix=rconc-" + UUID.randomUUID(),
-					"redkit.concurrency-limit.limits.exports.limit=2")
+					"redkit.concurrency-limit.limits.exports.limit=2", "redkit.concurrency-limit.limits.single.limit=1")
 			.withUserConfiguration(Services.class);
+		// every command borrows a connection of its own: a give-back and the next
+		// acquire travel side by side, not one after the other on a shared connection
+		return (this.topology != RedisTopology.POOLED) ? runner
+				: runner.withPropertyValues("spring.data.redis.lettuce.pool.enabled=true")
+					.withBean(UnsharedConnections.class, UnsharedConnections::new);
 	}
 
 	@BeforeAll
@@ -107,6 +114,18 @@ class ReactiveConcurrencyLimitedTests {
 					.subscribeOn(Schedulers.parallel()))
 				.expectNextCount(2)
 				.verifyComplete();
+		});
+	}
+
+	@Test
+	void aMonoGivesItsPermitBackBeforeItsCallerGetsTheValue() {
+		runner().run((context) -> {
+			ExportService service = context.getBean(ExportService.class);
+			for (int i = 0; i < 500; i++) {
+				// the next call, made once the value is here, finds the place free
+				assertThat(service.single("k", Mono.just("ok")).block(Duration.ofSeconds(10))).as("call %d", i)
+					.isEqualTo("ok");
+			}
 		});
 	}
 
@@ -175,6 +194,11 @@ class ReactiveConcurrencyLimitedTests {
 			return work;
 		}
 
+		@ConcurrencyLimited(value = "single", key = "#key")
+		Mono<String> single(String key, Mono<String> work) {
+			return work;
+		}
+
 		@ConcurrencyLimited(limit = 1, key = "#tenant")
 		Flux<Integer> rows(String tenant, Flux<Integer> rows) {
 			return rows;
@@ -184,6 +208,21 @@ class ReactiveConcurrencyLimitedTests {
 		CompletableFuture<String> report(String report, CompletableFuture<String> work) {
 			this.calls.incrementAndGet();
 			return work;
+		}
+
+	}
+
+	/**
+	 * Every call borrows a connection from the pool, none shared.
+	 */
+	static final class UnsharedConnections implements BeanPostProcessor {
+
+		@Override
+		public Object postProcessBeforeInitialization(Object bean, String beanName) {
+			if (bean instanceof LettuceConnectionFactory factory) {
+				factory.setShareNativeConnection(false);
+			}
+			return bean;
 		}
 
 	}

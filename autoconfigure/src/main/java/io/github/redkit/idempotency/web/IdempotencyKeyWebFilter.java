@@ -3,6 +3,7 @@ package io.github.redkit.idempotency.web;
 import java.security.Principal;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
@@ -99,20 +100,23 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		catch (IllegalArgumentException ex) {
 			return write(exchange, this.http.malformed(String.valueOf(ex.getMessage())));
 		}
-		// told of a client that goes away here, on the outermost stage, after the
-		// onErrorResume: a handler error that passes that onErrorResume before the
-		// server's cancel comes down switches it over to a Mono.error, and the cancel
-		// then goes there, never to the stages beneath it. A cancel that comes before
-		// the claim's stage is subscribed cancels the body's read or the principal; one
-		// that comes while they emit anyway still finds the departure noted when the
-		// claim is made (Departure.watch)
+		// told of a client that goes away here, on the outermost stage, above every stage
+		// of ours: the server's cancel may come down after the handler's error went up,
+		// and an operator that resumes an error with another publisher sends a later
+		// cancel there, never to the stages beneath it (an onErrorResume over the claim
+		// did, 9171b95). A cancel that comes before the claim's stage is subscribed
+		// cancels the body's read or the principal; one that comes while they emit
+		// anyway still finds the departure noted when the claim is made (Departure.watch)
 		Departure departure = new Departure();
+		// past max-request-size is the read's own error, answered before anything is
+		// claimed; the same error from the handler is the handler's, as any other
 		return body(exchange)
-			.flatMap((body) -> exchange.getPrincipal()
+			.map((body) -> exchange.getPrincipal()
 				.map((principal) -> Optional.<Principal>of(principal))
 				.defaultIfEmpty(Optional.empty())
 				.flatMap((principal) -> claim(exchange, chain, body, principal.orElse(null), key, departure)))
-			.onErrorResume(DataBufferLimitException.class, (ex) -> write(exchange, this.http.tooLarge()))
+			.onErrorResume(DataBufferLimitException.class, (ex) -> Mono.just(write(exchange, this.http.tooLarge())))
+			.flatMap(Function.identity())
 			.doOnCancel(departure::leave);
 	}
 

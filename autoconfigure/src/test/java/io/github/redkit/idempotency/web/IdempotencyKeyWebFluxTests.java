@@ -41,6 +41,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -200,6 +201,20 @@ class IdempotencyKeyWebFluxTests {
 		assertThat(response.statusCode()).isEqualTo(413);
 		assertThat(response.body()).contains("redkit.idempotency.http.max-request-size");
 		assertThat(this.handlers.runs.get()).isZero();
+	}
+
+	@Test
+	void aHandlersOwnBufferLimitErrorGivesTheKeyUpAndIsNotRequestTooLarge() throws Exception {
+		// the handler bounds what it buffers from a source of its own: its error carries
+		// no status, like any other
+		String key = UUID.randomUUID().toString();
+		HttpResponse<String> first = send(post("/downstream", key).build());
+		assertThat(first.statusCode()).as("the error handling's answer").isEqualTo(500);
+		assertThat(first.body()).doesNotContain("max-request-size");
+		HttpResponse<String> retry = send(post("/downstream", key).build());
+		assertThat(retry.statusCode()).as("the retry runs again").isEqualTo(500);
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+		assertThat(this.handlers.runs.get()).isEqualTo(2);
 	}
 
 	@Test
@@ -560,6 +575,16 @@ class IdempotencyKeyWebFluxTests {
 							.doOnSubscribe((subscription) -> this.runs.incrementAndGet())
 							.flatMap((fields) -> ServerResponse.ok().bodyValue(fields.toString())))
 				.build();
+		}
+
+		@PostMapping("/downstream")
+		Mono<String> downstream() {
+			this.runs.incrementAndGet();
+			return DataBufferUtils.join(Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(new byte[100])), 10)
+				.map((buffer) -> {
+					DataBufferUtils.release(buffer);
+					return "read";
+				});
 		}
 
 		@PostMapping("/accepted")
