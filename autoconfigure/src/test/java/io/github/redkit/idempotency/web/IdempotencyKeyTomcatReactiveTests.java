@@ -6,7 +6,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.Principal;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -163,7 +162,7 @@ class IdempotencyKeyTomcatReactiveTests {
 	}
 
 	@SpringBootApplication(scanBasePackages = "io.github.redkit.idempotency.web.none")
-	@Import({ Handlers.class, Authenticated.class, FormReader.class })
+	@Import({ Handlers.class, IdempotencyKeyWebFluxTests.Authenticated.class, FormReader.class })
 	static class Application {
 
 		@Bean
@@ -220,24 +219,6 @@ class IdempotencyKeyTomcatReactiveTests {
 		@Override
 		public int getOrder() {
 			return -90;
-		}
-
-	}
-
-	/**
-	 * Authenticates every request, where Spring Security's filter chain would.
-	 */
-	static class Authenticated implements WebFilter, Ordered {
-
-		@Override
-		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-			Principal principal = () -> "tester";
-			return chain.filter(exchange.mutate().principal(Mono.just(principal)).build());
-		}
-
-		@Override
-		public int getOrder() {
-			return -100;
 		}
 
 	}
