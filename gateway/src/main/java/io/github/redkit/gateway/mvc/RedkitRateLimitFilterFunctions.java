@@ -1,6 +1,8 @@
 package io.github.redkit.gateway.mvc;
 
+import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -188,6 +190,23 @@ public final class RedkitRateLimitFilterFunctions {
 		 */
 		public FilterSupplier() {
 			super(RedkitRateLimitFilterFunctions.class);
+		}
+
+		/**
+		 * The YAML forms, the shortcut first: the gateway takes the first form a route's
+		 * arguments match, in this order, and the arguments form matches any arguments
+		 * ({@code Class.getMethods()}, which the gateway's own supplier lists, has no
+		 * order).
+		 */
+		@Override
+		public Collection<Method> get() {
+			try {
+				return List.of(RedkitRateLimitFilterFunctions.class.getMethod("redkitRateLimit", String[].class),
+						RedkitRateLimitFilterFunctions.class.getMethod("redkitRateLimit", RateLimitConfig.class));
+			}
+			catch (NoSuchMethodException ex) {
+				throw new IllegalStateException(ex);
+			}
 		}
 
 	}

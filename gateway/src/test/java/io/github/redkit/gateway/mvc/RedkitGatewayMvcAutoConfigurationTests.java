@@ -37,6 +37,21 @@ class RedkitGatewayMvcAutoConfigurationTests {
 					.anySatisfy((method) -> assertThat(method.getName()).isEqualTo("redkitRateLimit"))));
 	}
 
+	/**
+	 * The gateway takes the first of a filter's methods its arguments match, in the order
+	 * the supplier lists them, and the arguments form matches any arguments: listed
+	 * before the shortcut (as {@code Class.getMethods()} sometimes did), it took
+	 * {@code RedkitRateLimit=gw} and failed the application's start with "needs at least
+	 * one limit".
+	 */
+	@Test
+	void listsTheShortcutBeforeTheArgumentsFormAndNothingElse() throws NoSuchMethodException {
+		assertThat(new RedkitRateLimitFilterFunctions.FilterSupplier().get()).containsExactly(
+				RedkitRateLimitFilterFunctions.class.getMethod("redkitRateLimit", String[].class),
+				RedkitRateLimitFilterFunctions.class.getMethod("redkitRateLimit",
+						RedkitRateLimitFilterFunctions.RateLimitConfig.class));
+	}
+
 	@Test
 	void backsOffWithoutServerMvc() {
 		this.runner.withClassLoader(new FilteredClassLoader(FilterSupplier.class))
