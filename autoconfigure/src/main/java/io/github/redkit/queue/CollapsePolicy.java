@@ -21,7 +21,11 @@ public enum CollapsePolicy {
 		this.scriptValue = scriptValue;
 	}
 
-	String scriptValue() {
+	/**
+	 * Its name in configuration and in the queue's scripts.
+	 * @return the name, such as {@code first-wins}
+	 */
+	public String scriptValue() {
 		return this.scriptValue;
 	}
 

@@ -11,11 +11,10 @@ import org.jspecify.annotations.Nullable;
  * How listener consumers take messages from a {@link QueueTemplate} that offers more than
  * its public methods: payloads of generic types, an unreadable message settled at once,
  * and how long until a delayed or expired message becomes ready (so that an idle consumer
- * wakes up in time). {@link RedisQueueTemplate} implements it; a template that does not
- * is used through {@link QueueTemplate#receive} and {@link QueueTemplate#ackAndReceive},
- * and its idle consumers notice delayed and expired messages within the poll timeout. A
- * subclass of {@code RedisQueueTemplate} that changes how messages are taken overrides
- * {@link #take} too.
+ * wakes up in time). Redkit's template implements it; a template that does not is used
+ * through {@link QueueTemplate#receive} and {@link QueueTemplate#ackAndReceive}, and its
+ * idle consumers notice delayed and expired messages within the poll timeout. A subclass
+ * of Redkit's template that changes how messages are taken overrides {@link #take} too.
  */
 public interface QueueReceiver {
 
@@ -31,8 +30,8 @@ public interface QueueReceiver {
 
 	/**
 	 * Acknowledges handled messages and takes up to {@code max} ready ones of a queue,
-	 * without waiting. {@link RedisQueueTemplate} does it in one round trip; this default
-	 * takes one message per acknowledged one and then one per call.
+	 * without waiting. Redkit's template does it in one round trip; this default takes
+	 * one message per acknowledged one and then one per call.
 	 * @param queue the queue name
 	 * @param payloadType the payload type, possibly generic
 	 * @param done handled messages of this queue to acknowledge first, at most

@@ -21,11 +21,16 @@ public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int ma
 		boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse, int prefetch) {
 
 	/**
+	 * The most messages one take may hand out: keeps the take script and its reply short.
+	 */
+	public static final int MAX_PREFETCH = 1000;
+
+	/**
 	 * Checks the prefetch.
 	 */
 	public QueueSettings {
-		if (prefetch < 1 || prefetch > RedisQueueTemplate.MAX_BATCH) {
-			throw new IllegalArgumentException("prefetch must be between 1 and " + RedisQueueTemplate.MAX_BATCH);
+		if (prefetch < 1 || prefetch > MAX_PREFETCH) {
+			throw new IllegalArgumentException("prefetch must be between 1 and " + MAX_PREFETCH);
 		}
 	}
 

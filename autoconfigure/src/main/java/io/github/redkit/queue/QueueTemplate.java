@@ -72,8 +72,8 @@ public interface QueueTemplate {
 	<T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type);
 
 	/**
-	 * Takes up to {@code max} ready messages without waiting; {@link RedisQueueTemplate}
-	 * takes them in one round trip. Each is in flight on its own: acknowledged, failed or
+	 * Takes up to {@code max} ready messages without waiting; Redkit's template takes
+	 * them in one round trip. Each is in flight on its own: acknowledged, failed or
 	 * expired one by one, its visibility timeout counted from this take.
 	 * @param <T> the payload type
 	 * @param queue the queue name
@@ -95,7 +95,7 @@ public interface QueueTemplate {
 
 	/**
 	 * Acknowledges handled messages of a queue and takes up to {@code max} ready ones;
-	 * {@link RedisQueueTemplate} does both in one round trip.
+	 * Redkit's template does both in one round trip.
 	 * @param <T> the payload type
 	 * @param done messages of this queue to acknowledge, possibly none
 	 * @param queue the queue name

@@ -77,11 +77,9 @@ class ArchitectureTests {
 			ROOT + ".queue.QueueSettings", ROOT + ".ratelimit.RateLimitDecision");
 
 	/**
-	 * Public classes named for Redis outside an internal package: the key prefix is API;
-	 * the queue template builds messages through their package-private constructor.
+	 * Public classes named for Redis outside an internal package: the key prefix is API.
 	 */
-	private static final Set<String> PUBLIC_ON_REDIS = Set.of(ROOT + ".core.RedisKeyspace",
-			ROOT + ".queue.RedisQueueTemplate");
+	private static final Set<String> PUBLIC_ON_REDIS = Set.of(ROOT + ".core.RedisKeyspace");
 
 	private static final JavaClasses LIBRARY = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

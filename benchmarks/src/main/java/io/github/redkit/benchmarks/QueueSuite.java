@@ -9,10 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 import io.github.redkit.queue.QueueListenerContainer;
-import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.internal.QueueListenerContainerFactory;
 import io.github.redkit.test.RedisServer;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RBlockingQueue;

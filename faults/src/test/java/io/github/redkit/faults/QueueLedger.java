@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redkit.queue.RecordingQueueTemplate;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -4,8 +4,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.queue.QueueListener;
-import io.github.redkit.queue.RecordingQueueTemplate;
-import io.github.redkit.queue.RedisQueueTemplate;
+import io.github.redkit.queue.internal.RedisQueueTemplate;
 
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;

@@ -22,7 +22,6 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
-import io.github.redkit.queue.RecordingQueueTemplate;
 import io.github.redkit.test.RespClient;
 import org.jspecify.annotations.Nullable;
 

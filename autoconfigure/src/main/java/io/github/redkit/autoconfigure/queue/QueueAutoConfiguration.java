@@ -13,16 +13,17 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.queue.DefaultReactiveQueueTemplate;
-import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueListenerRegistry;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
-import io.github.redkit.queue.RedisQueueTemplate;
 import io.github.redkit.queue.actuate.QueueEndpointSection;
+import io.github.redkit.queue.internal.DefaultQueueListenerRegistry;
+import io.github.redkit.queue.internal.DefaultReactiveQueueTemplate;
 import io.github.redkit.queue.internal.QueueGauges;
+import io.github.redkit.queue.internal.QueueListenerContainerFactory;
 import io.github.redkit.queue.internal.QueueListenerSettings;
+import io.github.redkit.queue.internal.RedisQueueTemplate;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -94,11 +95,11 @@ public final class QueueAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(QueueListenerRegistry.class)
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static QueueListenerRegistry redkitQueueListenerRegistry(Environment environment,
+	static DefaultQueueListenerRegistry redkitQueueListenerRegistry(Environment environment,
 			ObjectProvider<QueueListenerContainerFactory> factory) {
-		return new QueueListenerRegistry(environment, factory);
+		return new DefaultQueueListenerRegistry(environment, factory);
 	}
 
 	@Configuration(proxyBeanMethods = false)

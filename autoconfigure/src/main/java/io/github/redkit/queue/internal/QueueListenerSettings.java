@@ -3,7 +3,6 @@ package io.github.redkit.queue.internal;
 import java.time.Duration;
 import java.util.function.Function;
 
-import io.github.redkit.queue.QueueListenerContainerFactory;
 import io.github.redkit.queue.QueueSettings;
 
 /**

@@ -3,7 +3,6 @@ package io.github.redkit.queue.internal;
 import java.nio.charset.StandardCharsets;
 
 import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.queue.internal.QueueKeys;
 
 import org.springframework.data.redis.connection.RedisConnection;
 

@@ -25,7 +25,7 @@ import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
-import io.github.redkit.queue.RedisQueueTemplate;
+import io.github.redkit.queue.internal.RedisQueueTemplate;
 import io.github.redkit.test.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

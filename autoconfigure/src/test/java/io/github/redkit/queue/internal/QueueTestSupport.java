@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,7 +11,12 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.queue.internal.QueueListenerSettings;
+import io.github.redkit.queue.BackoffPolicy;
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueMessageHandler;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.test.RedisTopology;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -84,7 +89,7 @@ final class QueueTestSupport implements AutoCloseable {
 		return queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3, CollapsePolicy.NONE);
 	}
 
-	QueueListenerContainer container(String queue, int concurrency, QueueMessageHandler handler,
+	DefaultQueueListenerContainer container(String queue, int concurrency, QueueMessageHandler handler,
 			Duration shutdownTimeout) {
 		return container(this.template, queue, concurrency, handler, shutdownTimeout);
 	}
@@ -92,8 +97,8 @@ final class QueueTestSupport implements AutoCloseable {
 	/**
 	 * A container that takes and settles messages through the given template.
 	 */
-	QueueListenerContainer container(QueueTemplate template, String queue, int concurrency, QueueMessageHandler handler,
-			Duration shutdownTimeout) {
+	DefaultQueueListenerContainer container(QueueTemplate template, String queue, int concurrency,
+			QueueMessageHandler handler, Duration shutdownTimeout) {
 		return factory(template, shutdownTimeout).create(queue, concurrency, handler);
 	}
 

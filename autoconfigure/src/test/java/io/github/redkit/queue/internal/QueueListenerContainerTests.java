@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,7 +13,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
-import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
@@ -27,8 +31,8 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.BOTH)
@@ -39,7 +43,7 @@ class QueueListenerContainerTests {
 
 	private QueueTestSupport support;
 
-	private final List<QueueListenerContainer> containers = new CopyOnWriteArrayList<>();
+	private final List<DefaultQueueListenerContainer> containers = new CopyOnWriteArrayList<>();
 
 	@BeforeEach
 	void setUp() {
@@ -48,7 +52,7 @@ class QueueListenerContainerTests {
 
 	@AfterEach
 	void stopContainers() {
-		this.containers.forEach(QueueListenerContainer::stop);
+		this.containers.forEach(DefaultQueueListenerContainer::stop);
 		this.support.close();
 	}
 
@@ -119,7 +123,7 @@ class QueueListenerContainerTests {
 	void aMessageOfADeadConsumerIsRedeliveredAfterTheVisibilityTimeout() throws Exception {
 		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
 		CountDownLatch taken = new CountDownLatch(1);
-		QueueListenerContainer dying = start(queue, 1, (payload) -> {
+		DefaultQueueListenerContainer dying = start(queue, 1, (payload) -> {
 			taken.countDown();
 			new CountDownLatch(1).await();
 		}, Duration.ofSeconds(5));
@@ -208,7 +212,7 @@ class QueueListenerContainerTests {
 		String queue = this.support.queue();
 		CountDownLatch started = new CountDownLatch(1);
 		Set<Integer> finished = ConcurrentHashMap.newKeySet();
-		QueueListenerContainer container = start(queue, 1, (payload) -> {
+		DefaultQueueListenerContainer container = start(queue, 1, (payload) -> {
 			started.countDown();
 			Thread.sleep(300); // a slow handler, not a wait for time
 			finished.add(((Email) payload).number());
@@ -226,7 +230,7 @@ class QueueListenerContainerTests {
 	void stopGivesBackAMessageThatDoesNotFinishInTime() throws Exception {
 		String queue = this.support.queue();
 		CountDownLatch started = new CountDownLatch(1);
-		QueueListenerContainer container = start(queue, 1, (payload) -> {
+		DefaultQueueListenerContainer container = start(queue, 1, (payload) -> {
 			started.countDown();
 			new CountDownLatch(1).await();
 		}, Duration.ofMillis(200));
@@ -265,7 +269,7 @@ class QueueListenerContainerTests {
 		String queue = this.support.prefetchingQueue(Duration.ofMillis(500), 5);
 		CountDownLatch started = new CountDownLatch(1);
 		Set<Integer> handled = ConcurrentHashMap.newKeySet();
-		QueueListenerContainer container = start(queue, 1, (payload) -> {
+		DefaultQueueListenerContainer container = start(queue, 1, (payload) -> {
 			started.countDown();
 			Thread.sleep(200); // a slow handler, not a wait for time
 			handled.add(((Email) payload).number());
@@ -286,7 +290,7 @@ class QueueListenerContainerTests {
 		String queue = this.support.prefetchingQueue(Duration.ofMillis(300), 3);
 		Map<Integer, Integer> deliveries = new ConcurrentHashMap<>();
 		CountDownLatch slowDone = new CountDownLatch(1);
-		QueueListenerContainer container = start(queue, 2, (payload) -> {
+		DefaultQueueListenerContainer container = start(queue, 2, (payload) -> {
 			int number = ((Email) payload).number();
 			if (deliveries.merge(number, 1, Integer::sum) == 1 && number == 1) {
 				Thread.sleep(700); // slower than the visibility timeout, not a wait for
@@ -310,7 +314,7 @@ class QueueListenerContainerTests {
 		String queue = this.support.prefetchingQueue(Duration.ofSeconds(30), 3);
 		Set<Integer> handled = ConcurrentHashMap.newKeySet();
 		QueueListenerContainerFactory factory = this.support.factory(this.support.template, Duration.ofSeconds(5));
-		QueueListenerContainer container = factory.create(queue, 1,
+		DefaultQueueListenerContainer container = factory.create(queue, 1,
 				QueueTestSupport.handler(Email.class, (payload) -> handled.add(((Email) payload).number())));
 		this.containers.add(container);
 		container.start();
@@ -336,7 +340,7 @@ class QueueListenerContainerTests {
 		List<String> queues = IntStream.range(0, 3).mapToObj((i) -> this.support.queue()).toList();
 		Map<String, List<Email>> received = new ConcurrentHashMap<>();
 		for (String queue : queues) {
-			QueueListenerContainer container = factory.create(queue, 4,
+			DefaultQueueListenerContainer container = factory.create(queue, 4,
 					QueueTestSupport.handler(Email.class,
 							(payload) -> received.computeIfAbsent(queue, (name) -> new CopyOnWriteArrayList<>())
 								.add((Email) payload)));
@@ -372,9 +376,9 @@ class QueueListenerContainerTests {
 		return blocked;
 	}
 
-	private QueueListenerContainer start(String queue, int concurrency, QueueTestSupport.ThrowingConsumer handler,
-			Duration shutdownTimeout) {
-		QueueListenerContainer container = this.support.container(queue, concurrency,
+	private DefaultQueueListenerContainer start(String queue, int concurrency,
+			QueueTestSupport.ThrowingConsumer handler, Duration shutdownTimeout) {
+		DefaultQueueListenerContainer container = this.support.container(queue, concurrency,
 				QueueTestSupport.handler(Email.class, handler), shutdownTimeout);
 		this.containers.add(container);
 		container.start();

@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.List;
@@ -6,6 +6,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.ReactiveQueueTemplate;
 import reactor.core.Disposable;
 import reactor.core.publisher.FluxSink;
 import reactor.core.scheduler.Scheduler;

@@ -1,9 +1,11 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 
+import io.github.redkit.queue.QueueListener;
+import io.github.redkit.queue.QueueMessageHandler;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

@@ -1,8 +1,14 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.UUID;
 
+import io.github.redkit.queue.BackoffPolicy;
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.FailureOutcome;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;

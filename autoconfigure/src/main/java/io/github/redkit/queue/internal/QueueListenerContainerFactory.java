@@ -1,10 +1,13 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.LeaseRenewer;
-import io.github.redkit.queue.internal.QueueListenerSettings;
+import io.github.redkit.queue.QueueListener;
+import io.github.redkit.queue.QueueMessageHandler;
+import io.github.redkit.queue.QueueReceiver;
+import io.github.redkit.queue.QueueTemplate;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -58,8 +61,8 @@ public class QueueListenerContainerFactory implements DisposableBean {
 	 * @param handler what handles each payload
 	 * @return the container
 	 */
-	public QueueListenerContainer create(String queue, int concurrency, QueueMessageHandler handler) {
-		return new QueueListenerContainer(queue, concurrency, handler, this.setup);
+	public DefaultQueueListenerContainer create(String queue, int concurrency, QueueMessageHandler handler) {
+		return new DefaultQueueListenerContainer(queue, concurrency, handler, this.setup);
 	}
 
 	/**

@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,7 +8,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -48,7 +48,7 @@ class QueueTracingTests {
 
 	private final ObservationRegistry registry = ObservationRegistry.create();
 
-	private final List<QueueListenerContainer> containers = new CopyOnWriteArrayList<>();
+	private final List<DefaultQueueListenerContainer> containers = new CopyOnWriteArrayList<>();
 
 	private QueueTestSupport support;
 
@@ -68,7 +68,7 @@ class QueueTracingTests {
 
 	@AfterEach
 	void stopContainers() {
-		this.containers.forEach(QueueListenerContainer::stop);
+		this.containers.forEach(DefaultQueueListenerContainer::stop);
 		this.support.close();
 	}
 
@@ -118,7 +118,8 @@ class QueueTracingTests {
 	private void start(String queue, QueueTestSupport.ThrowingConsumer listener) {
 		QueueListenerContainerFactory factory = this.support.factory(this.support.template, Duration.ofSeconds(5),
 				this.observations);
-		QueueListenerContainer container = factory.create(queue, 1, QueueTestSupport.handler(Email.class, listener));
+		DefaultQueueListenerContainer container = factory.create(queue, 1,
+				QueueTestSupport.handler(Email.class, listener));
 		this.containers.add(container);
 		container.start();
 	}

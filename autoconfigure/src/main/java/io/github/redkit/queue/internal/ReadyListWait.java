@@ -1,9 +1,10 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redkit.queue.QueueOrder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

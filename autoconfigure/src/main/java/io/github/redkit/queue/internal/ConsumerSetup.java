@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -8,8 +8,11 @@ import java.util.function.Function;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.LeaseRenewer;
-import io.github.redkit.queue.internal.QueueKeys;
-import io.github.redkit.queue.internal.QueueListenerSettings;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueReceiver;
+import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueTemplate;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;

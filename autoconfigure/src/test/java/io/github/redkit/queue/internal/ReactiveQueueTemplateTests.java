@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,7 +11,11 @@ import java.util.stream.IntStream;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.queue.internal.QueueKeys;
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.ReactiveQueueTemplate;
 import io.github.redkit.test.Exercises;
 import io.github.redkit.test.NonBlockingThreads;
 import io.github.redkit.test.RedisTopologies;
@@ -27,15 +31,16 @@ import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The reactive face sends and takes like the blocking one, takes no more than its

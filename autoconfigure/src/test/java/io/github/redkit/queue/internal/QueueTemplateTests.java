@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,8 +8,13 @@ import java.util.Optional;
 import java.util.stream.IntStream;
 
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
-import io.github.redkit.queue.QueueTestSupport.Email;
-import io.github.redkit.queue.internal.QueueKeys;
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.DeadLetter;
+import io.github.redkit.queue.FailureOutcome;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.test.CommandLog;
 import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.Exercises;

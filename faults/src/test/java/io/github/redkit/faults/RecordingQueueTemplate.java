@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.faults;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Type;
@@ -14,15 +14,18 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.queue.FailureOutcome;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.internal.RedisQueueTemplate;
+import io.github.redkit.queue.internal.TakenMessage;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Redkit's own template, reporting every take, extension and settlement to an observer:
- * the fault harness's record of what each consumer held and for how long. It lives in
- * this package because the listeners' heartbeat extends through a package-private method
- * of {@link RedisQueueTemplate}, which only a subclass here can see. It can also be
- * broken on purpose, to show a checker catching a broken build.
+ * the fault harness's record of what each consumer held and for how long (the listeners'
+ * heartbeat extends through {@link RedisQueueTemplate#extendAsync}, which it overrides).
+ * It can also be broken on purpose, to show a checker catching a broken build.
  */
 public class RecordingQueueTemplate extends RedisQueueTemplate {
 
@@ -63,7 +66,7 @@ public class RecordingQueueTemplate extends RedisQueueTemplate {
 	 * @return its take's in-flight entry
 	 */
 	public static String take(QueueMessage<?> message) {
-		return message.inFlightEntry();
+		return TakenMessage.of(message).inFlightEntry();
 	}
 
 	/**
@@ -129,25 +132,25 @@ public class RecordingQueueTemplate extends RedisQueueTemplate {
 	}
 
 	@Override
-	CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
+	public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
 		this.observer.settling(take(message), "ack", this.observer.now());
 		return super.ackAsync(message);
 	}
 
 	@Override
-	CompletableFuture<FailureOutcome> failAsync(QueueMessage<?> message, Throwable error, boolean exhausted) {
+	public CompletableFuture<FailureOutcome> failAsync(QueueMessage<?> message, Throwable error, boolean exhausted) {
 		this.observer.settling(take(message), "fail", this.observer.now());
 		return super.failAsync(message, error, exhausted);
 	}
 
 	@Override
-	CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
+	public CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
 		this.observer.settling(take(message), "release", this.observer.now());
 		return super.releaseAsync(message);
 	}
 
 	@Override
-	CompletableFuture<Boolean> extendAsync(QueueMessage<?> message, Duration visibility) {
+	public CompletableFuture<Boolean> extendAsync(QueueMessage<?> message, Duration visibility) {
 		long invoked = this.observer.now();
 		String take = take(message);
 		if (this.fakeExtends) {

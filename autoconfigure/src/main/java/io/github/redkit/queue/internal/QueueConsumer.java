@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -10,7 +10,14 @@ import java.util.concurrent.RejectedExecutionException;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.LeaseRenewer;
-
+import io.github.redkit.queue.FailureOutcome;
+import io.github.redkit.queue.QueueListenerContainer;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueMessageHandler;
+import io.github.redkit.queue.QueueReceiver;
+import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.RedkitQueueHandleContext;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.test.CommandStats;
 import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisServer;

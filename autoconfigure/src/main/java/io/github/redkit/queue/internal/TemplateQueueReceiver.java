@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueReceiver;
+import io.github.redkit.queue.QueueTemplate;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -36,7 +39,7 @@ final class TemplateQueueReceiver implements QueueReceiver {
 		try {
 			Object payload = this.json.convertValue(message.payload(),
 					this.json.getTypeFactory().constructType(payloadType));
-			return new Receipt(message.withPayload(payload), null);
+			return new Receipt(TakenMessage.of(message).withPayload(payload), null);
 		}
 		catch (RuntimeException ex) {
 			this.template.fail(message, ex);
@@ -55,7 +58,7 @@ final class TemplateQueueReceiver implements QueueReceiver {
 			try {
 				Object payload = this.json.convertValue(message.payload(),
 						this.json.getTypeFactory().constructType(payloadType));
-				messages.add(message.withPayload(payload));
+				messages.add(TakenMessage.of(message).withPayload(payload));
 			}
 			catch (RuntimeException ex) {
 				this.template.fail(message, ex);

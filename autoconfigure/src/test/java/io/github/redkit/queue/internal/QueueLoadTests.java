@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-import io.github.redkit.queue.QueueTestSupport.Email;
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.test.Exercises;
 import io.github.redkit.test.RedisTopologies;
 import io.github.redkit.test.RedisTopology;
@@ -49,7 +52,7 @@ class QueueLoadTests {
 		Map<Integer, Integer> processed = new ConcurrentHashMap<>();
 		Set<Integer> takenByVictim = ConcurrentHashMap.newKeySet();
 		AtomicInteger failures = new AtomicInteger();
-		List<QueueListenerContainer> containers = new ArrayList<>();
+		List<DefaultQueueListenerContainer> containers = new ArrayList<>();
 		for (int c = 0; c < 4; c++) {
 			boolean victim = c == 0;
 			containers.add(support.container(queue, THREADS, QueueTestSupport.handler(Email.class, (payload) -> {
@@ -71,7 +74,7 @@ class QueueLoadTests {
 						.mapToObj((i) -> new Email("user" + i + "@example.com", i))
 						.toList());
 		}
-		containers.forEach(QueueListenerContainer::start);
+		containers.forEach(DefaultQueueListenerContainer::start);
 		try {
 			await().atMost(Duration.ofMinutes(2)).until(() -> processed.size() >= MESSAGES / 2);
 			long half = System.nanoTime();
@@ -98,7 +101,7 @@ class QueueLoadTests {
 			assertThat(support.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
 		}
 		finally {
-			containers.subList(1, 4).forEach(QueueListenerContainer::stop);
+			containers.subList(1, 4).forEach(DefaultQueueListenerContainer::stop);
 			support.close();
 		}
 	}

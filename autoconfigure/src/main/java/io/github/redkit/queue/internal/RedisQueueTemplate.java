@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +24,15 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.queue.internal.QueueKeys;
+import io.github.redkit.queue.DeadLetter;
+import io.github.redkit.queue.FailureOutcome;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueReceiver;
+import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.RedkitQueueSendContext;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -82,9 +90,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private static final int SEND_CHUNK = 1000;
 
 	/**
-	 * How many messages one take hands out at most: keeps the script and its reply short.
+	 * How many messages one take hands out at most.
 	 */
-	static final int MAX_BATCH = 1000;
+	static final int MAX_BATCH = QueueSettings.MAX_PREFETCH;
 
 	/**
 	 * Every call runs on Lettuce's asynchronous API (cheaper per call than the template's
@@ -159,7 +167,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param payload the payload, written as JSON
 	 * @return completed once Redis has appended it
 	 */
-	CompletableFuture<Void> sendAsync(String queue, Object payload) {
+	public CompletableFuture<Void> sendAsync(String queue, Object payload) {
 		Map<String, String> headers = new LinkedHashMap<>();
 		try {
 			return this.observations.observe(sending(queue, headers),
@@ -212,7 +220,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param delay the delay
 	 * @return {@code false} when it collapsed with a pending equal payload
 	 */
-	CompletableFuture<Boolean> sendDelayedAsync(String queue, Object payload, Duration delay) {
+	public CompletableFuture<Boolean> sendDelayedAsync(String queue, Object payload, Duration delay) {
 		Map<String, String> headers = new LinkedHashMap<>();
 		try {
 			return this.observations.observe(sending(queue, headers), () -> {
@@ -300,8 +308,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		return RedisScriptRunner.await(ackAsync(message), CLAIM_TIMEOUT, ACK.name());
 	}
 
-	CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
-		return this.runner.executeAsync(ACK, List.of(keys(message.queue()).inFlight()), message.inFlightEntry())
+	public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
+		return this.runner
+			.executeAsync(ACK, List.of(keys(message.queue()).inFlight()), TakenMessage.of(message).inFlightEntry())
 			.thenApply((removed) -> {
 				boolean acked = removed != null && removed > 0;
 				acknowledged(message.queue(), List.of(message), acked ? 1 : 0);
@@ -342,10 +351,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param visibility how long it stays invisible, from now on the Redis clock
 	 * @return {@code false} when its take was lost
 	 */
-	CompletableFuture<Boolean> extendAsync(QueueMessage<?> message, Duration visibility) {
+	public CompletableFuture<Boolean> extendAsync(QueueMessage<?> message, Duration visibility) {
 		Assert.isTrue(visibility != null && visibility.toMillis() > 0, "visibility must be at least 1 ms");
 		return this.runner
-			.executeAsync(EXTEND, keys(message.queue()).extendKeys(), message.inFlightEntry(),
+			.executeAsync(EXTEND, keys(message.queue()).extendKeys(), TakenMessage.of(message).inFlightEntry(),
 					Long.toString(visibility.toMillis()))
 			.thenApply((extended) -> extended != null && extended == 1L);
 	}
@@ -370,7 +379,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			}
 			catch (RuntimeException ex) {
 				// settled like a failure, so that it cannot block the queue
-				fail(new QueueMessage<>(queue, envelope, claim.take(), null), ex);
+				fail(new TakenMessage<>(queue, envelope, claim.take(), null), ex);
 			}
 		}
 		return new Batch(messages, messages.isEmpty() ? Duration.ZERO : null);
@@ -388,15 +397,15 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @param exhausted whether to dead-letter (or drop) it now instead of retrying it
 	 * @return what happened to it
 	 */
-	CompletableFuture<FailureOutcome> failAsync(QueueMessage<?> message, Throwable error, boolean exhausted) {
+	public CompletableFuture<FailureOutcome> failAsync(QueueMessage<?> message, Throwable error, boolean exhausted) {
 		QueueSettings queue = settings(message.queue());
 		boolean last = exhausted || !queue.allowsDelivery(message.deliveries() + 1);
 		String mode = !last ? "retry" : queue.deadLetter() ? "dead" : "drop";
 		long backoff = last ? 0 : queue.backoff().delayAfter(message.deliveries()).toMillis();
 		return this.runner
-			.executeAsync(FAIL, keys(message.queue()).failKeys(), message.envelope().raw(), mode,
+			.executeAsync(FAIL, keys(message.queue()).failKeys(), TakenMessage.of(message).envelope().raw(), mode,
 					Long.toString(backoff), message.id(), describe(error),
-					Long.toString(queue.deadLetterRetention().toMillis()), message.inFlightEntry())
+					Long.toString(queue.deadLetterRetention().toMillis()), TakenMessage.of(message).inFlightEntry())
 			.thenApply((result) -> {
 				FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
 					case 1 -> FailureOutcome.RETRIED;
@@ -414,11 +423,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		return RedisScriptRunner.await(releaseAsync(message), CLAIM_TIMEOUT, RELEASE.name());
 	}
 
-	CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
+	public CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
 		QueueKeys k = keys(message.queue());
 		return this.runner
-			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), message.envelope().raw(),
-					lifoFlag(message.queue()), message.inFlightEntry())
+			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), TakenMessage.of(message).envelope().raw(),
+					lifoFlag(message.queue()), TakenMessage.of(message).inFlightEntry())
 			.thenApply((released) -> released != null && released == 1L);
 	}
 
@@ -505,7 +514,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 				}
 				catch (RuntimeException ex) {
 					// settled like a failure, so that it cannot block the queue
-					failAsync(new QueueMessage<>(queue, envelope, claim.take(), null), ex, false);
+					failAsync(new TakenMessage<>(queue, envelope, claim.take(), null), ex, false);
 				}
 			}
 			return new Taken<>(messages, claim.envelopes().size() + claim.unreadable().size(), claim.waitMillis());
@@ -525,7 +534,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		int i = 5;
 		for (QueueMessage<?> message : done) {
 			Assert.isTrue(message.queue().equals(queue), "Messages to acknowledge must be of the same queue");
-			args[i++] = message.inFlightEntry();
+			args[i++] = TakenMessage.of(message).inFlightEntry();
 		}
 		return this.runner.executeAsync(CLAIM, keys(queue).claimKeys(), args)
 			.thenApply((reply) -> claimed(queue, take, done, reply))
@@ -572,7 +581,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			String raw = claim.unreadable().get(i);
 			logger.warn("Queue '" + queue + "' held an element that is not a Redkit queue element; it is"
 					+ " dead-lettered (dropped without dead letters): " + Envelope.notAnElement(raw).getMessage());
-			QueueMessage<Object> message = new QueueMessage<>(queue, Envelope.unreadable(raw), claim.take(), null);
+			QueueMessage<Object> message = new TakenMessage<>(queue, Envelope.unreadable(raw), claim.take(), null);
 			try {
 				settled[i] = failAsync(message, Envelope.notAnElement(raw), true);
 			}
@@ -592,7 +601,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private <T> QueueMessage<T> read(String queue, Envelope envelope, String take, Type type) {
 		JavaType javaType = this.json.getTypeFactory().constructType(type);
 		T payload = this.json.readValue(envelope.json(), javaType);
-		return new QueueMessage<>(queue, envelope, take, payload);
+		return new TakenMessage<>(queue, envelope, take, payload);
 	}
 
 	private QueueKeys keys(String queue) {

@@ -1,4 +1,4 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.util.Collections;
 import java.util.Map;

@@ -1,10 +1,10 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.Locale;
 
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.queue.internal.QueueMeters;
+import io.github.redkit.queue.FailureOutcome;
 
 /**
  * What happens to messages, recorded through {@link RedkitMetrics}. Tags: {@code queue}

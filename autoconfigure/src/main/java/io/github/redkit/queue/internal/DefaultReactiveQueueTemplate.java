@@ -1,7 +1,10 @@
-package io.github.redkit.queue;
+package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 
+import io.github.redkit.queue.FailureOutcome;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.ReactiveQueueTemplate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;

@@ -1,0 +1,146 @@
+package io.github.redkit.queue.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redkit.core.internal.RedkitThreads;
+import io.github.redkit.queue.QueueListenerContainer;
+import io.github.redkit.queue.QueueMessageHandler;
+import io.github.redkit.queue.QueueReceiver;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.util.Assert;
+
+/**
+ * Consumes one queue with a number of consumer threads, each taking messages through a
+ * {@link QueueReceiver} and waiting on an empty queue with a blocking {@code BLMOVE} (no
+ * sleep polling; from a connection pool, within the {@link PooledWaitShare share} of it
+ * that all consumers' waits may hold). Created by a
+ * {@link QueueListenerContainerFactory}. {@link #stop()} lets in-flight messages finish
+ * for up to the shutdown timeout and gives the others back to the queue.
+ */
+public class DefaultQueueListenerContainer implements QueueListenerContainer {
+
+	private static final Log logger = LogFactory.getLog(DefaultQueueListenerContainer.class);
+
+	private final String queue;
+
+	private final int concurrency;
+
+	private final QueueMessageHandler handler;
+
+	private final ConsumerSetup setup;
+
+	private final Duration shutdownTimeout;
+
+	private final List<QueueConsumer> consumers = new ArrayList<>();
+
+	private final List<Thread> threads = new ArrayList<>();
+
+	DefaultQueueListenerContainer(String queue, int concurrency, QueueMessageHandler handler, ConsumerSetup setup) {
+		Assert.isTrue(concurrency > 0, () -> "Concurrency of the listener of queue '" + queue + "' must be > 0");
+		this.queue = queue;
+		this.concurrency = concurrency;
+		this.handler = handler;
+		this.setup = setup;
+		this.shutdownTimeout = setup.shutdownTimeout();
+	}
+
+	/**
+	 * The queue this container consumes.
+	 * @return the queue name
+	 */
+	@Override
+	public String queue() {
+		return this.queue;
+	}
+
+	/**
+	 * Starts the consumer threads.
+	 */
+	@Override
+	public synchronized void start() {
+		if (!this.threads.isEmpty()) {
+			return;
+		}
+		for (int i = 0; i < this.concurrency; i++) {
+			QueueConsumer consumer = new QueueConsumer(this.queue, this.handler, this.setup);
+			// platform consumers keep the application alive, as they always have
+			Thread thread = RedkitThreads.newThread("redkit-queue-" + this.queue + "-" + (i + 1), consumer, false);
+			this.consumers.add(consumer);
+			this.threads.add(thread);
+			thread.start();
+		}
+	}
+
+	/**
+	 * Whether consumer threads are running.
+	 * @return {@code true} between start and stop
+	 */
+	@Override
+	public synchronized boolean isRunning() {
+		return !this.threads.isEmpty();
+	}
+
+	/**
+	 * Tells the consumers to stop taking messages, without waiting.
+	 */
+	synchronized void signalStop() {
+		this.consumers.forEach(QueueConsumer::stop);
+	}
+
+	/**
+	 * Stops taking messages, waits up to the shutdown timeout for the messages being
+	 * handled, and gives the ones still being handled back to the queue.
+	 */
+	@Override
+	public synchronized void stop() {
+		this.consumers.forEach(QueueConsumer::stop);
+		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
+		for (int i = 0; i < this.threads.size(); i++) {
+			Thread thread = this.threads.get(i);
+			join(thread, deadline - System.nanoTime());
+			if (thread.isAlive()) {
+				logger.warn("Listener of queue '" + this.queue + "' did not finish within "
+						+ this.shutdownTimeout.toMillis() + " ms: its message goes back to the queue");
+				this.consumers.get(i).giveBack();
+				thread.interrupt();
+			}
+		}
+		this.consumers.clear();
+		this.threads.clear();
+	}
+
+	/**
+	 * Kills the consumers like a crashed process would: nothing in flight is
+	 * acknowledged, failed or given back, so it comes back after the visibility timeout.
+	 * For tests.
+	 */
+	synchronized void kill() {
+		this.consumers.forEach(QueueConsumer::kill);
+		this.threads.forEach(Thread::interrupt);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		this.threads.forEach((thread) -> join(thread, deadline - System.nanoTime()));
+		this.consumers.clear();
+		this.threads.clear();
+	}
+
+	private static void join(Thread thread, long nanos) {
+		try {
+			thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "QueueListenerContainer[queue=" + this.queue + ", concurrency=" + this.concurrency + ", handler="
+				+ this.handler + "]";
+	}
+
+}

@@ -1,0 +1,97 @@
+package io.github.redkit.queue.internal;
+
+import java.time.Instant;
+import java.util.Map;
+
+import io.github.redkit.queue.QueueMessage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one kind of {@link QueueMessage} there is: one take of an element of a queue's
+ * ready list, made by the template's take script and nothing else.
+ *
+ * @param <T> the payload type
+ */
+public final class TakenMessage<T> implements QueueMessage<T> {
+
+	private final String queue;
+
+	private final Envelope envelope;
+
+	private final String take;
+
+	private final @Nullable T payload;
+
+	TakenMessage(String queue, Envelope envelope, String take, @Nullable T payload) {
+		this.queue = queue;
+		this.envelope = envelope;
+		this.take = take;
+		this.payload = payload;
+	}
+
+	/**
+	 * The take behind a message handed back to a template.
+	 * @param message a message a template took
+	 * @return it as the take it is
+	 * @throws IllegalArgumentException when Redkit did not take it
+	 */
+	public static TakenMessage<?> of(QueueMessage<?> message) {
+		if (message instanceof TakenMessage<?> taken) {
+			return taken;
+		}
+		throw new IllegalArgumentException(
+				"message must be one a Redkit queue template took, not a " + message.getClass().getName());
+	}
+
+	@Override
+	public String queue() {
+		return this.queue;
+	}
+
+	@Override
+	public String id() {
+		return this.envelope.id();
+	}
+
+	@Override
+	public Map<String, String> headers() {
+		return this.envelope.headers();
+	}
+
+	@Override
+	public int deliveries() {
+		return this.envelope.deliveries();
+	}
+
+	@Override
+	public Instant sentAt() {
+		return this.envelope.sentAt();
+	}
+
+	@Override
+	public @Nullable T payload() {
+		return this.payload;
+	}
+
+	Envelope envelope() {
+		return this.envelope;
+	}
+
+	/**
+	 * What this take put in the queue's in-flight set: {@code <take token>#<element>}.
+	 * @return the in-flight entry, what settling and extending compare
+	 */
+	public String inFlightEntry() {
+		return this.take + '#' + this.envelope.raw();
+	}
+
+	<P> TakenMessage<P> withPayload(P payload) {
+		return new TakenMessage<>(this.queue, this.envelope, this.take, payload);
+	}
+
+	@Override
+	public String toString() {
+		return "QueueMessage[queue=" + this.queue + ", id=" + id() + ", deliveries=" + deliveries() + "]";
+	}
+
+}
