@@ -17,6 +17,8 @@ import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import io.github.redkit.core.internal.RedkitInterceptor;
+import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
 
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
@@ -34,8 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * architecture rules are): packages without cycles; the ground floor ({@code core}) knows
  * no capability; a capability knows no other capability, nor the endpoint or the regions
  * above them; an {@code internal} package serves only its capability and the wiring; an
- * implementation on Redis is internal; an auto-configuration is final; no constructor or
- * method takes more than seven parameters. See {@code docs/architecture.md}.
+ * implementation on Redis is internal; every interceptor extends the one base; an
+ * auto-configuration is final; no constructor or method takes more than seven parameters.
+ * See {@code docs/architecture.md}.
  */
 class ArchitectureTests {
 
@@ -202,6 +205,20 @@ class ArchitectureTests {
 					(JavaFieldAccess access) -> access.getTargetOwner().isEquivalentTo(RateLimitAlgorithm.class)))
 			.because("adding an algorithm is one descriptor and its scripts: a comparison with a constant, or a "
 					+ "switch over them, elsewhere is a branch the new algorithm would miss")
+			.check(LIBRARY);
+	}
+
+	@Test
+	void everyInterceptorExtendsTheBase() {
+		classes().that()
+			.resideInAPackage(ROOT + "..")
+			.and()
+			.implement(MethodInterceptor.class)
+			.and()
+			.doNotHaveFullyQualifiedName(RedkitInterceptor.class.getName())
+			.should()
+			.beAssignableTo(RedkitInterceptor.class)
+			.because("the base reads an annotation once per method and target class, for every capability alike")
 			.check(LIBRARY);
 	}
 

@@ -8,7 +8,6 @@ import io.github.redkit.concurrency.ConcurrencyLimitExceededException;
 import io.github.redkit.concurrency.ConcurrencyLimited;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
-import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.internal.ReactiveCall;
 import io.github.redkit.core.internal.RedkitInterceptor;
@@ -57,20 +56,15 @@ public class ConcurrencyLimitedInterceptor extends RedkitInterceptor<Concurrency
 					.evaluate(expression, invocation.getMethod(), invocation.getThis(), invocation.getArguments())
 				: ConcurrencyLimitedOperation.SHARED_KEY;
 		ConcurrencyLimiter limiter = this.limiter.get();
-		ConcurrencyPolicy inline = operation.inlinePolicy();
+		LimitReference limit = operation.limit();
 		ReactiveCall reactive = operation.reactive() ? ReactiveCall.of(invocation) : null;
 		if (reactive != null) {
 			return reactive.proceedWhileHolding(
-					() -> ((inline != null)
-							? limiter.tryAcquireAsync(operation.limitName(), operation.limitId(), inline, key)
-							: limiter.tryAcquireAsync(operation.limitName(), key))
+					() -> limit.tryAcquireAsync(limiter, key)
 						.thenApply((permit) -> granted(operation, limiter, key, permit)),
 					ConcurrencyPermit::closeAsync);
 		}
-		Optional<ConcurrencyPermit> permit = (inline != null)
-				? limiter.tryAcquire(operation.limitName(), operation.limitId(), inline, key)
-				: limiter.tryAcquire(operation.limitName(), key);
-		try (ConcurrencyPermit held = granted(operation, limiter, key, permit)) {
+		try (ConcurrencyPermit held = granted(operation, limiter, key, limit.tryAcquire(limiter, key))) {
 			return invocation.proceed();
 		}
 	}
@@ -80,10 +74,8 @@ public class ConcurrencyLimitedInterceptor extends RedkitInterceptor<Concurrency
 		if (permit.isPresent()) {
 			return permit.get();
 		}
-		ConcurrencyPolicy inline = operation.inlinePolicy();
-		int limit = (inline != null) ? inline.limit()
-				: limiter.policy(operation.limitName()).map(ConcurrencyPolicy::limit).orElse(0);
-		throw new ConcurrencyLimitExceededException(operation.limitName(), limit,
+		LimitReference limit = operation.limit();
+		throw new ConcurrencyLimitExceededException(limit.name(), limit.limit(limiter),
 				(operation.keyExpression() != null) ? key : null);
 	}
 

@@ -16,17 +16,14 @@ import org.springframework.util.ClassUtils;
 /**
  * What a {@link ConcurrencyLimited} method asks for, resolved once per method.
  *
- * @param limitName the limit (for an inline limit {@code Class.method}, or {@code Class}
- * when the annotation is on the class)
- * @param limitId what an inline limit's permits are kept under: the class's full name,
- * then the method and its parameter types; the limit name for a named limit
- * @param inlinePolicy the inline policy, or {@code null} for a named limit
+ * @param limit the limit: named, or inline (its name {@code Class.method}, or
+ * {@code Class} when the annotation is on the class; its id, what its permits are kept
+ * under, the class's full name, then the method and its parameter types)
  * @param keyExpression the SpEL key expression, or {@code null} for one shared key
  * @param reactive whether the method's result arrives later ({@link ReactiveCall}): the
  * permit is then held until it does
  */
-record ConcurrencyLimitedOperation(String limitName, String limitId, @Nullable ConcurrencyPolicy inlinePolicy,
-		@Nullable String keyExpression, boolean reactive) {
+record ConcurrencyLimitedOperation(LimitReference limit, @Nullable String keyExpression, boolean reactive) {
 
 	/** The key of a method limited without a key expression. */
 	static final String SHARED_KEY = "all";
@@ -69,7 +66,7 @@ record ConcurrencyLimitedOperation(String limitName, String limitId, @Nullable C
 						where + ": a named limit takes its lease from redkit.concurrency-limit.limits."
 								+ annotation.name() + ".lease, not from the annotation");
 			}
-			return new ConcurrencyLimitedOperation(annotation.name(), annotation.name(), null, key,
+			return new ConcurrencyLimitedOperation(LimitReference.named(annotation.name()), key,
 					ReactiveCall.isReactive(method));
 		}
 		if (annotation.limit() < 0) {
@@ -85,7 +82,8 @@ record ConcurrencyLimitedOperation(String limitName, String limitId, @Nullable C
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
 		String name = onClass ? userClass.getSimpleName() : userClass.getSimpleName() + "." + method.getName();
 		String id = onClass ? userClass.getName() : userClass.getName() + "." + signature(method);
-		return new ConcurrencyLimitedOperation(name, id, new ConcurrencyPolicy(annotation.limit(), lease), key,
+		return new ConcurrencyLimitedOperation(
+				new LimitReference(name, id, new ConcurrencyPolicy(annotation.limit(), lease)), key,
 				ReactiveCall.isReactive(method));
 	}
 

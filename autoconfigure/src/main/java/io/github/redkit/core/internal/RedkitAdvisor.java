@@ -3,7 +3,6 @@ package io.github.redkit.core.internal;
 import java.lang.annotation.Annotation;
 
 import org.aopalliance.aop.Advice;
-import org.aopalliance.intercept.MethodInterceptor;
 
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
@@ -11,8 +10,9 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 
 /**
  * The advisor behind each of Redkit's annotations: a pointcut, the capability's
- * interceptor and an order. Each capability subclasses it so that its advisor has a type
- * of its own, which an application can replace, and declares its default order there
+ * interceptor (a {@link RedkitInterceptor}, so that every annotation is read once the
+ * same way) and an order. Each capability subclasses it so that its advisor has a type of
+ * its own, which an application can replace, and declares its default order there
  * ({@code DEFAULT_ORDER}, a property changes it): every default lies below
  * {@link org.springframework.core.Ordered#LOWEST_PRECEDENCE}, so that Spring's
  * transaction (which has that order) runs inside all of them.
@@ -21,7 +21,7 @@ public abstract class RedkitAdvisor extends AbstractPointcutAdvisor {
 
 	private final transient Pointcut pointcut;
 
-	private final transient MethodInterceptor interceptor;
+	private final transient RedkitInterceptor<?> interceptor;
 
 	/**
 	 * Creates an advisor for methods carrying an annotation (on the method, or inherited
@@ -30,7 +30,7 @@ public abstract class RedkitAdvisor extends AbstractPointcutAdvisor {
 	 * @param interceptor the interceptor
 	 * @param order the advisor's order
 	 */
-	protected RedkitAdvisor(Class<? extends Annotation> annotation, MethodInterceptor interceptor, int order) {
+	protected RedkitAdvisor(Class<? extends Annotation> annotation, RedkitInterceptor<?> interceptor, int order) {
 		this(new AnnotationMatchingPointcut(null, annotation, true), interceptor, order);
 	}
 
@@ -40,7 +40,7 @@ public abstract class RedkitAdvisor extends AbstractPointcutAdvisor {
 	 * @param interceptor the interceptor
 	 * @param order the advisor's order
 	 */
-	protected RedkitAdvisor(Pointcut pointcut, MethodInterceptor interceptor, int order) {
+	protected RedkitAdvisor(Pointcut pointcut, RedkitInterceptor<?> interceptor, int order) {
 		this.pointcut = pointcut;
 		this.interceptor = interceptor;
 		setOrder(order);

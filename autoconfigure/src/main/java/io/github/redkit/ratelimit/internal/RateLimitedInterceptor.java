@@ -3,7 +3,6 @@ package io.github.redkit.ratelimit.internal;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -15,7 +14,6 @@ import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.ratelimit.RateLimitExceededException;
 import io.github.redkit.ratelimit.RateLimitPlanResolver;
-import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.ratelimit.RateLimiter;
@@ -79,14 +77,10 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 					: reserve(invocation, limiter, operation, keys, after);
 		}
 		if (reactive != null) {
-			return reactive.proceedAfter(() -> decideAsync(limiter, operation, keys),
+			return reactive.proceedAfter(() -> operation.limit().tryAcquireAsync(limiter, keys, operation.cost()),
 					(decision, context) -> admit(operation, keys, decision, context));
 		}
-		RateLimitPolicy inline = operation.inlinePolicy();
-		RateLimitDecision decision = (inline != null)
-				? limiter.tryAcquire(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
-				: limiter.tryAcquire(operation.limitName(), keys, operation.cost());
-		admit(operation, keys, decision, null);
+		admit(operation, keys, operation.limit().tryAcquire(limiter, keys, operation.cost()), null);
 		return invocation.proceed();
 	}
 
@@ -96,10 +90,7 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	 */
 	private @Nullable Object reserve(MethodInvocation invocation, RateLimiter limiter, RateLimitedOperation operation,
 			List<String> keys, After after) throws Throwable {
-		RateLimitPolicy inline = operation.inlinePolicy();
-		RateLimitReservation reservation = (inline != null)
-				? limiter.reserve(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
-				: limiter.reserve(operation.limitName(), keys, operation.cost());
+		RateLimitReservation reservation = operation.limit().reserve(limiter, keys, operation.cost());
 		admit(operation, keys, reservation.decision(), null);
 		Object result;
 		try {
@@ -116,7 +107,7 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	private Object reserveReactive(ReactiveCall reactive, RateLimiter limiter, RateLimitedOperation operation,
 			List<String> keys, After after) {
 		MethodInvocation invocation = reactive.invocation();
-		return reactive.proceedAfter(() -> reserveAsync(limiter, operation, keys),
+		return reactive.proceedAfter(() -> operation.limit().reserveAsync(limiter, keys, operation.cost()),
 				(reservation, context) -> admit(operation, keys, reservation.decision(), context),
 				(reservation, values) -> {
 					// a Mono is cut after its value, a Flux settles on its last element;
@@ -139,14 +130,6 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 						}
 					});
 				});
-	}
-
-	private static CompletableFuture<RateLimitReservation> reserveAsync(RateLimiter limiter,
-			RateLimitedOperation operation, List<String> keys) {
-		RateLimitPolicy inline = operation.inlinePolicy();
-		return (inline != null)
-				? limiter.reserveAsync(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
-				: limiter.reserveAsync(operation.limitName(), keys, operation.cost());
 	}
 
 	/**
@@ -207,14 +190,6 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 		return this.evaluator.get()
 			.evaluateAfter(expression, invocation.getMethod(), invocation.getThis(), invocation.getArguments(), result,
 					exception, type);
-	}
-
-	private static CompletableFuture<RateLimitDecision> decideAsync(RateLimiter limiter, RateLimitedOperation operation,
-			List<String> keys) {
-		RateLimitPolicy inline = operation.inlinePolicy();
-		return (inline != null)
-				? limiter.tryAcquireAsync(operation.limitName(), operation.limitId(), inline, keys, operation.cost())
-				: limiter.tryAcquireAsync(operation.limitName(), keys, operation.cost());
 	}
 
 	/**

@@ -19,24 +19,21 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 
 /**
- * What a {@link RateLimited} method asks for, resolved once per method: the limit name,
- * an inline policy if any, the key expressions and the cost.
+ * What a {@link RateLimited} method asks for, resolved once per method: the limit, the
+ * key expressions and the cost.
  *
- * @param limitName the limit (for an inline limit the short name metrics, headers and
- * exceptions show: {@code Class.method}, or {@code Class} when the annotation is on the
- * class)
- * @param limitId what the counters of an inline limit are kept under, unique and stable:
- * the class's full name, then the method and its parameter types (e.g.
- * {@code com.example.MailService.send(java.lang.String,int)}); the limit name for a named
- * limit
- * @param inlinePolicy the inline policy, or {@code null} for a named limit
+ * @param limit the limit: named, or inline (its name is the short name metrics, headers
+ * and exceptions show, {@code Class.method}, or {@code Class} when the annotation is on
+ * the class; its id what its counters are kept under, unique and stable: the class's full
+ * name, then the method and its parameter types, e.g.
+ * {@code com.example.MailService.send(java.lang.String,int)})
  * @param keyExpressions the SpEL key expressions; empty for one shared key
  * @param cost permits per call
  * @param reactive whether the method's result arrives later ({@link ReactiveCall})
  * @param after what is decided when the call ends, {@code null} when nothing is
  */
-record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimitPolicy inlinePolicy,
-		String[] keyExpressions, int cost, boolean reactive, @Nullable After after) {
+record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int cost, boolean reactive,
+		@Nullable After after) {
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
@@ -77,7 +74,7 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 			parse(annotation.value(), where + " value");
 		}
 		if (named) {
-			return new RateLimitedOperation(annotation.value(), annotation.value(), null, annotation.key(),
+			return new RateLimitedOperation(LimitReference.named(annotation.value()), annotation.key(),
 					annotation.cost(), ReactiveCall.isReactive(invoked), after);
 		}
 		if (annotation.limit() <= 0) {
@@ -101,8 +98,16 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
 		String name = onClass ? userClass.getSimpleName() : userClass.getSimpleName() + "." + method.getName();
 		String id = onClass ? userClass.getName() : userClass.getName() + "." + signature(method);
-		return new RateLimitedOperation(name, id, policy, annotation.key(), annotation.cost(),
+		return new RateLimitedOperation(new LimitReference(name, id, policy), annotation.key(), annotation.cost(),
 				ReactiveCall.isReactive(invoked), after);
+	}
+
+	/**
+	 * The limit's name, as metrics, headers and exceptions show it.
+	 * @return the name
+	 */
+	String limitName() {
+		return this.limit.name();
 	}
 
 	/**
@@ -112,7 +117,7 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 	 * @return {@code true} when the limit is chosen per call
 	 */
 	boolean planned() {
-		return this.inlinePolicy == null && this.limitName.startsWith("#");
+		return this.limit.inlinePolicy() == null && this.limit.name().startsWith("#");
 	}
 
 	/**
@@ -121,7 +126,8 @@ record RateLimitedOperation(String limitName, String limitId, @Nullable RateLimi
 	 * @return the operation on that limit
 	 */
 	RateLimitedOperation withLimit(String name) {
-		return new RateLimitedOperation(name, name, null, this.keyExpressions, this.cost, this.reactive, this.after);
+		return new RateLimitedOperation(LimitReference.named(name), this.keyExpressions, this.cost, this.reactive,
+				this.after);
 	}
 
 	/**
