@@ -16,14 +16,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP proxy on the loopback interface between a client and a server, for fault tests:
  * it can delay what it forwards, hold everything as a network partition does (and deliver
- * it once healed, as TCP's retransmissions would), and cut every connection at once. A
- * test points its client at {@link #port()} instead of the server's port.
+ * it once healed, as TCP's retransmissions would), cut every connection at once, and cut
+ * one connection after a request was applied and before its reply arrived. A test points
+ * its client at {@link #port()} instead of the server's port.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -40,6 +43,10 @@ public final class TcpProxy implements AutoCloseable {
 	private final Set<Link> links = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean closed;
+
+	private final AtomicBoolean cutAfterWrite = new AtomicBoolean();
+
+	private final AtomicInteger cutsAfterWrite = new AtomicInteger();
 
 	private TcpProxy(int targetPort) throws IOException {
 		this.targetPort = targetPort;
@@ -113,6 +120,25 @@ public final class TcpProxy implements AutoCloseable {
 		this.links.forEach(Link::close);
 	}
 
+	/**
+	 * Arms a cut after a write: the next request a client sends (on any connection) is
+	 * forwarded to the server, and from then on nothing the server sends reaches that
+	 * client; once the server has answered, the connection is closed. The server applied
+	 * the request, the client never saw the answer: a client that reconnects and sends
+	 * its unanswered commands again (Lettuce does) has them applied twice.
+	 */
+	public void cutAfterNextWrite() {
+		this.cutAfterWrite.set(true);
+	}
+
+	/**
+	 * How many connections were cut after a write since the proxy started.
+	 * @return the number of cuts done by {@link #cutAfterNextWrite()}
+	 */
+	public int cutsAfterWrite() {
+		return this.cutsAfterWrite.get();
+	}
+
 	@Override
 	public void close() {
 		this.closed = true;
@@ -180,6 +206,10 @@ public final class TcpProxy implements AutoCloseable {
 
 		private final Socket server;
 
+		// set once a request was forwarded under an armed cut after a write: what the
+		// server sends from then on is dropped, and its first answer closes the link
+		private volatile boolean droppingReplies;
+
 		Link(Socket client, Socket server) {
 			this.client = client;
 			this.server = server;
@@ -193,7 +223,8 @@ public final class TcpProxy implements AutoCloseable {
 		private void pump(Socket from, Socket to, String direction) {
 			BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
 			Thread reader = new Thread(() -> read(from, queue), "tcp-proxy-read-" + direction);
-			Thread writer = new Thread(() -> write(queue, to), "tcp-proxy-write-" + direction);
+			boolean up = from == this.client;
+			Thread writer = new Thread(() -> write(queue, to, up), "tcp-proxy-write-" + direction);
 			reader.setDaemon(true);
 			writer.setDaemon(true);
 			reader.start();
@@ -218,7 +249,7 @@ public final class TcpProxy implements AutoCloseable {
 			queue.add(new Chunk(null, lastDue));
 		}
 
-		private void write(BlockingQueue<Chunk> queue, Socket to) {
+		private void write(BlockingQueue<Chunk> queue, Socket to, boolean up) {
 			try (OutputStream out = to.getOutputStream()) {
 				while (true) {
 					Chunk chunk = queue.take();
@@ -230,6 +261,14 @@ public final class TcpProxy implements AutoCloseable {
 						break;
 					}
 					awaitHealed();
+					if (!up && this.droppingReplies) {
+						// the server answered the request: the client never sees it
+						TcpProxy.this.cutsAfterWrite.incrementAndGet();
+						break;
+					}
+					if (up && TcpProxy.this.cutAfterWrite.compareAndSet(true, false)) {
+						this.droppingReplies = true;
+					}
 					out.write(chunk.bytes);
 					out.flush();
 				}
