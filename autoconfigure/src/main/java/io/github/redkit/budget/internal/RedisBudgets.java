@@ -54,6 +54,12 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	 */
 	private static final int GIVE_BACK_ATTEMPTS = 5;
 
+	/**
+	 * Lettuce's command timeout when the connection's is not known: the longest a command
+	 * is sent again after a reconnect (Spring's client options time commands out).
+	 */
+	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
+
 	private static final RedkitOutcomes<Answer> APPLIED = RedkitOutcomes.of(RedisBudgets::outcome);
 
 	private final RedisScriptRunner runner;
@@ -63,6 +69,8 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	private final Duration timeout;
 
 	private final Duration operationTtl;
+
+	private volatile String onceTtl;
 
 	private final RedkitMetrics metrics;
 
@@ -113,6 +121,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		this.keyspace = keyspace;
 		this.timeout = timeout;
 		this.operationTtl = operationTtl;
+		this.onceTtl = Long.toString(replayWindow(DEFAULT_COMMAND_TIMEOUT, timeout, operationTtl).toMillis());
 		this.metrics = metrics;
 		this.allowances = new BudgetAllowances(allowances, new BudgetAllowances.Budget() {
 
@@ -135,6 +144,18 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 
 		}, metrics, System::nanoTime, timeout.multipliedBy(GIVE_BACK_ATTEMPTS));
 		this.lifecycle = this.allowances.lifecycle();
+	}
+
+	/**
+	 * Sets the connection's command timeout ({@link #DEFAULT_COMMAND_TIMEOUT} unless
+	 * set): Lettuce sends a command again after a reconnect until then, so the operation
+	 * id generated for a spend or a reservation without one is kept for twice the longer
+	 * of it and the budgets' timeout (never longer than the operation ttl).
+	 * @param commandTimeout the connection's command timeout
+	 */
+	public void setCommandTimeout(Duration commandTimeout) {
+		Assert.isTrue(commandTimeout != null && commandTimeout.toMillis() > 0, "commandTimeout must be positive");
+		this.onceTtl = Long.toString(replayWindow(commandTimeout, this.timeout, this.operationTtl).toMillis());
 	}
 
 	/**
@@ -215,7 +236,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		if (allowance != null) {
 			return RedisScriptRunner.join(this.allowances.spend(budgetId, allowance, amount));
 		}
-		return record("spend", call(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))).result();
+		return record("spend", call(spendOnce(budgetId, amount))).result();
 	}
 
 	@Override
@@ -231,8 +252,12 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	}
 
 	private CompletableFuture<SpendResult> spendInRedis(String budgetId, long amount) {
-		return callAsync(new BudgetCommand(budgetId, null, null, "spend", amount, "", "0"))
-			.thenApply((answer) -> record("spend", answer).result());
+		return callAsync(spendOnce(budgetId, amount)).thenApply((answer) -> record("spend", answer).result());
+	}
+
+	// a spend the caller gave no id: Lettuce may still send it twice (issue 43)
+	private static BudgetCommand spendOnce(String budgetId, long amount) {
+		return BudgetCommand.once(budgetId, "spend", amount, RandomIds.next(), "", "0");
 	}
 
 	@Override
@@ -271,8 +296,9 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	public Optional<Reservation> reserve(String budgetId, long amount, Duration ttl) {
 		checkReservation(amount, ttl);
 		String id = RandomIds.next();
+		// the reservation's own random id is the operation id of a call sent twice
 		Answer answer = record("reserve",
-				call(new BudgetCommand(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + "")));
+				call(BudgetCommand.once(budgetId, "reserve", amount, id, id, ttl.toMillis() + "")));
 		return reservation(budgetId, amount, answer, id);
 	}
 
@@ -281,7 +307,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		return started(() -> {
 			checkReservation(amount, ttl);
 			String id = RandomIds.next();
-			return callAsync(new BudgetCommand(budgetId, null, null, "reserve", amount, id, ttl.toMillis() + ""))
+			return callAsync(BudgetCommand.once(budgetId, "reserve", amount, id, id, ttl.toMillis() + ""))
 				.thenApply((answer) -> reservation(budgetId, amount, record("reserve", answer), id));
 		});
 	}
@@ -383,7 +409,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		catch (DataAccessException ex) {
 			throw unavailable(command.command(), ex);
 		}
-		return answer(command.budgetId(), command.amount(), reply);
+		return answer(command, reply);
 	}
 
 	private CompletableFuture<Answer> applyAsync(BudgetCommand command) {
@@ -391,7 +417,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 			if (ex != null) {
 				throw unavailable(command.command(), accessFailure(ex));
 			}
-			return answer(command.budgetId(), command.amount(), reply);
+			return answer(command, reply);
 		});
 	}
 
@@ -402,8 +428,9 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 			// the record of the batch's spend, under the same operation id
 			keys.add(this.keyspace.key("budget").tag(command.budgetId()).part("op", "spend", operationId).build());
 		}
+		String recordTtl = command.generatedId() ? this.onceTtl : Long.toString(this.operationTtl.toMillis());
 		return this.runner.executeAsync(APPLY, keys, command.command(), Long.toString(command.amount()), command.id(),
-				command.reservationTtl(), Long.toString(this.operationTtl.toMillis()), MAX);
+				command.reservationTtl(), recordTtl, MAX);
 	}
 
 	private DataAccessException unavailable(String command, DataAccessException ex) {
@@ -423,17 +450,32 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		return new RedisSystemException("Redis call " + APPLY.name() + " failed", ex);
 	}
 
-	private static Answer answer(String budgetId, long amount, List<?> reply) {
+	private static Answer answer(BudgetCommand command, List<?> reply) {
 		long applied = (Long) reply.get(0);
 		long remaining = (Long) reply.get(1);
 		if (applied == -1) {
-			throw new BudgetNotFoundException(budgetId);
+			throw new BudgetNotFoundException(command.budgetId());
 		}
 		if (applied == -2) {
-			throw new BudgetOverflowException(budgetId, amount, remaining);
+			throw new BudgetOverflowException(command.budgetId(), command.amount(), remaining);
 		}
 		String reservationId = (reply.size() > 3) ? (String) reply.get(3) : "";
-		return new Answer(new SpendResult(applied == 1, remaining), (Long) reply.get(2) == 1, reservationId);
+		// under a generated id, a replay answers the one application the caller never
+		// saw: it is that call's outcome, not a retry's
+		boolean replayed = (Long) reply.get(2) == 1 && !command.generatedId();
+		return new Answer(new SpendResult(applied == 1, remaining), replayed, reservationId);
+	}
+
+	/**
+	 * How long the record of a generated operation id is kept: Lettuce sends a command
+	 * again until the connection's command timeout (or the caller's, if longer, on a
+	 * connection that waits for it), and a copy sent at the last moment still needs to
+	 * reach Redis: twice that, never longer than the records of the caller's ids.
+	 */
+	static Duration replayWindow(Duration commandTimeout, Duration timeout, Duration operationTtl) {
+		Duration longer = (commandTimeout.compareTo(timeout) >= 0) ? commandTimeout : timeout;
+		Duration window = longer.multipliedBy(2);
+		return (window.compareTo(operationTtl) <= 0) ? window : operationTtl;
 	}
 
 	private static Throwable unwrap(Throwable ex) {

@@ -1,0 +1,149 @@
+package io.github.redkit.budget;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redkit.budget.internal.RedisBudgets;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.test.RedisServer;
+import io.github.redkit.test.RedisServers;
+import io.github.redkit.test.RedisTopology;
+import io.github.redkit.test.TcpProxy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Budget changes applied once when the client sends them again: the connection is cut
+ * after Redis applied a call and before its answer came back
+ * ({@link TcpProxy#cutAfterNextWrite()}), so Lettuce reconnects and sends the same call
+ * again (issue 43). The balance must change by exactly the amount, once.
+ */
+class BudgetReplayTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
+
+	private final LettuceConnectionFactory factory = factory(this.link.port());
+
+	private final String budgetId = "replayed-" + UUID.randomUUID();
+
+	private final RedisKeyspace keyspace = new RedisKeyspace("brp-" + UUID.randomUUID());
+
+	private final RedisBudgets budgets = budgets(new RedisScriptRunner(this.factory), TIMEOUT);
+
+	private final RedisBudgets direct = budgets(new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()),
+			Duration.ofSeconds(5));
+
+	@BeforeEach
+	void connect() {
+		this.direct.create(this.budgetId, 1_000);
+		// connected, and the script loaded, before the cut
+		assertThat(this.budgets.remaining(this.budgetId)).isEqualTo(1_000);
+	}
+
+	@AfterEach
+	void close() {
+		this.direct.delete(this.budgetId);
+		this.factory.destroy();
+		this.link.close();
+	}
+
+	@Test
+	void aSpendWithoutAnOperationIdIsAppliedOnce() {
+		this.link.cutAfterNextWrite();
+		SpendResult spent = this.budgets.spend(this.budgetId, 100);
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(spent).isEqualTo(new SpendResult(true, 900));
+		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(900);
+		// the generated id is kept for the replay window only: twice the command timeout
+		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		Set<String> records = redis.keys(this.keyspace.key("budget").tag(this.budgetId).build() + ":op:once:*");
+		assertThat(records).hasSize(1);
+		assertThat(redis.getExpire(records.iterator().next(), TimeUnit.MILLISECONDS)).isPositive()
+			.isLessThanOrEqualTo(TIMEOUT.multipliedBy(2).toMillis());
+	}
+
+	@Test
+	void anAsynchronousSpendWithoutAnOperationIdIsAppliedOnce() {
+		this.link.cutAfterNextWrite();
+		SpendResult spent = this.budgets.spendAsync(this.budgetId, 100).join();
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(spent).isEqualTo(new SpendResult(true, 900));
+		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(900);
+	}
+
+	@Test
+	void aRefundIsAppliedOnce() {
+		this.link.cutAfterNextWrite();
+		SpendResult refunded = this.budgets.refund(this.budgetId, 50, "refund-1");
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(refunded.applied()).isTrue();
+		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(1_050);
+	}
+
+	@Test
+	void aReservationWithoutAnOperationIdIsAppliedOnce() {
+		this.link.cutAfterNextWrite();
+		Optional<Reservation> reserved = this.budgets.reserve(this.budgetId, 300, Duration.ofMinutes(5));
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(reserved).isPresent();
+		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(700);
+		this.direct.release(reserved.get());
+		assertThat(this.direct.remaining(this.budgetId)).as("nothing lost to the replay").isEqualTo(1_000);
+	}
+
+	@Test
+	void aCommitIsAppliedOnce() {
+		Reservation reserved = this.budgets.reserve(this.budgetId, 300, Duration.ofMinutes(5)).orElseThrow();
+		this.link.cutAfterNextWrite();
+		SpendResult committed = this.budgets.commit(reserved, 200);
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(committed).isEqualTo(new SpendResult(true, 800));
+		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(800);
+	}
+
+	@Test
+	void aReleaseIsAppliedOnce() {
+		Reservation reserved = this.budgets.reserve(this.budgetId, 300, Duration.ofMinutes(5)).orElseThrow();
+		Reservation other = this.budgets.reserve(this.budgetId, 100, Duration.ofMinutes(5)).orElseThrow();
+		this.link.cutAfterNextWrite();
+		this.budgets.release(reserved);
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(900);
+		this.direct.release(other);
+		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(1_000);
+	}
+
+	private RedisBudgets budgets(RedisScriptRunner runner, Duration timeout) {
+		RedisBudgets budgets = new RedisBudgets(runner, this.keyspace, timeout, Duration.ofHours(1),
+				new MicrometerRedkitMetrics(SimpleMeterRegistry::new), RedkitObservations.NONE);
+		budgets.setCommandTimeout(TIMEOUT);
+		return budgets;
+	}
+
+	private static LettuceConnectionFactory factory(int port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, port),
+				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+}
