@@ -178,7 +178,7 @@ class ArchitectureTests {
 		classes().that()
 			.resideInAPackage(ROOT + "..")
 			.and()
-			.resideOutsideOfPackages(ROOT + "..internal..", ROOT + ".autoconfigure..", ROOT + ".test..")
+			.resideOutsideOfPackages(ROOT + "..internal..", ROOT + ".autoconfigure..", ROOT + ".testsupport..")
 			.and()
 			.arePublic()
 			.and()
