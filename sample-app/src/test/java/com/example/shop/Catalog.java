@@ -7,6 +7,9 @@ import org.springframework.stereotype.Service;
 
 /**
  * The cached method of {@code docs/caching.md}, in a package its configuration trusts.
+ * Deliberately outside {@code io.github.redkit}: it plays a user's package (the trusted
+ * package of the docs' YAML), one of the sample-app's roots in
+ * {@code docs/architecture.md}.
  */
 @Service
 public class Catalog {

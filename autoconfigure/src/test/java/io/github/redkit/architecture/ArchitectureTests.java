@@ -48,7 +48,7 @@ class ArchitectureTests {
 	 * The packages that are not capabilities: below them, beside them, above them, and
 	 * the test support on the tests' class path.
 	 */
-	private static final Set<String> FLOORS = Set.of("core", "actuate", "autoconfigure", "region", "test");
+	private static final Set<String> FLOORS = Set.of("core", "actuate", "autoconfigure", "region", "testsupport");
 
 	private static final int MAX_PARAMETERS = 7;
 
@@ -178,7 +178,7 @@ class ArchitectureTests {
 		classes().that()
 			.resideInAPackage(ROOT + "..")
 			.and()
-			.resideOutsideOfPackages(ROOT + "..internal..", ROOT + ".autoconfigure..", ROOT + ".test..")
+			.resideOutsideOfPackages(ROOT + "..internal..", ROOT + ".autoconfigure..", ROOT + ".testsupport..")
 			.and()
 			.arePublic()
 			.and()

@@ -3,7 +3,7 @@ package io.github.redkit.autoconfigure;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

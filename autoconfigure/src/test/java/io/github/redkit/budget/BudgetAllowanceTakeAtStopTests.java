@@ -18,7 +18,7 @@ import io.github.redkit.core.RedkitObservationKind;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 

@@ -13,11 +13,11 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.github.redkit.cache.CacheTestApp.Catalog;
 import io.github.redkit.cache.CacheTestApp.Product;
-import io.github.redkit.test.CommandStats;
-import io.github.redkit.test.Exercises;
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisTopologies;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisTopologies;
+import io.github.redkit.testsupport.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -3,8 +3,8 @@ package io.github.redkit.cache;
 import java.util.UUID;
 
 import io.github.redkit.cache.CacheTestApp.Catalog;
-import io.github.redkit.test.PrivateRedis;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 

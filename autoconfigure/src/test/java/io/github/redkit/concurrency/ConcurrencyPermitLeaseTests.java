@@ -5,8 +5,8 @@ import java.time.Duration;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
 import io.github.redkit.core.ClientPause;
-import io.github.redkit.test.PrivateRedis;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -8,10 +8,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
-import io.github.redkit.test.Exercises;
-import io.github.redkit.test.NonBlockingThreads;
-import io.github.redkit.test.RedisTopologies;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.NonBlockingThreads;
+import io.github.redkit.testsupport.RedisTopologies;
+import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;

@@ -2,8 +2,8 @@ package io.github.redkit.core;
 
 import java.time.Duration;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RespClient;
 
 /**
  * Holds every command of every client of a server for a while

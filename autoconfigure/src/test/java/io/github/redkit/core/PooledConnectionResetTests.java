@@ -12,9 +12,9 @@ import io.github.redkit.queue.QueueListener;
 import io.github.redkit.queue.QueueListenerRegistry;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.RespClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

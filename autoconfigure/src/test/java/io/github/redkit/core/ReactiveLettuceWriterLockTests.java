@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
-import io.github.redkit.test.NonBlockingThreads;
+import io.github.redkit.testsupport.NonBlockingThreads;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -8,8 +8,8 @@ import java.util.concurrent.locks.Lock;
 
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.test.NonBlockingThreads;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.NonBlockingThreads;
+import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -9,9 +9,9 @@ import java.util.function.BiPredicate;
 
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.test.CommandStats;
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 import io.lettuce.core.api.StatefulConnection;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.AfterEach;

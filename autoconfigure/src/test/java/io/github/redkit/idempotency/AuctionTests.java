@@ -12,9 +12,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.budget.Budgets;
-import io.github.redkit.test.Exercises;
-import io.github.redkit.test.RedisTopologies;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
+import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;

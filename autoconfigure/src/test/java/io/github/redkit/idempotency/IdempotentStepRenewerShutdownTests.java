@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
 import io.github.redkit.idempotency.internal.IdempotentStepAdvisor;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

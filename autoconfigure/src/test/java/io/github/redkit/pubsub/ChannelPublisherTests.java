@@ -7,9 +7,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.pubsub.RedkitPubSubAutoConfiguration;
-import io.github.redkit.test.Exercises;
-import io.github.redkit.test.RedisTopologies;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
+import io.github.redkit.testsupport.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -8,9 +8,9 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
-import io.github.redkit.test.NonBlockingThreads;
-import io.github.redkit.test.PrivateRedis;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.NonBlockingThreads;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

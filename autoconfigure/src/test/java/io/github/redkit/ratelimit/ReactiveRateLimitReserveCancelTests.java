@@ -15,8 +15,8 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
-import io.github.redkit.test.PrivateRedis;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 

@@ -8,8 +8,8 @@ import java.util.stream.Stream;
 
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
-import io.github.redkit.test.NonBlockingThreads;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.NonBlockingThreads;
+import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 
 import org.springframework.boot.convert.DurationStyle;
 

@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
-import io.github.redkit.test.CommandLog;
-import io.github.redkit.test.CommandStats;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.CommandLog;
+import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.RedisServer;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import reactor.core.publisher.Flux;

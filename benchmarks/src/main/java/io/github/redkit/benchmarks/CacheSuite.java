@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Objects;
 
 import io.github.redkit.cache.CacheJson;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.cache.Cache;

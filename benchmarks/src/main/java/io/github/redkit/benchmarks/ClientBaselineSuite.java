@@ -2,7 +2,7 @@ package io.github.redkit.benchmarks;
 
 import java.util.List;
 
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 import org.redisson.api.RedissonClient;
 
 import org.springframework.context.ConfigurableApplicationContext;

@@ -2,7 +2,7 @@ package io.github.redkit.benchmarks;
 
 import java.util.Map;
 
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;

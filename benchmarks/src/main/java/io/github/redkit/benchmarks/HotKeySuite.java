@@ -6,7 +6,7 @@ import java.util.Map;
 
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;

@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
-import io.github.redkit.test.CommandStats;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.RedisServer;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 

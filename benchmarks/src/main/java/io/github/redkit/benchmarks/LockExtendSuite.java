@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisConnection;

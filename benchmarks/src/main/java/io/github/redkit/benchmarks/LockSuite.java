@@ -9,7 +9,7 @@ import java.util.concurrent.locks.Lock;
 
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 

@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RespClient;
 
 /**
  * Measures the Redis memory each contender keeps per identifier: {@code used_memory} of

@@ -13,7 +13,7 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.internal.QueueListenerContainerFactory;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RBlockingQueue;
 import org.redisson.api.RedissonClient;

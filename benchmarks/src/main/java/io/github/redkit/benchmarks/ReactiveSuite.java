@@ -15,7 +15,7 @@ import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 import reactor.core.publisher.Mono;
 
 import org.springframework.context.ConfigurableApplicationContext;

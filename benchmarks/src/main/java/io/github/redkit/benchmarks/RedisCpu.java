@@ -1,6 +1,6 @@
 package io.github.redkit.benchmarks;
 
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 
 /**
  * The CPU time the Redis server processes have used ({@code INFO cpu}: user + system,

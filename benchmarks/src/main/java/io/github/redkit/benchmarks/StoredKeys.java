@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RespClient;
 
 /**
  * Describes the keys one identifier left in an otherwise empty database: name (the

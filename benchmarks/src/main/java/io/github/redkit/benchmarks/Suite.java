@@ -3,7 +3,7 @@ package io.github.redkit.benchmarks;
 import java.util.List;
 import java.util.function.Function;
 
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 
 /**
  * The contenders of one capability; the first one is the reference the others are

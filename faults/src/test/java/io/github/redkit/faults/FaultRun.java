@@ -9,8 +9,8 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
-import io.github.redkit.test.RedisNode;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RedisNode;
+import io.github.redkit.testsupport.RespClient;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-import io.github.redkit.test.RedisBinary;
+import io.github.redkit.testsupport.RedisBinary;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -5,9 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
 
-import io.github.redkit.test.RedisNode;
-import io.github.redkit.test.RespClient;
-import io.github.redkit.test.TcpProxy;
+import io.github.redkit.testsupport.RedisNode;
+import io.github.redkit.testsupport.RespClient;
+import io.github.redkit.testsupport.TcpProxy;
 import org.jspecify.annotations.Nullable;
 
 /**

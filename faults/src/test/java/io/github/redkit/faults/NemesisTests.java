@@ -3,8 +3,8 @@ package io.github.redkit.faults;
 import java.time.Duration;
 import java.util.List;
 
-import io.github.redkit.test.RedisNode;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RedisNode;
+import io.github.redkit.testsupport.RespClient;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

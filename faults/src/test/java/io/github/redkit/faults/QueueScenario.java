@@ -22,7 +22,7 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RespClient;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;

@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.redkit.test.RedisNode;
-import io.github.redkit.test.TcpProxy;
+import io.github.redkit.testsupport.RedisNode;
+import io.github.redkit.testsupport.TcpProxy;
 
 /**
  * The real servers of a run and the links to them: every connection an instance makes, to

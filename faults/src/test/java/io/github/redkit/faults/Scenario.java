@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-import io.github.redkit.test.RedisBinary;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RedisBinary;
+import io.github.redkit.testsupport.RespClient;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

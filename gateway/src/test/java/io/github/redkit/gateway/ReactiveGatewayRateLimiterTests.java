@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.core.web.QuotaHeaders;
-import io.github.redkit.test.NonBlockingThreads;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.NonBlockingThreads;
+import io.github.redkit.testsupport.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.greenbytes.http.sfv.Parser;

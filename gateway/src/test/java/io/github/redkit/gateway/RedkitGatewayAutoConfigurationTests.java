@@ -4,11 +4,11 @@ import java.util.List;
 import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.gateway.RedkitGatewayAutoConfiguration;
-import io.github.redkit.autoconfigure.gateway.RedkitGatewayProperties;
+import io.github.redkit.gateway.autoconfigure.RedkitGatewayAutoConfiguration;
+import io.github.redkit.gateway.autoconfigure.RedkitGatewayProperties;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,7 +3,7 @@ package io.github.redkit.integration;
 import java.time.Duration;
 import java.util.UUID;
 
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

@@ -7,8 +7,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 

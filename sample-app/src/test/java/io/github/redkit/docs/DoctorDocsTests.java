@@ -3,8 +3,8 @@ package io.github.redkit.docs;
 import java.util.List;
 
 import io.github.redkit.doctor.ServerRiskException;
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;

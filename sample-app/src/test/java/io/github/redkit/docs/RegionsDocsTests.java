@@ -11,8 +11,8 @@ import io.github.redkit.region.RegionRecoveringException;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalBudgets.RegionalSpend;
 import io.github.redkit.region.RegionalCounters;
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.test.boot.RedkitTest;
 import org.junit.jupiter.api.Test;
 

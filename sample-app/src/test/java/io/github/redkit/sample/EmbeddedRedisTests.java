@@ -10,9 +10,9 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.RespClient;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;

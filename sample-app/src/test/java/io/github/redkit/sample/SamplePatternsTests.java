@@ -19,7 +19,7 @@ import io.github.redkit.sample.retwis.BloomFilter;
 import io.github.redkit.sample.retwis.Keys;
 import io.github.redkit.sample.retwis.TakenNames;
 import io.github.redkit.sample.retwis.Users;
-import io.github.redkit.test.CommandLog;
+import io.github.redkit.testsupport.CommandLog;
 import io.github.redkit.test.boot.RedkitTest;
 import io.github.redkit.test.boot.RedkitTestRedis;
 import org.junit.jupiter.api.BeforeEach;

@@ -9,7 +9,7 @@ import java.util.Base64;
 import java.util.UUID;
 
 import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;

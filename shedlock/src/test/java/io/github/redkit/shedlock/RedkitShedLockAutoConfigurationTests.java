@@ -6,12 +6,12 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.shedlock.RedkitShedLockAutoConfiguration;
-import io.github.redkit.autoconfigure.shedlock.RedkitShedLockProperties;
+import io.github.redkit.shedlock.autoconfigure.RedkitShedLockAutoConfiguration;
+import io.github.redkit.shedlock.autoconfigure.RedkitShedLockProperties;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import net.javacrumbs.shedlock.core.LockProvider;

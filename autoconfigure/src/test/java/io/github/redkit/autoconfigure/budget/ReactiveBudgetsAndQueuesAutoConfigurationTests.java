@@ -7,7 +7,7 @@ import io.github.redkit.budget.ReactiveBudgets;
 import io.github.redkit.budget.internal.DefaultReactiveBudgets;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

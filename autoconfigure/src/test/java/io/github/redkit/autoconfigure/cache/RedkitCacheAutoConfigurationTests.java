@@ -7,7 +7,7 @@ import io.github.redkit.cache.CachePolicy;
 import io.github.redkit.cache.CacheSpec;
 import io.github.redkit.cache.RedkitCacheManagerCustomizer;
 import io.github.redkit.cache.internal.JitteredTtl;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 

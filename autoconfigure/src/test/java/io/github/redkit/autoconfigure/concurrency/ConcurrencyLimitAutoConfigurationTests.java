@@ -9,7 +9,7 @@ import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.concurrency.internal.ConcurrencyLimitedAdvisor;
 import io.github.redkit.concurrency.web.ConcurrencyLimitExceptionHandler;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

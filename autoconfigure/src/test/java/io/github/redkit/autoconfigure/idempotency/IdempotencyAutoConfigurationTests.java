@@ -8,7 +8,7 @@ import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.internal.IdempotentStepAdvisor;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.idempotency.web.IdempotencyExceptionHandler;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;

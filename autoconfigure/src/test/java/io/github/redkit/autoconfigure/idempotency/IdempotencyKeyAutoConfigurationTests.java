@@ -6,7 +6,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.idempotency.web.IdempotencyKeyFilter;
 import io.github.redkit.idempotency.web.IdempotencyKeyScopeResolver;
 import io.github.redkit.idempotency.web.IdempotencyKeyWebFilter;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -12,7 +12,7 @@ import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.internal.LockAdvisor;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.lock.web.LockExceptionHandler;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

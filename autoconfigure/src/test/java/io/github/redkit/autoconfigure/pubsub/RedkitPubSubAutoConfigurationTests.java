@@ -7,7 +7,7 @@ import io.github.redkit.pubsub.ControlStateListener;
 import io.github.redkit.pubsub.internal.ControlStateHealthIndicator;
 import io.github.redkit.pubsub.internal.ControlStateSubscription;
 import io.github.redkit.pubsub.internal.RedisControlState;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -26,7 +26,7 @@ import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.internal.RedisQueueTemplate;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -14,7 +14,7 @@ import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitedAdvisor;
 import io.github.redkit.ratelimit.web.RateLimitExceptionHandler;
 import io.github.redkit.region.internal.RegionOutbox;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -10,7 +10,7 @@ import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.actuate.LocalRateLimitHealthIndicator;
 import io.github.redkit.ratelimit.internal.LocalRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitInstances;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -8,7 +8,7 @@ import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.ratelimit.DefaultRedkitRateLimitObservationConvention;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.RedkitRateLimitObservationConvention;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.tck.TestObservationRegistry;

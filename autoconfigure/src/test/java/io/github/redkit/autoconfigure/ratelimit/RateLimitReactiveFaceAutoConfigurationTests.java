@@ -7,7 +7,7 @@ import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 

@@ -4,7 +4,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.ratelimit.web.RateLimitExchangeHeaders;
 import io.github.redkit.ratelimit.web.RateLimitResponseHeaders;
 import io.github.redkit.ratelimit.web.RateLimitRouteFilter;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

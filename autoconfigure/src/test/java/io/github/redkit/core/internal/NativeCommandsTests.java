@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
 
-import io.github.redkit.test.CommandStats;
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.RespClient;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

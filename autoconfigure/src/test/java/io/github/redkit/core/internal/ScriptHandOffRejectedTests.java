@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataAccessException;

@@ -3,7 +3,7 @@ package io.github.redkit.core.web;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLock;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 

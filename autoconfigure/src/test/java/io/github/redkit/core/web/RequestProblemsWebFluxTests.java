@@ -5,7 +5,7 @@ import java.util.UUID;
 
 import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.lock.DistributedLock;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.StepOutcome;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

@@ -8,10 +8,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.test.Exercises;
-import io.github.redkit.test.LockRecords;
-import io.github.redkit.test.RedisTopologies;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.LockRecords;
+import io.github.redkit.testsupport.RedisTopologies;
+import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;

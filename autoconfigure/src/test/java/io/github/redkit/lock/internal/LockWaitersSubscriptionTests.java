@@ -2,9 +2,9 @@ package io.github.redkit.lock.internal;
 
 import java.time.Duration;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
-import io.github.redkit.test.TcpProxy;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.TcpProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

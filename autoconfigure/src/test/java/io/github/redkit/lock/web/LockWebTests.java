@@ -8,7 +8,7 @@ import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLock;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -10,11 +10,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.test.CommandStats;
-import io.github.redkit.test.Exercises;
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisTopologies;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisTopologies;
+import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;

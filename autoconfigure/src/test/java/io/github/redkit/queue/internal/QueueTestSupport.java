@@ -17,7 +17,7 @@ import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueTemplate;
-import io.github.redkit.test.RedisTopology;
+import io.github.redkit.testsupport.RedisTopology;
 import tools.jackson.databind.json.JsonMapper;
 
 /**

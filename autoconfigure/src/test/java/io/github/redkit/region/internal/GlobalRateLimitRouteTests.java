@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

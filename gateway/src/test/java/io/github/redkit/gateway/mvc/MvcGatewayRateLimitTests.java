@@ -16,9 +16,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.web.QuotaHeaders;
-import io.github.redkit.test.CommandStats;
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 import org.greenbytes.http.sfv.ByteSequenceItem;
 import org.greenbytes.http.sfv.ListElement;
 import org.greenbytes.http.sfv.NumberItem;

@@ -3,10 +3,10 @@ package io.github.redkit.gateway.mvc;
 import java.util.UUID;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.gateway.RedkitGatewayMvcAutoConfiguration;
+import io.github.redkit.gateway.autoconfigure.RedkitGatewayMvcAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

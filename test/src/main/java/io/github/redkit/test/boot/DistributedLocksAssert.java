@@ -2,7 +2,7 @@ package io.github.redkit.test.boot;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.lock.DistributedLocks;
-import io.github.redkit.test.LockRecords;
+import io.github.redkit.testsupport.LockRecords;
 import org.assertj.core.api.AbstractAssert;
 
 import org.springframework.data.redis.core.StringRedisTemplate;

@@ -3,8 +3,8 @@ package io.github.redkit.test.boot;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;

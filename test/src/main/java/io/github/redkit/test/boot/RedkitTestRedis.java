@@ -5,8 +5,8 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Supplier;
 
-import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RespClient;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RespClient;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;

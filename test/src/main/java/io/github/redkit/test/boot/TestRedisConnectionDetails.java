@@ -2,7 +2,7 @@ package io.github.redkit.test.boot;
 
 import java.util.List;
 
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.RedisServer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;

@@ -1,8 +1,0 @@
-/**
- * Auto-configuration of Redkit's Spring Cloud Gateway {@code RateLimiter} (WebFlux) and
- * {@code RedkitRateLimit} filter (Server MVC).
- */
-@NullMarked
-package io.github.redkit.autoconfigure.gateway;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,8 +1,0 @@
-/**
- * Real Redis servers for tests (standalone, cluster, Sentinel) and tools to count their
- * commands.
- */
-@NullMarked
-package io.github.redkit.test;
-
-import org.jspecify.annotations.NullMarked;

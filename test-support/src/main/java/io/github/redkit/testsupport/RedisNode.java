@@ -1,0 +1,392 @@
+package io.github.redkit.testsupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One standalone {@code redis-server} process under a fault test's control: paused,
+ * killed and started again empty, saved and restarted from that older snapshot, its
+ * scripts flushed, and, where Debian's {@code libfaketime} is installed, its clock moved.
+ * It keeps its port across restarts, so clients reconnect to the same address.
+ */
+public final class RedisNode implements AutoCloseable {
+
+	private static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+
+	private final Path binary;
+
+	private final Path directory;
+
+	private final Path clockFile;
+
+	private final boolean clockControlled;
+
+	private final Map<String, String> environment = new HashMap<>();
+
+	private RedisProcess process;
+
+	private @Nullable RedisProcess replica;
+
+	// the port of the master a failover killed, 0 before any
+	private int formerMaster;
+
+	private RedisNode(Path binary, Path directory, boolean clockControlled) {
+		this.binary = binary;
+		this.directory = directory;
+		this.clockFile = directory.resolve("clock-offset");
+		this.clockControlled = clockControlled;
+		if (clockControlled) {
+			write(this.clockFile, "+0");
+			this.environment.put("LD_PRELOAD", LIBFAKETIME.toString());
+			this.environment.put("FAKETIME_TIMESTAMP_FILE", this.clockFile.toString());
+			this.environment.put("FAKETIME_NO_CACHE", "1");
+			// a stepped wall clock, as NTP does; the monotonic clock goes on
+			this.environment.put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+		}
+		this.process = process(FreePorts.find(false), null);
+	}
+
+	/**
+	 * A process with a data file of its own, so that a master and its replica never share
+	 * one.
+	 */
+	private RedisProcess process(int port, @Nullable Integer replicaOf) {
+		// a replica syncs at once, not after the default 5 s wait for others to join
+		List<String> arguments = new ArrayList<>(
+				List.of("--dbfilename", dumpFile(port), "--repl-diskless-sync-delay", "0"));
+		if (replicaOf != null) {
+			arguments.addAll(List.of("--replicaof", RedisServer.HOST, String.valueOf(replicaOf)));
+		}
+		return new RedisProcess(this.binary, this.directory, port, arguments, this.environment);
+	}
+
+	private static String dumpFile(int port) {
+		return "dump-" + port + ".rdb";
+	}
+
+	/**
+	 * Starts a node on a free port, with the {@code redis-server} the other tests use.
+	 * @return the started node
+	 */
+	public static RedisNode start() {
+		return start(RedisBinary.locate(), false, false);
+	}
+
+	/**
+	 * Starts a node on a free port with another server command, such as Valkey's (see
+	 * {@link RedisBinary#named(String)}); its clock cannot be moved.
+	 * @param command the command, which takes {@code redis-server}'s arguments
+	 * @param withReplica whether it gets a replica (see {@link #startWithReplica})
+	 * @return the started node
+	 */
+	public static RedisNode start(Path command, boolean withReplica) {
+		return start(command, false, withReplica);
+	}
+
+	/**
+	 * Starts a node with a replica, so that {@link #failOverBehind(Duration)} can promote
+	 * it.
+	 * @param movableClock whether the clocks of both can be moved (see
+	 * {@link #startWithMovableClock()}); ignored where they cannot
+	 * @return the started node, its replica in sync
+	 */
+	public static RedisNode startWithReplica(boolean movableClock) {
+		boolean movable = movableClock && movableClockAvailable();
+		return start(movable ? RedisBinary.embedded().orElseThrow() : RedisBinary.locate(), movable, true);
+	}
+
+	/**
+	 * Whether nodes with a movable clock can be started here: Debian's libfaketime and
+	 * the embedded-redis binary are both present.
+	 * @return true when they can
+	 */
+	public static boolean movableClockAvailable() {
+		return Files.isReadable(LIBFAKETIME) && RedisBinary.embedded().isPresent();
+	}
+
+	/**
+	 * Starts a node whose wall clock {@link #shiftClock(Duration)} can move. Debian's
+	 * {@code redis-server} is built with jemalloc, which {@code libfaketime} cannot wrap;
+	 * the binary shipped in embedded-redis can be.
+	 * @return the started node, or empty where libfaketime or that binary is missing
+	 */
+	public static Optional<RedisNode> startWithMovableClock() {
+		if (!movableClockAvailable()) {
+			return Optional.empty();
+		}
+		return Optional.of(start(RedisBinary.embedded().orElseThrow(), true, false));
+	}
+
+	private static RedisNode start(Path binary, boolean clockControlled, boolean withReplica) {
+		try {
+			RedisNode node = new RedisNode(binary, Files.createTempDirectory("redkit-node-"), clockControlled);
+			node.process.start();
+			if (withReplica) {
+				node.startReplica();
+			}
+			return node;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private void startReplica() {
+		startReplicaOn(FreePorts.find(false));
+	}
+
+	private void startReplicaOn(int port) {
+		RedisProcess standby = process(port, this.process.port());
+		standby.start();
+		this.replica = standby;
+		awaitInSync(standby);
+	}
+
+	private static void awaitInSync(RedisProcess replica) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+		while (System.nanoTime() < deadline) {
+			try (RespClient client = RespClient.connect(RedisServer.HOST, replica.port(), Duration.ofSeconds(1))) {
+				String info = client.callForString("INFO", "replication");
+				if (info.contains("master_link_status:up")) {
+					return;
+				}
+			}
+			catch (RuntimeException ex) {
+				// still loading
+			}
+			RedisProcess.sleep(20);
+		}
+		throw new IllegalStateException("The replica on port " + replica.port() + " did not sync");
+	}
+
+	/**
+	 * Fails over to a replica that is behind, as Sentinel would when the master dies
+	 * before its replica received its last writes: the replication link is cut now (the
+	 * replica frozen, the master dropping it), the master keeps acknowledging writes for
+	 * {@code behind}, then dies; the replica is promoted and the old master comes back as
+	 * its replica. Clients reach the new master at {@link #port()}, a new port: a test
+	 * points its proxies there ({@link TcpProxy#retarget(int)}), best between
+	 * {@link #promoteReplica()} and {@link #restoreReplica()}, as Sentinel's clients
+	 * learn the new master before the old one is back.
+	 * @param behind how long the master acknowledges writes the replica never receives
+	 */
+	public void failOverBehind(Duration behind) {
+		cutReplica();
+		RedisProcess.sleep(behind.toMillis());
+		promoteReplica();
+		restoreReplica();
+	}
+
+	/**
+	 * Cuts the replica off: frozen, and dropped by the master, so that nothing the master
+	 * acknowledges from now on reaches it.
+	 */
+	public synchronized void cutReplica() {
+		RedisProcess standby = standby();
+		// what the master acknowledged before the cut reached the replica: replication is
+		// asynchronous, and a write acknowledged a moment before would otherwise be lost
+		// too, beyond what the cut is meant to lose
+		long acknowledged;
+		try (RespClient client = client()) {
+			acknowledged = replicationOffset(client);
+		}
+		long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+		try (RespClient client = RespClient.connect(RedisServer.HOST, standby.port(), Duration.ofSeconds(2))) {
+			while (replicationOffset(client) < acknowledged && System.nanoTime() < deadline) {
+				RedisProcess.sleep(1);
+			}
+		}
+		standby.signal("STOP");
+		try (RespClient client = client()) {
+			client.call("CLIENT", "KILL", "TYPE", "replica");
+		}
+	}
+
+	/**
+	 * Kills the master and promotes the replica cut off by {@link #cutReplica()}; until
+	 * {@link #restoreReplica()} the node has no replica, and nothing answers on the old
+	 * master's port, so that clients still pointed there fail rather than read a replica
+	 * that is syncing.
+	 */
+	public synchronized void promoteReplica() {
+		RedisProcess standby = standby();
+		this.process.kill();
+		standby.signal("CONT");
+		try (RespClient client = RespClient.connect(RedisServer.HOST, standby.port(), Duration.ofSeconds(5))) {
+			client.call("REPLICAOF", "NO", "ONE");
+		}
+		this.formerMaster = this.process.port();
+		delete(this.directory.resolve(dumpFile(this.formerMaster)));
+		this.process = standby;
+		this.replica = null;
+	}
+
+	/**
+	 * Starts the old master again, empty, as the new master's replica, on its old port.
+	 */
+	public synchronized void restoreReplica() {
+		if (this.replica == null && this.formerMaster != 0) {
+			startReplicaOn(this.formerMaster);
+		}
+	}
+
+	private static long replicationOffset(RespClient client) {
+		String info = client.callForString("INFO", "replication");
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("master_repl_offset:")) {
+				return Long.parseLong(line.substring("master_repl_offset:".length()).trim());
+			}
+		}
+		return 0;
+	}
+
+	private RedisProcess standby() {
+		RedisProcess standby = this.replica;
+		if (standby == null) {
+			throw new IllegalStateException("The node was not started with a replica");
+		}
+		return standby;
+	}
+
+	/**
+	 * The port of the master, which a failover changes.
+	 * @return the port
+	 */
+	public int port() {
+		return this.process.port();
+	}
+
+	/**
+	 * A new connection to the node.
+	 * @return a client; close it after use
+	 */
+	public RespClient client() {
+		return RespClient.connect(RedisServer.HOST, port(), Duration.ofSeconds(5));
+	}
+
+	/**
+	 * Stops the process ({@code SIGSTOP}): connections stay open, nothing answers.
+	 */
+	public synchronized void pause() {
+		this.process.signal("STOP");
+	}
+
+	/**
+	 * Continues a paused process ({@code SIGCONT}).
+	 */
+	public synchronized void resume() {
+		this.process.signal("CONT");
+	}
+
+	/**
+	 * Kills the process ({@code SIGKILL}) and starts it again with no data.
+	 */
+	public synchronized void restartEmpty() {
+		this.process.kill();
+		delete(dump());
+		this.process.start();
+	}
+
+	private Path dump() {
+		return this.directory.resolve(dumpFile(this.process.port()));
+	}
+
+	/**
+	 * Saves the data set now ({@code SAVE}) as the snapshot a later
+	 * {@link #restartFromSnapshot()} comes back with.
+	 */
+	public synchronized void snapshot() {
+		try (RespClient client = client()) {
+			client.call("SAVE");
+		}
+		copy(dump(), this.directory.resolve("snapshot.rdb"));
+	}
+
+	/**
+	 * Kills the process and starts it again on the last snapshot: everything written
+	 * since is gone, as after a restore from a backup or a restart on an old RDB file.
+	 */
+	public synchronized void restartFromSnapshot() {
+		this.process.kill();
+		Path snapshot = this.directory.resolve("snapshot.rdb");
+		if (Files.exists(snapshot)) {
+			copy(snapshot, dump());
+		}
+		else {
+			delete(dump());
+		}
+		this.process.start();
+	}
+
+	/**
+	 * Whether {@link #shiftClock(Duration)} moves this node's clock.
+	 * @return true when started with a movable clock
+	 */
+	public boolean clockMovable() {
+		return this.clockControlled;
+	}
+
+	/**
+	 * Sets how far the node's wall clock is from the machine's, from its next reading on:
+	 * keys expire, {@code TIME} answers and scripts read the moved clock.
+	 * @param offset the offset in whole seconds, negative for a clock behind
+	 */
+	public void shiftClock(Duration offset) {
+		if (!this.clockControlled) {
+			throw new IllegalStateException("The node was not started with a movable clock");
+		}
+		write(this.clockFile, (offset.isNegative() ? "" : "+") + offset.toSeconds() + "s");
+	}
+
+	/**
+	 * Stops the process for good.
+	 */
+	@Override
+	public synchronized void close() {
+		if (this.replica != null) {
+			this.replica.stop();
+		}
+		this.process.stop();
+	}
+
+	private static void write(Path file, String content) {
+		try {
+			Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+			Files.writeString(temporary, content);
+			Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static void copy(Path from, Path to) {
+		try {
+			Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static void delete(Path file) {
+		try {
+			Files.deleteIfExists(file);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
