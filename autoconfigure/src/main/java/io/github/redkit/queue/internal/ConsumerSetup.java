@@ -56,11 +56,12 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 	}
 
 	private CompletableFuture<Boolean> extend(QueueMessage<?> message, Duration visibility) {
+		QueueMessage<?> taken = ConvertedMessage.taken(message);
 		if (this.template instanceof RedisQueueTemplate redis) {
-			return redis.extendAsync(message, visibility);
+			return redis.extendAsync(taken, visibility);
 		}
 		// an application's own template answers on the renewer's thread
-		return CompletableFuture.completedFuture(this.template.extend(message, visibility));
+		return CompletableFuture.completedFuture(this.template.extend(taken, visibility));
 	}
 
 	ReadyListWait readyListWait(String queue, QueueOrder order) {
