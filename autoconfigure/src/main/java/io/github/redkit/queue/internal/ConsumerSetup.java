@@ -2,7 +2,6 @@ package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -74,10 +73,11 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 	 *
 	 * @param connectionFactory where the blocking connections come from
 	 * @param keyspace the keyspace of the queues' keys
-	 * @param poolShare the connections of the factory's pool the consumers may hold in
-	 * their waits, {@code null} without a pool
+	 * @param poolShare the connections of the factory's pool the consumers keep for their
+	 * waits, {@code null} without a pool
 	 */
-	record ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, @Nullable Semaphore poolShare) {
+	record ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace,
+			@Nullable PooledWaitShare poolShare) {
 
 		ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace) {
 			this(connectionFactory, keyspace, PooledWaitShare.of(connectionFactory));
