@@ -2,7 +2,6 @@ package io.github.redkit.queue.internal;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -56,11 +55,12 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 	}
 
 	private CompletableFuture<Boolean> extend(QueueMessage<?> message, Duration visibility) {
+		QueueMessage<?> taken = ConvertedMessage.taken(message);
 		if (this.template instanceof RedisQueueTemplate redis) {
-			return redis.extendAsync(message, visibility);
+			return redis.extendAsync(taken, visibility);
 		}
 		// an application's own template answers on the renewer's thread
-		return CompletableFuture.completedFuture(this.template.extend(message, visibility));
+		return CompletableFuture.completedFuture(this.template.extend(taken, visibility));
 	}
 
 	ReadyListWait readyListWait(String queue, QueueOrder order) {
@@ -73,10 +73,11 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 	 *
 	 * @param connectionFactory where the blocking connections come from
 	 * @param keyspace the keyspace of the queues' keys
-	 * @param poolShare the connections of the factory's pool the consumers may hold in
-	 * their waits, {@code null} without a pool
+	 * @param poolShare the connections of the factory's pool the consumers keep for their
+	 * waits, {@code null} without a pool
 	 */
-	record ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, @Nullable Semaphore poolShare) {
+	record ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace,
+			@Nullable PooledWaitShare poolShare) {
 
 		ReadyLists(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace) {
 			this(connectionFactory, keyspace, PooledWaitShare.of(connectionFactory));

@@ -33,7 +33,9 @@ import org.jspecify.annotations.Nullable;
  * visibility timeout may have passed is left alone, since it may already be delivered
  * elsewhere, one that waited more than a third of it is extended before its listener
  * starts (and left alone if that finds it lost), and prefetched messages left at stop
- * stay in flight until their visibility timeout brings them back.
+ * stay in flight until their visibility timeout brings them back. Whatever it hands its
+ * template (to settle, extend or give back) is the message as the template handed it out
+ * ({@link ConvertedMessage#taken}).
  */
 final class QueueConsumer implements Runnable {
 
@@ -185,7 +187,7 @@ final class QueueConsumer implements Runnable {
 		if (!this.killed) {
 			for (QueueMessage<Object> message : this.pendingAcks) {
 				try {
-					this.template.ack(message);
+					this.template.ack(ConvertedMessage.taken(message));
 				}
 				catch (RuntimeException ex) {
 					logger.warn("Cannot acknowledge message " + message.id() + " of queue '" + this.queue
@@ -212,11 +214,12 @@ final class QueueConsumer implements Runnable {
 		if (!this.settings.allowsDelivery(message.deliveries())) {
 			// it outlived its visibility timeout too often (a consumer died with it each
 			// time)
-			this.template.fail(message, new IllegalStateException("Delivered " + message.deliveries()
-					+ " times without being acknowledged (visibility timeout expired)"));
+			this.template.fail(ConvertedMessage.taken(message), new IllegalStateException("Delivered "
+					+ message.deliveries() + " times without being acknowledged (visibility timeout expired)"));
 			return;
 		}
-		if (System.nanoTime() - this.prefetchedRenewal >= 0 && !this.template.extend(message, this.visibility)) {
+		if (System.nanoTime() - this.prefetchedRenewal >= 0
+				&& !this.template.extend(ConvertedMessage.taken(message), this.visibility)) {
 			logger.debug("Leaving prefetched message " + message.id() + " of queue '" + this.queue
 					+ "': its visibility timeout passed and it was taken again");
 			return;
@@ -263,7 +266,7 @@ final class QueueConsumer implements Runnable {
 		else {
 			renewal.stop();
 			logger.debug("Listener of queue '" + this.queue + "' failed on message " + message.id(), failure);
-			FailureOutcome outcome = this.template.fail(message, failure);
+			FailureOutcome outcome = this.template.fail(ConvertedMessage.taken(message), failure);
 			if (outcome == FailureOutcome.DEAD_LETTERED || outcome == FailureOutcome.DROPPED) {
 				// retries are routine (DEBUG above); giving up on a message is not
 				logger.warn("Listener of queue '" + this.queue + "' failed on message " + message.id()
@@ -290,7 +293,7 @@ final class QueueConsumer implements Runnable {
 		for (int i = unhandled.size() - 1; i >= 0; i--) {
 			QueueMessage<Object> back = unhandled.get(i);
 			try {
-				this.template.release(back);
+				this.template.release(ConvertedMessage.taken(back));
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Cannot give message " + back.id() + " back to queue '" + this.queue
@@ -332,7 +335,7 @@ final class QueueConsumer implements Runnable {
 		stopCurrentRenewal();
 		if (message != null) {
 			try {
-				this.template.release(message);
+				this.template.release(ConvertedMessage.taken(message));
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Cannot give message " + message.id() + " back to queue '" + this.queue

@@ -1,7 +1,6 @@
 package io.github.redkit.queue.internal;
 
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.queue.QueueOrder;
@@ -17,9 +16,10 @@ import org.springframework.data.redis.connection.RedisListCommands.Direction;
  * The wait of one consumer thread on an empty queue: {@code BLMOVE ready ready <side>
  * <side>} moves the head onto itself, so it changes nothing but returns as soon as a
  * message arrives. Without a pool it blocks a connection of its own, opened on first use
- * and kept. From a pool it borrows a connection for each wait and gives it back at once,
- * and only with one of the pool's {@link PooledWaitShare share} for waits: a consumer
- * that finds them all taken queues for one until its wait is over.
+ * and kept. From a pool it waits on one of the connections of the pool's
+ * {@link PooledWaitShare share} for waits, kept by the share and handed from one waiting
+ * consumer to the next: a consumer that finds them all taken, or the pool without one to
+ * lend, waits no longer than its wait would have lasted.
  */
 final class ReadyListWait implements AutoCloseable {
 
@@ -36,12 +36,14 @@ final class ReadyListWait implements AutoCloseable {
 
 	private final Direction side;
 
-	private final @Nullable Semaphore poolShare;
+	private final @Nullable PooledWaitShare poolShare;
+
+	private boolean sharing;
 
 	private @Nullable RedisConnection connection;
 
 	ReadyListWait(RedisConnectionFactory connectionFactory, String readyKey, QueueOrder order,
-			@Nullable Semaphore poolShare) {
+			@Nullable PooledWaitShare poolShare) {
 		this.connectionFactory = connectionFactory;
 		this.ready = readyKey.getBytes(StandardCharsets.UTF_8);
 		this.side = (order == QueueOrder.LIFO) ? Direction.RIGHT : Direction.LEFT;
@@ -64,25 +66,38 @@ final class ReadyListWait implements AutoCloseable {
 		block(this.connection, timeout);
 	}
 
-	private void awaitPooled(Semaphore share, long timeout) {
-		long start = System.nanoTime();
-		try {
-			if (!share.tryAcquire(timeout, TimeUnit.MILLISECONDS)) {
-				// the share was busy all along: the wait is over as a BLMOVE's would be
-				return;
-			}
+	private void awaitPooled(PooledWaitShare share, long timeout) {
+		if (!this.sharing) {
+			share.join();
+			this.sharing = true;
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
+		WaitConnection taken = share.take(timeout);
+		if (taken == null) {
+			// the share was busy all along: the wait is over as a BLMOVE's would be
 			return;
 		}
-		try (RedisConnection borrowed = this.connectionFactory.getConnection()) {
-			long left = timeout - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-			block(borrowed, Math.max(MIN_BLOCK_MILLIS, left));
+		try {
+			RedisConnection on = taken.connection(this.connectionFactory, millisLeft(deadline));
+			if (on == null) {
+				// the pool lent none in time: the wait is over, the borrow goes on
+				return;
+			}
+			try {
+				block(on, Math.max(MIN_BLOCK_MILLIS, millisLeft(deadline)));
+			}
+			catch (RuntimeException ex) {
+				taken.discard();
+				throw ex;
+			}
 		}
 		finally {
-			share.release();
+			taken.handOn();
 		}
+	}
+
+	private static long millisLeft(long deadline) {
+		return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
 	}
 
 	private void block(RedisConnection on, long millis) {
@@ -91,6 +106,10 @@ final class ReadyListWait implements AutoCloseable {
 
 	@Override
 	public void close() {
+		if (this.sharing && this.poolShare != null) {
+			this.sharing = false;
+			this.poolShare.leave();
+		}
 		if (this.connection != null) {
 			try {
 				this.connection.close();

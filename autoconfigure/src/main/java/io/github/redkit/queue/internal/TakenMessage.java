@@ -85,7 +85,7 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 		return this.take + '#' + this.envelope.raw();
 	}
 
-	<P> TakenMessage<P> withPayload(P payload) {
+	<P> TakenMessage<P> withPayload(@Nullable P payload) {
 		return new TakenMessage<>(this.queue, this.envelope, this.take, payload);
 	}
 

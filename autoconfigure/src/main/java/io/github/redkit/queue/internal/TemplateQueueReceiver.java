@@ -15,7 +15,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Takes messages through the public methods of any {@link QueueTemplate}: the payload is
  * read as plain JSON values and converted to the listener's type here, so that one that
- * does not fit is failed like any other failure instead of blocking the queue.
+ * does not fit is failed like any other failure instead of blocking the queue. It needs
+ * nothing of a message but {@link QueueMessage}: an application's template may hand out
+ * messages of its own kind, and gets them back to settle.
  */
 final class TemplateQueueReceiver implements QueueReceiver {
 
@@ -30,7 +32,8 @@ final class TemplateQueueReceiver implements QueueReceiver {
 
 	@Override
 	public Receipt take(String queue, Type payloadType, @Nullable QueueMessage<?> done) {
-		Optional<QueueMessage<Object>> taken = (done != null) ? this.template.ackAndReceive(done, Object.class)
+		Optional<QueueMessage<Object>> taken = (done != null)
+				? this.template.ackAndReceive(ConvertedMessage.taken(done), Object.class)
 				: this.template.receive(queue, Object.class);
 		if (taken.isEmpty()) {
 			return Receipt.NOTHING;
@@ -39,7 +42,7 @@ final class TemplateQueueReceiver implements QueueReceiver {
 		try {
 			Object payload = this.json.convertValue(message.payload(),
 					this.json.getTypeFactory().constructType(payloadType));
-			return new Receipt(TakenMessage.of(message).withPayload(payload), null);
+			return new Receipt(converted(message, payload), null);
 		}
 		catch (RuntimeException ex) {
 			this.template.fail(message, ex);
@@ -49,7 +52,8 @@ final class TemplateQueueReceiver implements QueueReceiver {
 
 	@Override
 	public Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done, int max) {
-		List<QueueMessage<Object>> taken = this.template.ackAndReceive(done, queue, Object.class, max);
+		List<QueueMessage<?>> settled = done.stream().<QueueMessage<?>>map(ConvertedMessage::taken).toList();
+		List<QueueMessage<Object>> taken = this.template.ackAndReceive(settled, queue, Object.class, max);
 		if (taken.isEmpty()) {
 			return new Batch(List.of(), null);
 		}
@@ -58,13 +62,23 @@ final class TemplateQueueReceiver implements QueueReceiver {
 			try {
 				Object payload = this.json.convertValue(message.payload(),
 						this.json.getTypeFactory().constructType(payloadType));
-				messages.add(TakenMessage.of(message).withPayload(payload));
+				messages.add(converted(message, payload));
 			}
 			catch (RuntimeException ex) {
 				this.template.fail(message, ex);
 			}
 		}
 		return new Batch(messages, messages.isEmpty() ? Duration.ZERO : null);
+	}
+
+	/**
+	 * A taken message with its payload converted: Redkit's own take stays one (its
+	 * template settles nothing else); any other kind is viewed through a
+	 * {@link ConvertedMessage}, whose template gets back the message it handed out.
+	 */
+	private static QueueMessage<Object> converted(QueueMessage<Object> message, @Nullable Object payload) {
+		return (message instanceof TakenMessage<?> taken) ? taken.withPayload(payload)
+				: new ConvertedMessage<>(message, payload);
 	}
 
 }

@@ -9,10 +9,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
@@ -43,8 +46,24 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 	// a decision's reply: seven little-endian doubles
 	private static final int REPLY_BYTES = 56;
 
-	// each algorithm's scripts, read once
-	private static final Map<AlgorithmDescriptor, Scripts> SCRIPTS = new ConcurrentHashMap<>();
+	// every algorithm's scripts, read when this class is loaded (see loadScripts), never
+	// during a call: an inline limit is prepared on its first caller's thread, an event
+	// loop too
+	private static final Map<AlgorithmDescriptor, Scripts> SCRIPTS = Arrays.stream(RateLimitAlgorithm.values())
+		.map(AlgorithmDescriptor::of)
+		.collect(Collectors.toUnmodifiableMap(Function.identity(),
+				(descriptor) -> new Scripts(LuaScript.load(descriptor.scriptName(), byte[].class),
+						LuaScript.load(descriptor.refundScriptName(), Long.class))));
+
+	/**
+	 * Reads the scripts of every algorithm now, if they were not yet: a limiter calls it
+	 * when it is made, at start-up, so that no decision reads a file (an inline limit is
+	 * prepared during its first call, on an event loop too).
+	 * @return how many algorithms' scripts are ready
+	 */
+	static int loadScripts() {
+		return SCRIPTS.size();
+	}
 
 	/**
 	 * Prepares a limit.
@@ -79,9 +98,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 		arguments[2] = ascii(algorithm.recordsFormat(policy));
 		System.arraycopy(extra, 0, arguments, 3, extra.length);
 		String suffix = algorithm.keySuffix(policy);
-		Scripts scripts = SCRIPTS.computeIfAbsent(algorithm,
-				(descriptor) -> new Scripts(LuaScript.load(descriptor.scriptName(), byte[].class),
-						LuaScript.load(descriptor.refundScriptName(), Long.class)));
+		Scripts scripts = Objects.requireNonNull(SCRIPTS.get(algorithm), algorithm::toString);
 		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), suffix, arguments,
 				policy.smallestLimit(), scripts);
 	}

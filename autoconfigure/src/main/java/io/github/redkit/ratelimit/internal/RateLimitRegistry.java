@@ -40,6 +40,8 @@ final class RateLimitRegistry {
 			Map<String, LocalAllowance> allowances) {
 		this.keyspace = keyspace;
 		this.allowances = Map.copyOf(allowances);
+		// at start-up, named limits or not: inline ones are prepared during calls
+		PreparedLimit.loadScripts();
 		policies.forEach((name, policy) -> this.limits.put(name, PreparedLimit.of(name, policy, keyspace)));
 	}
 

@@ -1,6 +1,7 @@
 package io.github.redkit.autoconfigure.queue;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -153,6 +154,37 @@ class QueueAutoConfigurationTests {
 	}
 
 	@Test
+	void listenersGetThePayloadsOfAnApplicationTemplateThatHandsOutMessagesOfItsOwn() {
+		this.runner.withUserConfiguration(WrappingTemplate.class, Listeners.class).run((context) -> {
+			WrappingQueueTemplate template = context.getBean(WrappingQueueTemplate.class);
+			Listeners listeners = context.getBean(Listeners.class);
+			template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b")));
+			await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 2);
+			assertThat(listeners.received).containsExactly(Map.of("to", "a"), Map.of("to", "b"));
+			await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
+			assertThat(template.deadLetters("emails", 10)).isEmpty();
+			assertThat(template.unwrapped).as("every message came back to the template as it handed it out")
+				.hasValueGreaterThanOrEqualTo(2);
+		});
+	}
+
+	@Test
+	void prefetchingListenersGetThePayloadsOfAnApplicationTemplateThatHandsOutMessagesOfItsOwn() {
+		this.runner.withUserConfiguration(WrappingTemplate.class, Listeners.class)
+			.withPropertyValues("redkit.queue.defaults.prefetch=10")
+			.run((context) -> {
+				WrappingQueueTemplate template = context.getBean(WrappingQueueTemplate.class);
+				Listeners listeners = context.getBean(Listeners.class);
+				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "c")));
+				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 3);
+				assertThat(listeners.received).containsExactlyInAnyOrder(Map.of("to", "a"), Map.of("to", "b"),
+						Map.of("to", "c"));
+				await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
+				assertThat(template.deadLetters("emails", 10)).isEmpty();
+			});
+	}
+
+	@Test
 	void stoppingTheApplicationStopsTheListeners() {
 		this.runner.withUserConfiguration(Listeners.class).run((context) -> {
 			QueueListenerRegistry registry = context.getBean(QueueListenerRegistry.class);
@@ -287,6 +319,106 @@ class QueueAutoConfigurationTests {
 		private <T> Optional<QueueMessage<T>> count(Optional<QueueMessage<T>> message) {
 			message.ifPresent((taken) -> this.handedOut.incrementAndGet());
 			return message;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WrappingTemplate {
+
+		@Bean
+		WrappingQueueTemplate wrappingQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace) {
+			QueueSettings settings = new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
+					new BackoffPolicy(Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0), true, Duration.ofHours(1),
+					CollapsePolicy.NONE);
+			return new WrappingQueueTemplate(new RedisQueueTemplate(runner, keyspace, JsonMapper.builder().build(),
+					(name) -> settings, RedkitMetrics.NONE, RedkitObservations.NONE));
+		}
+
+	}
+
+	/**
+	 * An application's own template that hands out messages of its own kind, each
+	 * wrapping the delegate's, and unwraps them when they come back.
+	 */
+	static class WrappingQueueTemplate extends CountingQueueTemplate {
+
+		final AtomicInteger unwrapped = new AtomicInteger();
+
+		WrappingQueueTemplate(QueueTemplate delegate) {
+			super(delegate);
+		}
+
+		@Override
+		public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
+			return super.receive(queue, type).map(AppMessage::new);
+		}
+
+		@Override
+		public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
+			return super.ackAndReceive(unwrap(done), type).map(AppMessage::new);
+		}
+
+		@Override
+		public boolean ack(QueueMessage<?> message) {
+			return super.ack(unwrap(message));
+		}
+
+		@Override
+		public boolean extend(QueueMessage<?> message, Duration visibility) {
+			return super.extend(unwrap(message), visibility);
+		}
+
+		@Override
+		public FailureOutcome fail(QueueMessage<?> message, Throwable error) {
+			return super.fail(unwrap(message), error);
+		}
+
+		@Override
+		public boolean release(QueueMessage<?> message) {
+			return super.release(unwrap(message));
+		}
+
+		private QueueMessage<?> unwrap(QueueMessage<?> message) {
+			if (message instanceof AppMessage<?> own) {
+				this.unwrapped.incrementAndGet();
+				return own.taken();
+			}
+			throw new IllegalArgumentException("Not a message of this template: " + message);
+		}
+
+	}
+
+	record AppMessage<T>(QueueMessage<T> taken) implements QueueMessage<T> {
+
+		@Override
+		public String queue() {
+			return this.taken.queue();
+		}
+
+		@Override
+		public String id() {
+			return this.taken.id();
+		}
+
+		@Override
+		public Map<String, String> headers() {
+			return this.taken.headers();
+		}
+
+		@Override
+		public int deliveries() {
+			return this.taken.deliveries();
+		}
+
+		@Override
+		public Instant sentAt() {
+			return this.taken.sentAt();
+		}
+
+		@Override
+		public T payload() {
+			return this.taken.payload();
 		}
 
 	}
