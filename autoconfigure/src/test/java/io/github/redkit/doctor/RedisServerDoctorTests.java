@@ -197,6 +197,9 @@ class RedisServerDoctorTests {
 			int live = cluster.ports().get(1);
 			int failed = cluster.ports().get(2);
 			call(cluster, live, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru", "maxmemory", "1gb");
+			// the masters agree on a failure after about twice their node timeout: 1 s
+			// instead of the 5 s the test servers start with
+			cluster.callOnEveryNode("CONFIG", "SET", "cluster-node-timeout", "1000");
 			shutDown(failed);
 			// the other masters agree that it failed: CLUSTER NODES shows it
 			// "master,fail"

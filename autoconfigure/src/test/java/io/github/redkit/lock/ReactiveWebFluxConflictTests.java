@@ -2,6 +2,7 @@ package io.github.redkit.lock;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,8 +12,11 @@ import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import reactor.core.publisher.Mono;
@@ -45,61 +49,81 @@ class ReactiveWebFluxConflictTests {
 	@Parameter
 	RedisTopology topology;
 
+	// one application per topology: each test locks and claims keys of its own
+	private static @Nullable ConfigurableApplicationContext shared;
+
 	@BeforeAll
 	static void watchForBlocking() {
 		NonBlockingThreads.watch();
 	}
 
-	@Test
-	void aLockHeldByAnotherRequestIs409UntilItsPublisherCompletes() {
-		try (ConfigurableApplicationContext context = start()) {
-			WebTestClient client = client(context);
-			SettlementController controller = context.getBean(SettlementController.class);
-			String day = UUID.randomUUID().toString();
-			// the first answer comes when the work is finished: asked for on another
-			// thread
-			CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> client.get()
-				.uri("/settle?day=" + day)
-				.exchange()
-				.expectStatus()
-				.isOk()
-				.expectBody(String.class)
-				.returnResult()
-				.getResponseBody());
-			await().atMost(Duration.ofSeconds(10)).until(() -> controller.running(day));
-			conflict(client.get().uri("/settle?day=" + day).exchange(), "Lock not acquired");
-			controller.finish(day);
-			assertThat(first).succeedsWithin(Duration.ofSeconds(30)).isEqualTo("settled " + day);
-			client.get().uri("/settle?day=" + day + "&quick=true").exchange().expectStatus().isOk();
+	@BeforeParameterizedClassInvocation
+	static void startTheApplication(RedisTopology topology) {
+		shared = new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
+			// closing the application disposes Reactor Netty's global loops: without the
+			// quiet period of 2 s that its close would wait out
+			.properties("server.port=0", "spring.reactor.netty.shutdown-quiet-period=0s",
+					"redkit.key-prefix=rconflict-" + UUID.randomUUID())
+			.properties(topology.server().springProperties())
+			.run();
+	}
+
+	@AfterParameterizedClassInvocation
+	static void stopTheApplication() {
+		if (shared != null) {
+			shared.close();
+			shared = null;
 		}
 	}
 
 	@Test
+	void aLockHeldByAnotherRequestIs409UntilItsPublisherCompletes() {
+		ConfigurableApplicationContext context = Objects.requireNonNull(shared);
+		WebTestClient client = client(context);
+		SettlementController controller = context.getBean(SettlementController.class);
+		String day = UUID.randomUUID().toString();
+		// the first answer comes when the work is finished: asked for on another
+		// thread
+		CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> client.get()
+			.uri("/settle?day=" + day)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody());
+		await().atMost(Duration.ofSeconds(10)).until(() -> controller.running(day));
+		conflict(client.get().uri("/settle?day=" + day).exchange(), "Lock not acquired");
+		controller.finish(day);
+		assertThat(first).succeedsWithin(Duration.ofSeconds(30)).isEqualTo("settled " + day);
+		client.get().uri("/settle?day=" + day + "&quick=true").exchange().expectStatus().isOk();
+	}
+
+	@Test
 	void aStepStillInProgressIs409AndIsReplayedOnceDone() {
-		try (ConfigurableApplicationContext context = start()) {
-			WebTestClient client = client(context);
-			SettlementController controller = context.getBean(SettlementController.class);
-			String order = UUID.randomUUID().toString();
-			CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> client.get()
-				.uri("/charge?order=" + order)
-				.exchange()
-				.expectStatus()
-				.isOk()
-				.expectBody(String.class)
-				.returnResult()
-				.getResponseBody());
-			await().atMost(Duration.ofSeconds(10)).until(() -> controller.running(order));
-			conflict(client.get().uri("/charge?order=" + order).exchange(), "Step in progress");
-			controller.finish(order);
-			assertThat(first).succeedsWithin(Duration.ofSeconds(30)).isEqualTo("charged " + order);
-			client.get()
-				.uri("/charge?order=" + order)
-				.exchange()
-				.expectStatus()
-				.isOk()
-				.expectBody(String.class)
-				.isEqualTo("charged " + order);
-		}
+		ConfigurableApplicationContext context = Objects.requireNonNull(shared);
+		WebTestClient client = client(context);
+		SettlementController controller = context.getBean(SettlementController.class);
+		String order = UUID.randomUUID().toString();
+		CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> client.get()
+			.uri("/charge?order=" + order)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody());
+		await().atMost(Duration.ofSeconds(10)).until(() -> controller.running(order));
+		conflict(client.get().uri("/charge?order=" + order).exchange(), "Step in progress");
+		controller.finish(order);
+		assertThat(first).succeedsWithin(Duration.ofSeconds(30)).isEqualTo("charged " + order);
+		client.get()
+			.uri("/charge?order=" + order)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.isEqualTo("charged " + order);
 	}
 
 	private static void conflict(ResponseSpec response, String title) {
@@ -112,13 +136,6 @@ class ReactiveWebFluxConflictTests {
 			.isEqualTo(409)
 			.jsonPath("$.title")
 			.isEqualTo(title);
-	}
-
-	private ConfigurableApplicationContext start() {
-		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
-			.properties("server.port=0", "redkit.key-prefix=rconflict-" + UUID.randomUUID())
-			.properties(this.topology.server().springProperties())
-			.run();
 	}
 
 	private static WebTestClient client(ConfigurableApplicationContext context) {

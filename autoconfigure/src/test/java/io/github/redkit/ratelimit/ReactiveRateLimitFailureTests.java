@@ -19,6 +19,9 @@ import static org.awaitility.Awaitility.await;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The reactive face applies the same failure modes, within the same timeout and with the
@@ -46,8 +49,15 @@ class ReactiveRateLimitFailureTests {
 		return registry.counter("redkit.ratelimit.decisions", "limit", "api", "outcome", outcome).count();
 	}
 
-	/** The first connection may take longer than the short timeout under load. */
-	private static void connected(ReactiveRateLimiter limiter) {
+	/**
+	 * The first connection may take longer than the short timeout under load: it is made
+	 * first without it (the runner sends on the factory's shared connection), so that the
+	 * warm-up decisions do not time out again and again while it is made.
+	 */
+	private static void connected(ApplicationContext context, ReactiveRateLimiter limiter) {
+		try (RedisConnection connection = context.getBean(RedisConnectionFactory.class).getConnection()) {
+			connection.ping();
+		}
 		await().atMost(Duration.ofSeconds(10))
 			.ignoreExceptions()
 			.until(() -> limiter.tryAcquire("api", "warm-up")
@@ -63,7 +73,7 @@ class ReactiveRateLimitFailureTests {
 			.run((context) -> {
 				ReactiveRateLimiter limiter = context.getBean(ReactiveRateLimiter.class);
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				connected(limiter);
+				connected(context, limiter);
 				// the warm-up's decisions may have failed on a loaded machine: count from
 				// here
 				double before = count(registry, "failed-closed");
@@ -86,7 +96,7 @@ class ReactiveRateLimitFailureTests {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
 			ReactiveRateLimiter limiter = context.getBean(ReactiveRateLimiter.class);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			connected(limiter);
+			connected(context, limiter);
 			double before = count(registry, "failed-open");
 			redis.pause();
 			try {

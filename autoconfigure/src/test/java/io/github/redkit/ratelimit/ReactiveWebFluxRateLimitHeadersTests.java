@@ -5,10 +5,12 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import io.github.redkit.core.ApplicationKeys;
 import io.github.redkit.core.ThreadDumpOnFailure;
 import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
@@ -17,11 +19,13 @@ import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
-import org.junit.jupiter.api.AfterEach;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import reactor.core.publisher.Flux;
@@ -61,6 +65,9 @@ class ReactiveWebFluxRateLimitHeadersTests {
 	@Parameter
 	RedisTopology topology;
 
+	// one application per topology: every test starts from its keys removed
+	private static @Nullable ConfigurableApplicationContext shared;
+
 	private ConfigurableApplicationContext context;
 
 	private WebTestClient client;
@@ -70,15 +77,24 @@ class ReactiveWebFluxRateLimitHeadersTests {
 		NonBlockingThreads.watch();
 	}
 
-	@BeforeEach
-	void start() {
-		this.context = start(this.topology.server().springProperties());
-		this.client = client(this.context);
+	@BeforeParameterizedClassInvocation
+	static void startTheApplication(RedisTopology topology) {
+		shared = start(topology.server().springProperties());
 	}
 
-	@AfterEach
-	void stop() {
-		this.context.close();
+	@AfterParameterizedClassInvocation
+	static void stopTheApplication() {
+		if (shared != null) {
+			shared.close();
+			shared = null;
+		}
+	}
+
+	@BeforeEach
+	void removeTheApplicationsKeys() {
+		this.context = Objects.requireNonNull(shared);
+		ApplicationKeys.remove(this.context);
+		this.client = client(this.context);
 	}
 
 	@Test
@@ -213,7 +229,10 @@ class ReactiveWebFluxRateLimitHeadersTests {
 
 	static ConfigurableApplicationContext start(String... properties) {
 		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
-			.properties("server.port=0", "redkit.rate-limit.timeout=10s", "redkit.key-prefix=wf-" + UUID.randomUUID(),
+			// closing the application disposes Reactor Netty's global loops: without the
+			// quiet period of 2 s that its close would wait out
+			.properties("server.port=0", "spring.reactor.netty.shutdown-quiet-period=0s",
+					"redkit.rate-limit.timeout=10s", "redkit.key-prefix=wf-" + UUID.randomUUID(),
 					"redkit.rate-limit.limits.api.windows[0].limit=2",
 					"redkit.rate-limit.limits.api.windows[0].period=1s",
 					"redkit.rate-limit.limits.api.windows[1].limit=100",

@@ -2,14 +2,19 @@ package io.github.redkit.ratelimit;
 
 import java.security.Principal;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
 
+import io.github.redkit.core.ApplicationKeys;
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
 import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.RedisTopology;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,11 +28,13 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -48,52 +55,90 @@ import org.springframework.web.server.WebFilterChain;
  */
 class ReactiveWebFluxRateLimitTests {
 
+	// one application per topology for the tests on a reachable Redis, each test
+	// starting from its keys removed; those on an unreachable one start their own, so
+	// that their request is the first to fail (not one answered by the failure
+	// cooldown)
+	private static final Map<RedisTopology, ConfigurableApplicationContext> shared = new EnumMap<>(RedisTopology.class);
+
 	@BeforeAll
 	static void watchForBlocking() {
 		NonBlockingThreads.watch();
 	}
 
+	@AfterAll
+	static void closeSharedApplications() {
+		shared.values().forEach(ConfigurableApplicationContext::close);
+		shared.clear();
+	}
+
+	/**
+	 * The topology's shared application, with every route of the tests below (none of
+	 * them on {@code /hello}), its keys removed and its calls counted afresh.
+	 */
+	private static ConfigurableApplicationContext shared(RedisTopology topology) {
+		ConfigurableApplicationContext context = shared.computeIfAbsent(topology, (started) -> start(Stream
+			.concat(Stream.of(started.server().springProperties()), Stream.of("redkit.rate-limit.timeout=10s",
+					"redkit.key-prefix=wf-" + UUID.randomUUID(), "redkit.rate-limit.limits.failures.windows[0].limit=3",
+					"redkit.rate-limit.limits.failures.windows[0].period=1h",
+					"redkit.rate-limit.limits.conflicts.windows[0].limit=3",
+					"redkit.rate-limit.limits.conflicts.windows[0].period=1h",
+					"redkit.rate-limit.limits.errors.windows[0].limit=3",
+					"redkit.rate-limit.limits.errors.windows[0].period=1h",
+					"redkit.rate-limit.web.routes[0].path=/plain", "redkit.rate-limit.web.routes[0].limit=api",
+					"redkit.rate-limit.web.routes[0].key=principal", "redkit.rate-limit.web.routes[1].path=/login",
+					"redkit.rate-limit.web.routes[1].limit=failures",
+					"redkit.rate-limit.web.routes[1].count-statuses=401,403",
+					"redkit.rate-limit.web.routes[2].path=/taken/counted",
+					"redkit.rate-limit.web.routes[2].limit=conflicts",
+					"redkit.rate-limit.web.routes[2].count-statuses=409",
+					"redkit.rate-limit.web.routes[3].path=/taken/uncounted",
+					"redkit.rate-limit.web.routes[3].limit=errors",
+					"redkit.rate-limit.web.routes[3].count-statuses=5xx"))
+			.toArray(String[]::new)));
+		ApplicationKeys.remove(context);
+		context.getBean(HelloController.class).reset();
+		return context;
+	}
+
 	@ParameterizedTest
 	@EnumSource(names = { "STANDALONE", "CLUSTER" })
 	void refusesWith429RetryAfterRateLimitFieldsAndTheDraftsProblemType(RedisTopology topology) {
-		try (ConfigurableApplicationContext context = start(Stream
-			.concat(Stream.of(topology.server().springProperties()), Stream.of("redkit.rate-limit.timeout=10s"))
-			.toArray(String[]::new))) {
-			WebTestClient client = client(context);
-			String user = UUID.randomUUID().toString();
-			client.get()
-				.uri("/hello?user=" + user)
-				.exchange()
-				.expectStatus()
-				.isOk()
-				.expectBody(String.class)
-				.isEqualTo("hello " + user);
-			client.get().uri("/hello?user=" + user).exchange().expectStatus().isOk();
-			EntityExchangeResult<byte[]> refused = client.get()
-				.uri("/hello?user=" + user)
-				.exchange()
-				.expectStatus()
-				.isEqualTo(429)
-				.expectBody()
-				.returnResult();
-			HttpHeaders headers = refused.getResponseHeaders();
-			long retryAfter = Long.parseLong(headers.getFirst(HttpHeaders.RETRY_AFTER));
-			assertThat(retryAfter).isPositive();
-			List<Policy> policies = RateLimitFields.policies(headers.getFirst("RateLimit-Policy"));
-			assertThat(policies).extracting(Policy::name).containsExactly("api-1s", "api-1h");
-			assertThat(policies.get(0).partitionKey()).as("a keyed limit names its partition").isNotNull();
-			ServiceLimit exhausted = RateLimitFields.serviceLimits(headers.getFirst("RateLimit")).get(0);
-			assertThat(exhausted.name()).isEqualTo("api-1s");
-			assertThat(exhausted.remaining()).isZero();
-			assertThat(exhausted.reset()).isNotNull().isPositive().isLessThanOrEqualTo(retryAfter);
-			assertThat(headers.getContentType()).hasToString("application/problem+json");
-			JsonNode problem = JsonMapper.builder().build().readTree(refused.getResponseBody());
-			assertThat(problem.get("type").asString())
-				.isEqualTo("https://iana.org/assignments/http-problem-types#quota-exceeded");
-			assertThat(problem.get("status").asInt()).isEqualTo(429);
-			assertThat(problem.get("violated-policies").toString()).isEqualTo("[\"api-1s\"]");
-			assertThat(context.getBean(HelloController.class).calls()).as("the refused call did not run").isEqualTo(2);
-		}
+		ConfigurableApplicationContext context = shared(topology);
+		WebTestClient client = client(context);
+		String user = UUID.randomUUID().toString();
+		client.get()
+			.uri("/hello?user=" + user)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.isEqualTo("hello " + user);
+		client.get().uri("/hello?user=" + user).exchange().expectStatus().isOk();
+		EntityExchangeResult<byte[]> refused = client.get()
+			.uri("/hello?user=" + user)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(429)
+			.expectBody()
+			.returnResult();
+		HttpHeaders headers = refused.getResponseHeaders();
+		long retryAfter = Long.parseLong(headers.getFirst(HttpHeaders.RETRY_AFTER));
+		assertThat(retryAfter).isPositive();
+		List<Policy> policies = RateLimitFields.policies(headers.getFirst("RateLimit-Policy"));
+		assertThat(policies).extracting(Policy::name).containsExactly("api-1s", "api-1h");
+		assertThat(policies.get(0).partitionKey()).as("a keyed limit names its partition").isNotNull();
+		ServiceLimit exhausted = RateLimitFields.serviceLimits(headers.getFirst("RateLimit")).get(0);
+		assertThat(exhausted.name()).isEqualTo("api-1s");
+		assertThat(exhausted.remaining()).isZero();
+		assertThat(exhausted.reset()).isNotNull().isPositive().isLessThanOrEqualTo(retryAfter);
+		assertThat(headers.getContentType()).hasToString("application/problem+json");
+		JsonNode problem = JsonMapper.builder().build().readTree(refused.getResponseBody());
+		assertThat(problem.get("type").asString())
+			.isEqualTo("https://iana.org/assignments/http-problem-types#quota-exceeded");
+		assertThat(problem.get("status").asInt()).isEqualTo(429);
+		assertThat(problem.get("violated-policies").toString()).isEqualTo("[\"api-1s\"]");
+		assertThat(context.getBean(HelloController.class).calls()).as("the refused call did not run").isEqualTo(2);
 	}
 
 	@Test
@@ -135,107 +180,79 @@ class ReactiveWebFluxRateLimitTests {
 
 	@Test
 	void aPrincipalRouteCountsEachAuthenticatedUserApartAndTheAnonymousTogether() {
-		try (ConfigurableApplicationContext context = start(Stream
-			.concat(Stream.of(RedisTopology.STANDALONE.server().springProperties()),
-					Stream.of("redkit.rate-limit.timeout=10s", "redkit.key-prefix=principal-" + UUID.randomUUID(),
-							"redkit.rate-limit.web.routes[0].path=/plain", "redkit.rate-limit.web.routes[0].limit=api",
-							"redkit.rate-limit.web.routes[0].key=principal"))
-			.toArray(String[]::new))) {
-			WebTestClient client = client(context);
-			for (String user : new String[] { "alice", "bob", "" }) {
-				for (int call = 1; call <= 3; call++) {
-					WebTestClient.RequestHeadersSpec<?> request = client.get().uri("/plain");
-					if (!user.isEmpty()) {
-						request = request.header(PrincipalFromHeader.HEADER, user);
-					}
-					// the limit is 2 a second: each user has its own 2, the anonymous
-					// share 2
-					request.exchange().expectStatus().isEqualTo((call <= 2) ? 200 : 429);
+		ConfigurableApplicationContext context = shared(RedisTopology.STANDALONE);
+		WebTestClient client = client(context);
+		for (String user : new String[] { "alice", "bob", "" }) {
+			for (int call = 1; call <= 3; call++) {
+				WebTestClient.RequestHeadersSpec<?> request = client.get().uri("/plain");
+				if (!user.isEmpty()) {
+					request = request.header(PrincipalFromHeader.HEADER, user);
 				}
+				// the limit is 2 a second: each user has its own 2, the anonymous
+				// share 2
+				request.exchange().expectStatus().isEqualTo((call <= 2) ? 200 : 429);
 			}
-			String policy = client.get()
-				.uri("/plain")
-				.header(PrincipalFromHeader.HEADER, "carol")
-				.exchange()
-				.expectStatus()
-				.isOk()
-				.returnResult(String.class)
-				.getResponseHeaders()
-				.getFirst("RateLimit-Policy");
-			assertThat(RateLimitFields.policies(policy).get(0).partitionKey()).as("the user's partition is named")
-				.isNotNull();
 		}
+		String policy = client.get()
+			.uri("/plain")
+			.header(PrincipalFromHeader.HEADER, "carol")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.returnResult(String.class)
+			.getResponseHeaders()
+			.getFirst("RateLimit-Policy");
+		assertThat(RateLimitFields.policies(policy).get(0).partitionKey()).as("the user's partition is named")
+			.isNotNull();
 	}
 
 	@Test
 	void aRouteThatCountsOnlyFailedLogInsGivesBackTheOthersAndRefusesOnceTheFailuresAreSpent() {
-		try (ConfigurableApplicationContext context = start(Stream.concat(
-				Stream.of(RedisTopology.STANDALONE.server().springProperties()),
-				Stream.of("redkit.rate-limit.timeout=10s", "redkit.key-prefix=failures-" + UUID.randomUUID(),
-						"redkit.rate-limit.limits.failures.windows[0].limit=3",
-						"redkit.rate-limit.limits.failures.windows[0].period=1h",
-						"redkit.rate-limit.web.routes[0].path=/login", "redkit.rate-limit.web.routes[0].limit=failures",
-						"redkit.rate-limit.web.routes[0].count-statuses=401,403"))
-			.toArray(String[]::new))) {
-			WebTestClient client = client(context);
-			for (int i = 0; i < 6; i++) {
-				client.get().uri("/login?password=right").exchange().expectStatus().isOk();
-			}
-			for (int i = 0; i < 3; i++) {
-				client.get().uri("/login?password=wrong").exchange().expectStatus().isUnauthorized();
-			}
-			// the answers were counted once committed: the next request finds the limit
-			// spent
-			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-			int status;
-			do {
-				status = client.get()
-					.uri("/login?password=right")
-					.exchange()
-					.returnResult(String.class)
-					.getStatus()
-					.value();
-			}
-			while (status == 200 && System.nanoTime() < deadline);
-			assertThat(status).as("three failures spend the limit; successes never counted").isEqualTo(429);
+		ConfigurableApplicationContext context = shared(RedisTopology.STANDALONE);
+		WebTestClient client = client(context);
+		for (int i = 0; i < 6; i++) {
+			client.get().uri("/login?password=right").exchange().expectStatus().isOk();
 		}
+		for (int i = 0; i < 3; i++) {
+			client.get().uri("/login?password=wrong").exchange().expectStatus().isUnauthorized();
+		}
+		// the answers were counted once committed: the next request finds the limit
+		// spent
+		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		int status;
+		do {
+			status = client.get()
+				.uri("/login?password=right")
+				.exchange()
+				.returnResult(String.class)
+				.getStatus()
+				.value();
+		}
+		while (status == 200 && System.nanoTime() < deadline);
+		assertThat(status).as("three failures spend the limit; successes never counted").isEqualTo(429);
 	}
 
 	@Test
 	void anExceptionAnsweredByErrorHandlingCountsByTheStatusItGot() {
-		try (ConfigurableApplicationContext context = start(
-				Stream.concat(Stream.of(RedisTopology.STANDALONE.server().springProperties()),
-						Stream.of("redkit.rate-limit.timeout=10s", "redkit.key-prefix=errors-" + UUID.randomUUID(),
-								"redkit.rate-limit.limits.conflicts.windows[0].limit=3",
-								"redkit.rate-limit.limits.conflicts.windows[0].period=1h",
-								"redkit.rate-limit.limits.errors.windows[0].limit=3",
-								"redkit.rate-limit.limits.errors.windows[0].period=1h",
-								"redkit.rate-limit.web.routes[0].path=/taken/counted",
-								"redkit.rate-limit.web.routes[0].limit=conflicts",
-								"redkit.rate-limit.web.routes[0].count-statuses=409",
-								"redkit.rate-limit.web.routes[1].path=/taken/uncounted",
-								"redkit.rate-limit.web.routes[1].limit=errors",
-								"redkit.rate-limit.web.routes[1].count-statuses=5xx"))
-					.toArray(String[]::new))) {
-			WebTestClient client = client(context);
-			// the handler's exception is answered 409 by an @ExceptionHandler: not a
-			// server error, so a route counting 5xx gives every permit back
-			for (int i = 0; i < 6; i++) {
-				client.get().uri("/taken/uncounted").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
-			}
-			// a route counting 409 counts each: three spend the limit
-			for (int i = 0; i < 3; i++) {
-				client.get().uri("/taken/counted").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
-			}
-			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-			int status;
-			do {
-				status = client.get().uri("/taken/counted").exchange().returnResult(String.class).getStatus().value();
-			}
-			while (status == 409 && System.nanoTime() < deadline);
-			assertThat(status).as("three answers of 409 spend the limit").isEqualTo(429);
+		ConfigurableApplicationContext context = shared(RedisTopology.STANDALONE);
+		WebTestClient client = client(context);
+		// the handler's exception is answered 409 by an @ExceptionHandler: not a
+		// server error, so a route counting 5xx gives every permit back
+		for (int i = 0; i < 6; i++) {
 			client.get().uri("/taken/uncounted").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
 		}
+		// a route counting 409 counts each: three spend the limit
+		for (int i = 0; i < 3; i++) {
+			client.get().uri("/taken/counted").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
+		}
+		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		int status;
+		do {
+			status = client.get().uri("/taken/counted").exchange().returnResult(String.class).getStatus().value();
+		}
+		while (status == 409 && System.nanoTime() < deadline);
+		assertThat(status).as("three answers of 409 spend the limit").isEqualTo(429);
+		client.get().uri("/taken/uncounted").exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
 	}
 
 	private static ConfigurableApplicationContext start(String... properties) {
@@ -259,6 +276,16 @@ class ReactiveWebFluxRateLimitTests {
 	@SpringBootApplication(scanBasePackages = "io.github.redkit.ratelimit.none")
 	@Import({ HelloController.class, PrincipalFromHeader.class })
 	static class WebFluxApplication {
+
+		// loops of its own, closed at once: closing an application on Reactor Netty's
+		// global ones would stop the server of another shared application
+		@Bean
+		ReactorResourceFactory reactorResourceFactory() {
+			ReactorResourceFactory factory = new ReactorResourceFactory();
+			factory.setUseGlobalResources(false);
+			factory.setShutdownQuietPeriod(Duration.ZERO);
+			return factory;
+		}
 
 	}
 
@@ -324,6 +351,10 @@ class ReactiveWebFluxRateLimitTests {
 
 		int calls() {
 			return this.calls;
+		}
+
+		void reset() {
+			this.calls = 0;
 		}
 
 	}

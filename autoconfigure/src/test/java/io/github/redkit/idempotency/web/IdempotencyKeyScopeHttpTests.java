@@ -214,7 +214,11 @@ class IdempotencyKeyScopeHttpTests {
 
 		ConfigurableApplicationContext start(String... properties) {
 			List<String> all = new ArrayList<>(List.of(RedisServers.standalone().springProperties()));
-			all.addAll(List.of("server.port=0", "redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
+			// the reactive application's close would wait out Reactor Netty's quiet
+			// period
+			// of 2 s
+			all.addAll(List.of("server.port=0", "spring.reactor.netty.shutdown-quiet-period=0s",
+					"redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
 					"redkit.idempotency.http.routes[0].path=/payments"));
 			all.addAll(List.of(properties));
 			return new SpringApplicationBuilder(this.application).web(this.type)
