@@ -32,8 +32,10 @@ public interface ReactiveDistributedLocks {
 
 	/**
 	 * Subscribes to an action's publisher while holding a lock: the lock is acquired on
-	 * subscription and released when the publisher completes, fails or is cancelled.
-	 * Inside the action, {@link #current()} emits the handle.
+	 * subscription and released when the publisher completes, fails or is cancelled. Its
+	 * values pass as they come, its completion once the release is answered (a subscriber
+	 * that cuts it short, e.g. with {@code next()}, cancels it: the release then follows
+	 * the value). Inside the action, {@link #current()} emits the handle.
 	 * @param <T> the values' type
 	 * @param key the key
 	 * @param wait how long to wait

@@ -29,12 +29,14 @@ import reactor.test.StepVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -58,12 +60,17 @@ class ReactiveDistributedLockTests {
 	}
 
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
+		ApplicationContextRunner runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					RedkitAutoConfiguration.class, LockAutoConfiguration.class))
 			.withPropertyValues(this.topology.server().springProperties())
 			.withPropertyValues("redkit.key-prefix=rlock-" + UUID.randomUUID(), "redkit.lock.retry-interval=1s")
 			.withUserConfiguration(Services.class);
+		// every command borrows a connection of its own: a release and the next acquire
+		// travel side by side, not one after the other on a shared connection
+		return (this.topology != RedisTopology.POOLED) ? runner
+				: runner.withPropertyValues("spring.data.redis.lettuce.pool.enabled=true")
+					.withBean(UnsharedConnections.class, UnsharedConnections::new);
 	}
 
 	@Test
@@ -100,6 +107,43 @@ class ReactiveDistributedLockTests {
 			cancelled.dispose();
 			await("released on cancellation").atMost(Duration.ofSeconds(10))
 				.until(() -> !LockRecords.held(redis, lockKey));
+		});
+	}
+
+	@Test
+	void aMonoReleasesItsLockBeforeItsCallerGetsTheValue() {
+		runner().run((context) -> {
+			Settlement settlement = context.getBean(Settlement.class);
+			for (int i = 0; i < 500; i++) {
+				// the next call, made once the value is here, finds the lock free (no
+				// wait)
+				assertThat(settlement.settle("x", Mono.just("ok")).block(Duration.ofSeconds(10))).as("call %d", i)
+					.isEqualTo("ok");
+			}
+		});
+	}
+
+	@Test
+	void aCompletableFutureReleasesItsLockBeforeItCompletes() {
+		runner().run((context) -> {
+			Settlement settlement = context.getBean(Settlement.class);
+			for (int i = 0; i < 500; i++) {
+				assertThat(settlement.report("x", CompletableFuture.completedFuture("ok"))).as("call %d", i)
+					.succeedsWithin(Duration.ofSeconds(10))
+					.isEqualTo("ok");
+			}
+		});
+	}
+
+	@Test
+	void aFluxReleasesItsLockBeforeItCompletes() {
+		runner().run((context) -> {
+			Settlement settlement = context.getBean(Settlement.class);
+			for (int i = 0; i < 500; i++) {
+				assertThat(settlement.stream("x", Flux.just("a", "b")).collectList().block(Duration.ofSeconds(10)))
+					.as("call %d", i)
+					.containsExactly("a", "b");
+			}
 		});
 	}
 
@@ -173,6 +217,21 @@ class ReactiveDistributedLockTests {
 		@Bean
 		Settlement settlement() {
 			return new Settlement();
+		}
+
+	}
+
+	/**
+	 * Every call borrows a connection from the pool, none shared.
+	 */
+	static final class UnsharedConnections implements BeanPostProcessor {
+
+		@Override
+		public Object postProcessBeforeInitialization(Object bean, String beanName) {
+			if (bean instanceof LettuceConnectionFactory factory) {
+				factory.setShareNativeConnection(false);
+			}
+			return bean;
 		}
 
 	}

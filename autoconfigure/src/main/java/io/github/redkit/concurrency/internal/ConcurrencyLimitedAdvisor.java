@@ -1,13 +1,10 @@
 package io.github.redkit.concurrency.internal;
 
-import java.lang.reflect.Method;
-
 import io.github.redkit.concurrency.ConcurrencyLimited;
 import io.github.redkit.core.internal.RedkitAdvisor;
+import io.github.redkit.core.internal.ValidatingPointcut;
 
-import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * Applies {@link ConcurrencyLimitedInterceptor} to methods annotated with
@@ -29,27 +26,7 @@ public class ConcurrencyLimitedAdvisor extends RedkitAdvisor {
 	 * limit and around idempotency, locks and transactions
 	 */
 	public ConcurrencyLimitedAdvisor(ConcurrencyLimitedInterceptor interceptor, int order) {
-		super(new ValidatingPointcut(interceptor), interceptor, order);
-	}
-
-	private static final class ValidatingPointcut extends StaticMethodMatcherPointcut {
-
-		private final ConcurrencyLimitedInterceptor interceptor;
-
-		ValidatingPointcut(ConcurrencyLimitedInterceptor interceptor) {
-			this.interceptor = interceptor;
-		}
-
-		@Override
-		public boolean matches(Method method, Class<?> targetClass) {
-			if (!AnnotatedElementUtils.hasAnnotation(method, ConcurrencyLimited.class)
-					&& !AnnotatedElementUtils.hasAnnotation(targetClass, ConcurrencyLimited.class)) {
-				return false;
-			}
-			// resolving the operation validates the annotation
-			return this.interceptor.operation(method, targetClass) != null;
-		}
-
+		super(ValidatingPointcut.methodsAndClasses(ConcurrencyLimited.class, interceptor), interceptor, order);
 	}
 
 }

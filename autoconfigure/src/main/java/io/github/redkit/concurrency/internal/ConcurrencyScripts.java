@@ -89,8 +89,7 @@ final class ConcurrencyScripts {
 	 * so a permit taken late is given back at once.
 	 */
 	CompletableFuture<Boolean> releaseAsync(String redisKey, String permitId) {
-		return this.runner.executeAsync(RELEASE, List.of(redisKey), permitId)
-			.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS)
+		return RedisScriptRunner.within(this.runner.executeAsync(RELEASE, List.of(redisKey), permitId), this.timeout)
 			.thenApply((released) -> released == 1);
 	}
 

@@ -19,6 +19,7 @@ import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionException;
+import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
@@ -39,6 +40,8 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	private static final Pattern POSITIONAL_ARGUMENT = Pattern.compile("[pa](\\d+)");
 
+	private static final SpelExpressionParser CHECKER = new SpelExpressionParser();
+
 	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
 
 	private final Map<TargetKey, Target> targets = new ConcurrentHashMap<>(64);
@@ -55,6 +58,25 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 		super(new SpelExpressionParser(
 				new SpelParserConfiguration(SpelCompilerMode.MIXED, KeyExpressionEvaluator.class.getClassLoader())));
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+	}
+
+	/**
+	 * Checks that an annotation's expression parses, when the annotation is read (at
+	 * start-up), rather than on the first call.
+	 * @param expression the SpEL expression
+	 * @param where the annotation's attribute and method, for the message
+	 * @throws IllegalStateException when it does not parse
+	 */
+	public static void validate(String expression, String where) {
+		try {
+			CHECKER.parseExpression(expression);
+		}
+		catch (ParseException ex) {
+			// not chained: the message says all, and the root cause of a failed start-up
+			// names the method
+			throw new IllegalStateException(
+					where + ": '" + expression + "' is not a valid SpEL expression: " + ex.getMessage());
+		}
 	}
 
 	/**

@@ -177,9 +177,10 @@ public final class ReactiveCall {
 	 * The method's result while holding something (a permit, a lock): it is taken on
 	 * subscription, the method invoked while it is held, and it is given back when the
 	 * method's publisher completes, fails or is cancelled, or, when the subscriber
-	 * cancels while it is being taken, as soon as it is taken. A single value
-	 * ({@code Mono}, a future) reaches the subscriber once the give-back is answered, so
-	 * that a call made on receiving it finds the place free.
+	 * cancels while it is being taken, as soon as it is taken (see {@link ReactiveHold}).
+	 * A single value ({@code Mono}, a future) reaches the subscriber once the give-back
+	 * is answered, so that a call made on receiving it finds the place free; a give-back
+	 * that fails is logged and the value still delivered.
 	 * @param <H> what is held
 	 * @param take takes it; a refusal completes exceptionally
 	 * @param giveBack gives it back
@@ -188,15 +189,9 @@ public final class ReactiveCall {
 	public <H> Object proceedWhileHolding(Supplier<CompletableFuture<H>> take,
 			Function<H, CompletableFuture<?>> giveBack) {
 		Mono<H> taken = ReactiveAcquire.of(take, giveBack::apply);
-		Function<H, Mono<?>> given = (held) -> Mono.fromFuture(() -> giveBack.apply(held));
-		if (this.adapter.isMultiValue()) {
-			return adapt(Flux.usingWhen(taken, (held) -> proceed(), given, (held, error) -> given.apply(held), given));
-		}
-		// Mono.usingWhen holds the value until the give-back completes; a Flux cut to
-		// its first value (Mono.from) would cancel it and hand the value over while the
-		// give-back is still on its way
-		return adapt(
-				Mono.usingWhen(taken, (held) -> proceed().next(), given, (held, error) -> given.apply(held), given));
+		ReactiveHold.GiveBack<H> given = (held) -> giveBack.apply(held).thenApply((answer) -> Optional.empty());
+		return adapt(this.adapter.isMultiValue() ? ReactiveHold.many(taken, (held) -> proceed(), given)
+				: ReactiveHold.one(taken, (held) -> proceed(), given));
 	}
 
 	/**

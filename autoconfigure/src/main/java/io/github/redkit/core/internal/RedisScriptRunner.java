@@ -294,6 +294,22 @@ public class RedisScriptRunner implements SmartLifecycle {
 	}
 
 	/**
+	 * Bounds the wait for an answer already sent, failing it with a
+	 * {@link TimeoutException} after {@code timeout}; the command itself goes on (a
+	 * release queued behind a late acquire still frees it). A timeout completes on the
+	 * JDK's one timer thread: what follows it (the caller's give-back bookkeeping, a
+	 * reactive caller's value) runs on the blocking steps' threads instead.
+	 * @param <T> the answer's type
+	 * @param answer the answer
+	 * @param timeout how long to wait
+	 * @return the answer, or its timeout
+	 */
+	public static <T> CompletableFuture<T> within(CompletableFuture<T> answer, Duration timeout) {
+		return answer.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+			.exceptionallyComposeAsync(CompletableFuture::failedFuture, BlockingHandOff.blockingSteps());
+	}
+
+	/**
 	 * The failure behind a {@link CompletionException}.
 	 * @param ex what a future completed with
 	 * @return the cause the future's stage wrapped, or {@code ex}

@@ -1,6 +1,7 @@
 package io.github.redkit.idempotency.internal;
 
 import io.github.redkit.core.internal.RedkitAdvisor;
+import io.github.redkit.core.internal.ValidatingPointcut;
 import io.github.redkit.idempotency.IdempotentStep;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -8,7 +9,8 @@ import org.springframework.core.Ordered;
 
 /**
  * Applies the {@link IdempotentStepInterceptor} to methods annotated with
- * {@link IdempotentStep}, and ends its lease renewer when the context closes.
+ * {@link IdempotentStep}, and ends its lease renewer when the context closes. An
+ * inconsistent annotation fails when the bean is created, not on its first call.
  */
 public class IdempotentStepAdvisor extends RedkitAdvisor implements DisposableBean {
 
@@ -26,7 +28,7 @@ public class IdempotentStepAdvisor extends RedkitAdvisor implements DisposableBe
 	 * @param order the advisor's order, {@link #DEFAULT_ORDER} by default
 	 */
 	public IdempotentStepAdvisor(IdempotentStepInterceptor interceptor, int order) {
-		super(IdempotentStep.class, interceptor, order);
+		super(ValidatingPointcut.methods(IdempotentStep.class, interceptor), interceptor, order);
 		this.stepInterceptor = interceptor;
 	}
 

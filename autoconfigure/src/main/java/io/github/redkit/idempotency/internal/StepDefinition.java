@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 import io.github.redkit.core.internal.AnnotationDurations;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.internal.ReactiveCall;
 import io.github.redkit.idempotency.IdempotentStep;
 import org.jspecify.annotations.Nullable;
@@ -44,6 +45,10 @@ record StepDefinition(String operation, String step, Set<String> after, @Nullabl
 				+ "()";
 		if (annotation.step().isBlank() || annotation.operation().isBlank()) {
 			throw new IllegalStateException(where + " needs an operation and a step");
+		}
+		KeyExpressionEvaluator.validate(annotation.operation(), where + " operation");
+		if (!annotation.fingerprint().isBlank()) {
+			KeyExpressionEvaluator.validate(annotation.fingerprint(), where + " fingerprint");
 		}
 		Set<String> after = new LinkedHashSet<>(Arrays.asList(annotation.after()));
 		if (after.contains(annotation.step())) {

@@ -1,13 +1,15 @@
 package io.github.redkit.lock.internal;
 
 import io.github.redkit.core.internal.RedkitAdvisor;
+import io.github.redkit.core.internal.ValidatingPointcut;
 import io.github.redkit.lock.DistributedLock;
 
 import org.springframework.core.Ordered;
 
 /**
  * Applies the {@link LockInterceptor} to methods annotated with {@link DistributedLock}
- * (on the method, or inherited from an interface or superclass method).
+ * (on the method, or inherited from an interface or superclass method). An inconsistent
+ * annotation fails when the bean is created, not on its first call.
  */
 public class LockAdvisor extends RedkitAdvisor {
 
@@ -25,7 +27,7 @@ public class LockAdvisor extends RedkitAdvisor {
 	 * transaction
 	 */
 	public LockAdvisor(LockInterceptor interceptor, int order) {
-		super(DistributedLock.class, interceptor, order);
+		super(ValidatingPointcut.methods(DistributedLock.class, interceptor), interceptor, order);
 	}
 
 }

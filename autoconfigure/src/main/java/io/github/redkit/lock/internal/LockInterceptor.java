@@ -52,8 +52,14 @@ public class LockInterceptor extends RedkitInterceptor<LockOperation> {
 			.evaluate(lock.keyExpression(), invocation.getMethod(), invocation.getThis(), invocation.getArguments());
 		if (lock.reactive()) {
 			ReactiveCall call = Objects.requireNonNull(ReactiveCall.of(invocation));
-			return call.adapt(ReactiveLockedExecution.run(this.locks.get(), lock.keyExpression(), key, lock.waitTime(),
-					lock.leaseTime(), call::proceed));
+			DistributedLocks locks = this.locks.get();
+			// a single value waits for the release, so that a call made on receiving it
+			// finds the lock free
+			return call.adapt(call.multiValue()
+					? ReactiveLockedExecution.run(locks, lock.keyExpression(), key, lock.waitTime(), lock.leaseTime(),
+							call::proceed)
+					: ReactiveLockedExecution.runOne(locks, lock.keyExpression(), key, lock.waitTime(),
+							lock.leaseTime(), call::proceed));
 		}
 		return LockedExecution.run(this.locks.get(), lock.keyExpression(), key, lock.waitTime(), lock.leaseTime(),
 				invocation::proceed);

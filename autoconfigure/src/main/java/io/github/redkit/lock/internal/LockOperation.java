@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.github.redkit.core.internal.AnnotationDurations;
+import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.internal.ReactiveCall;
 import io.github.redkit.lock.DistributedLock;
 import org.jspecify.annotations.Nullable;
@@ -42,6 +43,7 @@ record LockOperation(String keyExpression, Duration waitTime, @Nullable Duration
 		if (annotation.key().isBlank()) {
 			throw new IllegalStateException("@DistributedLock.key must not be empty" + where);
 		}
+		KeyExpressionEvaluator.validate(annotation.key(), "@DistributedLock.key" + where);
 		boolean reactive = ReactiveCall.isReactive(specific);
 		if (!reactive && ReactiveCall.isDeferred(specific.getReturnType())) {
 			// held around the call, the lock would be given back before the result

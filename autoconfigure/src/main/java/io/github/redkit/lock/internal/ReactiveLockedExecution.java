@@ -3,8 +3,12 @@ package io.github.redkit.lock.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.github.redkit.core.internal.ReactiveHold;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockLostException;
@@ -19,8 +23,8 @@ import reactor.util.context.ContextView;
 /**
  * Runs a publisher under a lock: the shared reactive path of {@code @DistributedLock} and
  * {@link ReactiveDistributedLocks#withLock}, as {@link LockedExecution} is the blocking
- * one. The held locks travel in the subscriber's context (a publisher may run on any
- * thread), innermost last.
+ * one, held through {@link ReactiveHold} like every reactive hold. The held locks travel
+ * in the subscriber's context (a publisher may run on any thread), innermost last.
  */
 public final class ReactiveLockedExecution {
 
@@ -40,30 +44,51 @@ public final class ReactiveLockedExecution {
 		});
 	}
 
+	/**
+	 * A publisher of many values under a lock: they pass as they come, the completion
+	 * once the lock is released.
+	 */
 	static <T> Flux<T> run(DistributedLocks locks, String name, String key, Duration wait, @Nullable Duration lease,
 			Supplier<? extends Publisher<T>> action) {
-		return Flux.deferContextual((context) -> {
-			List<LockHandle> held = held(context);
-			if (held.stream().anyMatch((handle) -> handle.key().equals(key) && handle.isHeld())) {
-				// waiting for ourselves would only end when the wait time runs out
-				return Flux.error(new IllegalStateException("Lock '" + key + "' is already held by this publisher:"
-						+ " Redkit locks are not re-entrant (use ReactiveDistributedLocks.current() to reach it)"));
-			}
-			long start = System.nanoTime();
-			Mono<LockHandle> acquired = Mono.fromFuture(() -> locks.tryLockAsync(name, key, wait, lease))
-				.flatMap((handle) -> handle.map(Mono::just)
-					.orElseGet(() -> Mono
-						.error(new LockNotAcquiredException(name, key, Duration.ofNanos(System.nanoTime() - start)))));
-			// released after the last value, inside the flux: a lease lost before then
-			// is the flux's own error, not a failed clean-up
-			return Flux.usingWhen(acquired,
-					(handle) -> Flux.<T>from(action.get())
-						.contextWrite((inner) -> inner.put(HELD, with(held, handle)))
-						.concatWith(Mono.fromFuture(handle::releaseAsync)
-							.flatMap((wasHeld) -> wasHeld ? Mono.empty() : Mono.error(new LockLostException(handle)))),
-					(handle) -> Mono.empty(), (handle, error) -> Mono.fromFuture(handle::releaseAsync),
-					(handle) -> Mono.fromFuture(handle::releaseAsync));
-		});
+		return Flux.deferContextual((context) -> ReactiveHold.many(acquire(context, locks, name, key, wait, lease),
+				inside(context, action), ReactiveLockedExecution::release));
+	}
+
+	/**
+	 * A publisher of at most one value under a lock: the value once the lock is released.
+	 */
+	static <T> Mono<T> runOne(DistributedLocks locks, String name, String key, Duration wait, @Nullable Duration lease,
+			Supplier<? extends Publisher<T>> action) {
+		return Mono.deferContextual((context) -> ReactiveHold.one(acquire(context, locks, name, key, wait, lease),
+				inside(context, action), ReactiveLockedExecution::release));
+	}
+
+	private static Mono<LockHandle> acquire(ContextView context, DistributedLocks locks, String name, String key,
+			Duration wait, @Nullable Duration lease) {
+		if (held(context).stream().anyMatch((handle) -> handle.key().equals(key) && handle.isHeld())) {
+			// waiting for ourselves would only end when the wait time runs out
+			return Mono.error(new IllegalStateException("Lock '" + key + "' is already held by this publisher:"
+					+ " Redkit locks are not re-entrant (use ReactiveDistributedLocks.current() to reach it)"));
+		}
+		long start = System.nanoTime();
+		return Mono.fromFuture(() -> locks.tryLockAsync(name, key, wait, lease))
+			.flatMap((handle) -> handle.map(Mono::just)
+				.orElseGet(() -> Mono
+					.error(new LockNotAcquiredException(name, key, Duration.ofNanos(System.nanoTime() - start)))));
+	}
+
+	private static <T> Function<LockHandle, Publisher<T>> inside(ContextView context,
+			Supplier<? extends Publisher<T>> action) {
+		List<LockHandle> held = held(context);
+		return (handle) -> Flux.<T>from(action.get()).contextWrite((inner) -> inner.put(HELD, with(held, handle)));
+	}
+
+	private static CompletableFuture<Optional<Throwable>> release(LockHandle handle) {
+		// a lease lost before the release is the publisher's own error: its result was
+		// not protected
+		return handle.releaseAsync()
+			.<Optional<Throwable>>thenApply(
+					(wasHeld) -> wasHeld ? Optional.empty() : Optional.of(new LockLostException(handle)));
 	}
 
 	private static List<LockHandle> held(ContextView context) {

@@ -1,13 +1,10 @@
 package io.github.redkit.ratelimit.internal;
 
-import java.lang.reflect.Method;
-
 import io.github.redkit.core.internal.RedkitAdvisor;
+import io.github.redkit.core.internal.ValidatingPointcut;
 import io.github.redkit.ratelimit.RateLimited;
 
-import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * Applies {@link RateLimitedInterceptor} to methods annotated with {@link RateLimited}
@@ -28,27 +25,7 @@ public class RateLimitedAdvisor extends RedkitAdvisor {
 	 * @param order the advisor's order, {@link #DEFAULT_ORDER} by default
 	 */
 	public RateLimitedAdvisor(RateLimitedInterceptor interceptor, int order) {
-		super(new ValidatingPointcut(interceptor), interceptor, order);
-	}
-
-	private static final class ValidatingPointcut extends StaticMethodMatcherPointcut {
-
-		private final RateLimitedInterceptor interceptor;
-
-		ValidatingPointcut(RateLimitedInterceptor interceptor) {
-			this.interceptor = interceptor;
-		}
-
-		@Override
-		public boolean matches(Method method, Class<?> targetClass) {
-			if (!AnnotatedElementUtils.hasAnnotation(method, RateLimited.class)
-					&& !AnnotatedElementUtils.hasAnnotation(targetClass, RateLimited.class)) {
-				return false;
-			}
-			// resolving the operation validates the annotation
-			return this.interceptor.operation(method, targetClass) != null;
-		}
-
+		super(ValidatingPointcut.methodsAndClasses(RateLimited.class, interceptor), interceptor, order);
 	}
 
 }

@@ -4,6 +4,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.internal.RedisBudgets;
+import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.internal.IdempotentStepAdvisor;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
@@ -39,6 +40,24 @@ class IdempotencyAutoConfigurationTests {
 			assertThat(context.getBean(IdempotentStepAdvisor.class).getOrder())
 				.isEqualTo(Ordered.LOWEST_PRECEDENCE - 200);
 		});
+	}
+
+	@Test
+	void aBadAnnotationFailsTheStartNamingTheMethod() {
+		assertFailsToStart(BlankStep.class, "BlankStep.run()", "needs an operation and a step");
+		assertFailsToStart(AfterItself.class, "AfterItself.run()", "cannot come after itself");
+		assertFailsToStart(NegativeTtl.class, "NegativeTtl.run()", "ttl");
+		assertFailsToStart(MalformedOperation.class, "MalformedOperation.run()", "not a valid SpEL expression");
+	}
+
+	private void assertFailsToStart(Class<?> service, String method, String message) {
+		this.runner.withBean(service)
+			.run((context) -> assertThat(context).as(method)
+				.hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining(method)
+				.hasMessageContaining(message));
 	}
 
 	@Test
@@ -110,6 +129,38 @@ class IdempotencyAutoConfigurationTests {
 		this.runner.withPropertyValues("redkit.budget.operation-ttl=0s")
 			.run((context) -> assertThat(context.getStartupFailure())
 				.hasStackTraceContaining("redkit.budget.operation-ttl must be > 0"));
+	}
+
+	static class BlankStep {
+
+		@IdempotentStep(operation = "#id", step = " ")
+		void run(String id) {
+		}
+
+	}
+
+	static class AfterItself {
+
+		@IdempotentStep(operation = "#id", step = "bid", after = "bid")
+		void run(String id) {
+		}
+
+	}
+
+	static class NegativeTtl {
+
+		@IdempotentStep(operation = "#id", step = "bid", ttl = "-1h")
+		void run(String id) {
+		}
+
+	}
+
+	static class MalformedOperation {
+
+		@IdempotentStep(operation = "#id +", step = "bid")
+		void run(String id) {
+		}
+
 	}
 
 }

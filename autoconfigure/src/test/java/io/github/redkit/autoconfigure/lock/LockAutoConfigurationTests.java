@@ -2,11 +2,14 @@ package io.github.redkit.autoconfigure.lock;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.function.Supplier;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.lock.DistributedLock;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.internal.LockAdvisor;
@@ -49,6 +52,25 @@ class LockAutoConfigurationTests {
 				assertThat(handle.isHeld()).isTrue();
 			}
 		});
+	}
+
+	@Test
+	void aBadAnnotationFailsTheStartNamingTheMethod() {
+		assertFailsToStart(BlankKey.class, "BlankKey.locked()", "key must not be empty");
+		assertFailsToStart(MalformedKey.class, "MalformedKey.locked()", "not a valid SpEL expression");
+		assertFailsToStart(NegativeWait.class, "NegativeWait.locked()", "waitTime");
+		assertFailsToStart(ZeroLease.class, "ZeroLease.locked()", "at least 1ms");
+		assertFailsToStart(BareFuture.class, "BareFuture.locked()", "not supported");
+	}
+
+	private void assertFailsToStart(Class<?> service, String method, String message) {
+		this.runner.withBean(service)
+			.run((context) -> assertThat(context).as(method)
+				.hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining(method)
+				.hasMessageContaining(message));
 	}
 
 	@Test
@@ -98,6 +120,47 @@ class LockAutoConfigurationTests {
 					LockAutoConfiguration.class))
 			.withPropertyValues(RedisServers.standalone().springProperties())
 			.run((context) -> assertThat(context).hasSingleBean(LockExceptionHandler.class));
+	}
+
+	static class BlankKey {
+
+		@DistributedLock(key = " ")
+		void locked() {
+		}
+
+	}
+
+	static class MalformedKey {
+
+		@DistributedLock(key = "'billing:' +")
+		void locked() {
+		}
+
+	}
+
+	static class NegativeWait {
+
+		@DistributedLock(key = "'a'", waitTime = "-1s")
+		void locked() {
+		}
+
+	}
+
+	static class ZeroLease {
+
+		@DistributedLock(key = "'a'", leaseTime = "0s")
+		void locked() {
+		}
+
+	}
+
+	static class BareFuture {
+
+		@DistributedLock(key = "'a'")
+		Future<String> locked() {
+			return new FutureTask<>(() -> "never");
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
