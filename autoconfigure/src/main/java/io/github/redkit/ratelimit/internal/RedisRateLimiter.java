@@ -320,12 +320,10 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			// answers (a batch: permits no call is handed); that failed take started
 			// the cooldown, if any
 			try {
-				return CompletableFuture
-					.completedFuture(
-							TakenPermits.withoutRedis(limit, keys, cost, failed(
-									limit, keys, cost, start, new QueryTimeoutException("Rate limit '" + limit.name()
-											+ "': no time left of " + this.timeout.toMillis() + " ms for Redis"),
-									false)));
+				QueryTimeoutException late = new QueryTimeoutException("Rate limit '" + limit.name()
+						+ "': no time left of " + this.timeout.toMillis() + " ms for Redis");
+				return CompletableFuture.completedFuture(
+						TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, late, false)));
 			}
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(ex);
