@@ -209,6 +209,31 @@ class ArchitectureTests {
 	}
 
 	@Test
+	void aRateLimitDecisionRedisAnswersPassesNoFailurePolicy() {
+		codeUnits().that()
+			.areDeclaredInClassesThat()
+			.resideInAPackage(ROOT + ".ratelimit.internal")
+			.and(DescribedPredicate.describe("are not on the failure path",
+					(JavaCodeUnit codeUnit) -> !codeUnit.getOwner().getSimpleName().equals("RateLimitFailurePolicy")
+							&& !(codeUnit.getOwner().getSimpleName().equals("RedisRateLimiter")
+									&& Set.of("failed", "answeredAfterFailure").contains(codeUnit.getName()))))
+			.should(new ArchCondition<>("call no method of RateLimitFailurePolicy") {
+
+				@Override
+				public void check(JavaCodeUnit codeUnit, ConditionEvents events) {
+					codeUnit.getMethodCallsFromSelf()
+						.stream()
+						.filter((call) -> call.getTargetOwner().getSimpleName().equals("RateLimitFailurePolicy"))
+						.forEach((call) -> events.add(SimpleConditionEvent.violated(codeUnit, call.getDescription())));
+				}
+
+			})
+			.because("a call Redis answers walks the limiter and the script only: the failure mode is reached "
+					+ "through RedisRateLimiter.failed, and told that Redis answers again only after it decided")
+			.check(LIBRARY);
+	}
+
+	@Test
 	void everyInterceptorExtendsTheBase() {
 		classes().that()
 			.resideInAPackage(ROOT + "..")

@@ -1,5 +1,6 @@
 package io.github.redkit.ratelimit;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -69,6 +70,24 @@ class RateLimitedAnnotationTests {
 					assertThat(ex.getRetryAfter()).isPositive();
 				});
 			assertThat(service.calls()).as("a refused call does not run the method").isEqualTo(3);
+		});
+	}
+
+	@Test
+	void aNamedLimitDefinedAgainAfterAnAnnotatedCallDecidesTheNextCall() {
+		this.runner.run((context) -> {
+			LoginService service = context.getBean(LoginService.class);
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			service.login("dave");
+			// the interceptor holds the limit it looked up at the first call: it must see
+			// the new definition, one call an hour, already used
+			limiter.define("login", RateLimitPolicy.slidingWindow(RateLimitWindow.of(1, Duration.ofHours(1))));
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.login("dave"))
+				.satisfies((ex) -> assertThat(ex.getPolicy().windows()).singleElement()
+					.satisfies((window) -> assertThat(window.limit()).isEqualTo(1)));
+			limiter.define("login", RateLimitPolicy.slidingWindow(RateLimitWindow.of(3, Duration.ofHours(1))));
+			service.login("dave");
+			assertThat(service.calls()).isEqualTo(2);
 		});
 	}
 

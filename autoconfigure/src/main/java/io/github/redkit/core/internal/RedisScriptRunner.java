@@ -80,6 +80,9 @@ public class RedisScriptRunner implements SmartLifecycle {
 		return BlockingHandOff.blockingSteps();
 	}
 
+	// held here: a script's call reads a field, not the hand-off's
+	private static final Executor BLOCKING_STEPS = BlockingHandOff.blockingSteps();
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final StringRedisTemplate template;
@@ -290,7 +293,7 @@ public class RedisScriptRunner implements SmartLifecycle {
 				.failedFuture((unwrap(ex) instanceof TimeoutException) ? new QueryTimeoutException(
 						"Redis did not answer " + script.name() + " within " + timeout.toMillis() + " ms", unwrap(ex))
 						: unwrap(ex)),
-					BlockingHandOff.blockingSteps());
+					BLOCKING_STEPS);
 	}
 
 	/**

@@ -86,6 +86,9 @@ final class ScriptCalls {
 	@SuppressWarnings("unchecked")
 	static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
 			byte[][] keys, byte[][] args) {
+		// read before sending: the reply's completion, on Lettuce's event loop, only
+		// completes
+		boolean returnsBytes = script.returnsBytes();
 		CompletableFuture<Object> reply = commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
 			.toCompletableFuture()
 			.exceptionallyCompose((ex) -> isNoScript(ex)
@@ -97,7 +100,7 @@ final class ScriptCalls {
 				result.completeExceptionally(ScriptFailures.translate(script, ex));
 			}
 			else {
-				result.complete(script.returnsBytes() ? (T) value : convert(value));
+				result.complete(returnsBytes ? (T) value : convert(value));
 			}
 		});
 		return result;

@@ -62,7 +62,8 @@ final class ClusterSlotFanOut {
 		List<List<String>> groups = groupBySlot(limit, keys);
 		if (groups.size() == 1) {
 			return this.runner.executeAsync(script, this.timeout, groups.get(0), args)
-				.thenApply((reply) -> TakenPermits.of(limit, cost, groups, List.of(reply)));
+				.thenApply(
+						(reply) -> new TakenPermits(limit, cost, limit.decision(reply), groups, List.of(reply), null));
 		}
 		List<CompletableFuture<byte[]>> answers = new ArrayList<>(groups.size());
 		for (List<String> group : groups) {

@@ -22,7 +22,9 @@ import org.springframework.dao.QueryTimeoutException;
  * What a rate limiter answers when Redis does not decide in time: the
  * {@linkplain RateLimitFailureMode failure mode} (let the call through, refuse it, or let
  * a {@link LocalRateLimiter} decide), which keeps applying without asking Redis for the
- * failure cooldown, so that an outage does not add the timeout to every call.
+ * failure cooldown, so that an outage does not add the timeout to every call. Only the
+ * failure path comes here: the limiter reads the cooldown itself, and tells this policy
+ * that Redis answers again only after it decided a call.
  */
 final class RateLimitFailurePolicy {
 
@@ -41,28 +43,21 @@ final class RateLimitFailurePolicy {
 
 	/**
 	 * Creates the policy.
-	 * @param settings failure mode, Redis timeout, failure cooldown and local limiter
+	 * @param settings failure mode, Redis timeout and local limiter
+	 * @param failureCooldown the cooldown a failure starts, which the limiter reads
 	 * @param metrics counts the decisions the failure mode makes
 	 */
-	RateLimitFailurePolicy(RateLimitSettings settings, RedkitMetrics metrics) {
+	RateLimitFailurePolicy(RateLimitSettings settings, FailureCooldown failureCooldown, RedkitMetrics metrics) {
 		this.failureMode = settings.failureMode();
 		this.timeout = settings.timeout();
-		this.failureCooldown = new FailureCooldown(settings.failureCooldown());
+		this.failureCooldown = failureCooldown;
 		this.localLimiter = settings.localLimiter();
 		this.metrics = metrics;
 	}
 
 	/**
-	 * Whether Redis failed so recently that it is not asked.
-	 * @param now monotonic nanoseconds
-	 * @return {@code true} while cooling down
-	 */
-	boolean coolingDown(long now) {
-		return this.failureCooldown.coolingDown(now);
-	}
-
-	/**
-	 * Redis answered: a local limiter that decided meanwhile hands back to it.
+	 * Redis answered after the failure mode decided: a local limiter that decided
+	 * meanwhile hands back to it.
 	 */
 	void recovered() {
 		LocalRateLimiter local = this.localLimiter;

@@ -1,10 +1,13 @@
 package io.github.redkit.ratelimit.internal;
 
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.ratelimit.RateLimitDecider;
@@ -17,14 +20,16 @@ import org.springframework.util.Assert;
  * The limits a rate limiter decides, prepared: the named ones (configured, or defined at
  * run time), the inline ones (prepared once per id, again only when their policy
  * changes), and the deciders of the named limits a layer above decides (several regions).
+ * Each is kept as an {@link Entry} that a caller may look up once and hold: a named limit
+ * defined again is seen through it at once.
  */
 final class RateLimitRegistry {
 
 	private final RedisKeyspace keyspace;
 
-	private final Map<String, PreparedLimit> limits = new ConcurrentHashMap<>();
+	private final Map<String, Entry> limits = new ConcurrentHashMap<>();
 
-	private final Map<String, PreparedLimit> inlineLimits = new ConcurrentHashMap<>();
+	private final Map<String, Entry> inlineLimits = new ConcurrentHashMap<>();
 
 	private final Map<String, RateLimitDecider> deciders = new ConcurrentHashMap<>();
 
@@ -42,7 +47,8 @@ final class RateLimitRegistry {
 		this.allowances = Map.copyOf(allowances);
 		// at start-up, named limits or not: inline ones are prepared during calls
 		PreparedLimit.loadScripts();
-		policies.forEach((name, policy) -> this.limits.put(name, PreparedLimit.of(name, policy, keyspace)));
+		policies.forEach((name, policy) -> this.limits.put(name, new Entry(
+				new AtomicReference<>(PreparedLimit.of(name, policy, keyspace)), null, allowances.get(name))));
 	}
 
 	/**
@@ -57,6 +63,8 @@ final class RateLimitRegistry {
 			for (String name : decider.limitNames()) {
 				decider.check(name, policies.get(name));
 				this.deciders.put(name, decider);
+				this.limits.computeIfPresent(name,
+						(limitName, entry) -> new Entry(entry.current(), decider, entry.allowance()));
 			}
 		}
 	}
@@ -64,11 +72,11 @@ final class RateLimitRegistry {
 	/**
 	 * A named limit.
 	 * @param limitName its name
-	 * @return the limit
+	 * @return the limit's entry, which sees it defined again
 	 * @throws IllegalArgumentException when there is none of that name
 	 */
-	PreparedLimit named(String limitName) {
-		PreparedLimit limit = this.limits.get(limitName);
+	Entry named(String limitName) {
+		Entry limit = this.limits.get(limitName);
 		if (limit == null) {
 			throw new IllegalArgumentException("No rate limit named '" + limitName
 					+ "': configure it under redkit.rate-limit.limits or define it; known limits: "
@@ -82,20 +90,23 @@ final class RateLimitRegistry {
 	 * @param limitName its name, as metrics and messages show it
 	 * @param limitId the name its keys are built from
 	 * @param policy its policy
-	 * @return the limit
+	 * @return the limit's entry, without a decider or a local allowance (the scripts
+	 * decide an inline limit, even one named as a named limit)
 	 */
-	PreparedLimit inline(String limitName, String limitId, RateLimitPolicy policy) {
+	Entry inline(String limitName, String limitId, RateLimitPolicy policy) {
 		Assert.hasText(limitName, "A rate limit needs a name");
 		Assert.hasText(limitId, "A rate limit needs an id");
 		// inline policies (@RateLimited(limit = ..., period = ...)) come with every call:
 		// prepared once per id, again only when the policy changes
-		PreparedLimit limit = this.inlineLimits.get(limitId);
-		if (limit == null || (limit.policy() != policy && !limit.policy().equals(policy))
+		Entry entry = this.inlineLimits.get(limitId);
+		PreparedLimit limit = (entry != null) ? entry.current().get() : null;
+		if (entry == null || limit == null || (limit.policy() != policy && !limit.policy().equals(policy))
 				|| !limit.name().equals(limitName)) {
-			limit = PreparedLimit.of(limitName, limitId, policy, this.keyspace);
-			this.inlineLimits.put(limitId, limit);
+			entry = new Entry(new AtomicReference<>(PreparedLimit.of(limitName, limitId, policy, this.keyspace)), null,
+					null);
+			this.inlineLimits.put(limitId, entry);
 		}
-		return limit;
+		return entry;
 	}
 
 	/**
@@ -105,8 +116,8 @@ final class RateLimitRegistry {
 	 * @return its decider, or {@code null} when the scripts decide it
 	 */
 	@Nullable RateLimitDecider decider(PreparedLimit limit) {
-		RateLimitDecider decider = this.deciders.get(limit.name());
-		return (decider != null && this.limits.get(limit.name()) == limit) ? decider : null;
+		Entry entry = this.limits.get(limit.name());
+		return (entry != null && entry.current().get() == limit) ? entry.decider() : null;
 	}
 
 	/**
@@ -116,16 +127,6 @@ final class RateLimitRegistry {
 	 */
 	@Nullable RateLimitDecider decider(String limitName) {
 		return this.deciders.get(limitName);
-	}
-
-	/**
-	 * The local allowance of a named limit for a call of these identifiers.
-	 * @param limitName the limit
-	 * @param keys the call's identifiers: an allowance serves calls of one
-	 * @return the allowance, or {@code null} when the call goes to Redis itself
-	 */
-	@Nullable LocalAllowance allowance(String limitName, List<String> keys) {
-		return (keys.size() == 1 && !this.allowances.isEmpty()) ? this.allowances.get(limitName) : null;
 	}
 
 	/**
@@ -149,7 +150,10 @@ final class RateLimitRegistry {
 			allowance.check("Rate limit '" + limitName + "': its local allowance (redkit.rate-limit.limits." + limitName
 					+ ".local-allowance)", policy, decider != null);
 		}
-		this.limits.put(limitName, limit);
+		Entry entry = this.limits.computeIfAbsent(limitName,
+				(name) -> new Entry(new AtomicReference<>(limit), decider, allowance));
+		// whoever holds the entry decides on the new definition from the next call
+		entry.current().set(limit);
 		return allowance != null;
 	}
 
@@ -159,15 +163,34 @@ final class RateLimitRegistry {
 	 * @return its policy, empty when there is no such limit
 	 */
 	Optional<RateLimitPolicy> policy(String limitName) {
-		return Optional.ofNullable(this.limits.get(limitName)).map(PreparedLimit::policy);
+		return Optional.ofNullable(this.limits.get(limitName))
+			.map((entry) -> Objects.requireNonNull(entry.current().get()).policy());
 	}
 
 	/**
 	 * The inline limits prepared so far, by id.
-	 * @return a read-only view
+	 * @return a copy
 	 */
 	Map<String, PreparedLimit> inlineLimits() {
-		return Collections.unmodifiableMap(this.inlineLimits);
+		Map<String, PreparedLimit> limits = new LinkedHashMap<>();
+		this.inlineLimits.forEach((id, entry) -> limits.put(id, Objects.requireNonNull(entry.current().get())));
+		return Collections.unmodifiableMap(limits);
+	}
+
+	/**
+	 * A limit as the registry keeps it, for a caller to look up once and hold: it reads
+	 * {@code current} on each call, and needs no lookup for the decider or the local
+	 * allowance.
+	 *
+	 * @param current the limit as prepared now: a named limit's is replaced when the
+	 * limit is defined again, an inline limit's never
+	 * @param decider decides the limit in place of its script (several regions),
+	 * {@code null} when the script does
+	 * @param allowance the limit's local allowance, {@code null} when it has none
+	 */
+	record Entry(AtomicReference<PreparedLimit> current, @Nullable RateLimitDecider decider,
+			@Nullable LocalAllowance allowance) {
+
 	}
 
 }

@@ -199,17 +199,18 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	 */
 	private void admit(RateLimitedOperation operation, List<String> keys, RateLimitDecision decision,
 			@Nullable Object context) {
+		String limitName = operation.limit().name();
 		// a limit without key expressions is one partition shared by every caller
 		List<String> partition = (operation.keyExpressions().length > 0) ? keys : List.of();
 		if (!decision.allowed()) {
-			throw new RateLimitExceededException(operation.limitName(), decision.policy(), decision, partition);
+			throw new RateLimitExceededException(limitName, decision.policy(), decision, partition);
 		}
 		for (RateLimitDecisionListener listener : this.listeners.get()) {
 			if (context != null && listener instanceof ReactiveRateLimitDecisionListener reactive) {
-				reactive.allowed(operation.limitName(), decision.policy(), decision, partition, (ContextView) context);
+				reactive.allowed(limitName, decision.policy(), decision, partition, (ContextView) context);
 			}
 			else {
-				listener.allowed(operation.limitName(), decision.policy(), decision, partition);
+				listener.allowed(limitName, decision.policy(), decision, partition);
 			}
 		}
 	}

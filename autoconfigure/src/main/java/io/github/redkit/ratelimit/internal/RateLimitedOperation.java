@@ -30,9 +30,12 @@ import org.springframework.util.ClassUtils;
  * @param keyExpressions the SpEL key expressions; empty for one shared key
  * @param cost permits per call
  * @param reactive whether the method's result arrives later ({@link ReactiveCall})
+ * @param planned whether the limit is chosen per call: the annotation's value is a SpEL
+ * expression (it starts with {@code #}) whose value a {@link RateLimitPlanResolver} turns
+ * into a named limit, e.g. the caller's plan
  * @param after what is decided when the call ends, {@code null} when nothing is
  */
-record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int cost, boolean reactive,
+record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int cost, boolean reactive, boolean planned,
 		@Nullable After after) {
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
@@ -75,7 +78,7 @@ record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int c
 		}
 		if (named) {
 			return new RateLimitedOperation(LimitReference.named(annotation.value()), annotation.key(),
-					annotation.cost(), ReactiveCall.isReactive(invoked), after);
+					annotation.cost(), ReactiveCall.isReactive(invoked), annotation.value().startsWith("#"), after);
 		}
 		if (annotation.limit() <= 0) {
 			throw new IllegalStateException(where + ": limit must be > 0 (was " + annotation.limit() + ")");
@@ -99,7 +102,7 @@ record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int c
 		String name = onClass ? userClass.getSimpleName() : userClass.getSimpleName() + "." + method.getName();
 		String id = onClass ? userClass.getName() : userClass.getName() + "." + signature(method);
 		return new RateLimitedOperation(new LimitReference(name, id, policy), annotation.key(), annotation.cost(),
-				ReactiveCall.isReactive(invoked), after);
+				ReactiveCall.isReactive(invoked), false, after);
 	}
 
 	/**
@@ -111,23 +114,13 @@ record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int c
 	}
 
 	/**
-	 * Whether the limit is chosen per call: the annotation's value is a SpEL expression
-	 * (it starts with {@code #}) whose value a {@link RateLimitPlanResolver} turns into a
-	 * named limit, e.g. the caller's plan.
-	 * @return {@code true} when the limit is chosen per call
-	 */
-	boolean planned() {
-		return this.limit.inlinePolicy() == null && this.limit.name().startsWith("#");
-	}
-
-	/**
 	 * This operation on the named limit a call's plan chose.
 	 * @param name the limit's name
 	 * @return the operation on that limit
 	 */
 	RateLimitedOperation withLimit(String name) {
 		return new RateLimitedOperation(LimitReference.named(name), this.keyExpressions, this.cost, this.reactive,
-				this.after);
+				false, this.after);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.redkit.ratelimit.internal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +12,7 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.internal.FailureCooldown;
 import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitCall;
@@ -31,12 +33,14 @@ import org.springframework.util.Assert;
 
 /**
  * The {@link RateLimiter} on Redis: it takes a call's limit from its
- * {@link RateLimitRegistry}, serves it from a {@linkplain LocalAllowances local
- * allowance} when the limit has one, and otherwise sends it to the limit's decider or to
- * the limit's script: one identifier directly, several through the
- * {@link ClusterSlotFanOut} (one script per cluster slot). When Redis does not answer
- * within the timeout, the {@link RateLimitFailurePolicy} decides
- * ({@linkplain RateLimitFailureMode failure mode} and cooldown).
+ * {@link RateLimitRegistry} (the {@code @RateLimited} interceptor looks it up once and
+ * hands it over), serves it from a {@linkplain LocalAllowances local allowance} when the
+ * limit has one, and otherwise sends it to the limit's decider or to the limit's script:
+ * one identifier directly, several through the {@link ClusterSlotFanOut} (one script per
+ * cluster slot). When Redis does not answer within the timeout, or failed less than the
+ * failure cooldown ago, the {@link RateLimitFailurePolicy} decides
+ * ({@linkplain RateLimitFailureMode failure mode}); a call Redis answers does not pass
+ * it.
  */
 public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
@@ -51,6 +55,12 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	private final RateLimitRegistry registry;
 
 	private final RateLimitFailurePolicy failurePolicy;
+
+	private final FailureCooldown failureCooldown;
+
+	// set once the failure mode decided a call, after it did: the next call Redis answers
+	// tells the policy (a local limiter hands back), the others pass nothing of it
+	private volatile boolean failedSinceAnswer;
 
 	private final ClusterSlotFanOut fanOut;
 
@@ -112,7 +122,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		Assert.notNull(observations, "observations must not be null");
 		this.runner = runner;
 		this.registry = new RateLimitRegistry(keyspace, policies, settings.allowances());
-		this.failurePolicy = new RateLimitFailurePolicy(settings, metrics);
+		this.failureCooldown = new FailureCooldown(settings.failureCooldown());
+		this.failurePolicy = new RateLimitFailurePolicy(settings, this.failureCooldown, metrics);
 		this.timeout = settings.timeout();
 		this.metrics = metrics;
 		this.observations = observations;
@@ -120,7 +131,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		this.fanOut = new ClusterSlotFanOut(runner, settings.timeout(), giveBack);
 		this.settlement = new PermitSettlement(runner, settings.timeout(), giveBack, metrics, this.registry::decider,
 				settings.localLimiter());
-		this.allowances = new LocalAllowances((limit, keys, cost, left) -> decideOrFailAsync(limit, keys, cost, left),
+		this.allowances = new LocalAllowances(
+				(limit, keys, cost, left) -> decideOrFailAsync(limit, this.registry.decider(limit), keys, cost, left),
 				this.settlement, metrics, sweep.clock(), settings.timeout(), sweep.purgeAbove());
 		this.lifecycle = this.allowances.lifecycle();
 	}
@@ -146,14 +158,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	@Override
 	public RateLimitDecision tryAcquire(String limitName, List<String> keys, int cost) {
-		PreparedLimit limit = this.registry.named(limitName);
-		LocalAllowance allowance = this.registry.allowance(limitName, keys);
-		if (allowance != null) {
-			return this.observations.observe(RateLimitObservationKind.DECISION, limitName,
-					() -> RedisScriptRunner.join(this.allowances.acquire(limit, allowance, keys.get(0), cost)),
-					DECIDED);
-		}
-		return tryAcquire(limit, keys, cost);
+		return tryAcquire(this.registry.named(limitName), keys, cost);
 	}
 
 	@Override
@@ -169,13 +174,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	@Override
 	public CompletableFuture<RateLimitDecision> tryAcquireAsync(String limitName, List<String> keys, int cost) {
-		PreparedLimit limit = this.registry.named(limitName);
-		LocalAllowance allowance = this.registry.allowance(limitName, keys);
-		if (allowance != null) {
-			return this.observations.observeAsync(RateLimitObservationKind.DECISION, limitName,
-					() -> this.allowances.acquire(limit, allowance, keys.get(0), cost), DECIDED);
-		}
-		return tryAcquireAsync(limit, keys, cost);
+		return tryAcquireAsync(this.registry.named(limitName), keys, cost);
 	}
 
 	@Override
@@ -206,27 +205,90 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		return reserveAsync(this.registry.inline(limitName, limitId, policy), keys, estimate);
 	}
 
-	private RateLimitDecision tryAcquire(PreparedLimit limit, List<String> keys, int cost) {
+	/**
+	 * Decides a call on a limit whose entry the caller holds (the interceptor looks it up
+	 * once): the same decision as the methods that take a name.
+	 * @param entry the limit's entry
+	 * @param keys the identifiers
+	 * @param cost the permits
+	 * @return the decision
+	 */
+	RateLimitDecision tryAcquire(RateLimitRegistry.Entry entry, List<String> keys, int cost) {
+		PreparedLimit limit = current(entry);
+		LocalAllowance allowance = (keys.size() == 1) ? entry.allowance() : null;
+		if (allowance != null) {
+			return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
+					() -> RedisScriptRunner.join(this.allowances.acquire(limit, allowance, keys.get(0), cost)),
+					DECIDED);
+		}
 		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideOrFail(limit, keys, cost).decision(), DECIDED);
+				() -> decideOrFail(limit, entry.decider(), keys, cost).decision(), DECIDED);
 	}
 
-	private CompletableFuture<RateLimitDecision> tryAcquireAsync(PreparedLimit limit, List<String> keys, int cost) {
+	/**
+	 * As {@link #tryAcquire(RateLimitRegistry.Entry, List, int)}, without blocking.
+	 * @param entry the limit's entry
+	 * @param keys the identifiers
+	 * @param cost the permits
+	 * @return the decision
+	 */
+	CompletableFuture<RateLimitDecision> tryAcquireAsync(RateLimitRegistry.Entry entry, List<String> keys, int cost) {
+		PreparedLimit limit = current(entry);
+		LocalAllowance allowance = (keys.size() == 1) ? entry.allowance() : null;
+		if (allowance != null) {
+			return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
+					() -> this.allowances.acquire(limit, allowance, keys.get(0), cost), DECIDED);
+		}
 		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideOrFailAsync(limit, keys, cost).thenApply(TakenPermits::decision), DECIDED);
+				() -> decideOrFailAsync(limit, entry.decider(), keys, cost, this.timeout.toNanos())
+					.thenApply(TakenPermits::decision),
+				DECIDED);
 	}
 
-	private RateLimitReservation reserve(PreparedLimit limit, List<String> keys, int estimate) {
+	/**
+	 * Reserves on a limit whose entry the caller holds: no local allowance serves a call
+	 * that is settled.
+	 * @param entry the limit's entry
+	 * @param keys the identifiers
+	 * @param estimate the permits taken now
+	 * @return the reservation
+	 */
+	RateLimitReservation reserve(RateLimitRegistry.Entry entry, List<String> keys, int estimate) {
+		PreparedLimit limit = current(entry);
 		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
-				() -> this.settlement.reservation(decideOrFail(limit, keys, estimate)), RESERVED);
+				() -> this.settlement.reservation(decideOrFail(limit, entry.decider(), keys, estimate)), RESERVED);
 	}
 
-	private CompletableFuture<RateLimitReservation> reserveAsync(PreparedLimit limit, List<String> keys, int estimate) {
+	/**
+	 * As {@link #reserve(RateLimitRegistry.Entry, List, int)}, without blocking.
+	 * @param entry the limit's entry
+	 * @param keys the identifiers
+	 * @param estimate the permits taken now
+	 * @return the reservation
+	 */
+	CompletableFuture<RateLimitReservation> reserveAsync(RateLimitRegistry.Entry entry, List<String> keys,
+			int estimate) {
+		PreparedLimit limit = current(entry);
 		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideOrFailAsync(limit, keys, estimate).thenApply(this.settlement::reservation), RESERVED);
+				() -> decideOrFailAsync(limit, entry.decider(), keys, estimate, this.timeout.toNanos())
+					.thenApply(this.settlement::reservation),
+				RESERVED);
 	}
 
-	private TakenPermits decideOrFail(PreparedLimit limit, List<String> keys, int cost) {
+	private static PreparedLimit current(RateLimitRegistry.Entry entry) {
+		return Objects.requireNonNull(entry.current().get());
+	}
+
+	/**
+	 * The registry, for the interceptor's one look-up of a limit.
+	 * @return the registry
+	 */
+	RateLimitRegistry registry() {
+		return this.registry;
+	}
+
+	private TakenPermits decideOrFail(PreparedLimit limit, @Nullable RateLimitDecider decider, List<String> keys,
+			int cost) {
 		long start = System.nanoTime();
 		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
 		if (early != null) {
@@ -234,24 +296,19 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		}
 		try {
 			return answered(limit.name(), start,
-					RedisScriptRunner.await(decide(limit, keys, cost), this.timeout, limit.script().name()));
+					RedisScriptRunner.await(decide(limit, decider, keys, cost), this.timeout, limit.script().name()));
 		}
 		catch (DataAccessException ex) {
-			return TakenPermits.withoutRedis(limit, keys, cost,
-					this.failurePolicy.failedAfter(limit, keys, cost, start, ex));
+			return TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex, true));
 		}
-	}
-
-	private CompletableFuture<TakenPermits> decideOrFailAsync(PreparedLimit limit, List<String> keys, int cost) {
-		return decideOrFailAsync(limit, keys, cost, this.timeout.toNanos());
 	}
 
 	/**
-	 * As {@link #decideOrFailAsync(PreparedLimit, List, int)}, waiting for Redis at most
-	 * what is left of a call's timeout.
+	 * Decides a call without blocking, waiting for Redis at most what is left of the
+	 * call's timeout.
 	 */
-	private CompletableFuture<TakenPermits> decideOrFailAsync(PreparedLimit limit, List<String> keys, int cost,
-			long timeoutNanos) {
+	private CompletableFuture<TakenPermits> decideOrFailAsync(PreparedLimit limit, @Nullable RateLimitDecider decider,
+			List<String> keys, int cost, long timeoutNanos) {
 		long start = System.nanoTime();
 		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
 		if (early != null) {
@@ -263,18 +320,47 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			// answers (a batch: permits no call is handed); that failed take started
 			// the cooldown, if any
 			try {
-				return CompletableFuture.completedFuture(TakenPermits.withoutRedis(limit, keys, cost,
-						this.failurePolicy.failed(limit, keys, cost, start, new QueryTimeoutException("Rate limit '"
-								+ limit.name() + "': no time left of " + this.timeout.toMillis() + " ms for Redis"))));
+				QueryTimeoutException late = new QueryTimeoutException("Rate limit '" + limit.name()
+						+ "': no time left of " + this.timeout.toMillis() + " ms for Redis");
+				return CompletableFuture.completedFuture(
+						TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, late, false)));
 			}
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		return decide(limit, keys, cost).orTimeout(Math.min(timeoutNanos, this.timeout.toNanos()), TimeUnit.NANOSECONDS)
+		return decide(limit, decider, keys, cost)
+			.orTimeout(Math.min(timeoutNanos, this.timeout.toNanos()), TimeUnit.NANOSECONDS)
 			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken)
-					: TakenPermits.withoutRedis(limit, keys, cost, this.failurePolicy.failedAfter(limit, keys, cost,
-							start, this.failurePolicy.accessFailure(limit, ex))));
+					: TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex)));
+	}
+
+	/**
+	 * The failure mode's decision of a call whose answer from Redis failed.
+	 * @param failure how the answer failed (a timeout, Redis' failure, or a bug, which is
+	 * thrown: no failure mode applies)
+	 */
+	private RateLimitDecision failed(PreparedLimit limit, List<String> keys, int cost, long start, Throwable failure) {
+		return failed(limit, keys, cost, start, this.failurePolicy.accessFailure(limit, failure), true);
+	}
+
+	/**
+	 * The failure mode's decision of a call Redis did not decide (or was not asked, while
+	 * cooling down); the next call Redis answers tells the policy.
+	 * @param cause why Redis did not decide, {@code null} while cooling down
+	 * @param startsCooldown whether Redis just failed, which starts the cooldown
+	 */
+	private RateLimitDecision failed(PreparedLimit limit, List<String> keys, int cost, long start,
+			@Nullable DataAccessException cause, boolean startsCooldown) {
+		try {
+			return (startsCooldown && cause != null) ? this.failurePolicy.failedAfter(limit, keys, cost, start, cause)
+					: this.failurePolicy.failed(limit, keys, cost, start, cause);
+		}
+		finally {
+			// after the policy decided: an answer that clears this before would miss a
+			// local limiter's outage that began with this call
+			this.failedSinceAnswer = true;
+		}
 	}
 
 	/**
@@ -294,8 +380,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		if (cost > limit.smallestLimit()) {
 			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
 		}
-		if (this.failurePolicy.coolingDown(start)) {
-			return this.failurePolicy.failed(limit, keys, cost, start, null);
+		if (this.failureCooldown.coolingDown(start)) {
+			return failed(limit, keys, cost, start, null, false);
 		}
 		return null;
 	}
@@ -304,8 +390,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 * Sends the decision to the limit's decider when a layer above decides it, to its
 	 * script otherwise (for several identifiers, one per cluster slot).
 	 */
-	private CompletableFuture<TakenPermits> decide(PreparedLimit limit, List<String> keys, int cost) {
-		RateLimitDecider decider = this.registry.decider(limit);
+	private CompletableFuture<TakenPermits> decide(PreparedLimit limit, @Nullable RateLimitDecider decider,
+			List<String> keys, int cost) {
 		if (decider != null) {
 			byte[][] numbers = limit.arguments(cost);
 			RateLimitCall call = new RateLimitCall(limit.name(), limit.policy(), keys, cost, numbers[0], numbers[1],
@@ -316,7 +402,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			// one identifier, one script: no slots to fan out to
 			List<String> key = List.of(limit.key(keys.get(0)));
 			return this.runner.executeAsync(limit.script(), this.timeout, key, limit.arguments(cost))
-				.thenApply((reply) -> TakenPermits.of(limit, cost, List.of(key), List.of(reply)));
+				.thenApply((reply) -> new TakenPermits(limit, cost, limit.decision(reply), List.of(key), List.of(reply),
+						null));
 		}
 		return this.fanOut.decide(limit, keys, cost);
 	}
@@ -331,14 +418,25 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	}
 
 	private TakenPermits answered(String limitName, long start, TakenPermits taken) {
-		this.failurePolicy.recovered();
+		if (this.failedSinceAnswer) {
+			answeredAfterFailure();
+		}
 		record(limitName, start, taken.decision());
 		return taken;
 	}
 
+	/**
+	 * Redis answers again after the failure mode decided: a local limiter hands back.
+	 */
+	private void answeredAfterFailure() {
+		this.failedSinceAnswer = false;
+		this.failurePolicy.recovered();
+	}
+
 	private RateLimitDecision record(String limitName, long start, RateLimitDecision decision) {
-		RateLimitMeters.decided(this.metrics, limitName,
-				decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED, start);
+		this.metrics.increment(RateLimitMeters.DECISIONS, "limit", limitName, "outcome",
+				decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED);
+		this.metrics.record(RateLimitMeters.DURATION, System.nanoTime() - start, "limit", limitName);
 		return decision;
 	}
 

@@ -32,11 +32,6 @@ record TakenPermits(PreparedLimit limit, int cost, RateLimitDecision decision, L
 		return new TakenPermits(limit, cost, decision, decision.local() ? List.of(keys) : List.of(), List.of(), null);
 	}
 
-	/** A decision of the limiter's own script on one slot. */
-	static TakenPermits of(PreparedLimit limit, int cost, List<List<String>> groups, List<byte[]> replies) {
-		return new TakenPermits(limit, cost, limit.decision(replies.get(0)), groups, replies, null);
-	}
-
 	/** A decision a decider made. */
 	static TakenPermits decided(PreparedLimit limit, RateLimitCall call, byte[] reply) {
 		return new TakenPermits(limit, call.cost(), limit.decision(reply), List.of(call.identifiers()), List.of(reply),
