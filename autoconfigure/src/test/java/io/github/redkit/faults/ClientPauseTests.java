@@ -8,8 +8,8 @@ import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockUnavailableException;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.test.PrivateRedis;
 import io.github.redkit.test.RedisServer;
-import io.github.redkit.test.RedisServers;
 import io.github.redkit.test.RespClient;
 import org.junit.jupiter.api.Test;
 
@@ -29,9 +29,8 @@ import static org.awaitility.Awaitility.await;
 class ClientPauseTests {
 
 	@Test
-	void everyCapabilityAnswersWithinItsTimeoutWhileRedisIsPaused() {
-		try (RedisServer redis = RedisServers.startStandalone();
-				ConfigurableApplicationContext context = FaultsApplication.start(redis)) {
+	void everyCapabilityAnswersWithinItsTimeoutWhileRedisIsPaused(@PrivateRedis RedisServer redis) {
+		try (ConfigurableApplicationContext context = FaultsApplication.start(redis)) {
 			RateLimiter limiter = context.getBean(RateLimiter.class);
 			DistributedLocks locks = context.getBean(DistributedLocks.class);
 			Budgets budgets = context.getBean(Budgets.class);
