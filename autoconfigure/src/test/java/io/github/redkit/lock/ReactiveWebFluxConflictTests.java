@@ -117,7 +117,7 @@ class ReactiveWebFluxConflictTests {
 	private ConfigurableApplicationContext start() {
 		return new SpringApplicationBuilder(WebFluxApplication.class).web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "redkit.key-prefix=rconflict-" + UUID.randomUUID())
-			.properties(this.topology.server().springProperties())
+			.properties(this.topology.springProperties())
 			.run();
 	}
 

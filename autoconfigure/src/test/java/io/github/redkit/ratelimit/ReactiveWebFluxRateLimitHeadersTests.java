@@ -72,7 +72,7 @@ class ReactiveWebFluxRateLimitHeadersTests {
 
 	@BeforeEach
 	void start() {
-		this.context = start(this.topology.server().springProperties());
+		this.context = start(this.topology.springProperties());
 		this.client = client(this.context);
 	}
 
