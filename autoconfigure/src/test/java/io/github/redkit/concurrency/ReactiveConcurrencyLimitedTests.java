@@ -52,15 +52,15 @@ class ReactiveConcurrencyLimitedTests {
 		ApplicationContextRunner runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					RedkitAutoConfiguration.class, ConcurrencyLimitAutoConfiguration.class))
-			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues(this.topology.springProperties())
 			.withPropertyValues("redkit.concurrency-limit.timeout=5s", "redkit.key-prefix=rconc-" + UUID.randomUUID(),
 					"redkit.concurrency-limit.limits.exports.limit=2", "redkit.concurrency-limit.limits.single.limit=1")
 			.withUserConfiguration(Services.class);
-		// every command borrows a connection of its own: a give-back and the next
-		// acquire travel side by side, not one after the other on a shared connection
+		// the topology's properties enable the pool; every command borrows a connection
+		// of its own: a give-back and the next acquire travel side by side, not one
+		// after the other on a shared connection
 		return (this.topology != RedisTopology.POOLED) ? runner
-				: runner.withPropertyValues("spring.data.redis.lettuce.pool.enabled=true")
-					.withBean(UnsharedConnections.class, UnsharedConnections::new);
+				: runner.withBean(UnsharedConnections.class, UnsharedConnections::new);
 	}
 
 	@BeforeAll

@@ -12,8 +12,8 @@ import io.github.redkit.queue.QueueListener;
 import io.github.redkit.queue.QueueListenerRegistry;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RespClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -50,54 +50,50 @@ class PooledConnectionResetTests {
 				"spring.data.redis.lettuce.pool.max-active=4");
 
 	@Test
-	void everyDecisionDecidesAfterAResetBesideAnIdleListener() {
-		try (RedisServer redis = RedisServers.startStandalone()) {
-			this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
-				LettuceConnectionFactory factory = context.getBean(LettuceConnectionFactory.class);
-				assertThat(factory.getShareNativeConnection()).as("Boot's default").isTrue();
-				RateLimiter limiter = context.getBean(RateLimiter.class);
-				await().atMost(Duration.ofSeconds(10)).until(() -> limiter.tryAcquire("api", "warm-up").allowed());
-				QueueListenerRegistry listeners = context.getBean(QueueListenerRegistry.class);
-				// the shared connection goes back to the pool; then the consumer gives
-				// its
-				// own back and borrows again, as it does after a failure (the kind of
-				// failure that makes a validation reset the factory): the factory's new
-				// shared connection is the consumer's old one, and the consumer's
-				// blocking pop gets the one the reset gave back
-				factory.resetConnection();
-				listeners.stop();
-				listeners.start();
-				await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients(redis) == 1);
-				List<Boolean> decided = IntStream.range(0, 50)
-					.mapToObj((i) -> limiter.tryAcquire("api", "call-" + i))
-					.map(RateLimitDecision::allowed)
-					.toList();
-				// failure-mode deny: a decision Redis did not answer in 200 ms is refused
-				assertThat(decided).containsOnly(true);
-			});
-		}
+	void everyDecisionDecidesAfterAResetBesideAnIdleListener(@PrivateRedis RedisServer redis) {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			LettuceConnectionFactory factory = context.getBean(LettuceConnectionFactory.class);
+			assertThat(factory.getShareNativeConnection()).as("Boot's default").isTrue();
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> limiter.tryAcquire("api", "warm-up").allowed());
+			QueueListenerRegistry listeners = context.getBean(QueueListenerRegistry.class);
+			// the shared connection goes back to the pool; then the consumer gives
+			// its
+			// own back and borrows again, as it does after a failure (the kind of
+			// failure that makes a validation reset the factory): the factory's new
+			// shared connection is the consumer's old one, and the consumer's
+			// blocking pop gets the one the reset gave back
+			factory.resetConnection();
+			listeners.stop();
+			listeners.start();
+			await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients(redis) == 1);
+			List<Boolean> decided = IntStream.range(0, 50)
+				.mapToObj((i) -> limiter.tryAcquire("api", "call-" + i))
+				.map(RateLimitDecision::allowed)
+				.toList();
+			// failure-mode deny: a decision Redis did not answer in 200 ms is refused
+			assertThat(decided).containsOnly(true);
+		});
 	}
 
 	@Test
-	void aTransactionOnTheConnectionAResetGaveBackHoldsOnlyItsOwnCommands() {
-		try (RedisServer redis = RedisServers.startStandalone()) {
-			this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
-				LettuceConnectionFactory factory = context.getBean(LettuceConnectionFactory.class);
-				RateLimiter limiter = context.getBean(RateLimiter.class);
-				await().atMost(Duration.ofSeconds(10)).until(() -> limiter.tryAcquire("api", "warm-up").allowed());
-				context.getBean(QueueListenerRegistry.class).stop();
-				factory.resetConnection();
-				// a blocking command borrows a dedicated connection from the pool: the
-				// one the reset gave back, the last returned
-				try (RedisConnection transaction = factory.getConnection()) {
-					transaction.multi();
-					transaction.stringCommands().set(bytes("redkit-test:{reset}:own"), bytes("v"));
-					RateLimitDecision decision = limiter.tryAcquire("api", "in-a-transaction");
-					assertThat(decision.allowed()).as("decided by Redis, not queued in another's transaction").isTrue();
-					assertThat(transaction.exec()).as("the transaction holds only its own command").hasSize(1);
-				}
-			});
-		}
+	void aTransactionOnTheConnectionAResetGaveBackHoldsOnlyItsOwnCommands(@PrivateRedis RedisServer redis) {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			LettuceConnectionFactory factory = context.getBean(LettuceConnectionFactory.class);
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> limiter.tryAcquire("api", "warm-up").allowed());
+			context.getBean(QueueListenerRegistry.class).stop();
+			factory.resetConnection();
+			// a blocking command borrows a dedicated connection from the pool: the
+			// one the reset gave back, the last returned
+			try (RedisConnection transaction = factory.getConnection()) {
+				transaction.multi();
+				transaction.stringCommands().set(bytes("redkit-test:{reset}:own"), bytes("v"));
+				RateLimitDecision decision = limiter.tryAcquire("api", "in-a-transaction");
+				assertThat(decision.allowed()).as("decided by Redis, not queued in another's transaction").isTrue();
+				assertThat(transaction.exec()).as("the transaction holds only its own command").hasSize(1);
+			}
+		});
 	}
 
 	private static long blockedClients(RedisServer redis) {

@@ -10,6 +10,7 @@ import java.util.function.BiPredicate;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.lettuce.core.api.StatefulConnection;
@@ -72,51 +73,49 @@ class RedisScriptRunnerPoolTests {
 	}
 
 	@Test
-	void aFrozenRedisKeepsTheHandOffToAFewThreadsAndRunsNoScriptForACallerThatGaveUp() {
+	void aFrozenRedisKeepsTheHandOffToAFewThreadsAndRunsNoScriptForACallerThatGaveUp(@PrivateRedis RedisServer redis) {
 		int maxActive = 2;
 		Duration timeout = Duration.ofMillis(300);
 		List<String> keys = List.of("redkit-test:{pool}");
-		try (RedisServer redis = RedisServers.startStandalone()) {
-			// Boot's default max-wait: a borrow waits for the pool as long as it takes
-			LettuceConnectionFactory frozenPool = pooledFactory(redis, maxActive, Duration.ofMillis(-1));
-			try {
-				RedisScriptRunner runner = new RedisScriptRunner(frozenPool);
-				fill(frozenPool, maxActive);
-				RedisScriptRunner.await(runner.executeAsync(TIME_AND_KEYS, keys, "warm-up"), Duration.ofSeconds(5),
-						"warm-up");
-				CommandStats before = redis.commandStats();
-				long idleHandOffThreads = threads(RedisScriptRunnerPoolTests::handingOff);
-				// threads of earlier tests may still wait for pools of their own
-				long alreadyWaiting = threads(RedisScriptRunnerPoolTests::waitingForAPool);
-				redis.pause();
-				List<Duration> failedAfter = Flux.range(0, 2000)
-					.flatMap((i) -> timedOnParallel(runner, timeout, keys, "frozen"), 2000)
-					.collectList()
-					.block(Duration.ofSeconds(30));
-				assertThat(failedAfter).hasSize(2000)
-					.allSatisfy((elapsed) -> assertThat(elapsed).isLessThan(timeout.plusSeconds(1)));
-				// other runners' idle threads carry the same name
-				long handOffThreads = threads(RedisScriptRunnerPoolTests::handingOff) - idleHandOffThreads;
-				long waitingForThePool = threads(RedisScriptRunnerPoolTests::waitingForAPool) - alreadyWaiting;
-				redis.resume();
-				List<Duration> afterThaw = Flux.range(0, 20)
-					.flatMap((i) -> Mono
-						.fromFuture(() -> runner.executeAsync(TIME_AND_KEYS, Duration.ofSeconds(5), keys, "thawed"))
-						.subscribeOn(Schedulers.parallel())
-						.map((time) -> Duration.ZERO))
-					.collectList()
-					.block(Duration.ofSeconds(30));
-				assertThat(afterThaw).hasSize(20);
-				CommandStats used = redis.commandStats().since(before);
-				long scripts = used.calls("evalsha") + used.calls("eval");
-				assertThat(scripts).as("scripts run after the thaw: %s", used).isBetween(20L, 20L + maxActive);
-				assertThat(waitingForThePool).as("threads waiting for the pool").isLessThanOrEqualTo(maxActive);
-				assertThat(handOffThreads).as("threads handing the calls to the pool").isLessThanOrEqualTo(maxActive);
-			}
-			finally {
-				redis.resume();
-				frozenPool.destroy();
-			}
+		// Boot's default max-wait: a borrow waits for the pool as long as it takes
+		LettuceConnectionFactory frozenPool = pooledFactory(redis, maxActive, Duration.ofMillis(-1));
+		try {
+			RedisScriptRunner runner = new RedisScriptRunner(frozenPool);
+			fill(frozenPool, maxActive);
+			RedisScriptRunner.await(runner.executeAsync(TIME_AND_KEYS, keys, "warm-up"), Duration.ofSeconds(5),
+					"warm-up");
+			CommandStats before = redis.commandStats();
+			long idleHandOffThreads = threads(RedisScriptRunnerPoolTests::handingOff);
+			// threads of earlier tests may still wait for pools of their own
+			long alreadyWaiting = threads(RedisScriptRunnerPoolTests::waitingForAPool);
+			redis.pause();
+			List<Duration> failedAfter = Flux.range(0, 2000)
+				.flatMap((i) -> timedOnParallel(runner, timeout, keys, "frozen"), 2000)
+				.collectList()
+				.block(Duration.ofSeconds(30));
+			assertThat(failedAfter).hasSize(2000)
+				.allSatisfy((elapsed) -> assertThat(elapsed).isLessThan(timeout.plusSeconds(1)));
+			// other runners' idle threads carry the same name
+			long handOffThreads = threads(RedisScriptRunnerPoolTests::handingOff) - idleHandOffThreads;
+			long waitingForThePool = threads(RedisScriptRunnerPoolTests::waitingForAPool) - alreadyWaiting;
+			redis.resume();
+			List<Duration> afterThaw = Flux.range(0, 20)
+				.flatMap((i) -> Mono
+					.fromFuture(() -> runner.executeAsync(TIME_AND_KEYS, Duration.ofSeconds(5), keys, "thawed"))
+					.subscribeOn(Schedulers.parallel())
+					.map((time) -> Duration.ZERO))
+				.collectList()
+				.block(Duration.ofSeconds(30));
+			assertThat(afterThaw).hasSize(20);
+			CommandStats used = redis.commandStats().since(before);
+			long scripts = used.calls("evalsha") + used.calls("eval");
+			assertThat(scripts).as("scripts run after the thaw: %s", used).isBetween(20L, 20L + maxActive);
+			assertThat(waitingForThePool).as("threads waiting for the pool").isLessThanOrEqualTo(maxActive);
+			assertThat(handOffThreads).as("threads handing the calls to the pool").isLessThanOrEqualTo(maxActive);
+		}
+		finally {
+			redis.resume();
+			frozenPool.destroy();
 		}
 	}
 

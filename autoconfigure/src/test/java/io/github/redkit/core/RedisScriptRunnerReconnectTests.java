@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RespClient;
@@ -51,9 +52,9 @@ class RedisScriptRunnerReconnectTests {
 	private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
 	@Test
-	void scriptsSentWhileTheConnectionReconnectsWaitForItInOrder() throws Exception {
+	void scriptsSentWhileTheConnectionReconnectsWaitForItInOrder(@PrivateRedis RedisServer redis) throws Exception {
 		String key = "redkit-test:{reconnect}:order";
-		try (RedisServer redis = RedisServers.startStandalone(); TcpProxy proxy = TcpProxy.start(redis.port())) {
+		try (TcpProxy proxy = TcpProxy.start(redis.port())) {
 			LettuceConnectionFactory factory = sharedPooledFactory(proxy.port(), 4, Duration.ofMillis(-1));
 			try {
 				RedisScriptRunner runner = new RedisScriptRunner(factory);
@@ -92,56 +93,54 @@ class RedisScriptRunnerReconnectTests {
 	}
 
 	@Test
-	void borrowingAnotherConnectionNeverHoldsACallerBeyondItsTimeout() throws Exception {
+	void borrowingAnotherConnectionNeverHoldsACallerBeyondItsTimeout(@PrivateRedis RedisServer redis) throws Exception {
 		Duration timeout = Duration.ofSeconds(1);
-		try (RedisServer redis = RedisServers.startStandalone()) {
-			// Boot's default max-wait: a borrow waits for the pool as long as it takes
-			LettuceConnectionFactory factory = sharedPooledFactory(redis.port(), 2, Duration.ofMillis(-1));
-			ExecutorService callers = Executors.newFixedThreadPool(10);
-			RedisConnection held = null;
-			try {
-				RedisScriptRunner runner = new RedisScriptRunner(factory);
-				runner.connectInBackground().get(10, TimeUnit.SECONDS);
-				RedisScriptRunner.await(runner.executeAsync(TIME_AND_KEYS, timeout, List.of("k"), "warm-up"),
-						Duration.ofSeconds(5), "warm-up");
-				// the pool closes every connection, the runner's own too; the new pool's
-				// two go to the shared connection and to a consumer that keeps its own
-				factory.stop();
-				factory.start();
-				sharedConnection(factory);
-				held = factory.getConnection();
-				held.openPipeline();
-				List<Future<Duration>> calls = new ArrayList<>();
-				for (int i = 0; i < 10; i++) {
-					calls.add(callers.submit(() -> {
-						long start = System.nanoTime();
-						try {
-							runner.execute(TIME_AND_KEYS, timeout, List.of("k"), "blocked");
-						}
-						catch (DataAccessException ex) {
-							// expected: no connection in time
-						}
-						return Duration.ofNanos(System.nanoTime() - start);
-					}));
-				}
-				for (Future<Duration> call : calls) {
-					assertThat(call.get(5, TimeUnit.SECONDS)).isLessThan(timeout.plusMillis(500));
-				}
-				held.closePipeline();
+		// Boot's default max-wait: a borrow waits for the pool as long as it takes
+		LettuceConnectionFactory factory = sharedPooledFactory(redis.port(), 2, Duration.ofMillis(-1));
+		ExecutorService callers = Executors.newFixedThreadPool(10);
+		RedisConnection held = null;
+		try {
+			RedisScriptRunner runner = new RedisScriptRunner(factory);
+			runner.connectInBackground().get(10, TimeUnit.SECONDS);
+			RedisScriptRunner.await(runner.executeAsync(TIME_AND_KEYS, timeout, List.of("k"), "warm-up"),
+					Duration.ofSeconds(5), "warm-up");
+			// the pool closes every connection, the runner's own too; the new pool's
+			// two go to the shared connection and to a consumer that keeps its own
+			factory.stop();
+			factory.start();
+			sharedConnection(factory);
+			held = factory.getConnection();
+			held.openPipeline();
+			List<Future<Duration>> calls = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				calls.add(callers.submit(() -> {
+					long start = System.nanoTime();
+					try {
+						runner.execute(TIME_AND_KEYS, timeout, List.of("k"), "blocked");
+					}
+					catch (DataAccessException ex) {
+						// expected: no connection in time
+					}
+					return Duration.ofNanos(System.nanoTime() - start);
+				}));
+			}
+			for (Future<Duration> call : calls) {
+				assertThat(call.get(5, TimeUnit.SECONDS)).isLessThan(timeout.plusMillis(500));
+			}
+			held.closePipeline();
+			held.close();
+			held = null;
+			assertThat(RedisScriptRunner.await(
+					runner.executeAsync(TIME_AND_KEYS, Duration.ofSeconds(5), List.of("k"), "freed"),
+					Duration.ofSeconds(5), "freed"))
+				.isPositive();
+		}
+		finally {
+			if (held != null) {
 				held.close();
-				held = null;
-				assertThat(RedisScriptRunner.await(
-						runner.executeAsync(TIME_AND_KEYS, Duration.ofSeconds(5), List.of("k"), "freed"),
-						Duration.ofSeconds(5), "freed"))
-					.isPositive();
 			}
-			finally {
-				if (held != null) {
-					held.close();
-				}
-				callers.shutdownNow();
-				factory.destroy();
-			}
+			callers.shutdownNow();
+			factory.destroy();
 		}
 	}
 

@@ -5,8 +5,8 @@ import java.util.List;
 
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,26 +22,24 @@ class RedisScriptRunnerTimeoutTests {
 	private static final LuaScript<Long> TIME_AND_KEYS = LuaScript.load("test_time_and_keys", Long.class);
 
 	@Test
-	void aFrozenRedisTimesOutWithinTheBoundAndRecovers() {
-		try (RedisServer redis = RedisServers.startStandalone()) {
-			LettuceConnectionFactory factory = redis.createConnectionFactory();
-			try {
-				RedisScriptRunner runner = new RedisScriptRunner(factory);
-				List<String> keys = List.of("redkit-test:{timeout}");
-				runner.execute(TIME_AND_KEYS, Duration.ofSeconds(5), keys, "x");
-				redis.pause();
-				long start = System.nanoTime();
-				assertThatExceptionOfType(QueryTimeoutException.class)
-					.isThrownBy(() -> runner.execute(TIME_AND_KEYS, Duration.ofMillis(200), keys, "y"))
-					.withMessageContaining("test_time_and_keys");
-				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-				redis.resume();
-				assertThat(runner.execute(TIME_AND_KEYS, Duration.ofSeconds(5), keys, "z")).isPositive();
-			}
-			finally {
-				redis.resume();
-				factory.destroy();
-			}
+	void aFrozenRedisTimesOutWithinTheBoundAndRecovers(@PrivateRedis RedisServer redis) {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		try {
+			RedisScriptRunner runner = new RedisScriptRunner(factory);
+			List<String> keys = List.of("redkit-test:{timeout}");
+			runner.execute(TIME_AND_KEYS, Duration.ofSeconds(5), keys, "x");
+			redis.pause();
+			long start = System.nanoTime();
+			assertThatExceptionOfType(QueryTimeoutException.class)
+				.isThrownBy(() -> runner.execute(TIME_AND_KEYS, Duration.ofMillis(200), keys, "y"))
+				.withMessageContaining("test_time_and_keys");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+			redis.resume();
+			assertThat(runner.execute(TIME_AND_KEYS, Duration.ofSeconds(5), keys, "z")).isPositive();
+		}
+		finally {
+			redis.resume();
+			factory.destroy();
 		}
 	}
 

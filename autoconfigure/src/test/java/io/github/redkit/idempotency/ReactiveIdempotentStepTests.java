@@ -81,7 +81,7 @@ class ReactiveIdempotentStepTests {
 		return contexts.computeIfAbsent(topology, (key) -> {
 			ConfigurableApplicationContext context = new SpringApplicationBuilder(Services.class)
 				.web(WebApplicationType.NONE)
-				.properties(topology.server().springProperties())
+				.properties(topology.springProperties())
 				.properties("redkit.key-prefix=rstep-" + UUID.randomUUID(), "redkit.idempotency.timeout=5s",
 						"redkit.idempotency.max-flux-elements=5", "spring.main.banner-mode=off")
 				.run();

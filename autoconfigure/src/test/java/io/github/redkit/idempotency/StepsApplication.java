@@ -34,7 +34,7 @@ class StepsApplication {
 		return contexts.computeIfAbsent(topology, (key) -> {
 			ConfigurableApplicationContext context = new SpringApplicationBuilder(StepsApplication.class)
 				.web(WebApplicationType.NONE)
-				.properties(topology.server().springProperties())
+				.properties(topology.springProperties())
 				.properties("redkit.key-prefix=redkit-test", "redkit.idempotency.in-progress-lease=2s",
 						"spring.main.banner-mode=off")
 				.run();

@@ -9,15 +9,16 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Locks fail closed, within their Redis timeout, when Redis does not answer.
@@ -25,11 +26,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 class LockFailClosedTests {
 
 	@Test
-	void aFrozenRedisFailsLocksClosedAndEndsRenewedLeases() {
-		try (RedisServer redis = RedisServers.startStandalone()) {
-			failsClosed(redis);
-			renewalsThatCannotReachRedisEndInALostLease(redis);
-		}
+	void aFrozenRedisFailsLocksClosedAndEndsRenewedLeases(@PrivateRedis RedisServer redis) {
+		failsClosed(redis);
+		renewalsThatCannotReachRedisEndInALostLease(redis);
 	}
 
 	private void renewalsThatCannotReachRedisEndInALostLease(RedisServer redis) {

@@ -63,7 +63,7 @@ class ReactiveDistributedLockTests {
 		ApplicationContextRunner runner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					RedkitAutoConfiguration.class, LockAutoConfiguration.class))
-			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues(this.topology.springProperties())
 			.withPropertyValues("redkit.key-prefix=rlock-" + UUID.randomUUID(), "redkit.lock.retry-interval=1s")
 			.withUserConfiguration(Services.class);
 		// every command borrows a connection of its own: a release and the next acquire

@@ -64,7 +64,7 @@ class ReactiveWebFluxConflictTests {
 			// quiet period of 2 s that its close would wait out
 			.properties("server.port=0", "spring.reactor.netty.shutdown-quiet-period=0s",
 					"redkit.key-prefix=rconflict-" + UUID.randomUUID())
-			.properties(topology.server().springProperties())
+			.properties(topology.springProperties())
 			.run();
 	}
 

@@ -47,7 +47,7 @@ class ChannelPublisherTests {
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					RedkitAutoConfiguration.class, RedkitPubSubAutoConfiguration.class))
 			.withUserConfiguration(Config.class)
-			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues(this.topology.springProperties())
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RedisMessageListenerContainer.class);
 				ChannelPublisher publisher = context.getBean(ChannelPublisher.class);

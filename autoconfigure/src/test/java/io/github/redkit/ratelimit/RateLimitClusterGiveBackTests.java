@@ -17,22 +17,21 @@ import io.github.redkit.ratelimit.internal.PermitGiveBack;
 import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.RespClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * On a Redis Cluster, a decision over identifiers in several slots gives back what the
@@ -49,8 +48,10 @@ class RateLimitClusterGiveBackTests {
 	private static final RateLimitPolicy MANY_PER_SECOND = RateLimitPolicy
 		.slidingWindow(RateLimitWindow.of(1_000_000, Duration.ofSeconds(1)));
 
+	@PrivateRedis(cluster = true)
 	private static RedisServer ownCluster;
 
+	@PrivateRedis
 	private static LettuceConnectionFactory ownFactory;
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -58,18 +59,6 @@ class RateLimitClusterGiveBackTests {
 	private final String limit = "gb-" + UUID.randomUUID();
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("gb-test");
-
-	@BeforeAll
-	static void startCluster() {
-		ownCluster = RedisServers.startCluster();
-		ownFactory = ownCluster.createConnectionFactory();
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		ownFactory.destroy();
-		ownCluster.close();
-	}
 
 	@Test
 	void whenOneSlotRefusesThePermitTheOtherSlotTookComesBackAndIsCounted() {

@@ -6,21 +6,22 @@ import java.util.List;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * With a connection pool and no shared connection, a rate-limit decision whose caller
@@ -45,31 +46,29 @@ class RateLimitPoolHandOffTests {
 				"spring.data.redis.lettuce.pool.max-active=" + MAX_ACTIVE);
 
 	@Test
-	void decisionsWhoseCallersGaveUpWhileRedisWasFrozenAreNeverSent() {
-		try (RedisServer redis = RedisServers.startStandalone()) {
-			this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
-				ReactiveRateLimiter limiter = context.getBean(ReactiveRateLimiter.class);
-				// every pooled connection made before the freeze
-				await().atMost(Duration.ofSeconds(10))
-					.until(() -> decide(limiter, 10, "warm-up").stream().allMatch((allowed) -> allowed));
-				CommandStats before = redis.commandStats();
-				redis.pause();
-				List<Boolean> frozen;
-				try {
-					frozen = decide(limiter, 500, "frozen");
-				}
-				finally {
-					redis.resume();
-				}
-				// failed open: allowed without Redis
-				assertThat(frozen).hasSize(500).containsOnly(true);
-				assertThat(decide(limiter, 20, "thawed")).hasSize(20);
-				CommandStats used = redis.commandStats().since(before);
-				long scripts = used.calls("evalsha") + used.calls("eval");
-				// the 20 after the thaw, and at most the ones already on a connection
-				assertThat(scripts).as("scripts run after the freeze: %s", used).isBetween(20L, 20L + MAX_ACTIVE);
-			});
-		}
+	void decisionsWhoseCallersGaveUpWhileRedisWasFrozenAreNeverSent(@PrivateRedis RedisServer redis) {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			ReactiveRateLimiter limiter = context.getBean(ReactiveRateLimiter.class);
+			// every pooled connection made before the freeze
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> decide(limiter, 10, "warm-up").stream().allMatch((allowed) -> allowed));
+			CommandStats before = redis.commandStats();
+			redis.pause();
+			List<Boolean> frozen;
+			try {
+				frozen = decide(limiter, 500, "frozen");
+			}
+			finally {
+				redis.resume();
+			}
+			// failed open: allowed without Redis
+			assertThat(frozen).hasSize(500).containsOnly(true);
+			assertThat(decide(limiter, 20, "thawed")).hasSize(20);
+			CommandStats used = redis.commandStats().since(before);
+			long scripts = used.calls("evalsha") + used.calls("eval");
+			// the 20 after the thaw, and at most the ones already on a connection
+			assertThat(scripts).as("scripts run after the freeze: %s", used).isBetween(20L, 20L + MAX_ACTIVE);
+		});
 	}
 
 	/**

@@ -45,7 +45,7 @@ class ReactiveRateLimitedSettleTests {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
-			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues(this.topology.springProperties())
 			.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=rsettle-" + UUID.randomUUID(),
 					"redkit.rate-limit.limits.tokens.windows[0].limit=1000",
 					"redkit.rate-limit.limits.tokens.windows[0].period=1h")

@@ -48,7 +48,7 @@ class ReactiveRateLimitedTests {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
-			.withPropertyValues(this.topology.server().springProperties())
+			.withPropertyValues(this.topology.springProperties())
 			.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=rrl-" + UUID.randomUUID(),
 					"redkit.rate-limit.limits.search.windows[0].limit=2",
 					"redkit.rate-limit.limits.search.windows[0].period=1h")

@@ -79,7 +79,7 @@ class ReactiveWebFluxRateLimitHeadersTests {
 
 	@BeforeParameterizedClassInvocation
 	static void startTheApplication(RedisTopology topology) {
-		shared = start(topology.server().springProperties());
+		shared = start(topology.springProperties());
 	}
 
 	@AfterParameterizedClassInvocation

@@ -5,17 +5,16 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redkit.core.LimitFailureMode;
+import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
-import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,9 +32,11 @@ import static org.awaitility.Awaitility.await;
  */
 class SlidingWindowRecordTests {
 
-	private RedisServer redis;
+	@PrivateRedis
+	private static RedisServer redis;
 
-	private LettuceConnectionFactory connectionFactory;
+	@PrivateRedis
+	private static LettuceConnectionFactory connectionFactory;
 
 	private RedisScriptRunner runner;
 
@@ -45,19 +46,13 @@ class SlidingWindowRecordTests {
 	private int made;
 
 	@BeforeEach
-	void startRedis() {
-		this.redis = RedisServers.startStandalone();
-		this.connectionFactory = this.redis.createConnectionFactory();
-		this.runner = new RedisScriptRunner(this.connectionFactory);
+	void emptyRedis() {
+		// the server is the class's: each test starts from an empty one
+		redis.flushAll();
+		this.runner = new RedisScriptRunner(connectionFactory);
 		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("sw-test"), Map.of(),
 				new RateLimitSettings(LimitFailureMode.DENY, Duration.ofSeconds(5), Duration.ZERO), RedkitMetrics.NONE,
 				RedkitObservations.NONE);
-	}
-
-	@AfterEach
-	void stopRedis() {
-		this.connectionFactory.destroy();
-		this.redis.close();
 	}
 
 	@Test
@@ -65,11 +60,11 @@ class SlidingWindowRecordTests {
 		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(RateLimitWindow.of(1000, Duration.ofHours(1)),
 				RateLimitWindow.of(100, Duration.ofHours(2)), RateLimitWindow.of(10_000, Duration.ofDays(1)));
 		assertThat(acquire(policy, "u").allowed()).isTrue();
-		CommandStats before = this.redis.commandStats();
+		CommandStats before = redis.commandStats();
 		for (int i = 0; i < 50; i++) {
 			assertThat(acquire(policy, "u").allowed()).isTrue();
 		}
-		CommandStats used = this.redis.commandStats().since(before);
+		CommandStats used = redis.commandStats().since(before);
 		// one script per decision; in it TIME, GET and a SETRANGE of the header: no SET
 		// of
 		// the whole record, no expiry
@@ -151,7 +146,7 @@ class SlidingWindowRecordTests {
 	}
 
 	private long usage(String limit, RateLimitPolicy policy, String key) {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+		try (RedisConnection connection = connectionFactory.getConnection()) {
 			return RateLimitUsage
 				.read(connection, RateLimitUsage.key(new RedisKeyspace("sw-test"), limit, policy, key), policy)
 				.get(0)

@@ -1,4 +1,4 @@
-package io.github.redkit.resilience;
+package io.github.redkit.faults;
 
 import java.time.Duration;
 import java.util.Set;
@@ -8,8 +8,8 @@ import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockUnavailableException;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RespClient;
 import org.junit.jupiter.api.Test;
 
@@ -29,9 +29,8 @@ import static org.awaitility.Awaitility.await;
 class ClientPauseTests {
 
 	@Test
-	void everyCapabilityAnswersWithinItsTimeoutWhileRedisIsPaused() {
-		try (RedisServer redis = RedisServers.startStandalone();
-				ConfigurableApplicationContext context = FaultsApplication.start(redis)) {
+	void everyCapabilityAnswersWithinItsTimeoutWhileRedisIsPaused(@PrivateRedis RedisServer redis) {
+		try (ConfigurableApplicationContext context = FaultsApplication.start(redis)) {
 			RateLimiter limiter = context.getBean(RateLimiter.class);
 			DistributedLocks locks = context.getBean(DistributedLocks.class);
 			Budgets budgets = context.getBean(Budgets.class);

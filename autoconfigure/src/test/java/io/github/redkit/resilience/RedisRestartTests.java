@@ -1,12 +1,12 @@
-package io.github.redkit.resilience;
+package io.github.redkit.faults;
 
 import java.time.Duration;
 
 import io.github.redkit.pubsub.ChannelPublisher;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -22,9 +22,8 @@ import static org.awaitility.Awaitility.await;
 class RedisRestartTests {
 
 	@Test
-	void consumersAndListenersResumeAfterRedisRestartsEmpty() {
-		try (RedisServer redis = RedisServers.startStandalone();
-				ConfigurableApplicationContext context = FaultsApplication.start(redis)) {
+	void consumersAndListenersResumeAfterRedisRestartsEmpty(@PrivateRedis RedisServer redis) {
+		try (ConfigurableApplicationContext context = FaultsApplication.start(redis)) {
 			QueueTemplate queues = context.getBean(QueueTemplate.class);
 			ChannelPublisher publisher = context.getBean(ChannelPublisher.class);
 			RateLimiter limiter = context.getBean(RateLimiter.class);

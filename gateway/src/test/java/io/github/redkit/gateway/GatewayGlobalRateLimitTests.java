@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +35,11 @@ class GatewayGlobalRateLimitTests {
 	// ones
 	private final LoopResources backendLoops = LoopResources.create("global-backend", 1, true);
 
-	private final List<RedisServer> servers = new ArrayList<>();
+	@PrivateRedis
+	private static RedisServer eu;
+
+	@PrivateRedis
+	private static RedisServer us;
 
 	private final List<ConfigurableApplicationContext> regions = new ArrayList<>();
 
@@ -54,15 +58,12 @@ class GatewayGlobalRateLimitTests {
 	@AfterEach
 	void stop() {
 		this.regions.forEach(ConfigurableApplicationContext::close);
-		this.servers.forEach(RedisServer::close);
 		this.backend.disposeNow();
 		this.backendLoops.dispose();
 	}
 
 	@Test
 	void theCallsOfEveryRegionCountEverywhereOnceShipped() {
-		RedisServer eu = start();
-		RedisServer us = start();
 		WebTestClient first = client(region("eu", eu, "us", us));
 		WebTestClient second = client(region("us", us, "eu", eu));
 		for (int i = 0; i < 10; i++) {
@@ -81,12 +82,6 @@ class GatewayGlobalRateLimitTests {
 		}
 		assertThat(status).as("the second region refuses").isEqualTo(429);
 		assertThat(allowed).as("calls allowed in the second region").isLessThan(10);
-	}
-
-	private RedisServer start() {
-		RedisServer server = RedisServers.startStandalone();
-		this.servers.add(server);
-		return server;
 	}
 
 	private ConfigurableApplicationContext region(String name, RedisServer own, String peer, RedisServer peerServer) {

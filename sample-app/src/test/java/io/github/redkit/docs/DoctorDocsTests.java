@@ -1,10 +1,8 @@
 package io.github.redkit.docs;
 
-import java.util.List;
-
 import io.github.redkit.doctor.ServerRiskException;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;
@@ -24,14 +22,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class DoctorDocsTests {
 
 	@Test
-	void failsOnARiskAndStartsOnAServerThatKeepsWhatItNeeds() {
-		try (RedisServer volatileServer = RedisServers.startStandalone(List.of());
-				RedisServer durable = RedisServers.startStandalone(List.of("--appendonly", "yes"))) {
-			assertThatExceptionOfType(ServerRiskException.class).isThrownBy(() -> start(volatileServer).close())
-				.withMessageContaining("persistence");
-			try (ConfigurableApplicationContext context = start(durable)) {
-				assertThat(context.isActive()).isTrue();
-			}
+	void failsOnARiskAndStartsOnAServerThatKeepsWhatItNeeds(@PrivateRedis(process = true) RedisServer volatileServer,
+			@PrivateRedis(arguments = { "--appendonly", "yes" }) RedisServer durable) {
+		assertThatExceptionOfType(ServerRiskException.class).isThrownBy(() -> start(volatileServer).close())
+			.withMessageContaining("persistence");
+		try (ConfigurableApplicationContext context = start(durable)) {
+			assertThat(context.isActive()).isTrue();
 		}
 	}
 

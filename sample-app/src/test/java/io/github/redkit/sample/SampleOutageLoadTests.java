@@ -10,8 +10,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
 import io.github.redkit.ratelimit.RateLimited;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.Bean;
@@ -40,16 +41,20 @@ class SampleOutageLoadTests {
 
 	private static final int CONNECTIONS = 8;
 
-	@Test
-	void wrkThroughARestartedRedisGetsAtMostTheLocalShareIntoAnySecondWhileRedisIsAway() throws Exception {
+	@BeforeEach
+	void needsWrk() {
+		// before the test's server starts
 		Wrk.assumeInstalled();
-		try (RedisServer redis = RedisServers.startStandalone();
-				SampleClient app = SampleClient.on(redis, OutageDecisions.class,
-						"--redkit.rate-limit.failure-mode=local",
-						"--redkit.rate-limit.local.expected-instances=" + INSTANCES,
-						"--redkit.rate-limit.timeout=200ms", "--redkit.rate-limit.failure-cooldown=300ms",
-						"--redkit.rate-limit.limits.outage.windows[0].limit=" + LIMIT,
-						"--redkit.rate-limit.limits.outage.windows[0].period=1s")) {
+	}
+
+	@Test
+	void wrkThroughARestartedRedisGetsAtMostTheLocalShareIntoAnySecondWhileRedisIsAway(@PrivateRedis RedisServer redis)
+			throws Exception {
+		try (SampleClient app = SampleClient.on(redis, OutageDecisions.class, "--redkit.rate-limit.failure-mode=local",
+				"--redkit.rate-limit.local.expected-instances=" + INSTANCES, "--redkit.rate-limit.timeout=200ms",
+				"--redkit.rate-limit.failure-cooldown=300ms",
+				"--redkit.rate-limit.limits.outage.windows[0].limit=" + LIMIT,
+				"--redkit.rate-limit.limits.outage.windows[0].period=1s")) {
 			OutageDecisions decisions = app.bean(OutageDecisions.class);
 			assertThat(app.get("/load/outage").statusCode()).isEqualTo(200);
 			Wrk load = Wrk.start("outage.lua", app.base() + "/load/outage", CONNECTIONS, Duration.ofSeconds(14),

@@ -8,8 +8,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import io.github.redkit.ratelimit.RateLimitDecisionListener;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.Bean;
@@ -32,14 +33,17 @@ class SampleRegionsLoadTests {
 
 	private static final int CONNECTIONS = 8;
 
-	@Test
-	void twoWrksOnTwoRegionsStayWithinTheGlobalBoundInEverySecond() throws Exception {
+	@BeforeEach
+	void needsWrk() {
+		// before the test's servers start
 		Wrk.assumeInstalled();
-		try (RedisServer euRedis = RedisServers.startStandalone();
-				RedisServer usRedis = RedisServers.startStandalone();
-				SampleClient us = SampleClient.on(usRedis, OfferDecisions.class, "--spring.profiles.active=regions",
-						"--redkit.regions.local=us",
-						"--redkit.regions.peers.eu.url=redis://127.0.0.1:" + euRedis.port());
+	}
+
+	@Test
+	void twoWrksOnTwoRegionsStayWithinTheGlobalBoundInEverySecond(@PrivateRedis RedisServer euRedis,
+			@PrivateRedis RedisServer usRedis) throws Exception {
+		try (SampleClient us = SampleClient.on(usRedis, OfferDecisions.class, "--spring.profiles.active=regions",
+				"--redkit.regions.local=us", "--redkit.regions.peers.eu.url=redis://127.0.0.1:" + euRedis.port());
 				SampleClient eu = SampleClient.on(euRedis, OfferDecisions.class, "--spring.profiles.active=regions",
 						"--redkit.regions.local=eu",
 						"--redkit.regions.peers.us.url=redis://127.0.0.1:" + usRedis.port())) {

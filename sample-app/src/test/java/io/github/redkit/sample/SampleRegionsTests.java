@@ -4,8 +4,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
@@ -25,12 +25,10 @@ import static org.awaitility.Awaitility.await;
 class SampleRegionsTests {
 
 	@Test
-	void twoRegionsSpendOneCampaignAndThePageShowsBothViewsConverging() throws Exception {
-		try (RedisServer euRedis = RedisServers.startStandalone();
-				RedisServer usRedis = RedisServers.startStandalone();
-				SampleClient us = SampleClient.on(usRedis, "--spring.profiles.active=regions",
-						"--redkit.regions.local=us",
-						"--redkit.regions.peers.eu.url=redis://127.0.0.1:" + euRedis.port());
+	void twoRegionsSpendOneCampaignAndThePageShowsBothViewsConverging(@PrivateRedis RedisServer euRedis,
+			@PrivateRedis RedisServer usRedis) throws Exception {
+		try (SampleClient us = SampleClient.on(usRedis, "--spring.profiles.active=regions", "--redkit.regions.local=us",
+				"--redkit.regions.peers.eu.url=redis://127.0.0.1:" + euRedis.port());
 				SampleClient eu = SampleClient.on(euRedis, "--spring.profiles.active=regions",
 						"--redkit.regions.local=eu",
 						"--redkit.regions.peers.us.url=redis://127.0.0.1:" + usRedis.port(),

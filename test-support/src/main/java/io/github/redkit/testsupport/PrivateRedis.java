@@ -9,16 +9,28 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A Redis server of the test class's own, for the tests that pause, stop, kill or flush
- * it (a class that only needs a server uses {@link RedisTopology#STANDALONE}'s shared
- * one). On a static {@link RedisServer} field: a standalone server
- * ({@link RedisServers#startStandalone()}) started before the class's tests and closed
- * after them, one per field. On a static
+ * A Redis server of the test's own, for the tests that pause, stop, kill, flush or
+ * configure it (a class that only needs a server uses {@link RedisTopology#STANDALONE}'s
+ * shared one).
+ * <ul>
+ * <li>On a static {@link RedisServer} field: a server started before the class's tests
+ * and closed after them, one per field.</li>
+ * <li>On a static {@code List<RedisServer>} field: {@link #count()} such servers (one per
+ * region, say).</li>
+ * <li>On a static
  * {@link org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory}
  * field: a started connection factory to the class's server (the one named by
- * {@link #server()} when it has several), destroyed before that server closes.
+ * {@link #server()} when it has several), destroyed before that server closes; on a
+ * static {@code List<LettuceConnectionFactory>} field, one per server of the named list
+ * field.</li>
+ * <li>On a {@link RedisServer} parameter of a test method: a server started for that test
+ * and closed after it, for a test that breaks its server for good or needs one of its own
+ * configuration.</li>
+ * </ul>
+ * A server is standalone ({@link RedisServers#startStandalone()}) unless
+ * {@link #cluster()}, {@link #process()} or {@link #arguments()} say otherwise.
  */
-@Target(ElementType.FIELD)
+@Target({ ElementType.FIELD, ElementType.PARAMETER })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @ExtendWith(PrivateRedisExtension.class)
@@ -30,5 +42,34 @@ public @interface PrivateRedis {
 	 * @return a field name, or empty
 	 */
 	String server() default "";
+
+	/**
+	 * For a {@code List<RedisServer>} field, how many servers it holds.
+	 * @return the number of servers, at least one
+	 */
+	int count() default 1;
+
+	/**
+	 * Whether the server is a Redis Cluster of three masters
+	 * ({@link RedisServers#startCluster()}).
+	 * @return {@code true} for a cluster
+	 */
+	boolean cluster() default false;
+
+	/**
+	 * Whether the server is a {@code redis-server} process even where Docker is available
+	 * (it always is with {@link #arguments()}): for a test that needs the process'
+	 * defaults, no persistence among them.
+	 * @return {@code true} for a process
+	 */
+	boolean process() default false;
+
+	/**
+	 * Settings of the server's own, after the defaults which they may override (such as
+	 * {@code "--appendonly", "yes"}): a process started with
+	 * {@link RedisServers#startStandalone(java.util.List)}.
+	 * @return the settings, none by default
+	 */
+	String[] arguments() default {};
 
 }

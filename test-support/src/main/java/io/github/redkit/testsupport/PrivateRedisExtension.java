@@ -1,7 +1,10 @@
 package io.github.redkit.testsupport;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +13,8 @@ import java.util.Map;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.platform.commons.support.AnnotationSupport;
 import org.junit.platform.commons.support.HierarchyTraversalMode;
 import org.junit.platform.commons.support.ModifierSupport;
@@ -17,10 +22,10 @@ import org.junit.platform.commons.support.ModifierSupport;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Starts the {@link PrivateRedis} servers and connection factories of a test class and
- * stops them after its tests.
+ * Starts the {@link PrivateRedis} servers and connection factories of a test class (or
+ * method parameter) and stops them after its tests (or the test).
  */
-final class PrivateRedisExtension implements BeforeAllCallback {
+final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolver {
 
 	private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
 		.create(PrivateRedisExtension.class);
@@ -36,38 +41,97 @@ final class PrivateRedisExtension implements BeforeAllCallback {
 		Resources resources = new Resources();
 		// stored first, so that what started before a failure is still stopped
 		context.getStore(NAMESPACE).put(testClass, resources);
-		Map<String, RedisServer> servers = new LinkedHashMap<>();
+		Map<String, List<RedisServer>> servers = new LinkedHashMap<>();
 		for (Field field : fields) {
+			PrivateRedis annotation = field.getAnnotation(PrivateRedis.class);
 			if (field.getType() == RedisServer.class) {
-				RedisServer server = resources.started(RedisServers.startStandalone());
-				servers.put(field.getName(), server);
+				RedisServer server = resources.started(start(annotation, field.getName()));
+				servers.put(field.getName(), List.of(server));
 				set(field, server);
+			}
+			else if (isListOf(field, RedisServer.class)) {
+				if (annotation.count() < 1) {
+					throw new ExtensionConfigurationException(
+							"@PrivateRedis(count = " + annotation.count() + ") on " + field.getName() + ": at least 1");
+				}
+				List<RedisServer> started = new ArrayList<>();
+				for (int i = 0; i < annotation.count(); i++) {
+					started.add(resources.started(start(annotation, field.getName())));
+				}
+				servers.put(field.getName(), List.copyOf(started));
+				set(field, List.copyOf(started));
 			}
 		}
 		for (Field field : fields) {
 			if (field.getType() == LettuceConnectionFactory.class) {
-				RedisServer server = serverFor(field, servers);
-				set(field, resources.started(server.createConnectionFactory()));
+				List<RedisServer> named = serversFor(field, servers);
+				if (named.size() != 1) {
+					throw new ExtensionConfigurationException("@PrivateRedis LettuceConnectionFactory "
+							+ field.getName() + " names a list of servers: make it a List<LettuceConnectionFactory>");
+				}
+				set(field, resources.started(named.get(0).createConnectionFactory()));
 			}
-			else if (field.getType() != RedisServer.class) {
+			else if (isListOf(field, LettuceConnectionFactory.class)) {
+				List<LettuceConnectionFactory> factories = new ArrayList<>();
+				for (RedisServer server : serversFor(field, servers)) {
+					factories.add(resources.started(server.createConnectionFactory()));
+				}
+				set(field, List.copyOf(factories));
+			}
+			else if (field.getType() != RedisServer.class && !isListOf(field, RedisServer.class)) {
 				throw new ExtensionConfigurationException("@PrivateRedis field " + field.getName() + " of "
-						+ testClass.getName() + " is a " + field.getType().getName()
-						+ "; use a static RedisServer or LettuceConnectionFactory field");
+						+ testClass.getName() + " is a " + field.getGenericType().getTypeName()
+						+ "; use a static RedisServer or LettuceConnectionFactory field, or a List of them");
 			}
 		}
 	}
 
-	private static RedisServer serverFor(Field field, Map<String, RedisServer> servers) {
+	@Override
+	public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+		return parameterContext.isAnnotated(PrivateRedis.class)
+				&& parameterContext.getParameter().getType() == RedisServer.class;
+	}
+
+	@Override
+	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+		PrivateRedis annotation = parameterContext.findAnnotation(PrivateRedis.class).orElseThrow();
+		// closed with the test's store, once the test is done
+		Resources resources = extensionContext.getStore(NAMESPACE)
+			.computeIfAbsent(Resources.class, (key) -> new Resources(), Resources.class);
+		return resources.started(start(annotation, parameterContext.getParameter().getName()));
+	}
+
+	private static RedisServer start(PrivateRedis annotation, String name) {
+		if (annotation.cluster()) {
+			if (annotation.arguments().length > 0 || annotation.process()) {
+				throw new ExtensionConfigurationException(
+						"@PrivateRedis on " + name + ": a cluster takes neither arguments nor process = true");
+			}
+			return RedisServers.startCluster();
+		}
+		if (annotation.arguments().length > 0 || annotation.process()) {
+			return RedisServers.startStandalone(List.of(annotation.arguments()));
+		}
+		return RedisServers.startStandalone();
+	}
+
+	private static boolean isListOf(Field field, Class<?> element) {
+		Type type = field.getGenericType();
+		return field.getType() == List.class && type instanceof ParameterizedType parameterized
+				&& parameterized.getActualTypeArguments()[0] == element;
+	}
+
+	private static List<RedisServer> serversFor(Field field, Map<String, List<RedisServer>> servers) {
 		String name = field.getAnnotation(PrivateRedis.class).server();
 		if (name.isEmpty() && servers.size() == 1) {
 			return servers.values().iterator().next();
 		}
-		RedisServer server = servers.get(name);
-		if (server == null) {
+		List<RedisServer> named = servers.get(name);
+		if (named == null) {
 			throw new ExtensionConfigurationException("@PrivateRedis(server = \"" + name + "\") on " + field.getName()
 					+ ": name one of the class's @PrivateRedis RedisServer fields " + servers.keySet());
 		}
-		return server;
+		return named;
 	}
 
 	private static void set(Field field, Object value) throws IllegalAccessException {
@@ -76,7 +140,8 @@ final class PrivateRedisExtension implements BeforeAllCallback {
 	}
 
 	/**
-	 * What a class started, stopped in the reverse order when its tests are done.
+	 * What a class (or a test) started, stopped in the reverse order when its tests (or
+	 * it) are done.
 	 */
 	private static final class Resources implements AutoCloseable {
 

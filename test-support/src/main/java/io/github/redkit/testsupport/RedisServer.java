@@ -25,6 +25,12 @@ public interface RedisServer extends AutoCloseable {
 	String HOST = "127.0.0.1";
 
 	/**
+	 * The {@code max-active} of {@link #createPooledConnectionFactory()}'s pool (Boot's
+	 * default).
+	 */
+	int POOL_SIZE = 8;
+
+	/**
 	 * The ports of the nodes: one for a standalone server, one per master for a cluster.
 	 * @return the ports
 	 */
@@ -162,7 +168,7 @@ public interface RedisServer extends AutoCloseable {
 	 */
 	default LettuceConnectionFactory createPooledConnectionFactory() {
 		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
-		pool.setMaxTotal(8);
+		pool.setMaxTotal(POOL_SIZE);
 		LettuceClientConfiguration client = LettucePoolingClientConfiguration.builder()
 			.poolConfig(pool)
 			.commandTimeout(Duration.ofSeconds(5))

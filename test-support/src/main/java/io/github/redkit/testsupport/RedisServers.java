@@ -192,6 +192,15 @@ public final class RedisServers {
 	}
 
 	/**
+	 * A loopback port no server listens on and none of this JVM's will take: where a test
+	 * needs a Redis that is away, without starting one to stop it.
+	 * @return a free port
+	 */
+	public static int unusedPort() {
+		return FreePorts.find(false);
+	}
+
+	/**
 	 * Starts a Redis Cluster owned by the caller, which must close it.
 	 * @return a running cluster with all slots assigned
 	 */

@@ -83,6 +83,27 @@ public enum RedisTopology {
 	}
 
 	/**
+	 * Spring Boot properties that point {@code spring.data.redis} at this topology, for a
+	 * suite that builds an application: the server's, and for {@link #POOLED} Lettuce's
+	 * pool of {@link RedisServer#createPooledConnectionFactory() the same size} as
+	 * {@link #connectionFactory()}'s, so that the application's connections are pooled
+	 * too. Boot keeps its shared native connection beside the pool (no property turns it
+	 * off), so the application's scripts go on the pooled connection Redkit keeps of its
+	 * own, and its blocking commands borrow from the pool.
+	 * @return {@code name=value} pairs
+	 */
+	public String[] springProperties() {
+		String[] server = server().springProperties();
+		if (this != POOLED) {
+			return server;
+		}
+		String[] pooled = Arrays.copyOf(server, server.length + 2);
+		pooled[server.length] = "spring.data.redis.lettuce.pool.enabled=true";
+		pooled[server.length + 1] = "spring.data.redis.lettuce.pool.max-active=" + RedisServer.POOL_SIZE;
+		return pooled;
+	}
+
+	/**
 	 * A connection factory to the shared server, created on first use and destroyed when
 	 * the JVM exits.
 	 * @return a started connection factory; do not destroy it

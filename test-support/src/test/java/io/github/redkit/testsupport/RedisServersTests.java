@@ -30,6 +30,16 @@ class RedisServersTests {
 	}
 
 	@Test
+	void thePooledTopologysPropertiesEnableThePoolOfItsFactorysSize() {
+		String[] server = RedisServers.standalone().springProperties();
+		assertThat(RedisTopology.STANDALONE.springProperties()).containsExactly(server);
+		assertThat(RedisTopology.POOLED.springProperties()).as("an application on pooled connections")
+			.startsWith(server)
+			.contains("spring.data.redis.lettuce.pool.enabled=true",
+					"spring.data.redis.lettuce.pool.max-active=" + RedisServer.POOL_SIZE);
+	}
+
+	@Test
 	void clusterServesKeysOfEverySlotThroughSpringDataRedis() {
 		RedisServer redis = RedisServers.cluster();
 		assertThat(redis.isCluster()).isTrue();

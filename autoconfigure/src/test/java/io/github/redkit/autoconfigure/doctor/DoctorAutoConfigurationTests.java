@@ -14,6 +14,7 @@ import io.github.redkit.doctor.DoctorReport;
 import io.github.redkit.doctor.ServerDoctor;
 import io.github.redkit.doctor.ServerRiskException;
 import io.github.redkit.doctor.actuate.DoctorHealthIndicator;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -70,12 +71,11 @@ class DoctorAutoConfigurationTests {
 	}
 
 	@Test
-	void startsWithFailOnRiskOnAServerThatKeepsWhatTheCapabilitiesNeed() {
-		try (RedisServer durable = RedisServers.startStandalone(List.of("--appendonly", "yes"))) {
-			this.runner.withPropertyValues(durable.springProperties())
-				.withPropertyValues("redkit.doctor.on-risk=fail")
-				.run((context) -> assertThat(context).hasNotFailed());
-		}
+	void startsWithFailOnRiskOnAServerThatKeepsWhatTheCapabilitiesNeed(
+			@PrivateRedis(arguments = { "--appendonly", "yes" }) RedisServer durable) {
+		this.runner.withPropertyValues(durable.springProperties())
+			.withPropertyValues("redkit.doctor.on-risk=fail")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
@@ -91,10 +91,7 @@ class DoctorAutoConfigurationTests {
 
 	@Test
 	void aServerThatDoesNotAnswerNeverStopsTheStartUp(CapturedOutput output) {
-		int port;
-		try (RedisServer gone = RedisServers.startStandalone(List.of())) {
-			port = gone.port();
-		}
+		int port = RedisServers.unusedPort();
 		this.runner
 			.withPropertyValues("spring.data.redis.port=" + port, "redkit.doctor.on-risk=fail",
 					"redkit.doctor.timeout=500ms")

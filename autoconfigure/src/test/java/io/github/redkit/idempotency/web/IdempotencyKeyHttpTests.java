@@ -18,13 +18,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+
+import io.github.redkit.testsupport.RedisServers;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -241,10 +241,7 @@ class IdempotencyKeyHttpTests {
 	@ParameterizedTest
 	@EnumSource(Stack.class)
 	void withRedisAwayTheRequestIsNotRun(Stack stack) throws Exception {
-		int port;
-		try (RedisServer gone = RedisServers.startStandalone(List.of())) {
-			port = gone.port();
-		}
+		int port = RedisServers.unusedPort();
 		try (ConfigurableApplicationContext context = stack.start("spring.data.redis.port=" + port,
 				"redkit.doctor.enabled=false")) {
 			HttpResponse<String> answer = post(context, "/payments", UUID.randomUUID().toString(), "{\"amount\":10}",

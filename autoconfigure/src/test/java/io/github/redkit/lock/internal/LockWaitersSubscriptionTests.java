@@ -2,8 +2,8 @@ package io.github.redkit.lock.internal;
 
 import java.time.Duration;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.TcpProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,8 +25,9 @@ class LockWaitersSubscriptionTests {
 
 	@Test
 	@Timeout(60)
-	void aSubscriptionRedisNeverConfirmsKeepsNoWaiterBeyondItsWaitAndNeverBlocksTheShutdown() throws Exception {
-		try (RedisServer redis = RedisServers.startStandalone(); TcpProxy link = TcpProxy.start(redis.port())) {
+	void aSubscriptionRedisNeverConfirmsKeepsNoWaiterBeyondItsWaitAndNeverBlocksTheShutdown(
+			@PrivateRedis RedisServer redis) throws Exception {
+		try (TcpProxy link = TcpProxy.start(redis.port())) {
 			LettuceConnectionFactory factory = new LettuceConnectionFactory(
 					new RedisStandaloneConfiguration(RedisServer.HOST, link.port()),
 					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(30)).build());

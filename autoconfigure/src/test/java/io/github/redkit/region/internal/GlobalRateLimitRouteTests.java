@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,20 +29,21 @@ import static org.awaitility.Awaitility.await;
  */
 class GlobalRateLimitRouteTests {
 
-	private final List<RedisServer> servers = new ArrayList<>();
+	@PrivateRedis
+	private static RedisServer eu;
+
+	@PrivateRedis
+	private static RedisServer us;
 
 	private final List<ConfigurableApplicationContext> regions = new ArrayList<>();
 
 	@AfterEach
 	void stop() {
 		this.regions.forEach(ConfigurableApplicationContext::close);
-		this.servers.forEach(RedisServer::close);
 	}
 
 	@Test
 	void theCallsOfEveryRegionCountEverywhereOnceShipped() {
-		RedisServer eu = start();
-		RedisServer us = start();
 		WebTestClient first = client(region("eu", eu, "us", us));
 		WebTestClient second = client(region("us", us, "eu", eu));
 		for (int i = 0; i < 10; i++) {
@@ -61,12 +62,6 @@ class GlobalRateLimitRouteTests {
 			return status == 429;
 		});
 		assertThat(allowed).as("calls allowed in the second region").hasValueLessThan(10);
-	}
-
-	private RedisServer start() {
-		RedisServer server = RedisServers.startStandalone();
-		this.servers.add(server);
-		return server;
 	}
 
 	private ConfigurableApplicationContext region(String name, RedisServer own, String peer, RedisServer peerServer) {

@@ -28,15 +28,18 @@ import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.CommandLog;
 import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -54,6 +57,13 @@ class GlobalRateLimitTests {
 
 	private static final int LIMIT = 20;
 
+	@PrivateRedis(count = 3)
+	private static List<RedisServer> servers;
+
+	@PrivateRedis(server = "servers")
+	private static List<LettuceConnectionFactory> factories;
+
+	// static: the class's static helpers use it too
 	private static ThreeRegions three;
 
 	private final List<RegionReplicator> replicators = new ArrayList<>();
@@ -61,13 +71,8 @@ class GlobalRateLimitTests {
 	private final Map<String, RateLimiter> regions = new LinkedHashMap<>();
 
 	@BeforeAll
-	static void startRegions() {
-		three = ThreeRegions.start();
-	}
-
-	@AfterAll
-	static void stopRegions() {
-		three.close();
+	static void viewTheRegions() {
+		three = new ThreeRegions(servers, factories);
 	}
 
 	@BeforeEach

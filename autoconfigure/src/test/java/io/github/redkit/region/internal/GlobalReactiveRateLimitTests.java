@@ -17,8 +17,12 @@ import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.test.PrivateRedis;
+import io.github.redkit.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,14 +36,21 @@ class GlobalReactiveRateLimitTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-	private final ThreeRegions three = ThreeRegions.start();
+	@PrivateRedis(count = 3)
+	private static List<RedisServer> servers;
+
+	@PrivateRedis(server = "servers")
+	private static List<LettuceConnectionFactory> factories;
+
+	private final ThreeRegions three = new ThreeRegions(servers, factories);
 
 	private final List<RegionReplicator> replicators = this.three.replicators(Duration.ofMillis(10));
 
 	@AfterEach
 	void stop() {
 		this.replicators.forEach(RegionReplicator::stop);
-		this.three.close();
+		// the servers are the class's: the next test starts from empty regions
+		this.three.flushAll();
 	}
 
 	@Test

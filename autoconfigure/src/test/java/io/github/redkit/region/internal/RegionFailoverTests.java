@@ -10,9 +10,9 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalCounters;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisNode;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RespClient;
 import io.github.redkit.testsupport.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -46,7 +46,9 @@ class RegionFailoverTests {
 
 	private final TcpProxy euLink = TcpProxy.start(this.eu.port());
 
-	private final List<RedisServer> peers = List.of(RedisServers.startStandalone(), RedisServers.startStandalone());
+	// the regions' other two: plain servers of the class's own, never failed over
+	@PrivateRedis(count = 2)
+	private static List<RedisServer> peers;
 
 	private final Map<String, LettuceConnectionFactory> factories = new LinkedHashMap<>();
 
@@ -58,7 +60,6 @@ class RegionFailoverTests {
 		this.factories.values().forEach(LettuceConnectionFactory::destroy);
 		this.euLink.close();
 		this.eu.close();
-		this.peers.forEach(RedisServer::close);
 	}
 
 	@Test
@@ -102,8 +103,8 @@ class RegionFailoverTests {
 		euFactory.afterPropertiesSet();
 		euFactory.start();
 		this.factories.put("eu", euFactory);
-		this.factories.put("us", this.peers.get(0).createConnectionFactory());
-		this.factories.put("ap", this.peers.get(1).createConnectionFactory());
+		this.factories.put("us", peers.get(0).createConnectionFactory());
+		this.factories.put("ap", peers.get(1).createConnectionFactory());
 	}
 
 	private RedisScriptRunner runner(String region) {

@@ -11,11 +11,11 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.testsupport.CommandLog;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RespClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,6 +44,13 @@ class RegionRecoveryTests {
 
 	private static final RedisKeyspace KEYSPACE = ThreeRegions.KEYSPACE;
 
+	@PrivateRedis(count = 3)
+	private static List<RedisServer> servers;
+
+	@PrivateRedis(server = "servers")
+	private static List<LettuceConnectionFactory> factories;
+
+	// static: the class's static helpers use it too
 	private static ThreeRegions regions;
 
 	private final List<RegionReplicator> replicators = new ArrayList<>();
@@ -51,13 +58,8 @@ class RegionRecoveryTests {
 	private final MeterRegistry meters = new SimpleMeterRegistry();
 
 	@BeforeAll
-	static void startRegions() {
-		regions = ThreeRegions.start();
-	}
-
-	@AfterAll
-	static void stopRegions() {
-		regions.close();
+	static void viewTheRegions() {
+		regions = new ThreeRegions(servers, factories);
 	}
 
 	@BeforeEach

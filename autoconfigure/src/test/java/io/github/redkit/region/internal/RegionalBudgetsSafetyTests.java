@@ -13,20 +13,21 @@ import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.region.RegionRecoveringException;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
+import io.github.redkit.test.PrivateRedis;
+import io.github.redkit.test.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
-
-import org.springframework.data.redis.core.RedisCallback;
 
 /**
  * What regional budgets promise beyond convergence, on three real Redis servers: a region
@@ -38,23 +39,19 @@ class RegionalBudgetsSafetyTests {
 
 	private static final Duration DRAIN = Duration.ofSeconds(30);
 
-	private static ThreeRegions three;
+	@PrivateRedis(count = 3)
+	private static List<RedisServer> servers;
+
+	@PrivateRedis(server = "servers")
+	private static List<LettuceConnectionFactory> factories;
+
+	private final ThreeRegions three = new ThreeRegions(servers, factories);
 
 	private final List<RegionReplicator> replicators = new ArrayList<>();
 
 	private final Map<String, RegionalBudgets> regions = new LinkedHashMap<>();
 
 	private final MeterRegistry meters = new SimpleMeterRegistry();
-
-	@BeforeAll
-	static void startRegions() {
-		three = ThreeRegions.start();
-	}
-
-	@AfterAll
-	static void stopRegions() {
-		three.close();
-	}
 
 	@BeforeEach
 	void regions() {

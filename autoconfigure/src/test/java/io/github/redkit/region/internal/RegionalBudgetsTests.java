@@ -13,28 +13,23 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.budget.Reservation;
-import io.github.redkit.core.RedisKeyspace;
-import io.github.redkit.core.internal.MicrometerRedkitMetrics;
-import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.region.RegionalBudgets.RegionalSpend;
 import io.github.redkit.region.RegionalBudgets;
+import io.github.redkit.region.RegionalBudgets.RegionalSpend;
 import io.github.redkit.testsupport.CommandLog;
 import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Three real Redis servers as three regions sharing budgets: concurrent spends and
@@ -47,21 +42,17 @@ class RegionalBudgetsTests {
 
 	private static final Duration DRAIN = Duration.ofSeconds(30);
 
-	private static ThreeRegions three;
+	@PrivateRedis(count = 3)
+	private static List<RedisServer> servers;
+
+	@PrivateRedis(server = "servers")
+	private static List<LettuceConnectionFactory> factories;
+
+	private final ThreeRegions three = new ThreeRegions(servers, factories);
 
 	private final List<RegionReplicator> replicators = new ArrayList<>();
 
 	private final Map<String, RegionalBudgets> regions = new LinkedHashMap<>();
-
-	@BeforeAll
-	static void startRegions() {
-		three = ThreeRegions.start();
-	}
-
-	@AfterAll
-	static void stopRegions() {
-		three.close();
-	}
 
 	@BeforeEach
 	void regions() {

@@ -17,14 +17,12 @@ import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.testsupport.CommandLog;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RespClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,9 +42,11 @@ class RegionalCountersTests {
 
 	private static final Duration DRAIN = Duration.ofSeconds(30);
 
-	private static final List<RedisServer> servers = new ArrayList<>();
+	@PrivateRedis(count = 3)
+	private static List<RedisServer> servers;
 
-	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
+	@PrivateRedis(server = "servers")
+	private static List<LettuceConnectionFactory> factories;
 
 	private final List<RegionReplicator> replicators = new ArrayList<>();
 
@@ -56,21 +56,6 @@ class RegionalCountersTests {
 	private final Map<RegionReplicator, String> origins = new LinkedHashMap<>();
 
 	private List<String> names = List.of();
-
-	@BeforeAll
-	static void startRegions() {
-		for (int i = 0; i < 3; i++) {
-			RedisServer server = RedisServers.startStandalone();
-			servers.add(server);
-			factories.add(server.createConnectionFactory());
-		}
-	}
-
-	@AfterAll
-	static void stopRegions() {
-		factories.forEach(LettuceConnectionFactory::destroy);
-		servers.forEach(RedisServer::close);
-	}
 
 	@BeforeEach
 	void emptyRegions() {

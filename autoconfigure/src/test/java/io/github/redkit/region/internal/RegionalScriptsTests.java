@@ -2,9 +2,9 @@ package io.github.redkit.region.internal;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
@@ -13,8 +13,8 @@ import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -44,6 +44,12 @@ class RegionalScriptsTests {
 	private static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
 
 	private static final LuaScript<Long> ADVANCE = LuaScript.load("region_advance", Long.class);
+
+	@PrivateRedis
+	private static RedisServer peer;
+
+	@PrivateRedis
+	private static LettuceConnectionFactory peerFactory;
 
 	@Parameter
 	RedisTopology topology;
@@ -144,32 +150,25 @@ class RegionalScriptsTests {
 
 	@Test
 	void aRegionOnThisTopologyShipsAndReseedsAPeer() {
-		try (RedisServer peer = RedisServers.startStandalone()) {
-			LettuceConnectionFactory peerFactory = peer.createConnectionFactory();
-			try {
-				RedisScriptRunner peerRunner = new RedisScriptRunner(peerFactory);
-				RegionalCounters eu = new RedisRegionalCounters(this.runner, this.keyspace, "eu", 10, TIMEOUT);
-				SimpleMeterRegistry meters = new SimpleMeterRegistry();
-				RedkitMetrics metrics = new MicrometerRedkitMetrics(() -> meters);
-				RegionReplicator euToUs = RegionReplicator.toPeer(new RegionShipping("eu", 0, this.runner,
-						this.keyspace, new RegionRounds(50, Duration.ofMillis(10), TIMEOUT), metrics), "us",
-						peerRunner);
-				eu.increment("early", 3);
-				for (int i = 0; i < 500; i++) {
-					eu.increment("late {x}", 1);
-				}
-				while (euToUs.shipOnce() > 0) {
-					// drains
-				}
-				RegionalCounters us = new RedisRegionalCounters(peerRunner, this.keyspace, "us", 10, TIMEOUT);
-				assertThat(us.get("early")).isEqualTo(3);
-				assertThat(us.get("late {x}")).isEqualTo(500);
-				assertThat(meters.get("redkit.regions.replication.reseeds").counter().count()).isOne();
-			}
-			finally {
-				peerFactory.destroy();
-			}
+		// the peer is the class's, shared by every topology's run: the keyspace is the
+		// test's own
+		RedisScriptRunner peerRunner = new RedisScriptRunner(peerFactory);
+		RegionalCounters eu = new RedisRegionalCounters(this.runner, this.keyspace, "eu", 10, TIMEOUT);
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		RedkitMetrics metrics = new MicrometerRedkitMetrics(() -> meters);
+		RegionReplicator euToUs = RegionReplicator.toPeer(new RegionShipping("eu", 0, this.runner, this.keyspace,
+				new RegionRounds(50, Duration.ofMillis(10), TIMEOUT), metrics), "us", peerRunner);
+		eu.increment("early", 3);
+		for (int i = 0; i < 500; i++) {
+			eu.increment("late {x}", 1);
 		}
+		while (euToUs.shipOnce() > 0) {
+			// drains
+		}
+		RegionalCounters us = new RedisRegionalCounters(peerRunner, this.keyspace, "us", 10, TIMEOUT);
+		assertThat(us.get("early")).isEqualTo(3);
+		assertThat(us.get("late {x}")).isEqualTo(500);
+		assertThat(meters.get("redkit.regions.replication.reseeds").counter().count()).isOne();
 	}
 
 	@SuppressWarnings("unchecked")

@@ -10,35 +10,32 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Three real {@code redis-server}s as three regions, {@code eu}, {@code us} and
- * {@code ap}: their connections and the replicators between every pair.
+ * {@code ap}: their connections and the replicators between every pair. The servers and
+ * their connection factories are a test class's own ({@code @PrivateRedis(count = 3)} and
+ * a factory list), which closes them.
  */
-final class ThreeRegions implements AutoCloseable {
+final class ThreeRegions {
 
 	static final List<String> NAMES = List.of("eu", "us", "ap");
 
 	static final RedisKeyspace KEYSPACE = new RedisKeyspace("redkit");
 
-	private final List<RedisServer> servers = new ArrayList<>();
+	private final List<RedisServer> servers;
 
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+	private final List<LettuceConnectionFactory> factories;
 
-	private ThreeRegions() {
-		for (int i = 0; i < NAMES.size(); i++) {
-			RedisServer server = RedisServers.startStandalone();
-			this.servers.add(server);
-			this.factories.add(server.createConnectionFactory());
+	ThreeRegions(List<RedisServer> servers, List<LettuceConnectionFactory> factories) {
+		if (servers.size() != NAMES.size() || factories.size() != NAMES.size()) {
+			throw new IllegalArgumentException("servers and factories: one per region of " + NAMES);
 		}
-	}
-
-	static ThreeRegions start() {
-		return new ThreeRegions();
+		this.servers = servers;
+		this.factories = factories;
 	}
 
 	RedisServer server(String region) {
@@ -75,12 +72,6 @@ final class ThreeRegions implements AutoCloseable {
 
 	void flushAll() {
 		this.servers.forEach(RedisServer::flushAll);
-	}
-
-	@Override
-	public void close() {
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-		this.servers.forEach(RedisServer::close);
 	}
 
 }

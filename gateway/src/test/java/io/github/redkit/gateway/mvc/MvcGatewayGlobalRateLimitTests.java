@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,7 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MvcGatewayGlobalRateLimitTests {
 
-	private final List<RedisServer> servers = new ArrayList<>();
+	@PrivateRedis
+	private static RedisServer eu;
+
+	@PrivateRedis
+	private static RedisServer us;
 
 	private final List<ConfigurableApplicationContext> regions = new ArrayList<>();
 
@@ -38,14 +42,11 @@ class MvcGatewayGlobalRateLimitTests {
 	@AfterEach
 	void stop() {
 		this.regions.forEach(ConfigurableApplicationContext::close);
-		this.servers.forEach(RedisServer::close);
 		this.backend.close();
 	}
 
 	@Test
 	void theCallsOfEveryRegionCountEverywhereOnceShipped() throws Exception {
-		RedisServer eu = start();
-		RedisServer us = start();
 		ConfigurableApplicationContext first = region("eu", eu, "us", us);
 		ConfigurableApplicationContext second = region("us", us, "eu", eu);
 		for (int i = 0; i < 10; i++) {
@@ -63,12 +64,6 @@ class MvcGatewayGlobalRateLimitTests {
 		}
 		assertThat(status).as("the second region refuses").isEqualTo(429);
 		assertThat(allowed).as("calls allowed in the second region").isLessThan(10);
-	}
-
-	private RedisServer start() {
-		RedisServer server = RedisServers.startStandalone();
-		this.servers.add(server);
-		return server;
 	}
 
 	private ConfigurableApplicationContext region(String name, RedisServer own, String peer, RedisServer peerServer) {
