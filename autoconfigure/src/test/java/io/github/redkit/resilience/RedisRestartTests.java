@@ -1,4 +1,4 @@
-package io.github.redkit.faults;
+package io.github.redkit.resilience;
 
 import java.time.Duration;
 

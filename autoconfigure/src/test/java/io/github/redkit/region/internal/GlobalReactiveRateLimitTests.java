@@ -17,8 +17,8 @@ import io.github.redkit.ratelimit.ReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
-import io.github.redkit.test.PrivateRedis;
-import io.github.redkit.test.RedisServer;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
