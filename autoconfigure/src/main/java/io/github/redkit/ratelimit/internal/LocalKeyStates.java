@@ -1,6 +1,7 @@
 package io.github.redkit.ratelimit.internal;
 
 import java.util.List;
+import java.util.function.LongSupplier;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -18,9 +19,16 @@ final class LocalKeyStates {
 
 	private final Cache<String, LocalKeyState> states;
 
-	LocalKeyStates(long maxKeys) {
+	/**
+	 * Creates the states.
+	 * @param maxKeys the most states kept
+	 * @param clock the limiter's clock: a state's lifetime is counted on the clock its
+	 * counts are on
+	 */
+	LocalKeyStates(long maxKeys, LongSupplier clock) {
 		this.states = Caffeine.newBuilder()
 			.maximumSize(maxKeys)
+			.ticker(clock::getAsLong)
 			.expireAfter(Expiry.<String, LocalKeyState>accessing((key, state) -> state.lifetime()))
 			.build();
 	}
