@@ -6,6 +6,7 @@ import java.util.function.LongSupplier;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Policy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 
 /**
@@ -19,6 +20,12 @@ final class LocalKeyStates {
 
 	private final Cache<String, LocalKeyState> states;
 
+	// each use renews its state's expiry itself: Caffeine leaves out a read's renewal
+	// that would move an expiry by less than a second, so a state of a 1 s period (kept
+	// 1.1 s) used often would go as soon as 100 ms after its last use, and its counts
+	// with it
+	private final Policy.VarExpiration<String, LocalKeyState> expiration;
+
 	/**
 	 * Creates the states.
 	 * @param maxKeys the most states kept
@@ -29,8 +36,9 @@ final class LocalKeyStates {
 		this.states = Caffeine.newBuilder()
 			.maximumSize(maxKeys)
 			.ticker(clock::getAsLong)
-			.expireAfter(Expiry.<String, LocalKeyState>accessing((key, state) -> state.lifetime()))
+			.expireAfter(Expiry.<String, LocalKeyState>creating((key, state) -> state.lifetime()))
 			.build();
+		this.expiration = this.states.policy().expireVariably().orElseThrow();
 	}
 
 	LocalKeyState get(String key, List<RateLimitWindow> windows, int subWindows) {
@@ -40,6 +48,7 @@ final class LocalKeyStates {
 			state = new LocalKeyState(windows, subWindows);
 			this.states.put(key, state);
 		}
+		this.expiration.setExpiresAfter(key, state.lifetime());
 		return state;
 	}
 
