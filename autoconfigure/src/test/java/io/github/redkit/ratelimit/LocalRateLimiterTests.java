@@ -169,6 +169,30 @@ class LocalRateLimiterTests {
 	}
 
 	@Test
+	void aKeyUsedAgainWithinASecondKeepsItsCountsForAPeriodAndASubWindowAfterItsLastUse() {
+		// what SampleOutageLoadTests saw: 2 a second here, a key used often, then not
+		// for 350 ms: its counts must still count (a state of a 1 s period lives 1.1 s
+		// after its last use, and Caffeine renews an expiry on a read only when that
+		// moves it by more than a second)
+		AtomicLong clock = new AtomicLong(ThreadLocalRandom.current().nextLong(1_000_000_000L));
+		LocalRateLimiter limiter = new LocalRateLimiter(new RateLimitInstances(2), 1000, clock::get);
+		PreparedLimit limit = limit(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitWindow.of(4, Duration.ofSeconds(1)));
+		long start = clock.get();
+		List<Long> allowed = new ArrayList<>();
+		for (long at : new long[] { 0, 500, 900, 1250, 1250, 1400 }) {
+			clock.set(start + Duration.ofMillis(at).toNanos());
+			RateLimitDecision decision = limiter.decide(limit, List.of("a"), 1);
+			if (decision.allowed()) {
+				allowed.add(nanos(decision.decidedAt()));
+			}
+		}
+		assertThat(busiest(allowed, Duration.ofSeconds(1).toNanos())).as("allowed in one second: %s", allowed)
+			.isEqualTo(2);
+		// 0 and 500, then 1250 once the call at 0 no longer counts
+		assertThat(allowed).hasSize(3);
+	}
+
+	@Test
 	void theLocalShareIsTheLimitDividedByTheInstancesRoundedDownAndAtLeastOne() {
 		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(RateLimitWindow.of(10, Duration.ofSeconds(1)),
 				RateLimitWindow.of(3, Duration.ofMinutes(1)));

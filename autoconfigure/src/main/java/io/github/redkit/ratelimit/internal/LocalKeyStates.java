@@ -1,10 +1,12 @@
 package io.github.redkit.ratelimit.internal;
 
 import java.util.List;
+import java.util.function.LongSupplier;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Policy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 
 /**
@@ -18,11 +20,25 @@ final class LocalKeyStates {
 
 	private final Cache<String, LocalKeyState> states;
 
-	LocalKeyStates(long maxKeys) {
+	// each use renews its state's expiry itself: Caffeine leaves out a read's renewal
+	// that would move an expiry by less than a second, so a state of a 1 s period (kept
+	// 1.1 s) used often would go as soon as 100 ms after its last use, and its counts
+	// with it
+	private final Policy.VarExpiration<String, LocalKeyState> expiration;
+
+	/**
+	 * Creates the states.
+	 * @param maxKeys the most states kept
+	 * @param clock the limiter's clock: a state's lifetime is counted on the clock its
+	 * counts are on
+	 */
+	LocalKeyStates(long maxKeys, LongSupplier clock) {
 		this.states = Caffeine.newBuilder()
 			.maximumSize(maxKeys)
-			.expireAfter(Expiry.<String, LocalKeyState>accessing((key, state) -> state.lifetime()))
+			.ticker(clock::getAsLong)
+			.expireAfter(Expiry.<String, LocalKeyState>creating((key, state) -> state.lifetime()))
 			.build();
+		this.expiration = this.states.policy().expireVariably().orElseThrow();
 	}
 
 	LocalKeyState get(String key, List<RateLimitWindow> windows, int subWindows) {
@@ -32,6 +48,7 @@ final class LocalKeyStates {
 			state = new LocalKeyState(windows, subWindows);
 			this.states.put(key, state);
 		}
+		this.expiration.setExpiresAfter(key, state.lifetime());
 		return state;
 	}
 

@@ -64,7 +64,7 @@ public final class LocalRateLimiter {
 	public LocalRateLimiter(RateLimitInstances instances, long maxKeys, LongSupplier clock) {
 		Assert.isTrue(maxKeys >= 1, "maxKeys must be at least 1");
 		this.instances = instances;
-		this.states = new LocalKeyStates(maxKeys);
+		this.states = new LocalKeyStates(maxKeys, clock);
 		this.clock = clock;
 		this.origin = clock.getAsLong();
 		this.originInstant = Instant.now();
