@@ -29,7 +29,8 @@ class LuaScriptNamesTests {
 			owners.add(withoutFile.substring(withoutFile.lastIndexOf('/') + 1));
 		}
 		owners.removeAll(Set.of("actuate", "autoconfigure", "testsupport"));
-		// the scripts of this module's own tests (src/test/resources), which no package owns
+		// the scripts of this module's own tests (src/test/resources), which no package
+		// owns
 		owners.add("test");
 		assertThat(owners).contains("core", "ratelimit", "region");
 		Set<String> misnamed = new TreeSet<>();
