@@ -1,8 +1,12 @@
 package io.github.redkit.docs;
 
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -19,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code redkit-bom} manages every artifact the build publishes (each module that does
- * not skip {@code deploy}), at the build's version, and manages nothing else.
+ * not skip {@code deploy}), at the build's version, and manages nothing else; the
+ * published jars carry the licence and the notice.
  */
 class BomTests {
 
@@ -49,6 +54,31 @@ class BomTests {
 		assertThat(managed.values()).containsOnly("${project.version}");
 		assertThat(text(bom.getDocumentElement(), "version")).as("the BOM's version is the build's")
 			.isEqualTo(text(parent.getDocumentElement(), "version"));
+	}
+
+	@Test
+	void everyRedkitJarOnTheClassPathCarriesTheLicenceAndTheNotice() throws Exception {
+		// the sample depends on four published modules: redkit-spring-boot, its starter,
+		// redkit-spring-boot-test
+		// and redkit-test-support; the others are built by the same parent configuration
+		ClassLoader loader = getClass().getClassLoader();
+		List<URL> notices = new ArrayList<>();
+		for (URL notice : Collections.list(loader.getResources("META-INF/NOTICE"))) {
+			if (read(notice).startsWith("Redkit\n")) {
+				notices.add(notice);
+			}
+		}
+		assertThat(notices).as("Redkit's META-INF/NOTICE on the class path").hasSizeGreaterThanOrEqualTo(4);
+		for (URL notice : notices) {
+			URL licence = new URL(notice.toString().replace("META-INF/NOTICE", "META-INF/LICENSE"));
+			assertThat(read(licence)).as(licence.toString()).contains("Apache License").contains("Version 2.0");
+		}
+	}
+
+	private static String read(URL url) throws Exception {
+		try (InputStream in = url.openStream()) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
 	}
 
 	private static Document read(Path pom) throws Exception {
