@@ -4,4 +4,9 @@
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return 1
 end
+-- the caller's own token: its call, applied already and sent again by the client after a
+-- reconnect (issue 43), or a retry; it holds the lock, with the lease the first one set
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return 1
+end
 return 0

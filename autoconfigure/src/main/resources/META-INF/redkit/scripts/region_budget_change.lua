@@ -21,8 +21,9 @@
 -- ARGV[1] this region, ARGV[2] 'create' | 'allot' | 'spend' | 'refund' | 'give' | 'lend' (a
 -- give asked by the receiver, which applies the reply at once) | 'reserve' | 'commit' |
 -- 'release', ARGV[3] amount (positive; what is used, for commit), ARGV[4] outbox
--- bound (MAXLEN ~), ARGV[5] operation TTL (ms), '0' for a spend without an operation id (no
--- record read or written: the record is two of a spend's commands), ARGV[6] the shared counter's name, ARGV[7]
+-- bound (MAXLEN ~), ARGV[5] operation TTL (ms), '0' for no record read or written (the Java
+-- always sends one now: a spend without the caller's id has one generated per call, kept only
+-- while the client may send it again), ARGV[6] the shared counter's name, ARGV[7]
 -- the allotted counter's name, ARGV[8] this region's incoming counter's name, ARGV[9] the
 -- reservation id, ARGV[10] the reservation's TTL (ms), ARGV[11] '1' when the change needs
 -- this region's incarnation (it has peers), then per KEYS[10..]: the counter's name

@@ -92,8 +92,10 @@ public interface RegionalBudgets {
 
 	/**
 	 * Spends from a budget like {@link #spend(String, long, String)}, without an
-	 * operation id: nothing is remembered, so a retry spends again. The cheaper call (two
-	 * commands fewer in Redis) for callers that do not retry, or that dedupe elsewhere.
+	 * operation id of the caller's: a retry by the caller spends again. A copy that the
+	 * client sends again after a reconnect is applied once (an id generated per call,
+	 * remembered only while such a copy can arrive). For callers that do not retry, or
+	 * that dedupe elsewhere.
 	 * @param name the budget name
 	 * @param amount the amount, positive
 	 * @return whether it was spent and what is left as this region sees it

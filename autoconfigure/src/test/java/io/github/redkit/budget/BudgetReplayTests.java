@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.budget.internal.RedisBudgets;
@@ -15,6 +16,8 @@ import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,6 +29,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Budget changes applied once when the client sends them again: the connection is cut
@@ -130,6 +134,30 @@ class BudgetReplayTests {
 		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(1_000);
 	}
 
+	@Test
+	void aReplacingCreateIsAppliedOnce() {
+		// a second between the cut and the reconnect: room for another instance's spend
+		ClientResources resources = ClientResources.builder()
+			.reconnectDelay(Delay.constant(Duration.ofSeconds(1)))
+			.build();
+		LettuceConnectionFactory slow = factory(this.link.port(), resources);
+		try {
+			RedisBudgets budgets = budgets(new RedisScriptRunner(slow), TIMEOUT);
+			assertThat(budgets.remaining(this.budgetId)).isEqualTo(1_000);
+			this.link.cutAfterNextWrite();
+			CompletableFuture<Boolean> replaced = budgets.createAsync(this.budgetId, 500, true);
+			await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(5)).until(() -> this.link.cutsAfterWrite() == 1);
+			// another instance spends between the first application and the re-send
+			assertThat(this.direct.spend(this.budgetId, 100)).isEqualTo(new SpendResult(true, 400));
+			assertThat(replaced.join()).isTrue();
+			assertThat(this.direct.remaining(this.budgetId)).as("the spend is not undone").isEqualTo(400);
+		}
+		finally {
+			slow.destroy();
+			resources.shutdown();
+		}
+	}
+
 	private RedisBudgets budgets(RedisScriptRunner runner, Duration timeout) {
 		RedisBudgets budgets = new RedisBudgets(runner, this.keyspace, timeout, Duration.ofHours(1),
 				new MicrometerRedkitMetrics(SimpleMeterRegistry::new), RedkitObservations.NONE);
@@ -141,6 +169,15 @@ class BudgetReplayTests {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(RedisServer.HOST, port),
 				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	private static LettuceConnectionFactory factory(int port, ClientResources resources) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, port),
+				LettuceClientConfiguration.builder().clientResources(resources).commandTimeout(TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;

@@ -12,6 +12,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.KeyExpressionEvaluator;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
 import io.github.redkit.idempotency.actuate.StepEndpointSection;
@@ -42,6 +43,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -68,10 +70,14 @@ public final class IdempotencyAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotentSteps redkitIdempotentSteps(RedisScriptRunner runner, RedisKeyspace keyspace,
 			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties, RedkitMetrics metrics,
-			ObjectProvider<RedkitObservations> observations) {
+			ObjectProvider<RedkitObservations> observations, ObjectProvider<RedisConnectionFactory> connectionFactory) {
 		IdempotencySettings settings = IdempotencyPropertiesMapper.settings(properties);
-		return new RedisIdempotentSteps(runner, keyspace, jsonMapper.getIfAvailable(JsonMapper.builder()::build),
-				settings, metrics, observations.getIfAvailable(() -> RedkitObservations.NONE));
+		RedisIdempotentSteps steps = new RedisIdempotentSteps(runner, keyspace,
+				jsonMapper.getIfAvailable(JsonMapper.builder()::build), settings, metrics,
+				observations.getIfAvailable(() -> RedkitObservations.NONE));
+		// until when Lettuce may send an abandon again: how long its generated id is kept
+		steps.setCommandTimeout(ReplayWindow.commandTimeout(connectionFactory.getIfAvailable()));
+		return steps;
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -16,6 +16,7 @@ import io.github.redkit.autoconfigure.ratelimit.RateLimitProperties;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 import io.github.redkit.region.actuate.GlobalRateLimitEndpointCounters;
@@ -67,21 +68,30 @@ public final class RegionAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RegionalCounters redkitRegionalCounters(RedisScriptRunner runner, RedisKeyspace keyspace,
-			RegionProperties properties) {
+			RegionProperties properties, ObjectProvider<RedisConnectionFactory> connectionFactory) {
 		String local = RegionPropertiesChecks.checked(properties);
-		return new RedisRegionalCounters(runner, keyspace, local, properties.getOutbox().getMaxLength(),
-				properties.getOutbox().getShards(), properties.getTimeout());
+		RedisRegionalCounters counters = new RedisRegionalCounters(runner, keyspace, local,
+				properties.getOutbox().getMaxLength(), properties.getOutbox().getShards(), properties.getTimeout());
+		// until when Lettuce may send an increment again: how long its generated id is
+		// kept
+		counters.setCommandTimeout(ReplayWindow.commandTimeout(connectionFactory.getIfAvailable()));
+		return counters;
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnReplicated("budgets")
 	RegionalBudgets redkitRegionalBudgets(RedisScriptRunner runner, RedisKeyspace keyspace, RegionProperties properties,
-			RegionReplicators replicators, RedkitMetrics metrics) {
+			RegionReplicators replicators, RedkitMetrics metrics,
+			ObjectProvider<RedisConnectionFactory> connectionFactory) {
 		String local = RegionPropertiesChecks.checked(properties);
 		RegionalBudgetSettings settings = new RegionalBudgetSettings(properties.getOutbox().getMaxLength(),
 				properties.getOutbox().getShards(), properties.getBudgets().getOperationTtl(), properties.getTimeout());
-		return new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local, settings, metrics);
+		RedisRegionalBudgets budgets = new RedisRegionalBudgets(runner, replicators.peerRunners(), keyspace, local,
+				settings, metrics);
+		// until when Lettuce may send a spend again: how long a generated id is kept
+		budgets.setCommandTimeout(ReplayWindow.commandTimeout(connectionFactory.getIfAvailable()));
+		return budgets;
 	}
 
 	@Bean

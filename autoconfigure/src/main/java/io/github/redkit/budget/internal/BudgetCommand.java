@@ -29,10 +29,12 @@ record BudgetCommand(String budgetId, @Nullable String kind, @Nullable String op
 	/**
 	 * A command applied once under an operation id generated for this call.
 	 * @param budgetId the budget
-	 * @param command the script's command ({@code spend} or {@code reserve})
+	 * @param command the script's command ({@code spend}, {@code reserve} or a replacing
+	 * {@code create})
 	 * @param amount the amount
 	 * @param operationId the generated id
-	 * @param id the command's own argument (a reservation's id), empty when none
+	 * @param id the command's own argument (a reservation's id, {@code "1"} to replace),
+	 * empty when none
 	 * @param reservationTtl how long a reservation holds, in milliseconds, {@code "0"}
 	 * when not a reservation
 	 * @return the command

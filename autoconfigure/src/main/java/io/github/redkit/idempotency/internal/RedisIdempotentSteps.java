@@ -19,6 +19,7 @@ import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import io.github.redkit.idempotency.IdempotencyKeyReusedException;
 import io.github.redkit.idempotency.IdempotencyObservationKind;
 import io.github.redkit.idempotency.IdempotentSteps;
@@ -68,6 +69,8 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	private final RedkitMetrics metrics;
 
+	private volatile String onceTtl;
+
 	private final RedkitObservations observations;
 
 	/**
@@ -89,6 +92,23 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 		this.jsonMapper = jsonMapper;
 		this.settings = settings;
 		this.metrics = metrics;
+		this.onceTtl = onceTtl(ReplayWindow.DEFAULT_COMMAND_TIMEOUT, settings);
+	}
+
+	/**
+	 * Sets the connection's command timeout ({@link ReplayWindow#DEFAULT_COMMAND_TIMEOUT}
+	 * unless set): Lettuce sends a command again after a reconnect until then, so the id
+	 * generated for an {@link #abandon(String, String)} is kept for the
+	 * {@link ReplayWindow} (never longer than the steps' ttl).
+	 * @param commandTimeout the connection's command timeout
+	 */
+	public void setCommandTimeout(Duration commandTimeout) {
+		Assert.isTrue(commandTimeout != null && commandTimeout.toMillis() > 0, "commandTimeout must be positive");
+		this.onceTtl = onceTtl(commandTimeout, this.settings);
+	}
+
+	private static String onceTtl(Duration commandTimeout, IdempotencySettings settings) {
+		return Long.toString(ReplayWindow.of(commandTimeout, settings.timeout(), settings.ttl()).toMillis());
 	}
 
 	@Override
@@ -207,7 +227,14 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	@Override
 	public CompletableFuture<Void> abandonAsync(String operation, String step) {
-		return run(ABANDON, keys(operation).subList(0, 1), step, "").thenApply((removed) -> null);
+		// whichever claim holds the step: a copy Lettuce sends again after a reconnect
+		// must not remove a claim taken since (issue 43), so the call carries an id of
+		// its
+		// own, remembered for the replay window
+		Assert.hasText(operation, "Operation must not be empty");
+		String record = this.keyspace.key("idempotency").tag(operation).part("abandon", RandomIds.next()).build();
+		return run(ABANDON, List.of(keys(operation).get(0), record), step, "", this.onceTtl)
+			.thenApply((removed) -> null);
 	}
 
 	@Override

@@ -14,7 +14,9 @@ import io.github.redkit.budget.Reservation;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import io.github.redkit.region.RegionRecoveringException;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
@@ -37,12 +39,6 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 
 	private static final Log logger = LogFactory.getLog(RedisRegionalBudgets.class);
 
-	/**
-	 * The operation key of a spend without an operation id: the script reads and writes
-	 * no record (an id is never empty, so no recorded key is {@code spend} alone).
-	 */
-	private static final String UNRECORDED = "spend";
-
 	private static final LuaScript<List> CHANGE = LuaScript.load("region_budget_change", List.class);
 
 	private static final LuaScript<List> READ = LuaScript.load("region_budget_read", List.class);
@@ -62,6 +58,10 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	private final String outboxMaxLength;
 
 	private final String operationTtl;
+
+	private final RegionalBudgetSettings settings;
+
+	private volatile String onceTtl;
 
 	private final Duration timeout;
 
@@ -106,6 +106,24 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 		this.operationTtl = Long.toString(settings.operationTtl().toMillis());
 		this.timeout = settings.timeout();
 		this.metrics = metrics;
+		this.settings = settings;
+		this.onceTtl = onceTtl(ReplayWindow.DEFAULT_COMMAND_TIMEOUT, settings);
+	}
+
+	/**
+	 * Sets the connection's command timeout ({@link ReplayWindow#DEFAULT_COMMAND_TIMEOUT}
+	 * unless set): Lettuce sends a command again after a reconnect until then, so the
+	 * operation id generated for a spend without one is kept for the {@link ReplayWindow}
+	 * (never longer than the operation TTL).
+	 * @param commandTimeout the connection's command timeout
+	 */
+	public void setCommandTimeout(Duration commandTimeout) {
+		Assert.isTrue(commandTimeout != null && commandTimeout.toMillis() > 0, "commandTimeout must be positive");
+		this.onceTtl = onceTtl(commandTimeout, this.settings);
+	}
+
+	private static String onceTtl(Duration commandTimeout, RegionalBudgetSettings settings) {
+		return Long.toString(ReplayWindow.of(commandTimeout, settings.timeout(), settings.operationTtl()).toMillis());
 	}
 
 	@Override
@@ -325,8 +343,9 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 	 */
 	@Override
 	public RegionalSpend spend(String name, long amount) {
-		// no operation key: the script neither reads nor writes an operation record
-		List<?> reply = change(name, Change.of("spend", amount, UNRECORDED));
+		// an id per call, kept for the replay window only: Lettuce may send the spend
+		// again after a reconnect (issue 43); a replay of it is this call's own outcome
+		List<?> reply = change(name, Change.of("spend", amount, RedisRegionalCounters.ONCE + RandomIds.next()));
 		return new RegionalSpend((Long) reply.get(0) == 1, (Long) reply.get(1), false);
 	}
 
@@ -354,10 +373,11 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 				List.of(shard.counter(shared), shard.counter(allotted(name)), shard.counter(incoming(name, region)),
 						shard.sequence(), shard.outbox(), shard.operation(shared, change.operationKey()),
 						shard.reservations(shared), shard.reservationDeadlines(shared), shard.incarnation(region)));
-		List<String> args = new ArrayList<>(List.of(region, change.operation(), Long.toString(change.amount()),
-				this.outboxMaxLength, UNRECORDED.equals(change.operationKey()) ? "0" : this.operationTtl, shared,
-				allotted(name), incoming(name, region), change.reservation(),
-				Long.toString(change.reservationTtl().toMillis()), recovered ? "1" : "0"));
+		List<String> args = new ArrayList<>(
+				List.of(region, change.operation(), Long.toString(change.amount()), this.outboxMaxLength,
+						change.operationKey().startsWith(RedisRegionalCounters.ONCE) ? this.onceTtl : this.operationTtl,
+						shared, allotted(name), incoming(name, region), change.reservation(),
+						Long.toString(change.reservationTtl().toMillis()), recovered ? "1" : "0"));
 		boolean withShares = change.operation().equals("allot");
 		List<String> others = change.others();
 		for (int i = 0; i < others.size(); i += withShares ? 2 : 1) {

@@ -6,7 +6,9 @@ import java.util.regex.Pattern;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import io.github.redkit.region.RegionalCounters;
 
 import org.springframework.util.Assert;
@@ -28,6 +30,18 @@ public class RedisRegionalCounters implements RegionalCounters {
 	 */
 	private static final Pattern GLOBAL_RATE_LIMIT = Pattern.compile("rl\\.[A-Za-z0-9_-]{43}\\.");
 
+	/**
+	 * The longest an increment's generated operation id is kept, whatever the timeouts:
+	 * as long as a regional budget's operation ids by default.
+	 */
+	private static final Duration MAX_WINDOW = Duration.ofHours(24);
+
+	/**
+	 * How the operation key of an increment's generated id starts (a regional budget's
+	 * start with the operation's name).
+	 */
+	static final String ONCE = "once ";
+
 	private final RedisScriptRunner runner;
 
 	private final RegionShards shards;
@@ -37,6 +51,8 @@ public class RedisRegionalCounters implements RegionalCounters {
 	private final String outboxMaxLength;
 
 	private final Duration timeout;
+
+	private volatile String onceTtl;
 
 	/**
 	 * Creates counters.
@@ -70,6 +86,19 @@ public class RedisRegionalCounters implements RegionalCounters {
 		this.region = region;
 		this.outboxMaxLength = Long.toString(outboxMaxLength);
 		this.timeout = timeout;
+		this.onceTtl = Long
+			.toString(ReplayWindow.of(ReplayWindow.DEFAULT_COMMAND_TIMEOUT, timeout, MAX_WINDOW).toMillis());
+	}
+
+	/**
+	 * Sets the connection's command timeout ({@link ReplayWindow#DEFAULT_COMMAND_TIMEOUT}
+	 * unless set): Lettuce sends a command again after a reconnect until then, so the
+	 * operation id generated for each increment is kept for the {@link ReplayWindow}.
+	 * @param commandTimeout the connection's command timeout
+	 */
+	public void setCommandTimeout(Duration commandTimeout) {
+		Assert.isTrue(commandTimeout != null && commandTimeout.toMillis() > 0, "commandTimeout must be positive");
+		this.onceTtl = Long.toString(ReplayWindow.of(commandTimeout, this.timeout, MAX_WINDOW).toMillis());
 	}
 
 	@Override
@@ -78,9 +107,12 @@ public class RedisRegionalCounters implements RegionalCounters {
 		// its negation must exist: a subtraction is stored as a positive amount
 		Assert.isTrue(delta != Long.MIN_VALUE, "Delta must be greater than Long.MIN_VALUE");
 		RegionKeys keys = this.shards.of(name);
+		// an id per call: Lettuce may send the increment again after a reconnect (issue
+		// 43)
+		String operation = keys.operation(name, ONCE + RandomIds.next());
 		List<?> reply = this.runner.execute(INCREMENT, this.timeout,
-				List.of(keys.counter(name), keys.sequence(), keys.outbox()), this.region, Long.toString(delta),
-				this.outboxMaxLength, name);
+				List.of(keys.counter(name), keys.sequence(), keys.outbox(), operation), this.region,
+				Long.toString(delta), this.outboxMaxLength, name, this.onceTtl);
 		return (Long) reply.get(0);
 	}
 
