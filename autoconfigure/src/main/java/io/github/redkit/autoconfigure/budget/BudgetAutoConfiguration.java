@@ -1,7 +1,5 @@
 package io.github.redkit.autoconfigure.budget;
 
-import java.time.Duration;
-
 import io.github.redkit.core.ServerNeed;
 import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.actuate.RedkitEndpoint;
@@ -16,7 +14,7 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import org.jspecify.annotations.Nullable;
+import io.github.redkit.core.internal.ReplayWindow;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -29,7 +27,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Budgets in integer minor units: the {@link Budgets} bean, its metrics and, for reactive
@@ -57,20 +54,10 @@ public final class BudgetAutoConfiguration {
 		RedisBudgets budgets = new RedisBudgets(runner, keyspace, properties.getTimeout(), properties.getOperationTtl(),
 				metrics, observations.getIfAvailable(() -> RedkitObservations.NONE),
 				BudgetPropertiesMapper.allowances(properties));
-		budgets.setCommandTimeout(commandTimeout(connectionFactory.getIfAvailable()));
+		// until when Lettuce may send a command again: how long a generated operation id
+		// is kept
+		budgets.setCommandTimeout(ReplayWindow.commandTimeout(connectionFactory.getIfAvailable()));
 		return budgets;
-	}
-
-	// until when Lettuce may send a command again after a reconnect: it bounds how long
-	// a spend's generated operation id is kept
-	private static Duration commandTimeout(@Nullable RedisConnectionFactory connectionFactory) {
-		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
-			Duration timeout = lettuce.getClientConfiguration().getCommandTimeout();
-			if (timeout.toMillis() > 0) {
-				return timeout;
-			}
-		}
-		return RedisBudgets.DEFAULT_COMMAND_TIMEOUT;
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -26,6 +26,7 @@ import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -58,7 +59,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	 * Lettuce's command timeout when the connection's is not known: the longest a command
 	 * is sent again after a reconnect (Spring's client options time commands out).
 	 */
-	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
+	public static final Duration DEFAULT_COMMAND_TIMEOUT = ReplayWindow.DEFAULT_COMMAND_TIMEOUT;
 
 	private static final RedkitOutcomes<Answer> APPLIED = RedkitOutcomes.of(RedisBudgets::outcome);
 
@@ -121,7 +122,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		this.keyspace = keyspace;
 		this.timeout = timeout;
 		this.operationTtl = operationTtl;
-		this.onceTtl = Long.toString(replayWindow(DEFAULT_COMMAND_TIMEOUT, timeout, operationTtl).toMillis());
+		this.onceTtl = Long.toString(ReplayWindow.of(DEFAULT_COMMAND_TIMEOUT, timeout, operationTtl).toMillis());
 		this.metrics = metrics;
 		this.allowances = new BudgetAllowances(allowances, new BudgetAllowances.Budget() {
 
@@ -155,7 +156,7 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	 */
 	public void setCommandTimeout(Duration commandTimeout) {
 		Assert.isTrue(commandTimeout != null && commandTimeout.toMillis() > 0, "commandTimeout must be positive");
-		this.onceTtl = Long.toString(replayWindow(commandTimeout, this.timeout, this.operationTtl).toMillis());
+		this.onceTtl = Long.toString(ReplayWindow.of(commandTimeout, this.timeout, this.operationTtl).toMillis());
 	}
 
 	/**
@@ -464,18 +465,6 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		// saw: it is that call's outcome, not a retry's
 		boolean replayed = (Long) reply.get(2) == 1 && !command.generatedId();
 		return new Answer(new SpendResult(applied == 1, remaining), replayed, reservationId);
-	}
-
-	/**
-	 * How long the record of a generated operation id is kept: Lettuce sends a command
-	 * again until the connection's command timeout (or the caller's, if longer, on a
-	 * connection that waits for it), and a copy sent at the last moment still needs to
-	 * reach Redis: twice that, never longer than the records of the caller's ids.
-	 */
-	static Duration replayWindow(Duration commandTimeout, Duration timeout, Duration operationTtl) {
-		Duration longer = (commandTimeout.compareTo(timeout) >= 0) ? commandTimeout : timeout;
-		Duration window = longer.multipliedBy(2);
-		return (window.compareTo(operationTtl) <= 0) ? window : operationTtl;
 	}
 
 	private static Throwable unwrap(Throwable ex) {
