@@ -6,20 +6,30 @@
 -- failed, extended or expires on its own.
 -- The reaper runs only when the next-due hint (KEYS[5], see queue_hint.lua) is not
 -- trusted: a trusted hint says no score of either set is at or below now, so a take with
--- nothing due costs TIME, GET, LPOP and ZADD (and the acknowledgements' ZREM). A take
+-- nothing due costs TIME, MGET (the hint and the take's record), LPOP, ZADD and the
+-- record's SET (and the acknowledgements' ZREM). A take
 -- that reaped and popped writes a fresh hint after reading both sets' earliest scores,
 -- unless the reaper moved a full batch (more may be due: the next take reaps again).
 -- An in-flight entry is "<take token>#<element>": the token, new at each take, tells
 -- this take of a message from any other, so that a consumer that lost its message to
 -- the visibility timeout can neither settle nor extend the take that followed, even one
 -- of the very same element (a re-queued dead letter, a released message).
+-- The token is chosen by the caller per take, so the same take sent again by the client
+-- after a reconnect (Lettuce re-sends a command written but not answered) is recognised:
+-- a take that popped or acknowledged something keeps "<deadline>:<acked>:<popped>" under
+-- KEYS[6] for the replay window, read with the hint in one MGET; a replay pops and acks
+-- nothing more and answers the entries still in flight under its token (found at their
+-- deadline, in id order) while that deadline is ahead: the batch the caller never saw is
+-- handed to it, not left in flight under a token nobody holds to come back with a
+-- delivery counted.
 -- KEYS[1] ready list, KEYS[2] in-flight zset (score = deadline), KEYS[3] delayed zset
 -- (score = due time), KEYS[4] collapse hash (sha1(payload) -> pending delayed element),
--- KEYS[5] next-due hint
+-- KEYS[5] next-due hint, KEYS[6] this take's record "once:<token>"
 -- ARGV[1] '1' = LIFO (pop the tail) else FIFO, ARGV[2] visibility timeout ms,
 -- ARGV[3] reaper batch size, ARGV[4] how many to take at most, ARGV[5] this take's
--- token (no '#', no '|'), ARGV[6..] optional: in-flight entries to acknowledge first (a
--- consumer acks what it handled and takes the next ones in one round trip)
+-- token (no '#', no '|'), ARGV[6] the replay window ms, ARGV[7..] optional: in-flight
+-- entries to acknowledge first (a consumer acks what it handled and takes the next ones
+-- in one round trip)
 -- Returns {element, now (ms on the Redis clock), acked, more elements...} or {0, wait ms
 -- until the next deadline/due time (-1 = none), acked}, the numbers as integers; acked
 -- counts the ARGV[6..] that were still in flight and are now removed. The first field
@@ -29,12 +39,37 @@
 --#include queue_hint
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local read = redis.call('MGET', KEYS[5], KEYS[6])
+if read[2] then
+  -- this very take, sent again: answer what is still in flight under its token
+  local deadline, firstAcked, popped = string.match(read[2], '^(%d+):(%d+):(%d+)$')
+  local taken = {}
+  -- a take whose visibility ran out is the reaper's: it goes back to the ready list
+  if popped and tonumber(popped) > 0 and tonumber(deadline) > now then
+    local prefix = ARGV[5] .. '#'
+    for _, e in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], deadline, deadline)) do
+      if string.sub(e, 1, #prefix) == prefix then
+        taken[#taken + 1] = string.sub(e, #prefix + 1)
+      end
+    end
+  end
+  local acks = tonumber(firstAcked) or 0
+  if #taken == 0 then
+    -- what it took came back (its visibility ran out): take again at once
+    return { 0, 0, acks }
+  end
+  local reply = { taken[1], now, acks }
+  for i = 2, #taken do
+    reply[i + 2] = taken[i]
+  end
+  return reply
+end
 local acked = 0
-if #ARGV >= 6 then
-  acked = redis.call('ZREM', KEYS[2], unpack(ARGV, 6))
+if #ARGV >= 7 then
+  acked = redis.call('ZREM', KEYS[2], unpack(ARGV, 7))
 end
 
-local hint = tonumber(redis.call('GET', KEYS[5]))
+local hint = tonumber(read[1])
 local trusted = hint_trusted(hint, now)
 -- whether the reaper moved every score at or below now (so that a fresh hint may be written)
 local reaped = false
@@ -103,6 +138,9 @@ if not popped then
   if wait == 0 then
     wait = 1
   end
+  if acked > 0 then
+    redis.call('SET', KEYS[6], '0:' .. acked .. ':0', 'PX', ARGV[6])
+  end
   return { 0, wait, acked }
 end
 
@@ -126,6 +164,7 @@ for i, e in ipairs(popped) do
   scored[2 * i] = ARGV[5] .. '#' .. claimed[i]
 end
 redis.call('ZADD', KEYS[2], unpack(scored))
+redis.call('SET', KEYS[6], score .. ':' .. acked .. ':' .. #claimed, 'PX', ARGV[6])
 if reaped then
   -- every score left is above now: the hint is the ms before the earliest, at most
   -- HINT_MAX_AGE ahead

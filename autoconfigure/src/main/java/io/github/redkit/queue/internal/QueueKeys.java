@@ -7,7 +7,8 @@ import io.github.redkit.core.RedisKeyspace;
 /**
  * The keys of one queue, all under one hash tag so that every script of the queue runs in
  * one cluster slot:
- * {@code <prefix>:queue:{<name>}:ready|inflight|delayed|collapse|dead|dead-errors|dead-index|next-due}.
+ * {@code <prefix>:queue:{<name>}:ready|inflight|delayed|collapse|dead|dead-errors|dead-index|next-due},
+ * and {@code once:<id>}, the short-lived records of calls applied once.
  */
 public final class QueueKeys {
 
@@ -27,7 +28,10 @@ public final class QueueKeys {
 
 	private final String nextDue;
 
+	private final RedisKeyspace.Key base;
+
 	private QueueKeys(RedisKeyspace.Key base) {
+		this.base = base;
 		this.ready = base.part("ready").build();
 		this.inFlight = base.part("inflight").build();
 		this.delayed = base.part("delayed").build();
@@ -109,12 +113,27 @@ public final class QueueKeys {
 		return this.nextDue;
 	}
 
-	public List<String> claimKeys() {
-		return List.of(this.ready, this.inFlight, this.delayed, this.collapse, this.nextDue);
+	/**
+	 * The record of one call applied, kept for the replay window only, so that the same
+	 * call sent again by the client is answered, not applied again: {@code once:<id>},
+	 * the id a send's first message id, a take's token or a re-queue's operation id.
+	 * @param id the call's id
+	 * @return the key
+	 */
+	public String once(String id) {
+		return this.base.part("once").part(id).build();
 	}
 
-	public List<String> delayKeys() {
-		return List.of(this.delayed, this.collapse, this.nextDue);
+	public List<String> claimKeys(String take) {
+		return List.of(this.ready, this.inFlight, this.delayed, this.collapse, this.nextDue, once(take));
+	}
+
+	public List<String> sendKeys(String firstId) {
+		return List.of(this.ready, once(firstId));
+	}
+
+	public List<String> delayKeys(String id) {
+		return List.of(this.delayed, this.collapse, this.nextDue, once(id));
 	}
 
 	public List<String> extendKeys() {
@@ -125,8 +144,8 @@ public final class QueueKeys {
 		return List.of(this.inFlight, this.delayed, this.dead, this.deadErrors, this.deadIndex, this.nextDue);
 	}
 
-	public List<String> deadKeys() {
-		return List.of(this.dead, this.deadErrors, this.deadIndex, this.ready);
+	public List<String> deadKeys(String operationId) {
+		return List.of(this.dead, this.deadErrors, this.deadIndex, this.ready, once(operationId));
 	}
 
 }

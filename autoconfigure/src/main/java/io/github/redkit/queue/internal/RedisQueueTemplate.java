@@ -4,6 +4,7 @@ import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -23,7 +24,9 @@ import io.github.redkit.core.RedkitObservationContext;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueMessage;
@@ -90,6 +93,12 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private static final int SEND_CHUNK = 1000;
 
 	/**
+	 * A queue keeps no records of its callers' own ids for longer: nothing caps its
+	 * replay window.
+	 */
+	private static final Duration NO_CAP = ChronoUnit.FOREVER.getDuration();
+
+	/**
 	 * How many messages one take hands out at most.
 	 */
 	static final int MAX_BATCH = QueueSettings.MAX_PREFETCH;
@@ -118,6 +127,12 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private final RedkitObservations observations;
 
 	/**
+	 * How long (ms) the record of a call applied once is kept: a copy of the call the
+	 * client sends again after a reconnect arrives within it.
+	 */
+	private final String replayWindow;
+
+	/**
 	 * Creates a template.
 	 * @param runner the script runner
 	 * @param keyspace the keyspace
@@ -137,16 +152,17 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		this.json = json;
 		this.settings = settings;
 		this.events = new QueueEvents(metrics);
+		this.replayWindow = Long.toString(
+				ReplayWindow.of(ReplayWindow.commandTimeout(this.redis.getConnectionFactory()), CLAIM_TIMEOUT, NO_CAP)
+					.toMillis());
 	}
 
 	@Override
 	public void send(String queue, Object payload) {
 		Map<String, String> headers = new LinkedHashMap<>();
 		this.observations.observe(sending(queue, headers), () -> {
-			// one RPUSH (a contract QueueTemplateTests holds); the reactive face
-			// sends the same element with the same command, inside a script on
-			// the async connection
-			this.redis.opsForList().rightPush(keys(queue).ready(), element(payload, headers));
+			// one script call (a contract QueueTemplateTests holds), the reactive face's
+			RedisScriptRunner.await(push(queue, List.of(envelope(payload, headers))), CLAIM_TIMEOUT, SEND.name());
 			return queue;
 		}, SENT);
 	}
@@ -171,35 +187,43 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		Map<String, String> headers = new LinkedHashMap<>();
 		try {
 			return this.observations.observe(sending(queue, headers),
-					() -> push(queue, element(payload, headers)).thenApply((length) -> (Void) null), SENT);
+					() -> push(queue, List.of(envelope(payload, headers))).thenApply((length) -> (Void) null), SENT);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
 	}
 
-	private CompletableFuture<Long> push(String queue, String element) {
-		return this.runner.executeAsync(SEND, List.of(keys(queue).ready()), element);
+	/**
+	 * Appends messages once: the send's record is named after its first message's id, so
+	 * that the same call sent again by the client enqueues nothing more.
+	 */
+	private CompletableFuture<Long> push(String queue, List<Envelope> envelopes) {
+		String[] args = new String[envelopes.size() + 1];
+		args[0] = this.replayWindow;
+		for (int i = 0; i < envelopes.size(); i++) {
+			args[i + 1] = envelopes.get(i).raw();
+		}
+		return this.runner.executeAsync(SEND, keys(queue).sendKeys(envelopes.get(0).id()), args);
 	}
 
 	@Override
-	@SuppressWarnings("NullAway") // a pipelined callback must return null
 	public void sendAll(String queue, Collection<?> payloads) {
 		if (payloads.isEmpty()) {
 			return;
 		}
 		Map<String, String> headers = new LinkedHashMap<>();
 		this.observations.observe(sending(queue, headers), () -> {
-			byte[] ready = bytes(keys(queue).ready());
-			List<byte[]> elements = new ArrayList<>(payloads.size());
-			payloads.forEach((payload) -> elements.add(bytes(element(payload, headers))));
-			this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-				for (int from = 0; from < elements.size(); from += SEND_CHUNK) {
-					List<byte[]> chunk = elements.subList(from, Math.min(elements.size(), from + SEND_CHUNK));
-					connection.listCommands().rPush(ready, chunk.toArray(byte[][]::new));
-				}
-				return null;
-			});
+			List<Envelope> envelopes = new ArrayList<>(payloads.size());
+			payloads.forEach((payload) -> envelopes.add(envelope(payload, headers)));
+			// one script call per chunk, each applied once, sent together on the
+			// connection (one round trip for a sendAll of up to SEND_CHUNK messages)
+			List<CompletableFuture<Long>> chunks = new ArrayList<>();
+			for (int from = 0; from < envelopes.size(); from += SEND_CHUNK) {
+				chunks.add(push(queue, envelopes.subList(from, Math.min(envelopes.size(), from + SEND_CHUNK))));
+			}
+			RedisScriptRunner.await(CompletableFuture.allOf(chunks.toArray(CompletableFuture[]::new)), CLAIM_TIMEOUT,
+					SEND.name());
 			return queue;
 		}, SENT);
 	}
@@ -208,8 +232,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	public boolean sendDelayed(String queue, Object payload, Duration delay) {
 		Assert.isTrue(delay != null && !delay.isNegative(), "delay must not be null or negative");
 		Map<String, String> headers = new LinkedHashMap<>();
-		return this.observations.observe(sending(queue, headers), () -> RedisScriptRunner
-			.await(delay(queue, element(payload, headers), delay), CLAIM_TIMEOUT, DELAY.name()), SCHEDULED);
+		return this.observations
+			.observe(
+					sending(queue, headers), () -> RedisScriptRunner
+						.await(delay(queue, envelope(payload, headers), delay), CLAIM_TIMEOUT, DELAY.name()),
+					SCHEDULED);
 	}
 
 	/**
@@ -225,7 +252,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		try {
 			return this.observations.observe(sending(queue, headers), () -> {
 				Assert.isTrue(delay != null && !delay.isNegative(), "delay must not be null or negative");
-				return delay(queue, element(payload, headers), delay);
+				return delay(queue, envelope(payload, headers), delay);
 			}, SCHEDULED_LATER);
 		}
 		catch (RuntimeException ex) {
@@ -233,11 +260,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		}
 	}
 
-	private CompletableFuture<Boolean> delay(String queue, String element, Duration delay) {
+	private CompletableFuture<Boolean> delay(String queue, Envelope envelope, Duration delay) {
 		QueueKeys k = keys(queue);
 		return this.runner
-			.executeAsync(DELAY, k.delayKeys(), element, Long.toString(delay.toMillis()),
-					settings(queue).collapse().scriptValue())
+			.executeAsync(DELAY, k.delayKeys(envelope.id()), envelope.raw(), Long.toString(delay.toMillis()),
+					settings(queue).collapse().scriptValue(), this.replayWindow)
 			.thenApply((scheduled) -> scheduled != null && scheduled == 1L);
 	}
 
@@ -460,7 +487,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	@Override
 	public boolean requeueDeadLetter(String queue, String id) {
-		Long moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(), id, "1");
+		// a call of its own, so that the same call sent again answers as the first did
+		Long moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(RandomIds.next()), id, "1", this.replayWindow);
 		return moved != null && moved > 0;
 	}
 
@@ -469,7 +497,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		long total = 0;
 		Long moved;
 		do {
-			moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(), "", Integer.toString(REAP_BATCH));
+			moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(RandomIds.next()), "",
+					Integer.toString(REAP_BATCH), this.replayWindow);
 			total += (moved != null) ? moved : 0;
 		}
 		while (moved != null && moved > 0);
@@ -525,18 +554,19 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		Assert.isTrue(max > 0 && max <= MAX_BATCH, () -> "max must be between 1 and " + MAX_BATCH);
 		QueueSettings settings = settings(queue);
 		String take = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-		String[] args = new String[5 + done.size()];
+		String[] args = new String[6 + done.size()];
 		args[0] = lifoFlag(queue);
 		args[1] = Long.toString(settings.visibilityTimeout().toMillis());
 		args[2] = Integer.toString(REAP_BATCH);
 		args[3] = Integer.toString(max);
 		args[4] = take;
-		int i = 5;
+		args[5] = this.replayWindow;
+		int i = 6;
 		for (QueueMessage<?> message : done) {
 			Assert.isTrue(message.queue().equals(queue), "Messages to acknowledge must be of the same queue");
 			args[i++] = TakenMessage.of(message).inFlightEntry();
 		}
-		return this.runner.executeAsync(CLAIM, keys(queue).claimKeys(), args)
+		return this.runner.executeAsync(CLAIM, keys(queue).claimKeys(take), args)
 			.thenApply((reply) -> claimed(queue, take, done, reply))
 			.thenCompose((claim) -> settleUnreadable(queue, claim));
 	}
@@ -620,9 +650,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		return (settings(queue).order() == QueueOrder.LIFO) ? "1" : "0";
 	}
 
-	private String element(Object payload, Map<String, String> headers) {
+	private Envelope envelope(Object payload, Map<String, String> headers) {
 		Assert.notNull(payload, "payload must not be null");
-		return Envelope.create(this.json.writeValueAsString(payload), headers).raw();
+		return Envelope.create(this.json.writeValueAsString(payload), headers);
 	}
 
 	private static long count(Object reply) {

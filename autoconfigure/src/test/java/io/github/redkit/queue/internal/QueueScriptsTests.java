@@ -33,6 +33,9 @@ import static org.awaitility.Awaitility.await;
 @RedisTopologies(exercises = Exercises.SCRIPTS)
 class QueueScriptsTests {
 
+	/** The replay window, ms: how long a call's record is kept. */
+	private static final String WINDOW = "120000";
+
 	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class);
 
 	private static final LuaScript<Long> FAIL = LuaScript.load("queue_fail", Long.class);
@@ -81,11 +84,50 @@ class QueueScriptsTests {
 	}
 
 	@Test
+	void aTakeSentAgainAnswersItsBatchAndTakesAndAcknowledgesNothingMore() {
+		this.redis.opsForList().rightPushAll(this.keys.ready(), "a|0|{}", "b|0|{}", "c|0|{}", "d|0|{}");
+		claim("0", 60_000, "t0");
+		List<?> first = this.runner.execute(CLAIM, this.keys.claimKeys("t1"), "0", "60000", "100", "2", "t1", WINDOW,
+				"t0#a|1|{}");
+		List<?> again = this.runner.execute(CLAIM, this.keys.claimKeys("t1"), "0", "60000", "100", "2", "t1", WINDOW,
+				"t0#a|1|{}");
+		assertThat(first.get(0)).isEqualTo("b|1|{}");
+		assertThat(first.get(2)).isEqualTo(1L);
+		assertThat(again.get(0)).isEqualTo(first.get(0));
+		assertThat(again.subList(2, again.size())).as("the first answer's acks, and its batch")
+			.isEqualTo(first.subList(2, first.size()));
+		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("d|0|{}");
+		assertThat(this.redis.opsForZSet().range(this.keys.inFlight(), 0, -1)).containsExactly("t1#b|1|{}",
+				"t1#c|1|{}");
+		assertThat(this.redis.getExpire(this.keys.once("t1"), TimeUnit.MILLISECONDS)).isPositive()
+			.isLessThanOrEqualTo(Long.parseLong(WINDOW));
+		assertThat(this.redis.hasKey(this.keys.once("t0"))).as("a take that acknowledged nothing and took one")
+			.isTrue();
+	}
+
+	@Test
+	void aTakeSentAgainAfterItsVisibilityRanOutAnswersNothingAndItsMessageGoesBack() {
+		this.redis.opsForList().rightPush(this.keys.ready(), "a|0|{}");
+		List<?> first = claim("0", 1, "t1");
+		long deadline = number(first.get(1)) + 1;
+		await().atMost(Duration.ofSeconds(5)).until(() -> redisNow() > deadline);
+		List<?> again = claim("0", 1, "t1");
+		assertThat(again).as("nothing, take again at once").isEqualTo(List.of(0L, 0L, 0L));
+		assertThat(claim("0", 60_000, "t2").get(0)).as("the next take reaps it").isEqualTo("a|2|{}");
+	}
+
+	@Test
+	void anIdleTakeWritesNoRecord() {
+		assertThat(claim("0", 60_000, "t1").get(0)).isEqualTo(0L);
+		assertThat(this.redis.hasKey(this.keys.once("t1"))).isFalse();
+	}
+
+	@Test
 	void claimAcknowledgesTheTakesItIsGivenFirstAndCountsThoseStillInFlight() {
 		this.redis.opsForList().rightPushAll(this.keys.ready(), "a|0|{}", "b|0|{}");
 		claim("0", 60_000, "t1");
-		List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "1", "t2", "t1#a|1|{}",
-				"t9#a|1|{}");
+		List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys("t2"), "0", "60000", "100", "1", "t2", WINDOW,
+				"t1#a|1|{}", "t9#a|1|{}");
 		assertThat(reply.get(0)).isEqualTo("b|1|{}");
 		assertThat(reply.get(2)).as("acknowledged: only the take that holds it").isEqualTo(1L);
 		assertThat(this.redis.opsForZSet().range(this.keys.inFlight(), 0, -1)).containsExactly("t2#b|1|{}");
@@ -102,7 +144,8 @@ class QueueScriptsTests {
 	@Test
 	void sendAppendsEveryElementInOrderAndAnswersTheLength() {
 		this.redis.opsForList().rightPush(this.keys.ready(), "a|0|{}");
-		assertThat(this.runner.execute(SEND, List.of(this.keys.ready()), "b|0|{}", "c;k=v|0|{\"n\":1}")).isEqualTo(3);
+		assertThat(this.runner.execute(SEND, this.keys.sendKeys("b"), WINDOW, "b|0|{}", "c;k=v|0|{\"n\":1}"))
+			.isEqualTo(3);
 		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("a|0|{}", "b|0|{}",
 				"c;k=v|0|{\"n\":1}");
 	}
@@ -163,14 +206,15 @@ class QueueScriptsTests {
 		assertThat(this.redis.opsForHash().get(this.keys.dead(), "a")).isEqualTo("a|1|{}");
 		assertThat(this.redis.opsForHash().get(this.keys.deadErrors(), "a")).isEqualTo("boom");
 		assertThat(this.redis.getExpire(this.keys.dead())).isPositive();
-		assertThat(this.runner.execute(REQUEUE, this.keys.deadKeys(), "a", "1")).isEqualTo(1);
+		assertThat(this.runner.execute(REQUEUE, this.keys.deadKeys(UUID.randomUUID().toString()), "a", "1", WINDOW))
+			.isEqualTo(1);
 		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("a|0|{}");
 	}
 
 	@Test
 	void anElementThatIsNotAMessageIsHandedOutAsItIsAndReapedWithoutStoppingTheQueue() {
 		this.redis.opsForList().rightPushAll(this.keys.ready(), "garbage", "a|x|{}", "b|0|{}");
-		List<?> taken = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "10", "t1");
+		List<?> taken = this.runner.execute(CLAIM, this.keys.claimKeys("t1"), "0", "60000", "100", "10", "t1", WINDOW);
 		assertThat(List.of(taken.get(0), taken.get(3), taken.get(4))).containsExactly("garbage", "a|x|{}", "b|1|{}");
 		// its taker died before settling it: it expires, and is reaped like any other
 		this.redis.opsForZSet().add(this.keys.inFlight(), "t0#junk", 0);
@@ -178,14 +222,15 @@ class QueueScriptsTests {
 		assertThat(claim("0", 60000, "t2").get(0)).isEqualTo("junk");
 		this.redis.opsForHash().put(this.keys.dead(), "j", "junk");
 		this.redis.opsForZSet().add(this.keys.deadIndex(), "j", 1);
-		assertThat(this.runner.execute(REQUEUE, this.keys.deadKeys(), "", "10")).isEqualTo(1);
+		assertThat(this.runner.execute(REQUEUE, this.keys.deadKeys(UUID.randomUUID().toString()), "", "10", WINDOW))
+			.isEqualTo(1);
 		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("junk");
 	}
 
 	@Test
 	void anEmptyElementIsHandedOutAsAnElementNotAsNothingClaimed() {
 		this.redis.opsForList().rightPushAll(this.keys.ready(), "", "a|0|{}");
-		List<?> taken = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "2", "t1");
+		List<?> taken = this.runner.execute(CLAIM, this.keys.claimKeys("t1"), "0", "60000", "100", "2", "t1", WINDOW);
 		assertThat(taken).hasSize(4);
 		assertThat(List.of(taken.get(0), taken.get(3))).containsExactly("", "a|1|{}");
 		assertThat(this.redis.opsForZSet().range(this.keys.inFlight(), 0, -1)).containsExactlyInAnyOrder("t1#",
@@ -226,8 +271,8 @@ class QueueScriptsTests {
 			long hint = hint();
 			RedisServer server = this.topology.server();
 			CommandStats before = server.commandStats();
-			List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "1", "t" + take,
-					done);
+			List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys("t" + take), "0", "60000", "100", "1",
+					"t" + take, WINDOW, done);
 			CommandStats after = server.commandStats().since(before);
 			assertThat(reply.get(2)).isEqualTo(1L);
 			done = "t" + take + "#" + reply.get(0);
@@ -241,9 +286,12 @@ class QueueScriptsTests {
 		assertThat(used).as("a take while the hint stood").isNotNull();
 		// INFO commandstats also counts the commands the script ran, and other clients'
 		// of the shared server (a new pooled connection's PING, another test's
-		// PUBLISH): the take's six are counted by name, and the reaper's reads are absent
+		// PUBLISH): the take's seven are counted by name (the hint and the take's record
+		// read in one MGET, the record written by one SET), and the reaper's reads are
+		// absent
 		assertThat(used.asMap()).as(used.toString())
-			.containsAllEntriesOf(Map.of("evalsha", 1L, "time", 1L, "zrem", 1L, "get", 1L, "lpop", 1L, "zadd", 1L));
+			.containsAllEntriesOf(
+					Map.of("evalsha", 1L, "time", 1L, "zrem", 1L, "mget", 1L, "lpop", 1L, "zadd", 1L, "set", 1L));
 		assertThat(used.calls("zrangebyscore") + used.calls("zrange")).as(used.toString()).isZero();
 	}
 
@@ -320,7 +368,7 @@ class QueueScriptsTests {
 		// and a due delayed message, no hint
 		this.redis.opsForZSet().add(this.keys.inFlight(), "t0#a|1|{}", 1);
 		this.redis.opsForZSet().add(this.keys.delayed(), "b|0|{}", 2);
-		List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "2", "t1");
+		List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys("t1"), "0", "60000", "100", "2", "t1", WINDOW);
 		assertThat(reply).hasSize(4);
 		assertThat(List.of(reply.get(0), reply.get(3))).containsExactly("a|2|{}", "b|1|{}");
 		assertThat(hint()).isPositive();
@@ -347,7 +395,8 @@ class QueueScriptsTests {
 		List<String> taken = new ArrayList<>();
 		await().atMost(Duration.ofSeconds(5)).until(() -> {
 			boolean passed = redisNow() > hint;
-			List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "2", "t2");
+			List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys("t2"), "0", "60000", "100", "2", "t2",
+					WINDOW);
 			if (reply.get(0) instanceof String) {
 				taken.add((String) reply.get(0));
 				reply.stream().skip(3).forEach((element) -> taken.add((String) element));
@@ -368,7 +417,7 @@ class QueueScriptsTests {
 		this.topology.server().flushAll();
 		assertThat(delay("b|0|{}", 0, "none")).isOne();
 		this.redis.opsForZSet().add(this.keys.inFlight(), "t0#a|1|{}", 1);
-		List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys(), "0", "60000", "100", "2", "t2");
+		List<?> reply = this.runner.execute(CLAIM, this.keys.claimKeys("t2"), "0", "60000", "100", "2", "t2", WINDOW);
 		assertThat(reply).hasSize(4);
 		assertThat(List.of(reply.get(0), reply.get(3))).containsExactly("a|2|{}", "b|1|{}");
 	}
@@ -407,8 +456,8 @@ class QueueScriptsTests {
 	}
 
 	private List<?> claim(String lifo, long visibilityMillis, String token) {
-		return this.runner.execute(CLAIM, this.keys.claimKeys(), lifo, Long.toString(visibilityMillis), "100", "1",
-				token);
+		return this.runner.execute(CLAIM, this.keys.claimKeys(token), lifo, Long.toString(visibilityMillis), "100", "1",
+				token, WINDOW);
 	}
 
 	private Long ack(String entry) {
@@ -416,7 +465,8 @@ class QueueScriptsTests {
 	}
 
 	private Long delay(String element, long millis, String policy) {
-		return this.runner.execute(DELAY, this.keys.delayKeys(), element, Long.toString(millis), policy);
+		return this.runner.execute(DELAY, this.keys.delayKeys(UUID.randomUUID().toString()), element,
+				Long.toString(millis), policy, WINDOW);
 	}
 
 	private Long fail(String element, String mode) {
