@@ -18,8 +18,12 @@ package io.github.redkit.benchmarks;
  * commandstats} {@code usec} of {@code EVAL}, {@code EVALSHA} and {@code FCALL}), in
  * microseconds
  * @param ratio throughput relative to the suite's reference at the same thread count
+ * @param recordUsageBytes {@code MEMORY USAGE} of a record the contender keeps per
+ * operation, {@code NaN} when it keeps none
+ * @param recordMemoryBytes the growth of Redis' {@code used_memory} per record kept,
+ * {@code NaN} when it keeps none
  */
 public record Result(String capability, String contender, int threads, double opsPerSecond, double p50Micros,
 		double p99Micros, double commandsPerOp, double roundTripsPerOp, double redisCpuMicrosPerOp,
-		double redisScriptMicrosPerOp, double ratio) {
+		double redisScriptMicrosPerOp, double ratio, double recordUsageBytes, double recordMemoryBytes) {
 }
