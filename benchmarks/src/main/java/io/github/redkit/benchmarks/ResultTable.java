@@ -16,15 +16,16 @@ final class ResultTable {
 		boolean records = results.stream().anyMatch((r) -> !Double.isNaN(r.recordUsageBytes()));
 		StringBuilder table = new StringBuilder();
 		table.append("| capability | contender | threads | ops/s | × reference | p50 µs | p99 µs | Redis commands/op "
-				+ "| round trips/op | Redis CPU µs/op | Redis script µs/op |");
+				+ "| round trips/op | Redis CPU µs/op | Redis script µs/op | client CPU µs/op |");
 		table.append(records ? " MEMORY USAGE B/record | used_memory B/record |\n" : "\n");
-		table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+		table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		table.append(records ? "---:|---:|\n" : "\n");
 		for (Result r : results) {
 			table.append(String.format(Locale.ROOT,
-					"| %s | %s | %d | %,.0f | %.2f | %.0f | %.0f | %.2f | %.2f | %.1f | %s |", r.capability(),
+					"| %s | %s | %d | %,.0f | %.2f | %.0f | %.0f | %.2f | %.2f | %.1f | %s | %.1f |", r.capability(),
 					r.contender(), r.threads(), r.opsPerSecond(), r.ratio(), r.p50Micros(), r.p99Micros(),
-					r.commandsPerOp(), r.roundTripsPerOp(), r.redisCpuMicrosPerOp(), scripts(r)));
+					r.commandsPerOp(), r.roundTripsPerOp(), r.redisCpuMicrosPerOp(), scripts(r),
+					r.clientCpuMicrosPerOp()));
 			table.append(
 					records ? " " + bytes(r.recordUsageBytes()) + " | " + bytes(r.recordMemoryBytes()) + " |\n" : "\n");
 		}
