@@ -64,10 +64,10 @@ final class BenchmarkRunner {
 			for (Slices measured : slices) {
 				Result result = measured.result(suite.capability(), threads, reference);
 				System.out.printf(
-						"  %-50s %2d threads %,12.0f ops/s  %.2f x  p50 %8.1f us  p99 %8.1f us  Redis CPU %5.1f us/op  scripts %5.1f us/op  %5.2f commands/op%n",
+						"  %-50s %2d threads %,12.0f ops/s  %.2f x  p50 %8.1f us  p99 %8.1f us  Redis CPU %5.1f us/op  scripts %5.1f us/op  client CPU %5.1f us/op  %5.2f commands/op%s%n",
 						result.contender(), threads, result.opsPerSecond(), result.ratio(), result.p50Micros(),
 						result.p99Micros(), result.redisCpuMicrosPerOp(), result.redisScriptMicrosPerOp(),
-						result.commandsPerOp());
+						result.clientCpuMicrosPerOp(), result.commandsPerOp(), ResultTable.keptRecords(result));
 				results.add(result);
 			}
 		}
@@ -75,6 +75,8 @@ final class BenchmarkRunner {
 	}
 
 	private Slices measure(Contender contender, int threads, boolean countRoundTrips) throws InterruptedException {
+		String records = contender.keptRecords();
+		KeptRecords.Before beforeRecords = (records != null) ? KeptRecords.Before.of(this.redis) : null;
 		drive(contender, threads, this.warmup.dividedBy(this.rounds), 1_000_000);
 		double roundTrips = Double.NaN;
 		if (countRoundTrips) {
@@ -88,28 +90,34 @@ final class BenchmarkRunner {
 		CommandStats before = this.redis.commandStats();
 		long cpuBefore = RedisCpu.micros(this.redis);
 		long scriptsBefore = RedisCpu.scriptMicros(this.redis);
+		long clientBefore = ClientCpu.nanos();
 		long start = System.nanoTime();
 		Histogram histogram = drive(contender, threads, this.duration.dividedBy(this.rounds), 2_000_000);
 		long nanos = System.nanoTime() - start;
+		long client = ClientCpu.nanos() - clientBefore;
 		long cpu = RedisCpu.micros(this.redis) - cpuBefore;
 		long scripts = RedisCpu.scriptMicros(this.redis) - scriptsBefore;
 		CommandStats used = this.redis.commandStats().since(before);
-		return new Slices(contender.name(), histogram, nanos, used.total(), cpu, scripts, roundTrips,
-				contender.unitsPerOperation());
+		KeptRecords kept = (records != null && beforeRecords != null)
+				? KeptRecords.since(this.redis, beforeRecords, records) : KeptRecords.NONE;
+		return new Slices(contender.name(), histogram, nanos, used.total(), cpu, scripts, client, roundTrips,
+				contender.unitsPerOperation(), kept);
 	}
 
 	/**
 	 * What the timed slices of one contender add up to; counts are per unit of work.
 	 */
 	private record Slices(String contender, Histogram histogram, long nanos, long commands, long cpuMicros,
-			long scriptMicros, double roundTrips, int units) {
+			long scriptMicros, long clientNanos, double roundTrips, int units, KeptRecords kept) {
 
 		Slices plus(Slices other) {
 			Histogram sum = this.histogram.copy();
 			sum.add(other.histogram);
 			return new Slices(this.contender, sum, this.nanos + other.nanos, this.commands + other.commands,
 					this.cpuMicros + other.cpuMicros, this.scriptMicros + other.scriptMicros,
-					Double.isNaN(this.roundTrips) ? other.roundTrips : this.roundTrips, this.units);
+					this.clientNanos + other.clientNanos,
+					Double.isNaN(this.roundTrips) ? other.roundTrips : this.roundTrips, this.units,
+					this.kept.plus(other.kept));
 		}
 
 		double opsPerSecond() {
@@ -124,7 +132,8 @@ final class BenchmarkRunner {
 			return new Result(capability, this.contender, threads, opsPerSecond(),
 					this.histogram.getValueAtPercentile(50) / 1000.0, this.histogram.getValueAtPercentile(99) / 1000.0,
 					this.commands / unitCount(), this.roundTrips, this.cpuMicros / unitCount(),
-					this.scriptMicros / unitCount(), opsPerSecond() / reference);
+					this.scriptMicros / unitCount(), this.clientNanos / 1000.0 / unitCount(),
+					opsPerSecond() / reference, this.kept.usagePerRecord(), this.kept.growthPerRecord());
 		}
 
 	}

@@ -1,5 +1,7 @@
 package io.github.redkit.benchmarks;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One implementation of an operation, measured side by side with its peers.
  */
@@ -25,6 +27,16 @@ public interface Contender extends AutoCloseable {
 	 */
 	default int unitsPerOperation() {
 		return 1;
+	}
+
+	/**
+	 * The keys of the records this contender leaves in Redis per operation (a pattern of
+	 * {@code SCAN MATCH}), whose memory the runner reports per record: what an operation
+	 * id kept for replays costs.
+	 * @return the pattern, {@code null} (the default) when the contender keeps none
+	 */
+	default @Nullable String keptRecords() {
+		return null;
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package io.github.redkit.benchmarks;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -8,6 +9,7 @@ import java.util.UUID;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.StepClaim;
 import io.github.redkit.testsupport.RedisServer;
@@ -33,8 +35,15 @@ final class IdempotencySuite {
 		return new Suite("idempotent step (claim + complete)", List.of(RawStep::new, RedkitStep::new));
 	}
 
+	/**
+	 * Budget spends without and with an operation id, raw and through Redkit: a spend the
+	 * caller gives no id generates one (issue 43), which costs the script a {@code GET}
+	 * and a {@code SET PX} and Redis a record kept for the replay window.
+	 * @return the suite
+	 */
 	static Suite budgets() {
-		return new Suite("budget spend", List.of(RawSpend::new, RedkitSpend::new));
+		return new Suite("budget spend",
+				List.of(RawSpend::new, RedkitSpend::new, RedkitSpendWithId::new, RawSpendWithId::new));
 	}
 
 	private static <T> RedisScript<T> script(String name, Class<T> type) {
@@ -120,7 +129,7 @@ final class IdempotencySuite {
 
 	}
 
-	static final class RawSpend implements Contender {
+	static class RawSpend implements Contender {
 
 		private final RedisScript<List> apply = script("budget_apply", List.class);
 
@@ -128,26 +137,37 @@ final class IdempotencySuite {
 
 		private final StringRedisTemplate template;
 
+		private final RedisKeyspace.Key budget;
+
 		private final List<String> keys;
 
 		RawSpend(RedisServer redis) {
 			this.context = Clients.springContext(redis);
 			this.template = this.context.getBean(StringRedisTemplate.class);
-			RedisKeyspace.Key budget = new RedisKeyspace("bench").key("budget").tag("raw:" + UUID.randomUUID());
-			this.keys = List.of(budget.part("balance").build(), budget.part("reservations").build(),
-					budget.part("deadlines").build());
+			// Redkit's own key names, so that a record's memory compares with Redkit's
+			this.budget = new RedisKeyspace("redkit").key("budget").tag("redkit:" + UUID.randomUUID());
+			this.keys = List.of(this.budget.part("balance").build(), this.budget.part("reservations").build(),
+					this.budget.part("deadlines").build());
 			this.template.execute(this.apply, this.keys, "create", Long.toString(Budgets.MAX_AMOUNT), "0", "0", "0",
 					Long.toString(Budgets.MAX_AMOUNT));
 		}
 
 		@Override
 		public String name() {
-			return "Spring Data Redis: raw EVALSHA budget_apply";
+			return "Spring Data Redis: raw EVALSHA budget_apply, no operation id";
 		}
 
 		@Override
 		public void operate(int thread, long iteration) {
 			this.template.execute(this.apply, this.keys, "spend", "1", "", "0", "0", Long.toString(Budgets.MAX_AMOUNT));
+		}
+
+		final void spendOnce(String recordTtl) {
+			// the record of a generated id as Redkit writes it (key, id, window)
+			List<String> keys = new ArrayList<>(this.keys);
+			keys.add(this.budget.part("op", "once", RandomIds.next()).build());
+			this.template.execute(this.apply, keys, "spend", "1", "", "0", recordTtl,
+					Long.toString(Budgets.MAX_AMOUNT));
 		}
 
 		@Override
@@ -173,7 +193,7 @@ final class IdempotencySuite {
 
 		@Override
 		public String name() {
-			return "Redkit Budgets.spend";
+			return "Redkit Budgets.spend, generated operation id";
 		}
 
 		@Override
@@ -182,8 +202,76 @@ final class IdempotencySuite {
 		}
 
 		@Override
+		public String keptRecords() {
+			return "*:op:once:*";
+		}
+
+		@Override
 		public void close() {
 			this.context.close();
+		}
+
+	}
+
+	static final class RedkitSpendWithId implements Contender {
+
+		private final ConfigurableApplicationContext context;
+
+		private final Budgets budgets;
+
+		private final String budget = "redkit:" + UUID.randomUUID();
+
+		RedkitSpendWithId(RedisServer redis) {
+			this.context = Clients.springContext(redis);
+			this.budgets = this.context.getBean(Budgets.class);
+			this.budgets.create(this.budget, Budgets.MAX_AMOUNT);
+		}
+
+		@Override
+		public String name() {
+			return "Redkit Budgets.spend with the caller's operation id";
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			// as long as a generated id: only the record's kind and expiry differ
+			this.budgets.spend(this.budget, 1, RandomIds.next());
+		}
+
+		@Override
+		public String keptRecords() {
+			return "*:op:spend:*";
+		}
+
+		@Override
+		public void close() {
+			this.context.close();
+		}
+
+	}
+
+	static final class RawSpendWithId extends RawSpend {
+
+		// what Redkit keeps a generated id for with Spring Boot's 60 s command timeout
+		private static final String REPLAY_WINDOW = Long.toString(Duration.ofMinutes(2).toMillis());
+
+		RawSpendWithId(RedisServer redis) {
+			super(redis);
+		}
+
+		@Override
+		public String name() {
+			return "Spring Data Redis: raw EVALSHA budget_apply with an operation id";
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			spendOnce(REPLAY_WINDOW);
+		}
+
+		@Override
+		public String keptRecords() {
+			return "*:op:once:*";
 		}
 
 	}

@@ -17,9 +17,16 @@ package io.github.redkit.benchmarks;
  * ({@code INFO
  * commandstats} {@code usec} of {@code EVAL}, {@code EVALSHA} and {@code FCALL}), in
  * microseconds
+ * @param clientCpuMicrosPerOp CPU time the benchmark's own process (every contender's
+ * client, its event loops, GC and JIT included) used per operation, in microseconds
  * @param ratio throughput relative to the suite's reference at the same thread count
+ * @param recordUsageBytes {@code MEMORY USAGE} of a record the contender keeps per
+ * operation, {@code NaN} when it keeps none
+ * @param recordMemoryBytes the growth of Redis' {@code used_memory} per record kept,
+ * {@code NaN} when it keeps none
  */
 public record Result(String capability, String contender, int threads, double opsPerSecond, double p50Micros,
 		double p99Micros, double commandsPerOp, double roundTripsPerOp, double redisCpuMicrosPerOp,
-		double redisScriptMicrosPerOp, double ratio) {
+		double redisScriptMicrosPerOp, double clientCpuMicrosPerOp, double ratio, double recordUsageBytes,
+		double recordMemoryBytes) {
 }
