@@ -19,7 +19,7 @@
 -- a take that popped or acknowledged something keeps "<deadline>:<acked>:<popped>" under
 -- KEYS[6] for the replay window, read with the hint in one MGET; a replay pops and acks
 -- nothing more and answers the entries still in flight under its token (found at their
--- deadline, in id order) while that deadline is ahead: the batch the caller never saw is
+-- deadline, in the set's order, not the pop order) while that deadline is ahead: the batch the caller never saw is
 -- handed to it, not left in flight under a token nobody holds to come back with a
 -- delivery counted.
 -- KEYS[1] ready list, KEYS[2] in-flight zset (score = deadline), KEYS[3] delayed zset
