@@ -377,6 +377,7 @@ class QueueScenario implements Scenario {
 			}
 		}
 		checkAttempts(takes, history, violations);
+		checkEnqueuedOnce(history, violations);
 		checkVisibility(faults, violations);
 		return violations;
 	}
@@ -442,6 +443,34 @@ class QueueScenario implements Scenario {
 				if (view.size() > MAX_ATTEMPTS) {
 					violations.add(String.format("%s handled %d times (max-attempts %d):%n    %s", payload, view.size(),
 							MAX_ATTEMPTS,
+							view.stream().map((op) -> op.value().toString()).collect(Collectors.joining("\n    "))));
+				}
+			}
+		});
+	}
+
+	/**
+	 * A message sent once is enqueued once: one first delivery of it per view of one
+	 * Redis memory (a restored snapshot can hand out a delivery again with the count it
+	 * held). Two first deliveries are two entries of one message: a send applied twice.
+	 */
+	private void checkEnqueuedOnce(History history, List<String> violations) {
+		List<FaultRecord> dataLoss = history.forgetting()
+			.stream()
+			.filter((fault) -> fault.event().fault() != Fault.CLOCK_JUMP)
+			.toList();
+		Map<String, List<Op>> firstDeliveries = new java.util.HashMap<>();
+		for (QueueLedger.Take take : this.ledger.takes) {
+			if (take.deliveries() == 1) {
+				firstDeliveries.computeIfAbsent(take.payload(), (payload) -> new ArrayList<>())
+					.add(new Op(0, "taken", take.payload(), 1, take.invoked(), take.completed(), Outcome.OK, take));
+			}
+		}
+		firstDeliveries.forEach((payload, ops) -> {
+			for (List<Op> view : Epochs.views(ops, dataLoss)) {
+				if (view.size() > 1) {
+					violations.add(String.format("%s enqueued %d times (first delivered %d times):%n    %s", payload,
+							view.size(), view.size(),
 							view.stream().map((op) -> op.value().toString()).collect(Collectors.joining("\n    "))));
 				}
 			}
@@ -526,7 +555,13 @@ class QueueScenario implements Scenario {
 		 * Every extension answers {@code true} without reaching Redis: heartbeats that
 		 * keep nothing.
 		 */
-		FAKE_EXTENDS
+		FAKE_EXTENDS,
+
+		/**
+		 * Every fifth {@code send} enqueued twice, as a send sent again without a dedupe
+		 * is (issue 43).
+		 */
+		SENT_TWICE
 
 	}
 
