@@ -80,6 +80,8 @@ class LockScenario implements Scenario {
 				+ "data while its clock was behind where it had been; the fenced resource never has two holders' "
 				+ "accepted writes interleave; two holders of one key never both know they hold it (`isHeld()`) at "
 				+ "once — a release or extend by a holder whose lease ran out frees nothing of the next holder's — "
+				+ "a refusal only while another acquisition (held, or unknown until it could have landed and been "
+				+ "released) may hold the key (not judged near a restart on an older snapshot or a failover); "
 				+ "judged per epoch (restart empty or on an older snapshot, a step of Redis' clock forward: a holder "
 				+ "across it is not judged; a step back, which only makes leases last longer, splits nothing)";
 	}

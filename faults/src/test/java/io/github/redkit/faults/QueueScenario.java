@@ -130,7 +130,8 @@ class QueueScenario implements Scenario {
 				+ "or dead-lettered, and nothing handled was never sent; a message is taken again only after its "
 				+ "holder sent its settlement or its visibility ran out, counted from the take or from the last "
 				+ "extension Redis confirmed (`extend` true, the listeners' heartbeat included); no delivery past "
-				+ "`max-attempts` reaches a handler and at most `max-attempts` deliveries of a message are handled. "
+				+ "`max-attempts` reaches a handler and at most `max-attempts` deliveries of a message are handled; "
+				+ "a message sent once is first delivered once (one entry in the queue). "
 				+ "Judged per epoch: a send Redis held (queued, in flight, delayed or dead-lettered, as read just before "
 				+ "the kill) when it restarted empty, or acknowledged after the snapshot Redis was restarted on, may be "
 				+ "lost; a restored snapshot restores the delivery counts; a second take across a restart or a step of "
@@ -452,16 +453,22 @@ class QueueScenario implements Scenario {
 	/**
 	 * A message sent once is enqueued once: one first delivery of it per view of one
 	 * Redis memory (a restored snapshot can hand out a delivery again with the count it
-	 * held). Two first deliveries are two entries of one message: a send applied twice.
+	 * held) that its consumer did not release (a release gives the delivery back
+	 * uncounted). Two first deliveries are two entries of one message: a send applied
+	 * twice.
 	 */
 	private void checkEnqueuedOnce(History history, List<String> violations) {
 		List<FaultRecord> dataLoss = history.forgetting()
 			.stream()
 			.filter((fault) -> fault.event().fault() != Fault.CLOCK_JUMP)
 			.toList();
+		Set<String> released = this.ledger.settlements.stream()
+			.filter((settlement) -> settlement.how().equals("release"))
+			.map(QueueLedger.Settlement::take)
+			.collect(Collectors.toSet());
 		Map<String, List<Op>> firstDeliveries = new java.util.HashMap<>();
 		for (QueueLedger.Take take : this.ledger.takes) {
-			if (take.deliveries() == 1) {
+			if (take.deliveries() == 1 && !released.contains(take.take())) {
 				firstDeliveries.computeIfAbsent(take.payload(), (payload) -> new ArrayList<>())
 					.add(new Op(0, "taken", take.payload(), 1, take.invoked(), take.completed(), Outcome.OK, take));
 			}
