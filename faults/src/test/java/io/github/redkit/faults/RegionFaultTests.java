@@ -6,7 +6,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.github.redkit.faults.RegionScenario.Breakage;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -42,18 +41,8 @@ class RegionFaultTests {
 	 */
 	@Test
 	void aRegionBackOnAnOlderSnapshotSpendsNothingTwice() {
-		// without the cuts after a write until increments are applied once (the test
-		// below)
-		Faults.check(RegionScenario::new, 1, Faults.CI_MILLIS, Set.of(Fault.CUT_AFTER_WRITE));
-	}
-
-	/**
-	 * The same seed with its cuts after a write: an increment or a spend sent again must
-	 * apply once (issue 43).
-	 */
-	@Disabled("issue 43: regions replay fix pending")
-	@Test
-	void aRegionBackOnAnOlderSnapshotSpendsNothingTwiceUnderCutsAfterAWrite() {
+		// with its cuts after a write too: it passed on the harness' branch, before
+		// increments were applied once (issue 43)
 		Faults.check(RegionScenario::new, 1);
 	}
 
