@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.SpendResult;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.faults.BudgetScenario.Breakage;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -41,7 +42,8 @@ class BrokenBudgets extends BrokenBuild<Breakage> {
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		if (bean instanceof RedisScriptRunner && (broken(Breakage.GIVEN_BACK_TWICE) || broken(Breakage.BATCH_REUSED))) {
+		if (bean instanceof RedisScriptRunner && (broken(Breakage.GIVEN_BACK_TWICE) || broken(Breakage.BATCH_REUSED)
+				|| broken(Breakage.NO_OPERATION_ID))) {
 			ProxyFactory proxy = new ProxyFactory(bean);
 			proxy.setProxyTargetClass(true);
 			proxy.addAdvice((MethodInterceptor) this::sendBatch);
@@ -51,6 +53,14 @@ class BrokenBudgets extends BrokenBuild<Breakage> {
 	}
 
 	private Object sendBatch(MethodInvocation invocation) throws Throwable {
+		Object[] sent = invocation.getArguments();
+		if (broken(Breakage.NO_OPERATION_ID) && sent.length > 1 && sent[0] instanceof LuaScript<?> script
+				&& script.name().equals("budget_apply") && sent[1] instanceof List<?> keys && keys.size() == 4
+				&& String.valueOf(keys.get(3)).contains(":op:once:")) {
+			// sent as 0.1.0 sent it: no record of the generated id, so a replay applies
+			// again
+			sent[1] = List.copyOf(keys.subList(0, 3));
+		}
 		BatchRecorder.Call call = BatchRecorder.Call.of(invocation);
 		if (call == null) {
 			return invocation.proceed();

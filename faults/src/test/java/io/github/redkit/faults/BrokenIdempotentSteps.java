@@ -3,6 +3,7 @@ package io.github.redkit.faults;
 import java.lang.reflect.Method;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.faults.IdempotentStepScenario.Breakage;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.StepClaim;
@@ -19,6 +20,15 @@ class BrokenIdempotentSteps extends BrokenBuild<Breakage> {
 
 	BrokenIdempotentSteps() {
 		super("faults.broken-steps", Breakage.class, IdempotentSteps.class);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (bean instanceof RedisScriptRunner runner && broken(Breakage.REPLAY_NOT_RECOGNISED)) {
+			return DedupeRemoved.runner(runner, "idempotency_claim",
+					"string.match(mine, '^p|%d+|%d+|([^|]*)|') == ARGV[4]");
+		}
+		return super.postProcessAfterInitialization(bean, beanName);
 	}
 
 	@Override

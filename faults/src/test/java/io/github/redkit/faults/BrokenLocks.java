@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.ReactiveDistributedLocks;
@@ -33,7 +34,18 @@ class BrokenLocks extends BrokenBuild<LockScenario.Breakage> implements BeanFact
 	}
 
 	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (bean instanceof RedisScriptRunner runner && broken(LockScenario.Breakage.REPLAY_NOT_RECOGNISED)) {
+			return DedupeRemoved.runner(runner, "lock_acquire", "holder == ARGV[1]");
+		}
+		return super.postProcessAfterInitialization(bean, beanName);
+	}
+
+	@Override
 	Object call(Object bean, Method method, Object[] args) throws Throwable {
+		if (broken(LockScenario.Breakage.REPLAY_NOT_RECOGNISED)) {
+			return invoke(bean, method, args);
+		}
 		return bend(invoke(bean, method, args),
 				(value) -> (value instanceof Optional<?> handle) ? handle.map(this::breakIt) : breakIt(value));
 	}

@@ -26,14 +26,16 @@ class BudgetFaultTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = BudgetScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+	@EnumSource(value = BudgetScenario.Breakage.class, names = { "NONE", "NO_OPERATION_ID" },
+			mode = EnumSource.Mode.EXCLUDE)
 	void theCheckerCatchesABrokenBuild(BudgetScenario.Breakage breakage) {
 		assertCaught(breakage, Recording.judge(recording(breakage), new BudgetScenario(breakage)));
 	}
 
 	@Tag("soak")
 	@ParameterizedTest
-	@EnumSource(value = BudgetScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+	@EnumSource(value = BudgetScenario.Breakage.class, names = { "NONE", "NO_OPERATION_ID" },
+			mode = EnumSource.Mode.EXCLUDE)
 	void theCheckerCatchesABrokenBuildLive(BudgetScenario.Breakage breakage) {
 		assertCaught(breakage,
 				Recording.run(recording(breakage), () -> new BudgetScenario(breakage), new Schedule(7, 3000, List.of()))

@@ -165,7 +165,10 @@ class BudgetScenario implements Scenario {
 		}
 		long amount = 1 + client.random().nextInt(40);
 		int mode = client.random().nextInt(100);
-		if (mode < 35) {
+		// a build that drops the ids it generates shows only on calls without an id of
+		// their own: its clients send every plain spend without one
+		boolean anonymous = this.breakage == Breakage.NO_OPERATION_ID;
+		if (mode < 35 && !anonymous) {
 			String id = id(client, "s");
 			retried(client, "spend", budget, amount, id, () -> budgets.spend(budget, amount, id));
 		}
@@ -437,7 +440,13 @@ class BudgetScenario implements Scenario {
 		 * Every third batch of a local allowance is taken under the id of the budget's
 		 * first batch: Redis replays that spend and takes nothing for it.
 		 */
-		BATCH_REUSED
+		BATCH_REUSED,
+
+		/**
+		 * A spend or reservation without an operation id sent without the id the library
+		 * generates for it, as 0.1.0 sent it: a replay applies it again (issue 43).
+		 */
+		NO_OPERATION_ID
 
 	}
 

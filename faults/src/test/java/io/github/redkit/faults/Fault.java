@@ -48,7 +48,15 @@ enum Fault {
 	 * acknowledging writes for a while, then killed, the replica promoted, every link
 	 * pointed at it.
 	 */
-	FAILOVER_BEHIND("failover to a replica that is behind", true, true);
+	FAILOVER_BEHIND("failover to a replica that is behind", true, true),
+
+	/**
+	 * One link's next request forwarded to Redis and its reply dropped, the connection
+	 * then closed ({@code TcpProxy.cutAfterNextWrite()}): Redis applied the command, the
+	 * client never saw the answer, and Lettuce sends it again once reconnected. Scheduled
+	 * from a stream of its own (see {@link Schedule#generate}).
+	 */
+	CUT_AFTER_WRITE("a link cut after a request was written, before its reply", false, false);
 
 	private final String description;
 
@@ -93,7 +101,7 @@ enum Fault {
 	 * Whether the fault hits a link between an instance and a Redis rather than a Redis.
 	 */
 	boolean onLink() {
-		return this == LATENCY || this == PARTITION || this == CUT;
+		return this == LATENCY || this == PARTITION || this == CUT || this == CUT_AFTER_WRITE;
 	}
 
 }

@@ -283,7 +283,13 @@ class IdempotentStepScenario implements Scenario {
 		 * Every completion by a claim completes whichever claim holds the step, as a
 		 * script that skipped its token check would.
 		 */
-		STALE_COMPLETE
+		STALE_COMPLETE,
+
+		/**
+		 * The claim script without "this very claim, delivered again": a replay finds the
+		 * step held by its own first delivery and answers IN_PROGRESS (issue 43).
+		 */
+		REPLAY_NOT_RECOGNISED
 
 	}
 

@@ -1,5 +1,6 @@
 package io.github.redkit.faults;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -9,9 +10,24 @@ import java.util.stream.Collectors;
 
 /**
  * Judges a lock history: fencing tokens that go back, a fenced resource whose accepted
- * writers interleave, and two holders that both knew they held one key at once.
+ * writers interleave, two holders that both knew they held one key at once, and a refusal
+ * with no other acquisition able to hold the key (a lock taken by an acquisition that was
+ * told it failed: one delivered again and not recognised, issue 43).
  */
 final class LockChecker {
+
+	/**
+	 * How long after its caller stopped waiting a blocking acquisition may still land:
+	 * Lettuce keeps the command until the connection's command timeout (1 s in the runs).
+	 */
+	private static final long LATE_NANOS = Duration.ofSeconds(1).toNanos();
+
+	/**
+	 * How long after its caller gave up an asynchronous or reactive acquisition may still
+	 * land and be released (the library releases what lands for nobody): a round trip and
+	 * a reconnect on a busy machine.
+	 */
+	private static final long GIVEN_UP_NANOS = Duration.ofMillis(300).toNanos();
 
 	private LockChecker() {
 	}
@@ -42,7 +58,69 @@ final class LockChecker {
 				oneHolderAtATime(key, view, violations);
 			}
 		});
+		Map<String, List<Op>> byKey = ops.stream().collect(Collectors.groupingBy(Op::key));
+		byKey.forEach((key, keyOps) -> refusedOnlyWhileAnotherMayHold(key, keyOps, history.faults(), violations));
 		return violations.stream().distinct().toList();
+	}
+
+	/**
+	 * A refused acquisition met a holder: some other acquisition may have held the key
+	 * during the refusal's attempts. A hold runs from its acquisition's start to its
+	 * release (a lease later when the release's outcome is unknown); an acquisition whose
+	 * outcome is unknown may hold from its start until it could still have landed (the
+	 * lasting fault that held it healed) and then, given up by an asynchronous or
+	 * reactive caller, until the release the library sends for it (twice a round trip and
+	 * a reconnect), or, a blocking call that timed out, until Lettuce's command timeout
+	 * and a lease. Not judged: a refusal near a restart on an older snapshot or a
+	 * failover to a replica behind (a lock released since comes back held), and a step of
+	 * Redis' clock back lengthens every lease by the step.
+	 */
+	private static void refusedOnlyWhileAnotherMayHold(String key, List<Op> ops, List<FaultRecord> faults,
+			List<String> violations) {
+		long lease = LockScenario.LEASE.toNanos();
+		long stepsBack = faults.stream()
+			.filter(FaultRecord::stepsClockBack)
+			.mapToLong((fault) -> -fault.event().strength() * 1_000_000)
+			.sum();
+		List<long[]> held = new ArrayList<>();
+		for (Op op : ops) {
+			if (op.action().equals("hold") && op.value() instanceof LockScenario.Held hold) {
+				Op release = ops.stream()
+					.filter((other) -> other.action().equals("release") && other.process() == op.process()
+							&& other.amount() == op.amount() && other.invoked() >= op.completed())
+					.min(Comparator.comparingLong(Op::invoked))
+					.orElse(null);
+				long end = (release == null) ? Long.MAX_VALUE / 2
+						: release.completed() + (release.unknown() ? lease : 0);
+				held.add(new long[] { hold.lockInvoked(), end });
+			}
+			else if (op.action().startsWith("lock") && op.unknown()) {
+				long landed = faults.stream()
+					.filter((fault) -> fault.event().fault().lasts() && fault.overlaps(op.invoked(), op.completed()))
+					.mapToLong(FaultRecord::healed)
+					.reduce(op.completed(), Math::max);
+				long late = op.action().equals("lock") ? LATE_NANOS + lease : 2 * GIVEN_UP_NANOS;
+				held.add(new long[] { op.invoked(), landed + late });
+			}
+		}
+		for (Op refused : ops) {
+			if (!refused.action().startsWith("lock") || refused.outcome() != Outcome.REFUSED
+					|| restoredHolds(refused, faults, lease)) {
+				continue;
+			}
+			boolean met = held.stream()
+				.anyMatch((hold) -> hold[0] <= refused.completed() && hold[1] + stepsBack >= refused.invoked());
+			if (!met) {
+				violations
+					.add(String.format("%s: refused while no other acquisition could hold it:%n    %s", key, refused));
+			}
+		}
+	}
+
+	private static boolean restoredHolds(Op refused, List<FaultRecord> faults, long lease) {
+		return faults.stream()
+			.anyMatch((fault) -> fault.event().fault().keepsWhatCameBefore()
+					&& fault.overlaps(refused.invoked() - 2 * lease - LATE_NANOS, refused.completed()));
 	}
 
 	/**

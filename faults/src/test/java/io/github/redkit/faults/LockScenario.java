@@ -80,6 +80,8 @@ class LockScenario implements Scenario {
 				+ "data while its clock was behind where it had been; the fenced resource never has two holders' "
 				+ "accepted writes interleave; two holders of one key never both know they hold it (`isHeld()`) at "
 				+ "once — a release or extend by a holder whose lease ran out frees nothing of the next holder's — "
+				+ "a refusal only while another acquisition (held, or unknown until it could have landed and been "
+				+ "released) may hold the key (not judged near a restart on an older snapshot or a failover); "
 				+ "judged per epoch (restart empty or on an older snapshot, a step of Redis' clock forward: a holder "
 				+ "across it is not judged; a step back, which only makes leases last longer, splits nothing)";
 	}
@@ -102,14 +104,21 @@ class LockScenario implements Scenario {
 
 	@Override
 	public void operate(Client client) throws Exception {
-		String key = "k" + client.random().nextInt(2);
+		String shared = "k" + client.random().nextInt(2);
 		Duration lease = (client.random().nextInt(3) == 0) ? null : LEASE;
-		Duration wait = Duration.ofMillis((client.random().nextInt(3) == 0) ? 0 : 20 + client.random().nextInt(150));
+		long waitMillis = (client.random().nextInt(3) == 0) ? 0 : 20 + client.random().nextInt(150);
 		int face = client.random().nextInt(10);
+		// a build whose replays are refused shows as refusals no other acquisition
+		// explains: its clients take keys of their own (a cut then meets an
+		// acquisition that is granted), try once and never give up, so that no outcome
+		// is unknown but for a fault and a hold begins where its acquisition was asked
+		boolean patient = this.breakage == Breakage.REPLAY_NOT_RECOGNISED;
+		String key = patient ? shared + "-" + client.process() : shared;
+		Duration wait = Duration.ofMillis(patient ? 0 : waitMillis);
 		long invoked = client.history().now();
 		LockHandle handle;
-		if (face < 5) {
-			long interruptAt = (client.random().nextInt(6) == 0) ? client.random().nextInt(200) : -1;
+		if (face < 5 || patient) {
+			long interruptAt = (client.random().nextInt(6) == 0 && !patient) ? client.random().nextInt(200) : -1;
 			try (Interrupter interrupter = Interrupter.after(interruptAt)) {
 				handle = lock(client, "lock", key,
 						() -> client.bean(DistributedLocks.class).tryLock(NAME, key, wait, lease));
@@ -248,7 +257,13 @@ class LockScenario implements Scenario {
 		IGNORE_LEASE,
 
 		/** A release that deletes the lock whoever holds it. */
-		RELEASE_ANY
+		RELEASE_ANY,
+
+		/**
+		 * The acquire script without "this very acquisition, delivered again": a replay
+		 * finds the lock held by its own first delivery (issue 43).
+		 */
+		REPLAY_NOT_RECOGNISED
 
 	}
 

@@ -1,11 +1,17 @@
 package io.github.redkit.faults;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 import io.github.redkit.testsupport.RedisNode;
 import io.github.redkit.testsupport.RespClient;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatRuntimeException;
@@ -13,11 +19,24 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Every fault the nemesis injects really happens, seen by a client of its own: a harness
- * whose faults did nothing would pass every checker.
+ * whose faults did nothing would pass every checker. And the cut after a write, which
+ * makes the client send a command again, is seen by every capability's checker on a build
+ * with the dedupe removed (issue 43).
  */
 class NemesisTests {
 
 	private static final Duration SHORT = Duration.ofMillis(300);
+
+	/**
+	 * Cuts after a write every 400 ms over 5 s, at every link in turn: the schedule the
+	 * builds without a dedupe run under. Each cut costs its instance a reconnect, and
+	 * calls that time out meanwhile have unknown outcomes, which excuse a change applied
+	 * or not: denser cuts hide what they cause.
+	 */
+	private static final Schedule CUTS_AFTER_WRITE = new Schedule(7, 5000,
+			IntStream.range(0, 11)
+				.mapToObj((i) -> new FaultEvent(300 + i * 400L, Fault.CUT_AFTER_WRITE, 0, i, 0))
+				.toList());
 
 	@Test
 	void aFrozenRedisAnswersNothingUntilItContinues() {
@@ -107,6 +126,20 @@ class NemesisTests {
 	}
 
 	@Test
+	void aCutAfterAWriteAppliesTheRequestAndLosesItsReply() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(2))) {
+				assertThat(client.call("PING")).isEqualTo("PONG");
+				join(inject(rig, new FaultEvent(0, Fault.CUT_AFTER_WRITE, 0, 0, 0)));
+				assertThatRuntimeException().isThrownBy(() -> client.call("INCR", "applied"));
+			}
+			assertThat(rig.linkAt(0).cutsAfterWrite()).isEqualTo(1);
+			assertThat(call(link, SHORT, "GET", "applied")).isEqualTo("1");
+		}
+	}
+
+	@Test
 	void aScriptFlushForgetsLoadedScripts() {
 		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
 			int link = rig.link(0);
@@ -150,6 +183,86 @@ class NemesisTests {
 			assertThat(call(link, SHORT, "EXISTS", "after")).isEqualTo(0L);
 			assertThat(call(link, SHORT, "SET", "later", "v")).isEqualTo("OK");
 		}
+	}
+
+	/**
+	 * Each checker fails a build with the dedupe of a command removed, under cuts after a
+	 * write: judged on a run recorded once (live in the soak).
+	 * @param removed the build
+	 */
+	@ParameterizedTest
+	@EnumSource(DedupeRemovedBuild.class)
+	void eachCheckerCatchesABuildWithoutItsDedupeUnderCutsAfterAWrite(DedupeRemovedBuild removed) {
+		assertCaught(removed, Recording.judge(removed.recording(), removed.scenario.get()));
+	}
+
+	@Tag("soak")
+	@ParameterizedTest
+	@EnumSource(DedupeRemovedBuild.class)
+	void eachCheckerCatchesABuildWithoutItsDedupeUnderCutsAfterAWriteLive(DedupeRemovedBuild removed) {
+		// a cut meets a command whose replay shows (a lock granted, a spend without an
+		// id) in one run of three or more: up to six runs, the one that caught it
+		// recorded
+		FaultRun.Result result = null;
+		for (int run = 0; run < 6 && (result == null || !caught(removed, result.violations())); run++) {
+			result = Recording.run(removed.recording(), removed.scenario,
+					new Schedule(7 + run, CUTS_AFTER_WRITE.millis(), CUTS_AFTER_WRITE.events()));
+		}
+		assertCaught(removed, result.violations());
+	}
+
+	private static boolean caught(DedupeRemovedBuild removed, List<String> violations) {
+		return violations.stream().anyMatch((violation) -> violation.contains(removed.rule));
+	}
+
+	private static void assertCaught(DedupeRemovedBuild removed, List<String> violations) {
+		assertThat(violations).as("violations of %s", removed)
+			.anyMatch((violation) -> violation.contains(removed.rule))
+			.noneMatch((violation) -> violation.contains("judged no"));
+	}
+
+	/**
+	 * A build whose replays apply twice, per capability, and the checker's rule that must
+	 * catch it. Budgets, locks and steps recognise a command delivered again: their
+	 * builds lose that, so only a replay shows it. Rate limits, queues and regions apply
+	 * one call in five twice, as a replay without a dedupe does, whatever their own
+	 * dedupe becomes.
+	 */
+	enum DedupeRemovedBuild {
+
+		BUDGETS(() -> new BudgetScenario(BudgetScenario.Breakage.NO_OPERATION_ID), "budgets-NO_OPERATION_ID",
+				"is not the budget"),
+
+		LOCKS(() -> new LockScenario(LockScenario.Breakage.REPLAY_NOT_RECOGNISED), "locks-REPLAY_NOT_RECOGNISED",
+				"refused while no other acquisition could hold it"),
+
+		IDEMPOTENT_STEPS(() -> new IdempotentStepScenario(IdempotentStepScenario.Breakage.REPLAY_NOT_RECOGNISED),
+				"idempotent-steps-REPLAY_NOT_RECOGNISED", "IN_PROGRESS with no claim that could hold the step"),
+
+		RATE_LIMITS(() -> new RateLimitScenario(RateLimitScenario.Breakage.APPLIED_TWICE), "rate-limits-APPLIED_TWICE",
+				"refused by its"),
+
+		QUEUES(() -> new QueueScenario(QueueScenario.Breakage.SENT_TWICE), "queues-SENT_TWICE", "enqueued 2 times"),
+
+		REGIONS(() -> new RegionScenario(EnumSet.of(RegionScenario.Breakage.DOUBLE_INCREMENT)),
+				"regions-DOUBLE_INCREMENT", "makes up the difference");
+
+		private final Supplier<? extends Scenario> scenario;
+
+		private final String name;
+
+		private final String rule;
+
+		DedupeRemovedBuild(Supplier<? extends Scenario> scenario, String name, String rule) {
+			this.scenario = scenario;
+			this.name = name;
+			this.rule = rule;
+		}
+
+		String recording() {
+			return "replay-" + this.name;
+		}
+
 	}
 
 	private static long redisSeconds(int link) {

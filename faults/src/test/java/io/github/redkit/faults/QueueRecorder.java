@@ -65,7 +65,8 @@ class QueueRecorder {
 			int instance = this.environment.getRequiredProperty("faults.instance", Integer.class);
 			return new RecordingQueueTemplate(original, this.beanFactory.getBean(RedkitMetrics.class),
 					ledger.observer(instance), (breakage == QueueScenario.Breakage.DROP_SENDS) ? 20 : 0,
-					breakage == QueueScenario.Breakage.FAKE_EXTENDS);
+					breakage == QueueScenario.Breakage.FAKE_EXTENDS,
+					(breakage == QueueScenario.Breakage.SENT_TWICE) ? 5 : 0);
 		}
 
 	}

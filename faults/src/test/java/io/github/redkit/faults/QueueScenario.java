@@ -130,7 +130,8 @@ class QueueScenario implements Scenario {
 				+ "or dead-lettered, and nothing handled was never sent; a message is taken again only after its "
 				+ "holder sent its settlement or its visibility ran out, counted from the take or from the last "
 				+ "extension Redis confirmed (`extend` true, the listeners' heartbeat included); no delivery past "
-				+ "`max-attempts` reaches a handler and at most `max-attempts` deliveries of a message are handled. "
+				+ "`max-attempts` reaches a handler and at most `max-attempts` deliveries of a message are handled; "
+				+ "a message sent once is first delivered once (one entry in the queue). "
 				+ "Judged per epoch: a send Redis held (queued, in flight, delayed or dead-lettered, as read just before "
 				+ "the kill) when it restarted empty, or acknowledged after the snapshot Redis was restarted on, may be "
 				+ "lost; a restored snapshot restores the delivery counts; a second take across a restart or a step of "
@@ -377,6 +378,7 @@ class QueueScenario implements Scenario {
 			}
 		}
 		checkAttempts(takes, history, violations);
+		checkEnqueuedOnce(history, violations);
 		checkVisibility(faults, violations);
 		return violations;
 	}
@@ -442,6 +444,40 @@ class QueueScenario implements Scenario {
 				if (view.size() > MAX_ATTEMPTS) {
 					violations.add(String.format("%s handled %d times (max-attempts %d):%n    %s", payload, view.size(),
 							MAX_ATTEMPTS,
+							view.stream().map((op) -> op.value().toString()).collect(Collectors.joining("\n    "))));
+				}
+			}
+		});
+	}
+
+	/**
+	 * A message sent once is enqueued once: one first delivery of it per view of one
+	 * Redis memory (a restored snapshot can hand out a delivery again with the count it
+	 * held) that its consumer did not release (a release gives the delivery back
+	 * uncounted). Two first deliveries are two entries of one message: a send applied
+	 * twice.
+	 */
+	private void checkEnqueuedOnce(History history, List<String> violations) {
+		List<FaultRecord> dataLoss = history.forgetting()
+			.stream()
+			.filter((fault) -> fault.event().fault() != Fault.CLOCK_JUMP)
+			.toList();
+		Set<String> released = this.ledger.settlements.stream()
+			.filter((settlement) -> settlement.how().equals("release"))
+			.map(QueueLedger.Settlement::take)
+			.collect(Collectors.toSet());
+		Map<String, List<Op>> firstDeliveries = new java.util.HashMap<>();
+		for (QueueLedger.Take take : this.ledger.takes) {
+			if (take.deliveries() == 1 && !released.contains(take.take())) {
+				firstDeliveries.computeIfAbsent(take.payload(), (payload) -> new ArrayList<>())
+					.add(new Op(0, "taken", take.payload(), 1, take.invoked(), take.completed(), Outcome.OK, take));
+			}
+		}
+		firstDeliveries.forEach((payload, ops) -> {
+			for (List<Op> view : Epochs.views(ops, dataLoss)) {
+				if (view.size() > 1) {
+					violations.add(String.format("%s enqueued %d times (first delivered %d times):%n    %s", payload,
+							view.size(), view.size(),
 							view.stream().map((op) -> op.value().toString()).collect(Collectors.joining("\n    "))));
 				}
 			}
@@ -526,7 +562,13 @@ class QueueScenario implements Scenario {
 		 * Every extension answers {@code true} without reaching Redis: heartbeats that
 		 * keep nothing.
 		 */
-		FAKE_EXTENDS
+		FAKE_EXTENDS,
+
+		/**
+		 * Every fifth {@code send} enqueued twice, as a send sent again without a dedupe
+		 * is (issue 43).
+		 */
+		SENT_TWICE
 
 	}
 

@@ -32,18 +32,22 @@ class RateLimitFaultTests {
 	 */
 	@Test
 	void aFailoverRightAfterAcknowledgedCallsLosesOnlyWhatCameAfterTheCut() {
+		// with its cuts after a write too: it passed on the harness' branch, before
+		// decisions were applied once (issue 43)
 		Faults.check(RateLimitScenario::new, 562592080739008158L, 10_000);
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = RateLimitScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+	@EnumSource(value = RateLimitScenario.Breakage.class, names = { "NONE", "APPLIED_TWICE" },
+			mode = EnumSource.Mode.EXCLUDE)
 	void theCheckerCatchesABrokenBuild(RateLimitScenario.Breakage breakage) {
 		assertCaught(breakage, Recording.judge(recording(breakage), new RateLimitScenario(breakage)));
 	}
 
 	@Tag("soak")
 	@ParameterizedTest
-	@EnumSource(value = RateLimitScenario.Breakage.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+	@EnumSource(value = RateLimitScenario.Breakage.class, names = { "NONE", "APPLIED_TWICE" },
+			mode = EnumSource.Mode.EXCLUDE)
 	void theCheckerCatchesABrokenBuildLive(RateLimitScenario.Breakage breakage) {
 		assertCaught(breakage,
 				Recording

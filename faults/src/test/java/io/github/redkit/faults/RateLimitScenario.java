@@ -335,7 +335,13 @@ class RateLimitScenario implements Scenario {
 		 * One settlement in five gives back every permit whatever the call used, as a
 		 * give-back applied twice would.
 		 */
-		OVER_GIVE_BACK
+		OVER_GIVE_BACK,
+
+		/**
+		 * One decision in five applied twice, the caller seeing the second answer, as a
+		 * decision sent again without a dedupe is (issue 43).
+		 */
+		APPLIED_TWICE
 
 	}
 

@@ -37,6 +37,8 @@ public class RecordingQueueTemplate extends RedisQueueTemplate {
 
 	private final boolean fakeExtends;
 
+	private final int twiceEvery;
+
 	private final AtomicLong sends = new AtomicLong();
 
 	/**
@@ -48,16 +50,19 @@ public class RecordingQueueTemplate extends RedisQueueTemplate {
 	 * none)
 	 * @param fakeExtends a broken build answers every extension {@code true} without
 	 * asking Redis
+	 * @param twiceEvery a broken build sends every n-th message twice, as a send sent
+	 * again without a dedupe does (0 = none)
 	 */
 	@SuppressWarnings("unchecked")
 	public RecordingQueueTemplate(RedisQueueTemplate original, RedkitMetrics metrics, Observer observer, int dropEvery,
-			boolean fakeExtends) {
+			boolean fakeExtends, int twiceEvery) {
 		super(field(original, "runner", RedisScriptRunner.class), field(original, "keyspace", RedisKeyspace.class),
 				field(original, "json", JsonMapper.class), field(original, "settings", Function.class), metrics,
 				RedkitObservations.NONE);
 		this.observer = observer;
 		this.dropEvery = dropEvery;
 		this.fakeExtends = fakeExtends;
+		this.twiceEvery = twiceEvery;
 	}
 
 	/**
@@ -82,6 +87,9 @@ public class RecordingQueueTemplate extends RedisQueueTemplate {
 	public void send(String queue, Object payload) {
 		if (this.dropEvery > 0 && this.sends.incrementAndGet() % this.dropEvery == 0) {
 			return;
+		}
+		if (this.twiceEvery > 0 && this.sends.incrementAndGet() % this.twiceEvery == 0) {
+			super.send(queue, payload);
 		}
 		super.send(queue, payload);
 	}

@@ -1,6 +1,7 @@
 package io.github.redkit.faults;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -17,6 +18,9 @@ import java.util.stream.Collectors;
  */
 record Schedule(long seed, long millis, List<FaultEvent> events) {
 
+	/** Sets the cuts after a write apart from the seed's other choices (issue 43). */
+	private static final long CUTS_AFTER_WRITE = 43;
+
 	static Schedule generate(long seed, long millis, Set<Fault> allowed) {
 		Random random = new Random(seed);
 		List<Fault> faults = new ArrayList<>(allowed);
@@ -24,6 +28,8 @@ record Schedule(long seed, long millis, List<FaultEvent> events) {
 		// so
 		// that adding it left every other seed's schedule as it was
 		faults.remove(Fault.FAILOVER_BEHIND);
+		// so does a cut after a write, which comes from a stream of its own below
+		faults.remove(Fault.CUT_AFTER_WRITE);
 		faults.sort(null);
 		List<FaultEvent> events = new ArrayList<>();
 		long at = 300 + random.nextInt(400);
@@ -39,6 +45,9 @@ record Schedule(long seed, long millis, List<FaultEvent> events) {
 			events.add(new FaultEvent(at, fault, duration, random.nextInt(1000), strength));
 			at += duration + 200 + random.nextInt(700);
 		}
+		if (allowed.contains(Fault.CUT_AFTER_WRITE)) {
+			events = cutsAfterWrite(seed, millis, events);
+		}
 		// java.util.Random's first value barely differs between close seeds
 		SplittableRandom failover = new SplittableRandom(seed);
 		if (allowed.contains(Fault.FAILOVER_BEHIND) && failover.nextBoolean()) {
@@ -47,6 +56,21 @@ record Schedule(long seed, long millis, List<FaultEvent> events) {
 			millis += 3000;
 		}
 		return new Schedule(seed, millis, List.copyOf(events));
+	}
+
+	/**
+	 * Adds a cut after a write every 300 to 900 ms, at random links, among the other
+	 * faults: instant, it leaves their times as they were (the nemesis injects one
+	 * falling within a lasting fault once that fault healed).
+	 */
+	private static List<FaultEvent> cutsAfterWrite(long seed, long millis, List<FaultEvent> others) {
+		SplittableRandom random = new SplittableRandom(seed ^ CUTS_AFTER_WRITE);
+		List<FaultEvent> events = new ArrayList<>(others);
+		for (long at = 200 + random.nextInt(400); at < millis - 500; at += 300 + random.nextInt(600)) {
+			events.add(new FaultEvent(at, Fault.CUT_AFTER_WRITE, 0, random.nextInt(1000), 0));
+		}
+		events.sort(Comparator.comparingLong(FaultEvent::at));
+		return events;
 	}
 
 	Schedule without(int index) {

@@ -1,0 +1,85 @@
+package io.github.redkit.faults;
+
+import java.lang.reflect.Constructor;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.NativeForm;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * An instance's script runner that sends one script with the lines that recognise a
+ * command delivered again taken out: a build with the dedupe removed (issue 43). It
+ * behaves as the real one until a connection is cut after a write and Lettuce sends the
+ * command again, so only a run under {@link Fault#CUT_AFTER_WRITE} can show a checker
+ * catching it.
+ */
+final class DedupeRemoved implements MethodInterceptor {
+
+	private final String script;
+
+	private final String dedupe;
+
+	private final Map<LuaScript<?>, LuaScript<?>> edited = new ConcurrentHashMap<>();
+
+	private DedupeRemoved(String script, String dedupe) {
+		this.script = script;
+		this.dedupe = dedupe;
+	}
+
+	/**
+	 * Wraps a script runner.
+	 * @param runner the instance's runner
+	 * @param script the script's name
+	 * @param dedupe the condition that recognises a command delivered again, as the
+	 * script has it: it becomes {@code false}
+	 * @return the broken runner
+	 */
+	static Object runner(RedisScriptRunner runner, String script, String dedupe) {
+		ProxyFactory proxy = new ProxyFactory(runner);
+		proxy.setProxyTargetClass(true);
+		proxy.addAdvice(new DedupeRemoved(script, dedupe));
+		return proxy.getProxy(DedupeRemoved.class.getClassLoader());
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		Object[] args = invocation.getArguments();
+		if (args.length > 0 && args[0] instanceof LuaScript<?> lua && lua.name().equals(this.script)) {
+			args[0] = this.edited.computeIfAbsent(lua, this::edit);
+		}
+		return invocation.proceed();
+	}
+
+	private LuaScript<?> edit(LuaScript<?> lua) {
+		String source = lua.redisScript().getScriptAsString();
+		if (!source.contains(this.dedupe)) {
+			// a script that changed must not leave a build that is not broken at all
+			throw new IllegalStateException("The script " + this.script + " no longer has: " + this.dedupe);
+		}
+		return script(lua, source.replace(this.dedupe, "false"));
+	}
+
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	private static LuaScript<?> script(LuaScript<?> original, String source) {
+		try {
+			// the library makes scripts from its own files only: a test may make others
+			Constructor<LuaScript> constructor = LuaScript.class.getDeclaredConstructor(String.class, RedisScript.class,
+					NativeForm.class);
+			constructor.setAccessible(true);
+			return constructor.newInstance(original.name(),
+					new DefaultRedisScript<>(source, original.redisScript().getResultType()), original.nativeForm());
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException("Cannot make a script without its dedupe", ex);
+		}
+	}
+
+}
