@@ -33,7 +33,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class LockLeaseTests {
 
-	private static final Duration LEASE = Duration.ofMillis(300);
+	// renewed every third of it: a JVM stalled for less than two thirds (400 ms) keeps
+	// the lock
+	private static final Duration LEASE = Duration.ofMillis(600);
 
 	@Parameter
 	RedisTopology topology;
@@ -125,7 +127,8 @@ class LockLeaseTests {
 
 	@Test
 	void extendMovesTheLeaseForward() {
-		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+		// a lease a stalled JVM does not outlive before the extension
+		LockHandle handle = this.locks.tryLock(this.key, Duration.ZERO, Duration.ofSeconds(2)).orElseThrow();
 		assertThat(handle.extend(Duration.ofSeconds(30))).isTrue();
 		assertThat(LockRecords.remainingLeaseMillis(this.redis, this.locks.redisKeys(this.key).get(0)))
 			.isBetween(20_000L, 30_000L);

@@ -3,7 +3,6 @@ package io.github.redkit.faults;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,7 +22,7 @@ class QueueFaultTests {
 	@ParameterizedTest
 	@ValueSource(longs = { 2 })
 	void everyMessageIsDeliveredOrDeadLetteredUnderTheSeedsFaults(long seed) {
-		// without the cuts after a write until sends are applied once (the test below)
+		// without the cuts after a write: the test below runs the same seed with them
 		Faults.check(QueueScenario::new, seed, Faults.CI_MILLIS, Set.of(Fault.CUT_AFTER_WRITE));
 	}
 
@@ -31,7 +30,6 @@ class QueueFaultTests {
 	 * The same seed with its cuts after a write: a send sent again must enqueue once
 	 * (issue 43).
 	 */
-	@Disabled("issue 43: queues replay fix pending")
 	@ParameterizedTest
 	@ValueSource(longs = { 2 })
 	void everyMessageIsDeliveredOrDeadLetteredOnceUnderCutsAfterAWrite(long seed) {

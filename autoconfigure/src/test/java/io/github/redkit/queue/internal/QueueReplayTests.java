@@ -124,7 +124,8 @@ class QueueReplayTests {
 		this.link.cutAfterNextWrite();
 		List<QueueMessage<Email>> taken = this.template.receive(queue, Email.class, 2);
 		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
-		// the copy answers the batch from the in-flight set, whose order is not the order of the pop
+		// the copy answers the batch from the in-flight set, whose order is not the order
+		// of the pop
 		assertThat(taken).extracting((message) -> message.payload().number()).containsExactlyInAnyOrder(1, 2);
 		assertThat(taken).allMatch((message) -> message.deliveries() == 1);
 		assertThat(this.direct.stats(queue)).extracting(QueueStats::ready, QueueStats::inFlight)
