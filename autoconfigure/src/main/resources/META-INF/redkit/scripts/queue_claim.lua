@@ -47,7 +47,7 @@ if read[2] then
   -- a take whose visibility ran out is the reaper's: it goes back to the ready list
   if popped and tonumber(popped) > 0 and tonumber(deadline) > now then
     local prefix = ARGV[5] .. '#'
-    for _, e in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], deadline, deadline)) do
+    for _, e in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], exact(tonumber(deadline)), exact(tonumber(deadline)))) do
       if string.sub(e, 1, #prefix) == prefix then
         taken[#taken + 1] = string.sub(e, #prefix + 1)
       end
@@ -139,7 +139,7 @@ if not popped then
     wait = 1
   end
   if acked > 0 then
-    redis.call('SET', KEYS[6], '0:' .. acked .. ':0', 'PX', ARGV[6])
+    redis.call('SET', KEYS[6], '0:' .. exact(acked) .. ':0', 'PX', ARGV[6])
   end
   return { 0, wait, acked }
 end
@@ -164,7 +164,7 @@ for i, e in ipairs(popped) do
   scored[2 * i] = ARGV[5] .. '#' .. claimed[i]
 end
 redis.call('ZADD', KEYS[2], unpack(scored))
-redis.call('SET', KEYS[6], score .. ':' .. acked .. ':' .. #claimed, 'PX', ARGV[6])
+redis.call('SET', KEYS[6], score .. ':' .. exact(acked) .. ':' .. exact(#claimed), 'PX', ARGV[6])
 if reaped then
   -- every score left is above now: the hint is the ms before the earliest, at most
   -- HINT_MAX_AGE ahead

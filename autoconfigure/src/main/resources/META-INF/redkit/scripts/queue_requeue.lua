@@ -35,5 +35,5 @@ for _, id in ipairs(ids) do
   redis.call('HDEL', KEYS[2], id)
   redis.call('ZREM', KEYS[3], id)
 end
-redis.call('SET', KEYS[5], moved, 'PX', ARGV[3])
+redis.call('SET', KEYS[5], exact(moved), 'PX', ARGV[3])
 return moved

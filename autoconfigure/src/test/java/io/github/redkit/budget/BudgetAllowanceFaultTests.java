@@ -13,7 +13,6 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
@@ -21,8 +20,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -43,7 +40,7 @@ class BudgetAllowanceFaultTests {
 
 	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
 
-	private final LettuceConnectionFactory factory = factory(this.link.port());
+	private final LettuceConnectionFactory factory = this.link.connectionFactory(Duration.ofSeconds(1));
 
 	private final String budgetId = "faulty-" + UUID.randomUUID();
 
@@ -154,15 +151,6 @@ class BudgetAllowanceFaultTests {
 		return new RedisBudgets(new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()), this.keyspace,
 				Duration.ofSeconds(5), Duration.ofHours(1), new MicrometerRedkitMetrics(SimpleMeterRegistry::new),
 				RedkitObservations.NONE);
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 	private static int closedPort() throws Exception {

@@ -12,7 +12,6 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
@@ -23,8 +22,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -43,7 +40,7 @@ class BudgetReplayTests {
 
 	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
 
-	private final LettuceConnectionFactory factory = factory(this.link.port());
+	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
 
 	private final String budgetId = "replayed-" + UUID.randomUUID();
 
@@ -140,7 +137,7 @@ class BudgetReplayTests {
 		ClientResources resources = ClientResources.builder()
 			.reconnectDelay(Delay.constant(Duration.ofSeconds(1)))
 			.build();
-		LettuceConnectionFactory slow = factory(this.link.port(), resources);
+		LettuceConnectionFactory slow = this.link.connectionFactory(TIMEOUT, resources);
 		try {
 			RedisBudgets budgets = budgets(new RedisScriptRunner(slow), TIMEOUT);
 			assertThat(budgets.remaining(this.budgetId)).isEqualTo(1_000);
@@ -163,24 +160,6 @@ class BudgetReplayTests {
 				new MicrometerRedkitMetrics(SimpleMeterRegistry::new), RedkitObservations.NONE);
 		budgets.setCommandTimeout(TIMEOUT);
 		return budgets;
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
-	}
-
-	private static LettuceConnectionFactory factory(int port, ClientResources resources) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().clientResources(resources).commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

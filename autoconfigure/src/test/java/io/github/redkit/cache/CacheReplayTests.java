@@ -7,15 +7,12 @@ import java.util.UUID;
 import io.github.redkit.cache.internal.SingleFlight;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +30,7 @@ class CacheReplayTests {
 
 	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
 
-	private final LettuceConnectionFactory factory = factory(this.link.port());
+	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("crp-" + UUID.randomUUID());
 
@@ -60,15 +57,6 @@ class CacheReplayTests {
 		assertThat(this.direct.tryLock(lock, "someone else", TIMEOUT)).isFalse();
 		this.direct.unlock(lock, "mine");
 		assertThat(this.direct.tryLock(lock, "someone else", TIMEOUT)).isTrue();
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

@@ -11,7 +11,6 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.internal.IdempotencySettings;
 import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
-import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
@@ -21,8 +20,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,7 +46,7 @@ class IdempotencyReplayTests {
 		.reconnectDelay(Delay.constant(Duration.ofSeconds(1)))
 		.build();
 
-	private final LettuceConnectionFactory factory = factory(this.link.port(), this.resources);
+	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT, this.resources);
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("irp-" + UUID.randomUUID());
 
@@ -114,15 +111,6 @@ class IdempotencyReplayTests {
 				RedkitObservations.NONE);
 		steps.setCommandTimeout(TIMEOUT);
 		return steps;
-	}
-
-	private static LettuceConnectionFactory factory(int port, ClientResources resources) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().clientResources(resources).commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

@@ -12,7 +12,6 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
-import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
@@ -20,8 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,7 +36,7 @@ class LockReplayTests {
 
 	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
 
-	private final LettuceConnectionFactory factory = factory(this.link.port());
+	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("lrp-" + UUID.randomUUID());
 
@@ -104,15 +101,6 @@ class LockReplayTests {
 		return new RedisDistributedLocks(runner, this.keyspace,
 				new LockSettings(Duration.ofSeconds(30), TIMEOUT, Duration.ofSeconds(1)), RedkitMetrics.NONE,
 				RedkitObservations.NONE, List.of());
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

@@ -19,7 +19,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.lettuce.core.resource.ClientResources;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * A TCP proxy on the loopback interface between a client and a server, for fault tests:
@@ -137,6 +143,35 @@ public final class TcpProxy implements AutoCloseable {
 	 */
 	public int cutsAfterWrite() {
 		return this.cutsAfterWrite.get();
+	}
+
+	/**
+	 * A started connection factory whose connections go through this proxy.
+	 * @param commandTimeout the connections' command timeout
+	 * @return a started factory, for the caller to destroy
+	 */
+	public LettuceConnectionFactory connectionFactory(Duration commandTimeout) {
+		return connectionFactory(LettuceClientConfiguration.builder().commandTimeout(commandTimeout));
+	}
+
+	/**
+	 * A started connection factory whose connections go through this proxy, on client
+	 * resources of the caller's (e.g. a reconnect delay of its own).
+	 * @param commandTimeout the connections' command timeout
+	 * @param resources the client resources
+	 * @return a started factory, for the caller to destroy
+	 */
+	public LettuceConnectionFactory connectionFactory(Duration commandTimeout, ClientResources resources) {
+		return connectionFactory(
+				LettuceClientConfiguration.builder().clientResources(resources).commandTimeout(commandTimeout));
+	}
+
+	private LettuceConnectionFactory connectionFactory(LettuceClientConfigurationBuilder client) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, port()), client.build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	@Override

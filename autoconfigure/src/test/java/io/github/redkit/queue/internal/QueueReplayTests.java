@@ -15,7 +15,6 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
-import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
@@ -24,8 +23,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -44,7 +41,7 @@ class QueueReplayTests {
 
 	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
 
-	private final LettuceConnectionFactory factory = factory(this.link.port());
+	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
 
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
@@ -222,15 +219,6 @@ class QueueReplayTests {
 		assertThat(this.template.size(queue)).isZero();
 		this.template.receive(queue, Email.class, 1);
 		return queue;
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

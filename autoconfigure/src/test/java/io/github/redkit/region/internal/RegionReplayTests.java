@@ -19,8 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -48,7 +46,7 @@ class RegionReplayTests {
 
 	private final TcpProxy link = TcpProxy.start(servers.get(0).port());
 
-	private final LettuceConnectionFactory linked = factory(this.link.port());
+	private final LettuceConnectionFactory linked = this.link.connectionFactory(TIMEOUT);
 
 	private final List<RegionReplicator> replicators = new ArrayList<>();
 
@@ -129,15 +127,6 @@ class RegionReplayTests {
 
 	private static RedisScriptRunner runner(int region) {
 		return new RedisScriptRunner(factories.get(region));
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }
