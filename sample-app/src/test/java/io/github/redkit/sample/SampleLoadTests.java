@@ -22,8 +22,8 @@ import org.springframework.test.annotation.DirtiesContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample's {@code posts} limit (5 per period per user) against a load generator we did
- * not write: {@code wrk} posts as one user from 16 connections for three and a half
+ * The sample's {@code posts} limit (5 per period per user) against a load generator we
+ * did not write: {@code wrk} posts as one user from 16 connections for three and a half
  * periods. Every post the limit let through is placed on Redis' clock (the time its
  * decision was counted at) and no period may hold more than 5; the server's posts must
  * match the decisions one for one. The period is 2 s here instead of the sample's 10 s:
@@ -31,8 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the build pays 7 s of saturating load instead of 30. The sample's own 10 s, by hand:
  * {@code sample-app/wrk/hammer-posts.sh} (README, "Rate limiting").
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "sample.embedded-redis=false",
-		"redkit.rate-limit.limits.posts.windows[0].period=2s" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+		"sample.embedded-redis=false",
+		// a list binds whole: the sample's three windows, the first one's period
+		// shortened
+		"redkit.rate-limit.limits.posts.windows[0].limit=5", "redkit.rate-limit.limits.posts.windows[0].period=2s",
+		"redkit.rate-limit.limits.posts.windows[1].limit=30", "redkit.rate-limit.limits.posts.windows[1].period=1m",
+		"redkit.rate-limit.limits.posts.windows[2].limit=300", "redkit.rate-limit.limits.posts.windows[2].period=1h" })
 @RedkitTest
 @DirtiesContext
 class SampleLoadTests {
