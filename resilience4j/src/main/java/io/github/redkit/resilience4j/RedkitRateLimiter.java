@@ -109,6 +109,10 @@ public class RedkitRateLimiter implements RateLimiter {
 	@Override
 	public boolean acquirePermission(int permits) {
 		checkPermits(permits);
+		if (permits > policy().smallestLimit()) {
+			// no window can ever hold them: waiting would not help
+			return published(false, permits);
+		}
 		long timeout = this.config.getTimeoutDuration().toNanos();
 		long start = System.nanoTime();
 		while (true) {
@@ -141,10 +145,10 @@ public class RedkitRateLimiter implements RateLimiter {
 		for (int attempt = 0; attempt < DRAIN_ATTEMPTS && want > 0; attempt++) {
 			int cost = (int) Math.min(want, Integer.MAX_VALUE);
 			RateLimitDecision decision = decide(cost);
-			if (decision.allowed()) {
+			if (decision.allowed() && decision.remaining() >= 0) {
 				drained += cost;
 			}
-			else if (decision.remaining() >= want) {
+			else if (!decision.allowed() && decision.remaining() >= want) {
 				// refused with as many left: Redis could not be asked
 				break;
 			}

@@ -115,6 +115,15 @@ class Resilience4jRateLimiterTests {
 	}
 
 	@Test
+	void aCallerAskingForMorePermitsThanAWindowHoldsIsRefusedWithoutWaiting() {
+		RateLimiter limiter = this.registry.rateLimiter("waiting");
+		long start = System.nanoTime();
+		assertThat(limiter.acquirePermission(2)).isFalse();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not the 5s timeout")
+			.isLessThan(Duration.ofSeconds(2));
+	}
+
+	@Test
 	void aCallerWhosePermitComesBackAfterItsTimeoutIsRefusedAtOnce() {
 		RateLimiter limiter = this.registry.rateLimiter("impatient");
 		assertThat(limiter.acquirePermission()).isTrue();

@@ -4,17 +4,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.resilience4j.RedkitBulkhead;
 import io.github.redkit.resilience4j.RedkitRateLimiter;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import io.github.resilience4j.springboot.bulkhead.autoconfigure.BulkheadAutoConfiguration;
+import io.github.resilience4j.springboot.ratelimiter.autoconfigure.RateLimiterAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,8 +29,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class Resilience4jAutoConfigurationTests {
 
+	// the auto-configurations involved only: a context of all of them costs seconds each
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withUserConfiguration(Application.class)
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				RateLimitAutoConfiguration.class, ConcurrencyLimitAutoConfiguration.class,
+				RateLimiterAutoConfiguration.class, BulkheadAutoConfiguration.class,
+				Resilience4jAutoConfiguration.class))
 		.withPropertyValues(properties());
 
 	private static String[] properties() {
@@ -108,12 +117,6 @@ class Resilience4jAutoConfigurationTests {
 				assertThat(context.getBean(RateLimiterRegistry.class).rateLimiter("backend"))
 					.isInstanceOf(RedkitRateLimiter.class);
 			});
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Application {
-
 	}
 
 }
