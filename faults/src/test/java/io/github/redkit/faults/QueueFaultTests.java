@@ -3,7 +3,6 @@ package io.github.redkit.faults;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,8 +30,6 @@ class QueueFaultTests {
 	 * The same seed with its cuts after a write: a send sent again must enqueue once
 	 * (issue 43).
 	 */
-	@Disabled("issue 43: with sends applied once, seed 2 still sees two sends enqueued twice, each right after a "
-			+ "pause or a partition healed and a cut after a write (under investigation)")
 	@ParameterizedTest
 	@ValueSource(longs = { 2 })
 	void everyMessageIsDeliveredOrDeadLetteredOnceUnderCutsAfterAWrite(long seed) {
