@@ -34,7 +34,8 @@ import org.springframework.boot.convert.DurationStyle;
  * runs on another server of {@code .ci/servers} (Valkey 8.1 or Redis 8.0): the suite's
  * reference is a command only Valkey 8.1 and Redis 8.4 have, so {@code all} leaves it
  * out; so it does {@code lock-native}, which compares Redkit's native release there with
- * its script.
+ * its script, and {@code lock-delifeq} (Valkey 9.1: {@code --server=valkey-9}), which
+ * adds a raw release by {@code DELIFEQ}.
  */
 public final class BenchmarkMain {
 
@@ -53,6 +54,7 @@ public final class BenchmarkMain {
 		SUITES.put("lock-contention", LockContentionSuite::create);
 		SUITES.put("lock-extend", LockExtendSuite::create);
 		SUITES.put("lock-native", LockSuite::nativeRelease);
+		SUITES.put("lock-delifeq", LockSuite::deleteIfEqual);
 		SUITES.put("queue", QueueSuite::enqueue);
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 		SUITES.put("queue-batch", QueueSuite::batches);
@@ -70,7 +72,8 @@ public final class BenchmarkMain {
 	private static List<String> everyServersSuites() {
 		return SUITES.keySet()
 			.stream()
-			.filter((name) -> !name.equals("lock-extend") && !name.equals("lock-native"))
+			.filter((name) -> !name.equals("lock-extend") && !name.equals("lock-native")
+					&& !name.equals("lock-delifeq"))
 			.toList();
 	}
 

@@ -53,7 +53,14 @@ public enum RedisTopology {
 	 * suites that exercise the scripts; left out of {@code all} with a message when this
 	 * machine has none.
 	 */
-	VALKEY_8(() -> RedisServers.named("valkey-8"), true);
+	VALKEY_8(() -> RedisServers.named("valkey-8"), true),
+
+	/**
+	 * One Valkey 9.1 server (Debian testing's package, see {@code .ci/servers}), for the
+	 * suites that exercise the scripts; left out of {@code all} with a message when this
+	 * machine has none.
+	 */
+	VALKEY_9(() -> RedisServers.named("valkey-9"), true);
 
 	/**
 	 * The system property (or, upper-cased, environment variable) that selects
@@ -131,8 +138,8 @@ public enum RedisTopology {
 	/**
 	 * The topologies this run selected on which a suite exercising the given thing can
 	 * fail: {@link #POOLED} beside a selected standalone topology for the connection, the
-	 * other server families ({@link #OLDEST}, {@link #REDIS_8}, {@link #VALKEY_8}) for
-	 * the scripts.
+	 * other server families ({@link #OLDEST}, {@link #REDIS_8}, {@link #VALKEY_8},
+	 * {@link #VALKEY_9}) for the scripts.
 	 * @param exercises what the suite exercises
 	 * @return the selected topologies, in declaration order
 	 * @throws IllegalArgumentException for an unknown name
@@ -147,7 +154,7 @@ public enum RedisTopology {
 	}
 
 	private boolean isOtherServer() {
-		return this == REDIS_8 || this == VALKEY_8;
+		return this == REDIS_8 || this == VALKEY_8 || this == VALKEY_9;
 	}
 
 	private static List<RedisTopology> selectedByName() {

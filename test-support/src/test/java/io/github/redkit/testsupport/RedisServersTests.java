@@ -67,10 +67,10 @@ class RedisServersTests {
 	}
 
 	@ParameterizedTest
-	@CsvSource({ "redis-8, 8.0.", "valkey-8, Valkey 8.1." })
+	@CsvSource({ "redis-8, 8.0.", "valkey-8, Valkey 8.1.", "valkey-9, Valkey 9.1." })
 	void namedServersReportTheirVersion(String name, String version) {
 		Assumptions.assumeTrue(RedisServers.available(name),
-				() -> "no " + name + " server here: .ci/servers fetches Debian 13's package");
+				() -> "no " + name + " server here: .ci/servers fetches Debian's package");
 		RedisServer redis = RedisServers.named(name);
 		try (RespClient client = redis.client(redis.port())) {
 			assertThat(client.call("PING")).isEqualTo("PONG");
@@ -88,7 +88,8 @@ class RedisServersTests {
 			assertThat(RedisTopology.selected(Exercises.CONNECTION)).as("pooled beside standalone")
 				.containsExactly(RedisTopology.STANDALONE, RedisTopology.POOLED, RedisTopology.CLUSTER);
 			System.setProperty(RedisTopology.SELECTION_PROPERTY, "all");
-			List<RedisTopology> servers = Stream.of(RedisTopology.REDIS_8, RedisTopology.VALKEY_8)
+			List<RedisTopology> servers = Stream
+				.of(RedisTopology.REDIS_8, RedisTopology.VALKEY_8, RedisTopology.VALKEY_9)
 				.filter((topology) -> RedisServers
 					.available(topology.name().toLowerCase(Locale.ROOT).replace('_', '-')))
 				.toList();
