@@ -1,5 +1,6 @@
 package io.github.redkit.faults;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -104,12 +105,31 @@ class QueueScenario implements Scenario {
 
 	private volatile String drainFailure;
 
+	private final Optional<Path> server;
+
 	QueueScenario() {
 		this(Breakage.NONE);
 	}
 
 	QueueScenario(Breakage breakage) {
+		this(breakage, Optional.empty());
+	}
+
+	/**
+	 * On another server, such as Valkey 9.
+	 */
+	QueueScenario(Optional<Path> server) {
+		this(Breakage.NONE, server);
+	}
+
+	private QueueScenario(Breakage breakage, Optional<Path> server) {
 		this.breakage = breakage;
+		this.server = server;
+	}
+
+	@Override
+	public Optional<Path> server() {
+		return this.server;
 	}
 
 	/**
