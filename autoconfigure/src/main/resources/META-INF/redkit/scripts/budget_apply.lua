@@ -44,7 +44,7 @@ if command == 'create' or command == 'delete' then
     applied, remaining = 0, tonumber(redis.call('GET', KEYS[1]))
   end
   if KEYS[4] then
-    redis.call('SET', KEYS[4], applied .. '|' .. exact(remaining) .. '|', 'PX', ARGV[5])
+    redis.call('SET', KEYS[4], exact(applied) .. '|' .. exact(remaining) .. '|', 'PX', ARGV[5])
   end
   return {applied, remaining, 0}
 end

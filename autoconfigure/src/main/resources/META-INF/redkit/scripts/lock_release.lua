@@ -12,7 +12,7 @@
 -- end the holder expects in the record, for the release's native form (a SET IFEQ that
 -- frees the record when it is exactly the holder's, with nobody waiting; see
 -- ReleaseIfUnchanged), whose nil answer sends this script, ARGV[6] optional: how long
--- KEYS[3] is kept in ms (the replay window; ARGV[3] when absent)
+-- KEYS[3] is kept in ms (the replay window; nothing is kept when absent)
 -- Returns 1 when released (forced: when the lock was held), 0 when the caller no longer held
 -- it (forced: when nobody held it).
 -- A release the client sends again after a reconnect (issue 43) answers 1 again: the freed
@@ -58,8 +58,8 @@ if holder == ARGV[1] then
   if waits == 1 then
     -- the channel is named after the lock key
     redis.call('PUBLISH', KEYS[1], '')
-    if KEYS[3] then
-      redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[6] or ARGV[3])
+    if KEYS[3] and ARGV[6] then
+      redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[6])
     end
   end
   return 1

@@ -113,7 +113,7 @@ class LockReleaseReplayTests {
 						RedkitAutoConfiguration.class, LockAutoConfiguration.class, AopAutoConfiguration.class))
 				.withPropertyValues("spring.data.redis.host=" + RedisServer.HOST,
 						"spring.data.redis.port=" + link.port(), "spring.data.redis.timeout=10s",
-						"redkit.key-prefix=" + this.keyspace.prefix())
+						"redkit.lock.redis-timeout=10s", "redkit.key-prefix=" + this.keyspace.prefix())
 				.withBean(TcpProxy.class, () -> link)
 				.withBean(LockListener.class, () -> this.lost::add)
 				.withBean(Reports.class)
