@@ -4,7 +4,7 @@
 -- KEYS[1] balance (integer minor units), KEYS[2] reservations hash (id -> amount),
 -- KEYS[3] reservation deadlines sorted set (id -> deadline ms),
 -- KEYS[4] (optional) the record of an idempotent command: "<applied>|<remaining>|<reservation id>"
--- (a replacing create has one too, under an id generated per call)
+-- (a create and a delete have one too, under an id generated per call)
 -- KEYS[5] (giveback) the record of the spend whose unused part is given back
 -- ARGV[1] command: create | delete | remaining | spend | refund | giveback | reserve | commit |
 -- release; giveback is a refund applied only while this Redis holds the record of the spend it
@@ -23,30 +23,30 @@
 local command = ARGV[1]
 local amount = tonumber(ARGV[2])
 
-if command == 'create' then
-  if ARGV[3] == '1' then
-    -- a replace under an id generated per call: the copy the client sends again after a
-    -- reconnect must not set the balance again over what was spent since (issue 43)
-    if KEYS[4] and redis.call('GET', KEYS[4]) then
-      return {1, amount, 1}
+if command == 'create' or command == 'delete' then
+  -- under an id generated per call: the copy the client sends again after a reconnect
+  -- answers what the first answered and undoes nothing done between the two (issue 43)
+  if KEYS[4] then
+    local first = redis.call('GET', KEYS[4])
+    if first then
+      local applied, remaining = string.match(first, '^(%-?%d+)|(%-?%d+)')
+      return {tonumber(applied), tonumber(remaining), 1}
     end
+  end
+  local applied, remaining = 1, amount
+  if command == 'delete' then
+    applied, remaining = redis.call('DEL', KEYS[1]), 0
+    redis.call('DEL', KEYS[2], KEYS[3])
+  elseif ARGV[3] == '1' then
     redis.call('DEL', KEYS[2], KEYS[3])
     redis.call('SET', KEYS[1], ARGV[2])
-    if KEYS[4] then
-      redis.call('SET', KEYS[4], '1|' .. ARGV[2] .. '|', 'PX', ARGV[5])
-    end
-    return {1, amount, 0}
+  elseif not redis.call('SET', KEYS[1], ARGV[2], 'NX') then
+    applied, remaining = 0, tonumber(redis.call('GET', KEYS[1]))
   end
-  if redis.call('SET', KEYS[1], ARGV[2], 'NX') then
-    return {1, amount, 0}
+  if KEYS[4] then
+    redis.call('SET', KEYS[4], exact(applied) .. '|' .. exact(remaining) .. '|', 'PX', ARGV[5])
   end
-  return {0, tonumber(redis.call('GET', KEYS[1])), 0}
-end
-
-if command == 'delete' then
-  local existed = redis.call('DEL', KEYS[1])
-  redis.call('DEL', KEYS[2], KEYS[3])
-  return {existed, 0, 0}
+  return {applied, remaining, 0}
 end
 
 local stored = redis.call('GET', KEYS[1])

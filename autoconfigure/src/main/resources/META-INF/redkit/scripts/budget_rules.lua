@@ -33,6 +33,11 @@ end
 
 -- a spend, or a reservation when id is given (held for ttl ms): whether it applied
 local function spendOrReserve(account, amount, reservations, deadlines, id, ttl)
+  if id and redis.call('HEXISTS', reservations, id) == 1 then
+    -- this very reservation (its id is random, per call), delivered again after the record
+    -- of its operation id expired (issue 43): applied, nothing taken twice
+    return true
+  end
   if account.available() < amount then
     return false
   end

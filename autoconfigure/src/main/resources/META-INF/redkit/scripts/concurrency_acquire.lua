@@ -4,6 +4,9 @@
 -- ARGV[1] the new permit's random id, ARGV[2] the limit (> 0), ARGV[3] the lease in ms (> 0)
 -- Returns {1 when taken else 0, permits in flight (the new one included), ms until the earliest
 -- lease ends (0 when none is left)}
+-- A call the client sends again after a reconnect (issue 43) finds its own permit and answers
+-- taken, changing nothing: counted against the limit, it would be refused while its own
+-- permit held the last place for its whole lease.
 --#include core_numbers
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -18,6 +21,10 @@ local function earliest()
     return 0
   end
   return math.max(tonumber(first[2]) - now, 0)
+end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  -- this very call, delivered again: taken, with the lease the first copy set
+  return {1, inFlight, earliest()}
 end
 if inFlight >= limit then
   return {0, inFlight, earliest()}

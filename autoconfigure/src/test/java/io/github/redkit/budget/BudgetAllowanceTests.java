@@ -131,7 +131,8 @@ class BudgetAllowanceTests {
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
 		redis.opsForValue().set(prefix + ":budget:{" + budgetId + "}:balance", "1000");
 		List<String> records = new ArrayList<>();
-		try (Cursor<String> found = redis.scan(ScanOptions.scanOptions().match(prefix + ":budget:*:op:*").build())) {
+		try (Cursor<String> found = redis
+			.scan(ScanOptions.scanOptions().match(prefix + ":budget:*:op:spend:*").build())) {
 			found.forEachRemaining(records::add);
 		}
 		assertThat(records).hasSize(1);

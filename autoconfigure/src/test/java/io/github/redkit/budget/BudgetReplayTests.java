@@ -67,14 +67,18 @@ class BudgetReplayTests {
 
 	@Test
 	void aSpendWithoutAnOperationIdIsAppliedOnce() {
+		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		String pattern = this.keyspace.key("budget").tag(this.budgetId).build() + ":op:once:*";
+		// the create's own record (a create carries a generated id too)
+		Set<String> before = redis.keys(pattern);
 		this.link.cutAfterNextWrite();
 		SpendResult spent = this.budgets.spend(this.budgetId, 100);
 		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
 		assertThat(spent).isEqualTo(new SpendResult(true, 900));
 		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(900);
 		// the generated id is kept for the replay window only: twice the command timeout
-		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
-		Set<String> records = redis.keys(this.keyspace.key("budget").tag(this.budgetId).build() + ":op:once:*");
+		Set<String> records = redis.keys(pattern);
+		records.removeAll(before);
 		assertThat(records).hasSize(1);
 		assertThat(redis.getExpire(records.iterator().next(), TimeUnit.MILLISECONDS)).isPositive()
 			.isLessThanOrEqualTo(TIMEOUT.multipliedBy(2).toMillis());
@@ -148,6 +152,79 @@ class BudgetReplayTests {
 			assertThat(this.direct.spend(this.budgetId, 100)).isEqualTo(new SpendResult(true, 400));
 			assertThat(replaced.join()).isTrue();
 			assertThat(this.direct.remaining(this.budgetId)).as("the spend is not undone").isEqualTo(400);
+		}
+		finally {
+			slow.destroy();
+			resources.shutdown();
+		}
+	}
+
+	@Test
+	void aCreateAndADeleteSentAgainAnswerWhatTheyDid() {
+		String id = "created-" + UUID.randomUUID();
+		this.link.cutAfterNextWrite();
+		assertThat(this.budgets.create(id, 500)).as("created by this very call").isTrue();
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(this.direct.remaining(id)).isEqualTo(500);
+		this.link.cutAfterNextWrite();
+		assertThat(this.budgets.delete(id)).as("deleted by this very call").isTrue();
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(2);
+		assertThat(this.direct.create(id, 1)).as("gone").isTrue();
+		this.direct.delete(id);
+	}
+
+	@Test
+	void aCreateOrADeleteSentAgainUndoesNothingDoneBetweenTheTwo() {
+		// a second between the cut and the reconnect: room for another instance's call
+		ClientResources resources = ClientResources.builder()
+			.reconnectDelay(Delay.constant(Duration.ofSeconds(1)))
+			.build();
+		LettuceConnectionFactory slow = this.link.connectionFactory(TIMEOUT, resources);
+		try {
+			RedisBudgets budgets = budgets(new RedisScriptRunner(slow), TIMEOUT);
+			assertThat(budgets.remaining(this.budgetId)).isEqualTo(1_000);
+			this.link.cutAfterNextWrite();
+			CompletableFuture<Boolean> refused = budgets.createAsync(this.budgetId, 500, false);
+			await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(5)).until(() -> this.link.cutsAfterWrite() == 1);
+			// another instance deletes the budget between the first application and the
+			// copy
+			assertThat(this.direct.delete(this.budgetId)).isTrue();
+			assertThat(refused.join()).as("it existed: refused").isFalse();
+			assertThat(this.direct.create(this.budgetId, 1_000)).as("the copy created nothing").isTrue();
+			this.link.cutAfterNextWrite();
+			CompletableFuture<Boolean> deleted = budgets.deleteAsync(this.budgetId);
+			await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(5)).until(() -> this.link.cutsAfterWrite() == 2);
+			// another instance creates it again between the first application and the
+			// copy
+			assertThat(this.direct.create(this.budgetId, 700)).isTrue();
+			assertThat(deleted.join()).isTrue();
+			assertThat(this.direct.remaining(this.budgetId)).as("the copy deleted nothing").isEqualTo(700);
+		}
+		finally {
+			slow.destroy();
+			resources.shutdown();
+		}
+	}
+
+	@Test
+	void aReservationSentAgainAfterItsRecordExpiredTakesNothingMore() {
+		// the copy arrives a second after the cut, the record of the generated id lived
+		// 100 ms: only the reservation itself still says that the call was applied
+		ClientResources resources = ClientResources.builder()
+			.reconnectDelay(Delay.constant(Duration.ofSeconds(1)))
+			.build();
+		LettuceConnectionFactory slow = this.link.connectionFactory(TIMEOUT, resources);
+		try {
+			RedisBudgets budgets = new RedisBudgets(new RedisScriptRunner(slow), this.keyspace, TIMEOUT,
+					Duration.ofMillis(100), new MicrometerRedkitMetrics(SimpleMeterRegistry::new),
+					RedkitObservations.NONE);
+			assertThat(budgets.remaining(this.budgetId)).isEqualTo(1_000);
+			this.link.cutAfterNextWrite();
+			Reservation reserved = budgets.reserve(this.budgetId, 300, Duration.ofMinutes(5)).orElseThrow();
+			assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+			assertThat(this.direct.remaining(this.budgetId)).isEqualTo(700);
+			this.direct.release(reserved);
+			assertThat(this.direct.remaining(this.budgetId)).as("nothing lost to the copy").isEqualTo(1_000);
 		}
 		finally {
 			slow.destroy();

@@ -29,8 +29,8 @@ record BudgetCommand(String budgetId, @Nullable String kind, @Nullable String op
 	/**
 	 * A command applied once under an operation id generated for this call.
 	 * @param budgetId the budget
-	 * @param command the script's command ({@code spend}, {@code reserve} or a replacing
-	 * {@code create})
+	 * @param command the script's command ({@code spend}, {@code reserve}, {@code create}
+	 * or {@code delete})
 	 * @param amount the amount
 	 * @param operationId the generated id
 	 * @param id the command's own argument (a reservation's id, {@code "1"} to replace),

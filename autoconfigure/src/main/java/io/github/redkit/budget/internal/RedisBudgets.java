@@ -207,22 +207,26 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 		});
 	}
 
-	// a replace sent twice would set the balance again over a spend made in between
-	// (issue 43): one record per replace, under an id generated per call
+	// a create or a delete sent twice (issue 43) would answer what it did as not done,
+	// and
+	// undo what another instance did in between (a replace: a spend; a create refused: a
+	// delete; a delete: a create): one record per call, under an id generated per call
 	private static BudgetCommand createCommand(String budgetId, long amount, boolean replace) {
-		return replace ? BudgetCommand.once(budgetId, "create", amount, RandomIds.next(), "1", "0")
-				: new BudgetCommand(budgetId, null, null, "create", amount, "0", "0");
+		return BudgetCommand.once(budgetId, "create", amount, RandomIds.next(), replace ? "1" : "0", "0");
+	}
+
+	private static BudgetCommand deleteCommand(String budgetId) {
+		return BudgetCommand.once(budgetId, "delete", 0, RandomIds.next(), "", "0");
 	}
 
 	@Override
 	public boolean delete(String budgetId) {
-		return call(new BudgetCommand(budgetId, null, null, "delete", 0, "", "0")).applied();
+		return call(deleteCommand(budgetId)).applied();
 	}
 
 	@Override
 	public CompletableFuture<Boolean> deleteAsync(String budgetId) {
-		return started(() -> callAsync(new BudgetCommand(budgetId, null, null, "delete", 0, "", "0"))
-			.thenApply(Answer::applied));
+		return started(() -> callAsync(deleteCommand(budgetId)).thenApply(Answer::applied));
 	}
 
 	@Override

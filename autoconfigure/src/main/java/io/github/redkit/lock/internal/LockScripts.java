@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -44,6 +45,13 @@ final class LockScripts {
 	private static final String PREVIOUS_SIGHTING = ":previous";
 
 	/**
+	 * Beside a lock's record: the token of the last holder whose release woke waiters,
+	 * for the replay window (a woken waiter may take the lock before the client sends the
+	 * release again).
+	 */
+	private static final String RELEASED = ":released";
+
+	/**
 	 * A lock's record outlives its lease by this much: it keeps the last fencing token.
 	 */
 	static final Duration FENCE_TTL = Duration.ofHours(1);
@@ -71,16 +79,23 @@ final class LockScripts {
 
 	private final Duration timeout;
 
+	/** How long a release that woke waiters keeps its token, in ms: the replay window. */
+	private final String releasedTtl;
+
 	LockScripts(RedisScriptRunner runner, RedisKeyspace keyspace, Duration timeout) {
 		this.runner = runner;
 		this.keyspace = keyspace;
 		this.timeout = timeout;
+		this.releasedTtl = Long
+			.toString(ReplayWindow.of(ReplayWindow.commandTimeout(runner.connectionFactory()), timeout, FENCE_TTL)
+				.toMillis());
 	}
 
 	/**
 	 * The keys of a lock, in its own hash tag: its one record (fencing token, holder,
-	 * lease end, "someone waits" flag; see {@code lock_record.lua}), then where the
-	 * scripts remember a lock of the previous layout, written only while one is met.
+	 * lease end, "someone waits" flag; see {@code lock_record.lua}), where the scripts
+	 * remember a lock of the previous layout, written only while one is met, and the
+	 * token of the last release that woke waiters (see {@code lock_release.lua}).
 	 */
 	List<String> redisKeys(String key) {
 		return keysOf(this.keyspace.key("lock").tag(key).build());
@@ -89,12 +104,13 @@ final class LockScripts {
 	/**
 	 * The keys the lock scripts take for a lock's stored key.
 	 * @param storedKey the lock's record
-	 * @return the record, then where a lock of the previous layout is remembered
+	 * @return the record, where a lock of the previous layout is remembered, then the
+	 * last release that woke waiters
 	 */
 	static List<String> keysOf(String storedKey) {
 		// a crashed holder of the previous layout is waited for from the first time a
 		// script met its token, not from each attempt
-		return List.of(storedKey, storedKey + PREVIOUS_SIGHTING);
+		return List.of(storedKey, storedKey + PREVIOUS_SIGHTING, storedKey + RELEASED);
 	}
 
 	/**
@@ -230,9 +246,9 @@ final class LockScripts {
 			.thenApply((released) -> released == 1);
 	}
 
-	private static String[] releaseArguments(String token, long fence, double leaseEnd) {
+	private String[] releaseArguments(String token, long fence, double leaseEnd) {
 		return new String[] { token, Long.toString(fence), OUTLIVES, UNFORCED,
-				Double.isNaN(leaseEnd) ? UNKNOWN_LEASE_END : Double.toString(leaseEnd) };
+				Double.isNaN(leaseEnd) ? UNKNOWN_LEASE_END : Double.toString(leaseEnd), this.releasedTtl };
 	}
 
 	/**

@@ -14,15 +14,16 @@ import org.jspecify.annotations.Nullable;
  * (its fencing token, the lease end the holder computed as the script did, nobody
  * waiting), one {@code SET freed IFEQ held PX outlives} frees it. Any other record
  * (someone waits and must be woken, the lease was extended elsewhere, the lock is lost or
- * gone) makes the command answer nil, and the script decides.
+ * gone) makes the command answer nil, and the script decides. The freed record keeps the
+ * holder's token with a lease end of 0, as the script writes it: a copy that the client
+ * sends again after a reconnect answers nil, and the script then finds the lock released
+ * by this very holder.
  */
 final class ReleaseIfUnchanged implements NativeForm {
 
 	private static final byte[] IFEQ = "IFEQ".getBytes(StandardCharsets.US_ASCII);
 
 	private static final byte[] PX = "PX".getBytes(StandardCharsets.US_ASCII);
-
-	private static final byte[] NO_HOLDER = new byte[0];
 
 	@Override
 	public NativeCommand command() {
@@ -41,8 +42,7 @@ final class ReleaseIfUnchanged implements NativeForm {
 		}
 		double fence = Long.parseLong(new String(args[1], StandardCharsets.US_ASCII));
 		double leaseEnd = Double.parseDouble(new String(args[4], StandardCharsets.US_ASCII));
-		return new byte[][] { keys[0], record(fence, 0, NO_HOLDER), IFEQ, record(fence, leaseEnd, args[0]), PX,
-				args[2] };
+		return new byte[][] { keys[0], record(fence, 0, args[0]), IFEQ, record(fence, leaseEnd, args[0]), PX, args[2] };
 	}
 
 	@Override

@@ -134,7 +134,11 @@ class LockScriptsTests {
 		long second = acquire("b", 10_000, 0);
 		assertThat(second).isGreaterThan(first);
 		assertThat(release("b", second)).isOne();
-		assertThat(record()).as("the freed record keeps the token").containsExactly(Long.toString(second), "", "0", "");
+		// free (its lease end 0), naming its last holder: a copy of the release sent
+		// again
+		// answers released
+		assertThat(record()).as("the freed record keeps the token")
+			.containsExactly(Long.toString(second), "b", "0", "");
 		// the record expired (or a promoted replica never had it): Redis time
 		this.redis.delete(this.lock);
 		long third = acquire("c", 10_000, 0);
@@ -163,7 +167,7 @@ class LockScriptsTests {
 		assertThat(raw())
 			.isEqualTo(ReleaseIfUnchanged.record(fence, LockScripts.leaseEnd(extendedAt, millennium), holder));
 		release("a", fence);
-		assertThat(raw()).as("freed").isEqualTo(ReleaseIfUnchanged.record(fence, 0, new byte[0]));
+		assertThat(raw()).as("freed").isEqualTo(ReleaseIfUnchanged.record(fence, 0, holder));
 	}
 
 	@Test
@@ -179,7 +183,8 @@ class LockScriptsTests {
 		assertThat(this.redis.getExpire(this.lock)).isGreaterThan(3650L);
 		assertThat(release("a", fence)).isOne();
 		assertThat(LockRecords.held(this.redis, this.lock)).isFalse();
-		assertThat(release("a", fence)).isZero();
+		assertThat(release("a", fence)).as("a copy of the release: released, as the first answered").isOne();
+		assertThat(release("b", fence)).isZero();
 		assertThat(extend("a", fence, 1000)).isZero();
 		assertThat(LockRecords.held(this.redis, this.lock)).as("a refused extension takes nothing").isFalse();
 		assertThat(record()[0]).isEqualTo(Long.toString(fence));
@@ -235,7 +240,22 @@ class LockScriptsTests {
 	void aReleaseThatDoesNotKnowItsFencingTokenKeepsTheRecordsOwn() {
 		long fence = acquire("a", 10_000, 0);
 		assertThat(release("a", 0)).isOne();
-		assertThat(record()).containsExactly(Long.toString(fence), "", "0", "");
+		assertThat(record()).containsExactly(Long.toString(fence), "a", "0", "");
+	}
+
+	@Test
+	void aReleaseSentAgainAnswersWhatTheFirstAnswered() {
+		long fence = acquire("a", 10_000, 0);
+		assertThat(release("a", fence)).isOne();
+		assertThat(release("a", fence)).as("the copy").isOne();
+		assertThat(LockRecords.held(this.redis, this.lock)).isFalse();
+		assertThat(extend("a", fence, 10_000)).as("a released lock is not extended").isZero();
+		assertThat(acquire("b", 10_000, 0)).isGreaterThan(fence);
+		// nothing there (the record expired): not released, by the copy either
+		this.redis.delete(this.lock);
+		assertThat(release("b", 0)).isZero();
+		assertThat(release("b", 0)).as("the copy").isZero();
+		assertThat(LockRecords.held(this.redis, this.lock)).isFalse();
 	}
 
 	@Test
