@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.github.redkit.budget.Budgets;
+import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.queue.QueueTemplate;
@@ -52,6 +53,7 @@ public class Workload {
 			RateLimitLoad rateLimits = new RateLimitLoad(context.getBean(RateLimiter.class), history, limits);
 			LockLoad locks = new LockLoad(context.getBean(DistributedLocks.class), history);
 			StepLoad steps = new StepLoad(context.getBean(IdempotentSteps.class), history);
+			ConcurrencyLoad concurrency = new ConcurrencyLoad(context.getBean(ConcurrencyLimiter.class), history);
 			RegionLoad regions = null;
 			if (environment.containsProperty("redkit.regions.local")) {
 				regions = new RegionLoad(context.getBean(RegionalCounters.class),
@@ -66,6 +68,7 @@ public class Workload {
 			loops.start("queue-send", 1, queue::send);
 			loops.start("queue-take", 1, queue::take);
 			loops.start("step", 1, steps::step);
+			loops.start("concurrency", 2, concurrency::step);
 			if (regions != null) {
 				loops.start("region", 1, regions::step);
 			}

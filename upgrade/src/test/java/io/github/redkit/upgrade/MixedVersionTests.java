@@ -125,6 +125,7 @@ class MixedVersionTests {
 		violations.addAll(BudgetUnits.check(history, regions));
 		violations.addAll(QueueDeliveries.check(history, regions));
 		violations.addAll(StepClaims.check(history, regions));
+		violations.addAll(ConcurrencyHolds.check(history, regions));
 		return violations;
 	}
 

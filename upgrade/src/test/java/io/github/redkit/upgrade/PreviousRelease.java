@@ -41,8 +41,16 @@ final class PreviousRelease {
 			build(version, root, work.resolve("v" + version));
 		}
 		Path resolve = Files.createDirectories(work.resolve("resolve-" + version));
-		Files.writeString(resolve.resolve("pom.xml"), pom(version));
 		Path output = resolve.resolve("classpath.txt");
+		if (Files.exists(output)) {
+			// resolved by an earlier run of this build directory: kept while every entry
+			// is there
+			List<String> entries = Arrays.asList(Files.readString(output).trim().split(File.pathSeparator));
+			if (entries.stream().allMatch((entry) -> Files.exists(Path.of(entry)))) {
+				return entries;
+			}
+		}
+		Files.writeString(resolve.resolve("pom.xml"), pom(version));
 		run(resolve, Duration.ofMinutes(2), root.resolve("mvnw").toString(), "-B", "-q", "-o",
 				"-Dmaven.repo.local=" + repository,
 				"org.apache.maven.plugins:maven-dependency-plugin:3.9.0:build-classpath", "-Dmdep.includeScope=runtime",
