@@ -33,7 +33,7 @@ final class ConcurrencyLoad {
 			return;
 		}
 		long start = HistoryLog.micros();
-		LockSupport.parkNanos(1_000_000 + ThreadLocalRandom.current().nextInt(2_000_000));
+		LockSupport.parkNanos(3_000_000 + ThreadLocalRandom.current().nextInt(4_000_000));
 		this.history.write("concurrency", "hold", LIMIT, start, HistoryLog.micros(), Map.of("outcome", "ok"));
 		this.history.call("concurrency", "release", LIMIT, () -> {
 			permit.get().close();

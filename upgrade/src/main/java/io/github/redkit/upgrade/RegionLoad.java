@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
+import io.github.redkit.region.RegionRecoveringException;
 import io.github.redkit.region.RegionalBudgets;
 import io.github.redkit.region.RegionalCounters;
 
@@ -40,22 +41,38 @@ final class RegionLoad {
 	}
 
 	/**
-	 * Allots the budget (the fleet's first instance), or waits until this region sees it.
+	 * Allots the budget (the fleet's first instance), and waits until this region sees
+	 * it.
 	 * @param regions every region's name
 	 * @param allot whether this instance allots
 	 */
 	void prepare(java.util.List<String> regions, boolean allot) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		if (allot) {
 			Map<String, Long> shares = new java.util.LinkedHashMap<>();
 			regions.forEach((region) -> shares.put(region, SHARE));
-			this.history.call("region", "allot", BUDGET, () -> this.budgets.allot(BUDGET, shares),
-					(allotted, fields) -> {
-						fields.put("outcome", "ok");
-						fields.put("created", allotted);
-					});
+			this.history.call("region", "allot", BUDGET, () -> {
+				while (true) {
+					try {
+						return this.budgets.allot(BUDGET, shares);
+					}
+					catch (RegionRecoveringException ex) {
+						// a new region changes no budget until its replicators' first
+						// round
+						if (System.nanoTime() > deadline) {
+							throw ex;
+						}
+						LockSupport.parkNanos(20_000_000);
+					}
+				}
+			}, (allotted, fields) -> {
+				fields.put("outcome", "ok");
+				fields.put("created", allotted);
+			});
 		}
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (this.budgets.remaining(BUDGET) != SHARE * regions.size() && System.nanoTime() < deadline) {
+		// a region changes the budget once it holds its own slot (its share), not when it
+		// merely sees the others'
+		while (this.budgets.share(BUDGET) <= 0 && System.nanoTime() < deadline) {
 			LockSupport.parkNanos(20_000_000);
 		}
 	}

@@ -68,7 +68,7 @@ public class Workload {
 			loops.start("queue-send", 1, queue::send);
 			loops.start("queue-take", 1, queue::take);
 			loops.start("step", 1, steps::step);
-			loops.start("concurrency", 2, concurrency::step);
+			loops.start("concurrency", 3, concurrency::step);
 			if (regions != null) {
 				loops.start("region", 1, regions::step);
 			}

@@ -27,7 +27,9 @@ class CheckersTests {
 					"at", 1_000_000L + i * 100, "local", false));
 		}
 		history.add(entry("rate-limit", "acquire", "sw", 50, "refused", "local", false, "at", 1_000_000L + 5000));
-		assertThat(RateLimitBound.check(history, EU)).singleElement().asString().contains("40 allowed within 500 ms");
+		assertThat(RateLimitBound.check(history, EU)).singleElement()
+			.asString()
+			.contains("21 allowed within 500 ms (bound 20)");
 		assertThat(RateLimitBound.check(history.subList(RateLimitBound.LIMIT, history.size()), EU)).isEmpty();
 	}
 

@@ -74,8 +74,10 @@ final class Fleet {
 	}
 
 	private Instance launch(Version version, int slot, List<String> properties) throws IOException {
+		List<String> all = new ArrayList<>(properties);
+		all.addAll(version.properties());
 		String name = (char) ('a' + slot) + "" + (++this.started) + "-" + version.name();
-		Instance instance = Instance.start(name, version, this.directory, properties);
+		Instance instance = Instance.start(name, version, this.directory, all);
 		this.all.add(instance);
 		return instance;
 	}

@@ -42,9 +42,14 @@ class MixedVersionTests {
 		String version = System.getProperty("upgrade.previous");
 		List<String> old = PreviousRelease.classPath(version, Path.of(System.getProperty("upgrade.root")),
 				Path.of(System.getProperty("upgrade.repository")), target.resolve("upgrade"));
-		previous = new Version(version, classes + File.pathSeparator + String.join(File.pathSeparator, old));
+		previous = new Version(version, classes + File.pathSeparator + String.join(File.pathSeparator, old), List.of());
 		String now = Files.readString(Path.of(System.getProperty("upgrade.classpath"))).trim();
-		current = new Version("current", classes + File.pathSeparator + now);
+		// -Dupgrade.current.properties=redkit.key-prefix=elsewhere plays a layout change
+		// that
+		// reads nothing of the previous layout: the checkers must then fail the run
+		String broken = System.getProperty("upgrade.current.properties", "");
+		current = new Version("current", classes + File.pathSeparator + now,
+				broken.isEmpty() ? List.of() : List.of(broken.split(",")));
 	}
 
 	@Test
@@ -65,7 +70,7 @@ class MixedVersionTests {
 			return properties("two", local, List.of("upgrade.region=" + TWO_REGIONS.get(slot), "upgrade.regions=eu,us",
 					"redkit.regions.local=" + TWO_REGIONS.get(slot), "redkit.regions.peers." + TWO_REGIONS.get(1 - slot)
 							+ ".url=redis://" + RedisServer.HOST + ":" + peer.port(),
-					"redkit.regions.replication.interval=20ms"));
+					"redkit.regions.replication.interval=20ms", "redkit.regions.timeout=10s"));
 		});
 		List<String> violations = new ArrayList<>();
 		violations.addAll(RateLimitBound.check(history, TWO_REGIONS));
@@ -75,10 +80,15 @@ class MixedVersionTests {
 	}
 
 	private static List<String> properties(String prefix, RedisServer server, List<String> more) {
-		List<String> properties = new ArrayList<>(
-				List.of("spring.data.redis.host=" + RedisServer.HOST, "spring.data.redis.port=" + server.port(),
-						"redkit.key-prefix=" + prefix, "redkit.rate-limit.failure-mode=deny",
-						"redkit.queue.queues." + QueueLoad.QUEUE + ".visibility-timeout=60s"));
+		List<String> properties = new ArrayList<>(List.of("spring.data.redis.host=" + RedisServer.HOST,
+				"spring.data.redis.port=" + server.port(), "redkit.key-prefix=" + prefix,
+				"redkit.rate-limit.failure-mode=deny", "redkit.concurrency-limit.failure-mode=deny",
+				"redkit.concurrency-limit.limits." + ConcurrencyLoad.LIMIT + ".limit=" + ConcurrencyHolds.LIMIT,
+				"redkit.queue.queues." + QueueLoad.QUEUE + ".visibility-timeout=60s",
+				// no fault is injected, but the machine may be busy: a slow answer breaks
+				// no promise
+				"redkit.rate-limit.timeout=10s", "redkit.concurrency-limit.timeout=10s", "redkit.budget.timeout=10s",
+				"redkit.idempotency.timeout=10s"));
 		properties.addAll(
 				RateLimitBound.properties(more.stream().anyMatch((property) -> property.startsWith("redkit.regions"))));
 		properties.addAll(more);
