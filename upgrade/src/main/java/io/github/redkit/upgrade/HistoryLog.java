@@ -128,8 +128,13 @@ public final class HistoryLog implements AutoCloseable {
 	}
 
 	@Override
-	public void close() throws IOException {
-		this.writer.close();
+	public synchronized void close() {
+		try {
+			this.writer.close();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/**

@@ -14,7 +14,13 @@ final class Loops {
 
 	private final List<Thread> threads = new ArrayList<>();
 
+	private final String instance;
+
 	private volatile boolean running = true;
+
+	Loops(String instance) {
+		this.instance = instance;
+	}
 
 	void start(String name, int count, Runnable step) {
 		for (int i = 0; i < count; i++) {
@@ -23,7 +29,7 @@ final class Loops {
 					step.run();
 					LockSupport.parkNanos(3_000_000 + ThreadLocalRandom.current().nextInt(5_000_000));
 				}
-			}, name + "-" + i);
+			}, this.instance + "-" + name + "-" + i);
 			this.threads.add(thread);
 			thread.start();
 		}

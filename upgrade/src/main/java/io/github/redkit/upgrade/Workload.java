@@ -3,90 +3,66 @@ package io.github.redkit.upgrade;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.redkit.budget.Budgets;
-import io.github.redkit.concurrency.ConcurrencyLimiter;
-import io.github.redkit.idempotency.IdempotentSteps;
-import io.github.redkit.lock.DistributedLocks;
-import io.github.redkit.queue.QueueTemplate;
-import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.region.RegionalBudgets;
-import io.github.redkit.region.RegionalCounters;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.core.env.Environment;
 
 /**
- * One instance of the fleet: a user application with Redkit configured through
- * properties, started on whichever version's class path the test gives it. It drives
- * every capability until its standard input says {@code stop} (or ends), or {@code last}:
- * then it also drains the queue and reads the final balances before it exits.
+ * The fleet's JVM of one version: it hosts that version's instances (each a Spring Boot
+ * application of its own, with its own connections and beans), started and stopped on
+ * commands read from standard input, one a line: {@code start <argument>...},
+ * {@code stop <instance>}, {@code last <instance>} (it also drains the queue and reads
+ * the final balances). Its input ending stops what still runs.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
 public class Workload {
 
+	private static final Log logger = LogFactory.getLog(Workload.class);
+
 	public static void main(String[] args) throws Exception {
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(Workload.class)
-			.web(WebApplicationType.NONE)
-			.run(args);
-		Environment environment = context.getEnvironment();
-		String instance = environment.getRequiredProperty("upgrade.instance");
-		String region = environment.getProperty("upgrade.region", "eu");
-		try (HistoryLog history = new HistoryLog(Path.of(environment.getRequiredProperty("upgrade.history")), instance,
-				environment.getRequiredProperty("upgrade.version"), region)) {
-			// where the library was loaded from: the test checks each instance runs the
-			// version it meant
-			history.write("instance", "started", "", HistoryLog.micros(), HistoryLog.micros(), java.util.Map
-				.of("outcome", "ok", "library", RateLimiter.class.getProtectionDomain().getCodeSource().getLocation()));
-			BudgetLoad budgets = new BudgetLoad(context.getBean(Budgets.class), history);
-			budgets.create();
-			QueueLoad queue = new QueueLoad(context.getBean(QueueTemplate.class), history, instance);
-			List<String> limits = Arrays.asList(environment.getRequiredProperty("upgrade.limits").split(","));
-			RateLimitLoad rateLimits = new RateLimitLoad(context.getBean(RateLimiter.class), history, limits);
-			LockLoad locks = new LockLoad(context.getBean(DistributedLocks.class), history);
-			StepLoad steps = new StepLoad(context.getBean(IdempotentSteps.class), history);
-			ConcurrencyLoad concurrency = new ConcurrencyLoad(context.getBean(ConcurrencyLimiter.class), history);
-			RegionLoad regions = null;
-			if (environment.containsProperty("redkit.regions.local")) {
-				regions = new RegionLoad(context.getBean(RegionalCounters.class),
-						context.getBean(RegionalBudgets.class), history, region);
-				regions.prepare(Arrays.asList(environment.getRequiredProperty("upgrade.regions").split(",")),
-						environment.getProperty("upgrade.setup", Boolean.class, false));
-			}
-			Loops loops = new Loops();
-			loops.start("rate-limit", 2, rateLimits::step);
-			loops.start("lock", 2, locks::step);
-			loops.start("budget", 1, budgets::step);
-			loops.start("queue-send", 1, queue::send);
-			loops.start("queue-take", 1, queue::take);
-			loops.start("step", 1, steps::step);
-			loops.start("concurrency", 3, concurrency::step);
-			if (regions != null) {
-				loops.start("region", 1, regions::step);
-			}
-			history.event("ready");
-			String command = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-			loops.stop();
-			if ("last".equals(command)) {
-				queue.drain();
-				budgets.finish();
-				if (regions != null) {
-					regions.finish();
+		Map<String, WorkloadInstance> running = new ConcurrentHashMap<>();
+		List<Thread> stopping = new ArrayList<>();
+		BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+		String line;
+		while ((line = input.readLine()) != null) {
+			List<String> words = Arrays.asList(line.trim().split(" "));
+			if (words.get(0).equals("start")) {
+				// one after the other: Spring Boot sets its logging system up per
+				// application, and two starting at once trip over each other
+				WorkloadInstance instance = WorkloadInstance.start(words.subList(1, words.size()));
+				if (instance != null) {
+					running.put(instance.name(), instance);
 				}
 			}
-			history.event("stopped");
+			else if (words.get(0).equals("stop") || words.get(0).equals("last")) {
+				WorkloadInstance instance = running.remove(words.get(1));
+				if (instance == null) {
+					logger.error("No instance " + words.get(1) + " runs here");
+					continue;
+				}
+				// the instances of a fleet stop at once: the last of each region
+				// reads the final balances once every region's changes stopped
+				boolean last = words.get(0).equals("last");
+				Thread thread = new Thread(() -> instance.stop(last), "stop-" + instance.name());
+				stopping.add(thread);
+				thread.start();
+			}
 		}
-		finally {
-			context.close();
+		running.values().forEach((instance) -> instance.stop(false));
+		for (Thread thread : stopping) {
+			thread.join();
 		}
+		// every application is closed: no thread of a library may keep the JVM alive
+		System.exit(0);
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.github.redkit.upgrade;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CheckersTests {
 
 	private static final List<String> EU = List.of("eu");
+
+	private static final String LAYOUT_BREAK = "/recorded/layout-break.jsonl.gz";
 
 	@Test
 	void aWindowThatDoublesDuringTheUpgradeIsCaught() {
@@ -99,6 +103,23 @@ class CheckersTests {
 		assertThat(RegionalTotals.check(history, List.of("eu", "us"))).singleElement()
 			.asString()
 			.contains("us: final-counter is 0, not 4");
+	}
+
+	@Test
+	void aLayoutChangeThatReadsNothingOfThePreviousOneIsCaught() throws IOException {
+		// recorded from MixedVersionTests run with
+		// -Dupgrade.current.properties=redkit.key-prefix=elsewhere: this build's
+		// instances on keys of their own, as a layout change that reads nothing of the
+		// previous layout would be (docs/testing.md has the command)
+		List<Entry> history;
+		try (InputStream recording = CheckersTests.class.getResourceAsStream(LAYOUT_BREAK)) {
+			assertThat(recording).as(LAYOUT_BREAK).isNotNull();
+			history = Entry.read(recording);
+		}
+		assertThat(RateLimitBound.check(history, EU))
+			.anyMatch((violation) -> violation.startsWith("sw in eu: ") && violation.contains("(bound 20)"))
+			.anyMatch((violation) -> violation.startsWith("log in eu: ") && violation.contains("(bound 20)"));
+		assertThat(LockHolds.check(history, EU)).anyMatch((violation) -> violation.contains("two holders at once"));
 	}
 
 	private static Entry entry(String capability, String op, String key, long start, String outcome, Object... more) {

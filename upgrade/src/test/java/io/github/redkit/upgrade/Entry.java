@@ -1,11 +1,20 @@
 package io.github.redkit.upgrade;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -18,16 +27,50 @@ record Entry(Map<String, Object> fields) {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
-	@SuppressWarnings("unchecked")
 	static List<Entry> read(List<Path> files) throws IOException {
 		List<Entry> entries = new ArrayList<>();
 		for (Path file : files) {
 			for (String line : Files.readAllLines(file)) {
-				entries.add(new Entry(json.readValue(line, Map.class)));
+				entries.add(parse(line));
 			}
 		}
-		entries.sort(java.util.Comparator.comparingLong(Entry::start));
+		entries.sort(Comparator.comparingLong(Entry::start));
 		return entries;
+	}
+
+	/**
+	 * A recorded history: gzipped JSON lines.
+	 * @param recording the recording
+	 * @return its entries, in the order they began
+	 */
+	static List<Entry> read(InputStream recording) throws IOException {
+		try (BufferedReader reader = new BufferedReader(
+				new InputStreamReader(new GZIPInputStream(recording), StandardCharsets.UTF_8))) {
+			List<Entry> entries = new ArrayList<>(reader.lines().map(Entry::parse).toList());
+			entries.sort(Comparator.comparingLong(Entry::start));
+			return entries;
+		}
+	}
+
+	/**
+	 * Writes a history as a recording (what {@link #read(InputStream)} reads).
+	 * @param history the history
+	 * @param recording where
+	 */
+	static void write(List<Entry> history, Path recording) throws IOException {
+		Files.createDirectories(recording.getParent());
+		try (Writer writer = new OutputStreamWriter(new GZIPOutputStream(Files.newOutputStream(recording)),
+				StandardCharsets.UTF_8)) {
+			for (Entry entry : history) {
+				writer.write(json.writeValueAsString(entry.fields()));
+				writer.write('\n');
+			}
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	static Entry parse(String line) {
+		return new Entry(json.readValue(line, Map.class));
 	}
 
 	String text(String name) {

@@ -1,37 +1,46 @@
 package io.github.redkit.upgrade;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
-
-import io.github.redkit.upgrade.Instance.Version;
 
 /**
  * Two slots of instances (one per region, or two in one region) taken through a rolling
  * upgrade and a rollback: a replacement starts and drives every capability before the
  * instance it replaces stops, so each step of the upgrade runs both versions at once.
+ * Each version's instances run in one JVM of that version.
  */
-final class Fleet {
+final class Fleet implements AutoCloseable {
 
 	/**
-	 * How many calls each running instance writes in one phase (a few periods' worth).
+	 * The least a phase lasts: three periods of the rate limits, so that intervals of a
+	 * period lie wholly inside it.
 	 */
-	private static final int CALLS_PER_PHASE = 600;
+	private static final Duration PHASE = Duration.ofMillis(3 * RateLimitBound.PERIOD_MILLIS);
 
-	private static final Duration PHASE = Duration.ofSeconds(60);
+	/**
+	 * And the least each running instance writes in it (a busy machine makes a phase
+	 * longer, not emptier).
+	 */
+	private static final int CALLS_PER_PHASE = 300;
+
+	private static final Duration PHASE_TIMEOUT = Duration.ofSeconds(60);
 
 	private final Path directory;
 
 	private final IntFunction<List<String>> slotProperties;
 
 	private final boolean sharedRegion;
+
+	private final Map<String, Host> hosts = new LinkedHashMap<>();
 
 	private final List<Instance> running = new ArrayList<>();
 
@@ -48,7 +57,7 @@ final class Fleet {
 	}
 
 	/**
-	 * Starts one instance of the version in each slot, all at once.
+	 * Starts one instance of the version in each slot.
 	 */
 	void start(Version version) throws Exception {
 		for (int slot = 0; slot < 2; slot++) {
@@ -77,44 +86,44 @@ final class Fleet {
 		List<String> all = new ArrayList<>(properties);
 		all.addAll(version.properties());
 		String name = (char) ('a' + slot) + "" + (++this.started) + "-" + version.name();
-		Instance instance = Instance.start(name, version, this.directory, all);
+		Host host = this.hosts.get(version.name());
+		if (host == null) {
+			host = Host.start(version, this.directory);
+			this.hosts.put(version.name(), host);
+		}
+		Instance instance = Instance.start(name, host, this.directory, all);
 		this.all.add(instance);
 		return instance;
 	}
 
 	/**
-	 * Lets the running instances work until each wrote a few periods' worth of calls, and
-	 * remembers which versions ran then.
+	 * Lets the running instances work for a few periods, each for a few hundred calls,
+	 * and remembers which versions ran then.
 	 * @param name the phase
 	 * @param versions the versions that must have answered calls in it
 	 */
 	void phase(String name, String... versions) throws IOException {
 		long from = HistoryLog.micros();
+		long end = System.nanoTime() + PHASE.toNanos();
+		long deadline = System.nanoTime() + PHASE_TIMEOUT.toNanos();
 		List<Long> sizes = new ArrayList<>();
 		for (Instance instance : this.running) {
-			sizes.add(lines(instance.history()));
+			sizes.add(instance.lines());
 		}
-		long deadline = System.nanoTime() + PHASE.toNanos();
 		for (int i = 0; i < this.running.size(); i++) {
-			while (lines(this.running.get(i).history()) < sizes.get(i) + CALLS_PER_PHASE) {
+			while (this.running.get(i).lines() < sizes.get(i) + CALLS_PER_PHASE || System.nanoTime() < end) {
 				if (System.nanoTime() > deadline) {
 					throw new IllegalStateException(name + ": the instances barely ran");
 				}
-				LockSupport.parkNanos(50_000_000);
+				LockSupport.parkNanos(20_000_000);
 			}
 		}
 		this.phases.add(new Phase(name, from, HistoryLog.micros(), Set.of(versions)));
 	}
 
-	private static long lines(Path file) throws IOException {
-		try (java.util.stream.Stream<String> lines = Files.lines(file)) {
-			return lines.count();
-		}
-	}
-
 	/**
 	 * Stops every instance; the last of each region drains its queue and reads the final
-	 * balances once every other instance of its region stopped.
+	 * balances once every other instance of its region stopped. Then the JVMs end.
 	 */
 	void stop() throws Exception {
 		if (this.sharedRegion) {
@@ -129,10 +138,14 @@ final class Fleet {
 			instance.awaitStopped();
 		}
 		this.running.clear();
+		for (Host host : this.hosts.values()) {
+			host.close();
+		}
 	}
 
-	void kill() {
-		this.all.forEach(Instance::kill);
+	@Override
+	public void close() {
+		this.hosts.values().forEach(Host::kill);
 	}
 
 	List<Entry> history() throws IOException {

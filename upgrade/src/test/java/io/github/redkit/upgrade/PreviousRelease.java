@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,18 +39,20 @@ final class PreviousRelease {
 			.resolve("redkit-spring-boot-starter/" + version + "/redkit-spring-boot-starter-" + version + ".pom");
 		Path library = redkit.resolve("redkit-spring-boot/" + version + "/redkit-spring-boot-" + version + ".jar");
 		if (!Files.exists(starter) || !Files.exists(library)) {
-			build(version, root, work.resolve("v" + version));
+			build(version, root, repository, work.resolve("v" + version));
 		}
-		Path resolve = Files.createDirectories(work.resolve("resolve-" + version));
-		Path output = resolve.resolve("classpath.txt");
-		if (Files.exists(output)) {
-			// resolved by an earlier run of this build directory: kept while every entry
-			// is there
-			List<String> entries = Arrays.asList(Files.readString(output).trim().split(File.pathSeparator));
+		// resolved once per local repository, beside the release it describes (a fresh
+		// Maven JVM costs more CPU than the whole fleet's start-ups): kept while every
+		// entry is there
+		Path cached = library.resolveSibling("redkit-spring-boot-" + version + ".upgrade-classpath");
+		if (Files.exists(cached)) {
+			List<String> entries = Arrays.asList(Files.readString(cached).trim().split(File.pathSeparator));
 			if (entries.stream().allMatch((entry) -> Files.exists(Path.of(entry)))) {
 				return entries;
 			}
 		}
+		Path resolve = Files.createDirectories(work.resolve("resolve-" + version));
+		Path output = resolve.resolve("classpath.txt");
 		Files.writeString(resolve.resolve("pom.xml"), pom(version));
 		run(resolve, Duration.ofMinutes(2), root.resolve("mvnw").toString(), "-B", "-q", "-o",
 				"-Dmaven.repo.local=" + repository,
@@ -59,6 +62,7 @@ final class PreviousRelease {
 		if (entries.stream().noneMatch((entry) -> entry.endsWith("redkit-spring-boot-" + version + ".jar"))) {
 			throw new IllegalStateException("the class path of " + version + " lacks its library: " + entries);
 		}
+		Files.writeString(cached, String.join(File.pathSeparator, entries));
 		return entries;
 	}
 
@@ -66,14 +70,29 @@ final class PreviousRelease {
 	 * Builds the tagged release's library, starter and what they need into the local
 	 * repository, without their tests.
 	 */
-	private static void build(String version, Path root, Path sources) throws Exception {
+	private static void build(String version, Path root, Path repository, Path sources) throws Exception {
 		long started = System.nanoTime();
 		logger.info("Building Redkit " + version + " from the tag v" + version + " into the local repository");
 		Files.createDirectories(sources);
 		run(root, Duration.ofMinutes(1), "sh", "-c",
 				"git archive --format=tar v" + version + " | tar -x -C '" + sources + "'");
-		run(sources, Duration.ofMinutes(20), sources.resolve("mvnw").toString(), "-B", "-q", "-o", "install",
-				"-Dmaven.test.skip=true", "-pl", "starter", "-am");
+		List<String> install = new ArrayList<>(List.of(sources.resolve("mvnw").toString(), "-B", "-q", "-T", "1C",
+				"install", "-pl", "starter", "-am", "-Dmaven.repo.local=" + repository));
+		// what a release's jars need and nothing else: no tests compiled, no checks, no
+		// sources or Javadoc
+		install.addAll(
+				List.of("-Dmaven.test.skip=true", "-Dcheckstyle.skip=true", "-Dspring-javaformat.validate.skip=true",
+						"-Dmaven.javadoc.skip=true", "-Dmaven.source.skip=true", "-Denforcer.skip=true"));
+		List<String> offline = new ArrayList<>(install);
+		offline.add("-o");
+		try {
+			// offline first: this build's plugins and libraries are those of the release
+			run(sources, Duration.ofMinutes(20), offline.toArray(String[]::new));
+		}
+		catch (IllegalStateException ex) {
+			logger.info("Offline, the build of " + version + " failed; again with the remote repositories", ex);
+			run(sources, Duration.ofMinutes(20), install.toArray(String[]::new));
+		}
 		logger.info(String.format("Built Redkit %s in %.0f s", version, (System.nanoTime() - started) / 1e9));
 	}
 
