@@ -104,15 +104,17 @@ final class WorkloadInstance {
 					environment.getProperty("upgrade.setup", Boolean.class, false));
 		}
 		Loops loops = new Loops(name);
-		loops.start("rate-limit", 2, rateLimits::step);
-		loops.start("lock", 2, locks::step);
-		loops.start("budget", 1, budgets::step);
-		loops.start("queue-send", 1, queue::send);
-		loops.start("queue-take", 1, queue::take);
-		loops.start("step", 1, steps::step);
-		loops.start("concurrency", 3, concurrency::step);
+		// the limits called often enough to be exhausted (a rate limit of 20 per 500 ms
+		// on each of four or five limits, a concurrency limit of 2 for three threads)
+		loops.start("rate-limit", 2, 3, rateLimits::step);
+		loops.start("concurrency", 3, 3, concurrency::step);
+		loops.start("lock", 2, 10, locks::step);
+		loops.start("budget", 1, 10, budgets::step);
+		loops.start("queue-send", 1, 10, queue::send);
+		loops.start("queue-take", 1, 10, queue::take);
+		loops.start("step", 1, 10, steps::step);
 		if (regions != null) {
-			loops.start("region", 1, regions::step);
+			loops.start("region", 1, 10, regions::step);
 		}
 		history.event("ready");
 		return new WorkloadInstance(name, context, history, loops, queue, budgets, regions);
