@@ -75,6 +75,24 @@ final class RegionLoad {
 		while (this.budgets.share(BUDGET) <= 0 && System.nanoTime() < deadline) {
 			LockSupport.parkNanos(20_000_000);
 		}
+		// and once its Redis took that slot back from the peers (a region's first
+		// instance on a new Redis does so in its replicators' first round; a change
+		// before that is refused): a reservation given back at once changes nothing. A
+		// version that cannot read the other's records never gets here, and fails to
+		// start
+		String probe = "probe-" + this.region + "-" + HistoryLog.micros();
+		while (true) {
+			try {
+				this.budgets.reserve(BUDGET, 1, Duration.ofMinutes(1), probe).ifPresent(this.budgets::release);
+				return;
+			}
+			catch (RegionRecoveringException ex) {
+				if (System.nanoTime() > deadline) {
+					throw ex;
+				}
+				LockSupport.parkNanos(20_000_000);
+			}
+		}
 	}
 
 	void step() {
