@@ -1,0 +1,42 @@
+package io.github.redkit.upgrade;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * A concurrency limit's permits, whichever version granted them: per region, never more
+ * holds at once than the limit, and some refused (the limit was reached).
+ */
+final class ConcurrencyHolds {
+
+	static final int LIMIT = 2;
+
+	private ConcurrencyHolds() {
+	}
+
+	static List<String> check(List<Entry> history, List<String> regions) {
+		List<String> violations = new ArrayList<>();
+		for (String region : regions) {
+			List<Entry> ofRegion = history.stream()
+				.filter((entry) -> entry.capability().equals("concurrency") && entry.region().equals(region))
+				.toList();
+			if (ofRegion.stream()
+				.noneMatch((entry) -> entry.op().equals("acquire") && entry.outcome().equals("refused"))) {
+				violations.add(region + ": no permit was refused, so the limit was never tested");
+			}
+			PriorityQueue<Long> ends = new PriorityQueue<>();
+			for (Entry hold : ofRegion.stream().filter((entry) -> entry.op().equals("hold")).toList()) {
+				while (!ends.isEmpty() && ends.peek() <= hold.start()) {
+					ends.poll();
+				}
+				ends.add(hold.end());
+				if (ends.size() > LIMIT) {
+					violations.add(region + ": " + ends.size() + " permits held at once, limit " + LIMIT + ": " + hold);
+				}
+			}
+		}
+		return violations;
+	}
+
+}
