@@ -12,15 +12,12 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -42,7 +39,7 @@ class ConcurrencyReplayTests {
 
 	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
 
-	private final LettuceConnectionFactory factory = factory(this.link.port());
+	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("ccrp-" + UUID.randomUUID());
 
@@ -89,15 +86,6 @@ class ConcurrencyReplayTests {
 				Map.of("two", new ConcurrencyPolicy(2, Duration.ofSeconds(30))),
 				new ConcurrencyLimitSettings(LimitFailureMode.DENY, TIMEOUT), RedkitMetrics.NONE,
 				RedkitObservations.NONE);
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

@@ -26,8 +26,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -83,7 +81,7 @@ class GlobalRateLimitReplayTests {
 		eu.flushAll();
 		us.flushAll();
 		this.link = TcpProxy.start(eu.port());
-		this.linkFactory = factory(this.link.port());
+		this.linkFactory = this.link.connectionFactory(TIMEOUT);
 		this.euLimiter = limiter("eu", this.linkFactory);
 		this.euDirect = limiter("eu", euFactory);
 		this.usLimiter = limiter("us", usFactory);
@@ -150,15 +148,6 @@ class GlobalRateLimitReplayTests {
 		RateLimitReservation look = limiter.reserve("api", List.of("tenant"), 1);
 		assertThat(look.giveBackAsync().join()).isTrue();
 		return look.decision().remaining() + 1;
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }
