@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
@@ -15,14 +17,19 @@ import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
+import io.lettuce.core.ClientOptions;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,7 +50,7 @@ class RateLimitReplayTests {
 
 	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
 
-	private final LettuceConnectionFactory factory = factory(this.link.port());
+	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("rlrp-" + UUID.randomUUID());
 
@@ -123,6 +130,38 @@ class RateLimitReplayTests {
 		assertThat(direct.tryAcquire("api", this.key).remaining()).as("given back once").isEqualTo(7);
 	}
 
+	@Test
+	void theApplicationsOwnClientOptionsAreKeptAndADecisionIsStillCountedOnce() {
+		// the application's own options, a replay filter of its own among them
+		ClientOptions own = ClientOptions.builder().replayFilter((command) -> false).build();
+		RateLimiter direct = limiter(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitFailureMode.DENY,
+				new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()));
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+					RateLimitAutoConfiguration.class))
+			.withBean(MeterRegistry.class, () -> this.registry)
+			.withBean(LettuceClientConfigurationBuilderCustomizer.class, () -> (builder) -> builder.clientOptions(own))
+			.withPropertyValues("spring.data.redis.host=" + RedisServer.HOST,
+					"spring.data.redis.port=" + this.link.port(), "spring.data.redis.timeout=15s",
+					"redkit.key-prefix=" + this.keyspace.prefix(), "redkit.rate-limit.timeout=15s",
+					"redkit.rate-limit.failure-mode=allow", "redkit.rate-limit.limits.api.algorithm=sliding-window",
+					"redkit.rate-limit.limits.api.windows[0].limit=10",
+					"redkit.rate-limit.limits.api.windows[0].period=1h")
+			.run((context) -> {
+				assertThat(context.getBean(LettuceConnectionFactory.class).getClientConfiguration().getClientOptions())
+					.as("the application's options, as it set them")
+					.containsSame(own);
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				assertThat(limiter.tryAcquire("api", "warm-up-" + UUID.randomUUID()).allowed()).isTrue();
+				this.link.cutAfterNextWrite();
+				RateLimitDecision decision = limiter.tryAcquire("api", this.key);
+				assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+				assertThat(direct.tryAcquire("api", this.key).remaining()).as("the cut call counted once").isEqualTo(8);
+				assertThat(decision.allowed()).isTrue();
+				assertThat(decisions("failed-open")).isOne();
+			});
+	}
+
 	private RateLimiter limiter(RateLimitAlgorithm algorithm, RateLimitFailureMode mode, RedisScriptRunner runner) {
 		RateLimitPolicy policy = new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(10, Duration.ofHours(1))));
 		return new RedisRateLimiter(runner, this.keyspace, Map.of("api", policy),
@@ -133,15 +172,6 @@ class RateLimitReplayTests {
 	private double decisions(String outcome) {
 		Counter counter = this.registry.find("redkit.ratelimit.decisions").tags("outcome", outcome).counter();
 		return (counter != null) ? counter.count() : 0;
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, port),
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }
