@@ -18,6 +18,8 @@ import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RespClient;
 import io.github.redkit.testsupport.TcpProxy;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -295,8 +297,13 @@ class RateLimitClusterReplayTests {
 	private static LettuceConnectionFactory clusterFactory() {
 		RedisClusterConfiguration configuration = new RedisClusterConfiguration();
 		LINKS.values().forEach((link) -> configuration.clusterNode(RedisServer.HOST, link.port()));
+		// no topology refresh on a redirection (Lettuce's default): its connections to a
+		// master would race the decision's write for the cut armed on that master's proxy
+		ClusterClientOptions options = ClusterClientOptions.builder()
+			.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().disableAllAdaptiveRefreshTriggers().build())
+			.build();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build());
+				LettuceClientConfiguration.builder().clientOptions(options).commandTimeout(TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
