@@ -50,12 +50,12 @@ class CacheReplayTests {
 		String lock = this.flight.lockKey("products::1".getBytes(StandardCharsets.UTF_8));
 		// connected, and the scripts loaded, before the cut
 		assertThat(this.flight.tryLock(lock, "warm", TIMEOUT)).isTrue();
-		this.flight.unlock(lock, "warm");
+		this.flight.unlock(lock, "warm", TIMEOUT);
 		this.link.cutAfterNextWrite();
 		assertThat(this.flight.tryLock(lock, "mine", Duration.ofSeconds(30))).isTrue();
 		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
 		assertThat(this.direct.tryLock(lock, "someone else", TIMEOUT)).isFalse();
-		this.direct.unlock(lock, "mine");
+		this.direct.unlock(lock, "mine", TIMEOUT);
 		assertThat(this.direct.tryLock(lock, "someone else", TIMEOUT)).isTrue();
 	}
 

@@ -9,6 +9,7 @@ import io.github.redkit.cache.internal.SingleFlight;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.testsupport.CommandStats;
 import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
@@ -46,10 +47,29 @@ class CacheScriptsTests {
 		assertThat(this.flight.tryLock(lock, "a", Duration.ofSeconds(5))).isTrue();
 		assertThat(this.flight.tryLock(lock, "b", Duration.ofSeconds(5))).isFalse();
 		assertThat(this.runner.template().getExpire(lock)).isBetween(1L, 5L);
-		this.flight.unlock(lock, "b");
+		this.flight.unlock(lock, "b", Duration.ofSeconds(5));
 		assertThat(this.flight.tryLock(lock, "b", Duration.ofSeconds(5))).isFalse();
-		this.flight.unlock(lock, "a");
+		this.flight.unlock(lock, "a", Duration.ofSeconds(5));
 		assertThat(this.flight.tryLock(lock, "b", Duration.ofSeconds(5))).isTrue();
+	}
+
+	@Test
+	void anUnlockIsOneDeleteIfEqualOnAServerThatHasIt() {
+		// the runner as the application has it: connected, the server's commands read
+		this.runner.connectInBackground().join();
+		String lock = this.flight.lockKey(("products::" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
+		assertThat(this.flight.tryLock(lock, "a", Duration.ofSeconds(5))).isTrue();
+		// loads the script where it is the unlock (on a cluster, on the key's node)
+		this.flight.unlock(lock, "c", Duration.ofSeconds(5));
+		CommandStats before = this.topology.server().commandStats();
+		this.flight.unlock(lock, "b", Duration.ofSeconds(5));
+		this.flight.unlock(lock, "a", Duration.ofSeconds(5));
+		CommandStats used = this.topology.server().commandStats().since(before);
+		assertThat(this.flight.tryLock(lock, "b", Duration.ofSeconds(5))).isTrue();
+		// Valkey 9's DELIFEQ is the compare-and-delete; the others run the script
+		boolean deleteIfEqual = this.topology == RedisTopology.VALKEY_9;
+		assertThat(used.calls("delifeq")).as(used.toString()).isEqualTo(deleteIfEqual ? 2 : 0);
+		assertThat(used.calls("evalsha") + used.calls("eval")).as(used.toString()).isEqualTo(deleteIfEqual ? 0 : 2);
 	}
 
 	@Test

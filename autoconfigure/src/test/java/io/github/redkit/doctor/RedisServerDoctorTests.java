@@ -309,7 +309,7 @@ class RedisServerDoctorTests {
 	}
 
 	@ParameterizedTest
-	@CsvSource({ "redis-8, Redis 8.", "valkey-8, Valkey 8." })
+	@CsvSource({ "redis-8, Redis 8.", "valkey-8, Valkey 8.", "valkey-9, Valkey 9." })
 	void namesTheServerItExamines(String name, String described) {
 		assumeTrue(RedisServers.available(name), () -> name + " is not on this machine (.ci/servers fetches it)");
 		examine(RedisServers.named(name), (report) -> {

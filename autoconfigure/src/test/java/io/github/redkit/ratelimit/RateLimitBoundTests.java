@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -19,6 +18,7 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.AlgorithmDescriptor;
 import io.github.redkit.ratelimit.internal.PreparedLimit;
+import io.github.redkit.testsupport.BusiestInterval;
 import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
@@ -120,15 +120,7 @@ class RateLimitBoundTests {
 		}
 		done.await();
 		List<Double> times = new ArrayList<>(allowed);
-		Collections.sort(times);
-		double period = PERIOD.toMillis();
-		int busiest = 0;
-		for (int i = 0, j = 0; i < times.size(); i++) {
-			while (j < times.size() && times.get(j) < times.get(i) + period) {
-				j++;
-			}
-			busiest = Math.max(busiest, j - i);
-		}
+		int busiest = BusiestInterval.of(times, PERIOD.toMillis());
 		System.out.printf("Rate-limit bound (%s, %s): %d allowed, at most %d in one period%n", this.topology, algorithm,
 				times.size(), busiest);
 		// the worst client must still be served: no algorithm starves it. Judged per

@@ -34,7 +34,9 @@ import org.springframework.boot.convert.DurationStyle;
  * runs on another server of {@code .ci/servers} (Valkey 8.1 or Redis 8.0): the suite's
  * reference is a command only Valkey 8.1 and Redis 8.4 have, so {@code all} leaves it
  * out; so it does {@code lock-native}, which compares Redkit's native release there with
- * its script.
+ * its script, {@code lock-delifeq} (Valkey 9.1: {@code --server=valkey-9}), which adds a
+ * raw release by {@code DELIFEQ}, and {@code cache-unlock} ({@code valkey-9}), whose
+ * unlock is {@code DELIFEQ} with native commands on.
  */
 public final class BenchmarkMain {
 
@@ -47,12 +49,14 @@ public final class BenchmarkMain {
 		SUITES.put("ratelimit-settle", RateLimitSettleSuite::create);
 		SUITES.put("hot-key", HotKeySuite::create);
 		SUITES.put("cache", CacheSuite::create);
+		SUITES.put("cache-unlock", CacheUnlockSuite::create);
 		SUITES.put("idempotency", IdempotencySuite::steps);
 		SUITES.put("budget", IdempotencySuite::budgets);
 		SUITES.put("lock", LockSuite::create);
 		SUITES.put("lock-contention", LockContentionSuite::create);
 		SUITES.put("lock-extend", LockExtendSuite::create);
 		SUITES.put("lock-native", LockSuite::nativeRelease);
+		SUITES.put("lock-delifeq", LockSuite::deleteIfEqual);
 		SUITES.put("queue", QueueSuite::enqueue);
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 		SUITES.put("queue-batch", QueueSuite::batches);
@@ -70,7 +74,8 @@ public final class BenchmarkMain {
 	private static List<String> everyServersSuites() {
 		return SUITES.keySet()
 			.stream()
-			.filter((name) -> !name.equals("lock-extend") && !name.equals("lock-native"))
+			.filter((name) -> !name.equals("lock-extend") && !name.equals("lock-native") && !name.equals("lock-delifeq")
+					&& !name.equals("cache-unlock"))
 			.toList();
 	}
 

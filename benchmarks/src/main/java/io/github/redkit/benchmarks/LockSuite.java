@@ -1,5 +1,6 @@
 package io.github.redkit.benchmarks;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -10,11 +11,18 @@ import java.util.concurrent.locks.Lock;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.testsupport.RedisServer;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -48,6 +56,19 @@ final class LockSuite {
 				(redis) -> new RedkitLock(redis, true), (redis) -> new RedkitLock(redis, false)));
 	}
 
+	/**
+	 * The native-commands suite with, second, the raw pair whose release is
+	 * {@code DELIFEQ} (Valkey 9): what a release that deletes the record would cost,
+	 * which Redkit's does not (its record keeps the fencing token). Run it with
+	 * {@code --server=valkey-9}.
+	 * @return the suite
+	 */
+	static Suite deleteIfEqual() {
+		return new Suite("lock (acquire + release), DELIFEQ beside native commands on and off",
+				List.of(RawSetNx::new, RawSetNxDeleteIfEqual::new, (redis) -> new RedkitLock(redis, true),
+						(redis) -> new RedkitLock(redis, false)));
+	}
+
 	static final class RawSetNx implements Contender {
 
 		static final RedisScript<Long> COMPARE_AND_DELETE = new DefaultRedisScript<>(
@@ -77,6 +98,73 @@ final class LockSuite {
 					+ Long.toHexString(ThreadLocalRandom.current().nextLong());
 			if (Boolean.TRUE.equals(this.template.opsForValue().setIfAbsent(key, token, LEASE))) {
 				this.template.execute(COMPARE_AND_DELETE, List.of(key), token);
+			}
+		}
+
+		@Override
+		public void close() {
+			this.context.close();
+		}
+
+	}
+
+	/**
+	 * The raw pair with Valkey 9's {@code DELIFEQ} for the release: one command, no
+	 * script.
+	 */
+	static final class RawSetNxDeleteIfEqual implements Contender {
+
+		private static final ProtocolKeyword DELIFEQ = new ProtocolKeyword() {
+
+			private final byte[] bytes = "DELIFEQ".getBytes(StandardCharsets.US_ASCII);
+
+			@Override
+			public byte[] getBytes() {
+				return this.bytes;
+			}
+
+			@Override
+			public String toString() {
+				return "DELIFEQ";
+			}
+
+		};
+
+		private final ConfigurableApplicationContext context;
+
+		private final StringRedisTemplate template;
+
+		RawSetNxDeleteIfEqual(RedisServer redis) {
+			this.context = Clients.springContext(redis);
+			this.template = this.context.getBean(StringRedisTemplate.class);
+		}
+
+		@Override
+		public String name() {
+			return "raw SET NX PX + DELIFEQ";
+		}
+
+		// Lettuce has no DELIFEQ, and Spring Data's connection reads its integer reply
+		// as bytes: sent on the native connection with an integer output
+		@SuppressWarnings("unchecked")
+		private static Long deleteIfEqual(RedisConnection connection, String key, String token) {
+			BaseRedisAsyncCommands<byte[], byte[]> commands = (BaseRedisAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
+				.addKey(key.getBytes(StandardCharsets.UTF_8))
+				.add(token.getBytes(StandardCharsets.UTF_8));
+			return commands.dispatch(DELIFEQ, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args)
+				.toCompletableFuture()
+				.join();
+		}
+
+		@Override
+		public void operate(int thread, long iteration) {
+			String key = "raw-lock:" + Keys.of(thread, iteration);
+			String token = Long.toHexString(ThreadLocalRandom.current().nextLong())
+					+ Long.toHexString(ThreadLocalRandom.current().nextLong());
+			if (Boolean.TRUE.equals(this.template.opsForValue().setIfAbsent(key, token, LEASE))) {
+				this.template.execute((RedisCallback<Object>) (connection) -> deleteIfEqual(connection, key, token));
 			}
 		}
 

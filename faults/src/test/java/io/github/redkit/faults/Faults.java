@@ -1,5 +1,6 @@
 package io.github.redkit.faults;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -16,6 +17,9 @@ final class Faults {
 
 	/** How long the clients run under one seed in the CI. */
 	static final long CI_MILLIS = 6000;
+
+	/** Where a failing run is recorded. */
+	private static final Path KEPT = Path.of("target", "faults");
 
 	/** At most this many runs to shrink a failing schedule. */
 	private static final int SHRINK_RUNS = 6;
@@ -64,10 +68,24 @@ final class Faults {
 		FaultRun.Result result = FaultRun.run(scenarios, schedule);
 		FaultReport.add(result, scenario.guarantee());
 		if (result.failed()) {
+			Path kept = keep(result, seed);
 			Schedule smallest = shrink(scenarios, result.schedule());
-			fail(describe(result, smallest));
+			fail(describe(result, smallest) + "\nthe failing run is recorded in " + kept
+					+ " (zcat it; Recording judges it again)");
 		}
 		return result;
+	}
+
+	/**
+	 * Writes a failing run's history and evidence (a queue's ledger holds each take's
+	 * token and message id) to {@code target/faults/}, so that it can be traced: threads
+	 * interleave differently on every run, and the next one may not fail.
+	 */
+	private static Path keep(FaultRun.Result result, long seed) {
+		Path file = KEPT.resolve(String.format("failed-%s-seed%d-%d.jsonl.gz", result.capability().replace(' ', '-'),
+				seed, System.currentTimeMillis()));
+		Recording.write(file, result.scenario(), result);
+		return file.toAbsolutePath();
 	}
 
 	/**

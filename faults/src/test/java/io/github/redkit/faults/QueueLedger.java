@@ -106,8 +106,28 @@ final class QueueLedger {
 
 		@Override
 		public String toString() {
-			return String.format("%s took %s (delivery %d) [%.1f..%.1f ms]", this.consumer, this.payload,
-					this.deliveries, this.invoked / 1e6, this.completed / 1e6);
+			return String.format("%s took %s (delivery %d, message %s, take %s) [%.1f..%.1f ms]", this.consumer,
+					this.payload, this.deliveries, messageId(), token(), this.invoked / 1e6, this.completed / 1e6);
+		}
+
+		/**
+		 * The message's id, from the in-flight entry
+		 * ({@code <token>#<id>[;<headers>]|<deliveries>|<json>}): two first deliveries of
+		 * one id are one element delivered twice or enqueued twice, of two ids two sends.
+		 */
+		String messageId() {
+			String element = this.take.substring(this.take.indexOf('#') + 1);
+			int end = element.length();
+			for (char separator : new char[] { ';', '|' }) {
+				int at = element.indexOf(separator);
+				end = (at >= 0) ? Math.min(end, at) : end;
+			}
+			return element.substring(0, end);
+		}
+
+		String token() {
+			int hash = this.take.indexOf('#');
+			return (hash >= 0) ? this.take.substring(0, hash) : this.take;
 		}
 
 	}

@@ -1,5 +1,6 @@
 package io.github.redkit.faults;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -104,12 +105,31 @@ class QueueScenario implements Scenario {
 
 	private volatile String drainFailure;
 
+	private final Optional<Path> server;
+
 	QueueScenario() {
 		this(Breakage.NONE);
 	}
 
 	QueueScenario(Breakage breakage) {
+		this(breakage, Optional.empty());
+	}
+
+	/**
+	 * On another server, such as Valkey 9.
+	 */
+	QueueScenario(Optional<Path> server) {
+		this(Breakage.NONE, server);
+	}
+
+	private QueueScenario(Breakage breakage, Optional<Path> server) {
 		this.breakage = breakage;
+		this.server = server;
+	}
+
+	@Override
+	public Optional<Path> server() {
+		return this.server;
 	}
 
 	/**
@@ -473,11 +493,16 @@ class QueueScenario implements Scenario {
 					.add(new Op(0, "taken", take.payload(), 1, take.invoked(), take.completed(), Outcome.OK, take));
 			}
 		}
+		Map<String, String> sentBy = new java.util.HashMap<>();
+		history.ops()
+			.stream()
+			.filter((op) -> op.action().equals("send"))
+			.forEach((op) -> sentBy.merge(op.key(), op.toString(), (a, b) -> a + "; " + b));
 		firstDeliveries.forEach((payload, ops) -> {
 			for (List<Op> view : Epochs.views(ops, dataLoss)) {
 				if (view.size() > 1) {
-					violations.add(String.format("%s enqueued %d times (first delivered %d times):%n    %s", payload,
-							view.size(), view.size(),
+					violations.add(String.format("%s enqueued %d times (first delivered %d times), sent by %s:%n    %s",
+							payload, view.size(), view.size(), sentBy.getOrDefault(payload, "no send"),
 							view.stream().map((op) -> op.value().toString()).collect(Collectors.joining("\n    "))));
 				}
 			}

@@ -49,7 +49,7 @@ class BomTests {
 			assertThat(text(dependency, "groupId")).isEqualTo("io.github.redkit");
 			managed.put(text(dependency, "artifactId"), text(dependency, "version"));
 		}
-		assertThat(published).as("published modules").hasSize(7);
+		assertThat(published).as("published modules").hasSize(8);
 		assertThat(managed.keySet()).containsExactlyInAnyOrderElementsOf(published);
 		assertThat(managed.values()).containsOnly("${project.version}");
 		assertThat(text(bom.getDocumentElement(), "version")).as("the BOM's version is the build's")

@@ -10,7 +10,7 @@ import java.util.stream.Stream;
 
 /**
  * The Markdown files the docs checks read: the README, the changelog and every page under
- * {@code docs/}.
+ * {@code docs/}, its folders included ({@code docs/migrating/}).
  */
 final class DocsFiles {
 
@@ -33,7 +33,7 @@ final class DocsFiles {
 		List<Path> files = new ArrayList<>();
 		files.add(root.resolve("README.md"));
 		files.add(root.resolve("CHANGELOG.md"));
-		try (Stream<Path> pages = Files.list(root.resolve("docs"))) {
+		try (Stream<Path> pages = Files.walk(root.resolve("docs"))) {
 			pages.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(files::add);
 		}
 		catch (IOException ex) {

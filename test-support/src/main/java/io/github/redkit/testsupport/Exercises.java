@@ -11,12 +11,12 @@ public enum Exercises {
 
 	/**
 	 * The scripts and the commands Redkit sends: what differs between server families and
-	 * on a cluster's slots. Runs on every server family (Redis 7, 6.2, 8, Valkey 8) and
-	 * on a cluster; not on Sentinel or the pool, which reach the same Redis 7 binary as
-	 * standalone.
+	 * on a cluster's slots. Runs on every server family (Redis 7, 6.2, 8, Valkey 8, 9)
+	 * and on a cluster; not on Sentinel or the pool, which reach the same Redis 7 binary
+	 * as standalone.
 	 */
 	SCRIPTS(EnumSet.of(RedisTopology.STANDALONE, RedisTopology.CLUSTER, RedisTopology.OLDEST, RedisTopology.REDIS_8,
-			RedisTopology.VALKEY_8)),
+			RedisTopology.VALKEY_8, RedisTopology.VALKEY_9)),
 
 	/**
 	 * The connection: the thread hand-off, the pool, pub/sub, blocking commands, a master

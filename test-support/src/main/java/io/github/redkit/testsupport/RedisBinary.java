@@ -54,8 +54,9 @@ public final class RedisBinary {
 
 	/**
 	 * Returns the command that starts a server of another family or version, such as
-	 * {@code redis-8} or {@code valkey-8}: the one named by the environment variable
-	 * {@code REDKIT_<NAME>_SERVER} (e.g. {@code REDKIT_VALKEY_8_SERVER}), else
+	 * {@code redis-8}, {@code valkey-8} or {@code valkey-9}: the one named by the
+	 * environment variable {@code REDKIT_<NAME>_SERVER} (e.g.
+	 * {@code REDKIT_VALKEY_8_SERVER}), else
 	 * {@code ~/.cache/redkit/servers/<name>/redis-server}, where {@code .ci/servers} puts
 	 * Debian's packages of them. The command takes {@code redis-server}'s arguments.
 	 * @param name the server's name

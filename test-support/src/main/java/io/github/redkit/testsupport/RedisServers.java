@@ -91,7 +91,8 @@ public final class RedisServers {
 	 * Whether a server of another family or version can be started here: with Docker
 	 * always (its image), otherwise when {@link RedisBinary#named(String)} finds its
 	 * command.
-	 * @param name the server's name, {@code redis-8} or {@code valkey-8}
+	 * @param name the server's name, {@code redis-8}, {@code valkey-8} or
+	 * {@code valkey-9}
 	 * @return whether {@link #named(String)} can start it
 	 */
 	public static boolean available(String name) {
@@ -99,8 +100,9 @@ public final class RedisServers {
 	}
 
 	/**
-	 * The shared server of another family or version: {@code redis-8} (Redis 8.0) or
-	 * {@code valkey-8} (Valkey 8.1). Tests must not stop or pause it.
+	 * The shared server of another family or version: {@code redis-8} (Redis 8.0),
+	 * {@code valkey-8} (Valkey 8.1) or {@code valkey-9} (Valkey 9.1). Tests must not stop
+	 * or pause it.
 	 * @param name the server's name
 	 * @return a running server
 	 * @throws IllegalStateException when this machine has no such server
@@ -123,6 +125,7 @@ public final class RedisServers {
 		return switch (name) {
 			case "redis-8" -> "redis:8.0";
 			case "valkey-8" -> "valkey/valkey:8.1";
+			case "valkey-9" -> "valkey/valkey:9.1";
 			default -> throw new IllegalArgumentException("Unknown server " + name);
 		};
 	}

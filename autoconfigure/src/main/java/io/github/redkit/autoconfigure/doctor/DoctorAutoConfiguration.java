@@ -3,11 +3,13 @@ package io.github.redkit.autoconfigure.doctor;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.doctor.ServerDoctor;
 import io.github.redkit.doctor.actuate.DoctorEndpointSection;
 import io.github.redkit.doctor.actuate.DoctorHealthIndicator;
+import io.github.redkit.doctor.internal.DoctorGauges;
 import io.github.redkit.doctor.internal.DoctorStartupCheck;
 import io.github.redkit.doctor.internal.RedisServerDoctor;
 
@@ -47,6 +49,14 @@ public final class DoctorAutoConfiguration {
 	@ConditionalOnMissingBean
 	DoctorStartupCheck redkitDoctorStartupCheck(ServerDoctor doctor, DoctorProperties properties) {
 		return new DoctorStartupCheck(doctor, properties.getOnRisk() == DoctorProperties.OnRisk.FAIL);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DoctorGauges redkitDoctorGauges(ServerDoctor doctor, RedkitMetrics metrics) {
+		DoctorGauges gauges = new DoctorGauges(doctor, DoctorGauges.REFRESH);
+		gauges.bindTo(metrics);
+		return gauges;
 	}
 
 	@Configuration(proxyBeanMethods = false)

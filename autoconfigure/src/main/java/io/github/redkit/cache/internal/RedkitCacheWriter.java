@@ -144,7 +144,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 			return loadAndPut(name, key, loader, ttl, policy);
 		}
 		finally {
-			this.singleFlight.unlock(lockKey, token);
+			this.singleFlight.unlock(lockKey, token, policy.lease());
 		}
 	}
 
@@ -172,7 +172,7 @@ public class RedkitCacheWriter implements RedisCacheWriter {
 					return loadAndPut(name, key, loader, ttl, policy);
 				}
 				finally {
-					this.singleFlight.unlock(lockKey, token);
+					this.singleFlight.unlock(lockKey, token, policy.lease());
 				}
 			}
 			if (waited) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.DeleteIfEqual;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
@@ -18,7 +19,8 @@ public final class SingleFlight {
 
 	private static final LuaScript<Long> LOCK = LuaScript.load("cache_lock", Long.class);
 
-	private static final LuaScript<Long> UNLOCK = LuaScript.load("cache_unlock", Long.class);
+	// DELIFEQ where the server has it (Valkey 9)
+	private static final LuaScript<Long> UNLOCK = DeleteIfEqual.script("cache_unlock");
 
 	private final RedisScriptRunner runner;
 
@@ -65,12 +67,16 @@ public final class SingleFlight {
 	}
 
 	/**
-	 * Releases the lock if the caller still holds it.
+	 * Releases the lock if the caller still holds it, waiting for Redis at most the
+	 * lock's lease (past it the lock is gone anyway).
 	 * @param lockKey the lock key
 	 * @param token the caller's token
+	 * @param lease the lease the lock was taken with
 	 */
-	public void unlock(String lockKey, String token) {
-		this.runner.execute(UNLOCK, List.of(lockKey), token);
+	public void unlock(String lockKey, String token, Duration lease) {
+		// on the runner's connection, which sends a script's native form (the template
+		// does not)
+		this.runner.execute(UNLOCK, lease, List.of(lockKey), token);
 	}
 
 }

@@ -1,7 +1,6 @@
 package io.github.redkit.core.internal;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.api.StatefulConnection;
@@ -111,7 +110,7 @@ final class LettuceConnections {
 	 */
 	@SuppressWarnings("unchecked")
 	static <T> CompletableFuture<T> execute(Object nativeConnection, LuaScript<T> script, byte[][] keys, byte[][] args,
-			AtomicBoolean nativeCommands) {
+			NativeCommands nativeCommands) {
 		return ScriptCalls.execute((RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection, script, keys, args,
 				nativeCommands);
 	}
@@ -123,7 +122,7 @@ final class LettuceConnections {
 	 * @return the answer, or {@code null} when the connection is closed
 	 */
 	static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
-			byte[][] args, AtomicBoolean nativeCommands) {
+			byte[][] args, NativeCommands nativeCommands) {
 		if (isClosed(commands)) {
 			return null;
 		}

@@ -12,10 +12,10 @@ import org.jspecify.annotations.Nullable;
 public interface NativeForm {
 
 	/**
-	 * The command's name, such as {@code SET}.
-	 * @return the name
+	 * The command, which the runner sends only where the server was found to take it.
+	 * @return the command
 	 */
-	String command();
+	NativeCommand command();
 
 	/**
 	 * The command's arguments for a call of the script, its key first.
@@ -27,11 +27,12 @@ public interface NativeForm {
 	byte @Nullable [][] arguments(byte[][] keys, byte[][] args);
 
 	/**
-	 * What the script would have returned, from the command's status reply.
-	 * @param reply the status reply, {@code null} for a nil reply
+	 * What the script would have returned, from the command's reply.
+	 * @param reply the reply: a status as a {@code String}, an integer as a {@code Long},
+	 * {@code null} for a nil reply
 	 * @return the script's result; {@code null} when the script must decide (it runs
 	 * next, on the same connection)
 	 */
-	@Nullable Object result(@Nullable String reply);
+	@Nullable Object result(@Nullable Object reply);
 
 }

@@ -3,6 +3,7 @@ package io.github.redkit.core.internal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -10,7 +11,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitScriptException;
@@ -93,9 +93,9 @@ public class RedisScriptRunner implements SmartLifecycle {
 
 	private volatile @Nullable Boolean cluster;
 
-	// whether scripts with a native form are sent as that command: probed once
-	// connected, and off for good once a server refuses it
-	private final AtomicBoolean nativeCommands = new AtomicBoolean();
+	// which scripts with a native form are sent as that command: probed once connected,
+	// and each off for good once a server refuses it
+	private final NativeCommands nativeCommands = new NativeCommands();
 
 	private volatile boolean nativeCommandsAllowed = true;
 
@@ -176,23 +176,25 @@ public class RedisScriptRunner implements SmartLifecycle {
 	private void probeNativeCommands(RedisConnection connection) {
 		if (this.nativeCommandsAllowed && ScriptConnection.LETTUCE_PRESENT) {
 			Properties info = connection.serverCommands().info("server");
-			this.nativeCommands.set(info != null && ServerVersions.setIfEqual(info));
+			if (info != null) {
+				this.nativeCommands.probe(info);
+			}
 		}
 	}
 
 	/**
-	 * Whether scripts with a {@link NativeForm} are sent as their native command: the
-	 * server (every node of a cluster) was found to take it once connected
-	 * ({@link #connectInBackground()}), and has not refused it since.
-	 * @return whether native commands are sent
+	 * The native commands sent in place of the scripts with a {@link NativeForm} that
+	 * names them: those the server (every node of a cluster) was found to take once
+	 * connected ({@link #connectInBackground()}), and has not refused since.
+	 * @return the commands sent; empty when only scripts are
 	 */
-	public boolean nativeCommands() {
-		return this.nativeCommands.get();
+	public Set<NativeCommand> nativeCommands() {
+		return this.nativeCommands.sent();
 	}
 
-	// as if the probe had found a server that takes them: the fallback's test
+	// as if the probe had found a server that takes them all: the fallback's test
 	void assumeNativeCommands() {
-		this.nativeCommands.set(true);
+		this.nativeCommands.assumeAll();
 	}
 
 	/**
@@ -202,7 +204,7 @@ public class RedisScriptRunner implements SmartLifecycle {
 	public void allowNativeCommands(boolean allowed) {
 		this.nativeCommandsAllowed = allowed;
 		if (!allowed) {
-			this.nativeCommands.set(false);
+			this.nativeCommands.clear();
 		}
 	}
 

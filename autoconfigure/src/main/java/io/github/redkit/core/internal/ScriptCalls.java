@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
@@ -21,6 +20,7 @@ import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -34,6 +34,9 @@ final class ScriptCalls {
 	// the runner's name: the category applications already configure
 	private static final Log logger = LogFactory.getLog(RedisScriptRunner.class);
 
+	// the commands' keywords; a command Lettuce does not name (DELIFEQ) is sent by name
+	private static final ProtocolKeyword[] KEYWORDS = keywords();
+
 	private ScriptCalls() {
 	}
 
@@ -43,10 +46,10 @@ final class ScriptCalls {
 	 */
 	@SuppressWarnings("unchecked")
 	static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
-			byte[][] keys, byte[][] args, AtomicBoolean nativeCommands) {
+			byte[][] keys, byte[][] args, NativeCommands nativeCommands) {
 		NativeForm form = script.nativeForm();
-		byte[][] values = (form != null && nativeCommands.get() && commands instanceof BaseRedisAsyncCommands<?, ?>)
-				? form.arguments(keys, args) : null;
+		byte[][] values = (form != null && nativeCommands.sends(form.command())
+				&& commands instanceof BaseRedisAsyncCommands<?, ?>) ? form.arguments(keys, args) : null;
 		if (form == null || values == null) {
 			return execute(commands, script, keys, args);
 		}
@@ -57,16 +60,16 @@ final class ScriptCalls {
 		}
 		CompletableFuture<T> result = new CompletableFuture<>();
 		((BaseRedisAsyncCommands<byte[], byte[]>) commands)
-			.dispatch(CommandType.valueOf(form.command()), new StatusOutput<>(ByteArrayCodec.INSTANCE), arguments)
+			.dispatch(KEYWORDS[form.command().ordinal()], output(form.command()), arguments)
 			.whenComplete((reply, ex) -> {
 				Object decided = (ex == null) ? form.result(reply) : null;
 				if (decided != null) {
 					result.complete((T) decided);
 				}
 				else if (ex == null || isRefusal(ex)) {
-					if (ex != null && nativeCommands.compareAndSet(true, false)) {
-						logger.info("Redis refused " + form.command() + " in place of " + script.name() + " ("
-								+ ScriptFailures.unwrap(ex).getMessage() + "): scripts only from now on");
+					if (ex != null && nativeCommands.refused(form.command())) {
+						logger.info("Redis refused " + form.command().command() + " in place of " + script.name() + " ("
+								+ ScriptFailures.unwrap(ex).getMessage() + "): its scripts from now on");
 					}
 					execute(commands, script, keys, args).whenComplete((value, failure) -> {
 						if (failure != null) {
@@ -82,6 +85,42 @@ final class ScriptCalls {
 				}
 			});
 		return result;
+	}
+
+	private static CommandOutput<byte[], byte[], ?> output(NativeCommand command) {
+		return command.integerReply() ? new IntegerOutput<>(ByteArrayCodec.INSTANCE)
+				: new StatusOutput<>(ByteArrayCodec.INSTANCE);
+	}
+
+	private static ProtocolKeyword[] keywords() {
+		NativeCommand[] commands = NativeCommand.values();
+		ProtocolKeyword[] keywords = new ProtocolKeyword[commands.length];
+		for (NativeCommand command : commands) {
+			keywords[command.ordinal()] = keyword(command.command());
+		}
+		return keywords;
+	}
+
+	private static ProtocolKeyword keyword(String name) {
+		for (CommandType type : CommandType.values()) {
+			if (type.name().equals(name)) {
+				return type;
+			}
+		}
+		byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
+		return new ProtocolKeyword() {
+
+			@Override
+			public byte[] getBytes() {
+				return bytes;
+			}
+
+			@Override
+			public String toString() {
+				return name;
+			}
+
+		};
 	}
 
 	// a server without the command's form answers a syntax error or an unknown

@@ -3,7 +3,6 @@ package io.github.redkit.core.internal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -64,8 +63,8 @@ final class ScriptConnection {
 
 	private final StringRedisTemplate template;
 
-	// whether scripts with a native form are sent as that command (the runner's)
-	private final AtomicBoolean nativeCommands;
+	// which scripts with a native form are sent as their command (the runner's)
+	private final NativeCommands nativeCommands;
 
 	private volatile boolean connected;
 
@@ -83,7 +82,7 @@ final class ScriptConnection {
 	private volatile boolean closed;
 
 	ScriptConnection(RedisConnectionFactory connectionFactory, StringRedisTemplate template,
-			AtomicBoolean nativeCommands) {
+			NativeCommands nativeCommands) {
 		this.connectionFactory = connectionFactory;
 		this.template = template;
 		this.nativeCommands = nativeCommands;

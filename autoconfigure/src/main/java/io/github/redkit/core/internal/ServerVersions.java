@@ -1,6 +1,7 @@
 package io.github.redkit.core.internal;
 
 import java.util.Properties;
+import java.util.function.BiPredicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -26,15 +27,27 @@ final class ServerVersions {
 	 * @return whether every node named takes it; {@code false} when none is named
 	 */
 	static boolean setIfEqual(Properties info) {
+		return everyNode(info, (valkey, redis) -> (valkey != null) ? atLeast(valkey, 8, 1) : atLeast(redis, 8, 4));
+	}
+
+	/**
+	 * Whether every node takes {@code DELIFEQ key value}: Valkey 9.0 onwards (Redis names
+	 * its own {@code DELEX key IFEQ value}, which Redkit does not send).
+	 * @param info the {@code INFO server} fields
+	 * @return whether every node named takes it; {@code false} when none is named
+	 */
+	static boolean deleteIfEqual(Properties info) {
+		return everyNode(info, (valkey, redis) -> valkey != null && atLeast(valkey, 9, 0));
+	}
+
+	private static boolean everyNode(Properties info, BiPredicate<@Nullable String, @Nullable String> takes) {
 		boolean any = false;
 		for (String name : info.stringPropertyNames()) {
 			if (!name.endsWith(REDIS)) {
 				continue;
 			}
 			String node = name.substring(0, name.length() - REDIS.length());
-			String valkey = info.getProperty(node + VALKEY);
-			boolean takes = (valkey != null) ? atLeast(valkey, 8, 1) : atLeast(info.getProperty(name), 8, 4);
-			if (!takes) {
+			if (!takes.test(info.getProperty(node + VALKEY), info.getProperty(name))) {
 				return false;
 			}
 			any = true;

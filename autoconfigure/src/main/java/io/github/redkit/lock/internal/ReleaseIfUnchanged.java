@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
+import io.github.redkit.core.internal.NativeCommand;
 import io.github.redkit.core.internal.NativeForm;
 import org.jspecify.annotations.Nullable;
 
@@ -24,8 +25,8 @@ final class ReleaseIfUnchanged implements NativeForm {
 	private static final byte[] NO_HOLDER = new byte[0];
 
 	@Override
-	public String command() {
-		return "SET";
+	public NativeCommand command() {
+		return NativeCommand.SET_IF_EQUAL;
 	}
 
 	/**
@@ -45,7 +46,7 @@ final class ReleaseIfUnchanged implements NativeForm {
 	}
 
 	@Override
-	public @Nullable Object result(@Nullable String reply) {
+	public @Nullable Object result(@Nullable Object reply) {
 		return "OK".equals(reply) ? 1L : null;
 	}
 

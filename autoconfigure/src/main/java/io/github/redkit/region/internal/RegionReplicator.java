@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.DeleteIfEqual;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
@@ -36,7 +37,9 @@ public class RegionReplicator {
 
 	private static final LuaScript<Long> LEASE = LuaScript.load("region_shipper_lease", Long.class);
 
-	private static final LuaScript<Long> COMPARE_DELETE = LuaScript.load("region_compare_delete", Long.class);
+	// the re-seed flag's and the incarnation's compare-and-delete (RegionalScriptsTests
+	// counts its commands; DELIFEQ where the server has it, Valkey 9)
+	static final LuaScript<Long> COMPARE_DELETE = DeleteIfEqual.script("region_compare_delete");
 
 	private static final int HEADER = 6;
 

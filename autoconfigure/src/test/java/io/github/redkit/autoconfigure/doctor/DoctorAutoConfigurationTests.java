@@ -1,5 +1,6 @@
 package io.github.redkit.autoconfigure.doctor;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
@@ -17,6 +18,8 @@ import io.github.redkit.doctor.actuate.DoctorHealthIndicator;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -30,6 +33,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The server doctor as an application gets it: the needs of the capabilities in use only,
@@ -107,6 +111,41 @@ class DoctorAutoConfigurationTests {
 			assertThat(health.getDetails()).containsKeys("server", "risks", "notChecked");
 			assertThat(health.getDetails().get("risks")).asString().contains("persistence");
 		});
+	}
+
+	@Test
+	void aGaugePerStatusCountsTheFindingsOfTheLastExaminationWithoutTheScrapeWaitingForRedis() {
+		this.runner.withBean(SimpleMeterRegistry.class).run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.find("redkit.doctor.findings").gauges())
+				.extracting((gauge) -> gauge.getId().getTag("status"))
+				.containsExactlyInAnyOrder("ok", "note", "risk", "not-checked");
+			// the first scrape starts an examination and reads NaN: nothing examined yet
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(
+						() -> assertThat(registry.get("redkit.doctor.findings").tag("status", "risk").gauge().value())
+							.isEqualTo(1.0));
+			assertThat(registry.get("redkit.doctor.findings").tag("status", "not-checked").gauge().value()).isZero();
+		});
+	}
+
+	@Test
+	void aGaugeReadOfAServerThatDoesNotAnswerReturnsAtOnce() {
+		int port = RedisServers.unusedPort();
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("spring.data.redis.port=" + port, "redkit.doctor.timeout=1s")
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				long start = System.nanoTime();
+				for (int i = 0; i < 20; i++) {
+					registry.get("redkit.doctor.findings").tag("status", "not-checked").gauge().value();
+				}
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
+				await().atMost(Duration.ofSeconds(5))
+					.untilAsserted(() -> assertThat(
+							registry.get("redkit.doctor.findings").tag("status", "not-checked").gauge().value())
+						.isPositive());
+			});
 	}
 
 	@Test

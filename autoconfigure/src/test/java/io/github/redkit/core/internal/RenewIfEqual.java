@@ -19,8 +19,8 @@ final class RenewIfEqual implements NativeForm {
 	private static final byte[] PX = "PX".getBytes(StandardCharsets.US_ASCII);
 
 	@Override
-	public String command() {
-		return "SET";
+	public NativeCommand command() {
+		return NativeCommand.SET_IF_EQUAL;
 	}
 
 	@Override
@@ -29,7 +29,7 @@ final class RenewIfEqual implements NativeForm {
 	}
 
 	@Override
-	public Object result(@Nullable String reply) {
+	public Object result(@Nullable Object reply) {
 		return "OK".equals(reply) ? 1L : 0L;
 	}
 

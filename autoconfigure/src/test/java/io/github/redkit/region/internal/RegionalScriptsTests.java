@@ -12,6 +12,7 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalCounters;
+import io.github.redkit.testsupport.CommandStats;
 import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
@@ -146,6 +147,27 @@ class RegionalScriptsTests {
 		assertThat(this.runner.execute(ADVANCE, TIMEOUT, shipped, "90-0|4")).isZero();
 		assertThat(this.runner.execute(ADVANCE, TIMEOUT, shipped, "100-0|5")).isZero();
 		assertThat(this.redis.opsForValue().get(this.keys.shipped("us"))).isEqualTo("100-0|5");
+	}
+
+	@Test
+	void aCompareAndDeleteIsOneDeleteIfEqualOnAServerThatHasIt() {
+		// the runner as the application has it: connected, the server's commands read
+		this.runner.connectInBackground().join();
+		String flag = this.keys.reseed("us");
+		this.redis.opsForValue().set(flag, "token-1");
+		// loads the script where it is the delete (on a cluster, on the key's node)
+		assertThat(this.runner.execute(RegionReplicator.COMPARE_DELETE, TIMEOUT, List.of(flag), "none")).isZero();
+		CommandStats before = this.topology.server().commandStats();
+		// a flag set again meanwhile stays; the one read goes, once
+		assertThat(this.runner.execute(RegionReplicator.COMPARE_DELETE, TIMEOUT, List.of(flag), "token-0")).isZero();
+		assertThat(this.runner.execute(RegionReplicator.COMPARE_DELETE, TIMEOUT, List.of(flag), "token-1")).isOne();
+		assertThat(this.runner.execute(RegionReplicator.COMPARE_DELETE, TIMEOUT, List.of(flag), "token-1")).isZero();
+		CommandStats used = this.topology.server().commandStats().since(before);
+		assertThat(this.redis.hasKey(flag)).isFalse();
+		// Valkey 9's DELIFEQ is the compare-and-delete; the others run the script
+		boolean deleteIfEqual = this.topology == RedisTopology.VALKEY_9;
+		assertThat(used.calls("delifeq")).as(used.toString()).isEqualTo(deleteIfEqual ? 3 : 0);
+		assertThat(used.calls("evalsha") + used.calls("eval")).as(used.toString()).isEqualTo(deleteIfEqual ? 0 : 3);
 	}
 
 	@Test

@@ -1,0 +1,107 @@
+package io.github.redkit.resilience4j;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.bulkhead.event.BulkheadEvent;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two instances of one Boot application (two contexts on one Redis, one key prefix), with
+ * Resilience4j's own annotations and aspects: the {@code @Bulkhead} calls in flight
+ * across both never exceed the Redkit concurrency limit, and the {@code @RateLimiter}
+ * calls of both share one Redkit limit.
+ */
+class SeveralInstancesTests {
+
+	private static final int LIMIT = 2;
+
+	private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+
+	private static ExecutorService callers;
+
+	@BeforeAll
+	static void startTwoInstances() {
+		String keyPrefix = Resilience4jTestApplication.newKeyPrefix();
+		for (int i = 0; i < 2; i++) {
+			instances.add(new SpringApplicationBuilder(Resilience4jTestApplication.class).web(WebApplicationType.NONE)
+				.run(Resilience4jTestApplication.arguments(keyPrefix)));
+		}
+		callers = Executors.newCachedThreadPool();
+	}
+
+	@AfterAll
+	static void stop() {
+		callers.shutdownNow();
+		instances.forEach(ConfigurableApplicationContext::close);
+	}
+
+	@Test
+	void theCallsInFlightAcrossInstancesNeverExceedTheRedkitLimit() throws Exception {
+		ReportService.Gate gate = Resilience4jTestApplication.GATE;
+		Bulkhead bulkhead = instances.get(0).getBean(BulkheadRegistry.class).bulkhead("reports");
+		assertThat(bulkhead).isInstanceOf(RedkitBulkhead.class);
+		assertThat(bulkhead.getMetrics().getMaxAllowedConcurrentCalls()).isEqualTo(LIMIT);
+		List<BulkheadEvent.Type> events = new CopyOnWriteArrayList<>();
+		for (ConfigurableApplicationContext instance : instances) {
+			instance.getBean(BulkheadRegistry.class)
+				.bulkhead("reports")
+				.getEventPublisher()
+				.onEvent((event) -> events.add(event.getEventType()));
+		}
+		int callersPerInstance = 3;
+		for (int round = 0; round < 3; round++) {
+			gate.close();
+			List<Future<String>> calls = new ArrayList<>();
+			for (ConfigurableApplicationContext instance : instances) {
+				ReportService reports = instance.getBean(ReportService.class);
+				for (int c = 0; c < callersPerInstance; c++) {
+					String id = round + "-" + c;
+					calls.add(callers.submit(() -> reports.render(id)));
+				}
+			}
+			int refused = 2 * callersPerInstance - LIMIT;
+			await("every call but the limit's refused").atMost(Duration.ofSeconds(20))
+				.until(() -> gate.rejected.get() == refused);
+			assertThat(gate.inside.get()).as("calls inside, round %d", round).isEqualTo(LIMIT);
+			gate.open();
+			List<String> answers = new ArrayList<>();
+			for (Future<String> call : calls) {
+				answers.add(call.get(20, TimeUnit.SECONDS));
+			}
+			assertThat(answers).filteredOn("busy"::equals).hasSize(refused);
+		}
+		assertThat(gate.mostInside.get()).as("the most calls in flight at once").isEqualTo(LIMIT);
+		assertThat(events).contains(BulkheadEvent.Type.CALL_PERMITTED, BulkheadEvent.Type.CALL_REJECTED,
+				BulkheadEvent.Type.CALL_FINISHED);
+		assertThat(bulkhead.getMetrics().getAvailableConcurrentCalls()).isBetween(0, LIMIT);
+	}
+
+	@Test
+	void theAnnotatedCallsOfBothInstancesShareOneRedkitLimit() {
+		List<String> answers = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			answers.add(instances.get(i % 2).getBean(PartnerClient.class).quote("sku"));
+		}
+		assertThat(answers).filteredOn("quote for sku"::equals).hasSize(5);
+		assertThat(answers.subList(5, 8)).containsOnly("no quote for sku now");
+	}
+
+}

@@ -1,0 +1,122 @@
+package io.github.redkit.resilience4j.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
+import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
+import io.github.redkit.resilience4j.RedkitBulkhead;
+import io.github.redkit.resilience4j.RedkitRateLimiter;
+import io.github.redkit.testsupport.RedisServers;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import io.github.resilience4j.springboot.bulkhead.autoconfigure.BulkheadAutoConfiguration;
+import io.github.resilience4j.springboot.ratelimiter.autoconfigure.RateLimiterAutoConfiguration;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The wiring: which Resilience4j instances become Redkit's, and the start-up errors that
+ * name the property at fault.
+ */
+class Resilience4jAutoConfigurationTests {
+
+	// the auto-configurations involved only: a context of all of them costs seconds each
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+				RateLimitAutoConfiguration.class, ConcurrencyLimitAutoConfiguration.class,
+				RateLimiterAutoConfiguration.class, BulkheadAutoConfiguration.class,
+				Resilience4jAutoConfiguration.class))
+		.withPropertyValues(properties());
+
+	private static String[] properties() {
+		List<String> properties = new ArrayList<>(List.of(RedisServers.standalone().springProperties()));
+		properties.add("redkit.key-prefix=r4j-wiring-" + UUID.randomUUID());
+		properties.add("redkit.rate-limit.limits.api.windows[0].limit=10");
+		properties.add("redkit.rate-limit.limits.api.windows[0].period=1s");
+		properties.add("redkit.concurrency-limit.limits.exports.limit=2");
+		return properties.toArray(String[]::new);
+	}
+
+	@Test
+	void theNamedInstancesAreRedkitsAndTheOthersStayResilience4js() {
+		this.runner
+			.withPropertyValues("redkit.resilience4j.rate-limiters.backend.limit=api",
+					"redkit.resilience4j.bulkheads.exports.key=tenant-a")
+			.run((context) -> {
+				RateLimiterRegistry rateLimiters = context.getBean(RateLimiterRegistry.class);
+				assertThat(rateLimiters.rateLimiter("backend")).isInstanceOfSatisfying(RedkitRateLimiter.class,
+						(limiter) -> assertThat(limiter.getKey()).isEqualTo("backend"));
+				assertThat(rateLimiters.rateLimiter("other")).isNotInstanceOf(RedkitRateLimiter.class);
+				assertThat(context.getBean(BulkheadRegistry.class).bulkhead("exports"))
+					.isInstanceOfSatisfying(RedkitBulkhead.class, (bulkhead) -> {
+						assertThat(bulkhead.getLimitName()).isEqualTo("exports");
+						assertThat(bulkhead.getKey()).isEqualTo("tenant-a");
+					});
+			});
+	}
+
+	@Test
+	void anUnknownRedkitLimitFailsStartUpNamingTheProperty() {
+		this.runner.withPropertyValues("redkit.resilience4j.rate-limiters.backend.limit=missing")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.resilience4j.rate-limiters.backend")
+				.hasMessageContaining("redkit.rate-limit.limits.missing"));
+		this.runner.withPropertyValues("redkit.resilience4j.bulkheads.reports.limit=missing")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.resilience4j.bulkheads.reports")
+				.hasMessageContaining("redkit.concurrency-limit.limits.missing"));
+	}
+
+	@Test
+	void aBlankKeyFailsStartUpNamingTheProperty() {
+		this.runner
+			.withPropertyValues("redkit.resilience4j.rate-limiters.backend.limit=api",
+					"redkit.resilience4j.rate-limiters.backend.key= ")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.resilience4j.rate-limiters.backend.key must not be blank"));
+	}
+
+	@Test
+	void rateLimitersNamedWhileRedkitsRateLimitsAreOffFailStartUp() {
+		this.runner
+			.withPropertyValues("redkit.resilience4j.rate-limiters.backend.limit=api",
+					"redkit.rate-limit.enabled=false")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("redkit.rate-limit.enabled=false"));
+	}
+
+	@Test
+	void turnedOffResilience4jKeepsItsOwnInstances() {
+		this.runner
+			.withPropertyValues("redkit.resilience4j.rate-limiters.backend.limit=api",
+					"redkit.resilience4j.enabled=false")
+			.run((context) -> assertThat(context.getBean(RateLimiterRegistry.class).rateLimiter("backend"))
+				.isNotInstanceOf(RedkitRateLimiter.class));
+	}
+
+	@Test
+	void withoutResilience4jsBulkheadOnlyTheRateLimitersAreWired() {
+		this.runner.withClassLoader(new FilteredClassLoader("io.github.resilience4j.bulkhead"))
+			.withPropertyValues("redkit.resilience4j.rate-limiters.backend.limit=api")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimiterRegistryPostProcessor.class)
+					.doesNotHaveBean(BulkheadRegistryPostProcessor.class);
+				assertThat(context.getBean(RateLimiterRegistry.class).rateLimiter("backend"))
+					.isInstanceOf(RedkitRateLimiter.class);
+			});
+	}
+
+}
