@@ -86,10 +86,16 @@ final class LettuceConnections {
 		return !connection.isOpen() && !connection.getOptions().isAutoReconnect();
 	}
 
-	private static @Nullable StatefulConnection<?, ?> statefulConnection(Object commands) {
-		return (commands instanceof RedisAsyncCommands<?, ?> standalone) ? standalone.getStatefulConnection()
+	/**
+	 * The connection behind a Lettuce connection's asynchronous commands.
+	 * @return the connection, {@code null} for commands of an unknown kind
+	 */
+	@SuppressWarnings("unchecked")
+	static <K, V> @Nullable StatefulConnection<K, V> statefulConnection(Object commands) {
+		return (commands instanceof RedisAsyncCommands<?, ?> standalone)
+				? (StatefulConnection<K, V>) standalone.getStatefulConnection()
 				: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
-						? cluster.getStatefulConnection() : null;
+						? (StatefulConnection<K, V>) cluster.getStatefulConnection() : null;
 	}
 
 	/**

@@ -39,7 +39,9 @@ public final class LuaScript<T> {
 
 	private final @Nullable NativeForm nativeForm;
 
-	private LuaScript(String name, RedisScript<T> script, @Nullable NativeForm nativeForm) {
+	private final boolean dropsReplays;
+
+	private LuaScript(String name, RedisScript<T> script, @Nullable NativeForm nativeForm, boolean dropsReplays) {
 		this.name = name;
 		this.script = script;
 		this.source = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
@@ -47,6 +49,7 @@ public final class LuaScript<T> {
 		// lock parks the thread, an event loop's included
 		this.sha1 = script.getSha1();
 		this.nativeForm = nativeForm;
+		this.dropsReplays = dropsReplays;
 	}
 
 	/**
@@ -60,7 +63,7 @@ public final class LuaScript<T> {
 	 * @throws IllegalStateException when the file is missing
 	 */
 	public static <T> LuaScript<T> load(String name, Class<T> resultType) {
-		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType), null);
+		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType), null, false);
 	}
 
 	/**
@@ -70,7 +73,29 @@ public final class LuaScript<T> {
 	 * @return the script with its native form
 	 */
 	public LuaScript<T> withNativeForm(NativeForm form) {
-		return new LuaScript<>(this.name, this.script, form);
+		return new LuaScript<>(this.name, this.script, form, this.dropsReplays);
+	}
+
+	/**
+	 * This script, never delivered twice by the client: a call Lettuce would send again
+	 * after a reconnect (written, its reply never read, so Redis may have applied it) is
+	 * not sent again, and fails as a {@code RedisConnectionFailureException}, the outcome
+	 * unknown, as after a timeout. For a script whose second application would count
+	 * again and that keeps no operation id (a rate-limit decision: a record per call
+	 * would cost more than the decision), when its caller has a failure path for an
+	 * unknown outcome.
+	 * @return the script, its re-sends dropped
+	 */
+	public LuaScript<T> droppingReplays() {
+		return new LuaScript<>(this.name, this.script, this.nativeForm, true);
+	}
+
+	/**
+	 * Whether a call Lettuce would send again after a reconnect is dropped instead.
+	 * @return {@code true} for a script made with {@link #droppingReplays()}
+	 */
+	public boolean dropsReplays() {
+		return this.dropsReplays;
 	}
 
 	/**

@@ -6,12 +6,18 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.BooleanOutput;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.output.ValueOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolKeyword;
@@ -130,10 +136,8 @@ final class ScriptCalls {
 		// read before sending: the reply's completion, on Lettuce's event loop, only
 		// completes
 		boolean returnsBytes = script.returnsBytes();
-		CompletableFuture<Object> reply = commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
-			.toCompletableFuture()
-			.exceptionallyCompose((ex) -> isNoScript(ex)
-					? commands.<Object>eval(script.source(), script.outputType(), keys, args).toCompletableFuture()
+		CompletableFuture<Object> reply = send(commands, script, CommandType.EVALSHA, keys, args)
+			.exceptionallyCompose((ex) -> isNoScript(ex) ? send(commands, script, CommandType.EVAL, keys, args)
 					: CompletableFuture.failedFuture(ex));
 		CompletableFuture<T> result = new CompletableFuture<>();
 		reply.whenComplete((value, ex) -> {
@@ -145,6 +149,52 @@ final class ScriptCalls {
 			}
 		});
 		return result;
+	}
+
+	/**
+	 * Sends {@code EVALSHA} or {@code EVAL}; for a script whose re-sends are dropped,
+	 * through a {@link ReplayGuard}.
+	 */
+	private static CompletableFuture<Object> send(RedisScriptingAsyncCommands<byte[], byte[]> commands,
+			LuaScript<?> script, CommandType type, byte[][] keys, byte[][] args) {
+		StatefulConnection<byte[], byte[]> connection = script.dropsReplays()
+				? LettuceConnections.statefulConnection(commands) : null;
+		if (connection == null) {
+			return (type == CommandType.EVALSHA)
+					? commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args).toCompletableFuture()
+					: commands.<Object>eval(script.source(), script.outputType(), keys, args).toCompletableFuture();
+		}
+		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
+		if (type == CommandType.EVALSHA) {
+			arguments.add(script.sha1());
+		}
+		else {
+			arguments.add(script.source());
+		}
+		arguments.add(keys.length).addKeys(keys).addValues(args);
+		ReplayGuard<Object> guard = new ReplayGuard<>(new Command<>(type, output(script), arguments));
+		AsyncCommand<byte[], byte[], Object> sent = new AsyncCommand<>(guard);
+		connection.dispatch(sent);
+		return sent.toCompletableFuture()
+			.thenCompose(
+					(value) -> guard.dropped() ? CompletableFuture.failedFuture(ScriptFailures.replayDropped(script))
+							: CompletableFuture.completedFuture(value));
+	}
+
+	// the output Lettuce's own EVALSHA gives each type
+	private static CommandOutput<byte[], byte[], Object> output(LuaScript<?> script) {
+		return switch (script.outputType()) {
+			case INTEGER -> cast(new IntegerOutput<>(ByteArrayCodec.INSTANCE));
+			case BOOLEAN -> cast(new BooleanOutput<>(ByteArrayCodec.INSTANCE));
+			case STATUS -> cast(new StatusOutput<>(ByteArrayCodec.INSTANCE));
+			case MULTI -> cast(new NestedMultiOutput<>(ByteArrayCodec.INSTANCE));
+			default -> cast(new ValueOutput<>(ByteArrayCodec.INSTANCE));
+		};
+	}
+
+	@SuppressWarnings("unchecked")
+	private static CommandOutput<byte[], byte[], Object> cast(CommandOutput<byte[], byte[], ?> output) {
+		return (CommandOutput<byte[], byte[], Object>) output;
 	}
 
 	private static boolean isNoScript(Throwable ex) {

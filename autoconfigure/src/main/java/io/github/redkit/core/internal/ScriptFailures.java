@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionException;
 import io.github.redkit.core.RedkitScriptException;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 
@@ -23,6 +24,16 @@ final class ScriptFailures {
 	 */
 	static Throwable unwrap(Throwable ex) {
 		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	/**
+	 * The failure of a call Lettuce would have sent again after a reconnect, and that a
+	 * script {@linkplain LuaScript#droppingReplays() dropping re-sends} did not send: the
+	 * first write may or may not have reached Redis, as after a timeout.
+	 */
+	static DataAccessException replayDropped(LuaScript<?> script) {
+		return new RedisConnectionFailureException("The connection dropped after " + script.name()
+				+ " was sent and before its answer came back; Redkit did not send it again, so whether Redis applied it is unknown");
 	}
 
 	static DataAccessException translate(LuaScript<?> script, Throwable failure) {

@@ -48,11 +48,12 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 
 	// every algorithm's scripts, read when this class is loaded (see loadScripts), never
 	// during a call: an inline limit is prepared on its first caller's thread, an event
-	// loop too
+	// loop too. A decision (or a charge) sent again after a reconnect would count again:
+	// it is dropped, and its caller meets the failure mode; a give-back keeps a marker
 	private static final Map<AlgorithmDescriptor, Scripts> SCRIPTS = Arrays.stream(RateLimitAlgorithm.values())
 		.map(AlgorithmDescriptor::of)
 		.collect(Collectors.toUnmodifiableMap(Function.identity(),
-				(descriptor) -> new Scripts(LuaScript.load(descriptor.scriptName(), byte[].class),
+				(descriptor) -> new Scripts(LuaScript.load(descriptor.scriptName(), byte[].class).droppingReplays(),
 						LuaScript.load(descriptor.refundScriptName(), Long.class))));
 
 	/**

@@ -33,7 +33,9 @@ import org.springframework.util.Assert;
  */
 public final class GlobalRateLimitDecider implements RateLimitDecider {
 
-	private static final LuaScript<byte[]> SCRIPT = LuaScript.load("ratelimit_global_window", byte[].class);
+	// sent again after a reconnect, a decision would count (and ship) again: dropped
+	private static final LuaScript<byte[]> SCRIPT = LuaScript.load("ratelimit_global_window", byte[].class)
+		.droppingReplays();
 
 	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_global_refund", Long.class);
 

@@ -1,0 +1,312 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RespClient;
+import io.github.redkit.testsupport.TcpProxy;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Rate-limit decisions on a Redis Cluster when Lettuce sends them again (issue 43): every
+ * master of a cluster owned by this class is reached through a {@link TcpProxy} of its
+ * own (each node announces its proxy's port), so a test can cut one master's connection
+ * after the write. A decision cut after the write, also after a {@code MOVED} redirection
+ * sent it to another master, is counted once and its caller meets the failure mode; a
+ * decision redirected by {@code MOVED} or {@code ASK} (not applied where it was first
+ * sent) is sent on and decides as usual.
+ */
+class RateLimitClusterReplayTests {
+
+	// long enough for a cold first call on a loaded machine
+	private static final Duration TIMEOUT = Duration.ofSeconds(15);
+
+	private static final RateLimitPolicy TEN_AN_HOUR = RateLimitPolicy
+		.slidingWindow(RateLimitWindow.of(10, Duration.ofHours(1)));
+
+	// each master's proxy, by the master's own port
+	private static final Map<Integer, TcpProxy> LINKS = new LinkedHashMap<>();
+
+	@PrivateRedis(cluster = true)
+	private static RedisServer cluster;
+
+	private final LettuceConnectionFactory factory = clusterFactory();
+
+	private final RedisKeyspace keyspace = new RedisKeyspace("rlcr-" + UUID.randomUUID());
+
+	private final String limit = "api";
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	@BeforeAll
+	static void throughProxies() {
+		for (int port : cluster.ports()) {
+			TcpProxy link = TcpProxy.start(port);
+			LINKS.put(port, link);
+			try (RespClient node = cluster.client(port)) {
+				node.call("CONFIG", "SET", "cluster-announce-port", String.valueOf(link.port()));
+			}
+		}
+		// every node tells clients the proxies' ports, its own and the others' (gossip)
+		List<String> announced = LINKS.values().stream().map((link) -> ":" + link.port() + "@").toList();
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> cluster.ports().stream().allMatch((port) -> {
+				try (RespClient node = cluster.client(port)) {
+					String nodes = node.callForString("CLUSTER", "NODES");
+					return announced.stream().allMatch(nodes::contains);
+				}
+			}));
+	}
+
+	@AfterAll
+	static void closeProxies() {
+		LINKS.values().forEach(TcpProxy::close);
+		LINKS.clear();
+	}
+
+	@AfterEach
+	void close() {
+		this.factory.destroy();
+	}
+
+	@Test
+	void aDecisionCutAfterTheWriteIsCountedOnceAndTheCallerMeetsTheFailureMode() {
+		RateLimiter limiter = limiter(RateLimitFailureMode.ALLOW);
+		String identifier = fresh();
+		int master = masterOf(identifier);
+		// connected to that master, and the script loaded there, before the cut
+		warmUp(limiter, master);
+		TcpProxy link = LINKS.get(master);
+		int cuts = link.cutsAfterWrite();
+		link.cutAfterNextWrite();
+		RateLimitDecision decision = limiter.tryAcquire(this.limit, identifier);
+		assertThat(link.cutsAfterWrite()).isEqualTo(cuts + 1);
+		assertThat(limiter(RateLimitFailureMode.DENY).tryAcquire(this.limit, identifier).remaining())
+			.as("the cut call counted once")
+			.isEqualTo(8);
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decisions("failed-open")).isOne();
+	}
+
+	@Test
+	void aDecisionRedirectedByMovedDecidesAsUsual() {
+		RateLimiter limiter = limiter(RateLimitFailureMode.DENY);
+		String identifier = fresh();
+		int from = masterOf(identifier);
+		int to = anotherMaster(from);
+		// the client's view of the slots is taken before the slot moves
+		warmUp(limiter, from);
+		long moved = redirections(from, "MOVED");
+		moveSlot(identifier, from, to, true);
+		RateLimitDecision decision = limiter.tryAcquire(this.limit, identifier);
+		assertThat(redirections(from, "MOVED")).as("redirected").isEqualTo(moved + 1);
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.remaining()).isEqualTo(9);
+		assertThat(limiter.tryAcquire(this.limit, identifier).remaining()).isEqualTo(8);
+		assertThat(decisions("failed-closed")).isZero();
+	}
+
+	@Test
+	void aDecisionRedirectedByAskDecidesAsUsual() {
+		RateLimiter limiter = limiter(RateLimitFailureMode.DENY);
+		String identifier = fresh();
+		int from = masterOf(identifier);
+		int to = anotherMaster(from);
+		warmUp(limiter, from);
+		long asked = redirections(from, "ASK");
+		// the slot being migrated, its key not on the first master yet: ASK
+		moveSlot(identifier, from, to, false);
+		try {
+			RateLimitDecision decision = limiter.tryAcquire(this.limit, identifier);
+			assertThat(redirections(from, "ASK")).as("redirected").isGreaterThan(asked);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.remaining()).isEqualTo(9);
+			assertThat(decisions("failed-closed")).isZero();
+		}
+		finally {
+			finishMove(identifier, to);
+		}
+	}
+
+	@Test
+	void aDecisionCutAfterTheWriteThatFollowedItsMovedRedirectionIsCountedOnce() {
+		RateLimiter limiter = limiter(RateLimitFailureMode.ALLOW);
+		String identifier = fresh();
+		int from = masterOf(identifier);
+		int to = anotherMaster(from);
+		// connected to both masters, and the script loaded on both, before the cut
+		warmUp(limiter, from);
+		warmUp(limiter, to);
+		long moved = redirections(from, "MOVED");
+		moveSlot(identifier, from, to, true);
+		TcpProxy link = LINKS.get(to);
+		int cuts = link.cutsAfterWrite();
+		link.cutAfterNextWrite();
+		// sent to the first master, redirected, written to the second and cut there
+		RateLimitDecision decision = limiter.tryAcquire(this.limit, identifier);
+		assertThat(redirections(from, "MOVED")).as("redirected").isEqualTo(moved + 1);
+		assertThat(link.cutsAfterWrite()).isEqualTo(cuts + 1);
+		assertThat(limiter(RateLimitFailureMode.DENY).tryAcquire(this.limit, identifier).remaining())
+			.as("the cut call counted once")
+			.isEqualTo(8);
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decisions("failed-open")).isOne();
+	}
+
+	private RateLimiter limiter(RateLimitFailureMode mode) {
+		return new RedisRateLimiter(new RedisScriptRunner(this.factory), this.keyspace, Map.of(this.limit, TEN_AN_HOUR),
+				new RateLimitSettings(mode, TIMEOUT, Duration.ZERO), new MicrometerRedkitMetrics(() -> this.registry),
+				RedkitObservations.NONE);
+	}
+
+	/**
+	 * One decision on another identifier of the same master: the connection to it is made
+	 * and the script loaded there.
+	 */
+	private void warmUp(RateLimiter limiter, int master) {
+		String identifier;
+		do {
+			identifier = fresh();
+		}
+		while (masterOf(identifier) != master);
+		assertThat(limiter.tryAcquire(this.limit, identifier).allowed()).isTrue();
+	}
+
+	private double decisions(String outcome) {
+		Counter counter = this.registry.find("redkit.ratelimit.decisions").tags("outcome", outcome).counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	private static String fresh() {
+		return "user-" + UUID.randomUUID();
+	}
+
+	private int slotOf(String identifier) {
+		return ClusterSlotHashUtil
+			.calculateSlot(PreparedLimit.of(this.limit, TEN_AN_HOUR, this.keyspace).key(identifier));
+	}
+
+	/** The port of the master that serves an identifier's slot now. */
+	private int masterOf(String identifier) {
+		int slot = slotOf(identifier);
+		for (int port : cluster.ports()) {
+			try (RespClient node = cluster.client(port)) {
+				String myself = node.callForString("CLUSTER", "NODES")
+					.lines()
+					.filter((line) -> line.contains("myself"))
+					.findFirst()
+					.orElseThrow();
+				String[] fields = myself.split(" ");
+				for (int i = 8; i < fields.length; i++) {
+					// a slot being migrated or imported: [slot->-id], [slot-<-id]
+					if (fields[i].startsWith("[")) {
+						continue;
+					}
+					String[] range = fields[i].split("-");
+					if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
+						return port;
+					}
+				}
+			}
+		}
+		throw new IllegalStateException("No master serves slot " + slot);
+	}
+
+	private static int anotherMaster(int master) {
+		return cluster.ports().stream().filter((port) -> port != master).findFirst().orElseThrow();
+	}
+
+	/**
+	 * Moves an identifier's slot to another master the way {@code redis-cli --cluster
+	 * reshard} does: importing, migrating, its keys moved, and, when finished, the slot
+	 * given to the new master on every node.
+	 */
+	private void moveSlot(String identifier, int from, int to, boolean finish) {
+		String slot = String.valueOf(slotOf(identifier));
+		String fromId = nodeId(from);
+		String toId = nodeId(to);
+		try (RespClient target = cluster.client(to); RespClient source = cluster.client(from)) {
+			target.call("CLUSTER", "SETSLOT", slot, "IMPORTING", fromId);
+			source.call("CLUSTER", "SETSLOT", slot, "MIGRATING", toId);
+			Object keys = source.call("CLUSTER", "GETKEYSINSLOT", slot, "1000");
+			List<String> migrate = new ArrayList<>(
+					List.of("MIGRATE", RedisServer.HOST, String.valueOf(to), "", "0", "5000", "KEYS"));
+			((List<?>) keys).forEach((key) -> migrate.add(key.toString()));
+			if (migrate.size() > 7) {
+				source.call(migrate.toArray(String[]::new));
+			}
+		}
+		if (finish) {
+			finishMove(identifier, to);
+		}
+	}
+
+	private void finishMove(String identifier, int to) {
+		String slot = String.valueOf(slotOf(identifier));
+		String toId = nodeId(to);
+		cluster.callOnEveryNode("CLUSTER", "SETSLOT", slot, "NODE", toId);
+	}
+
+	private static String nodeId(int port) {
+		try (RespClient node = cluster.client(port)) {
+			return node.callForString("CLUSTER", "MYID");
+		}
+	}
+
+	/** How many redirections of a kind a master answered ({@code INFO errorstats}). */
+	private static long redirections(int master, String kind) {
+		try (RespClient node = cluster.client(master)) {
+			return node.callForString("INFO", "errorstats")
+				.lines()
+				.filter((line) -> line.startsWith("errorstat_" + kind + ":count="))
+				.mapToLong((line) -> Long.parseLong(line.substring(line.indexOf('=') + 1).trim()))
+				.findFirst()
+				.orElse(0);
+		}
+	}
+
+	private static LettuceConnectionFactory clusterFactory() {
+		RedisClusterConfiguration configuration = new RedisClusterConfiguration();
+		LINKS.values().forEach((link) -> configuration.clusterNode(RedisServer.HOST, link.port()));
+		// no topology refresh on a redirection (Lettuce's default): its connections to a
+		// master would race the decision's write for the cut armed on that master's proxy
+		ClusterClientOptions options = ClusterClientOptions.builder()
+			.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().disableAllAdaptiveRefreshTriggers().build())
+			.build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().clientOptions(options).commandTimeout(TIMEOUT).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+}
