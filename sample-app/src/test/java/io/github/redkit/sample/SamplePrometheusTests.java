@@ -165,7 +165,7 @@ class SamplePrometheusTests {
 			.forEach((panel, expression) -> assertThat(prometheus.query(expression))
 				.as("panel %s: %s", panel, expression)
 				.isNotEmpty());
-		assertThat(dashboard.variables()).hasSize(8);
+		assertThat(dashboard.variables()).hasSize(6);
 		dashboard.variables().forEach((variable, query) -> {
 			Matcher labelValues = LABEL_VALUES.matcher(query);
 			assertThat(labelValues.matches()).as("variable %s: %s", variable, query).isTrue();
