@@ -1,5 +1,7 @@
 package io.github.redkit.autoconfigure;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -36,6 +38,11 @@ public class RedkitProperties {
 	 */
 	private final Reactive reactive = new Reactive();
 
+	/**
+	 * Redkit's meters.
+	 */
+	private final Metrics metrics = new Metrics();
+
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}
@@ -64,6 +71,10 @@ public class RedkitProperties {
 		return this.reactive;
 	}
 
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
 	/**
 	 * Redkit's reactive faces.
 	 */
@@ -82,6 +93,29 @@ public class RedkitProperties {
 
 		public void setEnabled(@Nullable Boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Redkit's meters.
+	 */
+	public static class Metrics {
+
+		/**
+		 * How old the value of a gauge read from Redis (queue depths and ages, the
+		 * doctor's findings, Resilience4j's available permissions) may be before a scrape
+		 * asks for the next one. A scrape never waits for Redis: it reads the last value,
+		 * and the next is read in the background, one read per gauge family at a time.
+		 */
+		private Duration gaugeRefresh = Duration.ofSeconds(10);
+
+		public Duration getGaugeRefresh() {
+			return this.gaugeRefresh;
+		}
+
+		public void setGaugeRefresh(Duration gaugeRefresh) {
+			this.gaugeRefresh = gaugeRefresh;
 		}
 
 	}

@@ -38,9 +38,10 @@ class RedisRestartTests {
 			assertThat(meters.get("redkit.ratelimit.decisions").tag("outcome", "failed-open").counter().count())
 				.as("the outage counted")
 				.isPositive();
-			assertThat(meters.get("redkit.queue.depth").tag("state", "ready").gauge().value())
-				.as("a queue gauge that cannot read Redis")
-				.isNaN();
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(meters.get("redkit.queue.depth").tag("state", "ready").gauge().value())
+					.as("a queue gauge that cannot read Redis")
+					.isNaN());
 			redis.start();
 
 			// the consumers were blocked on, or retrying, a connection that died

@@ -1,8 +1,10 @@
 package io.github.redkit.resilience4j;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.BackgroundReads;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitUsage;
 
@@ -12,7 +14,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Reads how many permits of a Redkit rate limit are left now for one identifier, across
  * every instance, without taking any: what Resilience4j's
- * {@code getAvailablePermissions()} reports.
+ * {@code getAvailablePermissions()} reports, and its
+ * {@code resilience4j.ratelimiter.available.permissions} gauge with it. The
+ * auto-configured reader is {@link #inBackground}: a scrape never waits for Redis.
  */
 @FunctionalInterface
 public interface PermitsLeft {
@@ -41,6 +45,20 @@ public interface PermitsLeft {
 				return windows.stream().mapToLong(RateLimitUsage.Window::remaining).min().orElse(0);
 			}
 		};
+	}
+
+	/**
+	 * Reads in the background: a call returns the value last read for the limit and
+	 * identifier ({@code 0} before the first read, after a failed one, and while one is
+	 * late) and, when that is older than {@code refresh}, asks for the next read, one
+	 * read at a time on a thread of its own.
+	 * @param reader reads Redis
+	 * @param refresh how old a value may be before a call asks for the next
+	 * @return the reader that never waits for Redis
+	 * @throws IllegalArgumentException when {@code refresh} is not positive
+	 */
+	static PermitsLeft inBackground(PermitsLeft reader, Duration refresh) {
+		return new BackgroundPermitsLeft(reader, new BackgroundReads("redkit-resilience4j-gauges", refresh));
 	}
 
 }

@@ -84,6 +84,22 @@ final class Prometheus implements AutoCloseable {
 	}
 
 	/**
+	 * Runs {@code promtool test rules} on a file of rule unit tests.
+	 * @param tests the file; its {@code rule_files} are found next to it
+	 * @return what promtool printed; the test fails unless it exits with 0
+	 */
+	static String testRules(Path tests) throws Exception {
+		Process promtool = new ProcessBuilder("promtool", "test", "rules", tests.getFileName().toString())
+			.directory(tests.toAbsolutePath().getParent().toFile())
+			.redirectErrorStream(true)
+			.start();
+		String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertThat(promtool.waitFor(60, TimeUnit.SECONDS)).as(output).isTrue();
+		assertThat(promtool.exitValue()).as("promtool test rules %s: %s", tests, output).isZero();
+		return output;
+	}
+
+	/**
 	 * Starts a server with the test's configuration ({@code prometheus/prometheus.yml} on
 	 * the test class path: every second, one target) and waits for it to be ready.
 	 * @param directory where its configuration, data and log go

@@ -88,7 +88,7 @@ class SamplePrometheusTests {
 				"--redkit.regions.local=eu", "--redkit.regions.peers.us.url=redis://127.0.0.1:" + usRedis.port(),
 				"--sample.regions.campaign-budget=1000000", "--redkit.regions.outbox.max-length=30",
 				"--redkit.queue.queues.prom-failing.max-attempts=1", "--redkit.queue.queues.prom-idle.max-attempts=1",
-				"--redkit.lock.lease-time=600ms");
+				"--redkit.lock.lease-time=600ms", "--redkit.metrics.gauge-refresh=1s");
 				Prometheus prometheus = Prometheus.start(directory, eu.base().substring("http://".length()),
 						testRules)) {
 			await().atMost(Duration.ofSeconds(20))
@@ -185,9 +185,16 @@ class SamplePrometheusTests {
 		});
 	}
 
-	/** The rules with every {@code for:} one second and the {@link #SHORTENED} waits. */
+	/**
+	 * The rules with every {@code for:} one second, the {@link #SHORTENED} waits, and the
+	 * look-back of a counter's first event ({@code offset}) five seconds: Prometheus runs
+	 * for less than its ten minutes (an hour) here.
+	 */
 	private static String testCopy(String rules) {
 		String copy = rules.replaceAll("(?m)^(\\s+)for: \\S+$", "$1for: 1s");
+		assertThat(Pattern.compile("offset (10m|1h)\\b").matcher(copy).results()).as("the first-event look-backs")
+			.hasSize(8);
+		copy = copy.replaceAll("offset (10m|1h)\\b", "offset 5s");
 		for (Map.Entry<String, String> shortened : SHORTENED.entrySet()) {
 			assertThat(copy).as("the rule to shorten").containsOnlyOnce(shortened.getKey());
 			copy = copy.replace(shortened.getKey(), shortened.getValue());
@@ -205,7 +212,7 @@ class SamplePrometheusTests {
 		return names;
 	}
 
-	private static Path docs() {
+	static Path docs() {
 		Path dir = Path.of("").toAbsolutePath();
 		while (!Files.isDirectory(dir.resolve("docs/grafana"))) {
 			dir = dir.getParent();

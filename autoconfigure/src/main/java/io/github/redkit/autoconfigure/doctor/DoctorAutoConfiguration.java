@@ -9,6 +9,8 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.doctor.ServerDoctor;
 import io.github.redkit.doctor.actuate.DoctorEndpointSection;
 import io.github.redkit.doctor.actuate.DoctorHealthIndicator;
+import io.github.redkit.autoconfigure.GaugeReads;
+import io.github.redkit.autoconfigure.RedkitProperties;
 import io.github.redkit.doctor.internal.DoctorGauges;
 import io.github.redkit.doctor.internal.DoctorStartupCheck;
 import io.github.redkit.doctor.internal.RedisServerDoctor;
@@ -53,8 +55,8 @@ public final class DoctorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DoctorGauges redkitDoctorGauges(ServerDoctor doctor, RedkitMetrics metrics) {
-		DoctorGauges gauges = new DoctorGauges(doctor, DoctorGauges.REFRESH);
+	DoctorGauges redkitDoctorGauges(ServerDoctor doctor, RedkitMetrics metrics, RedkitProperties redkit) {
+		DoctorGauges gauges = new DoctorGauges(doctor, GaugeReads.of(redkit, "redkit-doctor-gauges"));
 		gauges.bindTo(metrics);
 		return gauges;
 	}

@@ -7,7 +7,9 @@ import io.github.redkit.core.ServerNeed;
 import io.github.redkit.core.ServerNeeds;
 import io.github.redkit.actuate.RedkitEndpoint;
 import io.github.redkit.autoconfigure.ConditionalOnRedkitReactive;
+import io.github.redkit.autoconfigure.GaugeReads;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.RedkitProperties;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointProperties;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
@@ -132,8 +134,10 @@ public final class QueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	QueueGauges redkitQueueGauges(RedkitMetrics metrics, QueueTemplate template, QueueProperties properties) {
-		QueueGauges gauges = new QueueGauges(template, properties.getQueues().keySet());
+	QueueGauges redkitQueueGauges(RedkitMetrics metrics, QueueTemplate template, QueueProperties properties,
+			RedkitProperties redkit) {
+		QueueGauges gauges = new QueueGauges(template, properties.getQueues().keySet(),
+				GaugeReads.of(redkit, "redkit-queue-gauges"));
 		gauges.bindTo(metrics);
 		return gauges;
 	}

@@ -1,59 +1,35 @@
 package io.github.redkit.doctor.internal;
 
-import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redkit.core.RedkitMeter;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.internal.RedkitThreads;
+import io.github.redkit.core.internal.BackgroundReads;
 import io.github.redkit.doctor.DoctorFinding.Status;
 import io.github.redkit.doctor.DoctorReport;
 import io.github.redkit.doctor.ServerDoctor;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The doctor's findings as gauges: {@code redkit.doctor.findings}, tag {@code status}
  * ({@code risk}, {@code not-checked}, {@code note}, {@code ok}), the number of findings
  * of the last examination with that status. A scrape never waits for Redis: it reads the
- * last report (NaN before the first) and, when that is older than the refresh interval,
- * starts the next examination on a thread of its own, one at a time, so that a Redis that
- * does not answer cannot make the scrape itself time out.
+ * last report and the next examination runs in the background ({@link BackgroundReads});
+ * NaN before the first report and while an examination is late.
  */
 public final class DoctorGauges {
-
-	/** How old the last report may be before a scrape asks for a new one. */
-	public static final Duration REFRESH = Duration.ofSeconds(10);
 
 	private static final RedkitMeter FINDINGS = RedkitMeter.gauge("redkit.doctor.findings",
 			"The server doctor's findings of its last examination, by status");
 
-	private final ServerDoctor doctor;
-
-	private final Executor executor;
-
-	private final long refreshNanos;
-
-	private final AtomicBoolean examining = new AtomicBoolean();
-
-	private volatile @Nullable DoctorReport last;
-
-	private volatile long lastAt;
+	private final BackgroundReads.Value<DoctorReport> report;
 
 	/**
 	 * Creates the gauges; nothing is examined before the first scrape.
 	 * @param doctor the doctor
-	 * @param refresh how old the last report may be before a scrape asks for a new one
+	 * @param reads examines in the background
 	 */
-	public DoctorGauges(ServerDoctor doctor, Duration refresh) {
-		this(doctor, refresh, RedkitThreads.bounded(RedkitThreads.factory("redkit-doctor-gauges"), 1));
-	}
-
-	DoctorGauges(ServerDoctor doctor, Duration refresh, Executor executor) {
-		this.doctor = doctor;
-		this.refreshNanos = refresh.toNanos();
-		this.executor = executor;
+	public DoctorGauges(ServerDoctor doctor, BackgroundReads reads) {
+		this.report = reads.value(doctor::examine);
 	}
 
 	/**
@@ -71,32 +47,9 @@ public final class DoctorGauges {
 	}
 
 	private double count(Status status) {
-		DoctorReport report = this.last;
-		if (report == null || System.nanoTime() - this.lastAt > this.refreshNanos) {
-			examineLater();
-		}
-		return (report != null) ? report.findings().stream().filter((finding) -> finding.status() == status).count()
+		DoctorReport last = this.report.get();
+		return (last != null) ? last.findings().stream().filter((finding) -> finding.status() == status).count()
 				: Double.NaN;
-	}
-
-	private void examineLater() {
-		if (!this.examining.compareAndSet(false, true)) {
-			return;
-		}
-		try {
-			this.executor.execute(() -> {
-				try {
-					this.last = this.doctor.examine();
-					this.lastAt = System.nanoTime();
-				}
-				finally {
-					this.examining.set(false);
-				}
-			});
-		}
-		catch (RuntimeException ex) {
-			this.examining.set(false);
-		}
 	}
 
 }

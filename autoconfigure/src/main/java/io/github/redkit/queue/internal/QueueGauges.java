@@ -6,13 +6,17 @@ import java.util.function.ToDoubleFunction;
 
 import io.github.redkit.core.RedkitMeter;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.BackgroundReads;
+import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 
 /**
- * Gauges of the configured queues, read from Redis when the registry is scraped:
- * {@code redkit.queue.depth} (tags {@code queue},
+ * Gauges of the configured queues: {@code redkit.queue.depth} (tags {@code queue},
  * {@code state=ready|delayed|in-flight|dead-letter}) and {@code redkit.queue.oldest.age}
- * (seconds, oldest ready message). A queue whose Redis cannot be read reports NaN.
+ * (seconds, oldest ready message). A scrape never waits for Redis: each queue's
+ * statistics are read in the background ({@link BackgroundReads}, one queue at a time); a
+ * queue whose Redis cannot be read, or has not answered within the refresh interval,
+ * reports NaN.
  */
 public final class QueueGauges {
 
@@ -25,14 +29,18 @@ public final class QueueGauges {
 
 	private final Collection<String> queues;
 
+	private final BackgroundReads reads;
+
 	/**
 	 * Creates the gauges of some queues.
 	 * @param template where the statistics come from
 	 * @param queues the queue names
+	 * @param reads reads them in the background
 	 */
-	public QueueGauges(QueueTemplate template, Collection<String> queues) {
+	public QueueGauges(QueueTemplate template, Collection<String> queues, BackgroundReads reads) {
 		this.template = template;
 		this.queues = List.copyOf(queues);
+		this.reads = reads;
 	}
 
 	/**
@@ -41,27 +49,28 @@ public final class QueueGauges {
 	 */
 	public void bindTo(RedkitMetrics metrics) {
 		for (String queue : this.queues) {
-			depth(metrics, queue, "ready", (t) -> t.size(queue));
-			depth(metrics, queue, "delayed", (t) -> t.stats(queue).delayed());
-			depth(metrics, queue, "in-flight", (t) -> t.stats(queue).inFlight());
-			depth(metrics, queue, "dead-letter", (t) -> t.stats(queue).deadLetters());
-			metrics.gauge(OLDEST_AGE, this.template, safe((t) -> t.stats(queue).oldestAge().toMillis() / 1000.0),
-					"queue", queue);
+			// one read of every state a time
+			BackgroundReads.Value<QueueStats> stats = this.reads.value(() -> this.template.stats(queue));
+			depth(metrics, queue, "ready", stats, QueueStats::ready);
+			depth(metrics, queue, "delayed", stats, QueueStats::delayed);
+			depth(metrics, queue, "in-flight", stats, QueueStats::inFlight);
+			depth(metrics, queue, "dead-letter", stats, QueueStats::deadLetters);
+			metrics.gauge(OLDEST_AGE, this, value(stats, (s) -> s.oldestAge().toMillis() / 1000.0), "queue", queue);
 		}
 	}
 
-	private void depth(RedkitMetrics metrics, String queue, String state, ToDoubleFunction<QueueTemplate> value) {
-		metrics.gauge(DEPTH, this.template, safe(value), "queue", queue, "state", state);
+	private void depth(RedkitMetrics metrics, String queue, String state, BackgroundReads.Value<QueueStats> stats,
+			ToDoubleFunction<QueueStats> value) {
+		metrics.gauge(DEPTH, this, value(stats, value), "queue", queue, "state", state);
 	}
 
-	private static ToDoubleFunction<QueueTemplate> safe(ToDoubleFunction<QueueTemplate> value) {
-		return (template) -> {
-			try {
-				return value.applyAsDouble(template);
-			}
-			catch (RuntimeException ex) {
-				return Double.NaN;
-			}
+	// the gauges' source is this bean, which the context keeps: a registry may hold its
+	// sources weakly
+	private static ToDoubleFunction<QueueGauges> value(BackgroundReads.Value<QueueStats> stats,
+			ToDoubleFunction<QueueStats> value) {
+		return (gauges) -> {
+			QueueStats last = stats.get();
+			return (last != null) ? value.applyAsDouble(last) : Double.NaN;
 		};
 	}
 

@@ -27,7 +27,10 @@ import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.internal.RedisQueueTemplate;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -96,7 +99,7 @@ class QueueAutoConfigurationTests {
 			.withPropertyValues("redkit.queue.queues.emails.max-attempts=2",
 					"redkit.queue.queues.emails.backoff.type=fixed", "redkit.queue.queues.emails.backoff.delay=10ms",
 					"redkit.queue.queues.emails.collapse=first-wins", "redkit.queue.queues.emails.prefetch=5",
-					"listeners.concurrency=2")
+					"listeners.concurrency=2", "redkit.metrics.gauge-refresh=50ms")
 			.run((context) -> {
 				QueueTemplate template = context.getBean(QueueTemplate.class);
 				Listeners listeners = context.getBean(Listeners.class);
@@ -116,12 +119,44 @@ class QueueAutoConfigurationTests {
 					.isEqualTo(1);
 				assertThat(meters.get("redkit.queue.processing").tags("outcome", "failure").timer().count())
 					.isEqualTo(2);
-				assertThat(meters.get("redkit.queue.depth")
-					.tags("queue", "emails", "state", "dead-letter")
-					.gauge()
-					.value()).isEqualTo(1);
-				assertThat(meters.get("redkit.queue.depth").tags("state", "ready").gauge().value()).isZero();
-				assertThat(meters.get("redkit.queue.oldest.age").gauge().value()).isZero();
+				// read in the background: a scrape asks for the value a later one gets
+				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+					assertThat(meters.get("redkit.queue.depth")
+						.tags("queue", "emails", "state", "dead-letter")
+						.gauge()
+						.value()).isEqualTo(1);
+					assertThat(meters.get("redkit.queue.depth").tags("state", "ready").gauge().value()).isZero();
+					assertThat(meters.get("redkit.queue.oldest.age").gauge().value()).isZero();
+				});
+			});
+	}
+
+	@Test
+	void aScrapeOfTheQueueGaugesReturnsAtOnceWhileRedisIsPaused(@PrivateRedis RedisServer redis) {
+		this.runner.withUserConfiguration(Metrics.class)
+			.withPropertyValues(redis.springProperties())
+			.withPropertyValues("spring.data.redis.timeout=2s", "redkit.queue.queues.emails.max-attempts=2",
+					"redkit.queue.queues.orders.max-attempts=2", "redkit.metrics.gauge-refresh=100ms")
+			.run((context) -> {
+				context.getBean(QueueTemplate.class).send("emails", Map.of("to", "a"));
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				await().atMost(Duration.ofSeconds(10))
+					.untilAsserted(() -> assertThat(
+							meters.get("redkit.queue.depth").tags("queue", "emails", "state", "ready").gauge().value())
+						.isEqualTo(1));
+				redis.pause();
+				try {
+					long start = System.nanoTime();
+					for (int scrape = 0; scrape < 3; scrape++) {
+						meters.find("redkit.queue.depth").gauges().forEach(Gauge::value);
+						meters.find("redkit.queue.oldest.age").gauges().forEach(Gauge::value);
+					}
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).as("three scrapes of a paused Redis")
+						.isLessThan(Duration.ofMillis(200));
+				}
+				finally {
+					redis.resume();
+				}
 			});
 	}
 

@@ -1,6 +1,8 @@
 package io.github.redkit.resilience4j.autoconfigure;
 
 import io.github.redkit.autoconfigure.EarlyProperties;
+import io.github.redkit.autoconfigure.GaugeReads;
+import io.github.redkit.autoconfigure.RedkitProperties;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.resilience4j.PermitsLeft;
@@ -38,8 +40,10 @@ public final class Resilience4jAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean({ RedisConnectionFactory.class, RedisKeyspace.class })
-	PermitsLeft redkitResilience4jPermitsLeft(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace) {
-		return PermitsLeft.fromRedis(connectionFactory, keyspace);
+	PermitsLeft redkitResilience4jPermitsLeft(RedisConnectionFactory connectionFactory, RedisKeyspace keyspace,
+			RedkitProperties redkit) {
+		// the gauge reads it: never while scraped
+		return PermitsLeft.inBackground(PermitsLeft.fromRedis(connectionFactory, keyspace), GaugeReads.refresh(redkit));
 	}
 
 	@Configuration(proxyBeanMethods = false)

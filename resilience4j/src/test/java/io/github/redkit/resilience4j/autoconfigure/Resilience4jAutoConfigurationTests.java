@@ -1,5 +1,6 @@
 package io.github.redkit.resilience4j.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -9,11 +10,17 @@ import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfigurat
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.resilience4j.RedkitBulkhead;
 import io.github.redkit.resilience4j.RedkitRateLimiter;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedRateLimiterMetrics;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 import io.github.resilience4j.springboot.bulkhead.autoconfigure.BulkheadAutoConfiguration;
 import io.github.resilience4j.springboot.ratelimiter.autoconfigure.RateLimiterAutoConfiguration;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,6 +29,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The wiring: which Resilience4j instances become Redkit's, and the start-up errors that
@@ -44,6 +52,36 @@ class Resilience4jAutoConfigurationTests {
 		properties.add("redkit.rate-limit.limits.api.windows[0].period=1s");
 		properties.add("redkit.concurrency-limit.limits.exports.limit=2");
 		return properties.toArray(String[]::new);
+	}
+
+	@Test
+	void theAvailablePermissionsGaugeReturnsAtOnceWhileRedisIsPaused(@PrivateRedis RedisServer redis) {
+		this.runner.withPropertyValues(redis.springProperties())
+			.withPropertyValues("spring.data.redis.timeout=2s", "redkit.rate-limit.limits.hourly.windows[0].limit=10",
+					"redkit.rate-limit.limits.hourly.windows[0].period=1h",
+					"redkit.resilience4j.rate-limiters.backend.limit=hourly", "redkit.metrics.gauge-refresh=100ms")
+			.run((context) -> {
+				RateLimiterRegistry rateLimiters = context.getBean(RateLimiterRegistry.class);
+				MeterRegistry meters = new SimpleMeterRegistry();
+				TaggedRateLimiterMetrics.ofRateLimiterRegistry(rateLimiters).bindTo(meters);
+				Gauge permits = meters.get("resilience4j.ratelimiter.available.permissions")
+					.tag("name", "backend")
+					.gauge();
+				// read from Redis (0 while unknown)
+				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(permits.value()).isEqualTo(10));
+				redis.pause();
+				try {
+					long start = System.nanoTime();
+					for (int scrape = 0; scrape < 3; scrape++) {
+						permits.value();
+					}
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).as("three scrapes of a paused Redis")
+						.isLessThan(Duration.ofMillis(200));
+				}
+				finally {
+					redis.resume();
+				}
+			});
 	}
 
 	@Test
