@@ -37,6 +37,13 @@ import org.springframework.boot.convert.DurationStyle;
  * its script, {@code lock-delifeq} (Valkey 9.1: {@code --server=valkey-9}), which adds a
  * raw release by {@code DELIFEQ}, and {@code cache-unlock} ({@code valkey-9}), whose
  * unlock is {@code DELIFEQ} with native commands on.
+ * <p>
+ * {@code java -jar benchmarks/target/redkit-benchmarks.jar http [--connections=64]
+ * [--paced-connections=4] [--paced-delay=10ms] [--paced-duration=5s]
+ * [--servers=tomcat,netty] [--endpoints=limit1,lock]} measures what a real HTTP request
+ * pays for each capability ({@link HttpBenchmark}, driven by {@code wrk}); there
+ * {@code --warmup} and {@code --duration} are each slice's, per round, in whole seconds.
+ * {@code all} does not include it.
  */
 public final class BenchmarkMain {
 
@@ -66,6 +73,8 @@ public final class BenchmarkMain {
 
 	static final String MEMORY = "ratelimit-memory";
 
+	static final String HTTP = "http";
+
 	private static final int MEMORY_THREADS = 32;
 
 	private BenchmarkMain() {
@@ -90,6 +99,13 @@ public final class BenchmarkMain {
 		boolean memory = false;
 		String server = null;
 		List<Integer> only = List.of();
+		boolean http = false;
+		int connections = 64;
+		int pacedConnections = 4;
+		Duration pacedDelay = Duration.ofMillis(10);
+		Duration pacedDuration = null;
+		List<String> servers = List.of();
+		List<String> endpoints = List.of();
 		for (String arg : args) {
 			if (arg.startsWith("--threads=")) {
 				threads = Arrays.stream(arg.substring(10).split(",")).map(Integer::valueOf).toList();
@@ -121,6 +137,27 @@ public final class BenchmarkMain {
 			else if (arg.equals(MEMORY)) {
 				memory = true;
 			}
+			else if (arg.equals(HTTP)) {
+				http = true;
+			}
+			else if (arg.startsWith("--connections=")) {
+				connections = Integer.parseInt(arg.substring(14));
+			}
+			else if (arg.startsWith("--paced-connections=")) {
+				pacedConnections = Integer.parseInt(arg.substring(20));
+			}
+			else if (arg.startsWith("--paced-delay=")) {
+				pacedDelay = DurationStyle.detectAndParse(arg.substring(14));
+			}
+			else if (arg.startsWith("--paced-duration=")) {
+				pacedDuration = DurationStyle.detectAndParse(arg.substring(17));
+			}
+			else if (arg.startsWith("--servers=")) {
+				servers = List.of(arg.substring(10).split(","));
+			}
+			else if (arg.startsWith("--endpoints=")) {
+				endpoints = List.of(arg.substring(12).split(","));
+			}
 			else if (arg.equals("all")) {
 				names.addAll(everyServersSuites());
 			}
@@ -129,10 +166,16 @@ public final class BenchmarkMain {
 			}
 			else {
 				throw new IllegalArgumentException(
-						"Unknown argument '" + arg + "'; suites: " + SUITES.keySet() + " and " + MEMORY);
+						"Unknown argument '" + arg + "'; suites: " + SUITES.keySet() + ", " + MEMORY + " and " + HTTP);
 			}
 		}
-		if (names.isEmpty() && !memory) {
+		HttpBenchmark httpBenchmark = http
+				? new HttpBenchmark(warmup, duration, (pacedDuration != null) ? pacedDuration : duration, rounds,
+						connections, pacedConnections, Math.toIntExact(pacedDelay.toMillis()))
+				: null;
+		List<HttpServerKind> httpServers = HttpServerKind.named(servers);
+		List<HttpEndpoint> httpEndpoints = HttpEndpoint.named(endpoints);
+		if (names.isEmpty() && !memory && !http) {
 			names.addAll(everyServersSuites());
 		}
 		// another server (--server=valkey-8 or redis-8, from .ci/servers) is shared and
@@ -165,6 +208,14 @@ public final class BenchmarkMain {
 					.run(RateLimitMemorySuite.contenders());
 				System.out.println();
 				System.out.println(MemoryTable.markdown(results));
+			}
+			if (httpBenchmark != null) {
+				List<HttpResult> results = httpBenchmark.run(redis, httpServers, httpEndpoints);
+				if (charts != null) {
+					Charts.writeHttp(charts, results).forEach((chart) -> System.out.println("chart: " + chart));
+				}
+				System.out.println();
+				System.out.println(HttpResults.markdown(results));
 			}
 		}
 		System.exit(0);
