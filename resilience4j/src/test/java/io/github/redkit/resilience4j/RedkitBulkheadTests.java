@@ -17,6 +17,7 @@ import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfigurat
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
+import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
@@ -38,6 +39,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -57,7 +59,7 @@ class RedkitBulkheadTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
 				ConcurrencyLimitAutoConfiguration.class))
-		.withPropertyValues("redkit.concurrency-limit.timeout=200ms", "redkit.concurrency-limit.failure-cooldown=0",
+		.withPropertyValues("redkit.concurrency-limit.timeout=1s", "redkit.concurrency-limit.failure-cooldown=0",
 				"redkit.concurrency-limit.limits.reports.limit=1", "redkit.concurrency-limit.limits.pair.limit=2",
 				"spring.data.redis.timeout=5s")
 		// a key prefix per test: a test that fails leaves no place taken for the next
@@ -75,6 +77,7 @@ class RedkitBulkheadTests {
 	@Test
 	void anUnleasedCallThatEndsNeverGivesBackThePlaceOfALeasedCallStillRunning() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
 			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
 			ExecutorService b = thread();
 			ExecutorService c = thread();
@@ -101,6 +104,7 @@ class RedkitBulkheadTests {
 	@Test
 	void aFailOpenBulkheadKeepsItsBoundAfterARedisBlipWhateverOrderTheCallsEndIn() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
 			Bulkhead bulkhead = bulkhead(context, "pair", Duration.ZERO);
 			List<ExecutorService> uncounted = List.of(thread(), thread(), thread());
 			redis.pause();
@@ -131,6 +135,7 @@ class RedkitBulkheadTests {
 	@Test
 	void aCallThatThrowsGivesBackItsPlace() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
 			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
 			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> bulkhead.executeSupplier(() -> {
 				assertThat(inFlight(context, "reports")).isEqualTo(1);
@@ -144,6 +149,7 @@ class RedkitBulkheadTests {
 	@Test
 	void aCompletionStageGivesBackItsPlaceWhenItFailsOrIsCancelled() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
 			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
 			CompletableFuture<String> failing = new CompletableFuture<>();
 			CompletableFuture<String> call = Bulkhead.decorateCompletionStage(bulkhead, () -> failing)
@@ -167,6 +173,7 @@ class RedkitBulkheadTests {
 	@Test
 	void aMonoThroughResilience4jsOperatorGivesBackItsPlaceWhenCancelledOrFailed() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
 			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
 			Disposable running = Mono.never().transformDeferred(BulkheadOperator.of(bulkhead)).subscribe();
 			assertThat(inFlight(context, "reports")).isEqualTo(1);
@@ -185,6 +192,7 @@ class RedkitBulkheadTests {
 	@Test
 	void aCallerWaitsUpToMaxWaitDurationForAPlaceGivenBackHereOrByAnotherInstance() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
 			Bulkhead here = bulkhead(context, "reports", Duration.ofSeconds(10));
 			Bulkhead otherInstance = bulkhead(context, "reports", Duration.ZERO);
 			ExecutorService holder = thread();
@@ -211,6 +219,7 @@ class RedkitBulkheadTests {
 		this.runner.withPropertyValues(redis.springProperties())
 			.withPropertyValues("redkit.concurrency-limit.timeout=3s")
 			.run((context) -> {
+				warm(context);
 				ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
 				// Redis freezes once the waiter has been refused a first time
 				ConcurrencyLimiter freezing = new FreezingAfterARefusal(limiter);
@@ -238,6 +247,7 @@ class RedkitBulkheadTests {
 	@Test
 	void changeConfigSetsTheLimitThisInstancesCallsAreCheckedAgainst() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
 			Bulkhead changed = bulkhead(context, "reports", Duration.ZERO);
 			Bulkhead unchanged = bulkhead(context, "reports", Duration.ZERO);
 			changed.changeConfig(BulkheadConfig.custom().maxConcurrentCalls(2).build());
@@ -251,6 +261,39 @@ class RedkitBulkheadTests {
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> changed.changeConfig(BulkheadConfig.custom().maxConcurrentCalls(0).build()))
 				.withMessageContaining("maxConcurrentCalls");
+		});
+	}
+
+	@Test
+	void whileTheApplicationStopsACallInFlightGivesBackItsPlaceAndANewCallIsRefusedHoldingNothing() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
+			Bulkhead bulkhead = bulkhead(context, "pair", Duration.ZERO);
+			ExecutorService inFlight = thread();
+			on(inFlight, bulkhead::acquirePermission);
+			// the limiter is destroyed first (it renews no lease any more), Redis still
+			// usable: a graceful shutdown draining its calls
+			context.getBean(RedisConcurrencyLimiter.class).destroy();
+			assertThatIllegalStateException().isThrownBy(bulkhead::acquirePermission).withMessageContaining("stopping");
+			assertThat(inFlight(context, "pair")).as("the call in flight only").isEqualTo(1);
+			on(inFlight, bulkhead::onComplete);
+			assertThat(inFlight(context, "pair")).isZero();
+			// nothing left to give back: a release more does nothing
+			bulkhead.releasePermission();
+			assertThat(inFlight(context, "pair")).isZero();
+		});
+	}
+
+	/**
+	 * Takes and gives back a permit from Redis: connected and the scripts loaded, so that
+	 * a slow first call on a busy machine is not taken for a Redis that does not answer.
+	 */
+	private static void warm(ApplicationContext context) {
+		ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
+			Optional<ConcurrencyPermit> permit = limiter.tryAcquire("pair", "warm-up");
+			permit.ifPresent(ConcurrencyPermit::close);
+			return permit.filter(ConcurrencyPermit::acquired).isPresent();
 		});
 	}
 

@@ -53,6 +53,10 @@ class RedkitRateLimiterFailureTests {
 			.run((context) -> {
 				io.github.redkit.ratelimit.RateLimiter redkit = context
 					.getBean(io.github.redkit.ratelimit.RateLimiter.class);
+				// connected and the script loaded: a slow first call on a busy machine
+				// is not taken for a Redis that does not answer
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> redkit.tryAcquire("drained", "warm-up-" + System.nanoTime()).remaining() >= 0);
 				RateLimiter limiter = new RedkitRateLimiter("paced",
 						RateLimiterConfig.custom().timeoutDuration(Duration.ofSeconds(1)).build(), Map.of(),
 						new FreezingAfterARefusal(redkit), "paced", "paced", (l, p, k) -> 0);
