@@ -2,8 +2,10 @@ package io.github.redkit.resilience4j;
 
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -23,6 +25,7 @@ import io.github.resilience4j.core.EventProcessor;
 import io.github.resilience4j.core.exception.AcquirePermissionCancelledException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -33,11 +36,11 @@ import org.springframework.util.Assert;
  * renewed while held, so the places of a crashed instance come back when their leases
  * end.
  * <p>
- * Resilience4j gives a place back without saying which ({@link #onComplete()}): the
- * permits this instance holds are interchangeable (same limit, same identifier), so any
- * one of them is given back. A caller waits at most the configured
- * {@code maxWaitDuration} for a place, asking Redis again when this instance gives one
- * back and at least every {@value #POLL_MILLIS} ms.
+ * Resilience4j gives a place back without saying which ({@link #onComplete()}): each call
+ * gives back its own permit where it can be told, and never a place in Redis while the
+ * leased call holding it runs ({@link HeldPermits}). A caller waits for a place at most
+ * the longer of {@code maxWaitDuration} and Redkit's timeout, asking Redis again when
+ * this instance gives one back and at least every {@value #POLL_MILLIS} ms.
  */
 public class RedkitBulkhead implements Bulkhead {
 
@@ -57,7 +60,7 @@ public class RedkitBulkhead implements Bulkhead {
 
 	private final String key;
 
-	private final ConcurrentLinkedDeque<ConcurrencyPermit> held = new ConcurrentLinkedDeque<>();
+	private final HeldPermits held = new HeldPermits();
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -134,17 +137,15 @@ public class RedkitBulkhead implements Bulkhead {
 
 	@Override
 	public boolean tryAcquirePermission() {
-		boolean permitted = enter();
-		if (this.events.hasConsumers()) {
-			this.events.consumeEvent(permitted ? new BulkheadOnCallPermittedEvent(this.name)
-					: new BulkheadOnCallRejectedEvent(this.name));
-		}
-		return permitted;
+		// Resilience4j's asynchronous operators take here, and give back on whichever
+		// thread completes
+		return admit(false);
 	}
 
 	@Override
 	public void acquirePermission() {
-		if (tryAcquirePermission()) {
+		// Resilience4j's synchronous decorators take here, and give back on this thread
+		if (admit(true)) {
 			return;
 		}
 		if (Thread.currentThread().isInterrupted()) {
@@ -155,13 +156,16 @@ public class RedkitBulkhead implements Bulkhead {
 
 	@Override
 	public void releasePermission() {
-		ConcurrencyPermit permit = this.held.poll();
+		ConcurrencyPermit permit = this.held.giveBack();
 		if (permit == null) {
 			// more releases than places taken: nothing to give back
 			return;
 		}
+		boolean leased = permit.acquired();
 		permit.close();
-		this.lastSeenLeft = Math.min(this.lastSeenLeft + 1, this.policy.limit());
+		if (leased) {
+			this.lastSeenLeft = Math.min(this.lastSeenLeft + 1, this.policy.limit());
+		}
 		this.lock.lock();
 		try {
 			this.givenBack.signalAll();
@@ -230,32 +234,103 @@ public class RedkitBulkhead implements Bulkhead {
 		return "RedkitBulkhead{name='" + this.name + "', limit='" + this.limitName + "'}";
 	}
 
-	private boolean enter() {
+	private boolean admit(boolean onThisThread) {
+		ConcurrencyPermit permit = enter();
+		if (permit != null) {
+			this.held.add(permit, onThisThread);
+		}
+		if (this.events.hasConsumers()) {
+			this.events.consumeEvent((permit != null) ? new BulkheadOnCallPermittedEvent(this.name)
+					: new BulkheadOnCallRejectedEvent(this.name));
+		}
+		return permit != null;
+	}
+
+	/**
+	 * Takes a place, waiting at most the longer of {@code maxWaitDuration} and Redkit's
+	 * timeout: the first ask waits for Redis as Redkit's timeout says, the next ones no
+	 * longer than the wait has left.
+	 */
+	private @Nullable ConcurrencyPermit enter() {
 		long deadline = System.nanoTime() + this.config.getMaxWaitDuration().toNanos();
+		Optional<ConcurrencyPermit> permit = take();
 		while (true) {
-			Optional<ConcurrencyPermit> permit = take();
+			if (permit == null) {
+				return null;
+			}
 			if (permit.isPresent()) {
-				this.held.push(permit.get());
 				this.lastSeenLeft = (int) Math.max(permit.get().remaining(), 0);
-				return true;
+				return permit.get();
 			}
 			this.lastSeenLeft = 0;
 			long left = deadline - System.nanoTime();
 			if (left <= 0 || !awaitGiveBack(Math.min(left, TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS)))) {
-				return false;
+				return null;
 			}
+			left = deadline - System.nanoTime();
+			if (left <= 0) {
+				return null;
+			}
+			permit = takeWithin(left);
 		}
 	}
 
-	private Optional<ConcurrencyPermit> take() {
+	/**
+	 * One ask, as long as Redkit's timeout allows.
+	 * @return the answer, {@code null} when the failure mode refused the call
+	 */
+	private @Nullable Optional<ConcurrencyPermit> take() {
 		try {
 			return this.limiter.tryAcquire(this.limitName, this.policy, this.key);
 		}
 		catch (ConcurrencyLimiterUnavailableException ex) {
-			// the failure mode refused the call: refused here too
 			logger.debug("Bulkhead '" + this.name + "': Redis unavailable, refused", ex);
-			return Optional.empty();
+			return null;
 		}
+	}
+
+	/**
+	 * One ask, cut when the wait is over: a place Redis gives after that is given back
+	 * (Redkit's limiter closes a permit nobody waits for).
+	 * @return the answer, {@code null} when refused (the failure mode, the wait over, or
+	 * the thread interrupted)
+	 */
+	private @Nullable Optional<ConcurrencyPermit> takeWithin(long nanos) {
+		CompletableFuture<Optional<ConcurrencyPermit>> answer = this.limiter.tryAcquireAsync(this.limitName,
+				this.limitName, this.policy, this.key);
+		try {
+			return answer.get(nanos, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			answer.cancel(false);
+			return answeredMeanwhile(answer);
+		}
+		catch (InterruptedException ex) {
+			answer.cancel(false);
+			Thread.currentThread().interrupt();
+			Optional<ConcurrencyPermit> late = answeredMeanwhile(answer);
+			if (late != null) {
+				late.ifPresent(ConcurrencyPermit::close);
+			}
+			return null;
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof ConcurrencyLimiterUnavailableException unavailable) {
+				logger.debug("Bulkhead '" + this.name + "': Redis unavailable, refused", unavailable);
+				return null;
+			}
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+		}
+	}
+
+	// the answer came between the timeout and the cancel: a place taken is kept
+	private static @Nullable Optional<ConcurrencyPermit> answeredMeanwhile(
+			CompletableFuture<Optional<ConcurrencyPermit>> answer) {
+		if (answer.isDone() && !answer.isCompletedExceptionally()) {
+			Optional<ConcurrencyPermit> permit = answer.join();
+			return permit.isPresent() ? permit : null;
+		}
+		return null;
 	}
 
 	private boolean awaitGiveBack(long nanos) {

@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -19,6 +23,7 @@ import io.github.resilience4j.ratelimiter.event.RateLimiterOnSuccessEvent;
 import io.github.resilience4j.ratelimiter.internal.RateLimiterEventProcessor;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -30,8 +35,9 @@ import org.springframework.util.Assert;
  * A permit is taken when Redis allows it, never reserved for a later moment:
  * {@link #acquirePermission(int)} asks again when Redis says a permit comes back, while
  * the timeout lasts; {@link #reservePermission(int)} answers {@code 0} (taken now) or
- * {@code -1}. When Redis cannot be asked, the limit's failure mode decides: a call it
- * refuses is refused here like one over the limit.
+ * {@code -1}. A call returns within the longer of the timeout and Redkit's timeout. When
+ * Redis cannot be asked, the limit's failure mode decides: a call it refuses is refused
+ * here at once, like one over the limit.
  */
 public class RedkitRateLimiter implements RateLimiter {
 
@@ -113,20 +119,25 @@ public class RedkitRateLimiter implements RateLimiter {
 			// no window can ever hold them: waiting would not help
 			return published(false, permits);
 		}
-		long timeout = this.config.getTimeoutDuration().toNanos();
-		long start = System.nanoTime();
+		// the first ask waits for Redis as Redkit's timeout says, the next ones no longer
+		// than the timeout has left: a call returns within the longer of the two
+		long deadline = System.nanoTime() + this.config.getTimeoutDuration().toNanos();
+		RateLimitDecision decision = decide(permits);
 		while (true) {
-			RateLimitDecision decision = decide(permits);
+			if (decision == null) {
+				return published(false, permits);
+			}
 			if (decision.allowed()) {
 				return published(true, permits);
 			}
 			long wait = Math.max(decision.retryAfter().toNanos(), MIN_WAIT_NANOS);
-			long left = timeout - (System.nanoTime() - start);
 			// another instance may take the permit first: ask again, while the timeout
 			// lasts
-			if (wait > left || !waitFor(wait)) {
+			if (wait > deadline - System.nanoTime() || !waitFor(wait)) {
 				return published(false, permits);
 			}
+			long left = deadline - System.nanoTime();
+			decision = (left > 0) ? decideWithin(permits, left) : null;
 		}
 	}
 
@@ -135,9 +146,16 @@ public class RedkitRateLimiter implements RateLimiter {
 		checkPermits(permits);
 		// a permit held for a later moment would be counted now, in windows the call
 		// does not run in: only one Redis allows now is handed out
-		return published(decide(permits).allowed(), permits) ? 0 : -1;
+		RateLimitDecision decision = decide(permits);
+		return published(decision != null && decision.allowed(), permits) ? 0 : -1;
 	}
 
+	/**
+	 * Takes every permit left now for the key in Redis. Only Redis' decisions count: when
+	 * Redis cannot be asked (any failure mode, {@code local} included: this instance's
+	 * local share is not Redis' count) the drain stops, and the {@code DRAINED} event
+	 * carries what Redis gave before.
+	 */
 	@Override
 	public void drainPermissions() {
 		long drained = 0;
@@ -145,11 +163,16 @@ public class RedkitRateLimiter implements RateLimiter {
 		for (int attempt = 0; attempt < DRAIN_ATTEMPTS && want > 0; attempt++) {
 			int cost = (int) Math.min(want, Integer.MAX_VALUE);
 			RateLimitDecision decision = decide(cost);
-			if (decision.allowed() && decision.remaining() >= 0) {
+			if (decision == null || decision.local() || (decision.allowed() && decision.remaining() < 0)) {
+				// refused by the failure mode, decided in this instance, or let through
+				// uncounted: Redis was not asked
+				break;
+			}
+			if (decision.allowed()) {
 				drained += cost;
 			}
-			else if (!decision.allowed() && decision.remaining() >= want) {
-				// refused with as many left: Redis could not be asked
+			else if (decision.remaining() >= want) {
+				// refused with as many left: asking again would not take them
 				break;
 			}
 			want = Math.max(decision.remaining(), 0);
@@ -237,15 +260,46 @@ public class RedkitRateLimiter implements RateLimiter {
 			.orElseThrow(() -> new IllegalStateException("No Redkit rate limit named '" + this.limitName + "'"));
 	}
 
-	private RateLimitDecision decide(int permits) {
+	/**
+	 * One decision, as long as Redkit's timeout allows.
+	 * @return the decision, {@code null} when the failure mode refused the call
+	 */
+	private @Nullable RateLimitDecision decide(int permits) {
 		try {
 			return this.limiter.tryAcquire(this.limitName, this.keys, permits);
 		}
 		catch (RateLimiterUnavailableException ex) {
-			// the failure mode refused the call: refused here too, asked again after its
-			// cooldown
 			logger.debug("Rate limiter '" + this.name + "': Redis unavailable, refused", ex);
-			return new RateLimitDecision(false, 0, ex.getRetryAfter(), Duration.ZERO);
+			return null;
+		}
+	}
+
+	/**
+	 * One decision, cut when the timeout is over: refused then (a late decision of Redis
+	 * may still count the permit: that costs one, never grants one).
+	 * @return the decision, {@code null} when refused
+	 */
+	private @Nullable RateLimitDecision decideWithin(int permits, long nanos) {
+		CompletableFuture<RateLimitDecision> decision = this.limiter.tryAcquireAsync(this.limitName, this.keys,
+				permits);
+		try {
+			return decision.get(nanos, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			decision.cancel(false);
+			return null;
+		}
+		catch (InterruptedException ex) {
+			decision.cancel(false);
+			Thread.currentThread().interrupt();
+			return null;
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RateLimiterUnavailableException unavailable) {
+				logger.debug("Rate limiter '" + this.name + "': Redis unavailable, refused", unavailable);
+				return null;
+			}
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
 		}
 	}
 

@@ -14,7 +14,6 @@ import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.bulkhead.event.BulkheadEvent;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;
@@ -52,12 +51,11 @@ class SeveralInstancesTests {
 	static void stop() {
 		callers.shutdownNow();
 		instances.forEach(ConfigurableApplicationContext::close);
+		// the class can run again in the same JVM (repeated to hunt a rare failure)
+		instances.clear();
 	}
 
 	@Test
-	@Disabled("issue 45: failed once in a plain './mvnw verify' on an idle machine (the refusals never reached "
-			+ "2 x 3 - limit within 20 s, no Redis warning); green in .ci/run. To trace with the outside review's "
-			+ "finding on RedkitBulkhead (a permit given back is whichever is on top of a shared stack)")
 	void theCallsInFlightAcrossInstancesNeverExceedTheRedkitLimit() throws Exception {
 		ReportService.Gate gate = Resilience4jTestApplication.GATE;
 		Bulkhead bulkhead = instances.get(0).getBean(BulkheadRegistry.class).bulkhead("reports");
@@ -82,9 +80,12 @@ class SeveralInstancesTests {
 				}
 			}
 			int refused = 2 * callersPerInstance - LIMIT;
-			await("every call but the limit's refused").atMost(Duration.ofSeconds(20))
-				.until(() -> gate.rejected.get() == refused);
+			// every call decided (inside or refused), then the counts: a failure shows
+			// them instead of a wait that ran out
+			await("every call decided").atMost(Duration.ofSeconds(20))
+				.until(() -> gate.rejected.get() + gate.inside.get() == 2 * callersPerInstance);
 			assertThat(gate.inside.get()).as("calls inside, round %d", round).isEqualTo(LIMIT);
+			assertThat(gate.rejected.get()).as("calls refused, round %d", round).isEqualTo(refused);
 			gate.open();
 			List<String> answers = new ArrayList<>();
 			for (Future<String> call : calls) {
