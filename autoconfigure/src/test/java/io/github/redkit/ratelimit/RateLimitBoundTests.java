@@ -58,8 +58,9 @@ class RateLimitBoundTests {
 	private static final int PERIODS = 2;
 
 	// a cold JVM on a loaded machine may not reach the limit within two periods (seen at
-	// load 30): the run then goes on until a call was refused, up to this many periods
-	private static final int MAX_PERIODS = 8;
+	// load 30, and within eight at load 32): the run then goes on until a call was
+	// refused, up to this many periods (5 s), longer than the four it always ran before
+	private static final int MAX_PERIODS = 25;
 
 	@Parameter
 	RedisTopology topology;
