@@ -560,13 +560,12 @@ class QueueScenario implements Scenario {
 							Outcome.OK, handling));
 			}
 		}
-		Set<String> requeued = history.ops()
+		Map<String, List<Long>> requeues = history.ops()
 			.stream()
-			.filter((op) -> op.action().equals("requeue"))
-			.map(Op::key)
-			.collect(Collectors.toSet());
+			.filter((op) -> op.action().equals("requeue") && (!op.ok() || Boolean.TRUE.equals(op.value())))
+			.collect(Collectors.groupingBy(Op::key, Collectors.mapping(Op::invoked, Collectors.toList())));
 		handledTakes.forEach((payload, all) -> {
-			for (List<Op> ops : requeued.contains(payload) ? lives(all) : List.of(all)) {
+			for (List<Op> ops : lives(all, requeues.getOrDefault(payload, List.of()))) {
 				for (List<Op> view : Epochs.views(ops, dataLoss)) {
 					if (view.size() > MAX_ATTEMPTS) {
 						violations.add(String.format("%s handled %d times (max-attempts %d):%n    %s", payload,
@@ -581,18 +580,24 @@ class QueueScenario implements Scenario {
 	}
 
 	/**
-	 * A re-queued dead letter starts its deliveries afresh: a message's handled takes, by
-	 * when they were sent, cut at each first delivery after the first.
+	 * A re-queued dead letter starts its deliveries afresh: a message's handlings, cut at
+	 * each requeue of it that may have moved it (answered true, or unknown). A handling
+	 * of the life before ended before its last failure made the dead letter, so before
+	 * the requeue was sent.
 	 */
-	private static List<List<Op>> lives(List<Op> handled) {
-		List<List<Op>> lives = new ArrayList<>();
-		handled.stream().sorted(Comparator.comparingLong(Op::invoked)).forEach((op) -> {
-			if (lives.isEmpty() || op.amount() == 1) {
-				lives.add(new ArrayList<>());
-			}
-			lives.get(lives.size() - 1).add(op);
-		});
-		return lives;
+	private static List<List<Op>> lives(List<Op> handled, List<Long> requeues) {
+		if (requeues.isEmpty()) {
+			return List.of(handled);
+		}
+		Map<Long, List<Op>> lives = new java.util.TreeMap<>();
+		for (Op op : handled) {
+			long start = ((QueueLedger.Handling) op.value()).start();
+			lives
+				.computeIfAbsent(requeues.stream().filter((requeue) -> requeue < start).count(),
+						(life) -> new ArrayList<>())
+				.add(op);
+		}
+		return List.copyOf(lives.values());
 	}
 
 	/**
