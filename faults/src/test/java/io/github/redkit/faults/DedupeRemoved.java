@@ -27,11 +27,14 @@ final class DedupeRemoved implements MethodInterceptor {
 
 	private final String dedupe;
 
+	private final String replacement;
+
 	private final Map<LuaScript<?>, LuaScript<?>> edited = new ConcurrentHashMap<>();
 
-	private DedupeRemoved(String script, String dedupe) {
+	private DedupeRemoved(String script, String dedupe, String replacement) {
 		this.script = script;
 		this.dedupe = dedupe;
+		this.replacement = replacement;
 	}
 
 	/**
@@ -43,28 +46,63 @@ final class DedupeRemoved implements MethodInterceptor {
 	 * @return the broken runner
 	 */
 	static Object runner(RedisScriptRunner runner, String script, String dedupe) {
+		return runner(runner, script, dedupe, "false");
+	}
+
+	/**
+	 * Wraps a script runner.
+	 * @param runner the instance's runner
+	 * @param script the script's name
+	 * @param dedupe the expression that recognises a command delivered again, as the
+	 * script has it
+	 * @param replacement what it becomes: what a first delivery would find
+	 * @return the broken runner
+	 */
+	static Object runner(RedisScriptRunner runner, String script, String dedupe, String replacement) {
 		ProxyFactory proxy = new ProxyFactory(runner);
 		proxy.setProxyTargetClass(true);
-		proxy.addAdvice(new DedupeRemoved(script, dedupe));
+		proxy.addAdvice(advice(script, dedupe, replacement));
 		return proxy.getProxy(DedupeRemoved.class.getClassLoader());
+	}
+
+	/**
+	 * The advice alone, for a runner proxy that does more.
+	 * @param script the script's name
+	 * @param dedupe the expression taken out
+	 * @param replacement what it becomes
+	 * @return the advice
+	 */
+	static MethodInterceptor advice(String script, String dedupe, String replacement) {
+		return new DedupeRemoved(script, dedupe, replacement);
+	}
+
+	/**
+	 * The SHA-1 of a script without its dedupe, as {@code EVALSHA} sends it.
+	 * @param lua the script
+	 * @param dedupe the expression taken out
+	 * @param replacement what it becomes
+	 * @return the edited script's SHA-1
+	 */
+	static String sha1(LuaScript<?> lua, String dedupe, String replacement) {
+		return edit(lua, dedupe, replacement).redisScript().getSha1();
 	}
 
 	@Override
 	public Object invoke(MethodInvocation invocation) throws Throwable {
 		Object[] args = invocation.getArguments();
 		if (args.length > 0 && args[0] instanceof LuaScript<?> lua && lua.name().equals(this.script)) {
-			args[0] = this.edited.computeIfAbsent(lua, this::edit);
+			args[0] = this.edited.computeIfAbsent(lua, (original) -> edit(original, this.dedupe, this.replacement));
 		}
 		return invocation.proceed();
 	}
 
-	private LuaScript<?> edit(LuaScript<?> lua) {
+	private static LuaScript<?> edit(LuaScript<?> lua, String dedupe, String replacement) {
 		String source = lua.redisScript().getScriptAsString();
-		if (!source.contains(this.dedupe)) {
+		if (!source.contains(dedupe)) {
 			// a script that changed must not leave a build that is not broken at all
-			throw new IllegalStateException("The script " + this.script + " no longer has: " + this.dedupe);
+			throw new IllegalStateException("The script " + lua.name() + " no longer has: " + dedupe);
 		}
-		return script(lua, source.replace(this.dedupe, "false"));
+		return script(lua, source.replace(dedupe, replacement));
 	}
 
 	@SuppressWarnings({ "rawtypes", "unchecked" })
@@ -72,10 +110,11 @@ final class DedupeRemoved implements MethodInterceptor {
 		try {
 			// the library makes scripts from its own files only: a test may make others
 			Constructor<LuaScript> constructor = LuaScript.class.getDeclaredConstructor(String.class, RedisScript.class,
-					NativeForm.class);
+					NativeForm.class, boolean.class);
 			constructor.setAccessible(true);
 			return constructor.newInstance(original.name(),
-					new DefaultRedisScript<>(source, original.redisScript().getResultType()), original.nativeForm());
+					new DefaultRedisScript<>(source, original.redisScript().getResultType()), original.nativeForm(),
+					original.dropsReplays());
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new IllegalStateException("Cannot make a script without its dedupe", ex);

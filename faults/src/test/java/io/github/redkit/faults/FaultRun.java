@@ -74,6 +74,9 @@ final class FaultRun {
 								: movableClocks ? RedisNode.startWithMovableClock().orElseThrow() : RedisNode.start());
 			}
 			rig = new Rig(nodes);
+			if (!scenario.cutsAfterWriteHit().isEmpty()) {
+				rig.aimCutsAfterWrite(scenario.cutsAfterWriteHit());
+			}
 			instances.addAll(startInstances(scenario, rig));
 			scenario.prepare(instances);
 			History history = new History();

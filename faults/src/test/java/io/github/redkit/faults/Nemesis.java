@@ -101,7 +101,7 @@ final class Nemesis implements Runnable {
 				proxy.heal();
 			}
 			case CUT -> this.rig.linkAt(event.target()).cut();
-			case CUT_AFTER_WRITE -> this.rig.linkAt(event.target()).cutAfterNextWrite();
+			case CUT_AFTER_WRITE -> this.rig.cutAfterNextWrite(event.target());
 			case SCRIPT_FLUSH -> {
 				try (RespClient client = redis.client()) {
 					client.call("SCRIPT", "FLUSH");

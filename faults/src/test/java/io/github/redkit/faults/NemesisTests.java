@@ -38,6 +38,16 @@ class NemesisTests {
 				.mapToObj((i) -> new FaultEvent(300 + i * 400L, Fault.CUT_AFTER_WRITE, 0, i, 0))
 				.toList());
 
+	/**
+	 * Cuts after a write every 250 ms over 3 s, at every link in turn, each waiting for a
+	 * call of the queue scripts a run is aimed at: the schedule of the queue builds
+	 * without one of their protections.
+	 */
+	private static final Schedule QUEUE_CUTS_AFTER_WRITE = new Schedule(7, 3000,
+			IntStream.range(0, 11)
+				.mapToObj((i) -> new FaultEvent(250 + i * 250L, Fault.CUT_AFTER_WRITE, 0, i, 0))
+				.toList());
+
 	@Test
 	void aFrozenRedisAnswersNothingUntilItContinues() {
 		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
@@ -211,6 +221,35 @@ class NemesisTests {
 		assertCaught(removed, result.violations());
 	}
 
+	/**
+	 * Each of the queue's protections against a command sent again, taken out of its
+	 * script, is caught live by a checker under cuts after a write aimed at that script's
+	 * calls (issue 43).
+	 * @param removed the build
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueProtectionRemoved.class)
+	void eachQueueProtectionTakenOutIsCaughtUnderCutsAfterAWriteAimedAtItsCommand(QueueProtectionRemoved removed) {
+		QueueScenario.Breakage breakage = removed.breakage;
+		FaultRun.Result result = Recording.run("aimed-queues-" + breakage,
+				() -> QueueScenario.aimedAt(breakage, breakage.script()), QUEUE_CUTS_AFTER_WRITE);
+		assertThat(result.violations()).as("violations of %s", removed)
+			.anyMatch((violation) -> violation.contains(removed.rule));
+	}
+
+	/**
+	 * The good build under the same cuts, aimed at every one of those commands, keeps
+	 * every promise.
+	 */
+	@Test
+	void theQueuesKeepTheirPromisesUnderCutsAfterAWriteAimedAtEachProtectedCommand() {
+		FaultRun.Result result = Recording.run("aimed-queues-NONE",
+				() -> QueueScenario.aimedAt(QueueScenario.Breakage.NONE, QueueScenario.SEND, QueueScenario.TAKE,
+						QueueScenario.DELAY, QueueScenario.REQUEUE),
+				QUEUE_CUTS_AFTER_WRITE);
+		assertThat(result.violations()).as("violations of the good build").isEmpty();
+	}
+
 	private static boolean caught(DedupeRemovedBuild removed, List<String> violations) {
 		return violations.stream().anyMatch((violation) -> violation.contains(removed.rule));
 	}
@@ -261,6 +300,43 @@ class NemesisTests {
 
 		String recording() {
 			return "replay-" + this.name;
+		}
+
+	}
+
+	/**
+	 * A queue build with one protection against a replay taken out of its script, and the
+	 * rule that must catch it.
+	 */
+	enum QueueProtectionRemoved {
+
+		/** A send sent again pushes its messages again. */
+		SEND(QueueScenario.Breakage.SEND_WITHOUT_RECORD, "enqueued 2 times"),
+
+		/** A take sent again pops another batch; the first is burnt. */
+		TAKE(QueueScenario.Breakage.TAKE_WITHOUT_REPLAY, "a delivery burnt by a lost take"),
+
+		/** A delayed send sent again collapses into itself. */
+		DELAY(QueueScenario.Breakage.DELAY_WITHOUT_RECORD, "answered collapsed"),
+
+		/** A requeue by id sent again answers that it moved nothing. */
+		REQUEUE(QueueScenario.Breakage.REQUEUE_WITHOUT_RECORD, "a requeue applied and answered otherwise");
+
+		private final QueueScenario.Breakage breakage;
+
+		private final String rule;
+
+		QueueProtectionRemoved(QueueScenario.Breakage breakage, String rule) {
+			this.breakage = breakage;
+			this.rule = rule;
+		}
+
+		QueueScenario.Breakage breakage() {
+			return this.breakage;
+		}
+
+		String rule() {
+			return this.rule;
 		}
 
 	}

@@ -3,6 +3,7 @@ package io.github.redkit.faults;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +28,11 @@ final class QueueLedger {
 	final List<Settlement> settlements = new CopyOnWriteArrayList<>();
 
 	final List<Handling> handlings = new CopyOnWriteArrayList<>();
+
+	final List<TakeCall> calls = new CopyOnWriteArrayList<>();
+
+	/** Payloads every handler fails: they end as dead letters, for the requeues. */
+	final Set<String> poison = ConcurrentHashMap.newKeySet();
 
 	final AtomicInteger handling = new AtomicInteger();
 
@@ -128,6 +134,31 @@ final class QueueLedger {
 		String token() {
 			int hash = this.take.indexOf('#');
 			return (hash >= 0) ? this.take.substring(0, hash) : this.take;
+		}
+
+	}
+
+	/**
+	 * One {@code queue_claim} call as the instance's script runner sent it: every take,
+	 * whether it took something, nothing, or got no answer.
+	 *
+	 * @param token the take's token
+	 * @param instance the instance
+	 * @param invoked when it was sent
+	 * @param completed when it was answered or failed
+	 * @param popped how many elements the answer held, {@code -1} when none came (its
+	 * outcome unknown)
+	 */
+	record TakeCall(String token, int instance, long invoked, long completed, int popped) {
+
+		boolean unknown() {
+			return this.popped < 0;
+		}
+
+		@Override
+		public String toString() {
+			return String.format("take %s of i%d [%.1f..%.1f ms] %s", this.token, this.instance, this.invoked / 1e6,
+					this.completed / 1e6, unknown() ? "unanswered" : "answered " + this.popped);
 		}
 
 	}

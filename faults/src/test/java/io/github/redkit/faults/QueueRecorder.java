@@ -1,11 +1,18 @@
 package io.github.redkit.faults;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.internal.LuaScript;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.QueueListener;
 import io.github.redkit.queue.internal.RedisQueueTemplate;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 
+import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -13,6 +20,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
 /**
@@ -27,6 +35,11 @@ class QueueRecorder {
 	@Bean
 	static BeanPostProcessor recordingQueueTemplate() {
 		return new Recording();
+	}
+
+	@Bean
+	static BeanPostProcessor recordingQueueRunner() {
+		return new Runner();
 	}
 
 	@Bean
@@ -72,6 +85,68 @@ class QueueRecorder {
 	}
 
 	/**
+	 * Records every {@code queue_claim} the instance sends (its token, and whether an
+	 * answer came), innermost, and sends one script without its dedupe when
+	 * {@code faults.broken} names a breakage that takes it out.
+	 */
+	static class Runner implements BeanPostProcessor, EnvironmentAware, Ordered {
+
+		private Environment environment;
+
+		@Override
+		public void setEnvironment(Environment environment) {
+			this.environment = environment;
+		}
+
+		@Override
+		public int getOrder() {
+			return Ordered.HIGHEST_PRECEDENCE;
+		}
+
+		@Override
+		public Object postProcessAfterInitialization(Object bean, String beanName) {
+			if (!(bean instanceof RedisScriptRunner)) {
+				return bean;
+			}
+			QueueScenario.Breakage breakage = this.environment.getProperty("faults.broken",
+					QueueScenario.Breakage.class, QueueScenario.Breakage.NONE);
+			QueueLedger ledger = QueueLedger.of(this.environment.getRequiredProperty("faults.run"));
+			int instance = this.environment.getRequiredProperty("faults.instance", Integer.class);
+			ProxyFactory proxy = new ProxyFactory(bean);
+			proxy.setProxyTargetClass(true);
+			proxy.addAdvice((MethodInterceptor) (invocation) -> record(invocation, ledger, instance));
+			if (breakage.script() != null) {
+				proxy.addAdvice(DedupeRemoved.advice(breakage.script(), breakage.dedupe(), breakage.replacement()));
+			}
+			return proxy.getProxy(getClass().getClassLoader());
+		}
+
+		private static Object record(MethodInvocation invocation, QueueLedger ledger, int instance) throws Throwable {
+			Object[] args = invocation.getArguments();
+			if (!invocation.getMethod().getName().equals("executeAsync") || args.length != 3
+					|| !(args[0] instanceof LuaScript<?> script) || !script.name().equals("queue_claim")
+					|| !(args[2] instanceof String[] values) || values.length < 5) {
+				return invocation.proceed();
+			}
+			long invoked = ledger.now();
+			Object answer = invocation.proceed();
+			((CompletableFuture<?>) answer)
+				.whenComplete((reply, ex) -> ledger.calls.add(new QueueLedger.TakeCall(values[4], instance, invoked,
+						ledger.now(), (ex != null) ? -1 : popped(reply))));
+			return answer;
+		}
+
+		/**
+		 * The elements of a claim's answer: {element, now, acked, more...} or {0, ...}.
+		 */
+		private static int popped(Object reply) {
+			return (reply instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof String) ? list.size() - 2
+					: 0;
+		}
+
+	}
+
+	/**
 	 * A listener that records each handling: mostly quick, sometimes throwing, sometimes
 	 * slower than the visibility timeout (its heartbeat must keep the message).
 	 */
@@ -95,7 +170,7 @@ class QueueRecorder {
 			boolean ok = false;
 			try {
 				int behaviour = ThreadLocalRandom.current().nextInt(100);
-				if (behaviour < 12) {
+				if (behaviour < 12 || this.ledger.poison.contains(payload)) {
 					throw new IllegalStateException("a failing handler");
 				}
 				// a slow handler outlives its visibility timeout: the heartbeat keeps it

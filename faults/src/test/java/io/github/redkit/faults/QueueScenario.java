@@ -1,5 +1,6 @@
 package io.github.redkit.faults;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueStats;
@@ -43,6 +45,14 @@ import org.springframework.context.ConfigurableApplicationContext;
 class QueueScenario implements Scenario {
 
 	static final String QUEUE = "jobs";
+
+	static final String SEND = "queue_send";
+
+	static final String TAKE = "queue_claim";
+
+	static final String DELAY = "queue_delay";
+
+	static final String REQUEUE = "queue_requeue";
 
 	static final long VISIBILITY_MILLIS = 600;
 
@@ -107,24 +117,58 @@ class QueueScenario implements Scenario {
 
 	private final Optional<Path> server;
 
+	/** The scripts the cuts after a write hit; none: the next request. */
+	private final Set<String> aim;
+
 	QueueScenario() {
 		this(Breakage.NONE);
 	}
 
 	QueueScenario(Breakage breakage) {
-		this(breakage, Optional.empty());
+		this(breakage, Optional.empty(), Set.of());
 	}
 
 	/**
 	 * On another server, such as Valkey 9.
 	 */
 	QueueScenario(Optional<Path> server) {
-		this(Breakage.NONE, server);
+		this(Breakage.NONE, server, Set.of());
 	}
 
-	private QueueScenario(Breakage breakage, Optional<Path> server) {
+	private QueueScenario(Breakage breakage, Optional<Path> server, Set<String> aim) {
 		this.breakage = breakage;
 		this.server = server;
+		this.aim = aim;
+	}
+
+	/**
+	 * A run whose cuts after a write hit only some scripts' calls, so that a replay of
+	 * those commands happens in every run: the good build's, or one without a script's
+	 * dedupe. Aimed at {@code queue_requeue}, clients also re-queue dead letters by id,
+	 * and one payload in three is one every handler fails (so that there are dead
+	 * letters); aimed at {@code queue_delay}, the queue collapses delayed sends
+	 * ({@code first-wins}), whose answer then tells a replay.
+	 * @param breakage the build
+	 * @param scripts the scripts
+	 * @return the scenario
+	 */
+	static QueueScenario aimedAt(Breakage breakage, String... scripts) {
+		return new QueueScenario(breakage, Optional.empty(), Set.of(scripts));
+	}
+
+	@Override
+	public List<byte[]> cutsAfterWriteHit() {
+		return this.aim.stream().map((name) -> {
+			LuaScript<Long> script = LuaScript.load(name, Long.class);
+			String sha1 = name.equals(this.breakage.script())
+					? DedupeRemoved.sha1(script, this.breakage.dedupe(), this.breakage.replacement())
+					: script.redisScript().getSha1();
+			return sha1.getBytes(StandardCharsets.US_ASCII);
+		}).toList();
+	}
+
+	private boolean aimedAt(String script) {
+		return this.aim.contains(script);
 	}
 
 	@Override
@@ -151,7 +195,11 @@ class QueueScenario implements Scenario {
 				+ "holder sent its settlement or its visibility ran out, counted from the take or from the last "
 				+ "extension Redis confirmed (`extend` true, the listeners' heartbeat included); no delivery past "
 				+ "`max-attempts` reaches a handler and at most `max-attempts` deliveries of a message are handled; "
-				+ "a message sent once is first delivered once (one entry in the queue). "
+				+ "a message sent once is first delivered once (one entry in the queue), again only as often as a "
+				+ "requeue of it answered true or an unknown outcome; every delivery a take counted reached a consumer "
+				+ "unless a take of unknown outcome could have popped it (else a take whose reply was lost, sent "
+				+ "again, popped another batch: a delivery burnt); a delayed send answers collapsed only for a payload "
+				+ "already pending (never: payloads are unique). "
 				+ "Judged per epoch: a send Redis held (queued, in flight, delayed or dead-lettered, as read just before "
 				+ "the kill) when it restarted empty, or acknowledged after the snapshot Redis was restarted on, may be "
 				+ "lost; a restored snapshot restores the delivery counts; a second take across a restart or a step of "
@@ -166,10 +214,15 @@ class QueueScenario implements Scenario {
 	@Override
 	public List<String> properties() {
 		String queue = "redkit.queue.queues." + QUEUE;
-		return List.of("faults.run=" + this.run, "faults.broken=" + this.breakage, "redkit.queue.poll-timeout=200ms",
-				"redkit.queue.shutdown-timeout=500ms", queue + ".visibility-timeout=" + VISIBILITY_MILLIS + "ms",
-				queue + ".max-attempts=" + MAX_ATTEMPTS, queue + ".backoff.type=fixed", queue + ".backoff.delay=50ms",
-				queue + ".backoff.jitter=0");
+		List<String> properties = new ArrayList<>(List.of("faults.run=" + this.run, "faults.broken=" + this.breakage,
+				"redkit.queue.poll-timeout=200ms", "redkit.queue.shutdown-timeout=500ms",
+				queue + ".visibility-timeout=" + VISIBILITY_MILLIS + "ms", queue + ".max-attempts=" + MAX_ATTEMPTS,
+				queue + ".backoff.type=fixed", queue + ".backoff.delay=50ms", queue + ".backoff.jitter=0"));
+		if (aimedAt(DELAY)) {
+			// payloads are unique: a delayed send answered "collapsed" was applied twice
+			properties.add(queue + ".collapse=first-wins");
+		}
+		return properties;
 	}
 
 	@Override
@@ -190,11 +243,17 @@ class QueueScenario implements Scenario {
 		int mode = client.random().nextInt(20);
 		if (mode < 8) {
 			String payload = payload(client);
-			send(client, List.of(payload), () -> client.bean(QueueTemplate.class).send(QUEUE, payload));
+			send(client, List.of(payload), () -> {
+				client.bean(QueueTemplate.class).send(QUEUE, payload);
+				return null;
+			});
 		}
 		else if (mode < 9) {
 			List<String> payloads = List.of(payload(client), payload(client), payload(client));
-			send(client, payloads, () -> client.bean(QueueTemplate.class).sendAll(QUEUE, payloads));
+			send(client, payloads, () -> {
+				client.bean(QueueTemplate.class).sendAll(QUEUE, payloads);
+				return null;
+			});
 		}
 		else if (mode < 10) {
 			String payload = payload(client);
@@ -206,6 +265,9 @@ class QueueScenario implements Scenario {
 			Duration delay = Duration.ofMillis(20 + client.random().nextInt(300));
 			send(client, List.of(payload), () -> client.bean(QueueTemplate.class).sendDelayed(QUEUE, payload, delay));
 		}
+		else if (mode < 13 && aimedAt(REQUEUE)) {
+			requeue(client);
+		}
 		else {
 			consume(client);
 		}
@@ -213,16 +275,49 @@ class QueueScenario implements Scenario {
 	}
 
 	private String payload(Client client) {
-		return "p" + client.process() + "-" + this.sequence.incrementAndGet();
+		long sequence = this.sequence.incrementAndGet();
+		String payload = "p" + client.process() + "-" + sequence;
+		if (aimedAt(REQUEUE) && sequence % 3 == 0) {
+			this.ledger.poison.add(payload);
+		}
+		return payload;
 	}
 
-	private static void send(Client client, List<String> payloads, Runnable send) {
+	/**
+	 * Re-queues one of the oldest dead letters by its id; the answer goes to the history
+	 * (a requeue by id sent again without its record answers {@code false}).
+	 */
+	private void requeue(Client client) {
+		QueueTemplate template = client.bean(QueueTemplate.class);
+		List<DeadLetter> letters = attempt(() -> template.deadLetters(QUEUE, 5));
+		if (letters == null || letters.isEmpty()) {
+			return;
+		}
+		DeadLetter letter = letters.get(client.random().nextInt(letters.size()));
+		String json = letter.payloadJson();
+		String payload = json.substring(1, json.length() - 1);
+		History history = client.history();
+		long invoked = history.now();
+		Outcome outcome = Outcome.OK;
+		Object value;
+		try {
+			value = template.requeueDeadLetter(QUEUE, letter.id());
+		}
+		catch (RuntimeException ex) {
+			outcome = Outcome.UNKNOWN;
+			value = History.describe(ex);
+		}
+		history.add(new Op(client.process(), "requeue", payload, 0, invoked, history.now(), outcome, value));
+	}
+
+	private static void send(Client client, List<String> payloads, java.util.function.Supplier<?> send) {
 		History history = client.history();
 		long invoked = history.now();
 		Outcome outcome = Outcome.OK;
 		Object value = null;
 		try {
-			send.run();
+			// a delayed send's answer: false is "collapsed"
+			value = send.get();
 		}
 		catch (RuntimeException ex) {
 			outcome = Outcome.UNKNOWN;
@@ -273,7 +368,7 @@ class QueueScenario implements Scenario {
 			int behaviour) {
 		this.ledger.handling.incrementAndGet();
 		long start = this.ledger.now();
-		boolean ok = behaviour != 7;
+		boolean ok = behaviour != 7 && !this.ledger.poison.contains(message.payload());
 		try {
 			if (behaviour == 5) {
 				// slow work that keeps its message, as the README says to
@@ -348,7 +443,7 @@ class QueueScenario implements Scenario {
 	public Record evidence() {
 		return new Evidence(List.copyOf(this.ledger.takes), List.copyOf(this.ledger.extensions),
 				List.copyOf(this.ledger.settlements), List.copyOf(this.ledger.handlings), this.deadLettered,
-				this.drainFailure);
+				this.drainFailure, List.copyOf(this.ledger.calls));
 	}
 
 	@Override
@@ -358,6 +453,10 @@ class QueueScenario implements Scenario {
 		this.ledger.extensions.addAll(recorded.extensions());
 		this.ledger.settlements.addAll(recorded.settlements());
 		this.ledger.handlings.addAll(recorded.handlings());
+		if (recorded.calls() != null) {
+			// recorded before the take calls were
+			this.ledger.calls.addAll(recorded.calls());
+		}
 		this.deadLettered = recorded.deadLettered();
 		this.drainFailure = recorded.drainFailure();
 	}
@@ -400,6 +499,8 @@ class QueueScenario implements Scenario {
 		checkAttempts(takes, history, violations);
 		checkEnqueuedOnce(history, violations);
 		checkVisibility(faults, violations);
+		checkCollapsed(history, violations);
+		checkBurnt(history, violations);
 		return violations;
 	}
 
@@ -459,15 +560,44 @@ class QueueScenario implements Scenario {
 							Outcome.OK, handling));
 			}
 		}
-		handledTakes.forEach((payload, ops) -> {
-			for (List<Op> view : Epochs.views(ops, dataLoss)) {
-				if (view.size() > MAX_ATTEMPTS) {
-					violations.add(String.format("%s handled %d times (max-attempts %d):%n    %s", payload, view.size(),
-							MAX_ATTEMPTS,
-							view.stream().map((op) -> op.value().toString()).collect(Collectors.joining("\n    "))));
+		Map<String, List<Long>> requeues = history.ops()
+			.stream()
+			.filter((op) -> op.action().equals("requeue") && (!op.ok() || Boolean.TRUE.equals(op.value())))
+			.collect(Collectors.groupingBy(Op::key, Collectors.mapping(Op::invoked, Collectors.toList())));
+		handledTakes.forEach((payload, all) -> {
+			for (List<Op> ops : lives(all, requeues.getOrDefault(payload, List.of()))) {
+				for (List<Op> view : Epochs.views(ops, dataLoss)) {
+					if (view.size() > MAX_ATTEMPTS) {
+						violations.add(String.format("%s handled %d times (max-attempts %d):%n    %s", payload,
+								view.size(), MAX_ATTEMPTS,
+								view.stream()
+									.map((op) -> op.value().toString())
+									.collect(Collectors.joining("\n    "))));
+					}
 				}
 			}
 		});
+	}
+
+	/**
+	 * A re-queued dead letter starts its deliveries afresh: a message's handlings, cut at
+	 * each requeue of it that may have moved it (answered true, or unknown). A handling
+	 * of the life before ended before its last failure made the dead letter, so before
+	 * the requeue was sent.
+	 */
+	private static List<List<Op>> lives(List<Op> handled, List<Long> requeues) {
+		if (requeues.isEmpty()) {
+			return List.of(handled);
+		}
+		Map<Long, List<Op>> lives = new java.util.TreeMap<>();
+		for (Op op : handled) {
+			long start = ((QueueLedger.Handling) op.value()).start();
+			lives
+				.computeIfAbsent(requeues.stream().filter((requeue) -> requeue < start).count(),
+						(life) -> new ArrayList<>())
+				.add(op);
+		}
+		return List.copyOf(lives.values());
 	}
 
 	/**
@@ -498,12 +628,32 @@ class QueueScenario implements Scenario {
 			.stream()
 			.filter((op) -> op.action().equals("send"))
 			.forEach((op) -> sentBy.merge(op.key(), op.toString(), (a, b) -> a + "; " + b));
+		// a dead letter re-queued (the call answered true, or its outcome is unknown) is
+		// first delivered again
+		Map<String, List<Op>> requeues = history.ops()
+			.stream()
+			.filter((op) -> op.action().equals("requeue"))
+			.collect(Collectors.groupingBy(Op::key));
 		firstDeliveries.forEach((payload, ops) -> {
+			List<Op> calls = requeues.getOrDefault(payload, List.of());
+			long requeued = calls.stream().filter((op) -> !op.ok() || Boolean.TRUE.equals(op.value())).count();
 			for (List<Op> view : Epochs.views(ops, dataLoss)) {
-				if (view.size() > 1) {
-					violations.add(String.format("%s enqueued %d times (first delivered %d times), sent by %s:%n    %s",
-							payload, view.size(), view.size(), sentBy.getOrDefault(payload, "no send"),
-							view.stream().map((op) -> op.value().toString()).collect(Collectors.joining("\n    "))));
+				if (view.size() > 1 + requeued) {
+					String takes = view.stream()
+						.map((op) -> op.value().toString())
+						.collect(Collectors.joining("\n    "));
+					if (calls.isEmpty()) {
+						violations
+							.add(String.format("%s enqueued %d times (first delivered %d times), sent by %s:%n    %s",
+									payload, view.size(), view.size(), sentBy.getOrDefault(payload, "no send"), takes));
+					}
+					else {
+						violations.add(String.format(
+								"%s re-queued %d times (first delivered %d times) though %d requeue calls answered "
+										+ "true or unknown: a requeue applied and answered otherwise:%n    %s%n    %s",
+								payload, view.size() - 1, view.size(), requeued,
+								calls.stream().map(Op::toString).collect(Collectors.joining("\n    ")), takes));
+					}
 				}
 			}
 		});
@@ -548,6 +698,103 @@ class QueueScenario implements Scenario {
 	}
 
 	/**
+	 * Payloads are unique, so no delayed send has another pending with its payload: one
+	 * answered "collapsed" ({@code false}) was applied twice, its copy collapsed into
+	 * itself (a {@code first-wins} or {@code last-wins} queue).
+	 */
+	private static void checkCollapsed(History history, List<String> violations) {
+		history.ops()
+			.stream()
+			.filter((op) -> op.action().equals("send") && op.ok() && Boolean.FALSE.equals(op.value()))
+			.forEach((op) -> violations.add(op.key() + " answered collapsed (false) though no other message had its "
+					+ "payload: a delayed send applied twice: " + op));
+	}
+
+	/**
+	 * Every delivery a take counted reached a consumer, unless the take's outcome is
+	 * unknown to its caller. A message delivered as the {@code k}-th time with no
+	 * {@code (k-1)}-th delivery seen by any consumer before was popped by a take whose
+	 * answer the consumer never read: either a take call that failed or lasted past the
+	 * visibility timeout (excused), or one whose reply was lost and that was sent again
+	 * and answered another batch: a delivery burnt by a lost take, counted against
+	 * {@code max-attempts} and held until its visibility ran out. Not judged across a
+	 * fault that makes Redis forget.
+	 */
+	private void checkBurnt(History history, List<String> violations) {
+		List<FaultRecord> faults = history.faults();
+		List<FaultRecord> cuts = faults.stream()
+			.filter((fault) -> fault.event().fault() == Fault.CUT_AFTER_WRITE)
+			.toList();
+		Map<String, Long> sent = new java.util.HashMap<>();
+		history.ops()
+			.stream()
+			.filter((op) -> op.action().equals("send"))
+			.forEach((op) -> sent.merge(op.key(), op.invoked(), Math::min));
+		Map<String, List<QueueLedger.Take>> byPayload = this.ledger.takes.stream()
+			.sorted(Comparator.comparingLong(QueueLedger.Take::invoked))
+			.collect(Collectors.groupingBy(QueueLedger.Take::payload));
+		byPayload.forEach((payload, takes) -> {
+			for (QueueLedger.Take again : takes) {
+				int lost = again.deliveries() - 1;
+				// a listener's take is sent when its wait for the ready list begins: it
+				// may have begun before the take of the delivery before (failed, and due
+				// again)
+				if (lost < 1 || takes.stream()
+					.anyMatch((take) -> take.deliveries() == lost && take.invoked() < again.completed())) {
+					continue;
+				}
+				// the lost delivery was taken after the message's last earlier delivery
+				// seen (or its send), and its visibility ran out before this take
+				long after = takes.stream()
+					.filter((take) -> take.deliveries() < lost && take.invoked() < again.invoked())
+					.mapToLong(QueueLedger.Take::invoked)
+					.max()
+					.orElse(sent.getOrDefault(payload, Long.MIN_VALUE / 4));
+				long before = again.completed() - VISIBILITY_NANOS + MARGIN_NANOS;
+				boolean excused = this.ledger.calls.stream()
+					.anyMatch((call) -> (call.unknown() || call.completed() - call.invoked() >= VISIBILITY_NANOS)
+							&& call.invoked() <= before && call.completed() >= after)
+						|| faults.stream()
+							.anyMatch((fault) -> fault.event().fault().forgets()
+									&& fault.overlaps(after, again.completed()));
+				if (excused) {
+					continue;
+				}
+				String suspects = cutTakes(cuts).stream()
+					.filter((call) -> call.invoked() >= after && call.invoked() <= before)
+					.map(QueueLedger.TakeCall::toString)
+					.collect(Collectors.joining(", "));
+				violations.add(String.format(
+						"%s (message %s): delivery %d was counted but reached no consumer, and was delivered as %d "
+								+ "to take %s only after its visibility ran out; no take whose outcome is unknown "
+								+ "could have taken it: a delivery burnt by a lost take (one whose reply was lost, "
+								+ "sent again and answered with another batch; the takes answered after a cut after "
+								+ "a write on their link then: %s):%n    %s",
+						payload, again.messageId(), lost, again.deliveries(), again.token(),
+						suspects.isEmpty() ? "none" : suspects, again));
+			}
+		});
+	}
+
+	/**
+	 * The take calls a cut after a write may have met: on the cut link's instance, in
+	 * flight when it was armed, or the first sent after.
+	 */
+	private List<QueueLedger.TakeCall> cutTakes(List<FaultRecord> cuts) {
+		List<QueueLedger.TakeCall> met = new ArrayList<>();
+		for (FaultRecord cut : cuts) {
+			int instance = Math.floorMod(cut.event().target(), instances());
+			List<QueueLedger.TakeCall> calls = this.ledger.calls.stream()
+				.filter((call) -> call.instance() == instance && call.completed() >= cut.started())
+				.sorted(Comparator.comparingLong(QueueLedger.TakeCall::invoked))
+				.toList();
+			calls.stream().filter((call) -> call.invoked() <= cut.started()).forEach(met::add);
+			calls.stream().filter((call) -> call.invoked() > cut.started()).findFirst().ifPresent(met::add);
+		}
+		return met;
+	}
+
+	/**
 	 * Whether Redis forgot, or its clock stepped forward (every deadline closer by the
 	 * step), between a take and a second one. A step back moves deadlines away: a second
 	 * take across it is judged as any other.
@@ -559,9 +806,6 @@ class QueueScenario implements Scenario {
 	}
 
 	/**
-	 * A deliberately broken build, to show that the checker catches it.
-	 */
-	/**
 	 * What the checker reads beyond the history.
 	 *
 	 * @param takes the ledger's takes
@@ -570,12 +814,19 @@ class QueueScenario implements Scenario {
 	 * @param handlings its handlings
 	 * @param deadLettered the payloads dead-lettered when the queue drained
 	 * @param drainFailure why the queue did not drain, or {@code null}
+	 * @param calls every take call the instances sent ({@code null} in recordings made
+	 * before they were kept)
 	 */
 	record Evidence(List<QueueLedger.Take> takes, List<QueueLedger.Extension> extensions,
 			List<QueueLedger.Settlement> settlements, List<QueueLedger.Handling> handlings, Set<String> deadLettered,
-			@Nullable String drainFailure) {
+			@Nullable String drainFailure, @Nullable List<QueueLedger.TakeCall> calls) {
 	}
 
+	/**
+	 * A deliberately broken build, to show that the checker catches it: the template
+	 * bent, or one script sent with the lines that recognise a command delivered again
+	 * taken out (issue 43), which only a cut after a write shows.
+	 */
 	enum Breakage {
 
 		NONE,
@@ -593,7 +844,59 @@ class QueueScenario implements Scenario {
 		 * Every fifth {@code send} enqueued twice, as a send sent again without a dedupe
 		 * is (issue 43).
 		 */
-		SENT_TWICE
+		SENT_TWICE,
+
+		/**
+		 * {@code queue_send} without its {@code SET NX} record: a replay pushes again.
+		 */
+		SEND_WITHOUT_RECORD(SEND, "redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1])", "true"),
+
+		/**
+		 * {@code queue_claim} without its replay branch: a take sent again pops another
+		 * batch, and the first one's deliveries are counted with no consumer.
+		 */
+		TAKE_WITHOUT_REPLAY(TAKE, "if read[2] then", "if false then"),
+
+		/**
+		 * {@code queue_delay} without its record: a replay schedules again (and, when
+		 * collapsing, answers "collapsed").
+		 */
+		DELAY_WITHOUT_RECORD(DELAY, "redis.call('GET', KEYS[4])", "false"),
+
+		/**
+		 * {@code queue_requeue} without its record: a replay by id answers {@code false}
+		 * for the dead letter the first copy moved.
+		 */
+		REQUEUE_WITHOUT_RECORD(REQUEUE, "redis.call('GET', KEYS[5])", "false");
+
+		private final @Nullable String script;
+
+		private final String dedupe;
+
+		private final String replacement;
+
+		Breakage() {
+			this(null, "", "");
+		}
+
+		Breakage(@Nullable String script, String dedupe, String replacement) {
+			this.script = script;
+			this.dedupe = dedupe;
+			this.replacement = replacement;
+		}
+
+		/** The script this build sends without its dedupe, if any. */
+		@Nullable String script() {
+			return this.script;
+		}
+
+		String dedupe() {
+			return this.dedupe;
+		}
+
+		String replacement() {
+			return this.replacement;
+		}
 
 	}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.testsupport.RedisNode;
 import io.github.redkit.testsupport.TcpProxy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The real servers of a run and the links to them: every connection an instance makes, to
@@ -20,6 +21,8 @@ final class Rig implements AutoCloseable {
 	private final List<TcpProxy> links = new CopyOnWriteArrayList<>();
 
 	private final Map<TcpProxy, Integer> linkedNodes = new ConcurrentHashMap<>();
+
+	private volatile byte @Nullable [][] cutsAfterWriteHit;
 
 	Rig(List<RedisNode> nodes) {
 		this.nodes = List.copyOf(nodes);
@@ -60,6 +63,30 @@ final class Rig implements AutoCloseable {
 
 	TcpProxy linkAt(int index) {
 		return this.links.get(Math.floorMod(index, this.links.size()));
+	}
+
+	/**
+	 * Makes every later cut after a write wait for a request that contains one of the
+	 * given byte sequences (a script's SHA-1): a scenario's way to make the cuts hit the
+	 * commands it is about.
+	 * @param markers the bytes
+	 */
+	void aimCutsAfterWrite(List<byte[]> markers) {
+		this.cutsAfterWriteHit = markers.toArray(byte[][]::new);
+	}
+
+	/**
+	 * Arms a cut after the next write on a link, or after the next aimed at.
+	 * @param index the link
+	 */
+	void cutAfterNextWrite(int index) {
+		byte[][] markers = this.cutsAfterWriteHit;
+		if (markers != null) {
+			linkAt(index).cutAfterNextWrite(markers);
+		}
+		else {
+			linkAt(index).cutAfterNextWrite();
+		}
 	}
 
 	List<TcpProxy> links() {

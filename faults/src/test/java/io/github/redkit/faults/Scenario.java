@@ -57,6 +57,16 @@ interface Scenario {
 	}
 
 	/**
+	 * What a cut after a write waits for: a request with one of these byte sequences (a
+	 * script's SHA-1), so that the cuts hit the commands the scenario is about; by
+	 * default (none) the next request.
+	 * @return the bytes
+	 */
+	default List<byte[]> cutsAfterWriteHit() {
+		return List.of();
+	}
+
+	/**
 	 * Where one instance finds Redis: by default a link of its own to node
 	 * {@code instance % nodes()}.
 	 * @param instance the instance's index

@@ -54,6 +54,8 @@ public final class TcpProxy implements AutoCloseable {
 
 	private final AtomicInteger cutsAfterWrite = new AtomicInteger();
 
+	private volatile byte @Nullable [][] cutMarkers;
+
 	private TcpProxy(int targetPort) throws IOException {
 		this.targetPort = targetPort;
 		this.listener = new ServerSocket(FreePorts.find(false), 50, InetAddress.getByName(RedisServer.HOST));
@@ -134,6 +136,19 @@ public final class TcpProxy implements AutoCloseable {
 	 * its unanswered commands again (Lettuce does) has them applied twice.
 	 */
 	public void cutAfterNextWrite() {
+		this.cutMarkers = null;
+		this.cutAfterWrite.set(true);
+	}
+
+	/**
+	 * Arms a cut after a write of some commands only: as {@link #cutAfterNextWrite()},
+	 * but the request cut after is the next one that contains one of the given byte
+	 * sequences (a script's SHA-1, say), so that a test can make the cut hit the command
+	 * it is about.
+	 * @param markers bytes of which the request must contain one
+	 */
+	public void cutAfterNextWrite(byte[]... markers) {
+		this.cutMarkers = markers.clone();
 		this.cutAfterWrite.set(true);
 	}
 
@@ -301,7 +316,8 @@ public final class TcpProxy implements AutoCloseable {
 						TcpProxy.this.cutsAfterWrite.incrementAndGet();
 						break;
 					}
-					if (up && TcpProxy.this.cutAfterWrite.compareAndSet(true, false)) {
+					if (up && TcpProxy.this.cutAfterWrite.get() && containsOne(chunk.bytes, TcpProxy.this.cutMarkers)
+							&& TcpProxy.this.cutAfterWrite.compareAndSet(true, false)) {
 						this.droppingReplies = true;
 					}
 					out.write(chunk.bytes);
@@ -326,6 +342,20 @@ public final class TcpProxy implements AutoCloseable {
 			TcpProxy.close(this.server);
 		}
 
+	}
+
+	private static boolean containsOne(byte[] bytes, byte @Nullable [][] markers) {
+		if (markers == null) {
+			return true;
+		}
+		for (byte[] marker : markers) {
+			for (int i = 0; i + marker.length <= bytes.length; i++) {
+				if (Arrays.equals(bytes, i, i + marker.length, marker, 0, marker.length)) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/** Bytes due at a moment; no bytes for the end of the stream. */

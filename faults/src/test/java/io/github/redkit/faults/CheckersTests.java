@@ -1,0 +1,130 @@
+package io.github.redkit.faults;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The queue checker's rules for a command sent again (issue 43), on histories made by
+ * hand: what a build keeping its promise writes passes, what a build without the
+ * command's dedupe writes is flagged, naming the message and the takes. No server.
+ */
+class CheckersTests {
+
+	private static final long MS = 1_000_000;
+
+	private static final long VISIBILITY = QueueScenario.VISIBILITY_MILLIS;
+
+	@Test
+	void aMessageEachOfWhoseDeliveriesReachedAConsumerPasses() {
+		QueueScenario scenario = new QueueScenario();
+		History history = sent("p0-1");
+		QueueLedger ledger = scenario.ledger();
+		ledger.calls.add(new QueueLedger.TakeCall("t1", 0, 10 * MS, 11 * MS, 1));
+		ledger.takes.add(take("t1", "m1", "p0-1", 1, 10, 11));
+		ledger.handlings.add(new QueueLedger.Handling("t1#m1|1|\"p0-1\"", "p0-1", "i0/a", 12 * MS, 13 * MS, false));
+		ledger.settlements.add(new QueueLedger.Settlement("t1#m1|1|\"p0-1\"", "fail", 13 * MS));
+		ledger.calls.add(new QueueLedger.TakeCall("t2", 1, 100 * MS, 101 * MS, 1));
+		ledger.takes.add(take("t2", "m1", "p0-1", 2, 100, 101));
+		handled(ledger, "t2", "m1", "p0-1", 2, 102);
+		assertThat(scenario.check(history)).isEmpty();
+	}
+
+	@Test
+	void aDeliveryATakeWhoseOutcomeIsUnknownMayHaveTakenPasses() {
+		QueueScenario scenario = new QueueScenario();
+		History history = sent("p0-1");
+		QueueLedger ledger = scenario.ledger();
+		// the take timed out: what it popped comes back after its visibility
+		ledger.calls.add(new QueueLedger.TakeCall("t1", 0, 10 * MS, 1010 * MS, -1));
+		ledger.calls.add(new QueueLedger.TakeCall("t2", 1, (VISIBILITY + 20) * MS, (VISIBILITY + 21) * MS, 1));
+		ledger.takes.add(take("t2", "m1", "p0-1", 2, VISIBILITY + 20, VISIBILITY + 21));
+		handled(ledger, "t2", "m1", "p0-1", 2, VISIBILITY + 22);
+		assertThat(scenario.check(history)).isEmpty();
+	}
+
+	@Test
+	void aDeliveryBurntByALostTakeIsFlaggedWithTheMessageAndTheTakes() {
+		QueueScenario scenario = new QueueScenario();
+		History history = sent("p0-1");
+		// a cut after a write on instance 0's link: its take t1 popped m1, the reply was
+		// lost, the take was sent again and answered another batch (here none)
+		history.fault(new FaultRecord(new FaultEvent(0, Fault.CUT_AFTER_WRITE, 0, 0, 0), 9 * MS, 9 * MS));
+		QueueLedger ledger = scenario.ledger();
+		ledger.calls.add(new QueueLedger.TakeCall("t1", 0, 10 * MS, 25 * MS, 0));
+		ledger.calls.add(new QueueLedger.TakeCall("t2", 1, (VISIBILITY + 20) * MS, (VISIBILITY + 21) * MS, 1));
+		ledger.takes.add(take("t2", "m1", "p0-1", 2, VISIBILITY + 20, VISIBILITY + 21));
+		handled(ledger, "t2", "m1", "p0-1", 2, VISIBILITY + 22);
+		assertThat(scenario.check(history)).singleElement()
+			.asString()
+			.contains("a delivery burnt by a lost take")
+			.contains("p0-1 (message m1)")
+			.contains("delivery 1 was counted but reached no consumer")
+			.contains("delivered as 2 to take t2")
+			.contains("take t1 of i0");
+	}
+
+	@Test
+	void aDelayedSendAnsweredCollapsedIsFlagged() {
+		QueueScenario scenario = new QueueScenario();
+		History history = new History();
+		history.add(new Op(0, "send", "p0-1", 0, 0, MS, Outcome.OK, true));
+		history.add(new Op(0, "send", "p0-2", 0, 2 * MS, 3 * MS, Outcome.OK, false));
+		QueueLedger ledger = scenario.ledger();
+		ledger.takes.add(take("t1", "m1", "p0-1", 1, 400, 401));
+		handled(ledger, "t1", "m1", "p0-1", 1, 402);
+		ledger.takes.add(take("t2", "m2", "p0-2", 1, 400, 401));
+		handled(ledger, "t2", "m2", "p0-2", 1, 402);
+		assertThat(scenario.check(history)).singleElement().asString().contains("p0-2 answered collapsed (false)");
+	}
+
+	@Test
+	void aDeadLetterRequeuedByACallThatAnsweredFalseIsFlagged() {
+		QueueScenario scenario = new QueueScenario();
+		History history = sent("p0-1");
+		QueueLedger ledger = scenario.ledger();
+		for (int delivery = 1; delivery <= QueueScenario.MAX_ATTEMPTS; delivery++) {
+			ledger.takes.add(take("t" + delivery, "m1", "p0-1", delivery, delivery * 100, delivery * 100 + 1));
+			ledger.handlings.add(new QueueLedger.Handling("t" + delivery + "#m1|" + delivery + "|\"p0-1\"", "p0-1",
+					"i0/a", (delivery * 100 + 2) * MS, (delivery * 100 + 3) * MS, false));
+			ledger.settlements.add(new QueueLedger.Settlement("t" + delivery + "#m1|" + delivery + "|\"p0-1\"", "fail",
+					(delivery * 100 + 3) * MS));
+		}
+		// re-queued: its deliveries start again, as many handlings again are allowed
+		history.add(new Op(1, "requeue", "p0-1", 0, 1000 * MS, 1001 * MS, Outcome.OK, true));
+		ledger.takes.add(take("t4", "m1", "p0-1", 1, 1100, 1101));
+		handled(ledger, "t4", "m1", "p0-1", 1, 1102);
+		assertThat(scenario.check(history)).isEmpty();
+		// a second requeue that moved it and answered false
+		history.add(new Op(1, "requeue", "p0-1", 0, 2000 * MS, 2001 * MS, Outcome.OK, false));
+		ledger.takes.add(take("t5", "m1", "p0-1", 1, 2100, 2101));
+		handled(ledger, "t5", "m1", "p0-1", 1, 2102);
+		assertThat(scenario.check(history)).singleElement()
+			.asString()
+			.contains("p0-1 re-queued 2 times (first delivered 3 times) though 1 requeue calls answered true or "
+					+ "unknown: a requeue applied and answered otherwise");
+	}
+
+	private static History sent(String payload) {
+		History history = new History();
+		history.add(new Op(0, "send", payload, 0, 0, MS, Outcome.OK, null));
+		return history;
+	}
+
+	private static QueueLedger.Take take(String token, String id, String payload, int deliveries, long invokedMillis,
+			long completedMillis) {
+		return new QueueLedger.Take(token + "#" + id + "|" + deliveries + "|\"" + payload + "\"", payload, deliveries,
+				"i0/a", invokedMillis * MS, completedMillis * MS);
+	}
+
+	private static void handled(QueueLedger ledger, String token, String id, String payload, int deliveries,
+			long startMillis) {
+		String take = token + "#" + id + "|" + deliveries + "|\"" + payload + "\"";
+		ledger.handlings
+			.add(new QueueLedger.Handling(take, payload, "i0/a", startMillis * MS, (startMillis + 1) * MS, true));
+		ledger.settlements.add(new QueueLedger.Settlement(take, "ack", (startMillis + 1) * MS));
+	}
+
+}
