@@ -186,6 +186,30 @@ class NemesisTests {
 	}
 
 	/**
+	 * A restart on a snapshot still happens while a background save runs (a replica's
+	 * full sync forks one, as after a restart): Redis refuses a {@code SAVE} meanwhile,
+	 * which ended the nemesis, and every fault after it unseen (the failover of the rate
+	 * limits' seed among them, in 1 of 12 runs).
+	 */
+	@Test
+	void aRestartFromASnapshotWaitsForABackgroundSave() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			for (int i = 0; i < 20; i++) {
+				call(link, SHORT, "SET", "before-" + i, "v");
+			}
+			// a background save of about a second: 50 ms a key, in a child that keeps it
+			call(link, SHORT, "CONFIG", "SET", "rdb-key-save-delay", "50000");
+			call(link, SHORT, "BGSAVE");
+			call(link, SHORT, "CONFIG", "SET", "rdb-key-save-delay", "0");
+			String runId = runId(link);
+			join(inject(rig, new FaultEvent(0, Fault.RESTART_FROM_SNAPSHOT, 100, 0, 0)));
+			assertThat(runId(link)).as("a Redis restarted").isNotEqualTo(runId);
+			assertThat(call(link, Duration.ofSeconds(2), "EXISTS", "before-0")).isEqualTo(1L);
+		}
+	}
+
+	/**
 	 * A failover soon after a restart, empty or on a snapshot, loses only what the master
 	 * acknowledged after the cut, as any other: the restarted master begins a new
 	 * replication history, and its replica, not yet synced again, still stood further in
@@ -306,6 +330,11 @@ class NemesisTests {
 			return "replay-" + this.name;
 		}
 
+	}
+
+	private static String runId(int link) {
+		String info = String.valueOf(call(link, Duration.ofSeconds(2), "INFO", "server"));
+		return info.lines().filter((line) -> line.startsWith("run_id:")).findFirst().orElseThrow();
 	}
 
 	private static long redisSeconds(int link) {

@@ -321,9 +321,31 @@ public final class RedisNode implements AutoCloseable {
 	 */
 	public synchronized void snapshot() {
 		try (RespClient client = client()) {
-			client.call("SAVE");
+			save(client);
 		}
 		copy(dump(), this.directory.resolve("snapshot.rdb"));
+	}
+
+	/**
+	 * Saves once the background save that may be running ends: Redis refuses a
+	 * {@code SAVE} meanwhile, and a replica's full sync forks one (after a restart, for
+	 * one), which ended the nemesis and every fault after it (issue 43).
+	 */
+	private static void save(RespClient client) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+		while (true) {
+			try {
+				client.call("SAVE");
+				return;
+			}
+			catch (RespClient.RespErrorException ex) {
+				String message = ex.getMessage();
+				if (message == null || !message.contains("in progress") || System.nanoTime() > deadline) {
+					throw ex;
+				}
+				RedisProcess.sleep(5);
+			}
+		}
 	}
 
 	/**
