@@ -196,6 +196,73 @@ class NemesisTests {
 	}
 
 	/**
+	 * A restart on a snapshot still happens while a background save runs (a replica's
+	 * full sync forks one, as after a restart): Redis refuses a {@code SAVE} meanwhile,
+	 * which ended the nemesis, and every fault after it unseen (the failover of the rate
+	 * limits' seed among them, in 1 of 12 runs).
+	 */
+	@Test
+	void aRestartFromASnapshotWaitsForABackgroundSave() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int link = rig.link(0);
+			for (int i = 0; i < 20; i++) {
+				call(link, SHORT, "SET", "before-" + i, "v");
+			}
+			// a background save of about a second: 50 ms a key, in a child that keeps it
+			call(link, SHORT, "CONFIG", "SET", "rdb-key-save-delay", "50000");
+			call(link, SHORT, "BGSAVE");
+			call(link, SHORT, "CONFIG", "SET", "rdb-key-save-delay", "0");
+			String runId = runId(link);
+			join(inject(rig, new FaultEvent(0, Fault.RESTART_FROM_SNAPSHOT, 100, 0, 0)));
+			assertThat(runId(link)).as("a Redis restarted").isNotEqualTo(runId);
+			assertThat(call(link, Duration.ofSeconds(2), "EXISTS", "before-0")).isEqualTo(1L);
+		}
+	}
+
+	/**
+	 * A failover soon after a restart, empty or on a snapshot, loses only what the master
+	 * acknowledged after the cut, as any other: the restarted master begins a new
+	 * replication history, and its replica, not yet synced again, still stood further in
+	 * the old one, which the nemesis took for caught up. The rate limits' failover seed
+	 * comes 0.9 s after a restart on a snapshot: in 6 of 11 runs its replica was still
+	 * outside the master's history at the cut, and the replica promoted lacked calls
+	 * acknowledged before it, which the checker holds as kept (issue 43).
+	 * @param restart the restart before the failover
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Fault.class, names = { "RESTART_EMPTY", "RESTART_FROM_SNAPSHOT" })
+	void aFailoverSoonAfterARestartLosesOnlyWhatTheMasterAcknowledgedAfterTheCut(Fault restart) {
+		try (Rig rig = new Rig(List.of(RedisNode.startWithReplica(false)))) {
+			int link = rig.link(0);
+			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(3))) {
+				// the replica's offset goes past where the restarted master's history
+				// begins
+				for (int i = 0; i < 100; i++) {
+					client.call("SET", "before-the-restart-" + i, "v");
+				}
+				assertThat(client.call("WAIT", "1", "2000")).as("the replica in sync").isEqualTo(1L);
+			}
+			Thread restarting = inject(rig, new FaultEvent(0, restart, 500, 0, 0));
+			if (restart == Fault.RESTART_FROM_SNAPSHOT) {
+				// written after the snapshot, lost by the restart: the replica's offset
+				// goes further still, and it cannot continue where the snapshot ends
+				awaitFault(restarting);
+				try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(3))) {
+					for (int i = 0; i < 100; i++) {
+						client.call("SET", "after-the-snapshot-" + i, "v");
+					}
+				}
+			}
+			join(restarting);
+			assertThat(call(link, Duration.ofSeconds(2), "SET", "acknowledged", "v")).isEqualTo("OK");
+			join(inject(rig, new FaultEvent(0, Fault.FAILOVER_BEHIND, 100, 0, 0)));
+			assertThat(call(link, Duration.ofSeconds(2), "EXISTS", "acknowledged"))
+				.as("a write the master acknowledged before the cut, after the failover")
+				.isEqualTo(1L);
+		}
+	}
+
+	/**
 	 * Each checker fails a build with the dedupe of a command removed, under cuts after a
 	 * write: judged on a run recorded once (live in the soak).
 	 * @param removed the build
@@ -339,6 +406,11 @@ class NemesisTests {
 			return this.rule;
 		}
 
+	}
+
+	private static String runId(int link) {
+		String info = String.valueOf(call(link, Duration.ofSeconds(2), "INFO", "server"));
+		return info.lines().filter((line) -> line.startsWith("run_id:")).findFirst().orElseThrow();
 	}
 
 	private static long redisSeconds(int link) {

@@ -1,7 +1,6 @@
 package io.github.redkit.faults;
 
 import java.util.List;
-import java.util.Set;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -29,15 +28,17 @@ class RateLimitFaultTests {
 	 * A soak's seed: a failover 33 ms after calls the master acknowledged, which had not
 	 * reached the replica yet; the harness took them as kept and saw nine calls in a
 	 * window of eight. The nemesis now lets the replica catch up with what was
-	 * acknowledged before it cuts it off.
+	 * acknowledged before it cuts it off, in the master's replication history: this
+	 * failover comes 0.9 s after a restart on a snapshot, and the replica, not synced
+	 * again, stood further in the old history (issue 43,
+	 * {@code NemesisTests#aFailoverSoonAfterARestartLosesOnlyWhatTheMasterAcknowledgedAfterTheCut}).
 	 */
 	@Test
 	void aFailoverRightAfterAcknowledgedCallsLosesOnlyWhatCameAfterTheCut() {
-		// without the cuts after a write for now (issue 43): with them, one CI run in
-		// three
-		// saw 'log2/k1: 4 used within 150 ms (bound 3)' after decisions sent again were
-		// dropped; to trace before the cut comes back
-		Faults.check(RateLimitScenario::new, 562592080739008158L, 10_000, Set.of(Fault.CUT_AFTER_WRITE));
+		// with its cuts after a write: a decision or a charge Lettuce would send again is
+		// dropped and decided by the failure mode, a give-back keeps its marker (issue
+		// 43)
+		Faults.check(RateLimitScenario::new, 562592080739008158L, 10_000);
 	}
 
 	@ParameterizedTest

@@ -197,19 +197,42 @@ public final class RedisNode implements AutoCloseable {
 		// what the master acknowledged before the cut reached the replica: replication is
 		// asynchronous, and a write acknowledged a moment before would otherwise be lost
 		// too, beyond what the cut is meant to lose
-		long acknowledged;
+		ReplicationState acknowledged;
 		try (RespClient client = client()) {
-			acknowledged = replicationOffset(client);
+			acknowledged = ReplicationState.of(client);
 		}
-		long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-		try (RespClient client = RespClient.connect(RedisServer.HOST, standby.port(), Duration.ofSeconds(2))) {
-			while (replicationOffset(client) < acknowledged && System.nanoTime() < deadline) {
-				RedisProcess.sleep(1);
-			}
-		}
+		awaitHolds(standby, acknowledged);
 		standby.signal("STOP");
 		try (RespClient client = client()) {
 			client.call("CLIENT", "KILL", "TYPE", "replica");
+		}
+	}
+
+	/**
+	 * Waits until the replica holds what the master had acknowledged: in the master's
+	 * replication history, not only as far in its own. A master restarted (empty, or on a
+	 * snapshot) begins a new history, and until its replica synced again (up to a second
+	 * to reconnect, then a full sync) the replica's offset still counts the old one,
+	 * often past the new one's: compared alone, it let a failover right after a restart
+	 * lose writes acknowledged before the cut (issue 43).
+	 */
+	private void awaitHolds(RedisProcess replica, ReplicationState acknowledged) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+		try (RespClient master = client();
+				RespClient client = RespClient.connect(RedisServer.HOST, replica.port(), Duration.ofSeconds(2))) {
+			ReplicationState state = ReplicationState.of(client);
+			ReplicationState now = ReplicationState.of(master);
+			while (!state.holds(acknowledged, now)) {
+				if (System.nanoTime() > deadline) {
+					// failing over now would lose more than the cut is meant to
+					throw new IllegalStateException(
+							"The replica on port " + replica.port() + " did not catch up with its master within 15 s: "
+									+ state + ", master " + now + ", acknowledged " + acknowledged);
+				}
+				RedisProcess.sleep(1);
+				state = ReplicationState.of(client);
+				now = ReplicationState.of(master);
+			}
 		}
 	}
 
@@ -239,16 +262,6 @@ public final class RedisNode implements AutoCloseable {
 		if (this.replica == null && this.formerMaster != 0) {
 			startReplicaOn(this.formerMaster);
 		}
-	}
-
-	private static long replicationOffset(RespClient client) {
-		String info = client.callForString("INFO", "replication");
-		for (String line : info.split("\r?\n")) {
-			if (line.startsWith("master_repl_offset:")) {
-				return Long.parseLong(line.substring("master_repl_offset:".length()).trim());
-			}
-		}
-		return 0;
 	}
 
 	private RedisProcess standby() {
@@ -308,9 +321,31 @@ public final class RedisNode implements AutoCloseable {
 	 */
 	public synchronized void snapshot() {
 		try (RespClient client = client()) {
-			client.call("SAVE");
+			save(client);
 		}
 		copy(dump(), this.directory.resolve("snapshot.rdb"));
+	}
+
+	/**
+	 * Saves once the background save that may be running ends: Redis refuses a
+	 * {@code SAVE} meanwhile, and a replica's full sync forks one (after a restart, for
+	 * one), which ended the nemesis and every fault after it (issue 43).
+	 */
+	private static void save(RespClient client) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+		while (true) {
+			try {
+				client.call("SAVE");
+				return;
+			}
+			catch (RespClient.RespErrorException ex) {
+				String message = ex.getMessage();
+				if (message == null || !message.contains("in progress") || System.nanoTime() > deadline) {
+					throw ex;
+				}
+				RedisProcess.sleep(5);
+			}
+		}
 	}
 
 	/**
