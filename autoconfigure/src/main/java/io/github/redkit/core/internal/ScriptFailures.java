@@ -35,6 +35,22 @@ final class ScriptFailures {
 				+ " was sent and before its answer came back; Redkit did not send it again, so whether Redis applied it is unknown");
 	}
 
+	/**
+	 * The failure of a call of a script {@linkplain LuaScript#droppingReplays() dropping
+	 * re-sends} that was never written: Redis cannot have applied it.
+	 */
+	static ScriptNotSentException notSent(LuaScript<?> script, Throwable failure) {
+		Throwable ex = unwrap(failure);
+		return new ScriptNotSentException(script.name() + " was not sent: " + ex.getMessage(), ex);
+	}
+
+	/**
+	 * Whether a failed answer is that of a call never written.
+	 */
+	static boolean notSent(Throwable failure) {
+		return unwrap(failure) instanceof ScriptNotSentException;
+	}
+
 	static DataAccessException translate(LuaScript<?> script, Throwable failure) {
 		Throwable ex = unwrap(failure);
 		if (ex instanceof DataAccessException dataAccess) {
