@@ -114,7 +114,7 @@ class RateLimitClusterReplayTests {
 			.as("the cut call counted once")
 			.isEqualTo(8);
 		assertThat(decision.allowed()).isTrue();
-		assertThat(decisions("failed-open")).isOne();
+		assertThat(decisions("replay-dropped")).isOne();
 	}
 
 	@Test
@@ -179,7 +179,7 @@ class RateLimitClusterReplayTests {
 			.as("the cut call counted once")
 			.isEqualTo(8);
 		assertThat(decision.allowed()).isTrue();
-		assertThat(decisions("failed-open")).isOne();
+		assertThat(decisions("replay-dropped")).isOne();
 	}
 
 	private RateLimiter limiter(RateLimitFailureMode mode) {

@@ -11,6 +11,7 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.RedisServer;
@@ -78,7 +79,8 @@ class RateLimitReplayTests {
 		assertThat(direct.tryAcquire("api", this.key).remaining()).as("the cut call counted once").isEqualTo(8);
 		// Redis applied it once; whether it did, the caller cannot know: the failure mode
 		assertThat(decision.allowed()).isTrue();
-		assertThat(decisions("failed-open")).isOne();
+		assertThat(decisions("replay-dropped")).isOne();
+		assertThat(decisions("failed-open")).isZero();
 	}
 
 	@ParameterizedTest
@@ -95,7 +97,45 @@ class RateLimitReplayTests {
 		assertThat(direct.tryAcquire("api", this.key + "-other").remaining()).isEqualTo(8);
 		// whether Redis applied it, the caller cannot know: the failure mode
 		assertThat(refused).isInstanceOf(RateLimiterUnavailableException.class);
-		assertThat(decisions("failed-closed")).isOne();
+		assertThat(decisions("replay-dropped")).isOne();
+		assertThat(decisions("failed-closed")).isZero();
+	}
+
+	@Test
+	void aDroppedDecisionFailsThatCallOnlyAndStartsNoCooldown() {
+		// the PING sent in the dropped call's place was answered: Redis is reachable, and
+		// the other calls, another limit's included, are still decided by Redis
+		RedisRateLimiter limiter = limiter(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitFailureMode.DENY,
+				Duration.ofHours(1), new RedisScriptRunner(this.factory));
+		assertThat(limiter.tryAcquire("api", "warm-up-" + UUID.randomUUID()).allowed()).isTrue();
+		this.link.cutAfterNextWrite();
+		Throwable refused = catchThrowable(() -> limiter.tryAcquire("api", this.key));
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(refused).isInstanceOf(RateLimiterUnavailableException.class);
+		assertThat(((RateLimiterUnavailableException) refused).getRetryAfter()).isZero();
+		RateLimitDecision other = limiter.tryAcquire("other", this.key + "-other");
+		assertThat(other.allowed()).isTrue();
+		assertThat(other.remaining()).as("decided by Redis").isEqualTo(9);
+		assertThat(limiter.tryAcquire("api", this.key).remaining()).as("decided by Redis, the cut call counted once")
+			.isEqualTo(8);
+		assertThat(decisions("replay-dropped")).isOne();
+		assertThat(decisions("failed-closed")).isZero();
+	}
+
+	@Test
+	void aDroppedReactiveDecisionFailsThatCallOnlyAndStartsNoCooldown() {
+		RedisRateLimiter limiter = limiter(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitFailureMode.DENY,
+				Duration.ofHours(1), new RedisScriptRunner(this.factory));
+		ReactiveRateLimiter reactive = new DefaultReactiveRateLimiter(limiter);
+		assertThat(reactive.tryAcquire("api", "warm-up-" + UUID.randomUUID()).block(TIMEOUT).allowed()).isTrue();
+		this.link.cutAfterNextWrite();
+		Throwable refused = catchThrowable(() -> reactive.tryAcquire("api", this.key).block(TIMEOUT));
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(refused).isInstanceOf(RateLimiterUnavailableException.class);
+		RateLimitDecision other = reactive.tryAcquire("other", this.key + "-other").block(TIMEOUT);
+		assertThat(other.remaining()).as("decided by Redis").isEqualTo(9);
+		assertThat(decisions("replay-dropped")).isOne();
+		assertThat(decisions("failed-closed")).isZero();
 	}
 
 	@ParameterizedTest
@@ -113,6 +153,8 @@ class RateLimitReplayTests {
 		assertThat(direct.tryAcquire("api", this.key).remaining()).as("charged once").isEqualTo(4);
 		// whether it was applied, the caller cannot know: the settlement is not confirmed
 		assertThat(settled).isFalse();
+		assertThat(settlements("replay-dropped")).isOne();
+		assertThat(settlements("failed")).isZero();
 	}
 
 	@ParameterizedTest
@@ -158,15 +200,25 @@ class RateLimitReplayTests {
 				assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
 				assertThat(direct.tryAcquire("api", this.key).remaining()).as("the cut call counted once").isEqualTo(8);
 				assertThat(decision.allowed()).isTrue();
-				assertThat(decisions("failed-open")).isOne();
+				assertThat(decisions("replay-dropped")).isOne();
 			});
 	}
 
 	private RateLimiter limiter(RateLimitAlgorithm algorithm, RateLimitFailureMode mode, RedisScriptRunner runner) {
+		return limiter(algorithm, mode, Duration.ZERO, runner);
+	}
+
+	private RedisRateLimiter limiter(RateLimitAlgorithm algorithm, RateLimitFailureMode mode, Duration cooldown,
+			RedisScriptRunner runner) {
 		RateLimitPolicy policy = new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(10, Duration.ofHours(1))));
-		return new RedisRateLimiter(runner, this.keyspace, Map.of("api", policy),
-				new RateLimitSettings(mode, TIMEOUT, Duration.ZERO, null),
-				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE);
+		return new RedisRateLimiter(runner, this.keyspace, Map.of("api", policy, "other", policy),
+				new RateLimitSettings(mode, TIMEOUT, cooldown, null), new MicrometerRedkitMetrics(() -> this.registry),
+				RedkitObservations.NONE);
+	}
+
+	private double settlements(String outcome) {
+		Counter counter = this.registry.find("redkit.ratelimit.settlements").tags("outcome", outcome).counter();
+		return (counter != null) ? counter.count() : 0;
 	}
 
 	private double decisions(String outcome) {

@@ -119,7 +119,9 @@ final class LettuceConnections {
 	 * Sends a script on a kept connection, unless it was closed (the factory reset or
 	 * stopped it). A connection that reconnects takes it: Lettuce sends it once
 	 * reconnected, after those sent before.
-	 * @return the answer, or {@code null} when the connection is closed
+	 * @return the answer, or {@code null} when the connection is closed and the script
+	 * was not sent (a script {@linkplain LuaScript#droppingReplays() dropping re-sends}
+	 * written before the connection closed fails instead)
 	 */
 	static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
 			byte[][] args, NativeCommands nativeCommands) {
@@ -127,14 +129,20 @@ final class LettuceConnections {
 			return null;
 		}
 		CompletableFuture<T> answer;
+		boolean refused = false;
 		try {
 			answer = execute(commands, script, keys, args, nativeCommands);
 		}
 		catch (RuntimeException ex) {
+			// thrown before anything was handed to the connection
 			answer = CompletableFuture.failedFuture(ScriptFailures.translate(script, ex));
+			refused = true;
 		}
-		// closed meanwhile: Lettuce refused the script without sending it
-		return (answer.isCompletedExceptionally() && isClosed(commands)) ? null : answer;
+		// closed meanwhile: Lettuce refused the script without sending it, and it is sent
+		// on another connection; but a script that drops its re-sends and was written may
+		// have been applied (its answer lost with the connection): never sent again
+		return (answer.isCompletedExceptionally() && isClosed(commands) && (refused || !script.dropsReplays()
+				|| answer.handle((value, ex) -> ScriptFailures.notSent(ex)).join())) ? null : answer;
 	}
 
 }

@@ -83,10 +83,19 @@ public final class LuaScript<T> {
 	 * unknown, as after a timeout. For a script whose second application would count
 	 * again and that keeps no operation id (a rate-limit decision: a record per call
 	 * would cost more than the decision), when its caller has a failure path for an
-	 * unknown outcome.
+	 * unknown outcome. Only for a script whose reply is one value: an array's header
+	 * arrives before its elements, so a connection cut in the middle of an array reply
+	 * could not be told from a reply read whole.
 	 * @return the script, its re-sends dropped
+	 * @throws IllegalArgumentException when the script's result type is a {@code List}
 	 */
 	public LuaScript<T> droppingReplays() {
+		// a reply counts as read once its first part arrives (AnswerWatch): whole for
+		// one value, not for an array
+		if (outputType() == ScriptOutputType.MULTI) {
+			throw new IllegalArgumentException("Script '" + this.name + "': resultType " + this.script.getResultType()
+					+ " is an array reply, whose re-sends cannot be dropped safely; declare one value (byte[], String, Long or Boolean)");
+		}
 		return new LuaScript<>(this.name, this.script, this.nativeForm, true);
 	}
 

@@ -63,6 +63,15 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 	}
 
 	/**
+	 * Whether the call was handed to the connection to be written at least once: from
+	 * then on Redis may have applied it, and it must not be sent on another connection.
+	 * @return {@code false} when Redis cannot have received it
+	 */
+	boolean written() {
+		return this.written;
+	}
+
+	/**
 	 * Whether the call was written again after its connection dropped, and not sent.
 	 * @return {@code true} when Redis may or may not have applied it once
 	 */

@@ -174,11 +174,28 @@ final class ScriptCalls {
 		arguments.add(keys.length).addKeys(keys).addValues(args);
 		ReplayGuard<Object> guard = new ReplayGuard<>(new Command<>(type, output(script), arguments));
 		AsyncCommand<byte[], byte[], Object> sent = new AsyncCommand<>(guard);
-		connection.dispatch(sent);
-		return sent.toCompletableFuture()
-			.thenCompose(
-					(value) -> guard.dropped() ? CompletableFuture.failedFuture(ScriptFailures.replayDropped(script))
-							: CompletableFuture.completedFuture(value));
+		try {
+			connection.dispatch(sent);
+		}
+		catch (RuntimeException ex) {
+			// refused (a closed connection throws)
+			return CompletableFuture.failedFuture(guard.written() ? ex : ScriptFailures.notSent(script, ex));
+		}
+		CompletableFuture<Object> answer = new CompletableFuture<>();
+		sent.toCompletableFuture().whenComplete((value, ex) -> {
+			if (ex != null) {
+				// never written, Redis cannot have applied it: the caller may send it on
+				// another connection; once written, only Redis knows
+				answer.completeExceptionally(guard.written() ? ex : ScriptFailures.notSent(script, ex));
+			}
+			else if (guard.dropped()) {
+				answer.completeExceptionally(ScriptFailures.replayDropped(script));
+			}
+			else {
+				answer.complete(value);
+			}
+		});
+		return answer;
 	}
 
 	// the output Lettuce's own EVALSHA gives each type

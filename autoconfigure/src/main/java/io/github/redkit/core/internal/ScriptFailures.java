@@ -5,7 +5,6 @@ import java.util.concurrent.CompletionException;
 import io.github.redkit.core.RedkitScriptException;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 
@@ -31,9 +30,25 @@ final class ScriptFailures {
 	 * script {@linkplain LuaScript#droppingReplays() dropping re-sends} did not send: the
 	 * first write may or may not have reached Redis, as after a timeout.
 	 */
-	static DataAccessException replayDropped(LuaScript<?> script) {
-		return new RedisConnectionFailureException("The connection dropped after " + script.name()
+	static ReplayDroppedException replayDropped(LuaScript<?> script) {
+		return new ReplayDroppedException("The connection dropped after " + script.name()
 				+ " was sent and before its answer came back; Redkit did not send it again, so whether Redis applied it is unknown");
+	}
+
+	/**
+	 * The failure of a call of a script {@linkplain LuaScript#droppingReplays() dropping
+	 * re-sends} that was never written: Redis cannot have applied it.
+	 */
+	static ScriptNotSentException notSent(LuaScript<?> script, Throwable failure) {
+		Throwable ex = unwrap(failure);
+		return new ScriptNotSentException(script.name() + " was not sent: " + ex.getMessage(), ex);
+	}
+
+	/**
+	 * Whether a failed answer is that of a call never written.
+	 */
+	static boolean notSent(Throwable failure) {
+		return unwrap(failure) instanceof ScriptNotSentException;
 	}
 
 	static DataAccessException translate(LuaScript<?> script, Throwable failure) {

@@ -34,8 +34,10 @@ final class RateLimitActivity implements RedkitEndpointActivity {
 		Map<String, Long> three = new LinkedHashMap<>();
 		three.put(RateLimitMeters.ALLOWED, counted.getOrDefault(RateLimitMeters.ALLOWED, 0L));
 		three.put(RateLimitMeters.DENIED, counted.getOrDefault(RateLimitMeters.DENIED, 0L));
-		three.put("failed", counted.getOrDefault(RateLimitMeters.FAILED_OPEN, 0L)
-				+ counted.getOrDefault(RateLimitMeters.FAILED_CLOSED, 0L));
+		three.put("failed",
+				counted.getOrDefault(RateLimitMeters.FAILED_OPEN, 0L)
+						+ counted.getOrDefault(RateLimitMeters.FAILED_CLOSED, 0L)
+						+ counted.getOrDefault(RateLimitMeters.REPLAY_DROPPED, 0L));
 		// decided on this instance while Redis was away (failure mode local), when any
 		long local = counted.getOrDefault(RateLimitMeters.LOCAL_ALLOWED, 0L)
 				+ counted.getOrDefault(RateLimitMeters.LOCAL_DENIED, 0L);

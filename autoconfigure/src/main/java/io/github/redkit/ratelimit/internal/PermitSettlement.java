@@ -5,12 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayDroppedException;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitReservation;
@@ -26,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * would count twice, so a charge that fails leaves the estimate counted. A limit a
  * {@link RateLimitDecider} decides (several regions) is settled through it the same way:
  * its give-back with the same retries, its charge once. Whatever fails, a settlement ends
- * with {@code false}, counted {@code failed} and logged as a WARN, never exceptionally.
+ * with {@code false}, counted {@code failed} ({@code replay-dropped} for a charge whose
+ * re-send after a reconnect was dropped) and logged as a WARN, never exceptionally.
  */
 final class PermitSettlement {
 
@@ -106,6 +109,7 @@ final class PermitSettlement {
 			return CompletableFuture.completedFuture(true);
 		}
 		List<CompletableFuture<Boolean>> applied = new ArrayList<>(taken.groups().size());
+		AtomicBoolean dropped = new AtomicBoolean();
 		RateLimitCall call = taken.call();
 		RateLimitDecider decider = (call != null) ? this.deciders.apply(limitName) : null;
 		for (int i = 0; i < taken.groups().size(); i++) {
@@ -117,19 +121,20 @@ final class PermitSettlement {
 				Supplier<CompletableFuture<Boolean>> attempt = () -> decider.settle(call, reply, difference, id);
 				applied.add((difference < 0)
 						? this.giveBack.retried(limitName, -difference + " permit(s) on " + keys, attempt)
-						: chargedOnce(limitName, difference, keys, attempt));
+						: chargedOnce(limitName, difference, keys, attempt, dropped));
 			}
 			else if (difference < 0) {
 				applied.add(this.giveBack.giveBack(taken.limit(), keys, (int) -difference, reply));
 			}
 			else {
-				applied.add(chargedOnce(limitName, difference, keys, () -> charge(taken.limit(), keys, difference)));
+				applied.add(chargedOnce(limitName, difference, keys, () -> charge(taken.limit(), keys, difference),
+						dropped));
 			}
 		}
 		// every future above ends normally, with false when it could not be applied
 		return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new)).thenApply((all) -> {
 			boolean done = applied.stream().allMatch(CompletableFuture::join);
-			String outcome = !done ? RateLimitMeters.FAILED
+			String outcome = (!done && dropped.get()) ? RateLimitMeters.REPLAY_DROPPED : !done ? RateLimitMeters.FAILED
 					: (difference < 0) ? RateLimitMeters.GIVEN_BACK : RateLimitMeters.CHARGED;
 			settled(limitName, outcome);
 			return done;
@@ -143,9 +148,10 @@ final class PermitSettlement {
 	/**
 	 * Sends a charge once (a charge sent twice would count twice): one that fails, times
 	 * out or throws ends with {@code false} and a WARN, never exceptionally.
+	 * @param dropped set when the charge's re-send after a reconnect was dropped
 	 */
 	private CompletableFuture<Boolean> chargedOnce(String limitName, long excess, List<String> keys,
-			Supplier<? extends CompletableFuture<?>> charge) {
+			Supplier<? extends CompletableFuture<?>> charge, AtomicBoolean dropped) {
 		CompletableFuture<?> sent;
 		try {
 			sent = charge.get();
@@ -154,6 +160,9 @@ final class PermitSettlement {
 			sent = CompletableFuture.failedFuture(ex);
 		}
 		return sent.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, ex) -> {
+			if (ex != null && RedisScriptRunner.unwrap(ex) instanceof ReplayDroppedException) {
+				dropped.set(true);
+			}
 			if (ex != null || Boolean.FALSE.equals(reply)) {
 				logger.warn(
 						"Rate limit '" + limitName + "': could not charge " + excess

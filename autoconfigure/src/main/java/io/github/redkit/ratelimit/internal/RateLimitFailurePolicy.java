@@ -8,6 +8,7 @@ import java.util.concurrent.TimeoutException;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.FailureCooldown;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayDroppedException;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitFailureMode;
 import io.github.redkit.ratelimit.RateLimiterUnavailableException;
@@ -67,7 +68,8 @@ final class RateLimitFailurePolicy {
 	}
 
 	/**
-	 * Decides a call Redis failed to decide, and starts the cooldown.
+	 * Decides a call Redis failed to decide, and starts the cooldown, unless Redis was
+	 * reached and only this call's re-send was dropped.
 	 * @param limit the limit
 	 * @param keys the identifiers
 	 * @param cost the permits
@@ -78,7 +80,11 @@ final class RateLimitFailurePolicy {
 	 */
 	RateLimitDecision failedAfter(PreparedLimit limit, List<String> keys, int cost, long start,
 			DataAccessException cause) {
-		this.failureCooldown.failed();
+		// a dropped re-send proves Redis reachable (the PING in its place was answered):
+		// the next calls, every other limit's too, would not wait for a timeout
+		if (!(cause instanceof ReplayDroppedException)) {
+			this.failureCooldown.failed();
+		}
 		return failed(limit, keys, cost, start, cause);
 	}
 
@@ -99,19 +105,25 @@ final class RateLimitFailurePolicy {
 			logger.warn("Rate limit '" + limitName + "' could not be decided (failure mode " + this.failureMode + "): "
 					+ cause.getMessage());
 		}
+		// counted apart, so that operators tell a dropped re-send from an outage
+		boolean dropped = cause instanceof ReplayDroppedException;
 		LocalRateLimiter local = this.localLimiter;
 		if (this.failureMode == RateLimitFailureMode.LOCAL && local != null) {
 			RateLimitDecision decision = local.decide(limit, keys, cost);
-			RateLimitMeters.decided(this.metrics, limitName,
-					decision.allowed() ? RateLimitMeters.LOCAL_ALLOWED : RateLimitMeters.LOCAL_DENIED, start);
+			RateLimitMeters.decided(this.metrics, limitName, dropped ? RateLimitMeters.REPLAY_DROPPED
+					: decision.allowed() ? RateLimitMeters.LOCAL_ALLOWED : RateLimitMeters.LOCAL_DENIED, start);
 			return decision;
 		}
 		if (this.failureMode == RateLimitFailureMode.ALLOW) {
-			RateLimitMeters.decided(this.metrics, limitName, RateLimitMeters.FAILED_OPEN, start);
+			RateLimitMeters.decided(this.metrics, limitName,
+					dropped ? RateLimitMeters.REPLAY_DROPPED : RateLimitMeters.FAILED_OPEN, start);
 			return RateLimitDecision.failedOpen(limit.policy());
 		}
-		RateLimitMeters.decided(this.metrics, limitName, RateLimitMeters.FAILED_CLOSED, start);
-		throw new RateLimiterUnavailableException(limitName, this.failureCooldown.duration(), cause);
+		RateLimitMeters.decided(this.metrics, limitName,
+				dropped ? RateLimitMeters.REPLAY_DROPPED : RateLimitMeters.FAILED_CLOSED, start);
+		// no cooldown after a dropped re-send: Redis is asked again at the next call
+		throw new RateLimiterUnavailableException(limitName, dropped ? Duration.ZERO : this.failureCooldown.duration(),
+				cause);
 	}
 
 	/**

@@ -12,7 +12,7 @@ public final class RateLimitMeters {
 
 	/**
 	 * Decisions; tag {@code outcome}: allowed, denied, failed-open, failed-closed,
-	 * local-allowed or local-denied.
+	 * local-allowed, local-denied or replay-dropped.
 	 */
 	public static final RedkitMeter DECISIONS = RedkitMeter.counter("redkit.ratelimit.decisions",
 			"Rate-limit decisions");
@@ -31,8 +31,10 @@ public final class RateLimitMeters {
 
 	/**
 	 * Settlements of reservations; tag {@code outcome}: given-back (the call used less
-	 * than it took), charged (more), unchanged, failed (the estimate is what counts), or
-	 * not-counted (let through by the failure mode, nothing was counted).
+	 * than it took), charged (more), unchanged, failed (the estimate is what counts),
+	 * replay-dropped (a charge whose re-send after a reconnect was dropped: applied once
+	 * or not at all), or not-counted (let through by the failure mode, nothing was
+	 * counted).
 	 */
 	static final RedkitMeter SETTLEMENTS = RedkitMeter.counter("redkit.ratelimit.settlements",
 			"Settlements of rate-limit reservations with what the call really used");
@@ -85,6 +87,14 @@ public final class RateLimitMeters {
 	 * An outcome of {@link #DECISIONS}: refused by this instance while Redis was away.
 	 */
 	public static final String LOCAL_DENIED = "local-denied";
+
+	/**
+	 * An outcome of {@link #DECISIONS} and {@link #SETTLEMENTS}: the call's connection
+	 * dropped after it was written and Redkit did not send it again, so Redis applied it
+	 * once or not at all; the failure mode decided this call only (no cooldown: Redis
+	 * answered in its place).
+	 */
+	public static final String REPLAY_DROPPED = "replay-dropped";
 
 	private RateLimitMeters() {
 	}

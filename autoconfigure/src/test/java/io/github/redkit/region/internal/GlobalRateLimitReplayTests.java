@@ -10,6 +10,7 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
@@ -116,6 +117,23 @@ class GlobalRateLimitReplayTests {
 	}
 
 	@Test
+	void aDroppedDecisionFailsThatCallOnlyAndStartsNoCooldown() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		RateLimiter limiter = limiter("eu", this.linkFactory, Duration.ofHours(1), registry);
+		assertThat(limiter.tryAcquire("api", "warm-up").allowed()).isTrue();
+		this.link.cutAfterNextWrite();
+		Throwable refused = catchThrowable(() -> limiter.tryAcquire("api", "tenant"));
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(refused).isInstanceOf(RateLimiterUnavailableException.class);
+		// Redis answered the PING sent in the call's place: the next call is decided by
+		// it
+		RateLimitDecision next = limiter.tryAcquire("api", "tenant");
+		assertThat(next.remaining()).as("decided by Redis, the cut call counted once").isEqualTo(100 - 2);
+		assertThat(registry.find("redkit.ratelimit.decisions").tags("outcome", "replay-dropped").counter()).isNotNull()
+			.satisfies((counter) -> assertThat(counter.count()).isOne());
+	}
+
+	@Test
 	void aGiveBackIsAppliedOnceInEveryRegion() {
 		RateLimitReservation reservation = this.euLimiter.reserve("api", List.of("tenant"), 30);
 		assertThat(reservation.allowed()).isTrue();
@@ -135,10 +153,15 @@ class GlobalRateLimitReplayTests {
 	}
 
 	private static RateLimiter limiter(String region, LettuceConnectionFactory factory) {
+		return limiter(region, factory, Duration.ZERO, new SimpleMeterRegistry());
+	}
+
+	private static RateLimiter limiter(String region, LettuceConnectionFactory factory, Duration cooldown,
+			SimpleMeterRegistry registry) {
 		RedisScriptRunner runner = new RedisScriptRunner(factory);
 		return new RedisRateLimiter(runner, KEYSPACE, Map.of("api", HUNDRED_AN_HOUR),
-				new RateLimitSettings(LimitFailureMode.DENY, TIMEOUT, Duration.ZERO),
-				new MicrometerRedkitMetrics(SimpleMeterRegistry::new), RedkitObservations.NONE,
+				new RateLimitSettings(LimitFailureMode.DENY, TIMEOUT, cooldown),
+				new MicrometerRedkitMetrics(() -> registry), RedkitObservations.NONE,
 				List.of(new GlobalRateLimitDecider(runner, new RegionOutbox(KEYSPACE, region, 1_000_000),
 						Set.of("api"))));
 	}
