@@ -41,17 +41,24 @@ final class WorkloadInstance {
 
 	private final QueueLoad queue;
 
+	private final DelayLoad delays;
+
+	private final DeadLetterLoad deadLetters;
+
 	private final BudgetLoad budgets;
 
 	private final @Nullable RegionLoad regions;
 
 	private WorkloadInstance(String name, ConfigurableApplicationContext context, HistoryLog history, Loops loops,
-			QueueLoad queue, BudgetLoad budgets, @Nullable RegionLoad regions) {
+			QueueLoad queue, DelayLoad delays, DeadLetterLoad deadLetters, BudgetLoad budgets,
+			@Nullable RegionLoad regions) {
 		this.name = name;
 		this.context = context;
 		this.history = history;
 		this.loops = loops;
 		this.queue = queue;
+		this.delays = delays;
+		this.deadLetters = deadLetters;
 		this.budgets = budgets;
 		this.regions = regions;
 	}
@@ -91,10 +98,13 @@ final class WorkloadInstance {
 		BudgetLoad budgets = new BudgetLoad(context.getBean(Budgets.class), history);
 		budgets.create();
 		QueueLoad queue = new QueueLoad(context.getBean(QueueTemplate.class), history, name);
+		DelayLoad delays = new DelayLoad(context.getBean(QueueTemplate.class), history);
+		DeadLetterLoad deadLetters = new DeadLetterLoad(context.getBean(QueueTemplate.class), history, name);
 		List<String> limits = Arrays.asList(environment.getRequiredProperty("upgrade.limits").split(","));
 		RateLimitLoad rateLimits = new RateLimitLoad(context.getBean(RateLimiter.class), history, limits);
 		LockLoad locks = new LockLoad(context.getBean(DistributedLocks.class), history);
 		StepLoad steps = new StepLoad(context.getBean(IdempotentSteps.class), history);
+		AbandonLoad abandons = new AbandonLoad(context.getBean(IdempotentSteps.class), history);
 		ConcurrencyLoad concurrency = new ConcurrencyLoad(context.getBean(ConcurrencyLimiter.class), history);
 		RegionLoad regions = null;
 		if (environment.containsProperty("redkit.regions.local")) {
@@ -112,12 +122,16 @@ final class WorkloadInstance {
 		loops.start("budget", 1, 10, budgets::step);
 		loops.start("queue-send", 1, 10, queue::send);
 		loops.start("queue-take", 1, 10, queue::take);
+		loops.start("queue-delay", 1, 10, delays::send);
+		loops.start("queue-delay-take", 1, 10, delays::take);
+		loops.start("dead-letter", 1, 10, deadLetters::step);
 		loops.start("step", 1, 10, steps::step);
+		loops.start("step-abandon", 1, 10, abandons::step);
 		if (regions != null) {
 			loops.start("region", 1, 10, regions::step);
 		}
 		history.event("ready");
-		return new WorkloadInstance(name, context, history, loops, queue, budgets, regions);
+		return new WorkloadInstance(name, context, history, loops, queue, delays, deadLetters, budgets, regions);
 	}
 
 	/**
@@ -131,6 +145,8 @@ final class WorkloadInstance {
 			this.loops.stop();
 			if (last) {
 				this.queue.drain();
+				this.delays.drain();
+				this.deadLetters.drain();
 				this.budgets.finish();
 				if (this.regions != null) {
 					this.regions.finish();

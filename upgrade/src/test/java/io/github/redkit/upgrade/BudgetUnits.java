@@ -30,6 +30,7 @@ final class BudgetUnits {
 				violations.add(region + ": the budget was created " + created + " times");
 			}
 			Map<String, Entry> first = new LinkedHashMap<>();
+			int crossVersion = 0;
 			long expected = BudgetLoad.AMOUNT;
 			for (Entry change : changes) {
 				String op = change.op();
@@ -38,6 +39,9 @@ final class BudgetUnits {
 				}
 				String id = op + " " + change.text("id");
 				Entry earlier = first.putIfAbsent(id, change);
+				if (earlier != null && !earlier.version().equals(change.version())) {
+					crossVersion++;
+				}
 				if (earlier != null) {
 					// a commit answers its first application to every later one; a spend
 					// or refund answers its first answer, refusal included
@@ -65,6 +69,10 @@ final class BudgetUnits {
 				violations.add(String.format(
 						"%s: the final balance is %d, not %d (the budget %d, less what applied and plus what was refunded)",
 						region, finals.get(0).number("remaining"), expected, BudgetLoad.AMOUNT));
+			}
+			if (crossVersion == 0) {
+				violations.add(region
+						+ ": no operation id applied by one version was retried by the other: nothing was tested");
 			}
 			if (changes.stream().noneMatch((entry) -> entry.op().equals("spend") && entry.ok())) {
 				violations.add(region + ": no spend applied: nothing was judged");

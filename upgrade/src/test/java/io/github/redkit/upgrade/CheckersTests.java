@@ -44,16 +44,24 @@ class CheckersTests {
 		Entry first = entry("lock", "hold", "l", 0, "ok", "token", 5L, "held", true, "end", 100L);
 		Entry overlapping = entry("lock", "hold", "l", 50, "ok", "token", 6L, "held", true, "end", 150L);
 		Entry lowerToken = entry("lock", "hold", "l", 200, "ok", "token", 4L, "held", true, "end", 250L);
-		assertThat(LockHolds.check(List.of(first, overlapping), EU)).singleElement().asString().contains("two holders");
-		assertThat(LockHolds.check(List.of(first, lowerToken), EU)).singleElement()
+		assertThat(LockHolds.check(List.of(first, overlapping), EU))
+			.anyMatch((violation) -> violation.contains("two holders"));
+		assertThat(LockHolds.check(List.of(first, lowerToken), EU))
+			.anyMatch((violation) -> violation.contains("did not increase"));
+		Entry byTheOther = entry("lock", "hold", "l", 300, "ok", "token", 7L, "held", true, "end", 350L, "version",
+				"0.1.0");
+		Entry back = entry("lock", "hold", "l", 400, "ok", "token", 8L, "held", true, "end", 450L);
+		assertThat(LockHolds.check(List.of(first, byTheOther, back), EU)).isEmpty();
+		assertThat(LockHolds.check(List.of(first, byTheOther), EU)).singleElement()
 			.asString()
-			.contains("did not increase");
+			.endsWith("nothing tested");
 	}
 
 	@Test
 	void aBudgetCreatedAgainOrAUnitCreatedIsCaught() {
 		List<Entry> history = new ArrayList<>(List.of(entry("budget", "create", "b", 0, "ok", "created", true),
-				entry("budget", "spend", "b", 1, "ok", "id", "op-1", "amount", 3L, "remaining", BudgetLoad.AMOUNT - 3),
+				entry("budget", "spend", "b", 1, "ok", "id", "op-1", "amount", 3L, "remaining", BudgetLoad.AMOUNT - 3,
+						"version", "0.1.0"),
 				entry("budget", "spend", "b", 2, "ok", "id", "op-1", "amount", 3L, "remaining",
 						BudgetLoad.AMOUNT - 3)));
 		history.add(entry("budget", "final", "b", 3, "ok", "remaining", BudgetLoad.AMOUNT - 3));
@@ -65,23 +73,130 @@ class CheckersTests {
 	}
 
 	@Test
+	void aBudgetRunWhereNoIdWasRetriedByTheOtherVersionTestedNothing() {
+		List<Entry> history = List.of(entry("budget", "create", "b", 0, "ok", "created", true),
+				entry("budget", "spend", "b", 1, "ok", "id", "op-1", "amount", 3L, "remaining", BudgetLoad.AMOUNT - 3),
+				entry("budget", "spend", "b", 2, "ok", "id", "op-1", "amount", 3L, "remaining", BudgetLoad.AMOUNT - 3),
+				entry("budget", "final", "b", 3, "ok", "remaining", BudgetLoad.AMOUNT - 3));
+		assertThat(BudgetUnits.check(history, EU)).singleElement().asString().contains("nothing was tested");
+	}
+
+	@Test
 	void aMessageLostOrDeliveredAgainIsCaught() {
-		List<Entry> history = List.of(entry("queue", "send", "q", 0, "ok", "id", "m1"),
-				entry("queue", "send", "q", 1, "ok", "id", "m2"),
+		List<Entry> history = List.of(entry("queue", "send", "q", 0, "ok", "id", "m1", "version", "0.1.0"),
+				entry("queue", "send", "q", 1, "ok", "id", "m2", "version", "0.1.0"),
+				entry("queue", "send-all", "q", 1, "ok", "ids", "m3,m4"),
+				entry("queue", "send", "q", 1, "ok", "id", "m5"),
+				entry("queue", "send-all", "q", 1, "ok", "ids", "m6", "version", "0.1.0"),
 				entry("queue", "take", "q", 2, "ok", "id", "m1", "deliveries", 1L),
-				entry("queue", "take", "q", 3, "ok", "id", "m1", "deliveries", 1L));
+				entry("queue", "take", "q", 3, "ok", "id", "m1", "deliveries", 1L),
+				entry("queue", "ack-take", "q", 3, "ok", "id", "m5", "deliveries", 1L, "version", "0.1.0"),
+				entry("queue", "take", "q", 3, "ok", "id", "m3", "deliveries", 1L, "version", "0.1.0"),
+				entry("queue", "ack-take", "q", 3, "ok", "id", "m6", "deliveries", 1L),
+				entry("queue", "final", "q", 4, "ok", "inFlight", 0L, "ready", 0L));
 		assertThat(QueueDeliveries.check(history, EU)).hasSize(2)
 			.anyMatch((violation) -> violation.contains("taken 2 times"))
-			.anyMatch((violation) -> violation.contains("never taken"));
+			.anyMatch((violation) -> violation.contains("2 of 6 messages sent were never taken"));
+	}
+
+	@Test
+	void aDelayedSendCollapsedWronglyAcrossVersionsIsCaught() {
+		List<Entry> history = new ArrayList<>();
+		for (String queue : DelayLoad.QUEUES) {
+			// p0: scheduled by 0.1.0, collapsed by current; p1 the other way; one each
+			history
+				.add(entry("queue-delay", "send", queue, 0, "ok", "id", "p0", "scheduled", true, "version", "0.1.0"));
+			history.add(entry("queue-delay", "send", queue, 1, "ok", "id", "p0", "scheduled", false));
+			history.add(entry("queue-delay", "send", queue, 2, "ok", "id", "p1", "scheduled", true));
+			history
+				.add(entry("queue-delay", "send", queue, 3, "ok", "id", "p1", "scheduled", false, "version", "0.1.0"));
+			history.add(entry("queue-delay", "take", queue, 4, "ok", "id", "p0", "deliveries", 1L));
+			history.add(entry("queue-delay", "take", queue, 5, "ok", "id", "p1", "deliveries", 1L, "version", "0.1.0"));
+		}
+		assertThat(DelayedDeliveries.check(history, EU)).isEmpty();
+		// a collapse one version does not honour: the replaced message delivered as well
+		history.add(entry("queue-delay", "take", DelayLoad.LAST_WINS, 6, "ok", "id", "p1", "deliveries", 1L));
+		assertThat(DelayedDeliveries.check(history, EU)).singleElement()
+			.asString()
+			.contains(DelayLoad.LAST_WINS + " delivered {p0=1, p1=2} per payload");
+		// no collapse across versions: nothing tested
+		assertThat(DelayedDeliveries
+			.check(history.stream().filter((entry) -> entry.version().equals("current")).toList(), EU))
+			.anyMatch((violation) -> violation.endsWith("nothing tested"));
+	}
+
+	@Test
+	void aDeadLetterRequeuedTwiceOrLostAcrossVersionsIsCaught() {
+		List<Entry> history = new ArrayList<>(List.of(entry("dead-letter", "send", "d", 0, "ok", "id", "d1"),
+				entry("dead-letter", "take", "d", 1, "ok", "id", "d1", "deliveries", 1L),
+				entry("dead-letter", "fail", "d", 2, "ok", "id", "d1"),
+				entry("dead-letter", "requeue", "d", 3, "ok", "moved", 1L, "version", "0.1.0"),
+				entry("dead-letter", "take", "d", 4, "ok", "id", "d1", "deliveries", 1L, "version", "0.1.0"),
+				entry("dead-letter", "fail", "d", 5, "ok", "id", "d1", "version", "0.1.0"),
+				entry("dead-letter", "requeue", "d", 6, "ok", "moved", 1L),
+				entry("dead-letter", "take", "d", 7, "ok", "id", "d1", "deliveries", 1L),
+				entry("dead-letter", "ack", "d", 8, "ok", "id", "d1"),
+				entry("dead-letter", "final", "d", 9, "ok", "inFlight", 0L, "dead", 0L)));
+		assertThat(DeadLetters.check(history, EU)).isEmpty();
+		// a copy of a requeue that moved the next one again
+		history.add(entry("dead-letter", "requeue", "d", 10, "ok", "moved", 1L));
+		assertThat(DeadLetters.check(history, EU)).singleElement().asString().contains("3 dead letters requeued");
+		// no dead letter crossed versions: nothing tested
+		assertThat(DeadLetters.check(history.subList(0, 3), EU))
+			.anyMatch((violation) -> violation.endsWith("nothing tested"));
+	}
+
+	@Test
+	void anAbandonedStepNotFreedOrHeldByTwoIsCaught() {
+		List<Entry> history = new ArrayList<>(List.of(
+				entry("step-abandon", "claim", "s", 0, "ok", "claim", "CLAIMED", "version", "0.1.0", "instance", "b1"),
+				entry("step-abandon", "abandon", "s", 2, "ok", "version", "0.1.0", "instance", "b1"),
+				entry("step-abandon", "claim", "s", 4, "ok", "claim", "CLAIMED"),
+				entry("step-abandon", "abandon", "s", 6, "ok"),
+				entry("step-abandon", "claim", "s", 8, "ok", "claim", "CLAIMED", "version", "0.1.0", "instance", "b1"),
+				entry("step-abandon", "complete", "s", 10, "ok", "version", "0.1.0", "instance", "b1")));
+		assertThat(StepAbandons.check(history, EU)).isEmpty();
+		// an abandon that freed nothing: the next claim finds the step still in progress
+		history.set(4, entry("step-abandon", "claim", "s", 8, "ok", "claim", "IN_PROGRESS", "version", "0.1.0",
+				"instance", "b1"));
+		history.remove(5);
+		assertThat(StepAbandons.check(history, EU))
+			.anyMatch((violation) -> violation.contains("answered IN_PROGRESS after every holder let go"));
+		// claimed while another still held it
+		List<Entry> twice = List.of(entry("step-abandon", "claim", "s", 0, "ok", "claim", "CLAIMED"),
+				entry("step-abandon", "claim", "s", 2, "ok", "claim", "CLAIMED", "instance", "b1"),
+				entry("step-abandon", "abandon", "s", 4, "ok"));
+		assertThat(StepAbandons.check(twice, EU)).anyMatch((violation) -> violation.contains("held by two claims"))
+			.anyMatch((violation) -> violation.endsWith("nothing tested"));
+	}
+
+	@Test
+	void aQueueRunWhereNoMessageCrossedVersionsTestedNothing() {
+		List<Entry> history = List.of(entry("queue", "send", "q", 0, "ok", "id", "m1"),
+				entry("queue", "send-all", "q", 1, "ok", "ids", "m2", "version", "0.1.0"),
+				entry("queue", "take", "q", 2, "ok", "id", "m1", "deliveries", 1L),
+				entry("queue", "take", "q", 3, "ok", "id", "m2", "deliveries", 1L),
+				entry("queue", "final", "q", 4, "ok", "inFlight", 1L, "ready", 0L));
+		assertThat(QueueDeliveries.check(history, EU)).hasSize(4)
+			.anyMatch((violation) -> violation.contains("1 messages left in flight"))
+			.anyMatch((violation) -> violation.contains("send-all by 0.1.0, taken by current"))
+			.filteredOn((violation) -> violation.endsWith("nothing tested"))
+			.hasSize(3);
 	}
 
 	@Test
 	void aStepClaimedTwiceIsCaught() {
 		List<Entry> history = List.of(entry("step", "claim", "o/reserve", 0, "ok", "claim", "CLAIMED"),
 				entry("step", "complete", "o/reserve", 1, "ok"),
-				entry("step", "claim", "o/charge", 2, "ok", "claim", "CLAIMED"),
-				entry("step", "claim", "o/charge", 3, "ok", "claim", "CLAIMED"));
+				entry("step", "claim", "o/charge", 2, "ok", "claim", "CLAIMED", "version", "0.1.0"),
+				entry("step", "claim", "o/charge", 3, "ok", "claim", "CLAIMED"),
+				entry("step", "claim", "p/reserve", 4, "ok", "claim", "CLAIMED", "version", "0.1.0"),
+				entry("step", "complete", "p/reserve", 5, "ok", "version", "0.1.0"),
+				entry("step", "claim", "p/charge", 6, "ok", "claim", "CLAIMED"),
+				entry("step", "claim", "p/charge", 7, "ok", "claim", "DUPLICATE", "version", "0.1.0"),
+				entry("step", "claim", "p/reserve", 8, "ok", "claim", "DUPLICATE"));
 		assertThat(StepClaims.check(history, EU)).singleElement().asString().contains("claimed 2 times");
+		assertThat(StepClaims.check(history.subList(0, 3), EU)).singleElement().asString().endsWith("nothing tested");
 	}
 
 	@Test
@@ -89,9 +204,12 @@ class CheckersTests {
 		List<Entry> history = new ArrayList<>();
 		history.add(entry("concurrency", "acquire", "c", 0, "refused"));
 		for (int i = 0; i <= ConcurrencyHolds.LIMIT; i++) {
-			history.add(entry("concurrency", "hold", "c", i, "ok", "end", 100L));
+			history.add(
+					entry("concurrency", "hold", "c", i, "ok", "end", 100L, "version", (i == 0) ? "0.1.0" : "current"));
 		}
 		assertThat(ConcurrencyHolds.check(history, EU)).singleElement().asString().contains("permits held at once");
+		history.remove(1);
+		assertThat(ConcurrencyHolds.check(history, EU)).singleElement().asString().endsWith("nothing tested");
 	}
 
 	@Test

@@ -26,7 +26,16 @@ final class ConcurrencyHolds {
 				violations.add(region + ": no permit was refused, so the limit was never tested");
 			}
 			PriorityQueue<Long> ends = new PriorityQueue<>();
-			for (Entry hold : ofRegion.stream().filter((entry) -> entry.op().equals("hold")).toList()) {
+			List<Entry> holds = ofRegion.stream().filter((entry) -> entry.op().equals("hold")).toList();
+			// permits of both versions held at once: the limit was shared across versions
+			boolean shared = holds.stream()
+				.anyMatch((one) -> holds.stream()
+					.anyMatch((other) -> !other.version().equals(one.version()) && other.start() < one.end()
+							&& one.start() < other.end()));
+			if (!shared) {
+				violations.add(region + ": no permits of both versions held at once: nothing tested");
+			}
+			for (Entry hold : holds) {
 				while (!ends.isEmpty() && ends.peek() <= hold.start()) {
 					ends.poll();
 				}

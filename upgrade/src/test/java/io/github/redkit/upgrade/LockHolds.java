@@ -2,6 +2,8 @@ package io.github.redkit.upgrade;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * No lock held by two at once, whichever versions hold it: per region, the holds (from
@@ -23,7 +25,11 @@ final class LockHolds {
 				violations.add(region + ": no lock was ever held");
 			}
 			Entry previous = null;
+			Set<String> crossed = new TreeSet<>();
 			for (Entry hold : holds) {
+				if (previous != null && !previous.version().equals(hold.version())) {
+					crossed.add(previous.version() + " then " + hold.version());
+				}
 				if (!Boolean.TRUE.equals(hold.fields().get("held"))) {
 					violations.add(region + ": a holder lost its lock while holding it: " + hold);
 				}
@@ -37,6 +43,10 @@ final class LockHolds {
 				if (previous == null || hold.end() > previous.end()) {
 					previous = hold;
 				}
+			}
+			if (crossed.size() < 2) {
+				violations
+					.add(region + ": the lock passed between versions " + crossed + ", not both ways: nothing tested");
 			}
 		}
 		return violations;

@@ -56,6 +56,12 @@ final class UpgradeRun {
 				"redkit.rate-limit.failure-mode=deny", "redkit.concurrency-limit.failure-mode=deny",
 				"redkit.concurrency-limit.limits." + ConcurrencyLoad.LIMIT + ".limit=" + ConcurrencyHolds.LIMIT,
 				"redkit.queue.queues." + QueueLoad.QUEUE + ".visibility-timeout=60s",
+				"redkit.queue.queues." + DelayLoad.FIRST_WINS + ".collapse=first-wins",
+				"redkit.queue.queues." + DelayLoad.FIRST_WINS + ".visibility-timeout=60s",
+				"redkit.queue.queues." + DelayLoad.LAST_WINS + ".collapse=last-wins",
+				"redkit.queue.queues." + DelayLoad.LAST_WINS + ".visibility-timeout=60s",
+				"redkit.queue.queues." + DeadLetterLoad.QUEUE + ".visibility-timeout=60s",
+				"redkit.queue.queues." + DeadLetterLoad.QUEUE + ".max-attempts=1",
 				// no fault is injected, but the machine may be busy: a slow answer breaks
 				// no promise
 				"redkit.rate-limit.timeout=10s", "redkit.concurrency-limit.timeout=10s", "redkit.budget.timeout=10s",
@@ -111,7 +117,10 @@ final class UpgradeRun {
 		violations.addAll(LockHolds.check(history, regions));
 		violations.addAll(BudgetUnits.check(history, regions));
 		violations.addAll(QueueDeliveries.check(history, regions));
+		violations.addAll(DelayedDeliveries.check(history, regions));
+		violations.addAll(DeadLetters.check(history, regions));
 		violations.addAll(StepClaims.check(history, regions));
+		violations.addAll(StepAbandons.check(history, regions));
 		violations.addAll(ConcurrencyHolds.check(history, regions));
 		return violations;
 	}
