@@ -2,7 +2,10 @@
 -- entries whose visibility timeout passed (XAUTOCLAIM, Redis 6.2+), then new ones
 -- (XREADGROUP), the consumer group created on first use (from the stream's start, so that
 -- messages sent before any consumer are delivered).
--- KEYS[1] stream
+-- KEYS[1] stream, KEYS[2] the claim cursor: where the last XAUTOCLAIM stopped (it scans at
+-- most ten entries per message asked for), so that the next take goes on from there and an
+-- expired take behind many held ones is reached within a few takes; kept for the visibility
+-- timeout (missing, the scan starts again from the first pending entry)
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] visibility timeout ms, ARGV[4] batch size,
 -- ARGV[5] '1' = the server has XACKDEL, ARGV[6..] takes to acknowledge: entry id, deliveries.
 -- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element }; wait ms
@@ -30,13 +33,19 @@ local function element(fields)
 end
 
 local out = { acked, -1 }
-local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], '0-0', 'COUNT', ARGV[4])
+local cursor = redis.call('GET', KEYS[2]) or '0-0'
+local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], cursor, 'COUNT', ARGV[4])
 if type(claimed) == 'table' and claimed.err then
   if not string.find(claimed.err, 'NOGROUP', 1, true) then
     return redis.error_reply(claimed.err)
   end
   redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
   claimed = { '0-0', {} }
+end
+if claimed[1] == '0-0' then
+  redis.call('DEL', KEYS[2])
+else
+  redis.call('SET', KEYS[2], claimed[1], 'PX', ARGV[3])
 end
 local taken = 0
 for _, entry in ipairs(claimed[2]) do

@@ -127,6 +127,15 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * Where a stream queue's last claim of expired takes stopped scanning its pending
+	 * entries, so that the next take goes on from there.
+	 * @return the key
+	 */
+	public String claimCursor() {
+		return this.base.part("claim-cursor").build();
+	}
+
+	/**
 	 * The record of one call applied, kept for the replay window only, so that the same
 	 * call sent again by the client is answered, not applied again: {@code once:<id>},
 	 * the id a send's first message id, a take's token or a re-queue's operation id.
@@ -155,6 +164,10 @@ public final class QueueKeys {
 
 	public List<String> failKeys() {
 		return List.of(this.inFlight, this.delayed, this.dead, this.deadErrors, this.deadIndex, this.nextDue);
+	}
+
+	public List<String> streamTakeKeys() {
+		return List.of(this.stream, claimCursor());
 	}
 
 	public List<String> streamSendKeys(String firstId) {

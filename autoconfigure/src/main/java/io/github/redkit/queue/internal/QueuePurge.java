@@ -29,7 +29,7 @@ public final class QueuePurge {
 		Long deleted = connection.keyCommands()
 			.del(bytes(keys.ready()), bytes(keys.inFlight()), bytes(keys.delayed()), bytes(keys.collapse()),
 					bytes(keys.dead()), bytes(keys.deadErrors()), bytes(keys.deadIndex()), bytes(keys.nextDue()),
-					bytes(keys.stream()));
+					bytes(keys.stream()), bytes(keys.claimCursor()));
 		return (deleted != null) ? deleted : 0;
 	}
 

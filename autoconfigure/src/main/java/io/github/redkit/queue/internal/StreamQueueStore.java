@@ -96,7 +96,7 @@ final class StreamQueueStore {
 			args[i++] = taken.take();
 			args[i++] = Integer.toString(taken.deliveries());
 		}
-		return this.runner.executeAsync(TAKE, List.of(keys.stream()), args)
+		return this.runner.executeAsync(TAKE, keys.streamTakeKeys(), args)
 			.handle((reply, ex) -> taken(queue, reply, ex));
 	}
 

@@ -71,6 +71,24 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 	}
 
 	@Test
+	void anExpiredTakeBehindMoreHeldTakesThanOneClaimScansIsDeliveredAgain() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3,
+				io.github.redkit.queue.CollapsePolicy.NONE);
+		this.template.sendAll(queue, IntStream.range(0, 12).mapToObj((i) -> new Email("x", i)).toList());
+		List<QueueMessage<Email>> held = this.template.receive(queue, Email.class, 12);
+		assertThat(held).hasSize(12);
+		QueueMessage<Email> abandoned = held.remove(11);
+		// the eleven older takes stay held (their consumers extend them); the newest is
+		// abandoned: one take of one message must still find it once it expired
+		QueueMessage<Email> again = await().atMost(Duration.ofSeconds(5)).until(() -> {
+			held.forEach((message) -> assertThat(this.template.extend(message, Duration.ofMillis(300))).isTrue());
+			return this.template.receive(queue, Email.class);
+		}, Optional::isPresent).get();
+		assertThat(again.id()).isEqualTo(abandoned.id());
+		assertThat(again.deliveries()).isEqualTo(2);
+	}
+
+	@Test
 	void aDelayedSendIsRefusedNamingTheStore() {
 		String queue = this.support.queue();
 		assertThatIllegalArgumentException()
