@@ -16,9 +16,13 @@ import java.time.Duration;
  * @param collapse what {@link QueueTemplate#sendDelayed} does with a repeated payload
  * @param prefetch how many messages a listener consumer takes per round trip (their
  * visibility timeouts start together, at the take)
+ * @param store the structure the messages are kept in
+ * @param maxLength the length a stream store trims its stream to on each send (oldest
+ * first, delivered or not); 0 = never trimmed; the list store takes only 0
  */
 public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int maxAttempts, BackoffPolicy backoff,
-		boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse, int prefetch) {
+		boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse, int prefetch, QueueStore store,
+		long maxLength) {
 
 	/**
 	 * The most messages one take may hand out: keeps the take script and its reply short.
@@ -32,6 +36,26 @@ public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int ma
 		if (prefetch < 1 || prefetch > MAX_PREFETCH) {
 			throw new IllegalArgumentException("prefetch must be between 1 and " + MAX_PREFETCH);
 		}
+		if (maxLength < 0 || (maxLength > 0 && store != QueueStore.STREAM)) {
+			throw new IllegalArgumentException("maxLength must be 0, or positive for the stream store");
+		}
+	}
+
+	/**
+	 * Settings of a list queue.
+	 * @param order FIFO or LIFO
+	 * @param visibilityTimeout how long a taken message stays invisible
+	 * @param maxAttempts deliveries a message gets in all
+	 * @param backoff the delay before a failed message is delivered again
+	 * @param deadLetter whether exhausted messages are kept in the dead-letter queue
+	 * @param deadLetterRetention how long dead letters are kept
+	 * @param collapse what {@link QueueTemplate#sendDelayed} does with a repeated payload
+	 * @param prefetch how many messages a listener consumer takes per round trip
+	 */
+	public QueueSettings(QueueOrder order, Duration visibilityTimeout, int maxAttempts, BackoffPolicy backoff,
+			boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse, int prefetch) {
+		this(order, visibilityTimeout, maxAttempts, backoff, deadLetter, deadLetterRetention, collapse, prefetch,
+				QueueStore.LIST, 0);
 	}
 
 	/**
@@ -47,6 +71,31 @@ public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int ma
 	public QueueSettings(QueueOrder order, Duration visibilityTimeout, int maxAttempts, BackoffPolicy backoff,
 			boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse) {
 		this(order, visibilityTimeout, maxAttempts, backoff, deadLetter, deadLetterRetention, collapse, 1);
+	}
+
+	/**
+	 * The same settings kept in another store.
+	 * @param store the store
+	 * @param maxLength the stream's trimmed length, 0 = never trimmed
+	 * @return the settings
+	 */
+	public QueueSettings withStore(QueueStore store, long maxLength) {
+		return new QueueSettings(this.order, this.visibilityTimeout, this.maxAttempts, this.backoff, this.deadLetter,
+				this.deadLetterRetention, this.collapse, this.prefetch, store, maxLength);
+	}
+
+	/**
+	 * The longest delay a retry may wait, jitter included: after the failure of the last
+	 * delivery but one (the last one is dead-lettered, not retried).
+	 * @return the longest backoff
+	 */
+	public Duration longestBackoff() {
+		if (this.maxAttempts < 2) {
+			return Duration.ZERO;
+		}
+		double millis = this.backoff.delay().toMillis() * Math.pow(this.backoff.multiplier(), this.maxAttempts - 2);
+		millis = Math.min(millis, this.backoff.maxDelay().toMillis()) * (1 + this.backoff.jitter());
+		return Duration.ofMillis((long) Math.ceil(millis));
 	}
 
 	/**

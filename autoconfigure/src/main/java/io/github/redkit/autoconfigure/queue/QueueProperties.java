@@ -6,6 +6,7 @@ import java.util.Map;
 
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueStore;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -132,6 +133,20 @@ public class QueueProperties {
 		 */
 		private int prefetch = 1;
 
+		/**
+		 * Where the messages are kept: list (lists and sorted sets, every feature) or
+		 * stream (a stream read by a consumer group, Redis 6.2 or later: FIFO only, no
+		 * delayed or collapsing sends, a backoff no longer than the visibility timeout).
+		 */
+		private QueueStore store = QueueStore.LIST;
+
+		/**
+		 * Stream store only: the length each send trims the stream to, oldest entries
+		 * first whether delivered or not (XADD MAXLEN ~, so about that many); 0 = never
+		 * trimmed.
+		 */
+		private long maxLength;
+
 		public QueueOrder getOrder() {
 			return this.order;
 		}
@@ -190,6 +205,22 @@ public class QueueProperties {
 
 		public void setPrefetch(int prefetch) {
 			this.prefetch = prefetch;
+		}
+
+		public QueueStore getStore() {
+			return this.store;
+		}
+
+		public void setStore(QueueStore store) {
+			this.store = store;
+		}
+
+		public long getMaxLength() {
+			return this.maxLength;
+		}
+
+		public void setMaxLength(long maxLength) {
+			this.maxLength = maxLength;
 		}
 
 	}

@@ -1,12 +1,16 @@
 package io.github.redkit.autoconfigure.queue;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
 import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.queue.BackoffPolicy;
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueStore;
 
 /**
  * Checks the queue properties and maps them, once at start-up, to the immutable
@@ -45,9 +49,50 @@ final class QueuePropertiesMapper {
 		if (queue.getPrefetch() < 1 || queue.getPrefetch() > 1000) {
 			throw new IllegalArgumentException(prefix + ".prefetch must be between 1 and 1000");
 		}
-		return new QueueSettings(queue.getOrder(), queue.getVisibilityTimeout(), queue.getMaxAttempts(),
-				backoff(queue.getBackoff(), prefix + ".backoff"), queue.isDeadLetter(), queue.getDeadLetterRetention(),
-				queue.getCollapse(), queue.getPrefetch());
+		QueueSettings settings = new QueueSettings(queue.getOrder(), queue.getVisibilityTimeout(),
+				queue.getMaxAttempts(), backoff(queue.getBackoff(), prefix + ".backoff"), queue.isDeadLetter(),
+				queue.getDeadLetterRetention(), queue.getCollapse(), queue.getPrefetch());
+		return store(settings, queue, prefix);
+	}
+
+	/**
+	 * Refuses, naming the property, a setting the queue's store cannot honour: the stream
+	 * store reads oldest first, has no delayed set (so no collapsing either) and retries
+	 * by letting a pending entry be claimed again, which is at most a visibility timeout
+	 * away.
+	 */
+	private static QueueSettings store(QueueSettings settings, QueueProperties.Queue queue, String prefix) {
+		QueueStore store = queue.getStore();
+		if (store == null) {
+			throw new IllegalArgumentException(prefix + ".store must be list or stream");
+		}
+		if (queue.getMaxLength() < 0) {
+			throw new IllegalArgumentException(prefix + ".max-length must be >= 0");
+		}
+		if (store == QueueStore.LIST) {
+			if (queue.getMaxLength() != 0) {
+				throw new IllegalArgumentException(prefix + ".max-length is honoured by the stream store only ("
+						+ prefix + ".store=stream); a list queue is never trimmed");
+			}
+			return settings;
+		}
+		String cannot = " cannot be honoured by the stream store (" + prefix + ".store=stream): ";
+		if (settings.order() != QueueOrder.FIFO) {
+			throw new IllegalArgumentException(prefix + ".order=" + settings.order().name().toLowerCase(Locale.ROOT)
+					+ cannot + "a stream hands out its oldest entries first; use order fifo or the list store");
+		}
+		if (settings.collapse() != CollapsePolicy.NONE) {
+			throw new IllegalArgumentException(
+					prefix + ".collapse=" + settings.collapse().name().toLowerCase(Locale.ROOT).replace('_', '-')
+							+ cannot + "it has no delayed messages to collapse; use collapse none or the list store");
+		}
+		if (settings.longestBackoff().compareTo(settings.visibilityTimeout()) > 0) {
+			throw new IllegalArgumentException(prefix + ".backoff.max-delay" + cannot + "a retry waits at most "
+					+ prefix + ".visibility-timeout (" + settings.visibilityTimeout() + "), and the longest backoff of "
+					+ settings.maxAttempts() + " attempts, jitter included, is " + settings.longestBackoff()
+					+ "; lower the backoff or use the list store");
+		}
+		return settings.withStore(QueueStore.STREAM, queue.getMaxLength());
 	}
 
 	private static BackoffPolicy backoff(QueueBackoffProperties backoff, String prefix) {

@@ -3,9 +3,9 @@ package io.github.redkit.core.internal;
 import java.util.Properties;
 
 /**
- * A server command some servers have that can stand for a script ({@link NativeForm}):
- * its name, how it answers, and which servers take it, read from their
- * {@code INFO server} once connected.
+ * A server command some servers have that can stand for a script ({@link NativeForm}), or
+ * that a script sends where present: its name, how it answers, and which servers take it,
+ * read from their {@code INFO server} once connected.
  */
 public enum NativeCommand {
 
@@ -19,7 +19,14 @@ public enum NativeCommand {
 	 * {@code DELIFEQ key value}: Valkey 9.0 onwards; answers 1 when it deleted the key, 0
 	 * when the key held another value or none.
 	 */
-	DELETE_IF_EQUAL("DELIFEQ", true);
+	DELETE_IF_EQUAL("DELIFEQ", true),
+
+	/**
+	 * {@code XACKDEL key group IDS n id...}: Redis 8.2 onwards; acknowledges and deletes
+	 * stream entries in one command. Sent from inside the stream queue's scripts, never
+	 * in place of one.
+	 */
+	ACK_DELETE("XACKDEL", false);
 
 	private final String command;
 
@@ -52,7 +59,11 @@ public enum NativeCommand {
 	 * @return whether every node named takes it; {@code false} when none is named
 	 */
 	boolean takenBy(Properties info) {
-		return (this == SET_IF_EQUAL) ? ServerVersions.setIfEqual(info) : ServerVersions.deleteIfEqual(info);
+		return switch (this) {
+			case SET_IF_EQUAL -> ServerVersions.setIfEqual(info);
+			case DELETE_IF_EQUAL -> ServerVersions.deleteIfEqual(info);
+			case ACK_DELETE -> ServerVersions.ackDelete(info);
+		};
 	}
 
 }

@@ -40,6 +40,15 @@ final class ServerVersions {
 		return everyNode(info, (valkey, redis) -> valkey != null && atLeast(valkey, 9, 0));
 	}
 
+	/**
+	 * Whether every node takes {@code XACKDEL}: Redis 8.2 onwards (not Valkey).
+	 * @param info the {@code INFO server} fields
+	 * @return whether every node named takes it; {@code false} when none is named
+	 */
+	static boolean ackDelete(Properties info) {
+		return everyNode(info, (valkey, redis) -> valkey == null && atLeast(redis, 8, 2));
+	}
+
 	private static boolean everyNode(Properties info, BiPredicate<@Nullable String, @Nullable String> takes) {
 		boolean any = false;
 		for (String name : info.stringPropertyNames()) {

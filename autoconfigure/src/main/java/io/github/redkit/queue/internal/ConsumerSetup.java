@@ -8,9 +8,9 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.queue.QueueMessage;
-import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueReceiver;
 import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.QueueTemplate;
 import org.jspecify.annotations.Nullable;
 
@@ -63,9 +63,14 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 		return CompletableFuture.completedFuture(this.template.extend(taken, visibility));
 	}
 
-	ReadyListWait readyListWait(String queue, QueueOrder order) {
-		return new ReadyListWait(this.readyLists.connectionFactory(),
-				QueueKeys.of(this.readyLists.keyspace(), queue).ready(), order, this.readyLists.poolShare());
+	ReadyListWait readyListWait(String queue, QueueSettings settings) {
+		QueueKeys keys = QueueKeys.of(this.readyLists.keyspace(), queue);
+		if (settings.store() == QueueStore.STREAM) {
+			return ReadyListWait.onStream(this.readyLists.connectionFactory(), keys.stream(),
+					this.readyLists.poolShare());
+		}
+		return new ReadyListWait(this.readyLists.connectionFactory(), keys.ready(), settings.order(),
+				this.readyLists.poolShare());
 	}
 
 	/**

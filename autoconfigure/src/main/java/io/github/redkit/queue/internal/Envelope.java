@@ -112,6 +112,19 @@ record Envelope(String id, int deliveries, String json, String raw, Map<String, 
 		return Map.copyOf(headers);
 	}
 
+	/**
+	 * The same element as delivered for the given time: a stream queue counts deliveries
+	 * in its consumer group, not in the element.
+	 * @param count the delivery count
+	 * @return the envelope, its raw element carrying the count
+	 */
+	Envelope withDeliveries(int count) {
+		int first = this.raw.indexOf('|');
+		int second = this.raw.indexOf('|', first + 1);
+		return new Envelope(this.id, count, this.json,
+				this.raw.substring(0, first + 1) + count + this.raw.substring(second), this.headers);
+	}
+
 	Instant sentAt() {
 		return sentAt(this.id);
 	}

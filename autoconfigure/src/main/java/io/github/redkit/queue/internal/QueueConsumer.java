@@ -112,7 +112,7 @@ final class QueueConsumer implements Runnable {
 		this.receiver = setup.receiver();
 		this.settings = setup.settings().apply(queue);
 		this.events = setup.events();
-		this.wait = setup.readyListWait(queue, this.settings.order());
+		this.wait = setup.readyListWait(queue, this.settings);
 		this.observations = setup.observations();
 		this.pollMillis = Math.max(10, setup.pollTimeout().toMillis());
 		this.prefetch = this.settings.prefetch();

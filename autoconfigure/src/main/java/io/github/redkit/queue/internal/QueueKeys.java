@@ -7,8 +7,9 @@ import io.github.redkit.core.RedisKeyspace;
 /**
  * The keys of one queue, all under one hash tag so that every script of the queue runs in
  * one cluster slot:
- * {@code <prefix>:queue:{<name>}:ready|inflight|delayed|collapse|dead|dead-errors|dead-index|next-due},
- * and {@code once:<id>}, the short-lived records of calls applied once.
+ * {@code <prefix>:queue:{<name>}:ready|inflight|delayed|collapse|dead|dead-errors|dead-index|next-due}
+ * (or {@code stream} instead of the first four and the hint for a stream queue), and
+ * {@code once:<id>}, the short-lived records of calls applied once.
  */
 public final class QueueKeys {
 
@@ -28,6 +29,8 @@ public final class QueueKeys {
 
 	private final String nextDue;
 
+	private final String stream;
+
 	private final RedisKeyspace.Key base;
 
 	private QueueKeys(RedisKeyspace.Key base) {
@@ -40,6 +43,7 @@ public final class QueueKeys {
 		this.deadErrors = base.part("dead-errors").build();
 		this.deadIndex = base.part("dead-index").build();
 		this.nextDue = base.part("next-due").build();
+		this.stream = base.part("stream").build();
 	}
 
 	public static QueueKeys of(RedisKeyspace keyspace, String queue) {
@@ -114,6 +118,24 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * The stream of a queue kept in the stream store: one entry per ready or in-flight
+	 * message (field {@code e}, the element), read by one consumer group.
+	 * @return the key
+	 */
+	public String stream() {
+		return this.stream;
+	}
+
+	/**
+	 * Where a stream queue's last claim of expired takes stopped scanning its pending
+	 * entries, so that the next take goes on from there.
+	 * @return the key
+	 */
+	public String claimCursor() {
+		return this.base.part("claim-cursor").build();
+	}
+
+	/**
 	 * The record of one call applied, kept for the replay window only, so that the same
 	 * call sent again by the client is answered, not applied again: {@code once:<id>},
 	 * the id a send's first message id, a take's token or a re-queue's operation id.
@@ -142,6 +164,22 @@ public final class QueueKeys {
 
 	public List<String> failKeys() {
 		return List.of(this.inFlight, this.delayed, this.dead, this.deadErrors, this.deadIndex, this.nextDue);
+	}
+
+	public List<String> streamTakeKeys() {
+		return List.of(this.stream, claimCursor());
+	}
+
+	public List<String> streamSendKeys(String firstId) {
+		return List.of(this.stream, once(firstId));
+	}
+
+	public List<String> streamFailKeys() {
+		return List.of(this.stream, this.dead, this.deadErrors, this.deadIndex);
+	}
+
+	public List<String> streamDeadKeys(String operationId) {
+		return List.of(this.dead, this.deadErrors, this.deadIndex, this.stream, once(operationId));
 	}
 
 	public List<String> deadKeys(String operationId) {

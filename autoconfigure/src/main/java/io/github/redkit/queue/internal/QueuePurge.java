@@ -7,9 +7,9 @@ import io.github.redkit.core.RedisKeyspace;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * Empties a queue: its ready, in-flight, delayed, collapse and dead-letter keys go in one
- * {@code DEL} (they share a hash tag, so one cluster slot). For operators, e.g. the
- * actuator endpoint; a listener holding a message of a purged queue will find its ack
+ * Empties a queue: its ready, in-flight, delayed, collapse, stream and dead-letter keys
+ * go in one {@code DEL} (they share a hash tag, so one cluster slot). For operators, e.g.
+ * the actuator endpoint; a listener holding a message of a purged queue will find its ack
  * refused.
  */
 public final class QueuePurge {
@@ -28,7 +28,8 @@ public final class QueuePurge {
 		QueueKeys keys = QueueKeys.of(keyspace, queue);
 		Long deleted = connection.keyCommands()
 			.del(bytes(keys.ready()), bytes(keys.inFlight()), bytes(keys.delayed()), bytes(keys.collapse()),
-					bytes(keys.dead()), bytes(keys.deadErrors()), bytes(keys.deadIndex()), bytes(keys.nextDue()));
+					bytes(keys.dead()), bytes(keys.deadErrors()), bytes(keys.deadIndex()), bytes(keys.nextDue()),
+					bytes(keys.stream()), bytes(keys.claimCursor()));
 		return (deleted != null) ? deleted : 0;
 	}
 

@@ -1,6 +1,7 @@
 package io.github.redkit.queue.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.queue.QueueOrder;
@@ -8,18 +9,24 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisListCommands.Direction;
+import org.springframework.data.redis.connection.stream.ReadOffset;
+import org.springframework.data.redis.connection.stream.StreamInfo.XInfoGroup;
+import org.springframework.data.redis.connection.stream.StreamOffset;
+import org.springframework.data.redis.connection.stream.StreamReadOptions;
 
 /**
  * The wait of one consumer thread on an empty queue: {@code BLMOVE ready ready <side>
  * <side>} moves the head onto itself, so it changes nothing but returns as soon as a
- * message arrives. Without a pool it blocks a connection of its own, opened on first use
- * and kept. From a pool it waits on one of the connections of the pool's
- * {@link PooledWaitShare share} for waits, kept by the share and handed from one waiting
- * consumer to the next: a consumer that finds them all taken, or the pool without one to
- * lend, waits no longer than its wait would have lasted.
+ * message arrives ({@code XREAD BLOCK} on a stream queue's stream). Without a pool it
+ * blocks a connection of its own, opened on first use and kept. From a pool it waits on
+ * one of the connections of the pool's {@link PooledWaitShare share} for waits, kept by
+ * the share and handed from one waiting consumer to the next: a consumer that finds them
+ * all taken, or the pool without one to lend, waits no longer than its wait would have
+ * lasted.
  */
 final class ReadyListWait implements AutoCloseable {
 
@@ -32,9 +39,7 @@ final class ReadyListWait implements AutoCloseable {
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private final byte[] ready;
-
-	private final Direction side;
+	private final Block block;
 
 	private final @Nullable PooledWaitShare poolShare;
 
@@ -44,10 +49,45 @@ final class ReadyListWait implements AutoCloseable {
 
 	ReadyListWait(RedisConnectionFactory connectionFactory, String readyKey, QueueOrder order,
 			@Nullable PooledWaitShare poolShare) {
+		this(connectionFactory, onList(readyKey, order), poolShare);
+	}
+
+	private ReadyListWait(RedisConnectionFactory connectionFactory, Block block, @Nullable PooledWaitShare poolShare) {
 		this.connectionFactory = connectionFactory;
-		this.ready = readyKey.getBytes(StandardCharsets.UTF_8);
-		this.side = (order == QueueOrder.LIFO) ? Direction.RIGHT : Direction.LEFT;
+		this.block = block;
 		this.poolShare = poolShare;
+	}
+
+	/**
+	 * The wait of a consumer of a stream queue: {@code XREAD BLOCK} from the last entry
+	 * its group delivered (read just before, so that an entry added since the take ends
+	 * the wait at once); it reads, but takes nothing.
+	 */
+	static ReadyListWait onStream(RedisConnectionFactory connectionFactory, String streamKey,
+			@Nullable PooledWaitShare poolShare) {
+		byte[] stream = streamKey.getBytes(StandardCharsets.UTF_8);
+		return new ReadyListWait(connectionFactory, (on, millis) -> {
+			String from = "0-0";
+			try {
+				for (XInfoGroup group : on.streamCommands().xInfoGroups(stream)) {
+					if (StreamQueueStore.GROUP.equals(group.groupName())) {
+						from = group.lastDeliveredId();
+					}
+				}
+			}
+			catch (DataAccessException ex) {
+				// no stream yet: wait for its first entry
+			}
+			on.streamCommands()
+				.xRead(StreamReadOptions.empty().count(1).block(Duration.ofMillis(millis)),
+						StreamOffset.create(stream, ReadOffset.from(from)));
+		}, poolShare);
+	}
+
+	private static Block onList(String readyKey, QueueOrder order) {
+		byte[] ready = readyKey.getBytes(StandardCharsets.UTF_8);
+		Direction side = (order == QueueOrder.LIFO) ? Direction.RIGHT : Direction.LEFT;
+		return (on, millis) -> on.listCommands().bLMove(ready, ready, side, side, millis / 1000.0);
 	}
 
 	/**
@@ -101,7 +141,17 @@ final class ReadyListWait implements AutoCloseable {
 	}
 
 	private void block(RedisConnection on, long millis) {
-		on.listCommands().bLMove(this.ready, this.ready, this.side, this.side, millis / 1000.0);
+		this.block.block(on, millis);
+	}
+
+	/**
+	 * One blocking wait on a connection.
+	 */
+	@FunctionalInterface
+	private interface Block {
+
+		void block(RedisConnection on, long millis);
+
 	}
 
 	@Override

@@ -34,6 +34,7 @@ import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueReceiver;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.RedkitQueueSendContext;
 import org.apache.commons.logging.Log;
@@ -133,6 +134,12 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private final String replayWindow;
 
 	/**
+	 * The stream store of the queues configured with {@code store: stream}; the others
+	 * run this class's list scripts.
+	 */
+	private final StreamQueueStore streams;
+
+	/**
 	 * Creates a template.
 	 * @param runner the script runner
 	 * @param keyspace the keyspace
@@ -155,6 +162,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		this.replayWindow = Long.toString(
 				ReplayWindow.of(ReplayWindow.commandTimeout(this.redis.getConnectionFactory()), CLAIM_TIMEOUT, NO_CAP)
 					.toMillis());
+		this.streams = new StreamQueueStore(runner, this.replayWindow);
 	}
 
 	@Override
@@ -199,6 +207,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * that the same call sent again by the client enqueues nothing more.
 	 */
 	private CompletableFuture<Long> push(String queue, List<Envelope> envelopes) {
+		if (isStream(queue)) {
+			return this.streams.push(keys(queue), settings(queue), envelopes);
+		}
 		String[] args = new String[envelopes.size() + 1];
 		args[0] = this.replayWindow;
 		for (int i = 0; i < envelopes.size(); i++) {
@@ -261,6 +272,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	private CompletableFuture<Boolean> delay(String queue, Envelope envelope, Duration delay) {
+		if (isStream(queue)) {
+			throw new IllegalArgumentException("queue '" + queue + "' is kept in a stream (redkit.queue.queues." + queue
+					+ ".store=stream), which has no delayed messages: send it now, or keep the queue in the list store");
+		}
 		QueueKeys k = keys(queue);
 		return this.runner
 			.executeAsync(DELAY, k.delayKeys(envelope.id()), envelope.raw(), Long.toString(delay.toMillis()),
@@ -270,6 +285,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	@Override
 	public long size(String queue) {
+		if (isStream(queue)) {
+			return this.streams.stats(keys(queue)).ready();
+		}
 		Long size = this.redis.opsForList().size(keys(queue).ready());
 		return (size != null) ? size : 0;
 	}
@@ -278,6 +296,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	@SuppressWarnings("NullAway") // a pipelined callback must return null
 	public QueueStats stats(String queue) {
 		QueueKeys k = keys(queue);
+		if (isStream(queue)) {
+			return this.streams.stats(k);
+		}
 		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
 			connection.listCommands().lLen(bytes(k.ready()));
 			connection.zSetCommands().zCard(bytes(k.delayed()));
@@ -304,16 +325,13 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	@Override
 	public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
 		Claim claim = claim(queue, List.of(), 1);
-		return claim.envelopes().stream().findFirst().map((envelope) -> read(queue, envelope, claim.take(), type));
+		return claim.taken().stream().findFirst().map((taken) -> read(taken, type));
 	}
 
 	@Override
 	public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
 		Claim claim = claim(done.queue(), List.of(done), 1);
-		return claim.envelopes()
-			.stream()
-			.findFirst()
-			.map((envelope) -> read(done.queue(), envelope, claim.take(), type));
+		return claim.taken().stream().findFirst().map((taken) -> read(taken, type));
 	}
 
 	@Override
@@ -325,8 +343,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	public <T> List<QueueMessage<T>> ackAndReceive(Collection<? extends QueueMessage<?>> done, String queue,
 			Class<T> type, int max) {
 		Claim claim = claim(queue, done, max);
-		List<QueueMessage<T>> messages = new ArrayList<>(claim.envelopes().size());
-		claim.envelopes().forEach((envelope) -> messages.add(read(queue, envelope, claim.take(), type)));
+		List<QueueMessage<T>> messages = new ArrayList<>(claim.taken().size());
+		claim.taken().forEach((taken) -> messages.add(read(taken, type)));
 		return messages;
 	}
 
@@ -336,13 +354,16 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
-		return this.runner
-			.executeAsync(ACK, List.of(keys(message.queue()).inFlight()), TakenMessage.of(message).inFlightEntry())
-			.thenApply((removed) -> {
-				boolean acked = removed != null && removed > 0;
-				acknowledged(message.queue(), List.of(message), acked ? 1 : 0);
-				return acked;
-			});
+		CompletableFuture<Long> removal = isStream(message.queue())
+				? this.streams.ack(keys(message.queue()), TakenMessage.of(message))
+					.thenApply((acked) -> acked ? 1L : 0L)
+				: this.runner.executeAsync(ACK, List.of(keys(message.queue()).inFlight()),
+						TakenMessage.of(message).inFlightEntry());
+		return removal.thenApply((removed) -> {
+			boolean acked = removed != null && removed > 0;
+			acknowledged(message.queue(), List.of(message), acked ? 1 : 0);
+			return acked;
+		});
 	}
 
 	/**
@@ -380,6 +401,18 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 */
 	public CompletableFuture<Boolean> extendAsync(QueueMessage<?> message, Duration visibility) {
 		Assert.isTrue(visibility != null && visibility.toMillis() > 0, "visibility must be at least 1 ms");
+		if (isStream(message.queue())) {
+			// XAUTOCLAIM claims what has been idle for the visibility timeout: a take can
+			// be made younger, never younger than just delivered
+			Duration timeout = settings(message.queue()).visibilityTimeout();
+			Assert.isTrue(visibility.compareTo(timeout) <= 0,
+					() -> "visibility must not exceed the visibility timeout"
+							+ " of a stream queue (redkit.queue.queues." + message.queue() + ".visibility-timeout="
+							+ timeout + ")");
+			TakenMessage<?> taken = TakenMessage.of(message);
+			return this.streams.idle(keys(message.queue()), taken, timeout.toMillis() - visibility.toMillis(),
+					taken.deliveries());
+		}
 		return this.runner
 			.executeAsync(EXTEND, keys(message.queue()).extendKeys(), TakenMessage.of(message).inFlightEntry(),
 					Long.toString(visibility.toMillis()))
@@ -396,17 +429,17 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	@Override
 	public Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done, int max) {
 		Claim claim = claim(queue, done, max);
-		if (claim.envelopes().isEmpty()) {
+		if (claim.taken().isEmpty()) {
 			return new Batch(List.of(), (claim.waitMillis() >= 0) ? Duration.ofMillis(claim.waitMillis()) : null);
 		}
-		List<QueueMessage<Object>> messages = new ArrayList<>(claim.envelopes().size());
-		for (Envelope envelope : claim.envelopes()) {
+		List<QueueMessage<Object>> messages = new ArrayList<>(claim.taken().size());
+		for (TakenMessage<Object> taken : claim.taken()) {
 			try {
-				messages.add(read(queue, envelope, claim.take(), payloadType));
+				messages.add(read(taken, payloadType));
 			}
 			catch (RuntimeException ex) {
 				// settled like a failure, so that it cannot block the queue
-				fail(new TakenMessage<>(queue, envelope, claim.take(), null), ex);
+				fail(taken, ex);
 			}
 		}
 		return new Batch(messages, messages.isEmpty() ? Duration.ZERO : null);
@@ -429,20 +462,23 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		boolean last = exhausted || !queue.allowsDelivery(message.deliveries() + 1);
 		String mode = !last ? "retry" : queue.deadLetter() ? "dead" : "drop";
 		long backoff = last ? 0 : queue.backoff().delayAfter(message.deliveries()).toMillis();
-		return this.runner
-			.executeAsync(FAIL, keys(message.queue()).failKeys(), TakenMessage.of(message).envelope().raw(), mode,
-					Long.toString(backoff), message.id(), describe(error),
-					Long.toString(queue.deadLetterRetention().toMillis()), TakenMessage.of(message).inFlightEntry())
-			.thenApply((result) -> {
-				FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
-					case 1 -> FailureOutcome.RETRIED;
-					case 2 -> FailureOutcome.DEAD_LETTERED;
-					case 3 -> FailureOutcome.DROPPED;
-					default -> FailureOutcome.NOT_OWNED;
-				};
-				this.events.failed(message.queue(), outcome);
-				return outcome;
-			});
+		CompletableFuture<Long> settled = isStream(message.queue())
+				? this.streams.fail(keys(message.queue()), queue, TakenMessage.of(message), mode, backoff,
+						describe(error))
+				: this.runner.executeAsync(FAIL, keys(message.queue()).failKeys(),
+						TakenMessage.of(message).envelope().raw(), mode, Long.toString(backoff), message.id(),
+						describe(error), Long.toString(queue.deadLetterRetention().toMillis()),
+						TakenMessage.of(message).inFlightEntry());
+		return settled.thenApply((result) -> {
+			FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
+				case 1 -> FailureOutcome.RETRIED;
+				case 2 -> FailureOutcome.DEAD_LETTERED;
+				case 3 -> FailureOutcome.DROPPED;
+				default -> FailureOutcome.NOT_OWNED;
+			};
+			this.events.failed(message.queue(), outcome);
+			return outcome;
+		});
 	}
 
 	@Override
@@ -452,6 +488,13 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	public CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
 		QueueKeys k = keys(message.queue());
+		if (isStream(message.queue())) {
+			// idle for the whole timeout: the next take claims it first, and the claim
+			// counts again the delivery taken back here
+			TakenMessage<?> taken = TakenMessage.of(message);
+			return this.streams.idle(k, taken, settings(message.queue()).visibilityTimeout().toMillis(),
+					taken.deliveries() - 1);
+		}
 		return this.runner
 			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), TakenMessage.of(message).envelope().raw(),
 					lifoFlag(message.queue()), TakenMessage.of(message).inFlightEntry())
@@ -488,6 +531,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	@Override
 	public boolean requeueDeadLetter(String queue, String id) {
 		// a call of its own, so that the same call sent again answers as the first did
+		if (isStream(queue)) {
+			return this.streams.requeue(keys(queue), id, 1) > 0;
+		}
 		Long moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(RandomIds.next()), id, "1", this.replayWindow);
 		return moved != null && moved > 0;
 	}
@@ -497,8 +543,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		long total = 0;
 		Long moved;
 		do {
-			moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(RandomIds.next()), "",
-					Integer.toString(REAP_BATCH), this.replayWindow);
+			moved = isStream(queue) ? Long.valueOf(this.streams.requeue(keys(queue), "", REAP_BATCH))
+					: this.runner.execute(REQUEUE, keys(queue).deadKeys(RandomIds.next()), "",
+							Integer.toString(REAP_BATCH), this.replayWindow);
 			total += (moved != null) ? moved : 0;
 		}
 		while (moved != null && moved > 0);
@@ -516,7 +563,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 */
 	private Claim claim(String queue, Collection<? extends QueueMessage<?>> done, int max) {
 		Claim claim = RedisScriptRunner.await(claimAsync(queue, done, max), CLAIM_TIMEOUT, CLAIM.name());
-		while (claim.envelopes().isEmpty() && !claim.unreadable().isEmpty()) {
+		while (claim.taken().isEmpty() && !claim.unreadable().isEmpty()) {
 			// only unreadable elements, dead-lettered: an empty answer would say the
 			// queue
 			// is empty
@@ -536,23 +583,35 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 */
 	<T> CompletableFuture<Taken<T>> takeAsync(String queue, Class<T> type, int max) {
 		return claimAsync(queue, List.of(), max).thenApply((claim) -> {
-			List<QueueMessage<T>> messages = new ArrayList<>(claim.envelopes().size());
-			for (Envelope envelope : claim.envelopes()) {
+			List<QueueMessage<T>> messages = new ArrayList<>(claim.taken().size());
+			for (TakenMessage<Object> taken : claim.taken()) {
 				try {
-					messages.add(read(queue, envelope, claim.take(), type));
+					messages.add(read(taken, type));
 				}
 				catch (RuntimeException ex) {
 					// settled like a failure, so that it cannot block the queue
-					failAsync(new TakenMessage<>(queue, envelope, claim.take(), null), ex, false);
+					failAsync(taken, ex, false);
 				}
 			}
-			return new Taken<>(messages, claim.envelopes().size() + claim.unreadable().size(), claim.waitMillis());
+			return new Taken<>(messages, claim.taken().size() + claim.unreadable().size(), claim.waitMillis());
 		});
 	}
 
 	private CompletableFuture<Claim> claimAsync(String queue, Collection<? extends QueueMessage<?>> done, int max) {
 		Assert.isTrue(max > 0 && max <= MAX_BATCH, () -> "max must be between 1 and " + MAX_BATCH);
 		QueueSettings settings = settings(queue);
+		for (QueueMessage<?> message : done) {
+			Assert.isTrue(message.queue().equals(queue), "Messages to acknowledge must be of the same queue");
+		}
+		if (settings.store() == QueueStore.STREAM) {
+			return this.streams.take(queue, keys(queue), settings, done, max).thenApply((taken) -> {
+				if (!done.isEmpty()) {
+					acknowledged(queue, done, taken.acked());
+				}
+				boolean none = taken.messages().isEmpty() && taken.unreadable().isEmpty();
+				return new Claim(taken.messages(), none ? taken.waitMillis() : 0, taken.unreadable());
+			}).thenCompose((claim) -> settleUnreadable(queue, claim));
+		}
 		String take = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
 		String[] args = new String[6 + done.size()];
 		args[0] = lifoFlag(queue);
@@ -563,7 +622,6 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		args[5] = this.replayWindow;
 		int i = 6;
 		for (QueueMessage<?> message : done) {
-			Assert.isTrue(message.queue().equals(queue), "Messages to acknowledge must be of the same queue");
 			args[i++] = TakenMessage.of(message).inFlightEntry();
 		}
 		return this.runner.executeAsync(CLAIM, keys(queue).claimKeys(take), args)
@@ -578,21 +636,21 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		// nothing claimed is an integer first field: any string is an element, the empty
 		// one included (something else may have written it; it is dead-lettered)
 		if (!(reply.get(0) instanceof String)) {
-			return new Claim(List.of(), take, Long.parseLong(String.valueOf(reply.get(1))), List.of());
+			return new Claim(List.of(), Long.parseLong(String.valueOf(reply.get(1))), List.of());
 		}
-		List<Envelope> envelopes = new ArrayList<>(reply.size() - 2);
-		List<String> unreadable = new ArrayList<>(0);
+		List<TakenMessage<Object>> taken = new ArrayList<>(reply.size() - 2);
+		List<TakenMessage<Object>> unreadable = new ArrayList<>(0);
 		for (int k = 0; k < reply.size(); k = (k == 0) ? 3 : k + 1) {
 			String raw = (String) reply.get(k);
 			Envelope envelope = Envelope.tryParse(raw);
 			if (envelope != null) {
-				envelopes.add(envelope);
+				taken.add(new TakenMessage<>(queue, envelope, take, null));
 			}
 			else {
-				unreadable.add(raw);
+				unreadable.add(new TakenMessage<>(queue, Envelope.unreadable(raw), take, null));
 			}
 		}
-		return new Claim(envelopes, take, 0, unreadable);
+		return new Claim(taken, 0, unreadable);
 	}
 
 	/**
@@ -608,10 +666,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		}
 		CompletableFuture<?>[] settled = new CompletableFuture<?>[claim.unreadable().size()];
 		for (int i = 0; i < settled.length; i++) {
-			String raw = claim.unreadable().get(i);
+			TakenMessage<Object> message = claim.unreadable().get(i);
+			String raw = message.envelope().raw();
 			logger.warn("Queue '" + queue + "' held an element that is not a Redkit queue element; it is"
 					+ " dead-lettered (dropped without dead letters): " + Envelope.notAnElement(raw).getMessage());
-			QueueMessage<Object> message = new TakenMessage<>(queue, Envelope.unreadable(raw), claim.take(), null);
 			try {
 				settled[i] = failAsync(message, Envelope.notAnElement(raw), true);
 			}
@@ -628,10 +686,14 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		});
 	}
 
-	private <T> QueueMessage<T> read(String queue, Envelope envelope, String take, Type type) {
+	private <T> QueueMessage<T> read(TakenMessage<?> taken, Type type) {
 		JavaType javaType = this.json.getTypeFactory().constructType(type);
-		T payload = this.json.readValue(envelope.json(), javaType);
-		return new TakenMessage<>(queue, envelope, take, payload);
+		T payload = this.json.readValue(taken.envelope().json(), javaType);
+		return taken.withPayload(payload);
+	}
+
+	private boolean isStream(String queue) {
+		return settings(queue).store() == QueueStore.STREAM;
 	}
 
 	private QueueKeys keys(String queue) {
@@ -665,17 +727,16 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	/**
-	 * The answer of the claim script.
+	 * The answer of a store's take.
 	 *
-	 * @param envelopes the claimed messages, possibly none
-	 * @param take the token of this take, in each message's in-flight entry
+	 * @param taken the claimed messages (no payload yet), possibly none
 	 * @param waitMillis when nothing was claimed: how long until a delayed message is due
 	 * or an in-flight one expires ({@code -1} = nothing pending; {@code 0} = only
 	 * unreadable elements were taken, take again at once)
 	 * @param unreadable the claimed elements that are not Redkit queue elements, settled
 	 * apart
 	 */
-	private record Claim(List<Envelope> envelopes, String take, long waitMillis, List<String> unreadable) {
+	private record Claim(List<TakenMessage<Object>> taken, long waitMillis, List<TakenMessage<Object>> unreadable) {
 
 	}
 

@@ -78,6 +78,15 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 	}
 
 	/**
+	 * The take's token: chosen per take for a list queue, the entry id for a stream queue
+	 * (whose take is that id and the delivery count).
+	 * @return the token
+	 */
+	String take() {
+		return this.take;
+	}
+
+	/**
 	 * What this take put in the queue's in-flight set: {@code <take token>#<element>}.
 	 * @return the in-flight entry, what settling and extending compare
 	 */

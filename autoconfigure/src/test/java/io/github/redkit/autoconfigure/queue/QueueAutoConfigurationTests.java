@@ -75,6 +75,29 @@ class QueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aStreamQueueWithASettingTheStreamStoreCannotHonourFailsStartUpNamingIt() {
+		this.runner.withPropertyValues("redkit.queue.queues.jobs.store=stream", "redkit.queue.queues.jobs.order=lifo")
+			.run((context) -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+					"redkit.queue.queues.jobs.order=lifo cannot be honoured by the stream store (redkit.queue.queues.jobs.store=stream)"));
+		this.runner
+			.withPropertyValues("redkit.queue.queues.jobs.store=stream", "redkit.queue.queues.jobs.collapse=first-wins")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.queue.queues.jobs.collapse=first-wins cannot be honoured"));
+		this.runner
+			.withPropertyValues("redkit.queue.defaults.store=stream", "redkit.queue.defaults.backoff.delay=20s",
+					"redkit.queue.defaults.visibility-timeout=30s")
+			.run((context) -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+					"redkit.queue.defaults.backoff.max-delay cannot be honoured by the stream store"));
+		this.runner.withPropertyValues("redkit.queue.queues.jobs.max-length=100")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("redkit.queue.queues.jobs.max-length is honoured by the stream store only"));
+		// the defaults otherwise (5 attempts: at most 8 s of backoff, 9.6 s with jitter)
+		this.runner
+			.withPropertyValues("redkit.queue.queues.jobs.store=stream", "redkit.queue.queues.jobs.max-length=1000")
+			.run((context) -> assertThat(context).hasNotFailed().getBean(RedisQueueTemplate.class).isNotNull());
+	}
+
+	@Test
 	void aBadQueuePropertyFailsStartUpNamingIt() {
 		this.runner.withPropertyValues("redkit.queue.queues.emails.max-attempts=0")
 			.run((context) -> assertThat(context.getStartupFailure())

@@ -32,6 +32,16 @@ class ServerVersionsTests {
 	}
 
 	@Test
+	void ackDeleteFromRedis82Only() {
+		assertThat(ServerVersions.ackDelete(redis("8.2.0"))).isTrue();
+		assertThat(ServerVersions.ackDelete(redis("8.4.1"))).isTrue();
+		assertThat(ServerVersions.ackDelete(redis("8.0.3"))).isFalse();
+		assertThat(ServerVersions.ackDelete(redis("7.4.2"))).isFalse();
+		assertThat(ServerVersions.ackDelete(valkey("9.0.0"))).isFalse();
+		assertThat(ServerVersions.ackDelete(new Properties())).isFalse();
+	}
+
+	@Test
 	void aClusterTakesACommandOnlyWhenEveryNodeDoes() {
 		Properties cluster = new Properties();
 		cluster.setProperty("127.0.0.1:7000.redis_version", "7.2.4");

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.IntStream;
 
+import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.DeadLetter;
@@ -14,6 +15,7 @@ import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.CommandLog;
 import io.github.redkit.testsupport.CommandStats;
@@ -32,6 +34,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.BOTH)
@@ -40,15 +43,31 @@ class QueueTemplateTests {
 	@Parameter
 	RedisTopology topology;
 
-	private QueueTestSupport support;
+	QueueTestSupport support;
 
-	private RedisQueueTemplate template;
+	RedisQueueTemplate template;
 
-	private StringRedisTemplate redis;
+	StringRedisTemplate redis;
+
+	/**
+	 * The store the queues of this suite are kept in; {@link StreamQueueTemplateTests}
+	 * runs the suite on the stream store.
+	 */
+	QueueStore store() {
+		return QueueStore.LIST;
+	}
+
+	/**
+	 * Skips a test of what only the list store does or has (delays, collapsing, LIFO, the
+	 * next-due hint, its keys).
+	 */
+	void listStoreOnly() {
+		assumeTrue(store() == QueueStore.LIST, "a list store feature");
+	}
 
 	@BeforeEach
 	void setUp() {
-		this.support = new QueueTestSupport(this.topology);
+		this.support = new QueueTestSupport(this.topology, store());
 		this.template = this.support.template;
 		this.redis = new StringRedisTemplate(this.topology.connectionFactory());
 	}
@@ -64,6 +83,7 @@ class QueueTemplateTests {
 
 	@Test
 	void aMalformedElementIsDeadLetteredAtOnceAndTheRestOfItsBatchIsHandedOut() {
+		listStoreOnly();
 		String queue = this.support.queue();
 		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();
 		this.template.send(queue, new Email("a", 1));
@@ -87,6 +107,7 @@ class QueueTemplateTests {
 
 	@Test
 	void anEmptyElementIsDeadLetteredAtOnceAndTheRestOfItsBatchIsHandedOut() {
+		listStoreOnly();
 		String queue = this.support.queue();
 		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();
 		// an empty element first: the claim's reply once began with it, read as "nothing
@@ -109,6 +130,7 @@ class QueueTemplateTests {
 
 	@Test
 	void anElementThatIsNotAMessageAtTheHeadHasNoAge() {
+		listStoreOnly();
 		String queue = this.support.queue();
 		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();
 		for (String foreign : List.of("", "hello", "zz|0|{}")) {
@@ -121,6 +143,7 @@ class QueueTemplateTests {
 
 	@Test
 	void anEmptyElementAloneIsDeadLetteredNotRedelivered() {
+		listStoreOnly();
 		String queue = this.support.queue();
 		String ready = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).ready();
 		this.redis.opsForList().rightPush(ready, "");
@@ -143,8 +166,8 @@ class QueueTemplateTests {
 			.singleElement()
 			.matches((command) -> command.startsWith("\"evalsha\""));
 		assertThat(send.scriptCommands()).extracting(QueueTemplateTests::name)
-			.as("the send's record (applied once, whatever the client sends again), then the RPUSH")
-			.containsExactly("set", "rpush");
+			.as("the send's record (applied once, whatever the client sends again), then the RPUSH (XADD)")
+			.startsWith("set", (store() == QueueStore.LIST) ? "rpush" : "xadd");
 		this.template.send(queue, new Email("b", 2));
 		QueueMessage<Email> first = this.template.receive(queue, Email.class).orElseThrow();
 		CommandLog next = CommandLog.record(server, () -> this.template.ackAndReceive(first, Email.class));
@@ -155,6 +178,7 @@ class QueueTemplateTests {
 
 	@Test
 	void ackAndReceiveWithNothingDueIsSevenCommands() {
+		listStoreOnly();
 		String queue = this.support.queue();
 		this.template.sendAll(queue, IntStream.range(0, 20).mapToObj((i) -> new Email("x", i)).toList());
 		// a new queue's first take reaps and writes the next-due hint
@@ -186,6 +210,7 @@ class QueueTemplateTests {
 
 	@Test
 	void withTheHintInPlaceADueDelayedMessageAndAnExpiredTakeAreDelivered() {
+		listStoreOnly();
 		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
 		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
 		QueueMessage<Email> held = this.template.receive(queue, Email.class).orElseThrow();
@@ -220,10 +245,15 @@ class QueueTemplateTests {
 			.singleElement()
 			.matches((command) -> command.startsWith("\"evalsha\""));
 		assertThat(take.scriptCommands()).extracting(QueueTemplateTests::name)
-			.as("a new queue's first take reaps: TIME, the hint's and the take's record's MGET, 2 reaper reads, "
-					+ "one LPOP with a count, one ZADD, the take's record, the 2 earliest scores and the fresh hint")
-			.containsExactly("time", "mget", "zrangebyscore", "zrangebyscore", "lpop", "zadd", "set", "zrange",
-					"zrange", "set");
+			.as("the stream store's take: claim the expired, then read new ones, in one script")
+			.contains((store() == QueueStore.LIST) ? "lpop" : "xreadgroup");
+		if (store() == QueueStore.LIST) {
+			assertThat(take.scriptCommands()).extracting(QueueTemplateTests::name)
+				.as("a new queue's first take reaps: TIME, the hint's and the take's record's MGET, 2 reaper reads, "
+						+ "one LPOP with a count, one ZADD, the take's record, the 2 earliest scores and the fresh hint")
+				.containsExactly("time", "mget", "zrangebyscore", "zrangebyscore", "lpop", "zadd", "set", "zrange",
+						"zrange", "set");
+		}
 		List<QueueMessage<Email>> batch = taken.get(0);
 		assertThat(batch).extracting((message) -> message.payload().number())
 			.containsExactlyElementsOf(IntStream.range(0, 10).boxed().toList());
@@ -234,8 +264,8 @@ class QueueTemplateTests {
 		assertThat(this.template.stats(queue).inFlight()).isEqualTo(9);
 		List<QueueMessage<Email>> settle = new ArrayList<>(batch);
 		settle.remove(3);
-		long hint = Long
-			.parseLong(this.redis.opsForValue().get(QueueKeys.of(QueueTestSupport.KEYSPACE, queue).nextDue()));
+		String hintValue = this.redis.opsForValue().get(QueueKeys.of(QueueTestSupport.KEYSPACE, queue).nextDue());
+		long hint = (hintValue != null) ? Long.parseLong(hintValue) : -1;
 		CommandLog next = CommandLog.record(server,
 				() -> taken.add(this.template.ackAndReceive(settle, queue, Email.class, 50)));
 		assertThat(next.roundTrips((command) -> command.contains(queue))).isOne();
@@ -266,6 +296,7 @@ class QueueTemplateTests {
 
 	@Test
 	void lifoHandsOutTheNewestFirst() {
+		listStoreOnly();
 		String queue = this.support.queue(QueueOrder.LIFO, Duration.ofSeconds(30), 3, CollapsePolicy.NONE);
 		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2), new Email("c", 3)));
 		assertThat(drain(queue)).containsExactly(3, 2, 1);
@@ -371,6 +402,7 @@ class QueueTemplateTests {
 		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3, CollapsePolicy.NONE);
 		this.template.send(queue, new Email("a", 1));
 		QueueMessage<Email> taken = this.template.receive(queue, Email.class).orElseThrow();
+		listStoreOnly();
 		assertThat(this.template.extend(taken, Duration.ofSeconds(30))).isTrue();
 		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
 		long now = redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
@@ -392,7 +424,8 @@ class QueueTemplateTests {
 	@Test
 	void aLateAckOfALostTakeLeavesTheNextTakeOfTheSameMessageInFlightAndIsCounted() {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
-		QueueTestSupport counted = new QueueTestSupport(this.topology, new MicrometerRedkitMetrics(() -> registry));
+		QueueTestSupport counted = new QueueTestSupport(this.topology, new MicrometerRedkitMetrics(() -> registry),
+				RedkitObservations.NONE, store());
 		RedisQueueTemplate template = counted.template;
 		String queue = counted.queue(QueueOrder.FIFO, Duration.ofMillis(300), 2, CollapsePolicy.NONE);
 		template.send(queue, new Email("a", 1));
@@ -430,6 +463,7 @@ class QueueTemplateTests {
 
 	@Test
 	void aDelayedMessageBecomesReadyOnTheRedisClock() {
+		listStoreOnly();
 		String queue = this.support.queue();
 		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(300))).isTrue();
 		assertThat(this.template.receive(queue, Email.class)).isEmpty();
@@ -442,6 +476,7 @@ class QueueTemplateTests {
 
 	@Test
 	void firstWinsDropsARepeatInsideTheDelay() {
+		listStoreOnly();
 		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3, CollapsePolicy.FIRST_WINS);
 		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(300))).isTrue();
 		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofSeconds(60))).isFalse();
@@ -459,6 +494,7 @@ class QueueTemplateTests {
 
 	@Test
 	void lastWinsRestartsTheDelay() {
+		listStoreOnly();
 		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3, CollapsePolicy.LAST_WINS);
 		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(100))).isTrue();
 		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofSeconds(60))).isFalse();
@@ -473,6 +509,7 @@ class QueueTemplateTests {
 
 	@Test
 	void noneKeepsEveryMessage() {
+		listStoreOnly();
 		String queue = this.support.queue();
 		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(10))).isTrue();
 		assertThat(this.template.sendDelayed(queue, new Email("a", 1), Duration.ofMillis(10))).isTrue();
@@ -484,7 +521,7 @@ class QueueTemplateTests {
 		assertThat(taken.get(0).id()).isNotEqualTo(taken.get(1).id());
 	}
 
-	private List<Integer> drain(String queue) {
+	List<Integer> drain(String queue) {
 		List<Integer> numbers = new ArrayList<>();
 		Optional<QueueMessage<Email>> message;
 		while ((message = this.template.receive(queue, Email.class)).isPresent()) {
@@ -494,12 +531,12 @@ class QueueTemplateTests {
 		return numbers;
 	}
 
-	private long redisNow() {
+	long redisNow() {
 		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
 		return (now != null) ? now : 0;
 	}
 
-	private static String name(String command) {
+	static String name(String command) {
 		return command.substring(1, command.indexOf('"', 1));
 	}
 

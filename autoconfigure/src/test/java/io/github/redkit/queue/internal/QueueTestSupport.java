@@ -16,6 +16,7 @@ import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.testsupport.RedisTopology;
 import tools.jackson.databind.json.JsonMapper;
@@ -36,6 +37,11 @@ final class QueueTestSupport implements AutoCloseable {
 
 	final RedisTopology topology;
 
+	/**
+	 * The store of the queues this support makes.
+	 */
+	final QueueStore store;
+
 	private final List<QueueListenerContainerFactory> factories = new CopyOnWriteArrayList<>();
 
 	QueueTestSupport(RedisTopology topology, RedkitMetrics metrics) {
@@ -43,7 +49,12 @@ final class QueueTestSupport implements AutoCloseable {
 	}
 
 	QueueTestSupport(RedisTopology topology, RedkitMetrics metrics, RedkitObservations observations) {
+		this(topology, metrics, observations, QueueStore.LIST);
+	}
+
+	QueueTestSupport(RedisTopology topology, RedkitMetrics metrics, RedkitObservations observations, QueueStore store) {
 		this.topology = topology;
+		this.store = store;
 		this.template = new RedisQueueTemplate(new RedisScriptRunner(topology.connectionFactory()), KEYSPACE, JSON,
 				this::settings, metrics, observations);
 	}
@@ -52,15 +63,19 @@ final class QueueTestSupport implements AutoCloseable {
 		this(topology, RedkitMetrics.NONE);
 	}
 
+	QueueTestSupport(RedisTopology topology, QueueStore store) {
+		this(topology, RedkitMetrics.NONE, RedkitObservations.NONE, store);
+	}
+
 	/**
 	 * A fresh queue name with fast settings.
 	 */
 	String queue(QueueOrder order, Duration visibility, int maxAttempts, CollapsePolicy collapse) {
 		String name = "q-" + UUID.randomUUID();
 		this.settings.put(name,
-				new QueueSettings(order, visibility, maxAttempts,
+				inStore(new QueueSettings(order, visibility, maxAttempts,
 						new BackoffPolicy(Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0), true,
-						Duration.ofHours(1), collapse));
+						Duration.ofHours(1), collapse)));
 		return name;
 	}
 
@@ -71,10 +86,14 @@ final class QueueTestSupport implements AutoCloseable {
 	String prefetchingQueue(Duration visibility, int prefetch) {
 		String name = "q-" + UUID.randomUUID();
 		this.settings.put(name,
-				new QueueSettings(QueueOrder.FIFO, visibility, 3,
+				inStore(new QueueSettings(QueueOrder.FIFO, visibility, 3,
 						new BackoffPolicy(Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0), true,
-						Duration.ofHours(1), CollapsePolicy.NONE, prefetch));
+						Duration.ofHours(1), CollapsePolicy.NONE, prefetch)));
 		return name;
+	}
+
+	private QueueSettings inStore(QueueSettings settings) {
+		return (this.store == QueueStore.LIST) ? settings : settings.withStore(this.store, 0);
 	}
 
 	QueueSettings settings(String queue) {

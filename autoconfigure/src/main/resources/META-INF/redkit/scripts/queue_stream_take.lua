@@ -1,0 +1,86 @@
+-- Acknowledges handled messages of a stream queue and takes up to a batch: first the
+-- entries whose visibility timeout passed (XAUTOCLAIM, Redis 6.2+), then new ones
+-- (XREADGROUP), the consumer group created on first use (from the stream's start, so that
+-- messages sent before any consumer are delivered).
+-- KEYS[1] stream, KEYS[2] the claim cursor: where the last XAUTOCLAIM stopped (it scans at
+-- most ten entries per message asked for), so that the next take goes on from there and an
+-- expired take behind many held ones is reached within a few takes; kept for the visibility
+-- timeout (missing, the scan starts again from the first pending entry)
+-- ARGV[1] group, ARGV[2] consumer, ARGV[3] visibility timeout ms, ARGV[4] batch size,
+-- ARGV[5] '1' = the server has XACKDEL, ARGV[6..] takes to acknowledge: entry id, deliveries.
+-- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element }; wait ms
+-- (when nothing was taken) is how long until the earliest pending entry may be claimed
+-- again, -1 when none is pending.
+--#include core_numbers
+--#include queue_stream_owned
+local stream, group, consumer = KEYS[1], ARGV[1], ARGV[2]
+local visibility = tonumber(ARGV[3])
+local max = tonumber(ARGV[4])
+local acked = 0
+for i = 6, #ARGV, 2 do
+  if owned(stream, group, ARGV[i], ARGV[i + 1]) then
+    remove(stream, group, ARGV[i], ARGV[5])
+    acked = acked + 1
+  end
+end
+
+local function element(fields)
+  if fields[1] == 'e' and fields[2] then
+    return fields[2]
+  end
+  -- not written by Redkit: handed out whole, to be dead-lettered
+  return table.concat(fields, ' ')
+end
+
+local out = { acked, -1 }
+local cursor = redis.call('GET', KEYS[2]) or '0-0'
+local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], cursor, 'COUNT', ARGV[4])
+if type(claimed) == 'table' and claimed.err then
+  if not string.find(claimed.err, 'NOGROUP', 1, true) then
+    return redis.error_reply(claimed.err)
+  end
+  redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
+  claimed = { '0-0', {} }
+end
+if claimed[1] == '0-0' then
+  redis.call('DEL', KEYS[2])
+else
+  redis.call('SET', KEYS[2], claimed[1], 'PX', ARGV[3])
+end
+local taken = 0
+for _, entry in ipairs(claimed[2]) do
+  local id = type(entry) == 'table' and entry[1]
+  local fields = id and entry[2]
+  if type(fields) == 'table' then
+    local pending = redis.call('XPENDING', stream, group, id, id, 1)
+    out[#out + 1] = id
+    out[#out + 1] = pending[1][4]
+    out[#out + 1] = element(fields)
+    taken = taken + 1
+  elseif id then
+    -- deleted while pending (trimmed): nothing to deliver (Redis 6.2 still lists it)
+    redis.call('XACK', stream, group, id)
+  end
+end
+if taken < max then
+  local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', exact(max - taken), 'STREAMS', stream, '>')
+  if read then
+    for _, entry in ipairs(read[1][2]) do
+      out[#out + 1] = entry[1]
+      out[#out + 1] = 1
+      out[#out + 1] = element(entry[2])
+      taken = taken + 1
+    end
+  end
+end
+if taken == 0 then
+  -- the earliest of a few pending entries: a wait no longer than it (poll-timeout bounds it)
+  local pending = redis.call('XPENDING', stream, group, '-', '+', 10)
+  for _, p in ipairs(pending) do
+    local wait = math.max(0, visibility - tonumber(p[3]))
+    if out[2] < 0 or wait < out[2] then
+      out[2] = wait
+    end
+  end
+end
+return out

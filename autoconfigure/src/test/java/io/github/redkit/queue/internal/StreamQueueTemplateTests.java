@@ -1,0 +1,142 @@
+package io.github.redkit.queue.internal;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.IntStream;
+
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.queue.DeadLetter;
+import io.github.redkit.queue.QueueMessage;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.QueueStore;
+import io.github.redkit.queue.internal.QueueTestSupport.Email;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+
+import org.springframework.data.redis.connection.stream.PendingMessages;
+import org.springframework.data.redis.connection.stream.StreamRecords;
+import org.springframework.data.domain.Range;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link QueueTemplateTests} on the stream store, and what only the stream store does.
+ */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.BOTH)
+class StreamQueueTemplateTests extends QueueTemplateTests {
+
+	@Override
+	QueueStore store() {
+		return QueueStore.STREAM;
+	}
+
+	@Test
+	void extendResetsTheTakesIdleTimeUpToTheVisibilityTimeoutAndAnswersFalseOnceAnotherConsumerTookIt() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(400), 3,
+				io.github.redkit.queue.CollapsePolicy.NONE);
+		this.template.send(queue, new Email("a", 1));
+		QueueMessage<Email> taken = this.template.receive(queue, Email.class).orElseThrow();
+		assertThatIllegalArgumentException().isThrownBy(() -> this.template.extend(taken, Duration.ofSeconds(30)))
+			.withMessageContaining("redkit.queue.queues." + queue + ".visibility-timeout");
+		String stream = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).stream();
+		// kept while extended every 100 ms, well past its visibility timeout
+		long until = System.nanoTime() + Duration.ofMillis(1000).toNanos();
+		while (System.nanoTime() < until) {
+			assertThat(this.template.extend(taken, Duration.ofMillis(400))).isTrue();
+			assertThat(this.template.receive(queue, Email.class)).isEmpty();
+			await().pollDelay(Duration.ofMillis(100)).until(() -> true);
+		}
+		PendingMessages pending = this.redis.opsForStream()
+			.pending(stream, StreamQueueStore.GROUP, Range.unbounded(), 10);
+		assertThat(pending).singleElement()
+			.satisfies((entry) -> assertThat(entry.getTotalDeliveryCount()).as("extending counts no delivery").isOne());
+		QueueMessage<Email> again = await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.template.receive(queue, Email.class), Optional::isPresent)
+			.get();
+		assertThat(again.id()).isEqualTo(taken.id());
+		assertThat(again.deliveries()).isEqualTo(2);
+		assertThat(this.template.extend(taken, Duration.ofMillis(400))).as("lost to the second take").isFalse();
+		assertThat(this.template.extend(again, Duration.ofMillis(400))).isTrue();
+		assertThat(this.template.ack(again)).isTrue();
+		assertThat(this.template.extend(again, Duration.ofMillis(400))).as("settled").isFalse();
+		assertThat(this.redis.opsForStream().size(stream)).as("acknowledged entries are deleted").isZero();
+	}
+
+	@Test
+	void anExpiredTakeBehindMoreHeldTakesThanOneClaimScansIsDeliveredAgain() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3,
+				io.github.redkit.queue.CollapsePolicy.NONE);
+		this.template.sendAll(queue, IntStream.range(0, 12).mapToObj((i) -> new Email("x", i)).toList());
+		List<QueueMessage<Email>> held = this.template.receive(queue, Email.class, 12);
+		assertThat(held).hasSize(12);
+		QueueMessage<Email> abandoned = held.remove(11);
+		// the eleven older takes stay held (their consumers extend them); the newest is
+		// abandoned: one take of one message must still find it once it expired
+		QueueMessage<Email> again = await().atMost(Duration.ofSeconds(5)).until(() -> {
+			held.forEach((message) -> assertThat(this.template.extend(message, Duration.ofMillis(300))).isTrue());
+			return this.template.receive(queue, Email.class);
+		}, Optional::isPresent).get();
+		assertThat(again.id()).isEqualTo(abandoned.id());
+		assertThat(again.deliveries()).isEqualTo(2);
+	}
+
+	@Test
+	void aDelayedSendIsRefusedNamingTheStore() {
+		String queue = this.support.queue();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.template.sendDelayed(queue, new Email("a", 1), Duration.ofSeconds(1)))
+			.withMessageContaining("redkit.queue.queues." + queue + ".store=stream");
+		assertThat(this.template.sendDelayedAsync(queue, new Email("a", 1), Duration.ofSeconds(1)))
+			.isCompletedExceptionally();
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+	}
+
+	@Test
+	void anEntryRedkitDidNotWriteIsDeadLetteredAtOnceAndTheRestOfItsBatchIsHandedOut() {
+		String queue = this.support.queue();
+		String stream = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).stream();
+		this.template.send(queue, new Email("a", 1));
+		this.redis.opsForStream().add(StreamRecords.string(Map.of("other", "field")).withStreamKey(stream));
+		this.redis.opsForStream().add(StreamRecords.string(Map.of("e", "garbage")).withStreamKey(stream));
+		this.template.send(queue, new Email("b", 2));
+		List<QueueMessage<Email>> batch = this.template.receive(queue, Email.class, 10);
+		assertThat(batch).extracting((message) -> message.payload().number()).containsExactly(1, 2);
+		List<DeadLetter> dead = this.template.deadLetters(queue, 10);
+		assertThat(dead).extracting(DeadLetter::payloadJson).containsExactlyInAnyOrder("other field", "garbage");
+		assertThat(dead).allSatisfy((letter) -> assertThat(letter.error()).contains("Not a Redkit queue element"));
+		batch.forEach(this.template::ack);
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 2, Duration.ZERO));
+	}
+
+	@Test
+	void aSendTheClientSendsAgainIsAppliedOnce() {
+		String queue = this.support.queue();
+		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
+		StreamQueueStore store = new StreamQueueStore(new RedisScriptRunner(this.topology.connectionFactory()),
+				"120000");
+		List<Envelope> envelopes = List.of(Envelope.create("{\"to\":\"a\",\"number\":1}"),
+				Envelope.create("{\"to\":\"b\",\"number\":2}"));
+		assertThat(store.push(keys, this.support.settings(queue), envelopes).join()).isEqualTo(2);
+		assertThat(store.push(keys, this.support.settings(queue), envelopes).join()).as("the copy").isEqualTo(2);
+		assertThat(drain(queue)).containsExactly(1, 2);
+	}
+
+	@Test
+	void aSendTrimsTheStreamToTheConfiguredLength() {
+		String queue = this.support.queue();
+		this.support.settings.put(queue, this.support.settings(queue).withStore(QueueStore.STREAM, 10));
+		this.template.sendAll(queue, IntStream.range(0, 1000).mapToObj((i) -> new Email("x", i)).toList());
+		String stream = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).stream();
+		// MAXLEN ~ trims whole nodes of the stream: about the length, never below it
+		assertThat(this.redis.opsForStream().size(stream)).isBetween(10L, 300L);
+	}
+
+}
