@@ -11,9 +11,12 @@ import io.github.redkit.idempotency.StepClaim;
 import io.github.redkit.idempotency.internal.HttpIdempotency;
 import io.github.redkit.idempotency.internal.IdempotencyKeyRoute;
 import io.github.redkit.idempotency.internal.StoredResponse;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Signal;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -45,6 +48,8 @@ import org.springframework.web.server.WebFilterChain;
  * gives the key up.
  */
 public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
+
+	private static final Log logger = LogFactory.getLog(IdempotencyKeyWebFilter.class);
 
 	private final ReactiveIdempotentSteps steps;
 
@@ -208,8 +213,15 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		// that the retry gets that response rather than running the request again after
 		// its side effects; an error it ends with is then never answered, and the
 		// recorder
-		// decides it without the error handling
-		return Mono.deferContextual((context) -> Mono.fromFuture(answered.contextWrite(context).toFuture(), true));
+		// decides it without the error handling. Such an error (the handler's own, or
+		// Netty's AbortedException on writing to the closed connection) comes after the
+		// cancel, with no one to take it: a future failing then is dropped by Reactor at
+		// ERROR (onErrorDropped), once per client gone. It travels as a value instead,
+		// which a cancelled Mono discards quietly; the recorder has already decided the
+		// key for it
+		Mono<Signal<Void>> ended = answered.doOnError(departure::ended).materialize();
+		return Mono.deferContextual((context) -> Mono.fromFuture(ended.contextWrite(context).toFuture(), true))
+			.dematerialize();
 	}
 
 	private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, RequestBody body, StepClaim claim,
@@ -296,6 +308,13 @@ public class IdempotencyKeyWebFilter implements WebFilter, Ordered {
 		void watch(ResponseRecorder recorder) {
 			if (!this.state.compareAndSet(null, recorder)) {
 				recorder.clientGone().subscribe();
+			}
+		}
+
+		// a client gone is no server error: its request's end is noted at DEBUG
+		void ended(Throwable ex) {
+			if (this.state.get() == GONE && logger.isDebugEnabled()) {
+				logger.debug("A request ended after its client left: " + ex);
 			}
 		}
 

@@ -15,9 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.Map;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 
@@ -350,6 +353,33 @@ class IdempotencyKeyWebFluxTests {
 		assertThat(retry.body()).isEqualTo("created");
 		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 		assertThat(this.handlers.runs.get()).isEqualTo(1);
+	}
+
+	@Test
+	void aClientThatLeftIsQuietAndItsKeyIsDecided() throws Exception {
+		// what Reactor would log at ERROR ("Operator called default onErrorDropped")
+		List<Throwable> dropped = new CopyOnWriteArrayList<>();
+		Hooks.onErrorDropped(dropped::add);
+		try {
+			String failing = UUID.randomUUID().toString();
+			sendAndLeave("/failing", failing);
+			departed(failing).get(10, TimeUnit.SECONDS);
+			String late = UUID.randomUUID().toString();
+			sendAndLeave("/late", late);
+			departed(late).get(10, TimeUnit.SECONDS);
+			this.handlers.release.complete(null);
+			// the error gave its key up: the retry runs the handler again
+			assertThat(retryWhileInProgress("/failing", failing).statusCode()).isEqualTo(500);
+			// the response written to the closed connection was recorded
+			HttpResponse<String> retry = retryWhileInProgress("/late", late);
+			assertThat(retry.statusCode()).isEqualTo(201);
+			assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+			assertThat(this.handlers.runs.get()).isEqualTo(3);
+			assertThat(dropped).as("errors dropped after the client left").isEmpty();
+		}
+		finally {
+			Hooks.resetOnErrorDropped();
+		}
 	}
 
 	@Test
