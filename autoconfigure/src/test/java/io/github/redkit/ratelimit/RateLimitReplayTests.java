@@ -12,6 +12,8 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.internal.DefaultReactiveRateLimiter;
+import io.github.redkit.ratelimit.internal.LocalRateLimiter;
+import io.github.redkit.ratelimit.internal.RateLimitInstances;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.RedisServer;
@@ -48,6 +50,9 @@ class RateLimitReplayTests {
 	// long enough for a cold first call on a loaded machine: a warm-up that timed out
 	// would be decided by the failure mode, and its late delivery caught by the cut
 	private static final Duration TIMEOUT = Duration.ofSeconds(15);
+
+	private static final RateLimitPolicy POLICY = new RateLimitPolicy(RateLimitAlgorithm.SLIDING_WINDOW,
+			List.of(RateLimitWindow.of(10, Duration.ofHours(1))));
 
 	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
 
@@ -120,6 +125,29 @@ class RateLimitReplayTests {
 			.isEqualTo(8);
 		assertThat(decisions("replay-dropped")).isOne();
 		assertThat(decisions("failed-closed")).isZero();
+	}
+
+	@Test
+	void aDroppedDecisionUnderTheLocalFailureModeIsNoOutage() {
+		// Redis answered the PING sent in the dropped call's place: the local limiter
+		// decides that call, but this instance is not degraded and nothing says Redis is
+		// away
+		LocalRateLimiter local = new LocalRateLimiter(new RateLimitInstances(1), 1_000);
+		RedisRateLimiter limiter = new RedisRateLimiter(new RedisScriptRunner(this.factory), this.keyspace,
+				Map.of("api", POLICY),
+				new RateLimitSettings(RateLimitFailureMode.LOCAL, TIMEOUT, Duration.ofHours(1), local),
+				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE);
+		assertThat(limiter.tryAcquire("api", "warm-up-" + UUID.randomUUID()).allowed()).isTrue();
+		this.link.cutAfterNextWrite();
+		RateLimitDecision dropped = limiter.tryAcquire("api", this.key);
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(dropped.allowed()).isTrue();
+		assertThat(dropped.local()).as("decided on this instance").isTrue();
+		assertThat(local.degradedSince()).as("no outage began").isNull();
+		assertThat(limiter.tryAcquire("api", this.key).remaining()).as("decided by Redis, the cut call counted once")
+			.isEqualTo(8);
+		assertThat(decisions("replay-dropped")).isOne();
+		assertThat(decisions("local-allowed")).isZero();
 	}
 
 	@Test

@@ -97,9 +97,23 @@ public final class LocalRateLimiter {
 	 * @return the decision, marked local
 	 */
 	public RateLimitDecision decide(PreparedLimit limit, List<String> keys, int cost) {
+		return decide(limit, keys, cost, true);
+	}
+
+	/**
+	 * Decides a call on this instance, as {@link #decide(PreparedLimit, List, int)} does.
+	 * @param limit the limit
+	 * @param keys the identifiers
+	 * @param cost the permits the call takes
+	 * @param outage whether Redis is away, which makes this instance degraded until it
+	 * {@linkplain #recovered() answers again}; {@code false} for one call Redis could not
+	 * decide while it answers (a dropped re-send)
+	 * @return the decision, marked local
+	 */
+	public RateLimitDecision decide(PreparedLimit limit, List<String> keys, int cost, boolean outage) {
 		RateLimitPolicy policy = localPolicy(limit.policy(), this.instances.count());
 		List<RateLimitWindow> windows = policy.windows();
-		if (this.degradedSince == null) {
+		if (outage && this.degradedSince == null) {
 			degraded(limit);
 		}
 		synchronized (this.lock) {

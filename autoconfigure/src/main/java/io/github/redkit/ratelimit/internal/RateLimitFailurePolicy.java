@@ -109,7 +109,8 @@ final class RateLimitFailurePolicy {
 		boolean dropped = cause instanceof ReplayDroppedException;
 		LocalRateLimiter local = this.localLimiter;
 		if (this.failureMode == RateLimitFailureMode.LOCAL && local != null) {
-			RateLimitDecision decision = local.decide(limit, keys, cost);
+			// a dropped re-send is no outage: the instance is not degraded for it
+			RateLimitDecision decision = local.decide(limit, keys, cost, !dropped);
 			RateLimitMeters.decided(this.metrics, limitName, dropped ? RateLimitMeters.REPLAY_DROPPED
 					: decision.allowed() ? RateLimitMeters.LOCAL_ALLOWED : RateLimitMeters.LOCAL_DENIED, start);
 			return decision;
