@@ -36,11 +36,11 @@ import org.springframework.util.Assert;
  * renewed while held, so the places of a crashed instance come back when their leases
  * end.
  * <p>
- * Resilience4j gives a place back without saying which ({@link #onComplete()}): each call
- * gives back its own permit where it can be told, and never a place in Redis while the
- * leased call holding it runs ({@link HeldPermits}). A caller waits for a place at most
- * the longer of {@code maxWaitDuration} and Redkit's timeout, asking Redis again when
- * this instance gives one back and at least every {@value #POLL_MILLIS} ms.
+ * Resilience4j gives a place back without saying which ({@link #onComplete()}), nor
+ * always on the thread that took it: a call that ends never gives back a place in Redis
+ * while a leased call holding it runs ({@link HeldPermits}). A caller waits for a place
+ * at most the longer of {@code maxWaitDuration} and Redkit's timeout, asking Redis again
+ * when this instance gives one back and at least every {@value #POLL_MILLIS} ms.
  */
 public class RedkitBulkhead implements Bulkhead {
 
@@ -137,15 +137,12 @@ public class RedkitBulkhead implements Bulkhead {
 
 	@Override
 	public boolean tryAcquirePermission() {
-		// Resilience4j's asynchronous operators take here, and give back on whichever
-		// thread completes
-		return admit(false);
+		return admit();
 	}
 
 	@Override
 	public void acquirePermission() {
-		// Resilience4j's synchronous decorators take here, and give back on this thread
-		if (admit(true)) {
+		if (admit()) {
 			return;
 		}
 		if (Thread.currentThread().isInterrupted()) {
@@ -234,14 +231,24 @@ public class RedkitBulkhead implements Bulkhead {
 		return "RedkitBulkhead{name='" + this.name + "', limit='" + this.limitName + "'}";
 	}
 
-	private boolean admit(boolean onThisThread) {
+	private boolean admit() {
 		ConcurrencyPermit permit = enter();
 		if (permit != null) {
-			this.held.add(permit, onThisThread);
+			this.held.add(permit);
 		}
 		if (this.events.hasConsumers()) {
-			this.events.consumeEvent((permit != null) ? new BulkheadOnCallPermittedEvent(this.name)
-					: new BulkheadOnCallRejectedEvent(this.name));
+			try {
+				this.events.consumeEvent((permit != null) ? new BulkheadOnCallPermittedEvent(this.name)
+						: new BulkheadOnCallRejectedEvent(this.name));
+			}
+			catch (RuntimeException | Error ex) {
+				// the caller sees the consumer's failure and never calls onComplete(): a
+				// place kept would stay taken on every instance while this one runs
+				if (permit != null && this.held.forget(permit)) {
+					permit.close();
+				}
+				throw ex;
+			}
 		}
 		return permit != null;
 	}
