@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * The stream queue suites still run: every contender takes and acknowledges a few
  * messages (a full measurement would take minutes), after which none of the raw or
- * Redisson takes is left pending, and the {@code XACKDEL} rows refuse a server without it,
- * naming the command.
+ * Redisson takes is left pending, and the {@code XACKDEL} rows refuse a server without
+ * it, naming the command.
  */
 class StreamQueueBenchmarkTests {
 
