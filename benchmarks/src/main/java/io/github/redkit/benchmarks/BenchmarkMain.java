@@ -36,7 +36,12 @@ import org.springframework.boot.convert.DurationStyle;
  * out; so it does {@code lock-native}, which compares Redkit's native release there with
  * its script, {@code lock-delifeq} (Valkey 9.1: {@code --server=valkey-9}), which adds a
  * raw release by {@code DELIFEQ}, and {@code cache-unlock} ({@code valkey-9}), whose
- * unlock is {@code DELIFEQ} with native commands on.
+ * unlock is {@code DELIFEQ} with native commands on. {@code queue-stream-ackdel} needs a
+ * server with {@code XACKDEL} (Redis 8.2+; none of {@code .ci/servers} has it yet).
+ * <p>
+ * {@code --commandstats} prints, after each suite, what every command cost Redis per unit
+ * of work ({@code INFO commandstats}: calls and {@code usec}, those inside scripts
+ * included) for each contender: where a script's time goes.
  * <p>
  * {@code java -jar benchmarks/target/redkit-benchmarks.jar http [--connections=64]
  * [--paced-connections=4] [--paced-delay=10ms] [--paced-duration=5s]
@@ -67,6 +72,9 @@ public final class BenchmarkMain {
 		SUITES.put("queue", QueueSuite::enqueue);
 		SUITES.put("queue-dequeue", QueueSuite::dequeue);
 		SUITES.put("queue-batch", QueueSuite::batches);
+		SUITES.put("queue-stream", StreamQueueSuite::takeAck);
+		SUITES.put("queue-stream-batch", StreamQueueSuite::batches);
+		SUITES.put("queue-stream-ackdel", StreamQueueSuite::ackDelete);
 		SUITES.put("reactive", ReactiveSuite::create);
 		SUITES.put("regions", RegionSuite::create);
 	}
@@ -84,7 +92,7 @@ public final class BenchmarkMain {
 		return SUITES.keySet()
 			.stream()
 			.filter((name) -> !name.equals("lock-extend") && !name.equals("lock-native") && !name.equals("lock-delifeq")
-					&& !name.equals("cache-unlock"))
+					&& !name.equals("cache-unlock") && !name.equals("queue-stream-ackdel"))
 			.toList();
 	}
 
@@ -99,6 +107,7 @@ public final class BenchmarkMain {
 		boolean memory = false;
 		String server = null;
 		List<Integer> only = List.of();
+		boolean commandCosts = false;
 		boolean http = false;
 		int connections = 64;
 		int pacedConnections = 4;
@@ -133,6 +142,9 @@ public final class BenchmarkMain {
 			}
 			else if (arg.startsWith("--server=")) {
 				server = arg.substring(9);
+			}
+			else if (arg.equals("--commandstats")) {
+				commandCosts = true;
 			}
 			else if (arg.equals(MEMORY)) {
 				memory = true;
@@ -184,7 +196,7 @@ public final class BenchmarkMain {
 			System.out.printf("Redis %s (%s), %d cores, Java %s%n", redis.version(), redis.description(),
 					Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
 			if (!names.isEmpty()) {
-				BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration, rounds);
+				BenchmarkRunner runner = new BenchmarkRunner(redis, warmup, duration, rounds, commandCosts);
 				List<Result> results = new ArrayList<>();
 				for (String name : names) {
 					Suite suite = Objects.requireNonNull(SUITES.get(name), name).get().only(only);

@@ -3,6 +3,7 @@ package io.github.redkit.benchmarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -21,7 +22,8 @@ import reactor.core.publisher.Mono;
  * every contender a warm-up and a timed slice (a latency histogram and {@code INFO
  * commandstats}), in alternating order, so that a shared machine's slow drift weighs on
  * all contenders alike instead of on whichever ran last. The first round also counts
- * round trips with a short {@code MONITOR}ed run.
+ * round trips with a short {@code MONITOR}ed run. Each contender's throughput relative to
+ * the reference and its Redis CPU per unit are printed per round too, for their spread.
  */
 final class BenchmarkRunner {
 
@@ -35,11 +37,22 @@ final class BenchmarkRunner {
 
 	private final int rounds;
 
+	private final boolean commandCosts;
+
 	BenchmarkRunner(RedisServer redis, Duration warmup, Duration duration, int rounds) {
+		this(redis, warmup, duration, rounds, false);
+	}
+
+	/**
+	 * A runner that may also split each contender's Redis time over the commands run.
+	 * @param commandCosts whether to print what each command cost per unit of work
+	 */
+	BenchmarkRunner(RedisServer redis, Duration warmup, Duration duration, int rounds, boolean commandCosts) {
 		this.redis = redis;
 		this.warmup = warmup;
 		this.duration = duration;
 		this.rounds = rounds;
+		this.commandCosts = commandCosts;
 	}
 
 	List<Result> run(Suite suite, List<Integer> threadCounts) {
@@ -47,12 +60,14 @@ final class BenchmarkRunner {
 		List<Function<RedisServer, Contender>> factories = suite.contenders();
 		for (int threads : threadCounts) {
 			Slices[] slices = new Slices[factories.size()];
+			Slices[][] perRound = new Slices[factories.size()][this.rounds];
 			for (int round = 0; round < this.rounds; round++) {
 				for (int i = 0; i < factories.size(); i++) {
 					int index = (round % 2 == 0) ? i : factories.size() - 1 - i;
 					this.redis.flushAll();
 					try (Contender contender = factories.get(index).apply(this.redis)) {
 						Slices measured = measure(contender, threads, round == 0);
+						perRound[index][round] = measured;
 						slices[index] = (slices[index] != null) ? slices[index].plus(measured) : measured;
 					}
 					catch (Exception ex) {
@@ -70,8 +85,28 @@ final class BenchmarkRunner {
 						result.clientCpuMicrosPerOp(), result.commandsPerOp(), ResultTable.keptRecords(result));
 				results.add(result);
 			}
+			for (int i = 0; i < slices.length; i++) {
+				printRounds(slices[i], perRound[i], perRound[0], threads);
+			}
 		}
 		return results;
+	}
+
+	private void printRounds(Slices total, Slices[] rounds, Slices[] reference, int threads) {
+		StringBuilder ratios = new StringBuilder();
+		StringBuilder cpu = new StringBuilder();
+		for (int round = 0; round < rounds.length; round++) {
+			String separator = (round > 0) ? " / " : "";
+			ratios.append(separator)
+				.append(String.format(Locale.ROOT, "%.2f",
+						rounds[round].opsPerSecond() / reference[round].opsPerSecond()));
+			cpu.append(separator).append(String.format(Locale.ROOT, "%.1f", rounds[round].cpuMicrosPerUnit()));
+		}
+		System.out.printf("    %-50s %2d threads  rounds: x reference %s  Redis CPU us/op %s%n", total.contender(),
+				threads, ratios, cpu);
+		if (this.commandCosts) {
+			System.out.print(total.costs().perUnit(total.unitCount()));
+		}
 	}
 
 	private Slices measure(Contender contender, int threads, boolean countRoundTrips) throws InterruptedException {
@@ -87,6 +122,7 @@ final class BenchmarkRunner {
 			});
 			roundTrips = (double) log.roundTrips() / ROUND_TRIP_SAMPLE / contender.unitsPerOperation();
 		}
+		CommandCost costsBefore = this.commandCosts ? CommandCost.read(this.redis) : CommandCost.NONE;
 		CommandStats before = this.redis.commandStats();
 		long cpuBefore = RedisCpu.micros(this.redis);
 		long scriptsBefore = RedisCpu.scriptMicros(this.redis);
@@ -98,17 +134,18 @@ final class BenchmarkRunner {
 		long cpu = RedisCpu.micros(this.redis) - cpuBefore;
 		long scripts = RedisCpu.scriptMicros(this.redis) - scriptsBefore;
 		CommandStats used = this.redis.commandStats().since(before);
+		CommandCost costs = this.commandCosts ? CommandCost.read(this.redis).since(costsBefore) : CommandCost.NONE;
 		KeptRecords kept = (records != null && beforeRecords != null)
 				? KeptRecords.since(this.redis, beforeRecords, records) : KeptRecords.NONE;
 		return new Slices(contender.name(), histogram, nanos, used.total(), cpu, scripts, client, roundTrips,
-				contender.unitsPerOperation(), kept);
+				contender.unitsPerOperation(), kept, costs);
 	}
 
 	/**
 	 * What the timed slices of one contender add up to; counts are per unit of work.
 	 */
 	private record Slices(String contender, Histogram histogram, long nanos, long commands, long cpuMicros,
-			long scriptMicros, long clientNanos, double roundTrips, int units, KeptRecords kept) {
+			long scriptMicros, long clientNanos, double roundTrips, int units, KeptRecords kept, CommandCost costs) {
 
 		Slices plus(Slices other) {
 			Histogram sum = this.histogram.copy();
@@ -117,14 +154,18 @@ final class BenchmarkRunner {
 					this.cpuMicros + other.cpuMicros, this.scriptMicros + other.scriptMicros,
 					this.clientNanos + other.clientNanos,
 					Double.isNaN(this.roundTrips) ? other.roundTrips : this.roundTrips, this.units,
-					this.kept.plus(other.kept));
+					this.kept.plus(other.kept), this.costs.plus(other.costs));
 		}
 
 		double opsPerSecond() {
 			return unitCount() / (this.nanos / 1e9);
 		}
 
-		private double unitCount() {
+		double cpuMicrosPerUnit() {
+			return this.cpuMicros / unitCount();
+		}
+
+		double unitCount() {
 			return (double) this.histogram.getTotalCount() * this.units;
 		}
 

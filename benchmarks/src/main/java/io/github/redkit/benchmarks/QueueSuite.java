@@ -104,6 +104,19 @@ final class QueueSuite {
 		}
 
 		/**
+		 * The queue's store, for the names of the contenders that run on either.
+		 * @param store {@code list} or {@code stream}
+		 * @return the properties that keep the benchmark's queue there
+		 */
+		static Map<String, Object> store(String store) {
+			return Map.of("redkit.queue.queues." + QUEUE + ".store", store);
+		}
+
+		static String suffix(String store) {
+			return store.equals("list") ? "" : " (" + store + " store)";
+		}
+
+		/**
 		 * Tops the queue up through Redkit, for the contenders that dequeue with Redkit.
 		 */
 		synchronized void refillWithQueueTemplate() {
@@ -217,14 +230,21 @@ final class QueueSuite {
 
 	static final class RedkitReceiveAck extends SpringContender {
 
+		private final String store;
+
 		RedkitReceiveAck(RedisServer redis) {
-			super(redis);
+			this(redis, "list");
+		}
+
+		RedkitReceiveAck(RedisServer redis, String store) {
+			super(redis, store(store));
+			this.store = store;
 			refillWithQueueTemplate();
 		}
 
 		@Override
 		public String name() {
-			return "Redkit QueueTemplate.receive + ack";
+			return "Redkit QueueTemplate.receive + ack" + suffix(this.store);
 		}
 
 		@Override
@@ -243,14 +263,21 @@ final class QueueSuite {
 
 		private final ThreadLocal<QueueMessage<Job>> previous = new ThreadLocal<>();
 
+		private final String store;
+
 		RedkitAckAndReceive(RedisServer redis) {
-			super(redis);
+			this(redis, "list");
+		}
+
+		RedkitAckAndReceive(RedisServer redis, String store) {
+			super(redis, store(store));
+			this.store = store;
 			refillWithQueueTemplate();
 		}
 
 		@Override
 		public String name() {
-			return "Redkit QueueTemplate.ackAndReceive";
+			return "Redkit QueueTemplate.ackAndReceive" + suffix(this.store);
 		}
 
 		@Override
@@ -308,15 +335,22 @@ final class QueueSuite {
 
 		private final int count;
 
+		private final String store;
+
 		RedkitBatch(RedisServer redis, int count) {
-			super(redis);
+			this(redis, count, "list");
+		}
+
+		RedkitBatch(RedisServer redis, int count, String store) {
+			super(redis, store(store));
 			this.count = count;
+			this.store = store;
 			refillWithQueueTemplate();
 		}
 
 		@Override
 		public String name() {
-			return "Redkit ackAndReceive batch of " + this.count;
+			return "Redkit ackAndReceive batch of " + this.count + suffix(this.store);
 		}
 
 		@Override
