@@ -41,7 +41,10 @@ import org.springframework.util.Assert;
  * gives back its own permit where it can be told, and never a place in Redis while the
  * leased call holding it runs ({@link HeldPermits}). A caller waits for a place at most
  * the longer of {@code maxWaitDuration} and Redkit's timeout, asking Redis again when
- * this instance gives one back and at least every {@value #POLL_MILLIS} ms.
+ * this instance gives one back and at least every {@value #POLL_MILLIS} ms. Every call is
+ * let in, refused ({@link BulkheadFullException}), or decided by the limit's failure
+ * mode: a failure of Redkit's limiter of any other kind (it has stopped with the
+ * application) refuses the call too, so that the fallbacks see it.
  */
 public class RedkitBulkhead implements Bulkhead {
 
