@@ -2,6 +2,7 @@ package io.github.redkit.resilience4j;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +41,10 @@ import org.springframework.util.Assert;
  * always on the thread that took it: a call that ends never gives back a place in Redis
  * while a leased call holding it runs ({@link HeldPermits}). A caller waits for a place
  * at most the longer of {@code maxWaitDuration} and Redkit's timeout, asking Redis again
- * when this instance gives one back and at least every {@value #POLL_MILLIS} ms.
+ * when this instance gives one back and at least every {@value #POLL_MILLIS} ms. Every
+ * call is let in, refused ({@link BulkheadFullException}), or decided by the limit's
+ * failure mode: a failure of Redkit's limiter of any other kind (it has stopped with the
+ * application) refuses the call too, so that the fallbacks see it.
  */
 public class RedkitBulkhead implements Bulkhead {
 
@@ -284,7 +288,8 @@ public class RedkitBulkhead implements Bulkhead {
 
 	/**
 	 * One ask, as long as Redkit's timeout allows.
-	 * @return the answer, {@code null} when the failure mode refused the call
+	 * @return the answer, {@code null} when refused (the failure mode, or the limiter
+	 * could not decide)
 	 */
 	private @Nullable Optional<ConcurrencyPermit> take() {
 		try {
@@ -294,17 +299,25 @@ public class RedkitBulkhead implements Bulkhead {
 			logger.debug("Bulkhead '" + this.name + "': Redis unavailable, refused", ex);
 			return null;
 		}
+		catch (RuntimeException ex) {
+			return undecided(ex);
+		}
 	}
 
 	/**
 	 * One ask, cut when the wait is over: a place Redis gives after that is given back
 	 * (Redkit's limiter closes a permit nobody waits for).
-	 * @return the answer, {@code null} when refused (the failure mode, the wait over, or
-	 * the thread interrupted)
+	 * @return the answer, {@code null} when refused (the failure mode, the wait over, the
+	 * thread interrupted, or the limiter could not decide)
 	 */
 	private @Nullable Optional<ConcurrencyPermit> takeWithin(long nanos) {
-		CompletableFuture<Optional<ConcurrencyPermit>> answer = this.limiter.tryAcquireAsync(this.limitName,
-				this.limitName, this.policy, this.key);
+		CompletableFuture<Optional<ConcurrencyPermit>> answer;
+		try {
+			answer = this.limiter.tryAcquireAsync(this.limitName, this.limitName, this.policy, this.key);
+		}
+		catch (RuntimeException ex) {
+			return undecided(ex);
+		}
 		try {
 			return answer.get(nanos, TimeUnit.NANOSECONDS);
 		}
@@ -326,8 +339,25 @@ public class RedkitBulkhead implements Bulkhead {
 				logger.debug("Bulkhead '" + this.name + "': Redis unavailable, refused", unavailable);
 				return null;
 			}
-			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+			return undecided((ex.getCause() != null) ? ex.getCause() : ex);
 		}
+		catch (CancellationException ex) {
+			return undecided(ex);
+		}
+	}
+
+	/**
+	 * The limiter failed other than by its failure mode (it stops with the application,
+	 * or a defect): the call is refused as Resilience4j refuses, so that its event,
+	 * metrics and fallbacks (which match {@link BulkheadFullException}) see it, rather
+	 * than failing with an exception nothing expects.
+	 * @return {@code null}: refused
+	 */
+	private @Nullable Optional<ConcurrencyPermit> undecided(Throwable ex) {
+		logger.warn("Bulkhead '" + this.name + "': limit '" + this.limitName
+				+ "' could not decide, the call is refused: " + ex);
+		logger.debug("Bulkhead '" + this.name + "': the limiter's failure", ex);
+		return null;
 	}
 
 	// the answer came between the timeout and the cancel: a place taken is kept

@@ -8,6 +8,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +26,7 @@ import io.github.redkit.testsupport.RedisServer;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
+import io.github.resilience4j.bulkhead.event.BulkheadEvent;
 import io.github.resilience4j.reactor.bulkhead.operator.BulkheadOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,7 +42,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -274,13 +276,44 @@ class RedkitBulkheadTests {
 			// the limiter is destroyed first (it renews no lease any more), Redis still
 			// usable: a graceful shutdown draining its calls
 			context.getBean(RedisConcurrencyLimiter.class).destroy();
-			assertThatIllegalStateException().isThrownBy(bulkhead::acquirePermission).withMessageContaining("stopping");
+			List<BulkheadEvent.Type> events = new CopyOnWriteArrayList<>();
+			bulkhead.getEventPublisher().onEvent((event) -> events.add(event.getEventType()));
+			// refused as Resilience4j refuses, so that the fallbacks (which match
+			// BulkheadFullException) answer: not an exception of Redkit's
+			assertThatExceptionOfType(BulkheadFullException.class).isThrownBy(bulkhead::acquirePermission);
+			assertThat(Bulkhead.decorateCompletionStage(bulkhead, () -> CompletableFuture.completedFuture("x"))
+				.get()
+				.toCompletableFuture()).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(ExecutionException.class)
+				.withCauseInstanceOf(BulkheadFullException.class);
+			assertThat(events).containsExactly(BulkheadEvent.Type.CALL_REJECTED, BulkheadEvent.Type.CALL_REJECTED);
 			assertThat(inFlight(context, "pair")).as("the call in flight only").isEqualTo(1);
 			on(inFlight, bulkhead::onComplete);
 			assertThat(inFlight(context, "pair")).isZero();
 			// nothing left to give back: a release more does nothing
 			bulkhead.releasePermission();
 			assertThat(inFlight(context, "pair")).isZero();
+		});
+	}
+
+	@Test
+	void aCallerWaitingForAPlaceWhileTheApplicationStopsIsRefusedHoldingNothing() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
+			Bulkhead holder = bulkhead(context, "reports", Duration.ZERO);
+			ExecutorService holding = thread();
+			on(holding, holder::acquirePermission);
+			Bulkhead waiting = bulkhead(context, "reports", Duration.ofSeconds(10));
+			CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(waiting::tryAcquirePermission, thread());
+			// refused a first time, it waits and asks again
+			await().atMost(Duration.ofSeconds(10)).until(() -> waiting.getMetrics().getAvailableConcurrentCalls() == 0);
+			context.getBean(RedisConcurrencyLimiter.class).destroy();
+			// the place comes back: the waiter's next ask takes it, and the stopping
+			// limiter
+			// gives it back
+			on(holding, holder::onComplete);
+			assertThat(waiter).succeedsWithin(Duration.ofSeconds(10)).as("refused").isEqualTo(false);
+			await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
 		});
 	}
 
