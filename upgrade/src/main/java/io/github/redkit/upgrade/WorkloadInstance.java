@@ -117,6 +117,7 @@ final class WorkloadInstance {
 			regions.prepare(Arrays.asList(environment.getRequiredProperty("upgrade.regions").split(",")),
 					environment.getProperty("upgrade.setup", Boolean.class, false));
 		}
+		BudgetCycleLoad budgetCycles = new BudgetCycleLoad(context.getBean(Budgets.class), history);
 		CachedValues cachedValues = context.getBean(CachedValues.class);
 		cachedValues.writeTo(history, name);
 		CacheLoad cache = new CacheLoad(cachedValues, history);
@@ -128,6 +129,7 @@ final class WorkloadInstance {
 		loops.start("lock", 2, 10, locks::step);
 		loops.start("lock-force", 1, 10, forcedLocks::step);
 		loops.start("cache", 1, 10, cache::step);
+		loops.start("budget-cycle", 1, 10, budgetCycles::step);
 		loops.start("budget", 1, 10, budgets::step);
 		loops.start("queue-send", 1, 10, queue::send);
 		loops.start("queue-take", 1, 10, queue::take);

@@ -120,6 +120,7 @@ final class UpgradeRun {
 		violations.addAll(LockForcing.check(history, regions));
 		violations.addAll(CacheFlights.check(history, regions));
 		violations.addAll(BudgetUnits.check(history, regions));
+		violations.addAll(BudgetCycles.check(history, regions));
 		violations.addAll(QueueDeliveries.check(history, regions));
 		violations.addAll(DelayedDeliveries.check(history, regions));
 		violations.addAll(DeadLetters.check(history, regions));
