@@ -53,13 +53,17 @@ final class BudgetCycles {
 					continue;
 				}
 				Entry earlier = lastAt.put(remaining, spend);
+				// either may have applied first: a reply may come late
 				if (earlier != null && resets.stream()
-					.noneMatch((reset) -> reset.end() > earlier.start() && reset.start() < spend.end())) {
+					.noneMatch((reset) -> reset.end() > Math.min(earlier.start(), spend.start())
+							&& reset.start() < Math.max(earlier.end(), spend.end()))) {
 					violations.add(region + ": two spends answered the same balance with nothing reset between:\n    "
 							+ earlier + "\n    " + spend);
 				}
 			}
-			if (crossed.size() < 4) {
+			// with two regions, one slot each, a region runs both versions only while its
+			// slot is replaced: too short a time to require it there
+			if (regions.size() == 1 && crossed.size() < 4) {
 				violations.add(region + ": a budget's replace and delete raced the other version's spends only as "
 						+ crossed + ": nothing tested");
 			}

@@ -189,6 +189,13 @@ class CheckersTests {
 		assertThat(BudgetCycles.check(history, EU)).singleElement()
 			.asString()
 			.contains("two spends answered the same balance");
+		// a spend whose reply came late applied after a replace that began once the
+		// other one answered: the same balance, a reset between
+		List<Entry> late = new ArrayList<>(history.subList(0, 9));
+		late.add(entry("budget-cycle", "spend", "b", 80, "ok", "remaining", full - 1, "end", 200L));
+		late.add(entry("budget-cycle", "spend", "b", 81, "ok", "remaining", full - 1, "end", 82L, "version", "0.1.0"));
+		late.add(entry("budget-cycle", "replace", "b", 90, "ok", "created", true, "end", 95L, "version", "0.1.0"));
+		assertThat(BudgetCycles.check(late, EU)).isEmpty();
 		// only current raced: nothing tested
 		assertThat(BudgetCycles.check(history.subList(0, 3), EU))
 			.anyMatch((violation) -> violation.endsWith("nothing tested"));

@@ -75,7 +75,9 @@ final class LockForcing {
 							+ freer.version() + "'s release freed it");
 				}
 			}
-			if (crossed.size() < 8) {
+			// with two regions, one slot each, a region runs both versions only while its
+			// slot is replaced: too short a time to require it there
+			if (regions.size() == 1 && crossed.size() < 8) {
 				violations.add(region + ": the lock listed and forced across versions only as " + crossed
 						+ " (each version, held by and freed by the other, listed and forced): nothing tested");
 			}
