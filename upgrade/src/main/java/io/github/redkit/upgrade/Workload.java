@@ -14,6 +14,8 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.cache.annotation.EnableCaching;
+import org.springframework.context.annotation.Bean;
 
 /**
  * The fleet's JVM of one version: it hosts that version's instances (each a Spring Boot
@@ -24,7 +26,13 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
+@EnableCaching
 public class Workload {
+
+	@Bean
+	CachedValues cachedValues() {
+		return new CachedValues();
+	}
 
 	private static final Log logger = LogFactory.getLog(Workload.class);
 

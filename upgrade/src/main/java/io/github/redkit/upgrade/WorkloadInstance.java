@@ -7,6 +7,8 @@ import java.util.Map;
 
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.queue.QueueTemplate;
@@ -103,6 +105,8 @@ final class WorkloadInstance {
 		List<String> limits = Arrays.asList(environment.getRequiredProperty("upgrade.limits").split(","));
 		RateLimitLoad rateLimits = new RateLimitLoad(context.getBean(RateLimiter.class), history, limits);
 		LockLoad locks = new LockLoad(context.getBean(DistributedLocks.class), history);
+		LockForceLoad forcedLocks = new LockForceLoad(context.getBean(DistributedLocks.class),
+				context.getBean(RedisScriptRunner.class), context.getBean(RedisKeyspace.class), history);
 		StepLoad steps = new StepLoad(context.getBean(IdempotentSteps.class), history);
 		AbandonLoad abandons = new AbandonLoad(context.getBean(IdempotentSteps.class), history);
 		ConcurrencyLoad concurrency = new ConcurrencyLoad(context.getBean(ConcurrencyLimiter.class), history);
@@ -113,12 +117,19 @@ final class WorkloadInstance {
 			regions.prepare(Arrays.asList(environment.getRequiredProperty("upgrade.regions").split(",")),
 					environment.getProperty("upgrade.setup", Boolean.class, false));
 		}
+		BudgetCycleLoad budgetCycles = new BudgetCycleLoad(context.getBean(Budgets.class), history);
+		CachedValues cachedValues = context.getBean(CachedValues.class);
+		cachedValues.writeTo(history, name);
+		CacheLoad cache = new CacheLoad(cachedValues, history);
 		Loops loops = new Loops(name);
 		// the limits called often enough to be exhausted (a rate limit of 20 per 500 ms
 		// on each of four or five limits, a concurrency limit of 2 for three threads)
 		loops.start("rate-limit", 2, 3, rateLimits::step);
 		loops.start("concurrency", 3, 3, concurrency::step);
 		loops.start("lock", 2, 10, locks::step);
+		loops.start("lock-force", 1, 10, forcedLocks::step);
+		loops.start("cache", 1, 10, cache::step);
+		loops.start("budget-cycle", 1, 10, budgetCycles::step);
 		loops.start("budget", 1, 10, budgets::step);
 		loops.start("queue-send", 1, 10, queue::send);
 		loops.start("queue-take", 1, 10, queue::take);

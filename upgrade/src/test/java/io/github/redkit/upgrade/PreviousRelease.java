@@ -43,8 +43,9 @@ final class PreviousRelease {
 		}
 		// resolved once per local repository, beside the release it describes (a fresh
 		// Maven JVM costs more CPU than the whole fleet's start-ups): kept while every
-		// entry is there
-		Path cached = library.resolveSibling("redkit-spring-boot-" + version + ".upgrade-classpath");
+		// entry is there, under a name of the POM's (a POM naming more resolves again)
+		Path cached = library.resolveSibling(
+				"redkit-spring-boot-" + version + ".upgrade-classpath-" + Integer.toHexString(pom(version).hashCode()));
 		if (Files.exists(cached)) {
 			List<String> entries = Arrays.asList(Files.readString(cached).trim().split(File.pathSeparator));
 			if (entries.stream().allMatch((entry) -> Files.exists(Path.of(entry)))) {
@@ -114,6 +115,14 @@ final class PreviousRelease {
 						<dependency>
 							<groupId>org.springframework.boot</groupId>
 							<artifactId>spring-boot-starter-jackson</artifactId>
+						</dependency>
+						<dependency>
+							<groupId>org.springframework.boot</groupId>
+							<artifactId>spring-boot-actuator-autoconfigure</artifactId>
+						</dependency>
+						<dependency>
+							<groupId>org.springframework.boot</groupId>
+							<artifactId>spring-boot-starter-cache</artifactId>
 						</dependency>
 					</dependencies>
 				</project>

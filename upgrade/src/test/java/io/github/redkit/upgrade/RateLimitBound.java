@@ -2,8 +2,10 @@ package io.github.redkit.upgrade;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -13,7 +15,10 @@ import java.util.stream.Collectors;
  * ({@code sliding-window}, {@code sliding-log}), twice it ({@code fixed-window}), or
  * twice it less one ({@code token-bucket}). A global limit holds it for each region's own
  * calls and, across regions, at most the regions' count times it (docs/multi-region.md).
- * Every decision was Redis': none decided without it.
+ * Every decision was Redis': none decided without it. A limit whose windows never held
+ * {@value #CROSSING} allowed decisions of each version at once never counted one
+ * version's calls against the other's: nothing tested (in one region each limit, in two
+ * the global one across regions).
  */
 final class RateLimitBound {
 
@@ -24,6 +29,12 @@ final class RateLimitBound {
 	static final int LIMIT = 20;
 
 	static final long PERIOD_MILLIS = 500;
+
+	/**
+	 * How many allowed decisions of each version one interval of a period must hold, for
+	 * some interval, to show both versions counted in one window.
+	 */
+	static final int CROSSING = LIMIT / 4;
 
 	private RateLimitBound() {
 	}
@@ -61,19 +72,22 @@ final class RateLimitBound {
 				default -> LIMIT;
 			};
 			for (String region : regions) {
+				// with two regions, one slot each, a region runs both versions only while
+				// its slot is replaced: the versions meet in the global limit instead
 				bound(limit + " in " + region, bound, decisions,
-						(entry) -> entry.key().equals(limit) && entry.region().equals(region), violations);
+						(entry) -> entry.key().equals(limit) && entry.region().equals(region), regions.size() == 1,
+						violations);
 			}
 			if (limit.equals("global") && regions.size() > 1) {
 				bound(limit + " in every region", bound * regions.size(), decisions,
-						(entry) -> entry.key().equals(limit), violations);
+						(entry) -> entry.key().equals(limit), true, violations);
 			}
 		}
 		return violations;
 	}
 
 	private static void bound(String what, long bound, List<Entry> decisions, Predicate<Entry> selected,
-			List<String> violations) {
+			boolean mustCross, List<String> violations) {
 		List<Entry> ofLimit = decisions.stream().filter(selected).toList();
 		if (ofLimit.isEmpty()) {
 			return;
@@ -87,10 +101,15 @@ final class RateLimitBound {
 			.toList();
 		long period = PERIOD_MILLIS * 1000;
 		int first = 0;
+		Map<String, Integer> inWindow = new HashMap<>();
+		boolean crossed = false;
 		for (int last = 0; last < allowed.size(); last++) {
 			while (allowed.get(last).number("at") - allowed.get(first).number("at") >= period) {
+				inWindow.merge(allowed.get(first).version(), -1, Integer::sum);
 				first++;
 			}
+			inWindow.merge(allowed.get(last).version(), 1, Integer::sum);
+			crossed |= inWindow.values().stream().filter((count) -> count >= CROSSING).count() >= 2;
 			if (last - first + 1 > bound) {
 				violations.add(String.format("%s: %d allowed within %d ms (bound %d), by %s", what, last - first + 1,
 						PERIOD_MILLIS, bound,
@@ -98,9 +117,37 @@ final class RateLimitBound {
 							.stream()
 							.map((entry) -> entry.text("instance") + "@" + entry.version())
 							.collect(Collectors.toSet())));
+				for (int i = first; i <= last; i++) {
+					inWindow.merge(allowed.get(i).version(), -1, Integer::sum);
+				}
 				first = last + 1;
 			}
 		}
+		if (mustCross && !crossed) {
+			violations.add(String.format(
+					"%s: no interval of %d ms held %d allowed decisions of each version "
+							+ "(by version at most %s): nothing tested",
+					what, PERIOD_MILLIS, CROSSING, most(allowed, period)));
+		}
+	}
+
+	/**
+	 * The most allowed decisions of each version in one interval of a period, for the
+	 * message.
+	 */
+	private static Map<String, Integer> most(List<Entry> allowed, long period) {
+		Map<String, Integer> most = new TreeMap<>();
+		Map<String, Integer> inWindow = new HashMap<>();
+		int first = 0;
+		for (int last = 0; last < allowed.size(); last++) {
+			while (allowed.get(last).number("at") - allowed.get(first).number("at") >= period) {
+				inWindow.merge(allowed.get(first).version(), -1, Integer::sum);
+				first++;
+			}
+			int count = inWindow.merge(allowed.get(last).version(), 1, Integer::sum);
+			most.merge(allowed.get(last).version(), count, Math::max);
+		}
+		return most;
 	}
 
 }

@@ -62,6 +62,8 @@ final class UpgradeRun {
 				"redkit.queue.queues." + DelayLoad.LAST_WINS + ".visibility-timeout=60s",
 				"redkit.queue.queues." + DeadLetterLoad.QUEUE + ".visibility-timeout=60s",
 				"redkit.queue.queues." + DeadLetterLoad.QUEUE + ".max-attempts=1",
+				// an entry outlives the run: a value loaded twice is a second flight
+				"redkit.cache.caches." + CachedValues.CACHE + ".ttl=10m",
 				// no fault is injected, but the machine may be busy: a slow answer breaks
 				// no promise
 				"redkit.rate-limit.timeout=10s", "redkit.concurrency-limit.timeout=10s", "redkit.budget.timeout=10s",
@@ -105,8 +107,8 @@ final class UpgradeRun {
 	}
 
 	/**
-	 * The checks every fleet takes: no error, the locks, budgets, queues, steps and
-	 * concurrency limits.
+	 * The checks every fleet takes: no error, the locks (held, listed and forced),
+	 * budgets, queues, steps and concurrency limits.
 	 */
 	static List<String> common(List<Entry> history, List<String> regions) {
 		List<String> violations = new ArrayList<>();
@@ -115,7 +117,10 @@ final class UpgradeRun {
 			.limit(10)
 			.forEach((entry) -> violations.add("an error: " + entry));
 		violations.addAll(LockHolds.check(history, regions));
+		violations.addAll(LockForcing.check(history, regions));
+		violations.addAll(CacheFlights.check(history, regions));
 		violations.addAll(BudgetUnits.check(history, regions));
+		violations.addAll(BudgetCycles.check(history, regions));
 		violations.addAll(QueueDeliveries.check(history, regions));
 		violations.addAll(DelayedDeliveries.check(history, regions));
 		violations.addAll(DeadLetters.check(history, regions));
