@@ -14,6 +14,7 @@
 -- Returns 0 = not owned any more, 1 = retried, 2 = dead-lettered, 3 = dropped.
 --#include core_numbers
 --#include queue_stream_owned
+--#include queue_dead_letter
 local first = redis.call('GET', KEYS[5])
 if first then
   return tonumber(first)
@@ -33,20 +34,5 @@ remove(KEYS[1], ARGV[1], ARGV[4], ARGV[3])
 if ARGV[6] == 'drop' then
   return settled('3')
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local retention = tonumber(ARGV[11])
--- dead letters older than the retention leave, a bounded batch per call
-local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', exact(now - retention), 'LIMIT', 0, 100)
-for _, id in ipairs(old) do
-  redis.call('HDEL', KEYS[2], id)
-  redis.call('HDEL', KEYS[3], id)
-  redis.call('ZREM', KEYS[4], id)
-end
-redis.call('HSET', KEYS[2], ARGV[8], ARGV[9])
-redis.call('HSET', KEYS[3], ARGV[8], ARGV[10])
-redis.call('ZADD', KEYS[4], exact(now), ARGV[8])
-redis.call('PEXPIRE', KEYS[2], ARGV[11])
-redis.call('PEXPIRE', KEYS[3], ARGV[11])
-redis.call('PEXPIRE', KEYS[4], ARGV[11])
+dead_letter(KEYS[2], KEYS[3], KEYS[4], clock_ms(), ARGV[8], ARGV[9], ARGV[10], tonumber(ARGV[11]))
 return settled('2')
