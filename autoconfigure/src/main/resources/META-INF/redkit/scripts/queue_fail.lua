@@ -9,11 +9,11 @@
 -- Returns 0 = not owned any more (redelivered elsewhere), 1 = retried,
 -- 2 = dead-lettered, 3 = dropped.
 --#include queue_hint
+--#include queue_dead_letter
 if redis.call('ZREM', KEYS[1], ARGV[7]) == 0 then
   return 0
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = clock_ms()
 if ARGV[2] == 'retry' then
   local due = now + tonumber(ARGV[3])
   redis.call('ZADD', KEYS[2], exact(due), ARGV[1])
@@ -23,18 +23,5 @@ end
 if ARGV[2] == 'drop' then
   return 3
 end
-local retention = tonumber(ARGV[6])
--- dead letters older than the retention leave, a bounded batch per call
-local old = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', exact(now - retention), 'LIMIT', 0, 100)
-for _, id in ipairs(old) do
-  redis.call('HDEL', KEYS[3], id)
-  redis.call('HDEL', KEYS[4], id)
-  redis.call('ZREM', KEYS[5], id)
-end
-redis.call('HSET', KEYS[3], ARGV[4], ARGV[1])
-redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
-redis.call('ZADD', KEYS[5], exact(now), ARGV[4])
-redis.call('PEXPIRE', KEYS[3], ARGV[6])
-redis.call('PEXPIRE', KEYS[4], ARGV[6])
-redis.call('PEXPIRE', KEYS[5], ARGV[6])
+dead_letter(KEYS[3], KEYS[4], KEYS[5], now, ARGV[4], ARGV[1], ARGV[5], tonumber(ARGV[6]))
 return 2

@@ -2,40 +2,37 @@
 -- retry (the entry stays pending, idle so that it is claimed again after the backoff),
 -- dead-letter it with its last error (into the same dead-letter keys as a list queue), or
 -- drop it; acknowledging, deleting and dead-lettering are one step.
+-- Once: the call's record holds its answer for the replay window, so that the copy the
+-- client sends again after a reconnect answers as the first did (dead-lettered, not "not
+-- owned") and does not restart a retry's backoff.
 -- KEYS[1] stream, KEYS[2] dead hash (id -> element), KEYS[3] dead errors hash (id -> error),
--- KEYS[4] dead index zset (id -> dead time ms)
+-- KEYS[4] dead index zset (id -> dead time ms), KEYS[5] the call's record "once:<operation id>"
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] '1' = the server has XACKDEL, ARGV[4] entry id,
 -- ARGV[5] the take's delivery count, ARGV[6] 'retry' | 'dead' | 'drop', ARGV[7] idle ms for
 -- a retry (visibility timeout - backoff), ARGV[8] message id, ARGV[9] element, ARGV[10]
--- error, ARGV[11] dead-letter retention ms.
+-- error, ARGV[11] dead-letter retention ms, ARGV[12] the replay window ms.
 -- Returns 0 = not owned any more, 1 = retried, 2 = dead-lettered, 3 = dropped.
 --#include core_numbers
 --#include queue_stream_owned
+--#include queue_dead_letter
+local first = redis.call('GET', KEYS[5])
+if first then
+  return tonumber(first)
+end
+local function settled(outcome)
+  redis.call('SET', KEYS[5], outcome, 'PX', ARGV[12])
+  return tonumber(outcome)
+end
 if not owned(KEYS[1], ARGV[1], ARGV[4], ARGV[5]) then
-  return 0
+  return settled('0')
 end
 if ARGV[6] == 'retry' then
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[4], 'IDLE', ARGV[7], 'JUSTID')
-  return 1
+  return settled('1')
 end
 remove(KEYS[1], ARGV[1], ARGV[4], ARGV[3])
 if ARGV[6] == 'drop' then
-  return 3
+  return settled('3')
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local retention = tonumber(ARGV[11])
--- dead letters older than the retention leave, a bounded batch per call
-local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', exact(now - retention), 'LIMIT', 0, 100)
-for _, id in ipairs(old) do
-  redis.call('HDEL', KEYS[2], id)
-  redis.call('HDEL', KEYS[3], id)
-  redis.call('ZREM', KEYS[4], id)
-end
-redis.call('HSET', KEYS[2], ARGV[8], ARGV[9])
-redis.call('HSET', KEYS[3], ARGV[8], ARGV[10])
-redis.call('ZADD', KEYS[4], exact(now), ARGV[8])
-redis.call('PEXPIRE', KEYS[2], ARGV[11])
-redis.call('PEXPIRE', KEYS[3], ARGV[11])
-redis.call('PEXPIRE', KEYS[4], ARGV[11])
-return 2
+dead_letter(KEYS[2], KEYS[3], KEYS[4], clock_ms(), ARGV[8], ARGV[9], ARGV[10], tonumber(ARGV[11]))
+return settled('2')

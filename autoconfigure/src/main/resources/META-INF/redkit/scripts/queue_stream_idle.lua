@@ -3,12 +3,23 @@
 -- extend (idle = visibility timeout - the new visibility), release (idle = the visibility
 -- timeout, and one delivery less: claimable at once, not counted) and a retry after a backoff
 -- (idle = visibility timeout - backoff). XCLAIM ... JUSTID does not count a delivery.
--- KEYS[1] stream; ARGV[1] group, ARGV[2] consumer, ARGV[3] entry id, ARGV[4] the take's
--- delivery count, ARGV[5] idle ms, ARGV[6] the delivery count to leave.
+-- Once: the call's record holds its answer for the replay window. A released entry taken
+-- again has the delivery count of the take released, so a release sent again by the client
+-- after a reconnect would otherwise take the entry back from its next take.
+-- KEYS[1] stream, KEYS[2] the call's record "once:<operation id>"; ARGV[1] group, ARGV[2]
+-- consumer, ARGV[3] entry id, ARGV[4] the take's delivery count, ARGV[5] idle ms, ARGV[6]
+-- the delivery count to leave, ARGV[7] the replay window ms.
 -- Returns 1 when done, 0 when the take was lost (claimed again, or settled).
+--#include core_numbers
 --#include queue_stream_owned
-if not owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4]) then
-  return 0
+local first = redis.call('GET', KEYS[2])
+if first then
+  return tonumber(first)
 end
-redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
-return 1
+local done = 0
+if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4]) then
+  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
+  done = 1
+end
+redis.call('SET', KEYS[2], exact(done), 'PX', ARGV[7])
+return done

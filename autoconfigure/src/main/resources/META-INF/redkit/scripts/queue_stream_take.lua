@@ -2,27 +2,30 @@
 -- entries whose visibility timeout passed (XAUTOCLAIM, Redis 6.2+), then new ones
 -- (XREADGROUP), the consumer group created on first use (from the stream's start, so that
 -- messages sent before any consumer are delivered).
+-- The take is named by the caller, so that the same take sent again by the client after a
+-- reconnect (Lettuce re-sends a command written but not answered) is recognised: a take
+-- that acknowledged or took something keeps "<acked>[ <entry id> <deliveries>]..." under
+-- KEYS[3] for the replay window; a replay acknowledges, claims and reads nothing more (a
+-- second XREADGROUP would hand new entries to a reply nobody reads, pending until their
+-- visibility timeout with a delivery counted) and answers the entries of the first reply
+-- that this consumer still holds with the same delivery count, within their visibility.
 -- KEYS[1] stream, KEYS[2] the claim cursor: where the last XAUTOCLAIM stopped (it scans at
 -- most ten entries per message asked for), so that the next take goes on from there and an
 -- expired take behind many held ones is reached within a few takes; kept for the visibility
--- timeout (missing, the scan starts again from the first pending entry)
+-- timeout (missing, the scan starts again from the first pending entry), KEYS[3] this
+-- take's record "once:<take>"
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] visibility timeout ms, ARGV[4] batch size,
--- ARGV[5] '1' = the server has XACKDEL, ARGV[6..] takes to acknowledge: entry id, deliveries.
+-- ARGV[5] '1' = the server has XACKDEL, ARGV[6] the replay window ms, ARGV[7..] takes to
+-- acknowledge: entry id, deliveries.
 -- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element }; wait ms
 -- (when nothing was taken) is how long until the earliest pending entry may be claimed
--- again, -1 when none is pending.
+-- again, -1 when none is pending (0 for a replay whose entries are no longer held: take
+-- again at once).
 --#include core_numbers
 --#include queue_stream_owned
 local stream, group, consumer = KEYS[1], ARGV[1], ARGV[2]
 local visibility = tonumber(ARGV[3])
 local max = tonumber(ARGV[4])
-local acked = 0
-for i = 6, #ARGV, 2 do
-  if owned(stream, group, ARGV[i], ARGV[i + 1]) then
-    remove(stream, group, ARGV[i], ARGV[5])
-    acked = acked + 1
-  end
-end
 
 local function element(fields)
   if fields[1] == 'e' and fields[2] then
@@ -32,7 +35,39 @@ local function element(fields)
   return table.concat(fields, ' ')
 end
 
+local record = redis.call('GET', KEYS[3])
+if record then
+  -- this very take, sent again: answer what this consumer still holds of its first reply
+  local firstAcked = string.match(record, '^%d+')
+  local out = { tonumber(firstAcked), 0 }
+  for id, deliveries in string.gmatch(record, ' (%S+) (%d+)') do
+    -- a purge deleted the stream or its group: nothing is held
+    local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
+    pending = type(pending) == 'table' and not pending.err and pending[1]
+    if pending and pending[2] == consumer and tonumber(pending[4]) == tonumber(deliveries)
+        and tonumber(pending[3]) < visibility then
+      local entry = redis.call('XRANGE', stream, id, id)[1]
+      if entry then
+        out[#out + 1] = id
+        out[#out + 1] = pending[4]
+        out[#out + 1] = element(entry[2])
+      end
+    end
+  end
+  return out
+end
+
+local acked = 0
+for i = 7, #ARGV, 2 do
+  if owned(stream, group, ARGV[i], ARGV[i + 1]) then
+    remove(stream, group, ARGV[i], ARGV[5])
+    acked = acked + 1
+  end
+end
+
 local out = { acked, -1 }
+-- what the record keeps of this take: " <id> <deliveries>" per entry taken
+local taken_ids = {}
 local cursor = redis.call('GET', KEYS[2]) or '0-0'
 local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], cursor, 'COUNT', ARGV[4])
 if type(claimed) == 'table' and claimed.err then
@@ -56,6 +91,7 @@ for _, entry in ipairs(claimed[2]) do
     out[#out + 1] = id
     out[#out + 1] = pending[1][4]
     out[#out + 1] = element(fields)
+    taken_ids[#taken_ids + 1] = ' ' .. id .. ' ' .. exact(pending[1][4])
     taken = taken + 1
   elseif id then
     -- deleted while pending (trimmed): nothing to deliver (Redis 6.2 still lists it)
@@ -69,9 +105,14 @@ if taken < max then
       out[#out + 1] = entry[1]
       out[#out + 1] = 1
       out[#out + 1] = element(entry[2])
+      taken_ids[#taken_ids + 1] = ' ' .. entry[1] .. ' 1'
       taken = taken + 1
     end
   end
+end
+if taken > 0 or acked > 0 then
+  -- idle polls write nothing (nothing for replicas and the append-only file)
+  redis.call('SET', KEYS[3], exact(acked) .. table.concat(taken_ids), 'PX', ARGV[6])
 end
 if taken == 0 then
   -- the earliest of a few pending entries: a wait no longer than it (poll-timeout bounds it)

@@ -85,9 +85,9 @@ class QueueRecorder {
 	}
 
 	/**
-	 * Records every {@code queue_claim} the instance sends (its token, and whether an
-	 * answer came), innermost, and sends one script without its dedupe when
-	 * {@code faults.broken} names a breakage that takes it out.
+	 * Records every {@code queue_claim} and {@code queue_stream_take} the instance sends
+	 * (its token, and whether an answer came), innermost, and sends one script without
+	 * its dedupe when {@code faults.broken} names a breakage that takes it out.
 	 */
 	static class Runner implements BeanPostProcessor, EnvironmentAware, Ordered {
 
@@ -124,15 +124,19 @@ class QueueRecorder {
 		private static Object record(MethodInvocation invocation, QueueLedger ledger, int instance) throws Throwable {
 			Object[] args = invocation.getArguments();
 			if (!invocation.getMethod().getName().equals("executeAsync") || args.length != 3
-					|| !(args[0] instanceof LuaScript<?> script) || !script.name().equals("queue_claim")
-					|| !(args[2] instanceof String[] values) || values.length < 5) {
+					|| !(args[0] instanceof LuaScript<?> script)
+					|| !(script.name().equals("queue_claim") || script.name().equals(QueueScenario.STREAM_TAKE))
+					|| !(args[1] instanceof List<?> keys) || !(args[2] instanceof String[] values)
+					|| values.length < 5) {
 				return invocation.proceed();
 			}
+			boolean stream = script.name().equals(QueueScenario.STREAM_TAKE);
+			// a stream take's token is the last part of its record's key
+			String token = stream ? String.valueOf(keys.get(keys.size() - 1)).replaceFirst(".*:", "") : values[4];
 			long invoked = ledger.now();
 			Object answer = invocation.proceed();
-			((CompletableFuture<?>) answer)
-				.whenComplete((reply, ex) -> ledger.calls.add(new QueueLedger.TakeCall(values[4], instance, invoked,
-						ledger.now(), (ex != null) ? -1 : popped(reply))));
+			((CompletableFuture<?>) answer).whenComplete((reply, ex) -> ledger.calls.add(new QueueLedger.TakeCall(token,
+					instance, invoked, ledger.now(), (ex != null) ? -1 : stream ? streamTaken(reply) : popped(reply))));
 			return answer;
 		}
 
@@ -142,6 +146,14 @@ class QueueRecorder {
 		private static int popped(Object reply) {
 			return (reply instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof String) ? list.size() - 2
 					: 0;
+		}
+
+		/**
+		 * The entries of a stream take's answer: {acked, wait, then id, deliveries,
+		 * element per entry}.
+		 */
+		private static int streamTaken(Object reply) {
+			return (reply instanceof List<?> list) ? Math.max(0, list.size() - 2) / 3 : 0;
 		}
 
 	}

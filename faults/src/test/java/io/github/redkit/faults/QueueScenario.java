@@ -54,6 +54,12 @@ class QueueScenario implements Scenario {
 
 	static final String REQUEUE = "queue_requeue";
 
+	static final String STREAM_SEND = "queue_stream_send";
+
+	static final String STREAM_TAKE = "queue_stream_take";
+
+	static final String STREAM_REQUEUE = "queue_stream_requeue";
+
 	static final long VISIBILITY_MILLIS = 600;
 
 	static final int MAX_ATTEMPTS = 3;
@@ -94,7 +100,12 @@ class QueueScenario implements Scenario {
 				elseif kind == 'zset' then values = redis.call('ZRANGE', key, 0, -1)
 				elseif kind == 'hash' then values = redis.call('HVALS', key)
 				elseif kind == 'set' then values = redis.call('SMEMBERS', key)
-				elseif kind == 'string' then values = { redis.call('GET', key) } end
+				elseif kind == 'string' then values = { redis.call('GET', key) }
+				elseif kind == 'stream' then
+					for _, entry in ipairs(redis.call('XRANGE', key, '-', '+')) do
+						values[#values + 1] = table.concat(entry[2], ' ')
+					end
+				end
 				for _, value in ipairs(values) do out[#out + 1] = value end
 			end
 			return out
@@ -120,6 +131,11 @@ class QueueScenario implements Scenario {
 	/** The scripts the cuts after a write hit; none: the next request. */
 	private final Set<String> aim;
 
+	/**
+	 * Whether the queue is kept in a stream ({@code store: stream}) rather than lists.
+	 */
+	private final boolean stream;
+
 	QueueScenario() {
 		this(Breakage.NONE);
 	}
@@ -136,9 +152,35 @@ class QueueScenario implements Scenario {
 	}
 
 	private QueueScenario(Breakage breakage, Optional<Path> server, Set<String> aim) {
+		this(breakage, server, aim, false);
+	}
+
+	private QueueScenario(Breakage breakage, Optional<Path> server, Set<String> aim, boolean stream) {
 		this.breakage = breakage;
 		this.server = server;
 		this.aim = aim;
+		this.stream = stream;
+	}
+
+	/**
+	 * The queue kept in a stream ({@code store: stream}, issue 46), judged by the same
+	 * checker; its clients send at once what they would have delayed (a stream queue has
+	 * no delayed messages).
+	 * @return the scenario
+	 */
+	static QueueScenario onStreams() {
+		return new QueueScenario(Breakage.NONE, Optional.empty(), Set.of(), true);
+	}
+
+	/**
+	 * The queue kept in a stream, its cuts after a write aimed at some of its scripts'
+	 * calls (as {@link #aimedAt}).
+	 * @param breakage the build
+	 * @param scripts the scripts
+	 * @return the scenario
+	 */
+	static QueueScenario onStreamsAimedAt(Breakage breakage, String... scripts) {
+		return new QueueScenario(breakage, Optional.empty(), Set.of(scripts), true);
 	}
 
 	/**
@@ -168,7 +210,7 @@ class QueueScenario implements Scenario {
 	}
 
 	private boolean aimedAt(String script) {
-		return this.aim.contains(script);
+		return this.aim.contains(script) || (script.equals(REQUEUE) && this.aim.contains(STREAM_REQUEUE));
 	}
 
 	@Override
@@ -185,7 +227,7 @@ class QueueScenario implements Scenario {
 
 	@Override
 	public String capability() {
-		return "queues";
+		return this.stream ? "queues on streams" : "queues";
 	}
 
 	@Override
@@ -218,6 +260,9 @@ class QueueScenario implements Scenario {
 				"redkit.queue.poll-timeout=200ms", "redkit.queue.shutdown-timeout=500ms",
 				queue + ".visibility-timeout=" + VISIBILITY_MILLIS + "ms", queue + ".max-attempts=" + MAX_ATTEMPTS,
 				queue + ".backoff.type=fixed", queue + ".backoff.delay=50ms", queue + ".backoff.jitter=0"));
+		if (this.stream) {
+			properties.add(queue + ".store=stream");
+		}
 		if (aimedAt(DELAY)) {
 			// payloads are unique: a delayed send answered "collapsed" was applied twice
 			properties.add(queue + ".collapse=first-wins");
@@ -259,6 +304,13 @@ class QueueScenario implements Scenario {
 			String payload = payload(client);
 			send(client, List.of(payload),
 					() -> client.bean(ReactiveQueueTemplate.class).send(QUEUE, payload).block(Duration.ofSeconds(2)));
+		}
+		else if (mode < 11 && this.stream) {
+			String payload = payload(client);
+			send(client, List.of(payload), () -> {
+				client.bean(QueueTemplate.class).send(QUEUE, payload);
+				return null;
+			});
 		}
 		else if (mode < 11) {
 			String payload = payload(client);
@@ -867,7 +919,14 @@ class QueueScenario implements Scenario {
 		 * {@code queue_requeue} without its record: a replay by id answers {@code false}
 		 * for the dead letter the first copy moved.
 		 */
-		REQUEUE_WITHOUT_RECORD(REQUEUE, "redis.call('GET', KEYS[5])", "false");
+		REQUEUE_WITHOUT_RECORD(REQUEUE, "redis.call('GET', KEYS[5])", "false"),
+
+		/**
+		 * {@code queue_stream_take} without its record: a take sent again reads new
+		 * entries, and the first reply's are pending with a delivery counted and no
+		 * consumer (issue 46).
+		 */
+		STREAM_TAKE_WITHOUT_REPLAY(STREAM_TAKE, "local record = redis.call('GET', KEYS[3])", "local record = false");
 
 		private final @Nullable String script;
 

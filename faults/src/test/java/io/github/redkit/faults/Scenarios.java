@@ -10,7 +10,7 @@ final class Scenarios {
 
 	static final List<Supplier<? extends Scenario>> ALL = List.of(RateLimitScenario::new, ConcurrencyLimitScenario::new,
 			LockScenario::new, IdempotentStepScenario::new, BudgetScenario::new, QueueScenario::new,
-			ControlStateScenario::new, RegionScenario::new);
+			QueueScenario::onStreams, ControlStateScenario::new, RegionScenario::new);
 
 	private Scenarios() {
 	}

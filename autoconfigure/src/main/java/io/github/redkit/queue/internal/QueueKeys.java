@@ -138,7 +138,8 @@ public final class QueueKeys {
 	/**
 	 * The record of one call applied, kept for the replay window only, so that the same
 	 * call sent again by the client is answered, not applied again: {@code once:<id>},
-	 * the id a send's first message id, a take's token or a re-queue's operation id.
+	 * the id a send's first message id, a take's token or the operation id of a re-queue
+	 * or of a stream queue's acknowledgement, extension, release or failure.
 	 * @param id the call's id
 	 * @return the key
 	 */
@@ -166,16 +167,25 @@ public final class QueueKeys {
 		return List.of(this.inFlight, this.delayed, this.dead, this.deadErrors, this.deadIndex, this.nextDue);
 	}
 
-	public List<String> streamTakeKeys() {
-		return List.of(this.stream, claimCursor());
+	public List<String> streamTakeKeys(String take) {
+		return List.of(this.stream, claimCursor(), once(take));
+	}
+
+	/**
+	 * A stream queue's acknowledgement, extension or release.
+	 * @param operationId the call's id
+	 * @return the stream and the call's record
+	 */
+	public List<String> streamSettleKeys(String operationId) {
+		return List.of(this.stream, once(operationId));
 	}
 
 	public List<String> streamSendKeys(String firstId) {
 		return List.of(this.stream, once(firstId));
 	}
 
-	public List<String> streamFailKeys() {
-		return List.of(this.stream, this.dead, this.deadErrors, this.deadIndex);
+	public List<String> streamFailKeys(String operationId) {
+		return List.of(this.stream, this.dead, this.deadErrors, this.deadIndex, once(operationId));
 	}
 
 	public List<String> streamDeadKeys(String operationId) {

@@ -84,19 +84,22 @@ final class StreamQueueStore {
 	 */
 	CompletableFuture<Taken> take(String queue, QueueKeys keys, QueueSettings settings,
 			Collection<? extends QueueMessage<?>> done, int max) {
-		String[] args = new String[5 + 2 * done.size()];
+		String[] args = new String[6 + 2 * done.size()];
 		args[0] = GROUP;
 		args[1] = this.consumer;
 		args[2] = Long.toString(settings.visibilityTimeout().toMillis());
 		args[3] = Integer.toString(max);
 		args[4] = ackDelete();
-		int i = 5;
+		args[5] = this.replayWindow;
+		int i = 6;
 		for (QueueMessage<?> message : done) {
 			TakenMessage<?> taken = TakenMessage.of(message);
 			args[i++] = taken.take();
 			args[i++] = Integer.toString(taken.deliveries());
 		}
-		return this.runner.executeAsync(TAKE, keys.streamTakeKeys(), args)
+		// named, so that the take Lettuce sends again after a reconnect answers the same
+		// entries instead of reading new ones for nobody
+		return this.runner.executeAsync(TAKE, keys.streamTakeKeys(RandomIds.next()), args)
 			.handle((reply, ex) -> taken(queue, reply, ex));
 	}
 
@@ -142,8 +145,8 @@ final class StreamQueueStore {
 
 	CompletableFuture<Boolean> ack(QueueKeys keys, TakenMessage<?> message) {
 		return this.runner
-			.executeAsync(ACK, List.of(keys.stream()), GROUP, ackDelete(), message.take(),
-					Integer.toString(message.deliveries()))
+			.executeAsync(ACK, keys.streamSettleKeys(RandomIds.next()), GROUP, ackDelete(), message.take(),
+					Integer.toString(message.deliveries()), this.replayWindow)
 			.thenApply((acked) -> acked != null && acked == 1L);
 	}
 
@@ -153,18 +156,19 @@ final class StreamQueueStore {
 	 */
 	CompletableFuture<Boolean> idle(QueueKeys keys, TakenMessage<?> message, long idleMillis, int deliveries) {
 		return this.runner
-			.executeAsync(IDLE, List.of(keys.stream()), GROUP, this.consumer, message.take(),
+			.executeAsync(IDLE, keys.streamSettleKeys(RandomIds.next()), GROUP, this.consumer, message.take(),
 					Integer.toString(message.deliveries()), Long.toString(Math.max(0, idleMillis)),
-					Integer.toString(Math.max(0, deliveries)))
+					Integer.toString(Math.max(0, deliveries)), this.replayWindow)
 			.thenApply((done) -> done != null && done == 1L);
 	}
 
 	CompletableFuture<Long> fail(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, String mode,
 			long backoffMillis, String error) {
 		long idle = Math.max(0, settings.visibilityTimeout().toMillis() - backoffMillis);
-		return this.runner.executeAsync(FAIL, keys.streamFailKeys(), GROUP, this.consumer, ackDelete(), message.take(),
-				Integer.toString(message.deliveries()), mode, Long.toString(idle), message.id(),
-				message.envelope().raw(), error, Long.toString(settings.deadLetterRetention().toMillis()));
+		return this.runner.executeAsync(FAIL, keys.streamFailKeys(RandomIds.next()), GROUP, this.consumer, ackDelete(),
+				message.take(), Integer.toString(message.deliveries()), mode, Long.toString(idle), message.id(),
+				message.envelope().raw(), error, Long.toString(settings.deadLetterRetention().toMillis()),
+				this.replayWindow);
 	}
 
 	long requeue(QueueKeys keys, String id, int batch) {
