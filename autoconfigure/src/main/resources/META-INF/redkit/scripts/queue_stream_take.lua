@@ -7,8 +7,12 @@
 -- expired take behind many held ones is reached within a few takes; kept for the visibility
 -- timeout (missing, the scan starts again from the first pending entry)
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] visibility timeout ms, ARGV[4] batch size,
--- ARGV[5] '1' = the server has XACKDEL, ARGV[6..] takes to acknowledge: entry id, deliveries.
--- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element }; wait ms
+-- ARGV[5] '1' = the server has XACKDEL ('keep' = acknowledge only: a stream another
+-- application writes), ARGV[6] '1' = a stream another application writes: entries are
+-- handed out as their fields and a missing group is an error (made at start-up only),
+-- ARGV[7..] takes to acknowledge: entry id, deliveries.
+-- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element (or the
+-- entry's fields, an array) }; wait ms
 -- (when nothing was taken) is how long until the earliest pending entry may be claimed
 -- again, -1 when none is pending.
 --#include core_numbers
@@ -17,7 +21,7 @@ local stream, group, consumer = KEYS[1], ARGV[1], ARGV[2]
 local visibility = tonumber(ARGV[3])
 local max = tonumber(ARGV[4])
 local acked = 0
-for i = 6, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   if owned(stream, group, ARGV[i], ARGV[i + 1]) then
     remove(stream, group, ARGV[i], ARGV[5])
     acked = acked + 1
@@ -25,6 +29,9 @@ for i = 6, #ARGV, 2 do
 end
 
 local function element(fields)
+  if ARGV[6] == '1' then
+    return fields
+  end
   if fields[1] == 'e' and fields[2] then
     return fields[2]
   end
@@ -36,7 +43,7 @@ local out = { acked, -1 }
 local cursor = redis.call('GET', KEYS[2]) or '0-0'
 local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], cursor, 'COUNT', ARGV[4])
 if type(claimed) == 'table' and claimed.err then
-  if not string.find(claimed.err, 'NOGROUP', 1, true) then
+  if ARGV[6] == '1' or not string.find(claimed.err, 'NOGROUP', 1, true) then
     return redis.error_reply(claimed.err)
   end
   redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
