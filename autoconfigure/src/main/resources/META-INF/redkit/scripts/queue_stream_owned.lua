@@ -15,8 +15,13 @@ end
 
 -- Acknowledges an entry and deletes it: XACKDEL where the server was found to have it ('1':
 -- Redis 8.2+), else (or should it refuse) XACK and XDEL; the stream keeps only what is ready
--- or in flight.
+-- or in flight. 'keep' acknowledges only: a stream another application writes keeps its
+-- entries (other groups may read them).
 local function remove(stream, group, id, ackdel)
+  if ackdel == 'keep' then
+    redis.call('XACK', stream, group, id)
+    return
+  end
   if ackdel == '1' then
     local done = redis.pcall('XACKDEL', stream, group, 'IDS', 1, id)
     if type(done) ~= 'table' or not done.err then

@@ -15,9 +15,12 @@
 -- timeout (missing, the scan starts again from the first pending entry), KEYS[3] this
 -- take's record "once:<take>"
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] visibility timeout ms, ARGV[4] batch size,
--- ARGV[5] '1' = the server has XACKDEL, ARGV[6] the replay window ms, ARGV[7..] takes to
--- acknowledge: entry id, deliveries.
--- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element }; wait ms
+-- ARGV[5] '1' = the server has XACKDEL ('keep' = acknowledge only: a stream another
+-- application writes), ARGV[6] the replay window ms, ARGV[7] '1' = a stream another
+-- application writes: entries are handed out as their fields and a missing group is an
+-- error (made at start-up only), ARGV[8..] takes to acknowledge: entry id, deliveries.
+-- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element (or the
+-- entry's fields, an array) }; wait ms
 -- (when nothing was taken) is how long until the earliest pending entry may be claimed
 -- again, -1 when none is pending (0 for a replay whose entries are no longer held: take
 -- again at once).
@@ -28,6 +31,9 @@ local visibility = tonumber(ARGV[3])
 local max = tonumber(ARGV[4])
 
 local function element(fields)
+  if ARGV[7] == '1' then
+    return fields
+  end
   if fields[1] == 'e' and fields[2] then
     return fields[2]
   end
@@ -58,7 +64,7 @@ if record then
 end
 
 local acked = 0
-for i = 7, #ARGV, 2 do
+for i = 8, #ARGV, 2 do
   if owned(stream, group, ARGV[i], ARGV[i + 1]) then
     remove(stream, group, ARGV[i], ARGV[5])
     acked = acked + 1
@@ -71,7 +77,7 @@ local taken_ids = {}
 local cursor = redis.call('GET', KEYS[2]) or '0-0'
 local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], cursor, 'COUNT', ARGV[4])
 if type(claimed) == 'table' and claimed.err then
-  if not string.find(claimed.err, 'NOGROUP', 1, true) then
+  if ARGV[7] == '1' or not string.find(claimed.err, 'NOGROUP', 1, true) then
     return redis.error_reply(claimed.err)
   end
   redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')

@@ -8,9 +8,13 @@ import java.lang.annotation.Target;
 
 /**
  * Marks a bean method that handles the messages of a queue. The method takes one
- * parameter, the payload (read from JSON into its declared, possibly generic, type).
+ * parameter, the payload (read from JSON into its declared, possibly generic, type), or a
+ * {@link QueueMessage QueueMessage&lt;T&gt;} for the message itself (its id, delivery
+ * count and headers, the payload read into {@code T}), which the container settles.
  * Returning acknowledges the message; throwing retries it with the queue's backoff and
- * dead-letters it after {@code max-attempts} deliveries.
+ * dead-letters it after {@code max-attempts} deliveries. A queue that reads a stream
+ * another application writes is configured with properties
+ * ({@code redkit.queue.queues.<name>.stream-key}, {@code group}, ...), not here.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -2,6 +2,8 @@ package io.github.redkit.queue;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The behaviour of one queue.
  *
@@ -19,10 +21,12 @@ import java.time.Duration;
  * @param store the structure the messages are kept in
  * @param maxLength the length a stream store trims its stream to on each send (oldest
  * first, delivered or not); 0 = never trimmed; the list store takes only 0
+ * @param existingStream the stream another application writes that a stream queue reads,
+ * {@code null} = the queue's own stream, written by its senders
  */
 public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int maxAttempts, BackoffPolicy backoff,
 		boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse, int prefetch, QueueStore store,
-		long maxLength) {
+		long maxLength, @Nullable ExistingStream existingStream) {
 
 	/**
 	 * The most messages one take may hand out: keeps the take script and its reply short.
@@ -39,6 +43,30 @@ public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int ma
 		if (maxLength < 0 || (maxLength > 0 && store != QueueStore.STREAM)) {
 			throw new IllegalArgumentException("maxLength must be 0, or positive for the stream store");
 		}
+		if (existingStream != null && (store != QueueStore.STREAM || maxLength != 0)) {
+			// the other application's stream is never trimmed by Redkit
+			throw new IllegalArgumentException("existingStream needs the stream store and a maxLength of 0");
+		}
+	}
+
+	/**
+	 * Settings without an existing stream.
+	 * @param order FIFO or LIFO
+	 * @param visibilityTimeout how long a taken message stays invisible
+	 * @param maxAttempts deliveries a message gets in all
+	 * @param backoff the delay before a failed message is delivered again
+	 * @param deadLetter whether exhausted messages are kept in the dead-letter queue
+	 * @param deadLetterRetention how long dead letters are kept
+	 * @param collapse what {@link QueueTemplate#sendDelayed} does with a repeated payload
+	 * @param prefetch how many messages a listener consumer takes per round trip
+	 * @param store the structure the messages are kept in
+	 * @param maxLength the length a stream store trims its stream to, 0 = never trimmed
+	 */
+	public QueueSettings(QueueOrder order, Duration visibilityTimeout, int maxAttempts, BackoffPolicy backoff,
+			boolean deadLetter, Duration deadLetterRetention, CollapsePolicy collapse, int prefetch, QueueStore store,
+			long maxLength) {
+		this(order, visibilityTimeout, maxAttempts, backoff, deadLetter, deadLetterRetention, collapse, prefetch, store,
+				maxLength, null);
 	}
 
 	/**
@@ -81,7 +109,18 @@ public record QueueSettings(QueueOrder order, Duration visibilityTimeout, int ma
 	 */
 	public QueueSettings withStore(QueueStore store, long maxLength) {
 		return new QueueSettings(this.order, this.visibilityTimeout, this.maxAttempts, this.backoff, this.deadLetter,
-				this.deadLetterRetention, this.collapse, this.prefetch, store, maxLength);
+				this.deadLetterRetention, this.collapse, this.prefetch, store, maxLength, null);
+	}
+
+	/**
+	 * The same settings reading a stream another application writes (in the stream store,
+	 * never trimmed).
+	 * @param stream the stream and how to read it
+	 * @return the settings
+	 */
+	public QueueSettings withExistingStream(ExistingStream stream) {
+		return new QueueSettings(this.order, this.visibilityTimeout, this.maxAttempts, this.backoff, this.deadLetter,
+				this.deadLetterRetention, this.collapse, this.prefetch, QueueStore.STREAM, 0, stream);
 	}
 
 	/**

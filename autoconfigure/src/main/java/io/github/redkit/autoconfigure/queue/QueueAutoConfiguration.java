@@ -29,6 +29,7 @@ import io.github.redkit.queue.internal.RedisQueueTemplate;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -82,6 +83,26 @@ public final class QueueAutoConfiguration {
 			ObjectProvider<RedkitObservations> observations) {
 		return new RedisQueueTemplate(runner, keyspace, jsonMapper(jsonMapper), this.settings, metrics,
 				observations.getIfAvailable(() -> RedkitObservations.NONE));
+	}
+
+	/**
+	 * Checks, once the beans are ready and before any listener starts, each queue that
+	 * reads a stream another application writes (and creates its group when asked): a key
+	 * that is not a stream, or a missing group, fails start-up naming the property.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = "redkitQueueExistingStreams")
+	SmartInitializingSingleton redkitQueueExistingStreams(ObjectProvider<QueueTemplate> template,
+			QueueProperties properties) {
+		return () -> {
+			if (template.getIfAvailable() instanceof RedisQueueTemplate redis) {
+				properties.getQueues().forEach((name, queue) -> {
+					if (queue.getStreamKey() != null) {
+						redis.prepareExistingStream(name);
+					}
+				});
+			}
+		};
 	}
 
 	@Bean

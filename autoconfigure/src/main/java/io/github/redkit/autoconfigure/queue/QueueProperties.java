@@ -8,6 +8,8 @@ import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStore;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
@@ -146,6 +148,80 @@ public class QueueProperties {
 		 * trimmed.
 		 */
 		private long maxLength;
+
+		/**
+		 * Stream store only: the key of an existing stream another application writes
+		 * (plain XADD entries, any fields), used as it is, to read with 'group' instead
+		 * of the queue's own stream. Redkit acknowledges its entries (XACK, never XDEL),
+		 * retries and dead-letters them, and never sends to it. Per queue only.
+		 */
+		private @Nullable String streamKey;
+
+		/**
+		 * With 'stream-key': the consumer group the queue reads the stream with.
+		 */
+		private @Nullable String group;
+
+		/**
+		 * With 'stream-key' and 'create-group': where a group that does not exist yet
+		 * starts: 0 (every entry), $ (entries added from now on) or an entry id. An
+		 * existing group keeps its place.
+		 */
+		private String startFrom = "$";
+
+		/**
+		 * With 'stream-key': whether a missing group (and the stream, if missing) is
+		 * created at start-up from 'start-from'; else a missing stream or group fails
+		 * start-up.
+		 */
+		private boolean createGroup;
+
+		/**
+		 * With 'stream-key': the entry field holding the payload (JSON, or the text
+		 * itself for a String parameter); an entry without it is dead-lettered at once.
+		 * Unset, the payload is every field (e.g. a Map<String, String> parameter).
+		 */
+		private @Nullable String payloadField;
+
+		public @Nullable String getStreamKey() {
+			return this.streamKey;
+		}
+
+		public void setStreamKey(@Nullable String streamKey) {
+			this.streamKey = streamKey;
+		}
+
+		public @Nullable String getGroup() {
+			return this.group;
+		}
+
+		public void setGroup(@Nullable String group) {
+			this.group = group;
+		}
+
+		public String getStartFrom() {
+			return this.startFrom;
+		}
+
+		public void setStartFrom(String startFrom) {
+			this.startFrom = startFrom;
+		}
+
+		public boolean isCreateGroup() {
+			return this.createGroup;
+		}
+
+		public void setCreateGroup(boolean createGroup) {
+			this.createGroup = createGroup;
+		}
+
+		public @Nullable String getPayloadField() {
+			return this.payloadField;
+		}
+
+		public void setPayloadField(@Nullable String payloadField) {
+			this.payloadField = payloadField;
+		}
 
 		public QueueOrder getOrder() {
 			return this.order;

@@ -8,9 +8,11 @@ import java.util.function.Function;
 import io.github.redkit.autoconfigure.DurationChecks;
 import io.github.redkit.queue.BackoffPolicy;
 import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.ExistingStream;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStore;
+import io.github.redkit.queue.internal.QueueKeys;
 
 /**
  * Checks the queue properties and maps them, once at start-up, to the immutable
@@ -30,6 +32,11 @@ final class QueuePropertiesMapper {
 	static Function<String, QueueSettings> map(QueueProperties properties) {
 		DurationChecks.positive(properties.getPollTimeout(), "redkit.queue.poll-timeout");
 		DurationChecks.positive(properties.getShutdownTimeout(), "redkit.queue.shutdown-timeout");
+		if (properties.getDefaults().getStreamKey() != null || properties.getDefaults().getGroup() != null
+				|| properties.getDefaults().getPayloadField() != null) {
+			throw new IllegalArgumentException("redkit.queue.defaults.stream-key, group and payload-field are set per"
+					+ " queue (redkit.queue.queues.<name>.stream-key): each queue reads its own stream");
+		}
 		QueueSettings defaults = settings(properties.getDefaults(), "redkit.queue.defaults");
 		Map<String, QueueSettings> queues = new LinkedHashMap<>();
 		properties.getQueues()
@@ -70,6 +77,10 @@ final class QueuePropertiesMapper {
 			throw new IllegalArgumentException(prefix + ".max-length must be >= 0");
 		}
 		if (store == QueueStore.LIST) {
+			if (queue.getStreamKey() != null || queue.getGroup() != null || queue.getPayloadField() != null) {
+				throw new IllegalArgumentException(prefix + ".stream-key, group and payload-field need " + prefix
+						+ ".store=stream: a list queue reads its own list");
+			}
 			if (queue.getMaxLength() != 0) {
 				throw new IllegalArgumentException(prefix + ".max-length is honoured by the stream store only ("
 						+ prefix + ".store=stream); a list queue is never trimmed");
@@ -92,7 +103,42 @@ final class QueuePropertiesMapper {
 					+ settings.maxAttempts() + " attempts, jitter included, is " + settings.longestBackoff()
 					+ "; lower the backoff or use the list store");
 		}
-		return settings.withStore(QueueStore.STREAM, queue.getMaxLength());
+		QueueSettings stream = settings.withStore(QueueStore.STREAM, queue.getMaxLength());
+		return (queue.getStreamKey() != null) ? existing(stream, queue, prefix) : stream;
+	}
+
+	/**
+	 * A queue reading a stream another application writes: Redkit never writes to it, so
+	 * it is never trimmed, and its keys must be able to share the stream's cluster slot.
+	 */
+	private static QueueSettings existing(QueueSettings settings, QueueProperties.Queue queue, String prefix) {
+		String key = queue.getStreamKey();
+		if (key == null || key.isBlank()) {
+			throw new IllegalArgumentException(prefix + ".stream-key must not be blank");
+		}
+		if (queue.getMaxLength() != 0) {
+			throw new IllegalArgumentException(prefix + ".max-length cannot be honoured with " + prefix
+					+ ".stream-key: Redkit never trims a stream another application writes");
+		}
+		if (queue.getGroup() == null || queue.getGroup().isBlank()) {
+			throw new IllegalArgumentException(prefix + ".group must be set with " + prefix
+					+ ".stream-key: the consumer group the queue reads the stream with");
+		}
+		try {
+			QueueKeys.hashTag(key);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(prefix + ".stream-key: " + ex.getMessage(), ex);
+		}
+		try {
+			return settings.withExistingStream(new ExistingStream(key, queue.getGroup(), queue.getStartFrom(),
+					queue.isCreateGroup(), queue.getPayloadField()));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					prefix + ".start-from must be 0, $ or an entry id (<ms>-<seq>), not '" + queue.getStartFrom() + "'",
+					ex);
+		}
 	}
 
 	private static BackoffPolicy backoff(QueueBackoffProperties backoff, String prefix) {

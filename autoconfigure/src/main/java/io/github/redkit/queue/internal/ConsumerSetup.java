@@ -64,10 +64,10 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 	}
 
 	ReadyListWait readyListWait(String queue, QueueSettings settings) {
-		QueueKeys keys = QueueKeys.of(this.readyLists.keyspace(), queue);
+		QueueKeys keys = QueueKeys.of(this.readyLists.keyspace(), queue, settings);
 		if (settings.store() == QueueStore.STREAM) {
 			return ReadyListWait.onStream(this.readyLists.connectionFactory(), keys.stream(),
-					this.readyLists.poolShare());
+					StreamQueueStore.group(settings), this.readyLists.poolShare());
 		}
 		return new ReadyListWait(this.readyLists.connectionFactory(), keys.ready(), settings.order(),
 				this.readyLists.poolShare());

@@ -110,8 +110,29 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 				thread.interrupt();
 			}
 		}
+		boolean stopped = !this.threads.isEmpty();
 		this.consumers.clear();
 		this.threads.clear();
+		if (stopped) {
+			leaveGroup();
+		}
+	}
+
+	/**
+	 * A stream queue's consumer with nothing pending leaves its group, so that stopped
+	 * instances do not pile up in {@code XINFO CONSUMERS}; one still holding entries (a
+	 * listener that did not finish, another container of the queue) stays, and they are
+	 * claimed again after the visibility timeout.
+	 */
+	private void leaveGroup() {
+		if (this.setup.template() instanceof RedisQueueTemplate redis) {
+			try {
+				redis.leaveGroup(this.queue);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group", ex);
+			}
+		}
 	}
 
 	/**

@@ -130,8 +130,17 @@ record Envelope(String id, int deliveries, String json, String raw, Map<String, 
 	}
 
 	static Instant sentAt(String id) {
-		// Redkit's ids are <send time in base 36>.<random>: anything else has no send
-		// time
+		// Redkit's ids are <send time in base 36>.<random>, a stream entry's (another
+		// application's message) <ms>-<seq>: anything else has no send time
+		int dash = id.indexOf('-');
+		if (dash > 0 && id.indexOf('.') < 0) {
+			try {
+				return Instant.ofEpochMilli(Long.parseLong(id.substring(0, dash)));
+			}
+			catch (NumberFormatException ex) {
+				return Instant.EPOCH;
+			}
+		}
 		int dot = id.indexOf('.');
 		if (dot <= 0) {
 			return Instant.EPOCH;

@@ -2,9 +2,11 @@ package io.github.redkit.queue.internal;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 
 import io.github.redkit.queue.QueueListener;
+import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueMessageHandler;
 import org.jspecify.annotations.Nullable;
 
@@ -21,8 +23,8 @@ final class MethodQueueMessageHandler implements QueueMessageHandler {
 	private final Method method;
 
 	MethodQueueMessageHandler(Object bean, Method method) {
-		Assert.isTrue(method.getParameterCount() == 1,
-				() -> "@QueueListener method " + method + " must take exactly one parameter, the payload");
+		Assert.isTrue(method.getParameterCount() == 1, () -> "@QueueListener method " + method
+				+ " must take exactly one parameter, the payload or the QueueMessage");
 		this.bean = bean;
 		this.method = method;
 		ReflectionUtils.makeAccessible(method);
@@ -30,13 +32,33 @@ final class MethodQueueMessageHandler implements QueueMessageHandler {
 
 	@Override
 	public Type payloadType() {
-		return this.method.getGenericParameterTypes()[0];
+		Type parameter = this.method.getGenericParameterTypes()[0];
+		if (wantsMessage()) {
+			// QueueMessage<T>: the payload is read into T (a raw QueueMessage: as JSON
+			// reads it)
+			return (parameter instanceof ParameterizedType generic) ? generic.getActualTypeArguments()[0]
+					: Object.class;
+		}
+		return parameter;
+	}
+
+	private boolean wantsMessage() {
+		return QueueMessage.class.equals(this.method.getParameterTypes()[0]);
+	}
+
+	@Override
+	public void handle(QueueMessage<?> message) throws Exception {
+		invoke(wantsMessage() ? message : message.payload());
 	}
 
 	@Override
 	public void handle(@Nullable Object payload) throws Exception {
+		invoke(payload);
+	}
+
+	private void invoke(@Nullable Object argument) throws Exception {
 		try {
-			this.method.invoke(this.bean, payload);
+			this.method.invoke(this.bean, argument);
 		}
 		catch (InvocationTargetException ex) {
 			if (ex.getCause() instanceof Exception cause) {

@@ -245,7 +245,7 @@ final class QueueConsumer implements Runnable {
 		// in scope while the listener runs: its own spans continue the sender's trace
 		try {
 			this.observations.observe(() -> new RedkitQueueHandleContext(this.queue, message.headers()), () -> {
-				this.handler.handle(message.payload());
+				this.handler.handle(message);
 				return message;
 			}, HANDLED);
 		}

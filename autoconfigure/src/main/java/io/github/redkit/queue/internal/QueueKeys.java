@@ -3,6 +3,10 @@ package io.github.redkit.queue.internal;
 import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.queue.ExistingStream;
+import io.github.redkit.queue.QueueSettings;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The keys of one queue, all under one hash tag so that every script of the queue runs in
@@ -31,23 +35,73 @@ public final class QueueKeys {
 
 	private final String stream;
 
-	private final RedisKeyspace.Key base;
+	/** Every key of the queue but the stream starts with it (its hash tag included). */
+	private final String base;
 
-	private QueueKeys(RedisKeyspace.Key base) {
+	private QueueKeys(String base, @Nullable String stream) {
 		this.base = base;
-		this.ready = base.part("ready").build();
-		this.inFlight = base.part("inflight").build();
-		this.delayed = base.part("delayed").build();
-		this.collapse = base.part("collapse").build();
-		this.dead = base.part("dead").build();
-		this.deadErrors = base.part("dead-errors").build();
-		this.deadIndex = base.part("dead-index").build();
-		this.nextDue = base.part("next-due").build();
-		this.stream = base.part("stream").build();
+		this.ready = part("ready");
+		this.inFlight = part("inflight");
+		this.delayed = part("delayed");
+		this.collapse = part("collapse");
+		this.dead = part("dead");
+		this.deadErrors = part("dead-errors");
+		this.deadIndex = part("dead-index");
+		this.nextDue = part("next-due");
+		this.stream = (stream != null) ? stream : part("stream");
 	}
 
 	public static QueueKeys of(RedisKeyspace keyspace, String queue) {
-		return new QueueKeys(keyspace.key("queue").tag(queue));
+		return new QueueKeys(keyspace.key("queue").tag(queue).build(), null);
+	}
+
+	/**
+	 * The keys of a queue as its settings say: those of a queue reading a stream another
+	 * application writes are that stream's key, used as it is, and Redkit's own keys
+	 * (dead letters, claim cursor, records) under {@code <prefix>:queue:{<the stream's
+	 * hash tag>}:existing:<name>}, so that they share its cluster slot: the tag is the
+	 * part of the stream's key between its first brace and the next closing one when not
+	 * empty, else the whole key.
+	 * @param keyspace the keyspace
+	 * @param queue the queue name
+	 * @param settings the queue's settings
+	 * @return the keys
+	 */
+	public static QueueKeys of(RedisKeyspace keyspace, String queue, QueueSettings settings) {
+		ExistingStream existing = settings.existingStream();
+		if (existing == null) {
+			return of(keyspace, queue);
+		}
+		String tag = hashTag(existing.key());
+		return new QueueKeys(keyspace.key("queue").build() + ":{" + tag + "}:existing:" + RedisKeyspace.escape(queue),
+				existing.key());
+	}
+
+	/**
+	 * What Redis hashes of a key to find its cluster slot, when a key tagged with it
+	 * hashes to the same slot.
+	 * @param key a key
+	 * @return the part of the key that decides its slot
+	 * @throws IllegalArgumentException when no tag of Redkit's keys can share its slot (a
+	 * key with an empty hash tag, or without a tag but with a closing brace)
+	 */
+	public static String hashTag(String key) {
+		int open = key.indexOf('{');
+		if (open >= 0) {
+			int close = key.indexOf('}', open + 1);
+			if (close > open + 1) {
+				return key.substring(open + 1, close);
+			}
+		}
+		if (key.indexOf('}') >= 0) {
+			throw new IllegalArgumentException("A stream key whose hash tag is empty or that holds a '}' outside"
+					+ " a tag cannot share its cluster slot with Redkit's keys: " + key);
+		}
+		return key;
+	}
+
+	private String part(String part) {
+		return this.base + ":" + RedisKeyspace.escape(part);
 	}
 
 	/**
@@ -132,7 +186,7 @@ public final class QueueKeys {
 	 * @return the key
 	 */
 	public String claimCursor() {
-		return this.base.part("claim-cursor").build();
+		return part("claim-cursor");
 	}
 
 	/**
@@ -144,7 +198,7 @@ public final class QueueKeys {
 	 * @return the key
 	 */
 	public String once(String id) {
-		return this.base.part("once").part(id).build();
+		return part("once") + ":" + RedisKeyspace.escape(id);
 	}
 
 	public List<String> claimKeys(String take) {

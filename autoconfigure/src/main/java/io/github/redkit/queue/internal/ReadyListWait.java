@@ -63,14 +63,14 @@ final class ReadyListWait implements AutoCloseable {
 	 * its group delivered (read just before, so that an entry added since the take ends
 	 * the wait at once); it reads, but takes nothing.
 	 */
-	static ReadyListWait onStream(RedisConnectionFactory connectionFactory, String streamKey,
+	static ReadyListWait onStream(RedisConnectionFactory connectionFactory, String streamKey, String groupName,
 			@Nullable PooledWaitShare poolShare) {
 		byte[] stream = streamKey.getBytes(StandardCharsets.UTF_8);
 		return new ReadyListWait(connectionFactory, (on, millis) -> {
 			String from = "0-0";
 			try {
 				for (XInfoGroup group : on.streamCommands().xInfoGroups(stream)) {
-					if (StreamQueueStore.GROUP.equals(group.groupName())) {
+					if (groupName.equals(group.groupName())) {
 						from = group.lastDeliveredId();
 					}
 				}

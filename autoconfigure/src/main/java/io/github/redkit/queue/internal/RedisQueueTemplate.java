@@ -28,6 +28,7 @@ import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.internal.ReplayWindow;
 import io.github.redkit.queue.DeadLetter;
+import io.github.redkit.queue.ExistingStream;
 import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
@@ -162,7 +163,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		this.replayWindow = Long.toString(
 				ReplayWindow.of(ReplayWindow.commandTimeout(this.redis.getConnectionFactory()), CLAIM_TIMEOUT, NO_CAP)
 					.toMillis());
-		this.streams = new StreamQueueStore(runner, this.replayWindow);
+		this.streams = new StreamQueueStore(runner, this.replayWindow, json);
 	}
 
 	@Override
@@ -208,6 +209,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 */
 	private CompletableFuture<Long> push(String queue, List<Envelope> envelopes) {
 		if (isStream(queue)) {
+			refuseExisting(queue, "sends to it");
 			return this.streams.push(keys(queue), settings(queue), envelopes);
 		}
 		String[] args = new String[envelopes.size() + 1];
@@ -286,7 +288,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	@Override
 	public long size(String queue) {
 		if (isStream(queue)) {
-			return this.streams.stats(keys(queue)).ready();
+			return this.streams.stats(keys(queue), settings(queue)).ready();
 		}
 		Long size = this.redis.opsForList().size(keys(queue).ready());
 		return (size != null) ? size : 0;
@@ -297,7 +299,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	public QueueStats stats(String queue) {
 		QueueKeys k = keys(queue);
 		if (isStream(queue)) {
-			return this.streams.stats(k);
+			return this.streams.stats(k, settings(queue));
 		}
 		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
 			connection.listCommands().lLen(bytes(k.ready()));
@@ -355,7 +357,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
 		CompletableFuture<Long> removal = isStream(message.queue())
-				? this.streams.ack(keys(message.queue()), TakenMessage.of(message))
+				? this.streams.ack(keys(message.queue()), settings(message.queue()), TakenMessage.of(message))
 					.thenApply((acked) -> acked ? 1L : 0L)
 				: this.runner.executeAsync(ACK, List.of(keys(message.queue()).inFlight()),
 						TakenMessage.of(message).inFlightEntry());
@@ -410,8 +412,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 							+ " of a stream queue (redkit.queue.queues." + message.queue() + ".visibility-timeout="
 							+ timeout + ")");
 			TakenMessage<?> taken = TakenMessage.of(message);
-			return this.streams.idle(keys(message.queue()), taken, timeout.toMillis() - visibility.toMillis(),
-					taken.deliveries());
+			return this.streams.idle(keys(message.queue()), settings(message.queue()), taken,
+					timeout.toMillis() - visibility.toMillis(), taken.deliveries());
 		}
 		return this.runner
 			.executeAsync(EXTEND, keys(message.queue()).extendKeys(), TakenMessage.of(message).inFlightEntry(),
@@ -492,8 +494,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			// idle for the whole timeout: the next take claims it first, and the claim
 			// counts again the delivery taken back here
 			TakenMessage<?> taken = TakenMessage.of(message);
-			return this.streams.idle(k, taken, settings(message.queue()).visibilityTimeout().toMillis(),
-					taken.deliveries() - 1);
+			return this.streams.idle(k, settings(message.queue()), taken,
+					settings(message.queue()).visibilityTimeout().toMillis(), taken.deliveries() - 1);
 		}
 		return this.runner
 			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), TakenMessage.of(message).envelope().raw(),
@@ -532,6 +534,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	public boolean requeueDeadLetter(String queue, String id) {
 		// a call of its own, so that the same call sent again answers as the first did
 		if (isStream(queue)) {
+			refuseExisting(queue, "re-queues dead letters to it");
 			return this.streams.requeue(keys(queue), id, 1) > 0;
 		}
 		Long moved = this.runner.execute(REQUEUE, keys(queue).deadKeys(RandomIds.next()), id, "1", this.replayWindow);
@@ -540,6 +543,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	@Override
 	public long requeueDeadLetters(String queue) {
+		if (isStream(queue)) {
+			refuseExisting(queue, "re-queues dead letters to it");
+		}
 		long total = 0;
 		Long moved;
 		do {
@@ -668,10 +674,11 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		for (int i = 0; i < settled.length; i++) {
 			TakenMessage<Object> message = claim.unreadable().get(i);
 			String raw = message.envelope().raw();
+			IllegalArgumentException problem = unreadable(queue, message);
 			logger.warn("Queue '" + queue + "' held an element that is not a Redkit queue element; it is"
-					+ " dead-lettered (dropped without dead letters): " + Envelope.notAnElement(raw).getMessage());
+					+ " dead-lettered (dropped without dead letters): " + problem.getMessage());
 			try {
-				settled[i] = failAsync(message, Envelope.notAnElement(raw), true);
+				settled[i] = failAsync(message, problem, true);
 			}
 			catch (RuntimeException ex) {
 				settled[i] = CompletableFuture.failedFuture(ex);
@@ -686,7 +693,67 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		});
 	}
 
+	/**
+	 * Why an element cannot be handed out: not a Redkit element, or an entry of a stream
+	 * another application writes without the payload field.
+	 */
+	private IllegalArgumentException unreadable(String queue, TakenMessage<?> message) {
+		ExistingStream existing = settings(queue).existingStream();
+		if (existing != null) {
+			return new IllegalArgumentException(
+					"Entry " + message.id() + " of stream '" + existing.key() + "' has no field '"
+							+ existing.payloadField() + "' (redkit.queue.queues." + queue + ".payload-field)");
+		}
+		return Envelope.notAnElement(message.envelope().raw());
+	}
+
+	/**
+	 * Refuses what would write to a stream another application writes: its layout is that
+	 * application's, and other groups may read it.
+	 */
+	private void refuseExisting(String queue, String what) {
+		ExistingStream existing = settings(queue).existingStream();
+		if (existing != null) {
+			throw new IllegalArgumentException("Queue '" + queue + "' reads the stream '" + existing.key()
+					+ "' another application writes (redkit.queue.queues." + queue + ".stream-key): Redkit never "
+					+ what + "; add entries to it as that application does (XADD)");
+		}
+	}
+
+	/**
+	 * Takes this instance's consumer out of the group of a stream queue when nothing is
+	 * pending for it: what a graceful stop does once its listeners are done.
+	 * @param queue the queue name
+	 * @return whether the consumer left (or was not there; always for a list queue)
+	 */
+	public boolean leaveGroup(String queue) {
+		return !isStream(queue) || this.streams.leave(keys(queue), settings(queue));
+	}
+
+	/**
+	 * Checks a queue that reads a stream another application writes, once at start-up:
+	 * its key must hold a stream (or nothing, when the group is to be created), and its
+	 * group must exist or is created from {@code start-from} (with the stream, if
+	 * missing) when asked; an existing group keeps its place.
+	 * @param queue the queue name
+	 * @throws IllegalStateException naming the property that cannot be honoured
+	 */
+	public void prepareExistingStream(String queue) {
+		ExistingStream existing = settings(queue).existingStream();
+		if (existing == null) {
+			return;
+		}
+		ExistingStreams.prepare(this.redis, queue, existing);
+	}
+
+	@SuppressWarnings("unchecked")
 	private <T> QueueMessage<T> read(TakenMessage<?> taken, Type type) {
+		ExistingStream existing = settings(taken.queue()).existingStream();
+		if (existing != null && existing.payloadField() != null && type == String.class) {
+			// the field's text as it is: another application's values are seldom JSON
+			// strings
+			return (QueueMessage<T>) taken.withPayload(taken.envelope().json());
+		}
 		JavaType javaType = this.json.getTypeFactory().constructType(type);
 		T payload = this.json.readValue(taken.envelope().json(), javaType);
 		return taken.withPayload(payload);
@@ -697,7 +764,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	private QueueKeys keys(String queue) {
-		return this.keys.computeIfAbsent(queue, (name) -> QueueKeys.of(this.keyspace, name));
+		return this.keys.computeIfAbsent(queue, (name) -> QueueKeys.of(this.keyspace, name, settings(name)));
 	}
 
 	private QueueSettings settings(String queue) {

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -13,9 +15,11 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.NativeCommand;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.queue.ExistingStream;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
@@ -51,6 +55,8 @@ final class StreamQueueStore {
 
 	private static final LuaScript<Long> REQUEUE = LuaScript.load("queue_stream_requeue", Long.class);
 
+	private static final LuaScript<Long> LEAVE = LuaScript.load("queue_stream_leave", Long.class);
+
 	private final RedisScriptRunner runner;
 
 	private final StringRedisTemplate redis;
@@ -63,8 +69,11 @@ final class StreamQueueStore {
 	 */
 	private final String consumer = "redkit-" + RandomIds.next();
 
-	StreamQueueStore(RedisScriptRunner runner, String replayWindow) {
+	private final JsonMapper json;
+
+	StreamQueueStore(RedisScriptRunner runner, String replayWindow, JsonMapper json) {
 		this.runner = runner;
+		this.json = json;
 		this.redis = runner.template();
 		this.replayWindow = replayWindow;
 	}
@@ -84,14 +93,15 @@ final class StreamQueueStore {
 	 */
 	CompletableFuture<Taken> take(String queue, QueueKeys keys, QueueSettings settings,
 			Collection<? extends QueueMessage<?>> done, int max) {
-		String[] args = new String[6 + 2 * done.size()];
-		args[0] = GROUP;
+		String[] args = new String[7 + 2 * done.size()];
+		args[0] = group(settings);
 		args[1] = this.consumer;
 		args[2] = Long.toString(settings.visibilityTimeout().toMillis());
 		args[3] = Integer.toString(max);
-		args[4] = ackDelete();
+		args[4] = ackDelete(settings);
 		args[5] = this.replayWindow;
-		int i = 6;
+		args[6] = (settings.existingStream() != null) ? "1" : "0";
+		int i = 7;
 		for (QueueMessage<?> message : done) {
 			TakenMessage<?> taken = TakenMessage.of(message);
 			args[i++] = taken.take();
@@ -100,10 +110,10 @@ final class StreamQueueStore {
 		// named, so that the take Lettuce sends again after a reconnect answers the same
 		// entries instead of reading new ones for nobody
 		return this.runner.executeAsync(TAKE, keys.streamTakeKeys(RandomIds.next()), args)
-			.handle((reply, ex) -> taken(queue, reply, ex));
+			.handle((reply, ex) -> taken(queue, settings, reply, ex));
 	}
 
-	private Taken taken(String queue, List<?> reply, Throwable ex) {
+	private Taken taken(String queue, QueueSettings settings, List<?> reply, Throwable ex) {
 		if (ex != null) {
 			throw new CompletionException(olderServer(queue, ex));
 		}
@@ -114,6 +124,14 @@ final class StreamQueueStore {
 		for (int k = 2; k + 2 < reply.size(); k += 3) {
 			String id = String.valueOf(reply.get(k));
 			int deliveries = ((Number) reply.get(k + 1)).intValue();
+			ExistingStream existing = settings.existingStream();
+			if (existing != null) {
+				TakenMessage<Object> entry = entry(queue, existing, id, deliveries, (List<?>) reply.get(k + 2));
+				boolean malformed = existing.payloadField() != null
+						&& !entry.headers().containsKey(existing.payloadField());
+				(malformed ? unreadable : messages).add(entry);
+				continue;
+			}
 			String raw = String.valueOf(reply.get(k + 2));
 			Envelope envelope = Envelope.tryParse(raw);
 			if (envelope != null) {
@@ -126,6 +144,24 @@ final class StreamQueueStore {
 			}
 		}
 		return new Taken(messages, unreadable, acked, waitMillis);
+	}
+
+	/**
+	 * An entry of a stream another application writes: its fields are the message's
+	 * headers and, as a JSON object, its dead-letter element; its payload is the payload
+	 * field's value, or that object. An entry without the payload field is dead-lettered
+	 * at once.
+	 */
+	private TakenMessage<Object> entry(String queue, ExistingStream existing, String id, int deliveries, List<?> flat) {
+		Map<String, String> fields = new LinkedHashMap<>();
+		for (int f = 0; f + 1 < flat.size(); f += 2) {
+			fields.put(String.valueOf(flat.get(f)), String.valueOf(flat.get(f + 1)));
+		}
+		String whole = this.json.writeValueAsString(fields);
+		String field = existing.payloadField();
+		String payload = (field == null) ? whole : fields.getOrDefault(field, "");
+		return new TakenMessage<>(queue,
+				new Envelope(id, deliveries, payload, whole, Collections.unmodifiableMap(fields)), id, null);
 	}
 
 	/**
@@ -143,10 +179,10 @@ final class StreamQueueStore {
 		return cause;
 	}
 
-	CompletableFuture<Boolean> ack(QueueKeys keys, TakenMessage<?> message) {
+	CompletableFuture<Boolean> ack(QueueKeys keys, QueueSettings settings, TakenMessage<?> message) {
 		return this.runner
-			.executeAsync(ACK, keys.streamSettleKeys(RandomIds.next()), GROUP, ackDelete(), message.take(),
-					Integer.toString(message.deliveries()), this.replayWindow)
+			.executeAsync(ACK, keys.streamSettleKeys(RandomIds.next()), group(settings), ackDelete(settings),
+					message.take(), Integer.toString(message.deliveries()), this.replayWindow)
 			.thenApply((acked) -> acked != null && acked == 1L);
 	}
 
@@ -154,9 +190,10 @@ final class StreamQueueStore {
 	 * Sets how long ago the take counts as delivered: XAUTOCLAIM claims it again once
 	 * that reaches the visibility timeout.
 	 */
-	CompletableFuture<Boolean> idle(QueueKeys keys, TakenMessage<?> message, long idleMillis, int deliveries) {
+	CompletableFuture<Boolean> idle(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, long idleMillis,
+			int deliveries) {
 		return this.runner
-			.executeAsync(IDLE, keys.streamSettleKeys(RandomIds.next()), GROUP, this.consumer, message.take(),
+			.executeAsync(IDLE, keys.streamSettleKeys(RandomIds.next()), group(settings), this.consumer, message.take(),
 					Integer.toString(message.deliveries()), Long.toString(Math.max(0, idleMillis)),
 					Integer.toString(Math.max(0, deliveries)), this.replayWindow)
 			.thenApply((done) -> done != null && done == 1L);
@@ -165,10 +202,10 @@ final class StreamQueueStore {
 	CompletableFuture<Long> fail(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, String mode,
 			long backoffMillis, String error) {
 		long idle = Math.max(0, settings.visibilityTimeout().toMillis() - backoffMillis);
-		return this.runner.executeAsync(FAIL, keys.streamFailKeys(RandomIds.next()), GROUP, this.consumer, ackDelete(),
-				message.take(), Integer.toString(message.deliveries()), mode, Long.toString(idle), message.id(),
-				message.envelope().raw(), error, Long.toString(settings.deadLetterRetention().toMillis()),
-				this.replayWindow);
+		return this.runner.executeAsync(FAIL, keys.streamFailKeys(RandomIds.next()), group(settings), this.consumer,
+				ackDelete(settings), message.take(), Integer.toString(message.deliveries()), mode, Long.toString(idle),
+				message.id(), message.envelope().raw(), error,
+				Long.toString(settings.deadLetterRetention().toMillis()), this.replayWindow);
 	}
 
 	long requeue(QueueKeys keys, String id, int batch) {
@@ -178,11 +215,32 @@ final class StreamQueueStore {
 	}
 
 	/**
+	 * Takes this instance's consumer out of the queue's group if nothing is pending for
+	 * it: a stopped instance leaves no consumer behind in {@code XINFO CONSUMERS}.
+	 * @return whether it left (or was not there)
+	 */
+	boolean leave(QueueKeys keys, QueueSettings settings) {
+		Long left = this.runner.execute(LEAVE, List.of(keys.stream()), group(settings), this.consumer);
+		return left != null && left == 1L;
+	}
+
+	/**
+	 * This instance's consumer name in every group it reads.
+	 * @return the name
+	 */
+	String consumer() {
+		return this.consumer;
+	}
+
+	/**
 	 * Counts: ready = entries not yet delivered (the stream holds only what is ready or
 	 * in flight), in flight = the group's pending entries.
 	 */
-	QueueStats stats(QueueKeys keys) {
+	QueueStats stats(QueueKeys keys, QueueSettings settings) {
 		String stream = keys.stream();
+		if (settings.existingStream() != null) {
+			return existingStats(keys, settings);
+		}
 		Long length = this.redis.opsForStream().size(stream);
 		long entries = (length != null) ? length : 0;
 		long pending = 0;
@@ -207,6 +265,36 @@ final class StreamQueueStore {
 				(ready > 0) ? oldestAge(stream, lastDelivered) : Duration.ZERO);
 	}
 
+	/**
+	 * A stream another application writes keeps what was acknowledged: ready = the
+	 * group's lag (entries not delivered to it yet; Redis 7+, else 0), in flight = its
+	 * pending entries; no oldest age.
+	 */
+	private QueueStats existingStats(QueueKeys keys, QueueSettings settings) {
+		String group = group(settings);
+		long pending = 0;
+		long lag = 0;
+		try {
+			PendingMessagesSummary summary = this.redis.opsForStream().pending(keys.stream(), group);
+			pending = (summary != null) ? summary.getTotalPendingMessages() : 0;
+			for (XInfoGroup info : this.redis.opsForStream().groups(keys.stream())) {
+				if (group.equals(info.groupName()) && info.getRaw().get("lag") instanceof Number number) {
+					lag = number.longValue();
+				}
+			}
+		}
+		catch (DataAccessException ex) {
+			// no stream or no group yet: nothing to count
+		}
+		Long dead = this.redis.opsForZSet().zCard(keys.deadIndex());
+		return new QueueStats(lag, 0, pending, (dead != null) ? dead : 0, Duration.ZERO);
+	}
+
+	static String group(QueueSettings settings) {
+		ExistingStream existing = settings.existingStream();
+		return (existing != null) ? existing.group() : GROUP;
+	}
+
 	private Duration oldestAge(String stream, String lastDelivered) {
 		List<MapRecord<String, Object, Object>> head = this.redis.opsForStream()
 			.range(stream, Range.rightUnbounded(Range.Bound.exclusive(lastDelivered)), Limit.limit().count(1));
@@ -221,7 +309,10 @@ final class StreamQueueStore {
 		return Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
 	}
 
-	private String ackDelete() {
+	private String ackDelete(QueueSettings settings) {
+		if (settings.existingStream() != null) {
+			return "keep";
+		}
 		return this.runner.nativeCommands().contains(NativeCommand.ACK_DELETE) ? "1" : "0";
 	}
 

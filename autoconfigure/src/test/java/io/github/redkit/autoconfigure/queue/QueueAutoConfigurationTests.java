@@ -98,6 +98,35 @@ class QueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aQueueReadingAnotherApplicationsStreamIsCheckedAtStartUpNamingTheProperty() {
+		String key = "events-" + UUID.randomUUID();
+		String q = "redkit.queue.queues.events.";
+		this.runner.withPropertyValues(q + "stream-key=" + key, q + "group=g")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining(q + "stream-key, group and payload-field need " + q + "store=stream"));
+		this.runner.withPropertyValues(q + "store=stream", q + "stream-key=" + key)
+			.run((context) -> assertThat(context.getStartupFailure()).hasStackTraceContaining(q + "group must be set"));
+		this.runner.withPropertyValues(q + "store=stream", q + "stream-key=" + key, q + "group=g", q + "max-length=10")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining(q + "max-length cannot be honoured"));
+		this.runner.withPropertyValues(q + "store=stream", q + "stream-key=" + key, q + "group=g", q + "start-from=x")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining(q + "start-from must be 0, $ or an entry id"));
+		this.runner.withPropertyValues(q + "store=stream", q + "stream-key=a{}b", q + "group=g")
+			.run((context) -> assertThat(context.getStartupFailure()).hasStackTraceContaining(q + "stream-key: "));
+		this.runner.withPropertyValues("redkit.queue.defaults.stream-key=" + key)
+			.run((context) -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+					"redkit.queue.defaults.stream-key, group and payload-field are set per queue"));
+		// a missing stream without create-group, checked against Redis
+		this.runner.withPropertyValues(q + "store=stream", q + "stream-key=" + key, q + "group=g")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining(q + "group: stream '" + key + "' does not exist"));
+		this.runner
+			.withPropertyValues(q + "store=stream", q + "stream-key=" + key, q + "group=g", q + "create-group=true")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void aBadQueuePropertyFailsStartUpNamingIt() {
 		this.runner.withPropertyValues("redkit.queue.queues.emails.max-attempts=0")
 			.run((context) -> assertThat(context.getStartupFailure())

@@ -121,7 +121,7 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 		String queue = this.support.queue();
 		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
 		StreamQueueStore store = new StreamQueueStore(new RedisScriptRunner(this.topology.connectionFactory()),
-				"120000");
+				"120000", QueueTestSupport.JSON);
 		List<Envelope> envelopes = List.of(Envelope.create("{\"to\":\"a\",\"number\":1}"),
 				Envelope.create("{\"to\":\"b\",\"number\":2}"));
 		assertThat(store.push(keys, this.support.settings(queue), envelopes).join()).isEqualTo(2);
