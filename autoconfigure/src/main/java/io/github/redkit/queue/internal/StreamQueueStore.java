@@ -204,8 +204,8 @@ final class StreamQueueStore {
 		long idle = Math.max(0, settings.visibilityTimeout().toMillis() - backoffMillis);
 		return this.runner.executeAsync(FAIL, keys.streamFailKeys(RandomIds.next()), group(settings), this.consumer,
 				ackDelete(settings), message.take(), Integer.toString(message.deliveries()), mode, Long.toString(idle),
-				message.id(), message.envelope().raw(), error,
-				Long.toString(settings.deadLetterRetention().toMillis()), this.replayWindow);
+				message.id(), message.envelope().raw(), error, Long.toString(settings.deadLetterRetention().toMillis()),
+				this.replayWindow);
 	}
 
 	long requeue(QueueKeys keys, String id, int batch) {
