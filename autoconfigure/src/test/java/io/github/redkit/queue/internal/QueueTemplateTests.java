@@ -161,9 +161,10 @@ class QueueTemplateTests {
 	void sendIsOneScriptCallAndAckAndReceiveIsOneRoundTrip() {
 		String queue = this.support.queue();
 		RedisServer server = this.topology.server();
-		// the send's script loaded first (on another queue): a server that has not seen
-		// it yet answers NOSCRIPT once, and the recorded send would count the EVAL too
-		this.template.send(this.support.queue(), new Email("loaded", 0));
+		// the send's script loaded first, on this queue's own node (a cluster's other
+		// nodes have not seen it): a node that has not answers NOSCRIPT once, and the
+		// recorded send would count the EVAL too
+		this.template.send(queue, new Email("loaded", 0));
 		CommandLog send = CommandLog.record(server, () -> this.template.send(queue, new Email("a", 1)));
 		assertThat(send.clientCommands()).filteredOn((command) -> command.contains(queue))
 			.singleElement()
