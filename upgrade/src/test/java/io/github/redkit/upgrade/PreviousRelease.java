@@ -75,8 +75,10 @@ final class PreviousRelease {
 		long started = System.nanoTime();
 		logger.info("Building Redkit " + version + " from the tag v" + version + " into the local repository");
 		Files.createDirectories(sources);
-		run(root, Duration.ofMinutes(1), "sh", "-c",
-				"git archive --format=tar v" + version + " | tar -x -C '" + sources + "'");
+		// the tag, or the release's commit where the clone was given no tags (CI's may not be)
+		String commit = System.getProperty("upgrade.previous-commit", "v" + version);
+		run(root, Duration.ofMinutes(1), "sh", "-c", "git archive --format=tar \"$(git rev-parse -q --verify 'v"
+				+ version + "^{commit}' || echo '" + commit + "')\" | tar -x -C '" + sources + "'");
 		List<String> install = new ArrayList<>(List.of(sources.resolve("mvnw").toString(), "-B", "-q", "-T", "1C",
 				"install", "-pl", "starter", "-am", "-Dmaven.repo.local=" + repository));
 		// what a release's jars need and nothing else: no tests compiled, no checks, no
