@@ -75,7 +75,7 @@ final class PreviousRelease {
 		long started = System.nanoTime();
 		logger.info("Building Redkit " + version + " from the tag v" + version + " into the local repository");
 		Files.createDirectories(sources);
-		// the tag, or the release's commit where the clone was given no tags (CI's may not be)
+		// the tag, or the release's commit in a clone given no tags (CI's may be one)
 		String commit = System.getProperty("upgrade.previous-commit", "v" + version);
 		run(root, Duration.ofMinutes(1), "sh", "-c", "git archive --format=tar \"$(git rev-parse -q --verify 'v"
 				+ version + "^{commit}' || echo '" + commit + "')\" | tar -x -C '" + sources + "'");
