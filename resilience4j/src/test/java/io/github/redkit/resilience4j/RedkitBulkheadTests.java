@@ -42,6 +42,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -49,9 +50,10 @@ import static org.awaitility.Awaitility.await;
  * each call gives back its own place, on every path Resilience4j has (synchronous,
  * exception, {@code CompletionStage}, Reactor, cancel), so the places in Redis always
  * cover the leased calls still running, a Redis blip under {@code failure-mode: allow}
- * included; a caller waits at most {@code maxWaitDuration} (Redkit's timeout for its
- * first ask); {@code changeConfig} changes the limit this instance's calls are checked
- * against.
+ * included, whichever thread a call ends on (resilience4j-kotlin's coroutines take where
+ * they run and give back where they resume); a caller waits at most
+ * {@code maxWaitDuration} (Redkit's timeout for its first ask); {@code changeConfig}
+ * changes the limit this instance's calls are checked against.
  */
 class RedkitBulkheadTests {
 
@@ -131,6 +133,73 @@ class RedkitBulkheadTests {
 			on(c2, bulkhead::onComplete);
 			on(c1, bulkhead::onComplete);
 			assertThat(inFlight(context, "pair")).isZero();
+		});
+	}
+
+	// resilience4j-kotlin's executeSuspendFunction: acquirePermission() where the
+	// coroutine runs (maxWaitDuration 0), then onComplete() where it resumes; two
+	// coroutines interleave on one dispatcher thread (issue 45 review)
+	@Test
+	void twoCoroutinesInterleavedOnOneThreadAfterABlipKeepTheLeasedPlace() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
+			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
+			ExecutorService dispatcher = thread();
+			redis.pause();
+			try {
+				// coroutine B: let through uncounted by failure-mode allow, then suspends
+				on(dispatcher, bulkhead::acquirePermission);
+			}
+			finally {
+				redis.resume();
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
+			// coroutine C on the same dispatcher thread: a leased place, then suspends
+			on(dispatcher, bulkhead::acquirePermission);
+			assertThat(inFlight(context, "reports")).as("C's place").isEqualTo(1);
+			// B resumes on that thread and ends
+			on(dispatcher, bulkhead::onComplete);
+			assertThat(inFlight(context, "reports")).as("C's place, once the uncounted B ended").isEqualTo(1);
+			assertThat(on(thread(), bulkhead::tryAcquirePermission)).as("D while C runs").isFalse();
+		});
+	}
+
+	// the same with maxWaitDuration > 0: acquirePermission() on Dispatchers.IO, the call
+	// ends on whichever thread the coroutine resumes
+	@Test
+	void aCoroutineThatResumesOnAnotherThreadAfterABlipKeepsTheLeasedPlace() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
+			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
+			ExecutorService io1 = thread();
+			ExecutorService io2 = thread();
+			redis.pause();
+			try {
+				on(io1, bulkhead::acquirePermission);
+			}
+			finally {
+				redis.resume();
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
+			on(io2, bulkhead::acquirePermission);
+			// B (taken on io1) resumes on io2 and ends
+			on(io2, bulkhead::onComplete);
+			assertThat(inFlight(context, "reports")).as("C's place, once the uncounted B ended").isEqualTo(1);
+			assertThat(on(thread(), bulkhead::tryAcquirePermission)).as("D while C runs").isFalse();
+		});
+	}
+
+	@Test
+	void aPermittedEventConsumerThatThrowsFailsTheCallWhichHoldsNoPlace() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
+			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
+			bulkhead.getEventPublisher().onCallPermitted((event) -> {
+				throw new IllegalStateException("a consumer's bug");
+			});
+			assertThatIllegalStateException().isThrownBy(() -> bulkhead.executeSupplier(() -> "never run"))
+				.withMessage("a consumer's bug");
+			assertThat(inFlight(context, "reports")).as("the failed call's place").isZero();
 		});
 	}
 
