@@ -85,21 +85,7 @@ class RedkitBulkheadTests {
 			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
 			ExecutorService b = thread();
 			ExecutorService c = thread();
-			redis.pause();
-			try {
-				// Redis does not answer: failure-mode allow lets B through, uncounted
-				on(b, bulkhead::acquirePermission);
-			}
-			finally {
-				redis.resume();
-			}
-			// the acquisition Redis ran late is given back after it
-			await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
-			on(c, bulkhead::acquirePermission);
-			assertThat(inFlight(context, "reports")).as("C's place").isEqualTo(1);
-			on(b, bulkhead::onComplete);
-			assertThat(inFlight(context, "reports")).as("C's place, once the uncounted B ended").isEqualTo(1);
-			assertThat(on(thread(), bulkhead::tryAcquirePermission)).as("D while C runs").isFalse();
+			uncountedCallEndsWhileALeasedOneRuns(context, bulkhead, b, c, b);
 			on(c, bulkhead::onComplete);
 			assertThat(inFlight(context, "reports")).isZero();
 		});
@@ -143,49 +129,21 @@ class RedkitBulkheadTests {
 	void twoCoroutinesInterleavedOnOneThreadAfterABlipKeepTheLeasedPlace() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
 			warm(context);
-			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
 			ExecutorService dispatcher = thread();
-			redis.pause();
-			try {
-				// coroutine B: let through uncounted by failure-mode allow, then suspends
-				on(dispatcher, bulkhead::acquirePermission);
-			}
-			finally {
-				redis.resume();
-			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
-			// coroutine C on the same dispatcher thread: a leased place, then suspends
-			on(dispatcher, bulkhead::acquirePermission);
-			assertThat(inFlight(context, "reports")).as("C's place").isEqualTo(1);
-			// B resumes on that thread and ends
-			on(dispatcher, bulkhead::onComplete);
-			assertThat(inFlight(context, "reports")).as("C's place, once the uncounted B ended").isEqualTo(1);
-			assertThat(on(thread(), bulkhead::tryAcquirePermission)).as("D while C runs").isFalse();
+			uncountedCallEndsWhileALeasedOneRuns(context, bulkhead(context, "reports", Duration.ZERO), dispatcher,
+					dispatcher, dispatcher);
 		});
 	}
 
 	// the same with maxWaitDuration > 0: acquirePermission() on Dispatchers.IO, the call
-	// ends on whichever thread the coroutine resumes
+	// ends on whichever thread the coroutine resumes (B, taken on io1, ends on io2)
 	@Test
 	void aCoroutineThatResumesOnAnotherThreadAfterABlipKeepsTheLeasedPlace() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
 			warm(context);
-			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
 			ExecutorService io1 = thread();
 			ExecutorService io2 = thread();
-			redis.pause();
-			try {
-				on(io1, bulkhead::acquirePermission);
-			}
-			finally {
-				redis.resume();
-			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
-			on(io2, bulkhead::acquirePermission);
-			// B (taken on io1) resumes on io2 and ends
-			on(io2, bulkhead::onComplete);
-			assertThat(inFlight(context, "reports")).as("C's place, once the uncounted B ended").isEqualTo(1);
-			assertThat(on(thread(), bulkhead::tryAcquirePermission)).as("D while C runs").isFalse();
+			uncountedCallEndsWhileALeasedOneRuns(context, bulkhead(context, "reports", Duration.ZERO), io1, io2, io2);
 		});
 	}
 
@@ -384,6 +342,29 @@ class RedkitBulkheadTests {
 			assertThat(waiter).succeedsWithin(Duration.ofSeconds(10)).as("refused").isEqualTo(false);
 			await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
 		});
+	}
+
+	/**
+	 * On a bulkhead of limit 1: B is let through uncounted while Redis does not answer
+	 * ({@code failure-mode: allow}), then C takes the place, then B ends, each on the
+	 * thread given: C's place stays taken, and a call D is refused while C runs.
+	 */
+	private void uncountedCallEndsWhileALeasedOneRuns(ApplicationContext context, Bulkhead bulkhead,
+			ExecutorService takesB, ExecutorService takesC, ExecutorService endsB) throws Exception {
+		redis.pause();
+		try {
+			on(takesB, bulkhead::acquirePermission);
+		}
+		finally {
+			redis.resume();
+		}
+		// the acquisition Redis ran late is given back after it
+		await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
+		on(takesC, bulkhead::acquirePermission);
+		assertThat(inFlight(context, "reports")).as("C's place").isEqualTo(1);
+		on(endsB, bulkhead::onComplete);
+		assertThat(inFlight(context, "reports")).as("C's place, once the uncounted B ended").isEqualTo(1);
+		assertThat(on(thread(), bulkhead::tryAcquirePermission)).as("D while C runs").isFalse();
 	}
 
 	/**
