@@ -44,9 +44,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@link RedkitRateLimiter} on a Redis of its own that the tests freeze
  * ({@code SIGSTOP}): a caller waits at most its {@code timeoutDuration} (Redkit's timeout
- * for its first ask), a drain counts only what Redis gave, and a call Redkit's limiter
- * fails to decide in any way (the application stopped, a defect) is refused as
- * Resilience4j refuses, as {@link RedkitBulkhead}'s are.
+ * for its first ask), a drain counts only what Redis gave, a call made once the
+ * application has stopped is decided by the failure mode, and one Redkit's limiter fails
+ * to decide otherwise (a defect) is refused as Resilience4j refuses, as
+ * {@link RedkitBulkhead}'s are.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RedkitRateLimiterFailureTests {
