@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
+import io.github.redkit.concurrency.ConcurrencyLimiterUnavailableException;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
@@ -324,6 +325,23 @@ class RedkitBulkheadTests {
 	}
 
 	@Test
+	void aCallMadeOnceTheApplicationHasClosedIsDecidedByTheFailureMode() {
+		this.runner.withPropertyValues(redis.springProperties())
+			.withPropertyValues("redkit.concurrency-limit.failure-mode=deny")
+			.run((context) -> {
+				warm(context);
+				Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
+				List<BulkheadEvent.Type> events = new CopyOnWriteArrayList<>();
+				bulkhead.getEventPublisher().onEvent((event) -> events.add(event.getEventType()));
+				// closed (Redkit's script runner with it): a call still made then, by a
+				// thread the shutdown did not wait for, cannot ask Redis
+				context.close();
+				assertThatExceptionOfType(BulkheadFullException.class).isThrownBy(bulkhead::acquirePermission);
+				assertThat(events).containsExactly(BulkheadEvent.Type.CALL_REJECTED);
+			});
+	}
+
+	@Test
 	void aCallerWaitingForAPlaceWhileTheApplicationStopsIsRefusedHoldingNothing() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
 			warm(context);
@@ -369,15 +387,18 @@ class RedkitBulkheadTests {
 
 	/**
 	 * Takes and gives back a permit from Redis: connected and the scripts loaded, so that
-	 * a slow first call on a busy machine is not taken for a Redis that does not answer.
+	 * a slow first call on a busy machine is not taken for a Redis that does not answer
+	 * (under {@code deny}, such a call throws).
 	 */
 	private static void warm(ApplicationContext context) {
 		ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
-		await().atMost(Duration.ofSeconds(30)).until(() -> {
-			Optional<ConcurrencyPermit> permit = limiter.tryAcquire("pair", "warm-up");
-			permit.ifPresent(ConcurrencyPermit::close);
-			return permit.filter(ConcurrencyPermit::acquired).isPresent();
-		});
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreException(ConcurrencyLimiterUnavailableException.class)
+			.until(() -> {
+				Optional<ConcurrencyPermit> permit = limiter.tryAcquire("pair", "warm-up");
+				permit.ifPresent(ConcurrencyPermit::close);
+				return permit.filter(ConcurrencyPermit::acquired).isPresent();
+			});
 	}
 
 	private static Bulkhead bulkhead(ApplicationContext context, String limit, Duration maxWait) {
