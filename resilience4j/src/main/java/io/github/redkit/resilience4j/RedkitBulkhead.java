@@ -44,7 +44,8 @@ import org.springframework.util.Assert;
  * when this instance gives one back and at least every {@value #POLL_MILLIS} ms. Every
  * call is let in, refused ({@link BulkheadFullException}), or decided by the limit's
  * failure mode: a failure of Redkit's limiter of any other kind (it has stopped with the
- * application) refuses the call too, so that the fallbacks see it.
+ * application, a defect) refuses the call too, with a WARN, so that the fallbacks see it,
+ * as {@link RedkitRateLimiter} does ({@link UndecidedCalls}).
  */
 public class RedkitBulkhead implements Bulkhead {
 
@@ -71,6 +72,8 @@ public class RedkitBulkhead implements Bulkhead {
 	private final Condition givenBack = this.lock.newCondition();
 
 	private final Events events = new Events();
+
+	private final UndecidedCalls undecided;
 
 	private volatile BulkheadConfig config;
 
@@ -106,6 +109,8 @@ public class RedkitBulkhead implements Bulkhead {
 		this.limitName = limitName;
 		this.key = key;
 		this.lastSeenLeft = this.policy.limit();
+		this.undecided = new UndecidedCalls(logger, "Bulkhead '" + name + "'", limitName,
+				ConcurrencyLimiterUnavailableException.class);
 	}
 
 	/**
@@ -292,16 +297,7 @@ public class RedkitBulkhead implements Bulkhead {
 	 * could not decide)
 	 */
 	private @Nullable Optional<ConcurrencyPermit> take() {
-		try {
-			return this.limiter.tryAcquire(this.limitName, this.policy, this.key);
-		}
-		catch (ConcurrencyLimiterUnavailableException ex) {
-			logger.debug("Bulkhead '" + this.name + "': Redis unavailable, refused", ex);
-			return null;
-		}
-		catch (RuntimeException ex) {
-			return undecided(ex);
-		}
+		return this.undecided.ask(() -> this.limiter.tryAcquire(this.limitName, this.policy, this.key));
 	}
 
 	/**
@@ -311,12 +307,10 @@ public class RedkitBulkhead implements Bulkhead {
 	 * thread interrupted, or the limiter could not decide)
 	 */
 	private @Nullable Optional<ConcurrencyPermit> takeWithin(long nanos) {
-		CompletableFuture<Optional<ConcurrencyPermit>> answer;
-		try {
-			answer = this.limiter.tryAcquireAsync(this.limitName, this.limitName, this.policy, this.key);
-		}
-		catch (RuntimeException ex) {
-			return undecided(ex);
+		CompletableFuture<Optional<ConcurrencyPermit>> answer = this.undecided
+			.ask(() -> this.limiter.tryAcquireAsync(this.limitName, this.limitName, this.policy, this.key));
+		if (answer == null) {
+			return null;
 		}
 		try {
 			return answer.get(nanos, TimeUnit.NANOSECONDS);
@@ -334,30 +328,10 @@ public class RedkitBulkhead implements Bulkhead {
 			}
 			return null;
 		}
-		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof ConcurrencyLimiterUnavailableException unavailable) {
-				logger.debug("Bulkhead '" + this.name + "': Redis unavailable, refused", unavailable);
-				return null;
-			}
-			return undecided((ex.getCause() != null) ? ex.getCause() : ex);
+		catch (ExecutionException | CancellationException ex) {
+			this.undecided.refused(ex);
+			return null;
 		}
-		catch (CancellationException ex) {
-			return undecided(ex);
-		}
-	}
-
-	/**
-	 * The limiter failed other than by its failure mode (it stops with the application,
-	 * or a defect): the call is refused as Resilience4j refuses, so that its event,
-	 * metrics and fallbacks (which match {@link BulkheadFullException}) see it, rather
-	 * than failing with an exception nothing expects.
-	 * @return {@code null}: refused
-	 */
-	private @Nullable Optional<ConcurrencyPermit> undecided(Throwable ex) {
-		logger.warn("Bulkhead '" + this.name + "': limit '" + this.limitName
-				+ "' could not decide, the call is refused: " + ex);
-		logger.debug("Bulkhead '" + this.name + "': the limiter's failure", ex);
-		return null;
 	}
 
 	// the answer came between the timeout and the cancel: a place taken is kept

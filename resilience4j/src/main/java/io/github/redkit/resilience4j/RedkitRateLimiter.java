@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +38,9 @@ import org.springframework.util.Assert;
  * the timeout lasts; {@link #reservePermission(int)} answers {@code 0} (taken now) or
  * {@code -1}. A call returns within the longer of the timeout and Redkit's timeout. When
  * Redis cannot be asked, the limit's failure mode decides: a call it refuses is refused
- * here at once, like one over the limit.
+ * here at once, like one over the limit. A failure of Redkit's limiter of any other kind
+ * (it has stopped with the application, a defect) refuses the call too, with a WARN, as
+ * {@link RedkitBulkhead} does ({@link UndecidedCalls}).
  */
 public class RedkitRateLimiter implements RateLimiter {
 
@@ -60,6 +63,8 @@ public class RedkitRateLimiter implements RateLimiter {
 	private final List<String> keys;
 
 	private final PermitsLeft permitsLeft;
+
+	private final UndecidedCalls undecided;
 
 	private final RateLimiterEventProcessor events = new RateLimiterEventProcessor();
 
@@ -94,6 +99,8 @@ public class RedkitRateLimiter implements RateLimiter {
 		this.limitName = limitName;
 		this.keys = List.of(key);
 		this.permitsLeft = permitsLeft;
+		this.undecided = new UndecidedCalls(logger, "Rate limiter '" + name + "'", limitName,
+				RateLimiterUnavailableException.class);
 	}
 
 	/**
@@ -262,26 +269,25 @@ public class RedkitRateLimiter implements RateLimiter {
 
 	/**
 	 * One decision, as long as Redkit's timeout allows.
-	 * @return the decision, {@code null} when the failure mode refused the call
+	 * @return the decision, {@code null} when refused (the failure mode, or the limiter
+	 * could not decide)
 	 */
 	private @Nullable RateLimitDecision decide(int permits) {
-		try {
-			return this.limiter.tryAcquire(this.limitName, this.keys, permits);
-		}
-		catch (RateLimiterUnavailableException ex) {
-			logger.debug("Rate limiter '" + this.name + "': Redis unavailable, refused", ex);
-			return null;
-		}
+		return this.undecided.ask(() -> this.limiter.tryAcquire(this.limitName, this.keys, permits));
 	}
 
 	/**
 	 * One decision, cut when the timeout is over: refused then (a late decision of Redis
 	 * may still count the permit: that costs one, never grants one).
-	 * @return the decision, {@code null} when refused
+	 * @return the decision, {@code null} when refused (the timeout over, the thread
+	 * interrupted, the failure mode, or the limiter could not decide)
 	 */
 	private @Nullable RateLimitDecision decideWithin(int permits, long nanos) {
-		CompletableFuture<RateLimitDecision> decision = this.limiter.tryAcquireAsync(this.limitName, this.keys,
-				permits);
+		CompletableFuture<RateLimitDecision> decision = this.undecided
+			.ask(() -> this.limiter.tryAcquireAsync(this.limitName, this.keys, permits));
+		if (decision == null) {
+			return null;
+		}
 		try {
 			return decision.get(nanos, TimeUnit.NANOSECONDS);
 		}
@@ -294,12 +300,9 @@ public class RedkitRateLimiter implements RateLimiter {
 			Thread.currentThread().interrupt();
 			return null;
 		}
-		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof RateLimiterUnavailableException unavailable) {
-				logger.debug("Rate limiter '" + this.name + "': Redis unavailable, refused", unavailable);
-				return null;
-			}
-			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+		catch (ExecutionException | CancellationException ex) {
+			this.undecided.refused(ex);
+			return null;
 		}
 	}
 

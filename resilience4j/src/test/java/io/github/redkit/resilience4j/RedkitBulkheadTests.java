@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
+import io.github.redkit.concurrency.ConcurrencyLimiterUnavailableException;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
@@ -42,6 +43,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -49,9 +51,10 @@ import static org.awaitility.Awaitility.await;
  * each call gives back its own place, on every path Resilience4j has (synchronous,
  * exception, {@code CompletionStage}, Reactor, cancel), so the places in Redis always
  * cover the leased calls still running, a Redis blip under {@code failure-mode: allow}
- * included; a caller waits at most {@code maxWaitDuration} (Redkit's timeout for its
- * first ask); {@code changeConfig} changes the limit this instance's calls are checked
- * against.
+ * included, whichever thread a call ends on (resilience4j-kotlin's coroutines take where
+ * they run and give back where they resume); a caller waits at most
+ * {@code maxWaitDuration} (Redkit's timeout for its first ask); {@code changeConfig}
+ * changes the limit this instance's calls are checked against.
  */
 class RedkitBulkheadTests {
 
@@ -83,21 +86,7 @@ class RedkitBulkheadTests {
 			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
 			ExecutorService b = thread();
 			ExecutorService c = thread();
-			redis.pause();
-			try {
-				// Redis does not answer: failure-mode allow lets B through, uncounted
-				on(b, bulkhead::acquirePermission);
-			}
-			finally {
-				redis.resume();
-			}
-			// the acquisition Redis ran late is given back after it
-			await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
-			on(c, bulkhead::acquirePermission);
-			assertThat(inFlight(context, "reports")).as("C's place").isEqualTo(1);
-			on(b, bulkhead::onComplete);
-			assertThat(inFlight(context, "reports")).as("C's place, once the uncounted B ended").isEqualTo(1);
-			assertThat(on(thread(), bulkhead::tryAcquirePermission)).as("D while C runs").isFalse();
+			uncountedCallEndsWhileALeasedOneRuns(context, bulkhead, b, c, b);
 			on(c, bulkhead::onComplete);
 			assertThat(inFlight(context, "reports")).isZero();
 		});
@@ -131,6 +120,45 @@ class RedkitBulkheadTests {
 			on(c2, bulkhead::onComplete);
 			on(c1, bulkhead::onComplete);
 			assertThat(inFlight(context, "pair")).isZero();
+		});
+	}
+
+	// resilience4j-kotlin's executeSuspendFunction: acquirePermission() where the
+	// coroutine runs (maxWaitDuration 0), then onComplete() where it resumes; two
+	// coroutines interleave on one dispatcher thread (issue 45 review)
+	@Test
+	void twoCoroutinesInterleavedOnOneThreadAfterABlipKeepTheLeasedPlace() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
+			ExecutorService dispatcher = thread();
+			uncountedCallEndsWhileALeasedOneRuns(context, bulkhead(context, "reports", Duration.ZERO), dispatcher,
+					dispatcher, dispatcher);
+		});
+	}
+
+	// the same with maxWaitDuration > 0: acquirePermission() on Dispatchers.IO, the call
+	// ends on whichever thread the coroutine resumes (B, taken on io1, ends on io2)
+	@Test
+	void aCoroutineThatResumesOnAnotherThreadAfterABlipKeepsTheLeasedPlace() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
+			ExecutorService io1 = thread();
+			ExecutorService io2 = thread();
+			uncountedCallEndsWhileALeasedOneRuns(context, bulkhead(context, "reports", Duration.ZERO), io1, io2, io2);
+		});
+	}
+
+	@Test
+	void aPermittedEventConsumerThatThrowsFailsTheCallWhichHoldsNoPlace() {
+		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
+			warm(context);
+			Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
+			bulkhead.getEventPublisher().onCallPermitted((event) -> {
+				throw new IllegalStateException("a consumer's bug");
+			});
+			assertThatIllegalStateException().isThrownBy(() -> bulkhead.executeSupplier(() -> "never run"))
+				.withMessage("a consumer's bug");
+			assertThat(inFlight(context, "reports")).as("the failed call's place").isZero();
 		});
 	}
 
@@ -297,6 +325,23 @@ class RedkitBulkheadTests {
 	}
 
 	@Test
+	void aCallMadeOnceTheApplicationHasClosedIsDecidedByTheFailureMode() {
+		this.runner.withPropertyValues(redis.springProperties())
+			.withPropertyValues("redkit.concurrency-limit.failure-mode=deny")
+			.run((context) -> {
+				warm(context);
+				Bulkhead bulkhead = bulkhead(context, "reports", Duration.ZERO);
+				List<BulkheadEvent.Type> events = new CopyOnWriteArrayList<>();
+				bulkhead.getEventPublisher().onEvent((event) -> events.add(event.getEventType()));
+				// closed (Redkit's script runner with it): a call still made then, by a
+				// thread the shutdown did not wait for, cannot ask Redis
+				context.close();
+				assertThatExceptionOfType(BulkheadFullException.class).isThrownBy(bulkhead::acquirePermission);
+				assertThat(events).containsExactly(BulkheadEvent.Type.CALL_REJECTED);
+			});
+	}
+
+	@Test
 	void aCallerWaitingForAPlaceWhileTheApplicationStopsIsRefusedHoldingNothing() {
 		this.runner.withPropertyValues(redis.springProperties()).run((context) -> {
 			warm(context);
@@ -318,16 +363,42 @@ class RedkitBulkheadTests {
 	}
 
 	/**
+	 * On a bulkhead of limit 1: B is let through uncounted while Redis does not answer
+	 * ({@code failure-mode: allow}), then C takes the place, then B ends, each on the
+	 * thread given: C's place stays taken, and a call D is refused while C runs.
+	 */
+	private void uncountedCallEndsWhileALeasedOneRuns(ApplicationContext context, Bulkhead bulkhead,
+			ExecutorService takesB, ExecutorService takesC, ExecutorService endsB) throws Exception {
+		redis.pause();
+		try {
+			on(takesB, bulkhead::acquirePermission);
+		}
+		finally {
+			redis.resume();
+		}
+		// the acquisition Redis ran late is given back after it
+		await().atMost(Duration.ofSeconds(10)).until(() -> inFlight(context, "reports") == 0);
+		on(takesC, bulkhead::acquirePermission);
+		assertThat(inFlight(context, "reports")).as("C's place").isEqualTo(1);
+		on(endsB, bulkhead::onComplete);
+		assertThat(inFlight(context, "reports")).as("C's place, once the uncounted B ended").isEqualTo(1);
+		assertThat(on(thread(), bulkhead::tryAcquirePermission)).as("D while C runs").isFalse();
+	}
+
+	/**
 	 * Takes and gives back a permit from Redis: connected and the scripts loaded, so that
-	 * a slow first call on a busy machine is not taken for a Redis that does not answer.
+	 * a slow first call on a busy machine is not taken for a Redis that does not answer
+	 * (under {@code deny}, such a call throws).
 	 */
 	private static void warm(ApplicationContext context) {
 		ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiter.class);
-		await().atMost(Duration.ofSeconds(30)).until(() -> {
-			Optional<ConcurrencyPermit> permit = limiter.tryAcquire("pair", "warm-up");
-			permit.ifPresent(ConcurrencyPermit::close);
-			return permit.filter(ConcurrencyPermit::acquired).isPresent();
-		});
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreException(ConcurrencyLimiterUnavailableException.class)
+			.until(() -> {
+				Optional<ConcurrencyPermit> permit = limiter.tryAcquire("pair", "warm-up");
+				permit.ifPresent(ConcurrencyPermit::close);
+				return permit.filter(ConcurrencyPermit::acquired).isPresent();
+			});
 	}
 
 	private static Bulkhead bulkhead(ApplicationContext context, String limit, Duration maxWait) {
