@@ -35,8 +35,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The stream store of a queue: its messages are entries of one stream (field {@code e},
  * the element a list queue would hold) read by one consumer group. The template decides
  * (what a failure does, how long a backoff is, which messages to acknowledge) and this
- * store applies each decision in one call; a take of an entry is its id and the delivery
- * count the group keeps for it.
+ * store applies each decision in one call; a take of an entry is its id, this instance's
+ * consumer that took it and the delivery count the group keeps for it: a message is
+ * settled through the store that took it.
  */
 final class StreamQueueStore {
 
@@ -182,7 +183,7 @@ final class StreamQueueStore {
 	CompletableFuture<Boolean> ack(QueueKeys keys, QueueSettings settings, TakenMessage<?> message) {
 		return this.runner
 			.executeAsync(ACK, keys.streamSettleKeys(RandomIds.next()), group(settings), ackDelete(settings),
-					message.take(), Integer.toString(message.deliveries()), this.replayWindow)
+					message.take(), Integer.toString(message.deliveries()), this.replayWindow, this.consumer)
 			.thenApply((acked) -> acked != null && acked == 1L);
 	}
 
