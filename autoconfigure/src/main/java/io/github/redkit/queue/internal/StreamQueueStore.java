@@ -21,14 +21,7 @@ import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
-import org.springframework.data.domain.Range;
-import org.springframework.data.redis.connection.Limit;
-import org.springframework.data.redis.connection.stream.MapRecord;
-import org.springframework.data.redis.connection.stream.PendingMessagesSummary;
-import org.springframework.data.redis.connection.stream.StreamInfo.XInfoGroup;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -57,6 +50,11 @@ final class StreamQueueStore {
 	private static final LuaScript<Long> REQUEUE = LuaScript.load("queue_stream_requeue", Long.class);
 
 	private static final LuaScript<Long> LEAVE = LuaScript.load("queue_stream_leave", Long.class);
+
+	private static final LuaScript<List> STATS = LuaScript.load("queue_stream_stats", List.class);
+
+	/** 2000-01-01 in ms: an entry id before it was chosen by its writer, not XADD. */
+	private static final long Y2K = 946_684_800_000L;
 
 	private final RedisScriptRunner runner;
 
@@ -234,80 +232,53 @@ final class StreamQueueStore {
 	}
 
 	/**
-	 * Counts: ready = entries not yet delivered (the stream holds only what is ready or
-	 * in flight), in flight = the group's pending entries.
+	 * Counts, read at one instant in one script: in flight = the group's pending entries;
+	 * ready = the entries not delivered yet (Redkit's stream holds only what is ready or
+	 * in flight; a stream another application writes keeps what was acknowledged: there,
+	 * what the group has not read); the oldest age is that of the first entry the group
+	 * has not read.
 	 */
 	QueueStats stats(QueueKeys keys, QueueSettings settings) {
-		String stream = keys.stream();
-		if (settings.existingStream() != null) {
-			return existingStats(keys, settings);
-		}
-		Long length = this.redis.opsForStream().size(stream);
-		long entries = (length != null) ? length : 0;
-		long pending = 0;
-		String lastDelivered = "0-0";
-		if (entries > 0) {
-			try {
-				PendingMessagesSummary summary = this.redis.opsForStream().pending(stream, GROUP);
-				pending = (summary != null) ? summary.getTotalPendingMessages() : 0;
-				for (XInfoGroup group : this.redis.opsForStream().groups(stream)) {
-					if (GROUP.equals(group.groupName())) {
-						lastDelivered = group.lastDeliveredId();
-					}
-				}
-			}
-			catch (DataAccessException ex) {
-				// no group yet: nothing was taken, every entry is ready
-			}
-		}
-		Long dead = this.redis.opsForZSet().zCard(keys.deadIndex());
-		long ready = Math.max(0, entries - pending);
-		return new QueueStats(ready, 0, pending, (dead != null) ? dead : 0,
-				(ready > 0) ? oldestAge(stream, lastDelivered) : Duration.ZERO);
+		boolean existing = settings.existingStream() != null;
+		List<?> reply = this.runner.execute(STATS, List.of(keys.stream(), keys.deadIndex()), group(settings),
+				existing ? "1" : "0");
+		long now = Long.parseLong(String.valueOf(reply.get(5)));
+		Duration age = existing ? ageOfId(String.valueOf(reply.get(3)), now)
+				: ageOfElement(String.valueOf(reply.get(4)), now);
+		return new QueueStats(count(reply.get(0)), 0, count(reply.get(1)), count(reply.get(2)), age);
+	}
+
+	private static long count(Object value) {
+		return (value instanceof Number number) ? number.longValue() : 0;
 	}
 
 	/**
-	 * A stream another application writes keeps what was acknowledged: ready = the
-	 * group's lag (entries not delivered to it yet; Redis 7+, else 0), in flight = its
-	 * pending entries; no oldest age.
+	 * A Redkit element's age from its send time (kept across a re-queue of a dead
+	 * letter, as in a list queue); an element without one has none.
 	 */
-	private QueueStats existingStats(QueueKeys keys, QueueSettings settings) {
-		String group = group(settings);
-		long pending = 0;
-		long lag = 0;
+	private static Duration ageOfElement(String raw, long now) {
+		Instant sent = Envelope.sentAt(raw.substring(0, Math.max(0, raw.indexOf('|'))));
+		return sent.equals(Instant.EPOCH) ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
+	}
+
+	/**
+	 * An entry's age from its id, the time XADD gave it; an id chosen by the writer that
+	 * is no time (before 2000) has none.
+	 */
+	private static Duration ageOfId(String id, long now) {
+		int dash = id.indexOf('-');
 		try {
-			PendingMessagesSummary summary = this.redis.opsForStream().pending(keys.stream(), group);
-			pending = (summary != null) ? summary.getTotalPendingMessages() : 0;
-			for (XInfoGroup info : this.redis.opsForStream().groups(keys.stream())) {
-				if (group.equals(info.groupName()) && info.getRaw().get("lag") instanceof Number number) {
-					lag = number.longValue();
-				}
-			}
+			long millis = Long.parseLong((dash > 0) ? id.substring(0, dash) : id);
+			return (millis < Y2K) ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - millis));
 		}
-		catch (DataAccessException ex) {
-			// no stream or no group yet: nothing to count
+		catch (NumberFormatException ex) {
+			return Duration.ZERO;
 		}
-		Long dead = this.redis.opsForZSet().zCard(keys.deadIndex());
-		return new QueueStats(lag, 0, pending, (dead != null) ? dead : 0, Duration.ZERO);
 	}
 
 	static String group(QueueSettings settings) {
 		ExistingStream existing = settings.existingStream();
 		return (existing != null) ? existing.group() : GROUP;
-	}
-
-	private Duration oldestAge(String stream, String lastDelivered) {
-		List<MapRecord<String, Object, Object>> head = this.redis.opsForStream()
-			.range(stream, Range.rightUnbounded(Range.Bound.exclusive(lastDelivered)), Limit.limit().count(1));
-		if (head == null || head.isEmpty() || !(head.get(0).getValue().get("e") instanceof String raw)) {
-			return Duration.ZERO;
-		}
-		Instant sent = Envelope.sentAt(raw.substring(0, Math.max(0, raw.indexOf('|'))));
-		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
-		if (sent.equals(Instant.EPOCH) || now == null) {
-			return Duration.ZERO;
-		}
-		return Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
 	}
 
 	private String ackDelete(QueueSettings settings) {
