@@ -23,6 +23,7 @@ import io.github.redkit.queue.actuate.QueueEndpointSection;
 import io.github.redkit.queue.internal.DefaultQueueListenerRegistry;
 import io.github.redkit.queue.internal.DefaultReactiveQueueTemplate;
 import io.github.redkit.queue.internal.QueueGauges;
+import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.queue.internal.QueueListenerContainerFactory;
 import io.github.redkit.queue.internal.QueueListenerSettings;
 import io.github.redkit.queue.internal.RedisQueueTemplate;
@@ -174,8 +175,9 @@ public final class QueueAutoConfiguration {
 		@ConditionalOnMissingBean
 		QueueEndpointSection redkitQueueEndpointSection(QueueTemplate template, QueueProperties properties,
 				RedisScriptRunner runner, RedisKeyspace keyspace, RedkitEndpointProperties endpoint) {
+			Function<String, QueueSettings> settings = QueuePropertiesMapper.map(properties);
 			return new QueueEndpointSection(template, properties.getQueues().keySet(), runner.connectionFactory(),
-					keyspace, endpoint.toSettings());
+					(queue) -> QueueKeys.of(keyspace, queue, settings.apply(queue)), endpoint.toSettings());
 		}
 
 	}

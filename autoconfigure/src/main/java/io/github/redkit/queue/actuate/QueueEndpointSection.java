@@ -4,13 +4,14 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.github.redkit.actuate.EndpointSettings;
 import io.github.redkit.actuate.RedkitEndpointSection;
-import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.queue.internal.QueuePurge;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -42,7 +43,7 @@ public final class QueueEndpointSection implements RedkitEndpointSection, Ordere
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private final RedisKeyspace keyspace;
+	private final Function<String, QueueKeys> keys;
 
 	private final EndpointSettings settings;
 
@@ -51,15 +52,15 @@ public final class QueueEndpointSection implements RedkitEndpointSection, Ordere
 	 * @param queueTemplate the queue template
 	 * @param queueNames the configured queues
 	 * @param connectionFactory the connection factory
-	 * @param keyspace the keyspace
+	 * @param keys the keys of each queue by name, as its settings say
 	 * @param settings the endpoint's settings
 	 */
 	public QueueEndpointSection(QueueTemplate queueTemplate, Collection<String> queueNames,
-			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, EndpointSettings settings) {
+			RedisConnectionFactory connectionFactory, Function<String, QueueKeys> keys, EndpointSettings settings) {
 		this.queueTemplate = queueTemplate;
 		this.queueNames = List.copyOf(queueNames);
 		this.connectionFactory = connectionFactory;
-		this.keyspace = keyspace;
+		this.keys = keys;
 		this.settings = settings;
 	}
 
@@ -182,7 +183,7 @@ public final class QueueEndpointSection implements RedkitEndpointSection, Ordere
 	 */
 	public long purge(String queue, String who) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			long deleted = QueuePurge.purge(connection, this.keyspace, queue);
+			long deleted = QueuePurge.purge(connection, this.keys.apply(queue));
 			logger.warn("Queue '" + queue + "' purged by " + who + " through the redkit endpoint");
 			return deleted;
 		}
