@@ -87,9 +87,10 @@ public final class QueueAutoConfiguration {
 	}
 
 	/**
-	 * Checks, once the beans are ready and before any listener starts, each queue that
-	 * reads a stream another application writes (and creates its group when asked): a key
-	 * that is not a stream, or a missing group, fails start-up naming the property.
+	 * Checks, once the beans are ready and before any listener starts, each queue of the
+	 * stream store: a server older than Redis 6.2 fails start-up naming the property and
+	 * the version; for a queue that reads a stream another application writes (and
+	 * creates its group when asked), a key that is not a stream, or a missing group, too.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(name = "redkitQueueExistingStreams")
@@ -97,11 +98,7 @@ public final class QueueAutoConfiguration {
 			QueueProperties properties) {
 		return () -> {
 			if (template.getIfAvailable() instanceof RedisQueueTemplate redis) {
-				properties.getQueues().forEach((name, queue) -> {
-					if (queue.getStreamKey() != null) {
-						redis.prepareExistingStream(name);
-					}
-				});
+				properties.getQueues().keySet().forEach(redis::prepareStreamQueue);
 			}
 		};
 	}

@@ -13,6 +13,7 @@ import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.queue.internal.QueuePurge;
+import io.github.redkit.queue.internal.RedisQueueTemplate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +24,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The {@code queues} section of the {@code redkit} endpoint: the configured queues (in
- * the summary), their counts, their dead letters one page at a time at
+ * the summary), their counts and store (with a stream queue's consumers and oldest
+ * message in flight), their dead letters one page at a time at
  * {@code queues/{queue}/dead-letters} (payloads hidden unless
  * {@code redkit.endpoint.show-payloads}), the replay of dead letters ({@code POST} there)
  * and the purge ({@code DELETE queues/{queue}}).
@@ -97,10 +99,16 @@ public final class QueueEndpointSection implements RedkitEndpointSection, Ordere
 		Map<String, Object> stats = new LinkedHashMap<>();
 		for (String queue : this.queueNames) {
 			QueueStats queueStats = this.queueTemplate.stats(queue);
-			stats.put(queue,
-					Map.of("depth", queueStats.ready(), "inFlight", queueStats.inFlight(), "delayed",
-							queueStats.delayed(), "deadLetters", queueStats.deadLetters(), "oldestAge",
-							queueStats.oldestAge().toString()));
+			Map<String, Object> shown = new LinkedHashMap<>();
+			shown.put("depth", queueStats.ready());
+			shown.put("inFlight", queueStats.inFlight());
+			shown.put("delayed", queueStats.delayed());
+			shown.put("deadLetters", queueStats.deadLetters());
+			shown.put("oldestAge", queueStats.oldestAge().toString());
+			if (this.queueTemplate instanceof RedisQueueTemplate redkit) {
+				shown.putAll(redkit.details(queue));
+			}
+			stats.put(queue, shown);
 		}
 		return stats;
 	}

@@ -21,12 +21,13 @@ public final class QueuePurge {
 	/**
 	 * Deletes every key of a queue that Redkit owns.
 	 * @param connection the connection
-	 * @param keys the queue's keys, as its settings say ({@link QueueKeys#of(RedisKeyspace,
-	 * String, io.github.redkit.queue.QueueSettings)})
+	 * @param keys the queue's keys, as its settings say
+	 * ({@link QueueKeys#of(RedisKeyspace, String, io.github.redkit.queue.QueueSettings)})
 	 * @return how many keys existed
 	 */
 	public static long purge(RedisConnection connection, QueueKeys keys) {
-		Long deleted = connection.keyCommands().del(keys.owned().stream().map(QueuePurge::bytes).toArray(byte[][]::new));
+		Long deleted = connection.keyCommands()
+			.del(keys.owned().stream().map(QueuePurge::bytes).toArray(byte[][]::new));
 		return (deleted != null) ? deleted : 0;
 	}
 

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -15,13 +16,18 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.NativeCommand;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ServerVersions;
 import io.github.redkit.queue.ExistingStream;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.data.redis.connection.stream.PendingMessagesSummary;
+import org.springframework.data.redis.connection.stream.StreamInfo.XInfoConsumer;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -164,6 +170,42 @@ final class StreamQueueStore {
 	}
 
 	/**
+	 * Refuses the stream store on a server older than Redis 6.2 (no XAUTOCLAIM, so
+	 * nothing unacknowledged would be delivered again), at start-up: naming the property
+	 * and the version read, rather than failing every take. A server that cannot be read
+	 * yet is not checked: its first take says the same ({@link #olderServer}).
+	 * @param queue the queue
+	 */
+	void requireServer(String queue) {
+		Properties info;
+		try {
+			info = this.redis
+				.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("server"));
+		}
+		catch (DataAccessException ex) {
+			return;
+		}
+		if (info != null) {
+			requireServer(queue, info);
+		}
+	}
+
+	/**
+	 * Refuses the stream store when a node is older than Redis 6.2.
+	 * @param queue the queue
+	 * @param info the server's {@code INFO server} fields (every node's, in a cluster)
+	 * @throws IllegalStateException naming the property and the version
+	 */
+	static void requireServer(String queue, Properties info) {
+		String older = ServerVersions.olderThan(info, 6, 2);
+		if (older != null) {
+			throw new IllegalStateException("redkit.queue.queues." + queue + ".store=stream needs Redis 6.2 or later"
+					+ " (XAUTOCLAIM delivers again what was not acknowledged), but the server is Redis " + older
+					+ ": keep this queue in the list store (store=list) on this server");
+		}
+	}
+
+	/**
 	 * A server without XAUTOCLAIM (before Redis 6.2) cannot redeliver: say so, naming the
 	 * property, instead of the server's "unknown command".
 	 */
@@ -253,8 +295,8 @@ final class StreamQueueStore {
 	}
 
 	/**
-	 * A Redkit element's age from its send time (kept across a re-queue of a dead
-	 * letter, as in a list queue); an element without one has none.
+	 * A Redkit element's age from its send time (kept across a re-queue of a dead letter,
+	 * as in a list queue); an element without one has none.
 	 */
 	private static Duration ageOfElement(String raw, long now) {
 		Instant sent = Envelope.sentAt(raw.substring(0, Math.max(0, raw.indexOf('|'))));
@@ -274,6 +316,33 @@ final class StreamQueueStore {
 		catch (NumberFormatException ex) {
 			return Duration.ZERO;
 		}
+	}
+
+	/**
+	 * What the endpoint shows of a stream queue beyond its counts: its group's consumers
+	 * (each instance reads as one) with their pending entries and idle time, and the age
+	 * of the oldest pending entry (from its id, the time XADD gave it).
+	 */
+	Map<String, Object> details(QueueKeys keys, QueueSettings settings) {
+		String group = group(settings);
+		List<Map<String, Object>> consumers = new ArrayList<>();
+		Duration oldestInFlight = Duration.ZERO;
+		try {
+			for (XInfoConsumer consumer : this.redis.opsForStream().consumers(keys.stream(), group)) {
+				consumers.add(Map.of("name", consumer.consumerName(), "pending", consumer.pendingCount(), "idle",
+						consumer.idleTime().toString()));
+			}
+			PendingMessagesSummary pending = this.redis.opsForStream().pending(keys.stream(), group);
+			Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+			if (pending != null && pending.getTotalPendingMessages() > 0 && now != null) {
+				oldestInFlight = ageOfId(pending.minMessageId(), now);
+			}
+		}
+		catch (DataAccessException ex) {
+			// no stream or no group yet: nobody has taken anything
+		}
+		return Map.of("store", "stream", "group", group, "consumers", consumers, "oldestInFlightAge",
+				oldestInFlight.toString());
 	}
 
 	static String group(QueueSettings settings) {

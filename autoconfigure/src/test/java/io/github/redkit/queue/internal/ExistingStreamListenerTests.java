@@ -259,7 +259,7 @@ class ExistingStreamListenerTests {
 		String key = "orders-" + UUID.randomUUID();
 		this.redis.opsForValue().set(key, "not a stream");
 		String notStream = register(key, "orders", "0", null, 3, Duration.ofSeconds(30));
-		assertThatIllegalStateException().isThrownBy(() -> this.support.template.prepareExistingStream(notStream))
+		assertThatIllegalStateException().isThrownBy(() -> this.support.template.prepareStreamQueue(notStream))
 			.withMessageContaining("redkit.queue.queues." + notStream + ".stream-key")
 			.withMessageContaining("holds a string");
 		String missing = "orders-" + UUID.randomUUID();
@@ -267,7 +267,7 @@ class ExistingStreamListenerTests {
 		String noGroup = "q-" + UUID.randomUUID();
 		this.support.settings.put(noGroup, settings(Duration.ofSeconds(30), 3)
 			.withExistingStream(new ExistingStream(missing, "x", "0", false, null)));
-		assertThatIllegalStateException().isThrownBy(() -> this.support.template.prepareExistingStream(noGroup))
+		assertThatIllegalStateException().isThrownBy(() -> this.support.template.prepareStreamQueue(noGroup))
 			.withMessageContaining("redkit.queue.queues." + noGroup + ".group")
 			.withMessageContaining("create-group=true");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.support.template.send(noGroup, new Email("a", 1)))
@@ -341,7 +341,7 @@ class ExistingStreamListenerTests {
 	private String queue(String key, String group, String startFrom, @Nullable String payloadField, int maxAttempts,
 			Duration visibility) {
 		String name = register(key, group, startFrom, payloadField, maxAttempts, visibility);
-		this.support.template.prepareExistingStream(name);
+		this.support.template.prepareStreamQueue(name);
 		return name;
 	}
 
