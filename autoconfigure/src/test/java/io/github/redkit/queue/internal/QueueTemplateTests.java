@@ -498,7 +498,8 @@ class QueueTemplateTests {
 		int reads = 0;
 		while (!acks.isDone() || reads == 0) {
 			QueueStats stats = this.template.stats(queue);
-			// an ack between two reads of one stats() would count a taken message as ready
+			// an ack between two reads of one stats() would count a taken message as
+			// ready
 			assertThat(stats.ready()).as("every message is taken (read %d: %s)", reads, stats).isZero();
 			assertThat(stats.oldestAge()).isZero();
 			reads++;
