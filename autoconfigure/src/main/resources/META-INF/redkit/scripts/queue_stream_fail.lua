@@ -23,7 +23,7 @@ local function settled(outcome)
   redis.call('SET', KEYS[5], outcome, 'PX', ARGV[12])
   return tonumber(outcome)
 end
-if not owned(KEYS[1], ARGV[1], ARGV[4], ARGV[5]) then
+if not owned(KEYS[1], ARGV[1], ARGV[4], ARGV[5], ARGV[2]) then
   return settled('0')
 end
 if ARGV[6] == 'retry' then

@@ -17,7 +17,7 @@ if first then
   return tonumber(first)
 end
 local done = 0
-if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4]) then
+if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2]) then
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
   done = 1
 end

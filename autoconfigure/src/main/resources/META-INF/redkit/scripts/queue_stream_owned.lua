@@ -1,16 +1,18 @@
 -- Shared by the stream queue scripts (included with --#include): a take of a stream entry is
--- its entry id and its delivery count, which every XREADGROUP and XAUTOCLAIM of the entry
--- bumps; a consumer may settle or extend only the take it got, never a later one (the entry
--- claimed again after its visibility timeout, even by the same consumer).
+-- its entry id, the consumer (the Redkit instance) that took it and its delivery count, which
+-- every XREADGROUP and XAUTOCLAIM of the entry bumps; a consumer may settle or extend only the
+-- take it got, never a later one: the entry claimed again after its visibility timeout, even
+-- by the same consumer, or released and taken again by another consumer (a release gives the
+-- delivery back, so the next take has the same count: only the consumer tells them apart).
 
--- Whether the entry is pending with this delivery count; false once acknowledged, claimed
--- again, or its stream or group deleted (a purge).
-local function owned(stream, group, id, deliveries)
+-- Whether the entry is pending for this consumer with this delivery count; false once
+-- acknowledged, claimed again, or its stream or group deleted (a purge).
+local function owned(stream, group, id, deliveries, consumer)
   local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
   if type(pending) ~= 'table' or pending.err or pending[1] == nil then
     return false
   end
-  return tonumber(pending[1][4]) == tonumber(deliveries)
+  return pending[1][2] == consumer and tonumber(pending[1][4]) == tonumber(deliveries)
 end
 
 -- Acknowledges an entry and deletes it: XACKDEL where the server was found to have it ('1':

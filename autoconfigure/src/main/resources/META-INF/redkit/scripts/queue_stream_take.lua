@@ -65,7 +65,7 @@ end
 
 local acked = 0
 for i = 8, #ARGV, 2 do
-  if owned(stream, group, ARGV[i], ARGV[i + 1]) then
+  if owned(stream, group, ARGV[i], ARGV[i + 1], consumer) then
     remove(stream, group, ARGV[i], ARGV[5])
     acked = acked + 1
   end

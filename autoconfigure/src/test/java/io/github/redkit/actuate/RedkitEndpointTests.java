@@ -45,6 +45,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -321,24 +322,59 @@ class RedkitEndpointTests {
 	@Test
 	void queuesShowCountsDeadLettersWithoutPayloadsReplayAndPurge() {
 		this.runner.run((context) -> {
-			RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
-			QueueTemplate queues = context.getBean(QueueTemplate.class);
-			queues.send("jobs", Map.of("secret", "s3cr3t"));
-			QueueMessage<Map> message = queues.receive("jobs", Map.class).orElseThrow();
-			queues.fail(message, new IllegalStateException("boom"));
-			queues.send("jobs", Map.of("n", 2));
-			Map<?, ?> stats = (Map<?, ?>) ((Map<?, ?>) endpoint.section("queues", null, null)).get("jobs");
-			assertThat(stats.get("depth")).isEqualTo(1L);
-			assertThat(stats.get("deadLetters")).isEqualTo(1L);
-			Map<?, ?> page = (Map<?, ?>) endpoint.detail("queues", "jobs", new String[] { "dead-letters" }, 0, 10);
-			assertThat(page.toString()).contains("boom").doesNotContain("s3cr3t");
-			assertThat((List<?>) ((Map<?, ?>) endpoint.detail("queues", "jobs", new String[] { "dead-letters" }, 1, 10))
-				.get("deadLetters")).isEmpty();
-			assertThat(endpoint.replay("queues", "jobs", "dead-letters", null, null)).isEqualTo(Map.of("replayed", 1L));
-			assertThat(queues.size("jobs")).isEqualTo(2);
-			endpoint.delete("queues", new String[] { "jobs" }, null);
-			assertThat(queues.stats("jobs").ready()).isZero();
+			Map<?, ?> stats = showsCountsDeadLettersReplayAndPurge(context);
+			assertThat(stats.get("store")).isEqualTo("list");
 		});
+	}
+
+	@Test
+	void streamQueuesShowCountsConsumersDeadLettersWithoutPayloadsReplayAndPurge() {
+		this.runner.withPropertyValues("redkit.queue.queues.jobs.store=stream").run((context) -> {
+			Map<?, ?> stats = showsCountsDeadLettersReplayAndPurge(context);
+			assertThat(stats.get("store")).isEqualTo("stream");
+			assertThat(stats.get("group")).isEqualTo("redkit");
+			assertThat((List<?>) stats.get("consumers")).singleElement()
+				.asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsEntry("pending", 0L)
+				.containsKeys("name", "idle");
+			QueueTemplate queues = context.getBean(QueueTemplate.class);
+			queues.send("jobs", Map.of("n", 3));
+			queues.receive("jobs", Map.class).orElseThrow();
+			Map<?, ?> held = (Map<?, ?>) ((Map<?, ?>) context.getBean(RedkitEndpoint.class)
+				.section("queues", null, null)).get("jobs");
+			assertThat(held.get("inFlight")).isEqualTo(1L);
+			assertThat((List<?>) held.get("consumers")).singleElement()
+				.asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsEntry("pending", 1L);
+			assertThat(Duration.parse((String) held.get("oldestInFlightAge"))).isLessThan(Duration.ofMinutes(1));
+		});
+	}
+
+	/**
+	 * What the endpoint shows of queue {@code jobs} (one dead letter, one ready message),
+	 * its dead letters' page, their replay and the purge.
+	 */
+	private static Map<?, ?> showsCountsDeadLettersReplayAndPurge(ApplicationContext context) {
+		RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+		QueueTemplate queues = context.getBean(QueueTemplate.class);
+		queues.send("jobs", Map.of("secret", "s3cr3t"));
+		QueueMessage<Map> message = queues.receive("jobs", Map.class).orElseThrow();
+		queues.fail(message, new IllegalStateException("boom"));
+		queues.send("jobs", Map.of("n", 2));
+		Map<?, ?> stats = (Map<?, ?>) ((Map<?, ?>) endpoint.section("queues", null, null)).get("jobs");
+		assertThat(stats.get("depth")).isEqualTo(1L);
+		assertThat(stats.get("inFlight")).isEqualTo(0L);
+		assertThat(stats.get("deadLetters")).isEqualTo(1L);
+		Map<?, ?> page = (Map<?, ?>) endpoint.detail("queues", "jobs", new String[] { "dead-letters" }, 0, 10);
+		assertThat(page.toString()).contains("boom").doesNotContain("s3cr3t");
+		assertThat((List<?>) ((Map<?, ?>) endpoint.detail("queues", "jobs", new String[] { "dead-letters" }, 1, 10))
+			.get("deadLetters")).isEmpty();
+		assertThat(endpoint.replay("queues", "jobs", "dead-letters", null, null)).isEqualTo(Map.of("replayed", 1L));
+		assertThat(queues.size("jobs")).isEqualTo(2);
+		endpoint.delete("queues", new String[] { "jobs" }, null);
+		assertThat(queues.stats("jobs").ready()).isZero();
+		// counted before the purge
+		return stats;
 	}
 
 	@Test

@@ -23,6 +23,7 @@ import io.github.redkit.queue.actuate.QueueEndpointSection;
 import io.github.redkit.queue.internal.DefaultQueueListenerRegistry;
 import io.github.redkit.queue.internal.DefaultReactiveQueueTemplate;
 import io.github.redkit.queue.internal.QueueGauges;
+import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.queue.internal.QueueListenerContainerFactory;
 import io.github.redkit.queue.internal.QueueListenerSettings;
 import io.github.redkit.queue.internal.RedisQueueTemplate;
@@ -86,9 +87,10 @@ public final class QueueAutoConfiguration {
 	}
 
 	/**
-	 * Checks, once the beans are ready and before any listener starts, each queue that
-	 * reads a stream another application writes (and creates its group when asked): a key
-	 * that is not a stream, or a missing group, fails start-up naming the property.
+	 * Checks, once the beans are ready and before any listener starts, each queue of the
+	 * stream store: a server older than Redis 6.2 fails start-up naming the property and
+	 * the version; for a queue that reads a stream another application writes (and
+	 * creates its group when asked), a key that is not a stream, or a missing group, too.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(name = "redkitQueueExistingStreams")
@@ -96,11 +98,7 @@ public final class QueueAutoConfiguration {
 			QueueProperties properties) {
 		return () -> {
 			if (template.getIfAvailable() instanceof RedisQueueTemplate redis) {
-				properties.getQueues().forEach((name, queue) -> {
-					if (queue.getStreamKey() != null) {
-						redis.prepareExistingStream(name);
-					}
-				});
+				properties.getQueues().keySet().forEach(redis::prepareStreamQueue);
 			}
 		};
 	}
@@ -174,8 +172,9 @@ public final class QueueAutoConfiguration {
 		@ConditionalOnMissingBean
 		QueueEndpointSection redkitQueueEndpointSection(QueueTemplate template, QueueProperties properties,
 				RedisScriptRunner runner, RedisKeyspace keyspace, RedkitEndpointProperties endpoint) {
+			Function<String, QueueSettings> settings = QueuePropertiesMapper.map(properties);
 			return new QueueEndpointSection(template, properties.getQueues().keySet(), runner.connectionFactory(),
-					keyspace, endpoint.toSettings());
+					(queue) -> QueueKeys.of(keyspace, queue, settings.apply(queue)), endpoint.toSettings());
 		}
 
 	}

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * {@code INFO} prefixes each node's fields with its address, and every node must have
  * what is used.
  */
-final class ServerVersions {
+public final class ServerVersions {
 
 	private static final String REDIS = "redis_version";
 
@@ -47,6 +47,25 @@ final class ServerVersions {
 	 */
 	static boolean ackDelete(Properties info) {
 		return everyNode(info, (valkey, redis) -> valkey == null && atLeast(redis, 8, 2));
+	}
+
+	/**
+	 * The version a node reports when it is older than a version: Valkey reports the
+	 * Redis version it forked from as {@code redis_version}, which is what its commands
+	 * are.
+	 * @param info the {@code INFO server} fields
+	 * @param major the major version needed
+	 * @param minor the minor version needed
+	 * @return the {@code redis_version} of the first node below it, or {@code null} when
+	 * every node named has it
+	 */
+	public static @Nullable String olderThan(Properties info, int major, int minor) {
+		for (String name : info.stringPropertyNames()) {
+			if (name.endsWith(REDIS) && !atLeast(info.getProperty(name), major, minor)) {
+				return info.getProperty(name);
+			}
+		}
+		return null;
 	}
 
 	private static boolean everyNode(Properties info, BiPredicate<@Nullable String, @Nullable String> takes) {

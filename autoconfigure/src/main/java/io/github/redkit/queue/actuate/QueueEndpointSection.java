@@ -4,14 +4,16 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.github.redkit.actuate.EndpointSettings;
 import io.github.redkit.actuate.RedkitEndpointSection;
-import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueTemplate;
+import io.github.redkit.queue.internal.QueueKeys;
 import io.github.redkit.queue.internal.QueuePurge;
+import io.github.redkit.queue.internal.RedisQueueTemplate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +24,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The {@code queues} section of the {@code redkit} endpoint: the configured queues (in
- * the summary), their counts, their dead letters one page at a time at
+ * the summary), their counts and store (with a stream queue's consumers and oldest
+ * message in flight), their dead letters one page at a time at
  * {@code queues/{queue}/dead-letters} (payloads hidden unless
  * {@code redkit.endpoint.show-payloads}), the replay of dead letters ({@code POST} there)
  * and the purge ({@code DELETE queues/{queue}}).
@@ -42,7 +45,7 @@ public final class QueueEndpointSection implements RedkitEndpointSection, Ordere
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private final RedisKeyspace keyspace;
+	private final Function<String, QueueKeys> keys;
 
 	private final EndpointSettings settings;
 
@@ -51,15 +54,15 @@ public final class QueueEndpointSection implements RedkitEndpointSection, Ordere
 	 * @param queueTemplate the queue template
 	 * @param queueNames the configured queues
 	 * @param connectionFactory the connection factory
-	 * @param keyspace the keyspace
+	 * @param keys the keys of each queue by name, as its settings say
 	 * @param settings the endpoint's settings
 	 */
 	public QueueEndpointSection(QueueTemplate queueTemplate, Collection<String> queueNames,
-			RedisConnectionFactory connectionFactory, RedisKeyspace keyspace, EndpointSettings settings) {
+			RedisConnectionFactory connectionFactory, Function<String, QueueKeys> keys, EndpointSettings settings) {
 		this.queueTemplate = queueTemplate;
 		this.queueNames = List.copyOf(queueNames);
 		this.connectionFactory = connectionFactory;
-		this.keyspace = keyspace;
+		this.keys = keys;
 		this.settings = settings;
 	}
 
@@ -96,10 +99,16 @@ public final class QueueEndpointSection implements RedkitEndpointSection, Ordere
 		Map<String, Object> stats = new LinkedHashMap<>();
 		for (String queue : this.queueNames) {
 			QueueStats queueStats = this.queueTemplate.stats(queue);
-			stats.put(queue,
-					Map.of("depth", queueStats.ready(), "inFlight", queueStats.inFlight(), "delayed",
-							queueStats.delayed(), "deadLetters", queueStats.deadLetters(), "oldestAge",
-							queueStats.oldestAge().toString()));
+			Map<String, Object> shown = new LinkedHashMap<>();
+			shown.put("depth", queueStats.ready());
+			shown.put("inFlight", queueStats.inFlight());
+			shown.put("delayed", queueStats.delayed());
+			shown.put("deadLetters", queueStats.deadLetters());
+			shown.put("oldestAge", queueStats.oldestAge().toString());
+			if (this.queueTemplate instanceof RedisQueueTemplate redkit) {
+				shown.putAll(redkit.details(queue));
+			}
+			stats.put(queue, shown);
 		}
 		return stats;
 	}
@@ -182,7 +191,7 @@ public final class QueueEndpointSection implements RedkitEndpointSection, Ordere
 	 */
 	public long purge(String queue, String who) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			long deleted = QueuePurge.purge(connection, this.keyspace, queue);
+			long deleted = QueuePurge.purge(connection, this.keys.apply(queue));
 			logger.warn("Queue '" + queue + "' purged by " + who + " through the redkit endpoint");
 			return deleted;
 		}

@@ -1,5 +1,6 @@
 package io.github.redkit.queue.internal;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -199,6 +200,20 @@ public final class QueueKeys {
 	 */
 	public String once(String id) {
 		return part("once") + ":" + RedisKeyspace.escape(id);
+	}
+
+	/**
+	 * Every key of the queue that Redkit owns, which a purge deletes: all of them but a
+	 * stream another application writes.
+	 * @return the keys
+	 */
+	public List<String> owned() {
+		List<String> keys = new ArrayList<>(List.of(this.ready, this.inFlight, this.delayed, this.collapse, this.dead,
+				this.deadErrors, this.deadIndex, this.nextDue, claimCursor()));
+		if (this.stream.startsWith(this.base)) {
+			keys.add(this.stream);
+		}
+		return keys;
 	}
 
 	public List<String> claimKeys(String take) {

@@ -8,9 +8,10 @@ import org.springframework.data.redis.connection.RedisConnection;
 
 /**
  * Empties a queue: its ready, in-flight, delayed, collapse, stream and dead-letter keys
- * go in one {@code DEL} (they share a hash tag, so one cluster slot). For operators, e.g.
- * the actuator endpoint; a listener holding a message of a purged queue will find its ack
- * refused.
+ * go in one {@code DEL} (they share a hash tag, so one cluster slot). A queue reading a
+ * stream another application writes loses its dead letters and Redkit's records, never
+ * that stream or its group. For operators, e.g. the actuator endpoint; a listener holding
+ * a message of a purged queue will find its ack refused.
  */
 public final class QueuePurge {
 
@@ -18,18 +19,15 @@ public final class QueuePurge {
 	}
 
 	/**
-	 * Deletes every key of a queue.
+	 * Deletes every key of a queue that Redkit owns.
 	 * @param connection the connection
-	 * @param keyspace the keyspace
-	 * @param queue the queue name
+	 * @param keys the queue's keys, as its settings say
+	 * ({@link QueueKeys#of(RedisKeyspace, String, io.github.redkit.queue.QueueSettings)})
 	 * @return how many keys existed
 	 */
-	public static long purge(RedisConnection connection, RedisKeyspace keyspace, String queue) {
-		QueueKeys keys = QueueKeys.of(keyspace, queue);
+	public static long purge(RedisConnection connection, QueueKeys keys) {
 		Long deleted = connection.keyCommands()
-			.del(bytes(keys.ready()), bytes(keys.inFlight()), bytes(keys.delayed()), bytes(keys.collapse()),
-					bytes(keys.dead()), bytes(keys.deadErrors()), bytes(keys.deadIndex()), bytes(keys.nextDue()),
-					bytes(keys.stream()), bytes(keys.claimCursor()));
+			.del(keys.owned().stream().map(QueuePurge::bytes).toArray(byte[][]::new));
 		return (deleted != null) ? deleted : 0;
 	}
 

@@ -324,6 +324,17 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 				count(replies.get(3)), age);
 	}
 
+	/**
+	 * What an operator sees of a queue beyond its {@link #stats(String) counts}: its
+	 * store and, for a stream queue, its group's consumers and the age of its oldest
+	 * message in flight.
+	 * @param queue the queue name
+	 * @return the details, by name
+	 */
+	public Map<String, Object> details(String queue) {
+		return isStream(queue) ? this.streams.details(keys(queue), settings(queue)) : Map.of("store", "list");
+	}
+
 	@Override
 	public <T> Optional<QueueMessage<T>> receive(String queue, Class<T> type) {
 		Claim claim = claim(queue, List.of(), 1);
@@ -731,14 +742,19 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	/**
-	 * Checks a queue that reads a stream another application writes, once at start-up:
-	 * its key must hold a stream (or nothing, when the group is to be created), and its
-	 * group must exist or is created from {@code start-from} (with the stream, if
-	 * missing) when asked; an existing group keeps its place.
+	 * Checks a queue of the stream store, once at start-up: the server must be Redis 6.2
+	 * or later; a queue that reads a stream another application writes must find a stream
+	 * at its key (or nothing, when the group is to be created), and its group must exist
+	 * or is created from {@code start-from} (with the stream, if missing) when asked; an
+	 * existing group keeps its place. A list queue is not checked.
 	 * @param queue the queue name
 	 * @throws IllegalStateException naming the property that cannot be honoured
 	 */
-	public void prepareExistingStream(String queue) {
+	public void prepareStreamQueue(String queue) {
+		if (!isStream(queue)) {
+			return;
+		}
+		this.streams.requireServer(queue);
 		ExistingStream existing = settings(queue).existingStream();
 		if (existing == null) {
 			return;

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -15,6 +16,7 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.NativeCommand;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ServerVersions;
 import io.github.redkit.queue.ExistingStream;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueSettings;
@@ -23,11 +25,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
-import org.springframework.data.domain.Range;
-import org.springframework.data.redis.connection.Limit;
-import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.PendingMessagesSummary;
-import org.springframework.data.redis.connection.stream.StreamInfo.XInfoGroup;
+import org.springframework.data.redis.connection.stream.StreamInfo.XInfoConsumer;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -35,8 +34,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The stream store of a queue: its messages are entries of one stream (field {@code e},
  * the element a list queue would hold) read by one consumer group. The template decides
  * (what a failure does, how long a backoff is, which messages to acknowledge) and this
- * store applies each decision in one call; a take of an entry is its id and the delivery
- * count the group keeps for it.
+ * store applies each decision in one call; a take of an entry is its id, this instance's
+ * consumer that took it and the delivery count the group keeps for it: a message is
+ * settled through the store that took it.
  */
 final class StreamQueueStore {
 
@@ -56,6 +56,11 @@ final class StreamQueueStore {
 	private static final LuaScript<Long> REQUEUE = LuaScript.load("queue_stream_requeue", Long.class);
 
 	private static final LuaScript<Long> LEAVE = LuaScript.load("queue_stream_leave", Long.class);
+
+	private static final LuaScript<List> STATS = LuaScript.load("queue_stream_stats", List.class);
+
+	/** 2000-01-01 in ms: an entry id before it was chosen by its writer, not XADD. */
+	private static final long Y2K = 946_684_800_000L;
 
 	private final RedisScriptRunner runner;
 
@@ -165,6 +170,42 @@ final class StreamQueueStore {
 	}
 
 	/**
+	 * Refuses the stream store on a server older than Redis 6.2 (no XAUTOCLAIM, so
+	 * nothing unacknowledged would be delivered again), at start-up: naming the property
+	 * and the version read, rather than failing every take. A server that cannot be read
+	 * yet is not checked: its first take says the same ({@link #olderServer}).
+	 * @param queue the queue
+	 */
+	void requireServer(String queue) {
+		Properties info;
+		try {
+			info = this.redis
+				.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("server"));
+		}
+		catch (DataAccessException ex) {
+			return;
+		}
+		if (info != null) {
+			requireServer(queue, info);
+		}
+	}
+
+	/**
+	 * Refuses the stream store when a node is older than Redis 6.2.
+	 * @param queue the queue
+	 * @param info the server's {@code INFO server} fields (every node's, in a cluster)
+	 * @throws IllegalStateException naming the property and the version
+	 */
+	static void requireServer(String queue, Properties info) {
+		String older = ServerVersions.olderThan(info, 6, 2);
+		if (older != null) {
+			throw new IllegalStateException("redkit.queue.queues." + queue + ".store=stream needs Redis 6.2 or later"
+					+ " (XAUTOCLAIM delivers again what was not acknowledged), but the server is Redis " + older
+					+ ": keep this queue in the list store (store=list) on this server");
+		}
+	}
+
+	/**
 	 * A server without XAUTOCLAIM (before Redis 6.2) cannot redeliver: say so, naming the
 	 * property, instead of the server's "unknown command".
 	 */
@@ -182,7 +223,7 @@ final class StreamQueueStore {
 	CompletableFuture<Boolean> ack(QueueKeys keys, QueueSettings settings, TakenMessage<?> message) {
 		return this.runner
 			.executeAsync(ACK, keys.streamSettleKeys(RandomIds.next()), group(settings), ackDelete(settings),
-					message.take(), Integer.toString(message.deliveries()), this.replayWindow)
+					message.take(), Integer.toString(message.deliveries()), this.replayWindow, this.consumer)
 			.thenApply((acked) -> acked != null && acked == 1L);
 	}
 
@@ -233,80 +274,80 @@ final class StreamQueueStore {
 	}
 
 	/**
-	 * Counts: ready = entries not yet delivered (the stream holds only what is ready or
-	 * in flight), in flight = the group's pending entries.
+	 * Counts, read at one instant in one script: in flight = the group's pending entries;
+	 * ready = the entries not delivered yet (Redkit's stream holds only what is ready or
+	 * in flight; a stream another application writes keeps what was acknowledged: there,
+	 * what the group has not read); the oldest age is that of the first entry the group
+	 * has not read.
 	 */
 	QueueStats stats(QueueKeys keys, QueueSettings settings) {
-		String stream = keys.stream();
-		if (settings.existingStream() != null) {
-			return existingStats(keys, settings);
-		}
-		Long length = this.redis.opsForStream().size(stream);
-		long entries = (length != null) ? length : 0;
-		long pending = 0;
-		String lastDelivered = "0-0";
-		if (entries > 0) {
-			try {
-				PendingMessagesSummary summary = this.redis.opsForStream().pending(stream, GROUP);
-				pending = (summary != null) ? summary.getTotalPendingMessages() : 0;
-				for (XInfoGroup group : this.redis.opsForStream().groups(stream)) {
-					if (GROUP.equals(group.groupName())) {
-						lastDelivered = group.lastDeliveredId();
-					}
-				}
-			}
-			catch (DataAccessException ex) {
-				// no group yet: nothing was taken, every entry is ready
-			}
-		}
-		Long dead = this.redis.opsForZSet().zCard(keys.deadIndex());
-		long ready = Math.max(0, entries - pending);
-		return new QueueStats(ready, 0, pending, (dead != null) ? dead : 0,
-				(ready > 0) ? oldestAge(stream, lastDelivered) : Duration.ZERO);
+		boolean existing = settings.existingStream() != null;
+		List<?> reply = this.runner.execute(STATS, List.of(keys.stream(), keys.deadIndex()), group(settings),
+				existing ? "1" : "0");
+		long now = Long.parseLong(String.valueOf(reply.get(5)));
+		Duration age = existing ? ageOfId(String.valueOf(reply.get(3)), now)
+				: ageOfElement(String.valueOf(reply.get(4)), now);
+		return new QueueStats(count(reply.get(0)), 0, count(reply.get(1)), count(reply.get(2)), age);
+	}
+
+	private static long count(Object value) {
+		return (value instanceof Number number) ? number.longValue() : 0;
 	}
 
 	/**
-	 * A stream another application writes keeps what was acknowledged: ready = the
-	 * group's lag (entries not delivered to it yet; Redis 7+, else 0), in flight = its
-	 * pending entries; no oldest age.
+	 * A Redkit element's age from its send time (kept across a re-queue of a dead letter,
+	 * as in a list queue); an element without one has none.
 	 */
-	private QueueStats existingStats(QueueKeys keys, QueueSettings settings) {
-		String group = group(settings);
-		long pending = 0;
-		long lag = 0;
+	private static Duration ageOfElement(String raw, long now) {
+		Instant sent = Envelope.sentAt(raw.substring(0, Math.max(0, raw.indexOf('|'))));
+		return sent.equals(Instant.EPOCH) ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
+	}
+
+	/**
+	 * An entry's age from its id, the time XADD gave it; an id chosen by the writer that
+	 * is no time (before 2000) has none.
+	 */
+	private static Duration ageOfId(String id, long now) {
+		int dash = id.indexOf('-');
 		try {
-			PendingMessagesSummary summary = this.redis.opsForStream().pending(keys.stream(), group);
-			pending = (summary != null) ? summary.getTotalPendingMessages() : 0;
-			for (XInfoGroup info : this.redis.opsForStream().groups(keys.stream())) {
-				if (group.equals(info.groupName()) && info.getRaw().get("lag") instanceof Number number) {
-					lag = number.longValue();
-				}
+			long millis = Long.parseLong((dash > 0) ? id.substring(0, dash) : id);
+			return (millis < Y2K) ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - millis));
+		}
+		catch (NumberFormatException ex) {
+			return Duration.ZERO;
+		}
+	}
+
+	/**
+	 * What the endpoint shows of a stream queue beyond its counts: its group's consumers
+	 * (each instance reads as one) with their pending entries and idle time, and the age
+	 * of the oldest pending entry (from its id, the time XADD gave it).
+	 */
+	Map<String, Object> details(QueueKeys keys, QueueSettings settings) {
+		String group = group(settings);
+		List<Map<String, Object>> consumers = new ArrayList<>();
+		Duration oldestInFlight = Duration.ZERO;
+		try {
+			for (XInfoConsumer consumer : this.redis.opsForStream().consumers(keys.stream(), group)) {
+				consumers.add(Map.of("name", consumer.consumerName(), "pending", consumer.pendingCount(), "idle",
+						consumer.idleTime().toString()));
+			}
+			PendingMessagesSummary pending = this.redis.opsForStream().pending(keys.stream(), group);
+			Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+			if (pending != null && pending.getTotalPendingMessages() > 0 && now != null) {
+				oldestInFlight = ageOfId(pending.minMessageId(), now);
 			}
 		}
 		catch (DataAccessException ex) {
-			// no stream or no group yet: nothing to count
+			// no stream or no group yet: nobody has taken anything
 		}
-		Long dead = this.redis.opsForZSet().zCard(keys.deadIndex());
-		return new QueueStats(lag, 0, pending, (dead != null) ? dead : 0, Duration.ZERO);
+		return Map.of("store", "stream", "group", group, "consumers", consumers, "oldestInFlightAge",
+				oldestInFlight.toString());
 	}
 
 	static String group(QueueSettings settings) {
 		ExistingStream existing = settings.existingStream();
 		return (existing != null) ? existing.group() : GROUP;
-	}
-
-	private Duration oldestAge(String stream, String lastDelivered) {
-		List<MapRecord<String, Object, Object>> head = this.redis.opsForStream()
-			.range(stream, Range.rightUnbounded(Range.Bound.exclusive(lastDelivered)), Limit.limit().count(1));
-		if (head == null || head.isEmpty() || !(head.get(0).getValue().get("e") instanceof String raw)) {
-			return Duration.ZERO;
-		}
-		Instant sent = Envelope.sentAt(raw.substring(0, Math.max(0, raw.indexOf('|'))));
-		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
-		if (sent.equals(Instant.EPOCH) || now == null) {
-			return Duration.ZERO;
-		}
-		return Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
 	}
 
 	private String ackDelete(QueueSettings settings) {

@@ -146,6 +146,43 @@ class QueueAutoConfigurationTests {
 	}
 
 	@Test
+	void aStreamQueuesListenerHandlesPayloadsAndMetricsAndGaugesCountThem() {
+		this.runner.withUserConfiguration(Listeners.class, Metrics.class)
+			.withPropertyValues("redkit.queue.queues.emails.store=stream", "redkit.queue.queues.emails.max-attempts=2",
+					"redkit.queue.queues.emails.backoff.type=fixed", "redkit.queue.queues.emails.backoff.delay=10ms",
+					"redkit.queue.queues.emails.prefetch=5", "listeners.concurrency=2",
+					"redkit.metrics.gauge-refresh=50ms")
+			.run((context) -> {
+				QueueTemplate template = context.getBean(QueueTemplate.class);
+				Listeners listeners = context.getBean(Listeners.class);
+				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "fail")));
+				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 2);
+				await().atMost(Duration.ofSeconds(10)).until(() -> template.deadLetters("emails", 10).size() == 1);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				await().atMost(Duration.ofSeconds(10))
+					.untilAsserted(() -> assertThat(meters.get("redkit.queue.messages")
+						.tags("queue", "emails", "outcome", "processed")
+						.counter()
+						.count()).isEqualTo(2));
+				assertThat(meters.get("redkit.queue.messages").tags("outcome", "retried").counter().count())
+					.isEqualTo(1);
+				assertThat(meters.get("redkit.queue.messages").tags("outcome", "dead-lettered").counter().count())
+					.isEqualTo(1);
+				assertThat(meters.get("redkit.queue.processing").tags("outcome", "failure").timer().count())
+					.isEqualTo(2);
+				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+					assertThat(meters.get("redkit.queue.depth")
+						.tags("queue", "emails", "state", "dead-letter")
+						.gauge()
+						.value()).isEqualTo(1);
+					assertThat(meters.get("redkit.queue.depth").tags("state", "ready").gauge().value()).isZero();
+					assertThat(meters.get("redkit.queue.depth").tags("state", "in-flight").gauge().value()).isZero();
+					assertThat(meters.get("redkit.queue.oldest.age").gauge().value()).isZero();
+				});
+			});
+	}
+
+	@Test
 	void aListenerMethodHandlesPayloadsAndMetricsCountThem() {
 		this.runner.withUserConfiguration(Listeners.class, Metrics.class)
 			.withPropertyValues("redkit.queue.queues.emails.max-attempts=2",

@@ -11,10 +11,12 @@ import io.github.redkit.queue.BackoffPolicy;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.ExistingStream;
+import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.Exercises;
@@ -28,12 +30,15 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.stream.Consumer;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.ReadOffset;
 import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.connection.stream.StreamOffset;
 import org.springframework.data.redis.connection.stream.StreamReadOptions;
+import org.springframework.data.redis.connection.stream.StreamRecords;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -254,7 +259,7 @@ class ExistingStreamListenerTests {
 		String key = "orders-" + UUID.randomUUID();
 		this.redis.opsForValue().set(key, "not a stream");
 		String notStream = register(key, "orders", "0", null, 3, Duration.ofSeconds(30));
-		assertThatIllegalStateException().isThrownBy(() -> this.support.template.prepareExistingStream(notStream))
+		assertThatIllegalStateException().isThrownBy(() -> this.support.template.prepareStreamQueue(notStream))
 			.withMessageContaining("redkit.queue.queues." + notStream + ".stream-key")
 			.withMessageContaining("holds a string");
 		String missing = "orders-" + UUID.randomUUID();
@@ -262,11 +267,57 @@ class ExistingStreamListenerTests {
 		String noGroup = "q-" + UUID.randomUUID();
 		this.support.settings.put(noGroup, settings(Duration.ofSeconds(30), 3)
 			.withExistingStream(new ExistingStream(missing, "x", "0", false, null)));
-		assertThatIllegalStateException().isThrownBy(() -> this.support.template.prepareExistingStream(noGroup))
+		assertThatIllegalStateException().isThrownBy(() -> this.support.template.prepareStreamQueue(noGroup))
 			.withMessageContaining("redkit.queue.queues." + noGroup + ".group")
 			.withMessageContaining("create-group=true");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.support.template.send(noGroup, new Email("a", 1)))
 			.withMessageContaining("redkit.queue.queues." + noGroup + ".stream-key");
+	}
+
+	@Test
+	void statsCountWhatTheGroupHasNotReadAsReadyWithTheAgeOfTheOldest() {
+		String key = "orders-" + UUID.randomUUID();
+		long minuteAgo = redisNow() - 60_000;
+		this.redis.opsForStream()
+			.add(StreamRecords.string(Map.of("order", "1")).withStreamKey(key).withId(RecordId.of(minuteAgo, 0)));
+		xadd(key, Map.of("order", "2"));
+		RecordId third = xadd(key, Map.of("order", "3"));
+		xadd(key, Map.of("order", "4"));
+		String queue = queue(key, "0", null, 3);
+		QueueStats before = this.support.template.stats(queue);
+		assertThat(before.ready()).as("%s", before).isEqualTo(4);
+		assertThat(before.inFlight()).isZero();
+		assertThat(before.oldestAge()).isBetween(Duration.ofSeconds(59), Duration.ofMinutes(5));
+		QueueMessage<Map> taken = this.support.template.receive(queue, Map.class).orElseThrow();
+		// an entry deleted past the group's position: Redis 7 no longer knows the lag
+		this.redis.opsForStream().delete(key, third);
+		QueueStats after = this.support.template.stats(queue);
+		assertThat(after.ready()).as("%s", after).isEqualTo(2);
+		assertThat(after.inFlight()).isOne();
+		assertThat(after.oldestAge()).isLessThan(Duration.ofSeconds(59));
+		assertThat(this.support.template.ack(taken)).isTrue();
+	}
+
+	@Test
+	void aPurgeDeletesTheQueuesDeadLettersAndLeavesTheStreamAlone() {
+		String key = "orders-" + UUID.randomUUID();
+		xadd(key, Map.of("order", "1"));
+		String queue = queue(key, "0", null, 1);
+		QueueMessage<Map> taken = this.support.template.receive(queue, Map.class).orElseThrow();
+		assertThat(this.support.template.fail(taken, new IllegalStateException("no stock")))
+			.isEqualTo(FailureOutcome.DEAD_LETTERED);
+		assertThat(this.support.template.stats(queue).deadLetters()).isOne();
+		try (RedisConnection connection = this.topology.connectionFactory().getConnection()) {
+			QueuePurge.purge(connection, QueueKeys.of(QueueTestSupport.KEYSPACE, queue, this.support.settings(queue)));
+		}
+		assertThat(this.support.template.deadLetters(queue, 10)).isEmpty();
+		assertThat(this.support.template.stats(queue).deadLetters()).isZero();
+		assertThat(this.redis.opsForStream().size(key)).as("the stream is the other application's").isOne();
+	}
+
+	long redisNow() {
+		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		return (now != null) ? now : 0;
 	}
 
 	@Test
@@ -290,7 +341,7 @@ class ExistingStreamListenerTests {
 	private String queue(String key, String group, String startFrom, @Nullable String payloadField, int maxAttempts,
 			Duration visibility) {
 		String name = register(key, group, startFrom, payloadField, maxAttempts, visibility);
-		this.support.template.prepareExistingStream(name);
+		this.support.template.prepareStreamQueue(name);
 		return name;
 	}
 

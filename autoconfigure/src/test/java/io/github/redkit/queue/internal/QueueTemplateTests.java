@@ -5,10 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.FailureOutcome;
@@ -456,6 +459,53 @@ class QueueTemplateTests {
 		assertThat(registry.find("redkit.queue.messages").tags("outcome", "processed").counter()).isNull();
 		assertThat(template.ack(third)).isTrue();
 		assertThat(template.stats(queue).inFlight()).isZero();
+	}
+
+	@Test
+	void aLateCallOfATakeReleasedAndTakenAgainByAnotherInstanceLeavesTheNewTakeAlone() {
+		String queue = this.support.queue();
+		RedisQueueTemplate other = new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()),
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
+				RedkitObservations.NONE);
+		this.template.send(queue, new Email("a", 1));
+		QueueMessage<Email> first = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.template.release(first)).isTrue();
+		QueueMessage<Email> second = other.receive(queue, Email.class).orElseThrow();
+		// the same message with the same delivery count: only the take tells them apart
+		assertThat(second.id()).isEqualTo(first.id());
+		assertThat(second.deliveries()).isEqualTo(first.deliveries());
+		assertThat(this.template.extend(first, Duration.ofSeconds(1))).as("a late extend").isFalse();
+		assertThat(this.template.ack(first)).as("a late ack").isFalse();
+		assertThat(this.template.ackAndReceive(first, Email.class)).as("a late ack in a take").isEmpty();
+		assertThat(this.template.fail(first, new IllegalStateException("late"))).as("a late failure")
+			.isEqualTo(FailureOutcome.NOT_OWNED);
+		assertThat(this.template.release(first)).as("a late release").isFalse();
+		assertThat(this.template.stats(queue).inFlight()).as("the second take is still held").isOne();
+		assertThat(other.ack(second)).isTrue();
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+	}
+
+	@Test
+	void statsReadEveryCountAtOneInstantWhileMessagesAreAcknowledged() {
+		String queue = this.support.queue();
+		int total = 200;
+		this.template.sendAll(queue, IntStream.range(0, total).mapToObj((i) -> new Email("x", i)).toList());
+		List<QueueMessage<Email>> held = new ArrayList<>();
+		while (held.size() < total) {
+			held.addAll(this.template.receive(queue, Email.class, 10));
+		}
+		CompletableFuture<Void> acks = CompletableFuture.runAsync(() -> held.forEach(this.template::ack));
+		int reads = 0;
+		while (!acks.isDone() || reads == 0) {
+			QueueStats stats = this.template.stats(queue);
+			// an ack between two reads of one stats() would count a taken message as
+			// ready
+			assertThat(stats.ready()).as("every message is taken (read %d: %s)", reads, stats).isZero();
+			assertThat(stats.oldestAge()).isZero();
+			reads++;
+		}
+		acks.join();
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.RedisTopologies;
@@ -63,7 +64,15 @@ class QueueTracingTests {
 					new PropagatingReceiverTracingObservationHandler<>(this.tracer, propagator),
 					new DefaultTracingObservationHandler(this.tracer)));
 		this.observations = new MicrometerRedkitObservations(() -> this.registry, List.of());
-		this.support = new QueueTestSupport(this.topology, RedkitMetrics.NONE, this.observations);
+		this.support = new QueueTestSupport(this.topology, RedkitMetrics.NONE, this.observations, store());
+	}
+
+	/**
+	 * The store of the queues of this suite; {@link StreamQueueTracingTests} runs it on
+	 * the stream store.
+	 */
+	QueueStore store() {
+		return QueueStore.LIST;
 	}
 
 	@AfterEach
