@@ -182,6 +182,45 @@ class RateLimitClusterReplayTests {
 		assertThat(decisions("replay-dropped")).isOne();
 	}
 
+	/**
+	 * A settlement whose charges went to two masters, one cut after the write (its
+	 * re-send dropped) and one refused by Redis: the settlement is counted
+	 * {@code failed}, not {@code replay-dropped}, which would hide the other failure
+	 * (review of issue 43).
+	 */
+	@Test
+	void aSettlementWhoseChargeWasDroppedOnOneMasterAndFailedOnAnotherIsCountedFailed() {
+		RateLimiter limiter = limiter(RateLimitFailureMode.ALLOW);
+		String cut = fresh();
+		int cutMaster = masterOf(cut);
+		String refused;
+		do {
+			refused = fresh();
+		}
+		while (masterOf(refused) == cutMaster);
+		int refusingMaster = masterOf(refused);
+		warmUp(limiter, cutMaster);
+		warmUp(limiter, refusingMaster);
+		RateLimitReservation reservation = limiter.reserve(this.limit, List.of(cut, refused), 1);
+		assertThat(reservation.decision().allowed()).isTrue();
+		// the refusing master's record becomes a hash: its charge fails with WRONGTYPE
+		String refusedKey = PreparedLimit.of(this.limit, TEN_AN_HOUR, this.keyspace).key(refused);
+		try (RespClient node = cluster.client(refusingMaster)) {
+			node.call("DEL", refusedKey);
+			node.call("HSET", refusedKey, "not", "a record");
+		}
+		TcpProxy link = LINKS.get(cutMaster);
+		int cuts = link.cutsAfterWrite();
+		link.cutAfterNextWrite();
+		assertThat(reservation.settle(5)).isFalse();
+		assertThat(link.cutsAfterWrite()).isEqualTo(cuts + 1);
+		assertThat(limiter(RateLimitFailureMode.DENY).tryAcquire(this.limit, cut).remaining())
+			.as("the cut charge applied once")
+			.isEqualTo(4);
+		assertThat(settlements("failed")).isOne();
+		assertThat(settlements("replay-dropped")).isZero();
+	}
+
 	private RateLimiter limiter(RateLimitFailureMode mode) {
 		return new RedisRateLimiter(new RedisScriptRunner(this.factory), this.keyspace, Map.of(this.limit, TEN_AN_HOUR),
 				new RateLimitSettings(mode, TIMEOUT, Duration.ZERO), new MicrometerRedkitMetrics(() -> this.registry),
@@ -199,6 +238,11 @@ class RateLimitClusterReplayTests {
 		}
 		while (masterOf(identifier) != master);
 		assertThat(limiter.tryAcquire(this.limit, identifier).allowed()).isTrue();
+	}
+
+	private double settlements(String outcome) {
+		Counter counter = this.registry.find("redkit.ratelimit.settlements").tags("outcome", outcome).counter();
+		return (counter != null) ? counter.count() : 0;
 	}
 
 	private double decisions(String outcome) {

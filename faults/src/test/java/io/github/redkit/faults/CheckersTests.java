@@ -9,7 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The queue checker's rules for a command sent again (issue 43), on histories made by
  * hand: what a build keeping its promise writes passes, what a build without the
- * command's dedupe writes is flagged, naming the message and the takes. No server.
+ * command's dedupe writes is flagged, naming the message and the takes; and each rule
+ * that was lenient (it passed some broken builds), tightened: the good history still
+ * passes, the broken one is caught. No server.
  */
 class CheckersTests {
 
@@ -105,6 +107,75 @@ class CheckersTests {
 			.asString()
 			.contains("p0-1 re-queued 2 times (first delivered 3 times) though 1 requeue calls answered true or "
 					+ "unknown: a requeue applied and answered otherwise");
+	}
+
+	@Test
+	void aHandlingNoRecordedTakeAnsweredIsFlagged() {
+		// the max-attempts rules judge a handling by its take's count: a handling without
+		// one was passed unjudged
+		QueueScenario scenario = new QueueScenario();
+		History history = sent("p0-1");
+		QueueLedger ledger = scenario.ledger();
+		ledger.takes.add(take("t1", "m1", "p0-1", 1, 10, 11));
+		handled(ledger, "t1", "m1", "p0-1", 1, 12);
+		assertThat(scenario.check(history)).isEmpty();
+		handled(ledger, "t2", "m1", "p0-1", 4, 900);
+		assertThat(scenario.check(history)).singleElement()
+			.asString()
+			.contains("handled a delivery no recorded take answered")
+			.contains("p0-1");
+	}
+
+	@Test
+	void aSecondFirstDeliveryIsExplainedOnlyByARequeueSentBeforeIt() {
+		QueueScenario scenario = new QueueScenario();
+		History history = sent("p0-1");
+		QueueLedger ledger = scenario.ledger();
+		ledger.takes.add(take("t1", "m1", "p0-1", 1, 10, 11));
+		handled(ledger, "t1", "m1", "p0-1", 1, 12);
+		// delivered first again, and a requeue that answered true sent only afterwards:
+		// it moved nothing this delivery could be (was passed: any requeue of the run
+		// counted)
+		ledger.takes.add(take("t2", "m1", "p0-1", 1, 100, 101));
+		handled(ledger, "t2", "m1", "p0-1", 1, 102);
+		history.add(new Op(1, "requeue", "p0-1", 0, 500 * MS, 501 * MS, Outcome.OK, true));
+		assertThat(scenario.check(history)).singleElement()
+			.asString()
+			.contains("p0-1 enqueued 2 times (first delivered 2 times)");
+		// the same requeue sent before the second first delivery explains it
+		QueueScenario requeuedFirst = new QueueScenario();
+		History before = sent("p0-1");
+		before.add(new Op(1, "requeue", "p0-1", 0, 50 * MS, 51 * MS, Outcome.OK, true));
+		requeuedFirst.ledger().takes.addAll(ledger.takes);
+		requeuedFirst.ledger().handlings.addAll(ledger.handlings);
+		requeuedFirst.ledger().settlements.addAll(ledger.settlements);
+		assertThat(requeuedFirst.check(before)).isEmpty();
+	}
+
+	@Test
+	void aTakeWhoseCallOverlappedTheHoldersIsJudgedByTheDeliveriesItCounted() {
+		// a listener's take waits for the ready list: its call began before the holder's
+		// take was answered; counting delivery 2, Redis ran it after the holder's take
+		QueueScenario scenario = new QueueScenario();
+		History history = sent("p0-1");
+		QueueLedger ledger = scenario.ledger();
+		ledger.takes.add(take("t1", "m1", "p0-1", 1, 10, 11));
+		ledger.handlings.add(new QueueLedger.Handling("t1#m1|1|\"p0-1\"", "p0-1", "i0/a", 12 * MS, 13 * MS, false));
+		ledger.settlements.add(new QueueLedger.Settlement("t1#m1|1|\"p0-1\"", "fail", 13 * MS));
+		// taken again after the holder's fail: kept
+		ledger.takes.add(take("t2", "m1", "p0-1", 2, 5, 80));
+		handled(ledger, "t2", "m1", "p0-1", 2, 81);
+		assertThat(scenario.check(history)).isEmpty();
+		// taken again while the holder still had it (was passed: its call began first)
+		QueueScenario broken = new QueueScenario();
+		QueueLedger held = broken.ledger();
+		held.takes.add(take("t1", "m1", "p0-1", 1, 10, 11));
+		handled(held, "t1", "m1", "p0-1", 1, 200);
+		held.takes.add(take("t2", "m1", "p0-1", 2, 5, 80));
+		held.handlings.add(new QueueLedger.Handling("t2#m1|2|\"p0-1\"", "p0-1", "i0/b", 81 * MS, 82 * MS, true));
+		assertThat(broken.check(sent("p0-1"))).anySatisfy(
+				(violation) -> assertThat(violation).contains("p0-1 was taken again while its holder still had it")
+					.contains("take t2"));
 	}
 
 	private static History sent(String payload) {

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,8 +41,11 @@ final class FaultRun {
 	 * @param history the history
 	 * @param violations what the checker found
 	 * @param scenario the scenario that ran, for its {@link Scenario#evidence()}
+	 * @param aimedCuts the cuts after a write done on each script they were aimed at
+	 * ({@link Scenario#cutsAfterWriteHit()}), by its name: none for a run not aimed
 	 */
-	record Result(String capability, Schedule schedule, History history, List<String> violations, Scenario scenario) {
+	record Result(String capability, Schedule schedule, History history, List<String> violations, Scenario scenario,
+			Map<String, Integer> aimedCuts) {
 
 		boolean failed() {
 			return !this.violations.isEmpty();
@@ -98,7 +102,8 @@ final class FaultRun {
 			nemesis.healAll();
 			rig.nodes().forEach(FaultRun::awaitAnswering);
 			scenario.settle(instances, history);
-			return new Result(scenario.capability(), schedule, history, scenario.check(history), scenario);
+			return new Result(scenario.capability(), schedule, history, scenario.check(history), scenario,
+					rig.aimedCuts());
 		}
 		finally {
 			instances.forEach(ConfigurableApplicationContext::close);

@@ -3,6 +3,7 @@ package io.github.redkit.faults;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
@@ -316,19 +317,34 @@ class NemesisTests {
 				() -> QueueScenario.aimedAt(breakage, breakage.script()), QUEUE_CUTS_AFTER_WRITE);
 		assertThat(result.violations()).as("violations of %s", removed)
 			.anyMatch((violation) -> violation.contains(removed.rule));
+		assertCutEach(result, List.of(Objects.requireNonNull(breakage.script())));
 	}
 
 	/**
-	 * The good build under the same cuts, aimed at every one of those commands, keeps
-	 * every promise.
+	 * The good build under the same cuts, aimed at every one of those commands in turn,
+	 * keeps every promise; and each of those commands was cut at least once (the server
+	 * applied it, its answer never came back), so that a run whose cuts met nothing
+	 * cannot pass.
 	 */
 	@Test
 	void theQueuesKeepTheirPromisesUnderCutsAfterAWriteAimedAtEachProtectedCommand() {
+		List<String> aimed = List.of(QueueScenario.SEND, QueueScenario.TAKE, QueueScenario.DELAY,
+				QueueScenario.REQUEUE);
 		FaultRun.Result result = Recording.run("aimed-queues-NONE",
-				() -> QueueScenario.aimedAt(QueueScenario.Breakage.NONE, QueueScenario.SEND, QueueScenario.TAKE,
-						QueueScenario.DELAY, QueueScenario.REQUEUE),
+				() -> QueueScenario.aimedAt(QueueScenario.Breakage.NONE, aimed.toArray(String[]::new)),
 				QUEUE_CUTS_AFTER_WRITE);
 		assertThat(result.violations()).as("violations of the good build").isEmpty();
+		assertCutEach(result, aimed);
+	}
+
+	/**
+	 * Fails unless each script a run aimed its cuts after a write at was cut at least
+	 * once.
+	 */
+	static void assertCutEach(FaultRun.Result result, List<String> scripts) {
+		assertThat(result.aimedCuts()).as("cuts after a write done, by the script they were aimed at")
+			.containsOnlyKeys(scripts)
+			.allSatisfy((script, cuts) -> assertThat(cuts).as("cuts after a call of %s", script).isPositive());
 	}
 
 	private static boolean caught(DedupeRemovedBuild removed, List<String> violations) {

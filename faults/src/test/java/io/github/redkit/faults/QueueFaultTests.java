@@ -142,6 +142,7 @@ class QueueFaultTests {
 		history.add(send(1, "p1-3", 9, 11));
 		// handled before the restart: gone from Redis, rightly
 		history.add(send(1, "p1-4", 0, 1));
+		scenario.ledger().takes.add(new QueueLedger.Take("t1", "p1-4", 1, "i1/a", 2 * MS, 3 * MS));
 		scenario.ledger().handlings.add(new QueueLedger.Handling("t1", "p1-4", "i1/a", 5 * MS, 6 * MS, true));
 		history
 			.fault(new FaultRecord(new FaultEvent(0, Fault.RESTART_EMPTY, 0, 0, 0), 10 * MS, 20 * MS, Set.of("p0-2")));

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -199,14 +200,16 @@ class QueueScenario implements Scenario {
 	}
 
 	@Override
-	public List<byte[]> cutsAfterWriteHit() {
-		return this.aim.stream().map((name) -> {
+	public Map<String, byte[]> cutsAfterWriteHit() {
+		Map<String, byte[]> hit = new LinkedHashMap<>();
+		this.aim.stream().sorted().forEach((name) -> {
 			LuaScript<Long> script = LuaScript.load(name, Long.class);
 			String sha1 = name.equals(this.breakage.script())
 					? DedupeRemoved.sha1(script, this.breakage.dedupe(), this.breakage.replacement())
 					: script.redisScript().getSha1();
-			return sha1.getBytes(StandardCharsets.US_ASCII);
-		}).toList();
+			hit.put(name, sha1.getBytes(StandardCharsets.US_ASCII));
+		});
+		return hit;
 	}
 
 	private boolean aimedAt(String script) {
@@ -543,14 +546,24 @@ class QueueScenario implements Scenario {
 				violations.add("handled a message never sent: " + handling);
 			}
 			QueueLedger.Take take = takes.get(handling.take());
-			if (take != null && take.deliveries() > MAX_ATTEMPTS) {
+			if (take == null) {
+				// the max-attempts rules judge a handling by its take's count: one
+				// without a take would pass them unjudged
+				violations.add("handled a delivery no recorded take answered: " + handling);
+			}
+			else if (take.deliveries() > MAX_ATTEMPTS) {
 				violations.add("a delivery past max-attempts (" + MAX_ATTEMPTS + ") reached a handler: " + take + "; "
 						+ handling);
 			}
 		}
 		checkAttempts(takes, history, violations);
 		checkEnqueuedOnce(history, violations);
-		checkVisibility(faults, violations);
+		Set<String> requeued = history.ops()
+			.stream()
+			.filter((op) -> op.action().equals("requeue"))
+			.map(Op::key)
+			.collect(Collectors.toSet());
+		checkVisibility(faults, requeued, violations);
 		checkCollapsed(history, violations);
 		checkBurnt(history, violations);
 		return violations;
@@ -688,13 +701,24 @@ class QueueScenario implements Scenario {
 			.collect(Collectors.groupingBy(Op::key));
 		firstDeliveries.forEach((payload, ops) -> {
 			List<Op> calls = requeues.getOrDefault(payload, List.of());
-			long requeued = calls.stream().filter((op) -> !op.ok() || Boolean.TRUE.equals(op.value())).count();
 			for (List<Op> view : Epochs.views(ops, dataLoss)) {
-				if (view.size() > 1 + requeued) {
-					String takes = view.stream()
+				// the k-th first delivery again needs k requeues sent before it was
+				// answered (a requeue sent later cannot have moved it)
+				List<Op> ordered = view.stream().sorted(Comparator.comparingLong(Op::completed)).toList();
+				long requeued = 0;
+				boolean explained = true;
+				for (int k = 1; k < ordered.size() && explained; k++) {
+					long answered = ordered.get(k).completed();
+					requeued = calls.stream()
+						.filter((op) -> (!op.ok() || Boolean.TRUE.equals(op.value())) && op.invoked() < answered)
+						.count();
+					explained = requeued >= k;
+				}
+				if (!explained) {
+					String takes = ordered.stream()
 						.map((op) -> op.value().toString())
 						.collect(Collectors.joining("\n    "));
-					if (calls.isEmpty()) {
+					if (requeued == 0) {
 						violations
 							.add(String.format("%s enqueued %d times (first delivered %d times), sent by %s:%n    %s",
 									payload, view.size(), view.size(), sentBy.getOrDefault(payload, "no send"), takes));
@@ -714,9 +738,13 @@ class QueueScenario implements Scenario {
 	/**
 	 * A message is taken again only once its holder sent a settlement or its visibility
 	 * ran out: the deadline is at least the take's start plus the visibility timeout, or
-	 * an extension's start plus its visibility when Redis answered it {@code true}.
+	 * an extension's start plus its visibility when Redis answered it {@code true}. A
+	 * take judged against a holder's is one sent after the holder's was answered, or, its
+	 * call overlapping the holder's (a listener's take waits for the ready list), one
+	 * that counted more deliveries of the same message, which Redis therefore ran after
+	 * (a message never re-queued, whose count only grows).
 	 */
-	private void checkVisibility(List<FaultRecord> faults, List<String> violations) {
+	private void checkVisibility(List<FaultRecord> faults, Set<String> requeued, List<String> violations) {
 		Map<String, List<QueueLedger.Extension>> extensions = this.ledger.extensions.stream()
 			.filter((extension) -> Boolean.TRUE.equals(extension.extended()))
 			.collect(Collectors.groupingBy(QueueLedger.Extension::take));
@@ -734,7 +762,9 @@ class QueueScenario implements Scenario {
 				}
 				long until = Math.min(visible, settled.getOrDefault(held.take(), Long.MAX_VALUE));
 				for (QueueLedger.Take again : takes) {
-					if (again.invoked() > held.completed() && again.completed() + MARGIN_NANOS < until
+					boolean after = again.invoked() > held.completed() || (again.deliveries() > held.deliveries()
+							&& !requeued.contains(payload) && again.messageId().equals(held.messageId()));
+					if (after && again.completed() + MARGIN_NANOS < until
 							&& !forgotBetween(faults, held.invoked(), again.completed())) {
 						violations.add(String.format(
 								"%s was taken again while its holder still had it (visible to it until %.1f ms, "

@@ -2,12 +2,13 @@ package io.github.redkit.faults;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.testsupport.RedisNode;
 import io.github.redkit.testsupport.TcpProxy;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The real servers of a run and the links to them: every connection an instance makes, to
@@ -22,7 +23,12 @@ final class Rig implements AutoCloseable {
 
 	private final Map<TcpProxy, Integer> linkedNodes = new ConcurrentHashMap<>();
 
-	private volatile byte @Nullable [][] cutsAfterWriteHit;
+	private volatile Map<String, byte[]> aimedAt = Map.of();
+
+	private volatile byte[][] aims = new byte[0][];
+
+	// the cuts armed since the aim was set: the script each cut waits for, in turn
+	private final AtomicInteger armed = new AtomicInteger();
 
 	Rig(List<RedisNode> nodes) {
 		this.nodes = List.copyOf(nodes);
@@ -66,27 +72,42 @@ final class Rig implements AutoCloseable {
 	}
 
 	/**
-	 * Makes every later cut after a write wait for a request that contains one of the
-	 * given byte sequences (a script's SHA-1): a scenario's way to make the cuts hit the
-	 * commands it is about.
-	 * @param markers the bytes
+	 * Makes every later cut after a write wait for a call of one script (a request with
+	 * its SHA-1, see {@link TcpProxy#cutAfterNextWrite(byte[]...)}), each cut the next
+	 * script in turn, so that every script is aimed at whatever its share of the
+	 * requests: a scenario's way to make the cuts hit the commands it is about.
+	 * @param markers each script's SHA-1, by its name
 	 */
-	void aimCutsAfterWrite(List<byte[]> markers) {
-		this.cutsAfterWriteHit = markers.toArray(byte[][]::new);
+	void aimCutsAfterWrite(Map<String, byte[]> markers) {
+		this.aimedAt = Map.copyOf(markers);
+		this.aims = markers.values().toArray(byte[][]::new);
 	}
 
 	/**
-	 * Arms a cut after the next write on a link, or after the next aimed at.
+	 * Arms a cut after the next write on a link, or after the next call of the script
+	 * whose turn it is.
 	 * @param index the link
 	 */
 	void cutAfterNextWrite(int index) {
-		byte[][] markers = this.cutsAfterWriteHit;
-		if (markers != null) {
-			linkAt(index).cutAfterNextWrite(markers);
+		byte[][] aims = this.aims;
+		if (aims.length > 0) {
+			linkAt(index).cutAfterNextWrite(aims[this.armed.getAndIncrement() % aims.length]);
 		}
 		else {
 			linkAt(index).cutAfterNextWrite();
 		}
+	}
+
+	/**
+	 * How many cuts after a write aimed at each script were done (the server answered the
+	 * call, the client never saw it), over every link.
+	 * @return the cuts, by script name
+	 */
+	Map<String, Integer> aimedCuts() {
+		Map<String, Integer> cuts = new TreeMap<>();
+		this.aimedAt.forEach((script, marker) -> cuts.put(script,
+				this.links.stream().mapToInt((link) -> link.cutsAfterWrite(marker)).sum()));
+		return cuts;
 	}
 
 	List<TcpProxy> links() {

@@ -2,6 +2,7 @@ package io.github.redkit.faults;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -57,13 +58,15 @@ interface Scenario {
 	}
 
 	/**
-	 * What a cut after a write waits for: a request with one of these byte sequences (a
-	 * script's SHA-1), so that the cuts hit the commands the scenario is about; by
-	 * default (none) the next request.
-	 * @return the bytes
+	 * What the cuts after a write wait for, by the name of the script each is aimed at: a
+	 * call of that script (its SHA-1, sent with {@code EVALSHA} or as the SHA-1 of the
+	 * body an {@code EVAL} sends), so that the cuts hit the commands the scenario is
+	 * about, each cut aimed at the next script in turn; by default (none) the next
+	 * request.
+	 * @return each aimed script's SHA-1, by its name, in the order the cuts take them
 	 */
-	default List<byte[]> cutsAfterWriteHit() {
-		return List.of();
+	default Map<String, byte[]> cutsAfterWriteHit() {
+		return Map.of();
 	}
 
 	/**

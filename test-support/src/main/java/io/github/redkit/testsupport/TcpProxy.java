@@ -9,8 +9,14 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.BlockingQueue;
@@ -55,6 +61,9 @@ public final class TcpProxy implements AutoCloseable {
 	private final AtomicInteger cutsAfterWrite = new AtomicInteger();
 
 	private volatile byte @Nullable [][] cutMarkers;
+
+	// the cuts done after a request a marker matched, by the marker's bytes
+	private final Map<String, AtomicInteger> cutsAfterWriteByMarker = new ConcurrentHashMap<>();
 
 	private TcpProxy(int targetPort) throws IOException {
 		this.targetPort = targetPort;
@@ -142,9 +151,11 @@ public final class TcpProxy implements AutoCloseable {
 
 	/**
 	 * Arms a cut after a write of some commands only: as {@link #cutAfterNextWrite()},
-	 * but the request cut after is the next one that contains one of the given byte
-	 * sequences (a script's SHA-1, say), so that a test can make the cut hit the command
-	 * it is about.
+	 * but the request cut after is the next command one of whose arguments contains one
+	 * of the given byte sequences (a key, a script's SHA-1), or that is an {@code EVAL}
+	 * of a script whose SHA-1 is one of them (the form a script is sent in after
+	 * {@code NOSCRIPT}), so that a test can make the cut hit the command it is about. A
+	 * command is judged whole, whatever reads its bytes arrived in.
 	 * @param markers bytes of which the request must contain one
 	 */
 	public void cutAfterNextWrite(byte[]... markers) {
@@ -158,6 +169,17 @@ public final class TcpProxy implements AutoCloseable {
 	 */
 	public int cutsAfterWrite() {
 		return this.cutsAfterWrite.get();
+	}
+
+	/**
+	 * How many connections were cut after a request a marker matched (see
+	 * {@link #cutAfterNextWrite(byte[]...)}), once the server answered it.
+	 * @param marker the marker
+	 * @return the number of those cuts
+	 */
+	public int cutsAfterWrite(byte[] marker) {
+		AtomicInteger cuts = this.cutsAfterWriteByMarker.get(key(marker));
+		return (cuts != null) ? cuts.get() : 0;
 	}
 
 	/**
@@ -260,6 +282,12 @@ public final class TcpProxy implements AutoCloseable {
 		// server sends from then on is dropped, and its first answer closes the link
 		private volatile boolean droppingReplies;
 
+		// the marker that matched the request cut after, if the cut was aimed
+		private volatile byte @Nullable [] cutMarker;
+
+		// the client's commands, whole, for an aimed cut (only the writer up reads them)
+		private final RequestFrames requests = new RequestFrames();
+
 		Link(Socket client, Socket server) {
 			this.client = client;
 			this.server = server;
@@ -313,12 +341,11 @@ public final class TcpProxy implements AutoCloseable {
 					awaitHealed();
 					if (!up && this.droppingReplies) {
 						// the server answered the request: the client never sees it
-						TcpProxy.this.cutsAfterWrite.incrementAndGet();
+						cutDone(this.cutMarker);
 						break;
 					}
-					if (up && TcpProxy.this.cutAfterWrite.get() && containsOne(chunk.bytes, TcpProxy.this.cutMarkers)
-							&& TcpProxy.this.cutAfterWrite.compareAndSet(true, false)) {
-						this.droppingReplies = true;
+					if (up) {
+						armCut(chunk.bytes);
 					}
 					out.write(chunk.bytes);
 					out.flush();
@@ -336,6 +363,30 @@ public final class TcpProxy implements AutoCloseable {
 			close();
 		}
 
+		/**
+		 * Starts dropping the server's replies when a cut is armed and the bytes the
+		 * client sends complete a request it waits for. Every read goes through the
+		 * client's commands, so that their framing holds when a cut is armed later.
+		 */
+		private void armCut(byte[] bytes) {
+			byte @Nullable [][] markers = TcpProxy.this.cutMarkers;
+			List<List<byte[]>> commands = this.requests.feed(bytes);
+			if (!TcpProxy.this.cutAfterWrite.get()) {
+				return;
+			}
+			byte @Nullable [] matched = null;
+			if (markers != null) {
+				matched = matching(commands, markers);
+				if (matched == null) {
+					return;
+				}
+			}
+			if (TcpProxy.this.cutAfterWrite.compareAndSet(true, false)) {
+				this.cutMarker = matched;
+				this.droppingReplies = true;
+			}
+		}
+
 		void close() {
 			TcpProxy.this.links.remove(this);
 			TcpProxy.close(this.client);
@@ -344,15 +395,57 @@ public final class TcpProxy implements AutoCloseable {
 
 	}
 
-	private static boolean containsOne(byte[] bytes, byte @Nullable [][] markers) {
-		if (markers == null) {
-			return true;
+	private void cutDone(byte @Nullable [] marker) {
+		this.cutsAfterWrite.incrementAndGet();
+		if (marker != null) {
+			this.cutsAfterWriteByMarker.computeIfAbsent(key(marker), (key) -> new AtomicInteger()).incrementAndGet();
 		}
-		for (byte[] marker : markers) {
-			for (int i = 0; i + marker.length <= bytes.length; i++) {
-				if (Arrays.equals(bytes, i, i + marker.length, marker, 0, marker.length)) {
-					return true;
+	}
+
+	private static String key(byte[] marker) {
+		return new String(marker, StandardCharsets.ISO_8859_1);
+	}
+
+	/** The first marker one of the commands matches, or {@code null}. */
+	private static byte @Nullable [] matching(List<List<byte[]>> commands, byte[][] markers) {
+		for (List<byte[]> command : commands) {
+			byte @Nullable [] evaluated = evaluatedSha1(command);
+			for (byte[] marker : markers) {
+				if (evaluated != null && Arrays.equals(evaluated, marker)) {
+					return marker;
 				}
+				for (byte[] argument : command) {
+					if (contains(argument, marker)) {
+						return marker;
+					}
+				}
+			}
+		}
+		return null;
+	}
+
+	/** The SHA-1 (hex) of the script an {@code EVAL} sends, or {@code null}. */
+	private static byte @Nullable [] evaluatedSha1(List<byte[]> command) {
+		if (command.size() < 2) {
+			return null;
+		}
+		String name = new String(command.get(0), StandardCharsets.US_ASCII);
+		if (!name.equalsIgnoreCase("EVAL") && !name.equalsIgnoreCase("EVAL_RO")) {
+			return null;
+		}
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-1").digest(command.get(1));
+			return HexFormat.of().formatHex(digest).getBytes(StandardCharsets.US_ASCII);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static boolean contains(byte[] bytes, byte[] marker) {
+		for (int i = 0; i + marker.length <= bytes.length; i++) {
+			if (Arrays.equals(bytes, i, i + marker.length, marker, 0, marker.length)) {
+				return true;
 			}
 		}
 		return false;

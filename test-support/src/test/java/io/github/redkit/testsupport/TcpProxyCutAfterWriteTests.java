@@ -1,11 +1,15 @@
 package io.github.redkit.testsupport;
 
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.UUID;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.Test;
@@ -15,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@link TcpProxy#cutAfterNextWrite()} (and its aimed form) against a real server and a
  * real Lettuce client: the at-least-once delivery that every state-changing script must
- * survive.
+ * survive. An aimed cut meets its command whatever form the script is sent in and
+ * whatever reads its bytes arrive in.
  */
 class TcpProxyCutAfterWriteTests {
 
@@ -94,6 +99,70 @@ class TcpProxyCutAfterWriteTests {
 				client.shutdown();
 			}
 			assertThat(direct.call("GET", key)).isEqualTo("2");
+			direct.call("DEL", key);
+		}
+	}
+
+	@Test
+	void anAimedCutMeetsAnEvalOfItsScriptByTheSha1OfItsBody() throws Exception {
+		// a script Redis does not hold is sent with EVAL (after NOSCRIPT): its SHA-1 is
+		// in no byte of the request
+		RedisServer redis = RedisServers.standalone();
+		String key = "cut-after-write:eval:" + UUID.randomUUID();
+		String script = "return redis.call('INCR', KEYS[1]) -- " + UUID.randomUUID();
+		byte[] sha1 = HexFormat.of()
+			.formatHex(MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)))
+			.getBytes(StandardCharsets.US_ASCII);
+		try (TcpProxy proxy = TcpProxy.start(redis.port()); RespClient direct = redis.client(redis.port())) {
+			RedisClient client = RedisClient.create(RedisURI.builder()
+				.withHost(RedisServer.HOST)
+				.withPort(proxy.port())
+				.withTimeout(Duration.ofSeconds(10))
+				.build());
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				RedisCommands<String, String> commands = connection.sync();
+				proxy.cutAfterNextWrite(sha1);
+				assertThat(commands.<Long>eval(script, ScriptOutputType.INTEGER, key)).as("sent again").isEqualTo(2);
+				assertThat(proxy.cutsAfterWrite()).isEqualTo(1);
+				assertThat(proxy.cutsAfterWrite(sha1)).isEqualTo(1);
+			}
+			finally {
+				client.shutdown();
+			}
+			direct.call("DEL", key);
+		}
+	}
+
+	@Test
+	void anAimedCutMeetsARequestWhoseMarkerTheProxyReadInTwoParts() throws Exception {
+		// the proxy reads at most 16384 bytes at once: a SET whose value ends a few bytes
+		// before that, then an EVALSHA whose SHA-1 straddles it, in one write
+		RedisServer redis = RedisServers.standalone();
+		String key = "cut-after-write:split:" + UUID.randomUUID();
+		byte[] sha1 = HexFormat.of()
+			.formatHex(MessageDigest.getInstance("SHA-1").digest(key.getBytes(StandardCharsets.UTF_8)))
+			.getBytes(StandardCharsets.US_ASCII);
+		String evalsha = "*3\r\n$7\r\nEVALSHA\r\n$40\r\n";
+		String request = null;
+		for (int size = 16000; request == null; size++) {
+			String set = "*3\r\n$3\r\nSET\r\n$" + key.length() + "\r\n" + key + "\r\n$" + size + "\r\n"
+					+ "x".repeat(size) + "\r\n";
+			if (set.length() + evalsha.length() == 16384 - 20) {
+				request = set + evalsha + new String(sha1, StandardCharsets.US_ASCII) + "\r\n$1\r\n0\r\n";
+			}
+		}
+		try (TcpProxy proxy = TcpProxy.start(redis.port()); RespClient direct = redis.client(redis.port())) {
+			proxy.cutAfterNextWrite(sha1);
+			try (Socket socket = new Socket(RedisServer.HOST, proxy.port())) {
+				socket.setSoTimeout(10_000);
+				socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+				socket.getOutputStream().flush();
+				// the SET's reply may arrive; the EVALSHA's (NOSCRIPT) never does: the
+				// link
+				// closes
+				assertThat(socket.getInputStream().readAllBytes()).hasSizeLessThanOrEqualTo("+OK\r\n".length());
+			}
+			assertThat(proxy.cutsAfterWrite(sha1)).isEqualTo(1);
 			direct.call("DEL", key);
 		}
 	}

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -28,8 +28,9 @@ import org.jspecify.annotations.Nullable;
  * would count twice, so a charge that fails leaves the estimate counted. A limit a
  * {@link RateLimitDecider} decides (several regions) is settled through it the same way:
  * its give-back with the same retries, its charge once. Whatever fails, a settlement ends
- * with {@code false}, counted {@code failed} ({@code replay-dropped} for a charge whose
- * re-send after a reconnect was dropped) and logged as a WARN, never exceptionally.
+ * with {@code false}, counted {@code failed} ({@code replay-dropped} when every charge
+ * that failed was one whose re-send after a reconnect was dropped: another failure among
+ * a cluster's slots is not hidden behind it) and logged as a WARN, never exceptionally.
  */
 final class PermitSettlement {
 
@@ -109,7 +110,7 @@ final class PermitSettlement {
 			return CompletableFuture.completedFuture(true);
 		}
 		List<CompletableFuture<Boolean>> applied = new ArrayList<>(taken.groups().size());
-		AtomicBoolean dropped = new AtomicBoolean();
+		AtomicInteger dropped = new AtomicInteger();
 		RateLimitCall call = taken.call();
 		RateLimitDecider decider = (call != null) ? this.deciders.apply(limitName) : null;
 		for (int i = 0; i < taken.groups().size(); i++) {
@@ -133,9 +134,10 @@ final class PermitSettlement {
 		}
 		// every future above ends normally, with false when it could not be applied
 		return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new)).thenApply((all) -> {
-			boolean done = applied.stream().allMatch(CompletableFuture::join);
-			String outcome = (!done && dropped.get()) ? RateLimitMeters.REPLAY_DROPPED : !done ? RateLimitMeters.FAILED
-					: (difference < 0) ? RateLimitMeters.GIVEN_BACK : RateLimitMeters.CHARGED;
+			long failed = applied.stream().filter((future) -> !future.join()).count();
+			String outcome = (failed == 0) ? ((difference < 0) ? RateLimitMeters.GIVEN_BACK : RateLimitMeters.CHARGED)
+					: (failed == dropped.get()) ? RateLimitMeters.REPLAY_DROPPED : RateLimitMeters.FAILED;
+			boolean done = failed == 0;
 			settled(limitName, outcome);
 			return done;
 		});
@@ -148,10 +150,10 @@ final class PermitSettlement {
 	/**
 	 * Sends a charge once (a charge sent twice would count twice): one that fails, times
 	 * out or throws ends with {@code false} and a WARN, never exceptionally.
-	 * @param dropped set when the charge's re-send after a reconnect was dropped
+	 * @param dropped counts the charges whose re-send after a reconnect was dropped
 	 */
 	private CompletableFuture<Boolean> chargedOnce(String limitName, long excess, List<String> keys,
-			Supplier<? extends CompletableFuture<?>> charge, AtomicBoolean dropped) {
+			Supplier<? extends CompletableFuture<?>> charge, AtomicInteger dropped) {
 		CompletableFuture<?> sent;
 		try {
 			sent = charge.get();
@@ -161,7 +163,7 @@ final class PermitSettlement {
 		}
 		return sent.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, ex) -> {
 			if (ex != null && RedisScriptRunner.unwrap(ex) instanceof ReplayDroppedException) {
-				dropped.set(true);
+				dropped.incrementAndGet();
 			}
 			if (ex != null || Boolean.FALSE.equals(reply)) {
 				logger.warn(
