@@ -28,6 +28,15 @@ public enum Exercises {
 			EnumSet.of(RedisTopology.STANDALONE, RedisTopology.POOLED, RedisTopology.CLUSTER, RedisTopology.SENTINEL)),
 
 	/**
+	 * The nodes: how Redkit addresses a deployment's nodes (a listing's cursor naming its
+	 * node, a walk over a cluster's masters) on top of commands the script suites cover,
+	 * where only one server and a cluster differ. Runs on standalone and a cluster; not
+	 * on the other server families, nor the pool or Sentinel, which reach one server as
+	 * standalone does.
+	 */
+	NODES(EnumSet.of(RedisTopology.STANDALONE, RedisTopology.CLUSTER)),
+
+	/**
 	 * Both: every topology.
 	 */
 	BOTH(EnumSet.allOf(RedisTopology.class));

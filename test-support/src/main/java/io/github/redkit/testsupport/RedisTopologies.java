@@ -29,7 +29,7 @@ public @interface RedisTopologies {
 
 	/**
 	 * What the suite exercises; no default, so that every suite says it.
-	 * @return the scripts, the connection, or both
+	 * @return the scripts, the connection, both, or the nodes
 	 */
 	Exercises exercises();
 

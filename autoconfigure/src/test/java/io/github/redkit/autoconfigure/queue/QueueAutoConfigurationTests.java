@@ -194,7 +194,10 @@ class QueueAutoConfigurationTests {
 				Listeners listeners = context.getBean(Listeners.class);
 				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "fail")));
 				assertThat(template.sendDelayed("emails", Map.of("to", "c"), Duration.ofMillis(50))).isTrue();
-				assertThat(template.sendDelayed("emails", Map.of("to", "c"), Duration.ofMillis(50))).isFalse();
+				// collapsed while the first is still scheduled: an hour away, so that no
+				// load can make it due between the two sends (50 ms could, and did)
+				assertThat(template.sendDelayed("emails", Map.of("to", "d"), Duration.ofHours(1))).isTrue();
+				assertThat(template.sendDelayed("emails", Map.of("to", "d"), Duration.ofHours(1))).isFalse();
 				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 3);
 				await().atMost(Duration.ofSeconds(10)).until(() -> template.deadLetters("emails", 10).size() == 1);
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -215,6 +218,7 @@ class QueueAutoConfigurationTests {
 						.gauge()
 						.value()).isEqualTo(1);
 					assertThat(meters.get("redkit.queue.depth").tags("state", "ready").gauge().value()).isZero();
+					assertThat(meters.get("redkit.queue.depth").tags("state", "delayed").gauge().value()).isOne();
 					assertThat(meters.get("redkit.queue.oldest.age").gauge().value()).isZero();
 				});
 			});
