@@ -6,9 +6,11 @@
 -- Once: the call's record holds its answer for the replay window. A released entry taken
 -- again has the delivery count of the take released, so a release sent again by the client
 -- after a reconnect would otherwise take the entry back from its next take.
--- KEYS[1] stream, KEYS[2] the call's record "once:<operation id>"; ARGV[1] group, ARGV[2]
--- consumer, ARGV[3] entry id, ARGV[4] the take's delivery count, ARGV[5] idle ms, ARGV[6]
--- the delivery count to leave, ARGV[7] the replay window ms.
+-- KEYS[1] stream, KEYS[2] the call's record "once:<operation id>", KEYS[3] the claim cursor
+-- (queue_stream_take.lua); ARGV[1] group, ARGV[2] consumer, ARGV[3] entry id, ARGV[4] the
+-- take's delivery count, ARGV[5] idle ms, ARGV[6] the delivery count to leave, ARGV[7] the
+-- replay window ms, ARGV[8] '1' = claimable at once (a release): the claim scan's gate is
+-- opened, so that the next take claims it before reading new entries.
 -- Returns 1 when done, 0 when the take was lost (claimed again, or settled).
 --#include core_numbers
 --#include queue_stream_owned
@@ -19,6 +21,9 @@ end
 local done = 0
 if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2]) then
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
+  if ARGV[8] == '1' and redis.call('GET', KEYS[3]) == 'done' then
+    redis.call('DEL', KEYS[3])
+  end
   done = 1
 end
 redis.call('SET', KEYS[2], exact(done), 'PX', ARGV[7])

@@ -15,21 +15,92 @@ local function owned(stream, group, id, deliveries, consumer)
   return pending[1][2] == consumer and tonumber(pending[1][4]) == tonumber(deliveries)
 end
 
--- Acknowledges an entry and deletes it: XACKDEL where the server was found to have it ('1':
--- Redis 8.2+), else (or should it refuse) XACK and XDEL; the stream keeps only what is ready
--- or in flight. 'keep' acknowledges only: a stream another application writes keeps its
--- entries (other groups may read them).
-local function remove(stream, group, id, ackdel)
-  if ackdel == 'keep' then
-    redis.call('XACK', stream, group, id)
-    return
+-- Whether stream id a is below b ("<ms>-<seq>", each up to 2^64 - 1): compared by their
+-- digits' count, then as text, so that ids past 2^53 (exact in no Lua number) compare right.
+local function id_below(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  if not am or not bm then
+    return a < b
   end
-  if ackdel == '1' then
-    local done = redis.pcall('XACKDEL', stream, group, 'IDS', 1, id)
-    if type(done) ~= 'table' or not done.err then
-      return
+  if am ~= bm then
+    return #am < #bm or (#am == #bm and am < bm)
+  end
+  return #as < #bs or (#as == #bs and as < bs)
+end
+
+-- Of the takes in takes[from], takes[from + 1] (entry id, delivery count), ...: the ids of
+-- those still pending for this consumer with that count, each once. A batch is looked up with one XPENDING
+-- over its ids' range, reading twice as many entries as it has (the range may hold other
+-- takes too); an id not in a reply that was cut short is looked up alone.
+local function owned_ids(stream, group, takes, from, consumer)
+  local ids = {}
+  if #takes < from + 1 then
+    return ids
+  end
+  if #takes == from + 1 then
+    if owned(stream, group, takes[from], takes[from + 1], consumer) then
+      ids[1] = takes[from]
+    end
+    return ids
+  end
+  local low, high = takes[from], takes[from]
+  for i = from + 2, #takes, 2 do
+    if id_below(takes[i], low) then
+      low = takes[i]
+    elseif id_below(high, takes[i]) then
+      high = takes[i]
     end
   end
-  redis.call('XACK', stream, group, id)
-  redis.call('XDEL', stream, id)
+  local limit = #takes - from + 1
+  local pending = redis.pcall('XPENDING', stream, group, low, high, limit)
+  if type(pending) ~= 'table' or pending.err then
+    return ids
+  end
+  local counts = {}
+  for _, p in ipairs(pending) do
+    if p[2] == consumer then
+      counts[p[1]] = tonumber(p[4])
+    end
+  end
+  local cut = #pending >= limit
+  local seen = {}
+  for i = from, #takes - 1, 2 do
+    local id = takes[i]
+    if not seen[id] then
+      seen[id] = true
+      local deliveries = counts[id]
+      if (deliveries == nil and cut and owned(stream, group, id, takes[i + 1], consumer))
+          or (deliveries ~= nil and deliveries == tonumber(takes[i + 1])) then
+        ids[#ids + 1] = id
+      end
+    end
+  end
+  return ids
+end
+
+-- Acknowledges entries and deletes them, a few hundred ids per command: XACKDEL where the
+-- server was found to have it ('1': Redis 8.2+), else (or should it refuse) XACK and XDEL;
+-- the stream keeps only what is ready or in flight. 'keep' acknowledges only: a stream
+-- another application writes keeps its entries (other groups may read them).
+local function remove_all(stream, group, ids, ackdel)
+  for first = 1, #ids, 500 do
+    local chunk = { unpack(ids, first, math.min(#ids, first + 499)) }
+    local done
+    if ackdel == '1' then
+      done = redis.pcall('XACKDEL', stream, group, 'IDS', #chunk, unpack(chunk))
+      done = type(done) ~= 'table' or not done.err
+    end
+    if not done then
+      redis.call('XACK', stream, group, unpack(chunk))
+      if ackdel ~= 'keep' then
+        redis.call('XDEL', stream, unpack(chunk))
+      end
+    end
+  end
+end
+
+-- Acknowledges one entry and deletes it (as remove_all).
+local function remove(stream, group, id, ackdel)
+  remove_all(stream, group, { id }, ackdel)
 end

@@ -1,7 +1,7 @@
--- Acknowledges handled messages of a stream queue and takes up to a batch: first the
--- entries whose visibility timeout passed (XAUTOCLAIM, Redis 6.2+), then new ones
--- (XREADGROUP), the consumer group created on first use (from the stream's start, so that
--- messages sent before any consumer are delivered).
+-- Acknowledges handled messages of a stream queue (one XPENDING over their range, one XACK
+-- and one XDEL) and takes up to a batch: first the entries whose visibility timeout passed
+-- (XAUTOCLAIM, Redis 6.2+), then new ones (XREADGROUP), the consumer group created on first
+-- use (from the stream's start, so that messages sent before any consumer are delivered).
 -- The take is named by the caller, so that the same take sent again by the client after a
 -- reconnect (Lettuce re-sends a command written but not answered) is recognised: a take
 -- that acknowledged or took something keeps "<acked>[ <entry id> <deliveries>]..." under
@@ -9,11 +9,16 @@
 -- second XREADGROUP would hand new entries to a reply nobody reads, pending until their
 -- visibility timeout with a delivery counted) and answers the entries of the first reply
 -- that this consumer still holds with the same delivery count, within their visibility.
+-- The claim scan is gated: a take scans while a pass over the pending entries is under way
+-- or when it finds nothing new to read; a pass that reached the end closes the gate for a
+-- tenth of the visibility timeout, so that a busy queue's take reads the cursor instead of
+-- scanning, and an expired take is claimed at most that much later than its timeout (plus
+-- the takes a pass over a long pending list needs).
 -- KEYS[1] stream, KEYS[2] the claim cursor: where the last XAUTOCLAIM stopped (it scans at
 -- most ten entries per message asked for), so that the next take goes on from there and an
 -- expired take behind many held ones is reached within a few takes; kept for the visibility
--- timeout (missing, the scan starts again from the first pending entry), KEYS[3] this
--- take's record "once:<take>"
+-- timeout (missing, the scan starts again from the first pending entry); 'done' while the
+-- gate is closed; KEYS[3] this take's record "once:<take>"
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] visibility timeout ms, ARGV[4] batch size,
 -- ARGV[5] '1' = the server has XACKDEL ('keep' = acknowledge only: a stream another
 -- application writes), ARGV[6] the replay window ms, ARGV[7] '1' = a stream another
@@ -41,7 +46,9 @@ local function element(fields)
   return table.concat(fields, ' ')
 end
 
-local record = redis.call('GET', KEYS[3])
+-- the record and the claim cursor in one read
+local keys_read = redis.call('MGET', KEYS[3], KEYS[2])
+local record = keys_read[1]
 if record then
   -- this very take, sent again: answer what this consumer still holds of its first reply
   local firstAcked = string.match(record, '^%d+')
@@ -64,48 +71,70 @@ if record then
 end
 
 local acked = 0
-for i = 8, #ARGV, 2 do
-  if owned(stream, group, ARGV[i], ARGV[i + 1], consumer) then
-    remove(stream, group, ARGV[i], ARGV[5])
-    acked = acked + 1
-  end
+if #ARGV >= 9 then
+  local ids = owned_ids(stream, group, ARGV, 8, consumer)
+  remove_all(stream, group, ids, ARGV[5])
+  acked = #ids
 end
 
 local out = { acked, -1 }
 -- what the record keeps of this take: " <id> <deliveries>" per entry taken
 local taken_ids = {}
-local cursor = redis.call('GET', KEYS[2]) or '0-0'
-local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], cursor, 'COUNT', ARGV[4])
-if type(claimed) == 'table' and claimed.err then
-  if ARGV[7] == '1' or not string.find(claimed.err, 'NOGROUP', 1, true) then
-    return redis.error_reply(claimed.err)
-  end
-  redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
-  claimed = { '0-0', {} }
-end
-if claimed[1] == '0-0' then
-  redis.call('DEL', KEYS[2])
-else
-  redis.call('SET', KEYS[2], claimed[1], 'PX', ARGV[3])
-end
 local taken = 0
-for _, entry in ipairs(claimed[2]) do
-  local id = type(entry) == 'table' and entry[1]
-  local fields = id and entry[2]
-  if type(fields) == 'table' then
-    local pending = redis.call('XPENDING', stream, group, id, id, 1)
-    out[#out + 1] = id
-    out[#out + 1] = pending[1][4]
-    out[#out + 1] = element(fields)
-    taken_ids[#taken_ids + 1] = ' ' .. id .. ' ' .. exact(pending[1][4])
-    taken = taken + 1
-  elseif id then
-    -- deleted while pending (trimmed): nothing to deliver (Redis 6.2 still lists it)
-    redis.call('XACK', stream, group, id)
+
+-- Claims takes past their visibility timeout, scanning the pending entries from a cursor
+-- id; the cursor then says where the next scan goes on, or 'done' when this one reached
+-- the end: no take scans again for a tenth of the visibility timeout (the gate), unless it
+-- finds nothing new to read. Returns an error reply to answer, if any.
+local function claim(cursor)
+  local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], cursor, 'COUNT', ARGV[4])
+  if type(claimed) == 'table' and claimed.err then
+    if ARGV[7] == '1' or not string.find(claimed.err, 'NOGROUP', 1, true) then
+      return redis.error_reply(claimed.err)
+    end
+    redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
+    claimed = { '0-0', {} }
+  end
+  if claimed[1] == '0-0' then
+    redis.call('SET', KEYS[2], 'done', 'PX', exact(math.max(1, math.floor(visibility / 10))))
+  else
+    redis.call('SET', KEYS[2], claimed[1], 'PX', ARGV[3])
+  end
+  for _, entry in ipairs(claimed[2]) do
+    local id = type(entry) == 'table' and entry[1]
+    local fields = id and entry[2]
+    if type(fields) == 'table' then
+      local pending = redis.call('XPENDING', stream, group, id, id, 1)
+      out[#out + 1] = id
+      out[#out + 1] = pending[1][4]
+      out[#out + 1] = element(fields)
+      taken_ids[#taken_ids + 1] = ' ' .. id .. ' ' .. exact(pending[1][4])
+      taken = taken + 1
+    elseif id then
+      -- deleted while pending (trimmed): nothing to deliver (Redis 6.2 still lists it)
+      redis.call('XACK', stream, group, id)
+    end
+  end
+  return nil
+end
+
+local cursor = keys_read[2]
+local scanned = cursor ~= 'done'
+if scanned then
+  local failed = claim(cursor or '0-0')
+  if failed then
+    return failed
   end
 end
 if taken < max then
-  local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', exact(max - taken), 'STREAMS', stream, '>')
+  local read = redis.pcall('XREADGROUP', 'GROUP', group, consumer, 'COUNT', exact(max - taken), 'STREAMS', stream, '>')
+  if type(read) == 'table' and read.err then
+    -- the group deleted (a purge) while the gate was closed: made again by a scan
+    if scanned or not string.find(read.err, 'NOGROUP', 1, true) then
+      return redis.error_reply(read.err)
+    end
+    read = nil
+  end
   if read then
     for _, entry in ipairs(read[1][2]) do
       out[#out + 1] = entry[1]
@@ -114,6 +143,13 @@ if taken < max then
       taken_ids[#taken_ids + 1] = ' ' .. entry[1] .. ' 1'
       taken = taken + 1
     end
+  end
+end
+if taken == 0 and not scanned then
+  -- nothing new to read: an expired take is claimed now, not when the gate opens
+  local failed = claim('0-0')
+  if failed then
+    return failed
   end
 end
 if taken > 0 or acked > 0 then

@@ -241,12 +241,22 @@ public final class QueueKeys {
 	}
 
 	/**
-	 * A stream queue's acknowledgement, extension or release.
+	 * A stream queue's acknowledgement.
 	 * @param operationId the call's id
 	 * @return the stream and the call's record
 	 */
 	public List<String> streamSettleKeys(String operationId) {
 		return List.of(this.stream, once(operationId));
+	}
+
+	/**
+	 * A stream queue's extension or release.
+	 * @param operationId the call's id
+	 * @return the stream, the call's record and the claim cursor (a release opens the
+	 * claim scan)
+	 */
+	public List<String> streamIdleKeys(String operationId) {
+		return List.of(this.stream, once(operationId), claimCursor());
 	}
 
 	public List<String> streamSendKeys(String firstId) {

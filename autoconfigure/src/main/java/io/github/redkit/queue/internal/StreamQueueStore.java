@@ -229,14 +229,16 @@ final class StreamQueueStore {
 
 	/**
 	 * Sets how long ago the take counts as delivered: XAUTOCLAIM claims it again once
-	 * that reaches the visibility timeout.
+	 * that reaches the visibility timeout. A take made claimable at once (a release)
+	 * opens the claim scan, so that the next take hands it out first.
 	 */
 	CompletableFuture<Boolean> idle(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, long idleMillis,
 			int deliveries) {
+		boolean now = idleMillis >= settings.visibilityTimeout().toMillis();
 		return this.runner
-			.executeAsync(IDLE, keys.streamSettleKeys(RandomIds.next()), group(settings), this.consumer, message.take(),
+			.executeAsync(IDLE, keys.streamIdleKeys(RandomIds.next()), group(settings), this.consumer, message.take(),
 					Integer.toString(message.deliveries()), Long.toString(Math.max(0, idleMillis)),
-					Integer.toString(Math.max(0, deliveries)), this.replayWindow)
+					Integer.toString(Math.max(0, deliveries)), this.replayWindow, now ? "1" : "0")
 			.thenApply((done) -> done != null && done == 1L);
 	}
 

@@ -1,9 +1,11 @@
 package io.github.redkit.queue.internal;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import io.github.redkit.core.internal.RedisScriptRunner;
@@ -13,7 +15,9 @@ import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
+import io.github.redkit.testsupport.CommandStats;
 import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisTopologies;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -86,6 +90,69 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 		}, Optional::isPresent).get();
 		assertThat(again.id()).isEqualTo(abandoned.id());
 		assertThat(again.deliveries()).isEqualTo(2);
+	}
+
+	@Test
+	void ackAndReceiveWithTheClaimGateClosedIsSevenCommands() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, IntStream.range(0, 20).mapToObj((i) -> new Email("x", i)).toList());
+		// the first take scans the pending entries to their end: no take scans again for
+		// a tenth of the visibility timeout (3 s)
+		QueueMessage<Email> done = this.template.receive(queue, Email.class).orElseThrow();
+		CommandStats used = unscannedCall(() -> List.of(this.template.ackAndReceive(done, Email.class).orElseThrow()));
+		assertSevenCommands(used);
+	}
+
+	@Test
+	void ackAndReceiveOfABatchOfFiftyIsSevenCommands() {
+		String queue = this.support.queue();
+		this.template.sendAll(queue, IntStream.range(0, 250).mapToObj((i) -> new Email("x", i)).toList());
+		List<List<QueueMessage<Email>>> done = new ArrayList<>(List.of(this.template.receive(queue, Email.class, 50)));
+		int[] settled = { 0 };
+		// the batch is settled with one XPENDING over its range, one XACK and one XDEL
+		CommandStats used = unscannedCall(() -> {
+			List<QueueMessage<Email>> next = this.template.ackAndReceive(done.get(0), queue, Email.class, 50);
+			assertThat(next).hasSize(50);
+			done.set(0, next);
+			settled[0] += 50;
+			return next;
+		});
+		assertSevenCommands(used);
+		assertThat(this.template.stats(queue).inFlight()).as("only the last batch held").isEqualTo(50);
+		assertThat(this.redis.opsForStream().size(QueueKeys.of(QueueTestSupport.KEYSPACE, queue).stream()))
+			.as("the acknowledged batches deleted")
+			.isEqualTo(250 - settled[0]);
+	}
+
+	/**
+	 * The commands of the first of a few calls that ran no claim scan (one on a loaded
+	 * machine may come after the gate opened again).
+	 */
+	private CommandStats unscannedCall(Supplier<List<QueueMessage<Email>>> call) {
+		RedisServer server = this.topology.server();
+		for (int attempt = 0; attempt < 3; attempt++) {
+			CommandStats before = server.commandStats();
+			call.get();
+			CommandStats after = server.commandStats().since(before).without(server.backgroundCommands());
+			if (after.calls("xautoclaim") == 0) {
+				return after;
+			}
+		}
+		throw new AssertionError("every call scanned the pending entries");
+	}
+
+	/**
+	 * INFO commandstats also counts the commands the script ran; a PING is another
+	 * client's (a new pooled connection's). The take's record and the claim cursor are
+	 * read in one MGET; the record (a replay answers the same batch) is one SET.
+	 */
+	private static void assertSevenCommands(CommandStats used) {
+		Map<String, Long> settle = (used.calls("xackdel") > 0) ? Map.of("xackdel", 1L, "xpending", 1L)
+				: Map.of("xack", 1L, "xdel", 1L);
+		assertThat(used.asMap()).as(used.toString())
+			.containsAllEntriesOf(Map.of("evalsha", 1L, "mget", 1L, "xpending", 1L, "xreadgroup", 1L, "set", 1L))
+			.containsAllEntriesOf(settle);
+		assertThat(used.total() - used.calls("ping")).as(used.toString()).isEqualTo((settle.size() == 2) ? 7 : 6);
 	}
 
 	@Test
