@@ -187,23 +187,40 @@ final class DelayedDeliveries {
 		}
 
 		/**
-		 * The earliest the k-th message can be due: its send's delay after that began, on
-		 * a last-wins queue restarted by each send that surely collapsed into it (it
-		 * began after the message was scheduled and ended before the next one was).
+		 * The earliest the k-th message can be due: on a first-wins queue, its send's
+		 * delay after that began; on a last-wins one, the delay of the last send applied
+		 * to it (each collapsed send restarts it, sooner or later than before). Which was
+		 * last is known only where the calls did not overlap, so the earliest of those
+		 * that may have been: the message's send and each collapsed send that may have
+		 * met it (it ended after the message's send began and began before the next
+		 * message's ended), unless a send that surely met it (it began after the
+		 * message's send ended and ended before the next one's began) began after it
+		 * ended.
 		 */
 		private long earliestDue(int k, boolean lastWins) {
 			Entry message = this.scheduled.get(k);
-			long due = DelayedDeliveries.earliestDue(message);
 			if (!lastWins) {
-				return due;
+				return DelayedDeliveries.earliestDue(message);
 			}
-			long next = (k + 1 < this.scheduled.size()) ? this.scheduled.get(k + 1).start() : Long.MAX_VALUE;
+			Entry next = (k + 1 < this.scheduled.size()) ? this.scheduled.get(k + 1) : null;
+			long nextStart = (next != null) ? next.start() : Long.MAX_VALUE;
+			long nextEnd = (next != null) ? next.end() : Long.MAX_VALUE;
+			long lastSureStart = message.start();
+			List<Entry> maybe = new ArrayList<>(List.of(message));
 			for (Entry send : this.collapsed) {
-				if (message.end() < send.start() && send.end() < next) {
-					due = Math.max(due, DelayedDeliveries.earliestDue(send));
+				if (send.end() > message.start() && send.start() < nextEnd) {
+					maybe.add(send);
+					if (message.end() < send.start() && send.end() < nextStart) {
+						lastSureStart = Math.max(lastSureStart, send.start());
+					}
 				}
 			}
-			return due;
+			long sureStart = lastSureStart;
+			return maybe.stream()
+				.filter((send) -> send.end() >= sureStart)
+				.mapToLong(DelayedDeliveries::earliestDue)
+				.min()
+				.orElseThrow();
 		}
 
 		private void judgeCollapsed(String where, Entry send, boolean lastWins, Takes takes, List<String> violations) {
