@@ -249,12 +249,8 @@ class CheckersTests {
 	void aDelayedSendCollapsedWronglyAcrossVersionsIsCaught() {
 		List<Entry> history = new ArrayList<>();
 		for (String queue : DelayLoad.QUEUES) {
-			// p0: scheduled by 0.1.0, collapsed by current; p1 the other way; one each,
-			// delivered once due (50 ms after the send, or after the collapsed one)
-			history.add(delayed(queue, 0, "p0", true, "0.1.0"));
-			history.add(delayed(queue, 2_000, "p0", false, "current"));
-			history.add(delayed(queue, 10_000, "p1", true, "current"));
-			history.add(delayed(queue, 12_000, "p1", false, "0.1.0"));
+			// one each, delivered once due (50 ms after its send or the collapsed one)
+			history.addAll(collapsedBothWays(queue));
 			history.add(taken(queue, 60_000, "p0", "current"));
 			history.add(taken(queue, 70_000, "p1", "0.1.0"));
 		}
@@ -275,10 +271,7 @@ class CheckersTests {
 	void aDelayedSendJudgedByTheWrongCollapseRuleIsCaught() {
 		List<Entry> history = new ArrayList<>();
 		for (String queue : DelayLoad.QUEUES) {
-			history.add(delayed(queue, 0, "p0", true, "0.1.0"));
-			history.add(delayed(queue, 2_000, "p0", false, "current"));
-			history.add(delayed(queue, 10_000, "p1", true, "current"));
-			history.add(delayed(queue, 12_000, "p1", false, "0.1.0"));
+			history.addAll(collapsedBothWays(queue));
 			history.add(taken(queue, 70_000, "p1", "0.1.0"));
 		}
 		// p0 delivered 50 ms after its first send, before the collapsed one's 50 ms:
@@ -515,6 +508,15 @@ class CheckersTests {
 			.anyMatch((violation) -> violation.startsWith("eu: listed by 0.1.0, and nobody held the lock"))
 			.anyMatch((violation) -> violation.startsWith("eu: forced by 0.1.0, and nobody held the lock"))
 			.noneMatch((violation) -> violation.contains("two holders"));
+	}
+
+	/**
+	 * Delayed sends of p0, scheduled by 0.1.0 and collapsed by current, and of p1 the
+	 * other way round.
+	 */
+	private static List<Entry> collapsedBothWays(String queue) {
+		return List.of(delayed(queue, 0, "p0", true, "0.1.0"), delayed(queue, 2_000, "p0", false, "current"),
+				delayed(queue, 10_000, "p1", true, "current"), delayed(queue, 12_000, "p1", false, "0.1.0"));
 	}
 
 	private static Entry delayed(String queue, long start, String payload, boolean scheduled, String version) {
