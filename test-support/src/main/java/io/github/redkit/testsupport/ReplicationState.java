@@ -9,13 +9,16 @@ package io.github.redkit.testsupport;
  * @param replicationId the history's id ({@code master_replid})
  * @param offset how far into it ({@code master_repl_offset})
  * @param linkUp whether a replica's link to its master is up ({@code false} for a master)
+ * @param syncing whether a replica is in a full sync: receiving or loading its master's
+ * data set ({@code master_sync_in_progress})
  */
-record ReplicationState(String replicationId, long offset, boolean linkUp) {
+record ReplicationState(String replicationId, long offset, boolean linkUp, boolean syncing) {
 
 	static ReplicationState of(RespClient client) {
 		String replicationId = "";
 		long offset = 0;
 		boolean linkUp = false;
+		boolean syncing = false;
 		for (String line : client.callForString("INFO", "replication").split("\r?\n")) {
 			if (line.startsWith("master_replid:")) {
 				replicationId = line.substring("master_replid:".length()).trim();
@@ -26,8 +29,11 @@ record ReplicationState(String replicationId, long offset, boolean linkUp) {
 			else if (line.startsWith("master_link_status:")) {
 				linkUp = line.substring("master_link_status:".length()).trim().equals("up");
 			}
+			else if (line.startsWith("master_sync_in_progress:")) {
+				syncing = line.substring("master_sync_in_progress:".length()).trim().equals("1");
+			}
 		}
-		return new ReplicationState(replicationId, offset, linkUp);
+		return new ReplicationState(replicationId, offset, linkUp, syncing);
 	}
 
 	/**
@@ -44,6 +50,25 @@ record ReplicationState(String replicationId, long offset, boolean linkUp) {
 			return false;
 		}
 		return !master.replicationId.equals(acknowledged.replicationId) || this.offset >= acknowledged.offset;
+	}
+
+	/**
+	 * Whether a master is in a full sync with the replica on a port, as the master sees
+	 * it: waiting for its data set's fork or sending it, or done sending and no offset
+	 * acknowledged yet (the replica loading it, during which the replica itself may not
+	 * answer for seconds: it serves clients only between reads of the data set).
+	 * @param master a client of the master
+	 * @param replicaPort the replica's port
+	 * @return whether a full sync to it is under way
+	 */
+	static boolean fullSyncTo(RespClient master, int replicaPort) {
+		for (String line : master.callForString("INFO", "replication").split("\r?\n")) {
+			if (line.startsWith("slave") && line.contains(",port=" + replicaPort + ",")) {
+				return line.contains("state=wait_bgsave") || line.contains("state=send_bulk")
+						|| (line.contains("state=online") && line.contains(",offset=0,"));
+			}
+		}
+		return false;
 	}
 
 }

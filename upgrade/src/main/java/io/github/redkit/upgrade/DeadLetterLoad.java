@@ -1,11 +1,13 @@
 package io.github.redkit.upgrade;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueStats;
@@ -14,8 +16,9 @@ import io.github.redkit.queue.QueueTemplate;
 /**
  * Messages of a queue with one attempt: each taken one is failed (dead-lettered) or
  * acknowledged at random, and every dead letter is moved back by
- * {@code requeueDeadLetters} ({@code queue_requeue} changed since 0.1.0), by whichever
- * version comes next.
+ * {@code requeueDeadLetters}, or one listed by {@code deadLetters} by its id with
+ * {@code requeueDeadLetter} ({@code queue_requeue} changed since 0.1.0, for both), by
+ * whichever version comes next.
  */
 final class DeadLetterLoad {
 
@@ -48,7 +51,12 @@ final class DeadLetterLoad {
 			});
 		}
 		if (random.nextInt(4) == 0) {
-			requeue();
+			if (random.nextBoolean()) {
+				requeue();
+			}
+			else {
+				requeueOne();
+			}
 		}
 		take(random.nextBoolean());
 	}
@@ -58,6 +66,28 @@ final class DeadLetterLoad {
 				(moved, fields) -> {
 					fields.put("outcome", "ok");
 					fields.put("moved", moved);
+				});
+	}
+
+	/**
+	 * Moves back one dead letter by its id ({@code requeueDeadLetter}), one of those the
+	 * listing shows, when there is one.
+	 */
+	private void requeueOne() {
+		List<DeadLetter> listed = this.history.call("dead-letter", "list", QUEUE,
+				() -> this.queues.deadLetters(QUEUE, 5), (letters, fields) -> {
+					fields.put("outcome", "ok");
+					fields.put("listed", letters.size());
+				});
+		if (listed == null || listed.isEmpty()) {
+			return;
+		}
+		String message = listed.get(ThreadLocalRandom.current().nextInt(listed.size())).id();
+		this.history.call("dead-letter", "requeue-one", QUEUE, () -> this.queues.requeueDeadLetter(QUEUE, message),
+				(moved, fields) -> {
+					fields.put("outcome", "ok");
+					fields.put("message", message);
+					fields.put("moved", moved ? 1 : 0);
 				});
 	}
 
@@ -79,6 +109,7 @@ final class DeadLetterLoad {
 					() -> this.queues.fail(message, new IllegalStateException("upgrade")), (outcome, fields) -> {
 						fields.put("outcome", (outcome == FailureOutcome.DEAD_LETTERED) ? "ok" : "refused");
 						fields.put("id", id(message));
+						fields.put("message", message.id());
 						fields.put("answer", String.valueOf(outcome));
 					});
 		}

@@ -45,6 +45,9 @@ final class DelayLoad {
 					fields.put("outcome", "ok");
 					fields.put("id", payload);
 					fields.put("scheduled", scheduled);
+					// the due time Redis set is this after the call began and before it
+					// ended, or a pending message's (DelayedDeliveries judges which)
+					fields.put("delay", delay.toMillis());
 				});
 	}
 

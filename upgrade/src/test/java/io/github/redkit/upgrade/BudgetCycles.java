@@ -13,7 +13,9 @@ import java.util.TreeSet;
  * budget and at least 0, one refused answers 0 (a unit spend is refused only on an empty
  * budget), and two spends that answered the same balance have a create, replace or delete
  * between them (none took a unit twice, none created one). A run where a replace and a
- * delete of each version did not race a spend of the other tested nothing.
+ * delete of each version did not race a spend of the other tested nothing: required of a
+ * fleet in one region only (in two, a region runs both versions only while its slot is
+ * replaced; every other check applies in each region).
  */
 final class BudgetCycles {
 

@@ -12,7 +12,9 @@ import java.util.TreeSet;
  * lock, whichever versions ask for it: per region, one load per key (the entry outlives
  * the run), and every read of a key answered the value that load returned. A run where no
  * value loaded by one version was read by the other while it loaded, both ways, tested
- * nothing.
+ * nothing: required of a fleet in one region only (in two, a region runs both versions
+ * only while its slot is replaced, and a load lasts milliseconds; every other check
+ * applies in each region).
  */
 final class CacheFlights {
 

@@ -15,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * held throughout the call is listed and forced, unless forced meanwhile; and it never
  * has two holders at once but after a forced release, with fencing tokens that increase.
  * A run where each version did not list and force the lock both while the other held it
- * and after the other's own release freed it tested nothing.
+ * and after the other's own release freed it tested nothing: required of a fleet in one
+ * region only (in two, a region runs both versions only while its slot is replaced, too
+ * short a moment for all eight crossings; every other check applies in each region).
  */
 final class LockForcing {
 

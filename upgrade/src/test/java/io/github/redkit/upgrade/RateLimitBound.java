@@ -17,8 +17,10 @@ import java.util.stream.Collectors;
  * calls and, across regions, at most the regions' count times it (docs/multi-region.md).
  * Every decision was Redis': none decided without it. A limit whose windows never held
  * {@value #CROSSING} allowed decisions of each version at once never counted one
- * version's calls against the other's: nothing tested (in one region each limit, in two
- * the global one across regions).
+ * version's calls against the other's: nothing tested. That crossing is required of each
+ * limit in one region; in two, of the global limit only, across regions (a region runs
+ * both versions only while its slot is replaced), while the bound itself is checked for
+ * every limit in each region.
  */
 final class RateLimitBound {
 
