@@ -9,6 +9,7 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -535,22 +536,21 @@ class QueueScenario implements Scenario {
 				violations.add("an acknowledged send was neither handled nor dead-lettered: " + send);
 			}
 		}
-		Map<String, QueueLedger.Take> takes = this.ledger.takes.stream()
-			.collect(Collectors.toMap(QueueLedger.Take::take, Function.identity(), (a, b) -> a));
+		TakeKeys takes = new TakeKeys(this.ledger.takes);
 		for (QueueLedger.Handling handling : this.ledger.handlings) {
 			Op send = sends.get(handling.payload());
 			if (send == null || send.invoked() > handling.start()) {
 				violations.add("handled a message never sent: " + handling);
 			}
-			QueueLedger.Take take = takes.get(handling.take());
+			QueueLedger.Take take = takes.at(handling.take(), handling.start());
 			if (take != null && take.deliveries() > MAX_ATTEMPTS) {
 				violations.add("a delivery past max-attempts (" + MAX_ATTEMPTS + ") reached a handler: " + take + "; "
 						+ handling);
 			}
 		}
 		checkAttempts(takes, history, violations);
-		checkEnqueuedOnce(history, violations);
-		checkVisibility(faults, violations);
+		checkEnqueuedOnce(takes, history, violations);
+		checkVisibility(takes, faults, violations);
 		checkCollapsed(history, violations);
 		checkBurnt(history, violations);
 		return violations;
@@ -598,18 +598,18 @@ class QueueScenario implements Scenario {
 	 * memory (a restored snapshot restores the counts); the count of a handled delivery
 	 * is its take's.
 	 */
-	private void checkAttempts(Map<String, QueueLedger.Take> takes, History history, List<String> violations) {
+	private void checkAttempts(TakeKeys takes, History history, List<String> violations) {
 		List<FaultRecord> dataLoss = history.forgetting()
 			.stream()
 			.filter((fault) -> fault.event().fault() != Fault.CLOCK_JUMP)
 			.toList();
 		Map<String, List<Op>> handledTakes = new java.util.HashMap<>();
 		for (QueueLedger.Handling handling : this.ledger.handlings) {
-			QueueLedger.Take take = takes.get(handling.take());
+			QueueLedger.Take take = takes.at(handling.take(), handling.start());
 			if (take != null) {
 				handledTakes.computeIfAbsent(take.payload(), (payload) -> new ArrayList<>())
 					.add(new Op(0, "handled", take.payload(), take.deliveries(), take.invoked(), take.completed(),
-							Outcome.OK, handling));
+							Outcome.OK, new HandledTake(handling, take)));
 			}
 		}
 		Map<String, List<Long>> requeues = history.ops()
@@ -632,6 +632,56 @@ class QueueScenario implements Scenario {
 	}
 
 	/**
+	 * The ledger's takes by their key, which a handling, a settlement or an extension
+	 * names: each names the last take with its key that began before it. A list take's
+	 * key is unique (its random token); a stream take's is its entry id and delivery
+	 * count, which comes again after a release (the count given back) and after a
+	 * rollback (a restart on an older snapshot, a failover to a replica behind: the
+	 * pending list counts from before it), so the first take with the key would put a
+	 * later handling in the epoch before the rollback (issue 46).
+	 */
+	private static final class TakeKeys {
+
+		private final Map<String, List<QueueLedger.Take>> byKey;
+
+		TakeKeys(List<QueueLedger.Take> takes) {
+			this.byKey = takes.stream()
+				.sorted(Comparator.comparingLong(QueueLedger.Take::invoked))
+				.collect(Collectors.groupingBy(QueueLedger.Take::take));
+		}
+
+		/**
+		 * The take a record names.
+		 * @param key the take's key
+		 * @param time when the record began
+		 * @return the last take with the key that began by then (else the first one), or
+		 * {@code null} when none was recorded
+		 */
+		QueueLedger.@Nullable Take at(String key, long time) {
+			QueueLedger.Take named = null;
+			for (QueueLedger.Take take : this.byKey.getOrDefault(key, List.of())) {
+				if (named == null || take.invoked() <= time) {
+					named = take;
+				}
+			}
+			return named;
+		}
+
+	}
+
+	/**
+	 * A handling with the take it handled, as a violation lists them.
+	 */
+	private record HandledTake(QueueLedger.Handling handling, QueueLedger.Take take) {
+
+		@Override
+		public String toString() {
+			return this.handling + " of " + this.take;
+		}
+
+	}
+
+	/**
 	 * A re-queued dead letter starts its deliveries afresh: a message's handlings, cut at
 	 * each requeue of it that may have moved it (answered true, or unknown). A handling
 	 * of the life before ended before its last failure made the dead letter, so before
@@ -643,7 +693,7 @@ class QueueScenario implements Scenario {
 		}
 		Map<Long, List<Op>> lives = new java.util.TreeMap<>();
 		for (Op op : handled) {
-			long start = ((QueueLedger.Handling) op.value()).start();
+			long start = ((HandledTake) op.value()).handling().start();
 			lives
 				.computeIfAbsent(requeues.stream().filter((requeue) -> requeue < start).count(),
 						(life) -> new ArrayList<>())
@@ -659,18 +709,19 @@ class QueueScenario implements Scenario {
 	 * uncounted). Two first deliveries are two entries of one message: a send applied
 	 * twice.
 	 */
-	private void checkEnqueuedOnce(History history, List<String> violations) {
+	private void checkEnqueuedOnce(TakeKeys keys, History history, List<String> violations) {
 		List<FaultRecord> dataLoss = history.forgetting()
 			.stream()
 			.filter((fault) -> fault.event().fault() != Fault.CLOCK_JUMP)
 			.toList();
-		Set<String> released = this.ledger.settlements.stream()
+		Set<QueueLedger.Take> released = this.ledger.settlements.stream()
 			.filter((settlement) -> settlement.how().equals("release"))
-			.map(QueueLedger.Settlement::take)
+			.map((settlement) -> keys.at(settlement.take(), settlement.invoked()))
+			.filter(Objects::nonNull)
 			.collect(Collectors.toSet());
 		Map<String, List<Op>> firstDeliveries = new java.util.HashMap<>();
 		for (QueueLedger.Take take : this.ledger.takes) {
-			if (take.deliveries() == 1 && !released.contains(take.take())) {
+			if (take.deliveries() == 1 && !released.contains(take)) {
 				firstDeliveries.computeIfAbsent(take.payload(), (payload) -> new ArrayList<>())
 					.add(new Op(0, "taken", take.payload(), 1, take.invoked(), take.completed(), Outcome.OK, take));
 			}
@@ -716,23 +767,33 @@ class QueueScenario implements Scenario {
 	 * ran out: the deadline is at least the take's start plus the visibility timeout, or
 	 * an extension's start plus its visibility when Redis answered it {@code true}.
 	 */
-	private void checkVisibility(List<FaultRecord> faults, List<String> violations) {
-		Map<String, List<QueueLedger.Extension>> extensions = this.ledger.extensions.stream()
+	private void checkVisibility(TakeKeys keys, List<FaultRecord> faults, List<String> violations) {
+		Map<QueueLedger.Take, List<QueueLedger.Extension>> extensions = new java.util.HashMap<>();
+		this.ledger.extensions.stream()
 			.filter((extension) -> Boolean.TRUE.equals(extension.extended()))
-			.collect(Collectors.groupingBy(QueueLedger.Extension::take));
-		Map<String, Long> settled = new java.util.HashMap<>();
-		this.ledger.settlements
-			.forEach((settlement) -> settled.merge(settlement.take(), settlement.invoked(), Math::min));
+			.forEach((extension) -> {
+				QueueLedger.Take take = keys.at(extension.take(), extension.invoked());
+				if (take != null) {
+					extensions.computeIfAbsent(take, (key) -> new ArrayList<>()).add(extension);
+				}
+			});
+		Map<QueueLedger.Take, Long> settled = new java.util.HashMap<>();
+		this.ledger.settlements.forEach((settlement) -> {
+			QueueLedger.Take take = keys.at(settlement.take(), settlement.invoked());
+			if (take != null) {
+				settled.merge(take, settlement.invoked(), Math::min);
+			}
+		});
 		Map<String, List<QueueLedger.Take>> byPayload = this.ledger.takes.stream()
 			.sorted(Comparator.comparingLong(QueueLedger.Take::invoked))
 			.collect(Collectors.groupingBy(QueueLedger.Take::payload));
 		byPayload.forEach((payload, takes) -> {
 			for (QueueLedger.Take held : takes) {
 				long visible = held.invoked() + VISIBILITY_NANOS;
-				for (QueueLedger.Extension extension : extensions.getOrDefault(held.take(), List.of())) {
+				for (QueueLedger.Extension extension : extensions.getOrDefault(held, List.of())) {
 					visible = Math.max(visible, extension.invoked() + extension.visibilityNanos());
 				}
-				long until = Math.min(visible, settled.getOrDefault(held.take(), Long.MAX_VALUE));
+				long until = Math.min(visible, settled.getOrDefault(held, Long.MAX_VALUE));
 				for (QueueLedger.Take again : takes) {
 					if (again.invoked() > held.completed() && again.completed() + MARGIN_NANOS < until
 							&& !forgotBetween(faults, held.invoked(), again.completed())) {
@@ -740,8 +801,7 @@ class QueueScenario implements Scenario {
 								"%s was taken again while its holder still had it (visible to it until %.1f ms, "
 										+ "settled at %s):%n    %s%n    %s",
 								payload, visible / 1e6,
-								settled.containsKey(held.take())
-										? String.format("%.1f ms", settled.get(held.take()) / 1e6) : "never",
+								settled.containsKey(held) ? String.format("%.1f ms", settled.get(held) / 1e6) : "never",
 								held, again));
 					}
 				}
