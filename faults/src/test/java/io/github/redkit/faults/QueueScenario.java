@@ -247,9 +247,9 @@ class QueueScenario implements Scenario {
 				+ "the kill) when it restarted empty, or acknowledged after the snapshot Redis was restarted on, may be "
 				+ "lost; a restored snapshot restores the delivery counts; a second take across a restart or a step of "
 				+ "Redis' clock forward is not judged (a step back only moves deadlines away)"
-				+ (this.stream ? "; on streams, a release sent after a rollback by a take it undid gives the delivery "
-						+ "of the take after it, which has the same entry id and count, back: one more handling each"
-						: "");
+				+ (this.stream ? "; on streams, a release sent after a rollback by the holder of a take it undid gives "
+						+ "back the delivery of the take after it, which has the same entry id and count: one more "
+						+ "handling each" : "");
 	}
 
 	@Override
