@@ -228,6 +228,32 @@ class QueueFaultTests {
 	}
 
 	/**
+	 * A listener's take sent before a client's take of the same stream entry and count
+	 * was answered after the client released it (a recorded history, seed 7 on streams):
+	 * the listener's fail settles the listener's take, so a third take after it is no
+	 * second holder.
+	 */
+	@Test
+	void theCheckerNamesTheTakeOfItsConsumerAnsweredLastBeforeASettlement() {
+		QueueScenario scenario = QueueScenario.onStreams();
+		History history = new History();
+		history.add(send(0, "p0-1", 0, 1));
+		QueueLedger ledger = scenario.ledger();
+		String first = "1-0#m1|1|\"p0-1\"";
+		String second = "1-0#m1|2|\"p0-1\"";
+		ledger.takes.add(new QueueLedger.Take(first, "p0-1", 1, "i0/client-0", 2 * MS, 3 * MS));
+		ledger.handlings.add(new QueueLedger.Handling(first, "p0-1", "client-0", 3 * MS, 4 * MS, false));
+		ledger.settlements.add(new QueueLedger.Settlement(first, "fail", 4 * MS, "i0/client-0"));
+		ledger.takes.add(new QueueLedger.Take(second, "p0-1", 2, "i2/listener-1", 50 * MS, 80 * MS));
+		ledger.takes.add(new QueueLedger.Take(second, "p0-1", 2, "i1/client-1", 60 * MS, 61 * MS));
+		ledger.settlements.add(new QueueLedger.Settlement(second, "release", 62 * MS, "i1/client-1"));
+		ledger.handlings.add(new QueueLedger.Handling(second, "p0-1", "i2/listener-1", 81 * MS, 82 * MS, false));
+		ledger.settlements.add(new QueueLedger.Settlement(second, "fail", 83 * MS, "i2/listener-1"));
+		streamTake(ledger, "p0-1", 3, "i1/listener-1", 300, true);
+		assertThat(scenario.check(history)).isEmpty();
+	}
+
+	/**
 	 * The soak's seed 4736740237695556170 on streams, as it ran (a recorded history): the
 	 * first checker put the handling of a delivery taken again after a restart on an
 	 * older snapshot in the epoch before it, with the take of the same entry and count

@@ -392,7 +392,8 @@ class QueueScenario implements Scenario {
 	 */
 	private void consume(Client client) {
 		QueueTemplate template = client.bean(QueueTemplate.class);
-		String consumer = "c" + client.process();
+		// the thread, as its takes name it (after their instance)
+		String consumer = Thread.currentThread().getName();
 		Optional<QueueMessage<String>> taken = attempt(() -> template.receive(QUEUE, String.class));
 		for (int round = 0; round < 3 && taken != null && taken.isPresent(); round++) {
 			QueueMessage<String> message = taken.get();
@@ -545,7 +546,7 @@ class QueueScenario implements Scenario {
 			if (send == null || send.invoked() > handling.start()) {
 				violations.add("handled a message never sent: " + handling);
 			}
-			QueueLedger.Take take = takes.at(handling.take(), handling.start());
+			QueueLedger.Take take = takes.at(handling.take(), handling.start(), handling.consumer());
 			if (take != null && take.deliveries() > MAX_ATTEMPTS) {
 				violations.add("a delivery past max-attempts (" + MAX_ATTEMPTS + ") reached a handler: " + take + "; "
 						+ handling);
@@ -608,7 +609,7 @@ class QueueScenario implements Scenario {
 			.toList();
 		Map<String, List<Op>> handledTakes = new java.util.HashMap<>();
 		for (QueueLedger.Handling handling : this.ledger.handlings) {
-			QueueLedger.Take take = takes.at(handling.take(), handling.start());
+			QueueLedger.Take take = takes.at(handling.take(), handling.start(), handling.consumer());
 			if (take != null) {
 				handledTakes.computeIfAbsent(take.payload(), (payload) -> new ArrayList<>())
 					.add(new Op(0, "handled", take.payload(), take.deliveries(), take.invoked(), take.completed(),
@@ -626,7 +627,7 @@ class QueueScenario implements Scenario {
 				List<List<Op>> views = Epochs.views(ops, dataLoss);
 				for (int i = 0; i < views.size(); i++) {
 					List<Op> view = views.get(i);
-					long givenBack = (i > 0) ? givenBackAfter(payload, cuts, i - 1) : 0;
+					long givenBack = (i > 0) ? givenBackAfter(takes, payload, cuts, i - 1) : 0;
 					if (view.size() > MAX_ATTEMPTS + givenBack) {
 						violations.add(String.format(
 								"%s handled %d times (max-attempts %d, %d given back by a "
@@ -650,7 +651,7 @@ class QueueScenario implements Scenario {
 	 * release answers false). Counted per release sent in the epoch by a consumer whose
 	 * last take with its key may have run between the snapshot and the rollback.
 	 */
-	private long givenBackAfter(String payload, List<FaultRecord> cuts, int cut) {
+	private long givenBackAfter(TakeKeys takes, String payload, List<FaultRecord> cuts, int cut) {
 		FaultRecord rollback = cuts.get(cut);
 		if (!this.stream || !rollback.event().fault().keepsWhatCameBefore()) {
 			return 0;
@@ -659,25 +660,22 @@ class QueueScenario implements Scenario {
 		return this.ledger.settlements.stream()
 			.filter((settlement) -> settlement.how().equals("release") && settlement.invoked() > rollback.healed()
 					&& settlement.invoked() < until)
-			.filter((settlement) -> this.ledger.takes.stream()
-				.filter((take) -> take.payload().equals(payload) && take.take().equals(settlement.take())
-						&& (settlement.consumer() == null || take.consumer().equals(settlement.consumer()))
-						&& take.invoked() <= settlement.invoked())
-				.max(Comparator.comparingLong(QueueLedger.Take::invoked))
-				.filter((take) -> take.completed() >= rollback.started()
-						&& take.invoked() < Epochs.forgetsFrom(rollback))
-				.isPresent())
+			.map((settlement) -> takes.at(settlement.take(), settlement.invoked(), settlement.consumer()))
+			.filter((take) -> take != null && take.payload().equals(payload) && take.completed() >= rollback.started()
+					&& take.invoked() < Epochs.forgetsFrom(rollback))
 			.count();
 	}
 
 	/**
 	 * The ledger's takes by their key, which a handling, a settlement or an extension
-	 * names: each names the last take with its key that began before it. A list take's
-	 * key is unique (its random token); a stream take's is its entry id and delivery
-	 * count, which comes again after a release (the count given back) and after a
-	 * rollback (a restart on an older snapshot, a failover to a replica behind: the
-	 * pending list counts from before it), so the first take with the key would put a
-	 * later handling in the epoch before the rollback (issue 46).
+	 * names: each names the take with its key that completed last before it began, by its
+	 * consumer when it has one. A list take's key is unique (its random token); a stream
+	 * take's is its entry id and delivery count, which comes again after a release (the
+	 * count given back) and after a rollback (a restart on an older snapshot, a failover
+	 * to a replica behind: the pending list counts from before it), so the first take
+	 * with the key would put a later handling in the epoch before the rollback (issue
+	 * 46). By completion, not by start: a take sent before another may read after it (a
+	 * listener's take waits for the ready list).
 	 */
 	private static final class TakeKeys {
 
@@ -685,7 +683,7 @@ class QueueScenario implements Scenario {
 
 		TakeKeys(List<QueueLedger.Take> takes) {
 			this.byKey = takes.stream()
-				.sorted(Comparator.comparingLong(QueueLedger.Take::invoked))
+				.sorted(Comparator.comparingLong(QueueLedger.Take::completed))
 				.collect(Collectors.groupingBy(QueueLedger.Take::take));
 		}
 
@@ -693,17 +691,26 @@ class QueueScenario implements Scenario {
 		 * The take a record names.
 		 * @param key the take's key
 		 * @param time when the record began
-		 * @return the last take with the key that began by then (else the first one), or
-		 * {@code null} when none was recorded
+		 * @param consumer who sent it ({@code i<instance>/<thread>}, or the thread), or
+		 * {@code null}
+		 * @return the take with the key that completed last by then, of the consumer when
+		 * it took one (else of any, else the first one), or {@code null} when none was
+		 * recorded
 		 */
-		QueueLedger.@Nullable Take at(String key, long time) {
-			QueueLedger.Take named = null;
-			for (QueueLedger.Take take : this.byKey.getOrDefault(key, List.of())) {
-				if (named == null || take.invoked() <= time) {
+		QueueLedger.@Nullable Take at(String key, long time, @Nullable String consumer) {
+			List<QueueLedger.Take> takes = this.byKey.getOrDefault(key, List.of());
+			QueueLedger.Take named = takes.isEmpty() ? null : takes.get(0);
+			QueueLedger.Take own = null;
+			for (QueueLedger.Take take : takes) {
+				if (take.completed() <= time) {
 					named = take;
+					if (consumer != null
+							&& (take.consumer().equals(consumer) || take.consumer().endsWith("/" + consumer))) {
+						own = take;
+					}
 				}
 			}
-			return named;
+			return (own != null) ? own : named;
 		}
 
 	}
@@ -755,7 +762,7 @@ class QueueScenario implements Scenario {
 			.toList();
 		Set<QueueLedger.Take> released = this.ledger.settlements.stream()
 			.filter((settlement) -> settlement.how().equals("release"))
-			.map((settlement) -> keys.at(settlement.take(), settlement.invoked()))
+			.map((settlement) -> keys.at(settlement.take(), settlement.invoked(), settlement.consumer()))
 			.filter(Objects::nonNull)
 			.collect(Collectors.toSet());
 		Map<String, List<Op>> firstDeliveries = new java.util.HashMap<>();
@@ -811,14 +818,14 @@ class QueueScenario implements Scenario {
 		this.ledger.extensions.stream()
 			.filter((extension) -> Boolean.TRUE.equals(extension.extended()))
 			.forEach((extension) -> {
-				QueueLedger.Take take = keys.at(extension.take(), extension.invoked());
+				QueueLedger.Take take = keys.at(extension.take(), extension.invoked(), null);
 				if (take != null) {
 					extensions.computeIfAbsent(take, (key) -> new ArrayList<>()).add(extension);
 				}
 			});
 		Map<QueueLedger.Take, Long> settled = new java.util.HashMap<>();
 		this.ledger.settlements.forEach((settlement) -> {
-			QueueLedger.Take take = keys.at(settlement.take(), settlement.invoked());
+			QueueLedger.Take take = keys.at(settlement.take(), settlement.invoked(), settlement.consumer());
 			if (take != null) {
 				settled.merge(take, settlement.invoked(), Math::min);
 			}
