@@ -65,7 +65,7 @@ final class Epochs {
 	 * When Redis began to forget: a snapshot's restart, or a failover, comes after the
 	 * time the schedule kept writing on top of what survives.
 	 */
-	private static long forgetsFrom(FaultRecord fault) {
+	static long forgetsFrom(FaultRecord fault) {
 		if (fault.event().fault().keepsWhatCameBefore()) {
 			return fault.started() + fault.event().millis() * 1_000_000;
 		}

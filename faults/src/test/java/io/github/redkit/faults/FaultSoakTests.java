@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag("soak")
 class FaultSoakTests {
 
-	private static final long SOAK_MILLIS = 10_000;
+	static final long SOAK_MILLIS = 10_000;
 
 	@Test
 	void newSeedsUntilTheTimeIsUp() {

@@ -88,7 +88,7 @@ final class QueueLedger {
 
 			@Override
 			public void settling(String take, String how, long invoked) {
-				QueueLedger.this.settlements.add(new Settlement(take, how, invoked));
+				QueueLedger.this.settlements.add(new Settlement(take, how, invoked, consumer(instance)));
 			}
 
 			@Override
@@ -171,9 +171,15 @@ final class QueueLedger {
 	}
 
 	/**
-	 * The sending of a take's ack, fail or release.
+	 * The sending of a take's ack, fail or release, by a consumer ({@code null} in
+	 * recordings made before it was kept): a stream take's key names the take of the same
+	 * entry and count after a rollback too.
 	 */
-	record Settlement(String take, String how, long invoked) {
+	record Settlement(String take, String how, long invoked, @Nullable String consumer) {
+
+		Settlement(String take, String how, long invoked) {
+			this(take, how, invoked, null);
+		}
 
 	}
 
