@@ -20,17 +20,24 @@ final class KeepAliveClient implements AutoCloseable {
 
 	private static final byte[] HEADERS_END = { '\r', '\n', '\r', '\n' };
 
-	private final Socket socket;
+	private final int port;
 
-	private final OutputStream out;
+	private Socket socket;
 
-	private final InputStream in;
+	private OutputStream out;
+
+	private InputStream in;
 
 	private final byte[] buffer = new byte[16 * 1024];
 
 	KeepAliveClient(int port) {
+		this.port = port;
+		open();
+	}
+
+	private void open() {
 		try {
-			this.socket = new Socket(RedisServer.HOST, port);
+			this.socket = new Socket(RedisServer.HOST, this.port);
 			this.socket.setTcpNoDelay(true);
 			this.socket.setSoTimeout(10_000);
 			this.out = this.socket.getOutputStream();
@@ -55,7 +62,12 @@ final class KeepAliveClient implements AutoCloseable {
 		try {
 			this.out.write(request.getBytes(StandardCharsets.US_ASCII));
 			this.out.flush();
-			return readAnswer();
+			String head = readAnswer();
+			if (head.toLowerCase(Locale.ROOT).contains("\r\nconnection: close")) {
+				close();
+				open();
+			}
+			return head;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
