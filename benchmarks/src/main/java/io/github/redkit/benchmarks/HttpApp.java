@@ -45,6 +45,18 @@ final class HttpApp {
 	 * @return the running application
 	 */
 	static ConfigurableApplicationContext start(RedisServer redis, HttpServerKind server) {
+		return start(redis, server, Map.of());
+	}
+
+	/**
+	 * Starts the application on a free port with some properties of its own.
+	 * @param redis the Redis to use
+	 * @param server the server to run on
+	 * @param overrides properties set over the benchmark's
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext start(RedisServer redis, HttpServerKind server,
+			Map<String, Object> overrides) {
 		Map<String, Object> properties = new HashMap<>();
 		properties.put("server.port", 0);
 		properties.put("redkit.rate-limit.limits.one.windows[0].limit", LIMIT);
@@ -71,6 +83,7 @@ final class HttpApp {
 			properties.put("spring.autoconfigure.exclude",
 					"org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration");
 		}
+		properties.putAll(overrides);
 		Class<?> endpoints = (server == HttpServerKind.NETTY) ? FluxEndpoints.class : MvcEndpoints.class;
 		return new SpringApplicationBuilder(Clients.BenchmarkApplication.class, endpoints).web(server.type())
 			.logStartupInfo(false)

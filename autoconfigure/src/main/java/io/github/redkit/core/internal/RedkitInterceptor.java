@@ -42,10 +42,15 @@ public abstract class RedkitInterceptor<O> implements MethodInterceptor {
 	 */
 	@SuppressWarnings("unchecked")
 	public final @Nullable O operation(Method method, Class<?> targetClass) {
-		Object operation = this.operations.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> {
-			O read = read(AopUtils.getMostSpecificMethod(method, targetClass), method, targetClass);
-			return (read != null) ? read : NOT_ANNOTATED;
-		});
+		MethodClassKey key = new MethodClassKey(method, targetClass);
+		// read first: the look-up of every call then makes no function to read with
+		Object operation = this.operations.get(key);
+		if (operation == null) {
+			operation = this.operations.computeIfAbsent(key, (k) -> {
+				O read = read(AopUtils.getMostSpecificMethod(method, targetClass), method, targetClass);
+				return (read != null) ? read : NOT_ANNOTATED;
+			});
+		}
 		return (operation != NOT_ANNOTATED) ? (O) operation : null;
 	}
 

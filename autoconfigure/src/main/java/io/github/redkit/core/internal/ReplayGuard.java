@@ -9,6 +9,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.CommandWrapper;
 import io.lettuce.core.protocol.RedisCommand;
 import io.netty.buffer.ByteBuf;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A script call Lettuce must not deliver twice. Lettuce sends a command again after a
@@ -26,14 +27,9 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 
 	private final AnswerWatch<T> watch;
 
-	private final CommandOutput<byte[], byte[], T> droppedOutput = new CommandOutput<>(ByteArrayCodec.INSTANCE, null) {
-
-		@Override
-		public void set(ByteBuffer bytes) {
-			// the PONG of the PING sent in the script's place
-		}
-
-	};
+	// the output of the PING sent in the script's place: made only then, on the event
+	// loop, before dropped is set
+	private @Nullable CommandOutput<byte[], byte[], T> droppedOutput;
 
 	private volatile boolean written;
 
@@ -48,6 +44,14 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 	public void encode(ByteBuf buf) {
 		// on Lettuce's event loop, once per write of this command
 		if (this.written && !this.watch.answered()) {
+			this.droppedOutput = new CommandOutput<>(ByteArrayCodec.INSTANCE, null) {
+
+				@Override
+				public void set(ByteBuffer bytes) {
+					// the PONG of the PING sent in the script's place
+				}
+
+			};
 			this.dropped = true;
 			new Command<byte[], byte[], String>(CommandType.PING, null).encode(buf);
 			return;
@@ -59,7 +63,8 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 
 	@Override
 	public CommandOutput<byte[], byte[], T> getOutput() {
-		return this.dropped ? this.droppedOutput : this.watch;
+		CommandOutput<byte[], byte[], T> dropped = this.dropped ? this.droppedOutput : null;
+		return (dropped != null) ? dropped : this.watch;
 	}
 
 	/**

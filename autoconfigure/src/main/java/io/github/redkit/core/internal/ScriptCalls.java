@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
@@ -23,6 +24,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolKeyword;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends one script on Lettuce's asynchronous commands: {@code EVALSHA}, then {@code EVAL}
@@ -130,39 +132,57 @@ final class ScriptCalls {
 		return message != null && (message.contains("syntax error") || message.startsWith("ERR unknown"));
 	}
 
-	@SuppressWarnings("unchecked")
 	static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
 			byte[][] keys, byte[][] args) {
 		// read before sending: the reply's completion, on Lettuce's event loop, only
 		// completes
 		boolean returnsBytes = script.returnsBytes();
-		CompletableFuture<Object> reply = send(commands, script, CommandType.EVALSHA, keys, args)
-			.exceptionallyCompose((ex) -> isNoScript(ex) ? send(commands, script, CommandType.EVAL, keys, args)
-					: CompletableFuture.failedFuture(ex));
 		CompletableFuture<T> result = new CompletableFuture<>();
-		reply.whenComplete((value, ex) -> {
-			if (ex != null) {
-				result.completeExceptionally(ScriptFailures.translate(script, ex));
+		// one future for the caller, completed straight from Lettuce's command: a script
+		// sent with every decision pays for no stage in between
+		send(commands, script, CommandType.EVALSHA, keys, args, (value, ex) -> {
+			if (ex != null && isNoScript(ex)) {
+				try {
+					send(commands, script, CommandType.EVAL, keys, args,
+							(again, failure) -> complete(result, script, returnsBytes, again, failure));
+				}
+				catch (RuntimeException failure) {
+					// refused at once: the caller's future still completes
+					complete(result, script, returnsBytes, null, failure);
+				}
 			}
 			else {
-				result.complete(returnsBytes ? (T) value : convert(value));
+				complete(result, script, returnsBytes, value, ex);
 			}
 		});
 		return result;
 	}
 
+	@SuppressWarnings("unchecked")
+	private static <T> void complete(CompletableFuture<T> result, LuaScript<T> script, boolean returnsBytes,
+			@Nullable Object value, @Nullable Throwable ex) {
+		if (ex != null) {
+			result.completeExceptionally(ScriptFailures.translate(script, ex));
+		}
+		else {
+			result.complete(returnsBytes ? (T) value : convert(value));
+		}
+	}
+
 	/**
-	 * Sends {@code EVALSHA} or {@code EVAL}; for a script whose re-sends are dropped,
-	 * through a {@link ReplayGuard}.
+	 * Sends {@code EVALSHA} or {@code EVAL}, handing its reply or failure to
+	 * {@code answer}; for a script whose re-sends are dropped, through a
+	 * {@link ReplayGuard}.
 	 */
-	private static CompletableFuture<Object> send(RedisScriptingAsyncCommands<byte[], byte[]> commands,
-			LuaScript<?> script, CommandType type, byte[][] keys, byte[][] args) {
+	private static void send(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<?> script,
+			CommandType type, byte[][] keys, byte[][] args, BiConsumer<@Nullable Object, @Nullable Throwable> answer) {
 		StatefulConnection<byte[], byte[]> connection = script.dropsReplays()
 				? LettuceConnections.statefulConnection(commands) : null;
 		if (connection == null) {
-			return (type == CommandType.EVALSHA)
-					? commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args).toCompletableFuture()
-					: commands.<Object>eval(script.source(), script.outputType(), keys, args).toCompletableFuture();
+			((type == CommandType.EVALSHA) ? commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
+					: commands.<Object>eval(script.source(), script.outputType(), keys, args))
+				.whenComplete(answer);
+			return;
 		}
 		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
 		if (type == CommandType.EVALSHA) {
@@ -179,23 +199,22 @@ final class ScriptCalls {
 		}
 		catch (RuntimeException ex) {
 			// refused (a closed connection throws)
-			return CompletableFuture.failedFuture(guard.written() ? ex : ScriptFailures.notSent(script, ex));
+			answer.accept(null, guard.written() ? ex : ScriptFailures.notSent(script, ex));
+			return;
 		}
-		CompletableFuture<Object> answer = new CompletableFuture<>();
-		sent.toCompletableFuture().whenComplete((value, ex) -> {
+		sent.whenComplete((value, ex) -> {
 			if (ex != null) {
 				// never written, Redis cannot have applied it: the caller may send it on
 				// another connection; once written, only Redis knows
-				answer.completeExceptionally(guard.written() ? ex : ScriptFailures.notSent(script, ex));
+				answer.accept(null, guard.written() ? ex : ScriptFailures.notSent(script, ex));
 			}
 			else if (guard.dropped()) {
-				answer.completeExceptionally(ScriptFailures.replayDropped(script));
+				answer.accept(null, ScriptFailures.replayDropped(script));
 			}
 			else {
-				answer.complete(value);
+				answer.accept(value, null);
 			}
 		});
-		return answer;
 	}
 
 	// the output Lettuce's own EVALSHA gives each type
@@ -221,7 +240,7 @@ final class ScriptCalls {
 	}
 
 	@SuppressWarnings("unchecked")
-	private static <T> T convert(Object value) {
+	private static <T> @Nullable T convert(@Nullable Object value) {
 		if (value instanceof byte[] bytes) {
 			return (T) new String(bytes, StandardCharsets.UTF_8);
 		}

@@ -1,11 +1,6 @@
 package io.github.redkit.core.web;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -31,8 +26,6 @@ public final class QuotaHeaders {
 	/** The problem detail member that lists the names of the exhausted policies. */
 	public static final String VIOLATED_POLICIES = "violated-policies";
 
-	private static final int PARTITION_KEY_BYTES = 9;
-
 	private QuotaHeaders() {
 	}
 
@@ -48,17 +41,7 @@ public final class QuotaHeaders {
 		if (keys.isEmpty()) {
 			return null;
 		}
-		try {
-			MessageDigest digest = MessageDigest.getInstance("SHA-256");
-			for (String key : keys) {
-				digest.update((key + "\n").getBytes(StandardCharsets.UTF_8));
-			}
-			byte[] hash = Arrays.copyOf(digest.digest(), PARTITION_KEY_BYTES);
-			return ":" + Base64.getEncoder().encodeToString(hash) + ":";
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("Every Java platform has SHA-256", ex);
-		}
+		return PartitionKeyDigest.current().partitionKey(keys);
 	}
 
 	/**

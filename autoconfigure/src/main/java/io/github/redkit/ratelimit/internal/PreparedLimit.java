@@ -21,6 +21,7 @@ import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 
 import org.springframework.util.Assert;
+import org.springframework.util.StringUtils;
 
 /**
  * A limit with what every decision on it needs computed once: the key prefix, the
@@ -32,15 +33,16 @@ import org.springframework.util.Assert;
  *
  * @param name the limit's name, as metrics and messages show it
  * @param policy its policy
- * @param keyPrefix the prefix of its keys
- * @param keySuffix the last part of its keys: the algorithm, and the layout of its
- * records where it can change, so that a changed layout starts afresh instead of
- * misreading
+ * @param keyHead what its keys start with: the prefix, the limit's id and the opening of
+ * the hash tag around the identifier
+ * @param keyTail what its keys end with: the end of the tag, then the algorithm and the
+ * layout of its records where it can change, so that a changed layout starts afresh
+ * instead of misreading
  * @param argumentsForOne the script arguments for a cost of one
  * @param smallestLimit the smallest limit of its windows
  * @param scripts its algorithm's decision and refund scripts
  */
-public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.Key keyPrefix, String keySuffix,
+public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead, String keyTail,
 		byte[][] argumentsForOne, long smallestLimit, Scripts scripts) {
 
 	// a decision's reply: seven little-endian doubles
@@ -98,10 +100,12 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 		arguments[1] = ascii("<" + "d".repeat(1 + 2 * windows));
 		arguments[2] = ascii(algorithm.recordsFormat(policy));
 		System.arraycopy(extra, 0, arguments, 3, extra.length);
-		String suffix = algorithm.keySuffix(policy);
 		Scripts scripts = Objects.requireNonNull(SCRIPTS.get(algorithm), algorithm::toString);
-		return new PreparedLimit(name, policy, keyspace.key("ratelimit").part(id), suffix, arguments,
-				policy.smallestLimit(), scripts);
+		// the key of an identifier is <prefix>:ratelimit:<id>:{<identifier>}:<suffix>, as
+		// the keyspace builds it: all but the identifier is built once
+		String head = keyspace.key("ratelimit").part(id).build() + ":{";
+		String tail = "}:" + RedisKeyspace.escape(algorithm.keySuffix(policy));
+		return new PreparedLimit(name, policy, head, tail, arguments, policy.smallestLimit(), scripts);
 	}
 
 	/**
@@ -127,8 +131,11 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 	 * @return the key
 	 */
 	public String key(String identifier) {
-		Assert.hasText(identifier, () -> "Rate limit '" + this.name + "': a key must not be null, empty or blank");
-		return this.keyPrefix.tag(identifier).part(this.keySuffix).build();
+		if (!StringUtils.hasText(identifier)) {
+			throw new IllegalArgumentException(
+					"Rate limit '" + this.name + "': a key must not be null, empty or blank");
+		}
+		return this.keyHead + RedisKeyspace.escape(identifier) + this.keyTail;
 	}
 
 	/**
@@ -205,8 +212,8 @@ public record PreparedLimit(String name, RateLimitPolicy policy, RedisKeyspace.K
 		RateLimitWindow window = windows.get((int) numbers.getDouble());
 		double decidedAtMillis = numbers.getDouble();
 		long refused = (long) numbers.getDouble();
-		List<RateLimitWindow> exceeded = new ArrayList<>();
-		for (int j = 0; j < windows.size(); j++) {
+		List<RateLimitWindow> exceeded = (refused != 0) ? new ArrayList<>() : List.of();
+		for (int j = 0; refused != 0 && j < windows.size(); j++) {
 			if ((refused & (1L << j)) != 0) {
 				exceeded.add(windows.get(j));
 			}

@@ -329,10 +329,15 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		return decide(limit, decider, keys, cost)
-			.orTimeout(Math.min(timeoutNanos, this.timeout.toNanos()), TimeUnit.NANOSECONDS)
-			.handle((taken, ex) -> (ex == null) ? answered(limit.name(), start, taken)
-					: TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex)));
+		CompletableFuture<TakenPermits> taken = decide(limit, decider, keys, cost);
+		if (decider != null || keys.size() > 1 || timeoutNanos < this.timeout.toNanos()) {
+			// one script with the whole timeout is bounded by the runner already: a
+			// second
+			// timer per decision would only cost
+			taken = taken.orTimeout(Math.min(timeoutNanos, this.timeout.toNanos()), TimeUnit.NANOSECONDS);
+		}
+		return taken.handle((answer, ex) -> (ex == null) ? answered(limit.name(), start, answer)
+				: TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex)));
 	}
 
 	/**

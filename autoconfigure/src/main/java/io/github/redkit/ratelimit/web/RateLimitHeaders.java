@@ -1,9 +1,7 @@
 package io.github.redkit.ratelimit.web;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.function.BiConsumer;
-import java.util.stream.Collectors;
 
 import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitDecision;
@@ -60,11 +58,7 @@ public final class RateLimitHeaders {
 	 * @return the field value
 	 */
 	public static String policy(String limitName, RateLimitPolicy policy, @Nullable String partitionKey) {
-		return policy.windows()
-			.stream()
-			.map((window) -> item(limitName, window) + ";q=" + window.limit() + ";w="
-					+ QuotaHeaders.seconds(window.period()) + QuotaHeaders.pk(partitionKey))
-			.collect(Collectors.joining(", "));
+		return RateLimitPolicyItems.of(limitName, policy).field(partitionKey);
 	}
 
 	/**
@@ -92,11 +86,19 @@ public final class RateLimitHeaders {
 		if (window == null || decision.remaining() < 0) {
 			return null;
 		}
-		String state = item(limitName, window) + ";r=" + decision.remaining();
+		RateLimitPolicy policy = decision.policy();
+		String name = (policy != null) ? RateLimitPolicyItems.of(limitName, policy).quotedName(limitName, window)
+				: item(limitName, window);
+		StringBuilder state = new StringBuilder(name.length() + 64).append(name)
+			.append(";r=")
+			.append(decision.remaining());
 		if (!decision.resetAfter().isZero()) {
-			state = state + ";t=" + QuotaHeaders.seconds(decision.resetAfter());
+			state.append(";t=").append(QuotaHeaders.seconds(decision.resetAfter()));
 		}
-		return state + QuotaHeaders.pk(partitionKey);
+		if (partitionKey != null) {
+			state.append(";pk=").append(partitionKey);
+		}
+		return state.toString();
 	}
 
 	/**
@@ -156,18 +158,7 @@ public final class RateLimitHeaders {
 	 * @return the policy name
 	 */
 	public static String policyName(String limitName, RateLimitWindow window) {
-		return limitName + "-" + period(window.period());
-	}
-
-	private static String period(Duration period) {
-		long millis = period.toMillis();
-		if (millis % 3_600_000 == 0) {
-			return (millis / 3_600_000) + "h";
-		}
-		if (millis % 60_000 == 0) {
-			return (millis / 60_000) + "m";
-		}
-		return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";
+		return RateLimitPolicyItems.policyName(limitName, window);
 	}
 
 }

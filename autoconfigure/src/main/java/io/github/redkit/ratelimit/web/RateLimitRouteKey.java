@@ -31,9 +31,13 @@ public final class RateLimitRouteKey {
 
 	private final String header;
 
+	// what an identified request's identifier starts with, built once
+	private final String prefix;
+
 	private RateLimitRouteKey(String kind, String header) {
 		this.kind = kind;
 		this.header = header;
+		this.prefix = kind.equals("header") ? "header:" + header.toLowerCase(Locale.ROOT) + ":" : kind + ":";
 	}
 
 	/**
@@ -87,9 +91,7 @@ public final class RateLimitRouteKey {
 			// without a colon: no identified request can share this partition
 			return List.of(this.kind);
 		}
-		String prefix = this.kind.equals("header") ? "header:" + this.header.toLowerCase(Locale.ROOT) + ":"
-				: this.kind + ":";
-		return List.of(prefix + value);
+		return List.of(this.prefix + value);
 	}
 
 	private static @Nullable String address(ServerWebExchange exchange) {

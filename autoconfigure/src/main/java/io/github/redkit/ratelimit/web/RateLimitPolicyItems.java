@@ -1,0 +1,126 @@
+package io.github.redkit.ratelimit.web;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import io.github.redkit.core.web.QuotaHeaders;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitWindow;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code RateLimit-Policy} items of one limit, formatted once: a limit's policy does
+ * not change between requests, so every allowed request would otherwise format the same
+ * strings again. Kept per limit name for the last policy seen under it (a limit redefined
+ * at run time is formatted again), for at most {@value #MOST_LIMITS} names: beyond them a
+ * policy is formatted for the call alone.
+ */
+final class RateLimitPolicyItems {
+
+	/** The most limit names whose items are kept. */
+	static final int MOST_LIMITS = 1024;
+
+	private static final ConcurrentMap<String, RateLimitPolicyItems> KEPT = new ConcurrentHashMap<>();
+
+	private final RateLimitPolicy policy;
+
+	// each window's quoted policy name, e.g. "api-1s"
+	private final String[] names;
+
+	// each window's item without a partition key, e.g. "api-1s";q=10;w=1
+	private final String[] items;
+
+	// the whole field without a partition key
+	private final String field;
+
+	private RateLimitPolicyItems(String limitName, RateLimitPolicy policy) {
+		List<RateLimitWindow> windows = policy.windows();
+		this.policy = policy;
+		this.names = new String[windows.size()];
+		this.items = new String[windows.size()];
+		for (int i = 0; i < windows.size(); i++) {
+			RateLimitWindow window = windows.get(i);
+			this.names[i] = QuotaHeaders.quoted(policyName(limitName, window));
+			this.items[i] = this.names[i] + ";q=" + window.limit() + ";w=" + QuotaHeaders.seconds(window.period());
+		}
+		this.field = String.join(", ", this.items);
+	}
+
+	/**
+	 * The items of a limit's policy.
+	 * @param limitName the limit
+	 * @param policy its policy
+	 * @return the items, kept or formatted now
+	 */
+	static RateLimitPolicyItems of(String limitName, RateLimitPolicy policy) {
+		RateLimitPolicyItems kept = KEPT.get(limitName);
+		if (kept != null && (kept.policy == policy || kept.policy.equals(policy))) {
+			return kept;
+		}
+		RateLimitPolicyItems items = new RateLimitPolicyItems(limitName, policy);
+		if (kept != null || KEPT.size() < MOST_LIMITS) {
+			KEPT.put(limitName, items);
+		}
+		return items;
+	}
+
+	/**
+	 * The {@code RateLimit-Policy} field.
+	 * @param partitionKey the partition key every item carries, or {@code null}
+	 * @return the field value
+	 */
+	String field(@Nullable String partitionKey) {
+		if (partitionKey == null) {
+			return this.field;
+		}
+		StringBuilder field = new StringBuilder(this.field.length() + this.items.length * (partitionKey.length() + 6));
+		for (int i = 0; i < this.items.length; i++) {
+			if (i > 0) {
+				field.append(", ");
+			}
+			field.append(this.items[i]).append(";pk=").append(partitionKey);
+		}
+		return field.toString();
+	}
+
+	/**
+	 * The quoted policy name of one of the policy's windows.
+	 * @param limitName the limit
+	 * @param window the window
+	 * @return the quoted name
+	 */
+	String quotedName(String limitName, RateLimitWindow window) {
+		List<RateLimitWindow> windows = this.policy.windows();
+		for (int i = 0; i < windows.size(); i++) {
+			if (windows.get(i) == window) {
+				return this.names[i];
+			}
+		}
+		int index = windows.indexOf(window);
+		return (index >= 0) ? this.names[index] : QuotaHeaders.quoted(policyName(limitName, window));
+	}
+
+	/**
+	 * The name of the policy item of one window, e.g. {@code posts-10s}.
+	 * @param limitName the limit
+	 * @param window the window
+	 * @return the policy name
+	 */
+	static String policyName(String limitName, RateLimitWindow window) {
+		return limitName + "-" + period(window.period());
+	}
+
+	private static String period(Duration period) {
+		long millis = period.toMillis();
+		if (millis % 3_600_000 == 0) {
+			return (millis / 3_600_000) + "h";
+		}
+		if (millis % 60_000 == 0) {
+			return (millis / 60_000) + "m";
+		}
+		return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";
+	}
+
+}

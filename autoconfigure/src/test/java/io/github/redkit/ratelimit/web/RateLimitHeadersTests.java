@@ -1,0 +1,114 @@
+package io.github.redkit.ratelimit.web;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.github.redkit.core.web.QuotaHeaders;
+import io.github.redkit.ratelimit.RateLimitAlgorithm;
+import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitWindow;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code RateLimit-Policy} and {@code RateLimit} fields as strings: the items a
+ * limit's policy is formatted into once are the ones every request gets, a policy
+ * redefined under the same name gets its own, and partition keys are the first 9 bytes of
+ * the SHA-256 of the identifiers on every thread.
+ */
+class RateLimitHeadersTests {
+
+	private static final RateLimitWindow SECOND = RateLimitWindow.of(10, Duration.ofSeconds(1));
+
+	private static final RateLimitWindow MINUTE = RateLimitWindow.of(120, Duration.ofMinutes(1));
+
+	@Test
+	void thePolicyFieldListsEveryWindowWithThePartitionKey() {
+		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(SECOND, MINUTE);
+		String pk = QuotaHeaders.partitionKey(List.of("alice"));
+		assertThat(RateLimitHeaders.policy("api", policy, pk))
+			.isEqualTo("\"api-1s\";q=10;w=1;pk=" + pk + ", \"api-1m\";q=120;w=60;pk=" + pk);
+		// the same limit again, and without keys
+		assertThat(RateLimitHeaders.policy("api", policy, pk))
+			.isEqualTo("\"api-1s\";q=10;w=1;pk=" + pk + ", \"api-1m\";q=120;w=60;pk=" + pk);
+		assertThat(RateLimitHeaders.policy("api", policy)).isEqualTo("\"api-1s\";q=10;w=1, \"api-1m\";q=120;w=60");
+	}
+
+	@Test
+	void aPolicyRedefinedUnderTheSameNameIsFormattedAgain() {
+		RateLimitPolicy before = RateLimitPolicy.slidingWindow(SECOND);
+		assertThat(RateLimitHeaders.policy("redefined", before)).isEqualTo("\"redefined-1s\";q=10;w=1");
+		RateLimitPolicy after = RateLimitPolicy.slidingWindow(RateLimitWindow.of(5, Duration.ofMillis(1500)));
+		assertThat(RateLimitHeaders.policy("redefined", after)).isEqualTo("\"redefined-1500ms\";q=5;w=2");
+		// an equal policy, not the same instance, reads the same
+		assertThat(RateLimitHeaders.policy("redefined", RateLimitPolicy.slidingWindow(SECOND)))
+			.isEqualTo("\"redefined-1s\";q=10;w=1");
+	}
+
+	@Test
+	void theStateFieldNamesTheDecisionsWindowQuoted() {
+		RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.SLIDING_WINDOW, List.of(SECOND, MINUTE));
+		String pk = QuotaHeaders.partitionKey(List.of("a", "b"));
+		RateLimitDecision decision = new RateLimitDecision(true, 7, Duration.ZERO, Duration.ofMillis(1200), MINUTE,
+				policy);
+		assertThat(RateLimitHeaders.state("we\"ird\u00e9", decision, pk))
+			.isEqualTo("\"we\\\"ird_-1m\";r=7;t=2;pk=" + pk);
+		// a window the policy does not hold, and a decision that names no policy
+		RateLimitWindow other = RateLimitWindow.of(3, Duration.ofHours(2));
+		assertThat(RateLimitHeaders.state("api",
+				new RateLimitDecision(true, 1, Duration.ZERO, Duration.ZERO, other, policy)))
+			.isEqualTo("\"api-2h\";r=1");
+		assertThat(RateLimitHeaders.state("api", new RateLimitDecision(true, 0, Duration.ZERO, Duration.ZERO, SECOND)))
+			.isEqualTo("\"api-1s\";r=0");
+		assertThat(RateLimitHeaders.state("api", RateLimitDecision.failedOpen(policy))).isNull();
+	}
+
+	@Test
+	void thePartitionKeyIsTheDigestOfTheIdentifiersOnEveryThread() throws Exception {
+		ExecutorService threads = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<?>> checks = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				int thread = t;
+				checks.add(threads.submit(() -> {
+					for (int i = 0; i < 500; i++) {
+						List<String> keys = (i % 2 == 0) ? List.of("user-" + i + "-" + thread)
+								: List.of("tenant-" + thread, "user-\u00e9" + i);
+						assertThat(QuotaHeaders.partitionKey(keys)).isEqualTo(expectedPartitionKey(keys));
+					}
+				}));
+			}
+			for (Future<?> check : checks) {
+				check.get();
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertThat(QuotaHeaders.partitionKey(List.of())).isNull();
+	}
+
+	private static String expectedPartitionKey(List<String> keys) {
+		try {
+			MessageDigest digest = MessageDigest.getInstance("SHA-256");
+			for (String key : keys) {
+				digest.update((key + "\n").getBytes(StandardCharsets.UTF_8));
+			}
+			return ":" + Base64.getEncoder().encodeToString(Arrays.copyOf(digest.digest(), 9)) + ":";
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
