@@ -133,7 +133,7 @@ class RedkitEndpointWebTests {
 				cursor = next.find() ? next.group(1) : null;
 			}
 			while (cursor != null);
-			assertThat(ids).as(listing).containsKey("tenant/7/order").hasSize(2);
+			assertThat(ids).as(listing.toString()).containsKey("tenant/7/order").hasSize(2);
 			for (String id : ids.values()) {
 				assertThat(id).matches("[A-Za-z0-9_-]+");
 				HttpResponse<String> released = send(
