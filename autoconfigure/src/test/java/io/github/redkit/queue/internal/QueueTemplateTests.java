@@ -486,6 +486,28 @@ class QueueTemplateTests {
 	}
 
 	@Test
+	void aLateBatchAckOfTakesReleasedAndTakenAgainByAnotherInstanceLeavesTheNewTakesAlone() {
+		String queue = this.support.queue();
+		RedisQueueTemplate other = new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()),
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
+				RedkitObservations.NONE);
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		List<QueueMessage<Email>> first = this.template.receive(queue, Email.class, 2);
+		assertThat(first).hasSize(2);
+		first.forEach((message) -> assertThat(this.template.release(message)).isTrue());
+		List<QueueMessage<Email>> second = other.receive(queue, Email.class, 2);
+		// the same messages with the same delivery counts: only the consumer tells them
+		// apart, in the batch's one look-up as in a single ack's
+		assertThat(second).extracting(QueueMessage::deliveries)
+			.containsExactlyElementsOf(first.stream().map(QueueMessage::deliveries).toList());
+		assertThat(this.template.ackAndReceive(first, queue, Email.class, 2)).as("a late batch ack in a take")
+			.isEmpty();
+		assertThat(this.template.stats(queue).inFlight()).as("the second takes are still held").isEqualTo(2);
+		second.forEach((message) -> assertThat(other.ack(message)).isTrue());
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+	}
+
+	@Test
 	void statsReadEveryCountAtOneInstantWhileMessagesAreAcknowledged() {
 		String queue = this.support.queue();
 		int total = 200;

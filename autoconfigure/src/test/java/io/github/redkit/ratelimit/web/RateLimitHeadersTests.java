@@ -56,6 +56,17 @@ class RateLimitHeadersTests {
 	}
 
 	@Test
+	void twoPoliciesUnderOneShortNameAreEachFormattedOnce() {
+		// overloads of one method share a short name and keep their own inline limits:
+		// their requests alternate, and neither's items may be formatted per request
+		RateLimitPolicy one = RateLimitPolicy.slidingWindow(SECOND);
+		RateLimitPolicy other = RateLimitPolicy.slidingWindow(MINUTE);
+		String first = RateLimitHeaders.policy("Overloaded.get", one);
+		assertThat(RateLimitHeaders.policy("Overloaded.get", other)).isEqualTo("\"Overloaded.get-1m\";q=120;w=60");
+		assertThat(RateLimitHeaders.policy("Overloaded.get", one)).isSameAs(first);
+	}
+
+	@Test
 	void theStateFieldNamesTheDecisionsWindowQuoted() {
 		RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.SLIDING_WINDOW, List.of(SECOND, MINUTE));
 		String pk = QuotaHeaders.partitionKey(List.of("a", "b"));
