@@ -53,7 +53,7 @@ local function owned_ids(stream, group, takes, from, consumer)
     end
   end
   local limit = #takes - from + 1
-  local pending = redis.pcall('XPENDING', stream, group, low, high, limit)
+  local pending = redis.pcall('XPENDING', stream, group, low, high, string.format('%.0f', limit))
   if type(pending) ~= 'table' or pending.err then
     return ids
   end
@@ -88,7 +88,7 @@ local function remove_all(stream, group, ids, ackdel)
     local chunk = { unpack(ids, first, math.min(#ids, first + 499)) }
     local done
     if ackdel == '1' then
-      done = redis.pcall('XACKDEL', stream, group, 'IDS', #chunk, unpack(chunk))
+      done = redis.pcall('XACKDEL', stream, group, 'IDS', string.format('%.0f', #chunk), unpack(chunk))
       done = type(done) ~= 'table' or not done.err
     end
     if not done then
