@@ -13,16 +13,20 @@ import org.jspecify.annotations.Nullable;
 /**
  * The {@code RateLimit-Policy} items of one limit, formatted once: a limit's policy does
  * not change between requests, so every allowed request would otherwise format the same
- * strings again. Kept per limit name for the last policy seen under it (a limit redefined
- * at run time is formatted again), for at most {@value #MOST_LIMITS} names: beyond them a
- * policy is formatted for the call alone.
+ * strings again. Kept per limit name for the last {@value #POLICIES_PER_NAME} policies
+ * seen under it (overloads of one method share a short name and keep their own inline
+ * limits; a limit redefined at run time is formatted again), for at most
+ * {@value #MOST_LIMITS} names: beyond them a policy is formatted for the call alone.
  */
 final class RateLimitPolicyItems {
 
 	/** The most limit names whose items are kept. */
 	static final int MOST_LIMITS = 1024;
 
-	private static final ConcurrentMap<String, RateLimitPolicyItems> KEPT = new ConcurrentHashMap<>();
+	/** The most policies kept under one limit name, the latest first. */
+	static final int POLICIES_PER_NAME = 4;
+
+	private static final ConcurrentMap<String, RateLimitPolicyItems[]> KEPT = new ConcurrentHashMap<>();
 
 	private final RateLimitPolicy policy;
 
@@ -55,13 +59,23 @@ final class RateLimitPolicyItems {
 	 * @return the items, kept or formatted now
 	 */
 	static RateLimitPolicyItems of(String limitName, RateLimitPolicy policy) {
-		RateLimitPolicyItems kept = KEPT.get(limitName);
-		if (kept != null && (kept.policy == policy || kept.policy.equals(policy))) {
-			return kept;
+		RateLimitPolicyItems[] kept = KEPT.get(limitName);
+		if (kept != null) {
+			for (RateLimitPolicyItems items : kept) {
+				if (items.policy == policy || items.policy.equals(policy)) {
+					return items;
+				}
+			}
 		}
 		RateLimitPolicyItems items = new RateLimitPolicyItems(limitName, policy);
 		if (kept != null || KEPT.size() < MOST_LIMITS) {
-			KEPT.put(limitName, items);
+			int keep = (kept != null) ? Math.min(kept.length, POLICIES_PER_NAME - 1) : 0;
+			RateLimitPolicyItems[] latest = new RateLimitPolicyItems[keep + 1];
+			latest[0] = items;
+			if (keep > 0) {
+				System.arraycopy(kept, 0, latest, 1, keep);
+			}
+			KEPT.put(limitName, latest);
 		}
 		return items;
 	}
