@@ -871,9 +871,7 @@ class QueueScenario implements Scenario {
 				long until = Math.min(visible, settled.getOrDefault(held, Long.MAX_VALUE));
 				for (QueueLedger.Take again : takes) {
 					// by its count only when the calls overlapped: a release gives a
-					// delivery back, so a take answered before the holder's call began
-					// may
-					// count more
+					// delivery back, so an earlier take may count more than the holder's
 					boolean overlapped = again.invoked() <= held.completed() && again.completed() >= held.invoked();
 					boolean after = again.invoked() > held.completed()
 							|| (overlapped && again.deliveries() > held.deliveries() && !requeued.contains(payload)
