@@ -29,15 +29,19 @@ class BackgroundReadsTests {
 	@Test
 	void aReadThatDoesNotAnswerNeitherBlocksTheCallerNorRunsTwiceAndMakesTheValueUnknownOnceLate() {
 		CountDownLatch answer = new CountDownLatch(1);
+		// the first read answers once the test has looked: on an idle machine it could
+		// otherwise answer before the first look
+		CountDownLatch looked = new CountDownLatch(1);
 		AtomicInteger reads = new AtomicInteger();
 		BackgroundReads background = new BackgroundReads(Duration.ofMillis(50), this.executor);
 		BackgroundReads.Value<Integer> value = background.value(() -> {
-			if (reads.incrementAndGet() > 1) {
-				await().atMost(Duration.ofSeconds(30)).until(() -> answer.getCount() == 0);
-			}
-			return reads.get();
+			int read = reads.incrementAndGet();
+			CountDownLatch before = (read == 1) ? looked : answer;
+			await().atMost(Duration.ofSeconds(30)).until(() -> before.getCount() == 0);
+			return read;
 		});
 		assertThat(value.get()).as("before the first read").isNull();
+		looked.countDown();
 		await().atMost(Duration.ofSeconds(5)).until(() -> Integer.valueOf(1).equals(value.get()));
 		// the second read hangs: the last value while it is young, unknown once late
 		await().atMost(Duration.ofSeconds(5)).until(() -> reads.get() == 2);
