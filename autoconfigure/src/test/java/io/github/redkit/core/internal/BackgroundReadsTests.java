@@ -2,8 +2,8 @@ package io.github.redkit.core.internal;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -58,7 +58,12 @@ class BackgroundReadsTests {
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 		assertThat(reads.get()).as("one read at a time").isEqualTo(2);
 		answer.countDown();
-		await().atMost(Duration.ofSeconds(5)).until(() -> Integer.valueOf(2).equals(value.get()));
+		// the second read's value, or a later one's: a read asked for after it answers
+		// at once
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			Integer read = value.get();
+			return read != null && read >= 2;
+		});
 		assertThat(value.age()).isNotNull();
 	}
 
