@@ -1,8 +1,11 @@
 package io.github.redkit.faults;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
@@ -335,6 +338,46 @@ class NemesisTests {
 				QUEUE_CUTS_AFTER_WRITE);
 		assertThat(result.violations()).as("violations of the good build").isEmpty();
 		assertCutEach(result, aimed);
+	}
+
+	/**
+	 * A script aimed at and not cut yet is aimed at again by every later cut, whatever
+	 * link it is armed on, until it is cut: a script the workload calls rarely is cut in
+	 * a short run too (strict turns re-armed its link with another script first).
+	 */
+	@Test
+	void anAimedScriptNotCutYetIsAimedAtAgainUntilItIsCut() {
+		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+			int first = rig.link(0);
+			int second = rig.link(0);
+			String a = (String) call(first, SHORT, "SCRIPT", "LOAD", "return 'a'");
+			String b = (String) call(first, SHORT, "SCRIPT", "LOAD", "return 'b'");
+			Map<String, byte[]> markers = new LinkedHashMap<>();
+			markers.put("a", a.getBytes(StandardCharsets.US_ASCII));
+			markers.put("b", b.getBytes(StandardCharsets.US_ASCII));
+			rig.aimCutsAfterWrite(markers);
+			rig.cutAfterNextWrite(0);
+			rig.cutAfterNextWrite(1);
+			callEach(second, a, b);
+			rig.cutAfterNextWrite(1);
+			rig.cutAfterNextWrite(1);
+			callEach(second, a, b);
+			assertThat(rig.aimedCuts()).as("cuts after a write, by script")
+				.containsOnlyKeys("a", "b")
+				.allSatisfy((script, cuts) -> assertThat(cuts).as("cuts after a call of %s", script).isPositive());
+		}
+	}
+
+	/** Calls each script once on a fresh connection; a call cut after its write fails. */
+	private static void callEach(int link, String... shas) {
+		for (String sha : shas) {
+			try {
+				call(link, SHORT, "EVALSHA", sha, "0");
+			}
+			catch (RuntimeException ex) {
+				// cut after the write: the server ran it, its answer never came
+			}
+		}
 	}
 
 	/**

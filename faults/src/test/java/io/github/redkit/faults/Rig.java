@@ -27,7 +27,8 @@ final class Rig implements AutoCloseable {
 
 	private volatile byte[][] aims = new byte[0][];
 
-	// the cuts armed since the aim was set: the script each cut waits for, in turn
+	// the cuts armed since the aim was set: where the turn among equally cut scripts
+	// starts
 	private final AtomicInteger armed = new AtomicInteger();
 
 	Rig(List<RedisNode> nodes) {
@@ -73,9 +74,11 @@ final class Rig implements AutoCloseable {
 
 	/**
 	 * Makes every later cut after a write wait for a call of one script (a request with
-	 * its SHA-1, see {@link TcpProxy#cutAfterNextWrite(byte[]...)}), each cut the next
-	 * script in turn, so that every script is aimed at whatever its share of the
-	 * requests: a scenario's way to make the cuts hit the commands it is about.
+	 * its SHA-1, see {@link TcpProxy#cutAfterNextWrite(byte[]...)}): each cut the script
+	 * cut the fewest times so far, in turn among equals, so that every script is cut
+	 * whatever its share of the requests (a rarely called one stays aimed at, on every
+	 * link armed, until it is cut): a scenario's way to make the cuts hit the commands it
+	 * is about.
 	 * @param markers each script's SHA-1, by its name
 	 */
 	void aimCutsAfterWrite(Map<String, byte[]> markers) {
@@ -84,18 +87,33 @@ final class Rig implements AutoCloseable {
 	}
 
 	/**
-	 * Arms a cut after the next write on a link, or after the next call of the script
-	 * whose turn it is.
+	 * Arms a cut after the next write on a link, or after the next call of the aimed
+	 * script cut the fewest times so far.
 	 * @param index the link
 	 */
 	void cutAfterNextWrite(int index) {
 		byte[][] aims = this.aims;
 		if (aims.length > 0) {
-			linkAt(index).cutAfterNextWrite(aims[this.armed.getAndIncrement() % aims.length]);
+			linkAt(index).cutAfterNextWrite(leastCut(aims));
 		}
 		else {
 			linkAt(index).cutAfterNextWrite();
 		}
+	}
+
+	private byte[] leastCut(byte[][] aims) {
+		int turn = this.armed.getAndIncrement();
+		byte[] least = null;
+		int fewest = Integer.MAX_VALUE;
+		for (int i = 0; i < aims.length; i++) {
+			byte[] aim = aims[(turn + i) % aims.length];
+			int cuts = this.links.stream().mapToInt((link) -> link.cutsAfterWrite(aim)).sum();
+			if (cuts < fewest) {
+				least = aim;
+				fewest = cuts;
+			}
+		}
+		return least;
 	}
 
 	/**
