@@ -1,7 +1,9 @@
 package io.github.redkit.resilience4j;
 
+import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -14,9 +16,20 @@ import org.jspecify.annotations.Nullable;
  * it, never failed with an exception of Redkit's that nothing of Resilience4j's matches.
  * Redis that cannot be asked under the failure mode {@code deny} is the limiter's own
  * answer (it logged the failure): noted at debug. Any other failure (the limiter stopped
- * with the application, a defect) is logged at WARN, naming it.
+ * with the application, a defect) is logged at WARN, naming it: once a while, with how
+ * many calls were refused since the last warning, so that a defect refusing every call
+ * does not flood the log (each is at debug; Resilience4j's events and meters count them
+ * all).
  */
 final class UndecidedCalls {
+
+	private static final long WARN_INTERVAL_NANOS = Duration.ofSeconds(10).toNanos();
+
+	// when the next WARN may be written (System.nanoTime()), and the refusals not warned
+	// of yet
+	private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
+
+	private final AtomicLong unwarned = new AtomicLong();
 
 	private final Log logger;
 
@@ -72,9 +85,16 @@ final class UndecidedCalls {
 			this.logger.debug(this.instance + ": Redis unavailable, refused", cause);
 			return;
 		}
-		this.logger
-			.warn(this.instance + ": limit '" + this.limitName + "' could not decide, the call is refused: " + cause);
 		this.logger.debug(this.instance + ": the limiter's failure", cause);
+		long refusals = this.unwarned.incrementAndGet();
+		long now = System.nanoTime();
+		long next = this.nextWarning.get();
+		if (now - next >= 0 && this.nextWarning.compareAndSet(next, now + WARN_INTERVAL_NANOS)) {
+			this.unwarned.addAndGet(-refusals);
+			String count = (refusals > 1) ? refusals + " calls refused since the last warning" : "the call is refused";
+			this.logger
+				.warn(this.instance + ": limit '" + this.limitName + "' could not decide, " + count + ": " + cause);
+		}
 	}
 
 }

@@ -193,6 +193,24 @@ class RedkitRateLimiterFailureTests {
 	}
 
 	@Test
+	void aFloodOfUnexpectedFailuresIsWarnedOnceAWhileNotOncePerCall(CapturedOutput output) {
+		this.runner.withPropertyValues(redis.springProperties())
+			.withBean(RateLimitDecider.class, () -> new FaultyDecider("paced", false))
+			.run((context) -> {
+				io.github.redkit.ratelimit.RateLimiter redkit = warm(context);
+				RateLimiter limiter = new RedkitRateLimiter("flooded", RateLimiterConfig.ofDefaults(), Map.of(), redkit,
+						"paced", "flooded", (l, p, k) -> 0);
+				for (int i = 0; i < 50; i++) {
+					assertThatExceptionOfType(RequestNotPermitted.class)
+						.isThrownBy(() -> RateLimiter.decorateSupplier(limiter, () -> "called").get());
+				}
+				assertThat(output.toString().lines().filter((line) -> line.contains("Rate limiter 'flooded'")))
+					.as("WARN lines of 50 refused calls")
+					.hasSize(1);
+			});
+	}
+
+	@Test
 	void anUnexpectedFailureWhileACallerWaitsForAPermitRefusesIt(CapturedOutput output) {
 		this.runner.withPropertyValues(redis.springProperties())
 			.withBean(RateLimitDecider.class, () -> new FaultyDecider("slow", true))
