@@ -114,13 +114,15 @@ class BatchRecorder implements BeanPostProcessor, EnvironmentAware, Ordered {
 	record Sent(String command, String budget, String id, long amount, long invoked, long completed, List<?> reply) {
 
 		/**
-		 * Whether the instance got no answer: none came before it gave up (its timeout
-		 * completes the very future the runner returned, so the recorder sees it fail),
-		 * or one came later than {@code redkit.budget.timeout} and a margin.
+		 * Whether the instance got no answer: none came before it gave up. Its timeout
+		 * completes the very future the runner returned, so an answer recorded here is
+		 * the one the instance got, however late after the call was sent (on a busy
+		 * machine a timeout is armed and fires late: seed 2 once had an answer 321 ms
+		 * after sending under a 200 ms timeout, and the instance handed it out); one it
+		 * gave up on is recorded unanswered.
 		 */
 		boolean lost() {
-			return this.reply == null
-					|| this.completed - this.invoked > (BudgetScenario.TIMEOUT_MILLIS + 20) * 1_000_000;
+			return this.reply == null;
 		}
 
 		/** Whether Redis answered that it applied it now (not a replay). */

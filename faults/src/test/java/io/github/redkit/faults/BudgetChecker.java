@@ -260,7 +260,8 @@ final class BudgetChecker {
 	 * answer was lost), applied at most once within one memory of Redis; a batch whose
 	 * answer was lost is given back whole, and every batch given back ends with a
 	 * give-back Redis answered (one it did not answer is sent again). Lost means lost to
-	 * the instance: no answer, or one after it gave up.
+	 * the instance: no answer came to it ({@link BatchRecorder.Sent#lost()}, read from
+	 * what was sent, so a recorded run is judged by it too).
 	 */
 	private final class BatchRules {
 
@@ -293,12 +294,12 @@ final class BudgetChecker {
 					violation("a batch id reused: %d batches taken as %s:%n    %s", takes.size(), id, lines(takes));
 				}
 				List<Op> backs = this.givenBack.getOrDefault(id, List.of());
-				boolean lost = takes.stream().anyMatch(Op::unknown);
-				if (lost && backs.stream().noneMatch((op) -> !op.unknown() && op.amount() == BudgetScenario.BATCH)) {
+				boolean lost = takes.stream().anyMatch(BatchRules::lost);
+				if (lost && backs.stream().noneMatch((op) -> !lost(op) && op.amount() == BudgetScenario.BATCH)) {
 					violation("a batch whose answer was lost was not given back whole: %s%n    %s", id,
 							lines(concat(takes, backs)));
 				}
-				if (!backs.isEmpty() && backs.get(backs.size() - 1).unknown()) {
+				if (!backs.isEmpty() && lost(backs.get(backs.size() - 1))) {
 					violation("a give-back Redis did not answer was not sent again: %s%n    %s", id,
 							lines(concat(takes, backs)));
 				}
@@ -323,6 +324,10 @@ final class BudgetChecker {
 					}
 				}
 			});
+		}
+
+		private static boolean lost(Op op) {
+			return ((BatchRecorder.Sent) op.value()).lost();
 		}
 
 		private static boolean appliedNow(Op op) {
