@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitFields;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import org.junit.jupiter.api.Test;
@@ -82,6 +83,42 @@ class RateLimitHeadersTests {
 		assertThat(RateLimitHeaders.state("api", new RateLimitDecision(true, 0, Duration.ZERO, Duration.ZERO, SECOND)))
 			.isEqualTo("\"api-1s\";r=0");
 		assertThat(RateLimitHeaders.state("api", RateLimitDecision.failedOpen(policy))).isNull();
+	}
+
+	@Test
+	void integersAboveFifteenDigitsPrintAsTheLargestAStructuredFieldHolds() {
+		// RFC 9651 integers have at most 15 digits: a parser refuses a 16th
+		long huge = 10_000_000_000_000_000L;
+		RateLimitWindow window = RateLimitWindow.of(huge, Duration.ofSeconds(huge / 10));
+		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(window);
+		long largest = 999_999_999_999_999L;
+		assertThat(RateLimitFields.policies(RateLimitHeaders.policy("huge", policy)))
+			.containsExactly(new RateLimitFields.Policy("huge-" + huge / 10 + "s", largest, null, largest, null));
+		RateLimitDecision decision = new RateLimitDecision(true, huge - 1, Duration.ZERO, Duration.ofSeconds(huge / 10),
+				window, policy);
+		assertThat(RateLimitFields.serviceLimits(RateLimitHeaders.state("huge", decision)))
+			.containsExactly(new RateLimitFields.ServiceLimit("huge-" + huge / 10 + "s", largest, largest, null));
+	}
+
+	@Test
+	void periodsThatPrintTheSameGetNamesOfTheirOwn() {
+		RateLimitWindow whole = RateLimitWindow.of(10, Duration.ofMillis(1500));
+		RateLimitWindow fraction = RateLimitWindow.of(20, Duration.ofNanos(1_500_400_000));
+		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(whole, fraction);
+		List<String> names = RateLimitFields.policies(RateLimitHeaders.policy("same", policy))
+			.stream()
+			.map(RateLimitFields.Policy::name)
+			.toList();
+		assertThat(names).containsExactly("same-1500ms", "same-1500ms-2");
+		for (int i = 0; i < 2; i++) {
+			RateLimitWindow window = policy.windows().get(i);
+			RateLimitDecision refused = new RateLimitDecision(false, 0, Duration.ofSeconds(1), Duration.ofSeconds(1),
+					window, policy, List.of(window));
+			assertThat(RateLimitFields.serviceLimits(RateLimitHeaders.state("same", refused)))
+				.extracting(RateLimitFields.ServiceLimit::name)
+				.containsExactly(names.get(i));
+			assertThat(RateLimitHeaders.violatedPolicies("same", refused)).containsExactly(names.get(i));
+		}
 	}
 
 	@Test
