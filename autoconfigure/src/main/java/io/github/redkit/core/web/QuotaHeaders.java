@@ -58,7 +58,7 @@ public final class QuotaHeaders {
 		if (keys.isEmpty()) {
 			return null;
 		}
-		return PartitionKeyDigest.current().partitionKey(keys);
+		return PartitionKeyDigest.partitionKey(keys);
 	}
 
 	/**
