@@ -83,6 +83,12 @@ class RedisScriptRunnerPoolTests {
 			.isThrownBy(() -> RedisScriptRunner.await(timedOut, Duration.ofSeconds(5), "slow"));
 		assertThatException().as("the only connection is still busy with the timed-out script")
 			.isThrownBy(this::borrowAndPing);
+		// back in the pool once Redis answered
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (!pings() && System.nanoTime() < deadline) {
+			Thread.onSpinWait();
+		}
+		assertThat(borrowAndPing()).isEqualTo("PONG");
 		CompletableFuture<Long> cancelled = runner.executeAsync(SLOW, List.of("slow"), "800");
 		assertThatExceptionOfType(QueryTimeoutException.class)
 			.isThrownBy(() -> RedisScriptRunner.await(cancelled, Duration.ofMillis(100), "slow"));
@@ -243,6 +249,15 @@ class RedisScriptRunnerPoolTests {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	private boolean pings() {
+		try {
+			return "PONG".equals(borrowAndPing());
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
 	}
 
 	private String borrowAndPing() {
