@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
 
 import io.github.redkit.core.internal.LuaScript;
@@ -31,6 +32,7 @@ import org.springframework.data.redis.connection.lettuce.LettucePoolingClientCon
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * With pooled, dedicated connections ({@code spring.data.redis.lettuce.pool.enabled=true}
@@ -70,6 +72,79 @@ class RedisScriptRunnerPoolTests {
 		assertThatException().as("the only connection is still busy with the script").isThrownBy(this::borrowAndPing);
 		assertThat(RedisScriptRunner.await(inFlight, Duration.ofSeconds(5), "slow")).isEqualTo(1);
 		assertThat(borrowAndPing()).isEqualTo("PONG");
+	}
+
+	@Test
+	void aScriptItsCallerGaveUpOnKeepsItsConnectionUntilRedisAnswered() {
+		RedisScriptRunner runner = new RedisScriptRunner(this.factory);
+		RedisScriptRunner.await(runner.executeAsync(SLOW, List.of("slow"), "0"), Duration.ofSeconds(5), "warm-up");
+		CompletableFuture<Long> timedOut = runner.executeAsync(SLOW, Duration.ofMillis(100), List.of("slow"), "800");
+		assertThatExceptionOfType(QueryTimeoutException.class)
+			.isThrownBy(() -> RedisScriptRunner.await(timedOut, Duration.ofSeconds(5), "slow"));
+		assertThatException().as("the only connection is still busy with the timed-out script")
+			.isThrownBy(this::borrowAndPing);
+		// back in the pool once Redis answered
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (!pings() && System.nanoTime() < deadline) {
+			Thread.onSpinWait();
+		}
+		assertThat(borrowAndPing()).isEqualTo("PONG");
+		CompletableFuture<Long> cancelled = runner.executeAsync(SLOW, List.of("slow"), "800");
+		assertThatExceptionOfType(QueryTimeoutException.class)
+			.isThrownBy(() -> RedisScriptRunner.await(cancelled, Duration.ofMillis(100), "slow"));
+		assertThat(cancelled).isCancelled();
+		assertThatException().as("the only connection is still busy with the cancelled script")
+			.isThrownBy(this::borrowAndPing);
+	}
+
+	@Test
+	void aScriptReloadedAfterItsCallerGaveUpNeverJoinsTheNextBorrowersTransaction(@PrivateRedis RedisServer redis)
+			throws Exception {
+		// a borrow waits for the pool as long as the test needs
+		LettuceConnectionFactory pool = pooledFactory(redis, 1, Duration.ofSeconds(20));
+		List<String> keys = List.of("redkit-test:{reload}");
+		try {
+			RedisScriptRunner runner = new RedisScriptRunner(pool);
+			RedisScriptRunner.await(runner.executeAsync(TIME_AND_KEYS, keys, "warm-up"), Duration.ofSeconds(5),
+					"warm-up");
+			// EVALSHA answers NOSCRIPT, and the runner sends EVAL on the same connection
+			redis.callOnEveryNode("SCRIPT", "FLUSH");
+			redis.pause();
+			CompletableFuture<Long> timedOut = runner.executeAsync(TIME_AND_KEYS, Duration.ofMillis(100), keys, "late");
+			assertThatExceptionOfType(QueryTimeoutException.class)
+				.isThrownBy(() -> RedisScriptRunner.await(timedOut, Duration.ofSeconds(5), "late"));
+			CompletableFuture<List<Object>> transaction = new CompletableFuture<>();
+			Thread borrower = new Thread(() -> {
+				try (RedisConnection connection = pool.getConnection()) {
+					connection.multi();
+					connection.stringCommands().set("redkit-test:own".getBytes(), "mine".getBytes());
+					connection.stringCommands().get("redkit-test:own".getBytes());
+					transaction.complete(connection.exec());
+				}
+				catch (Throwable ex) {
+					transaction.completeExceptionally(ex);
+				}
+			});
+			borrower.start();
+			// the borrower waits for the pool, or for the answer to its MULTI
+			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+			while (!waitsInMulti(borrower) && System.nanoTime() < deadline) {
+				Thread.onSpinWait();
+			}
+			redis.resume();
+			assertThat(transaction.get(15, TimeUnit.SECONDS)).as("the transaction's own replies")
+				.containsExactly(true, "mine".getBytes());
+		}
+		finally {
+			redis.resume();
+			pool.destroy();
+		}
+	}
+
+	private static boolean waitsInMulti(Thread thread) {
+		Thread.State state = thread.getState();
+		return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+				&& Arrays.stream(thread.getStackTrace()).anyMatch((frame) -> frame.getMethodName().equals("multi"));
 	}
 
 	@Test
@@ -174,6 +249,15 @@ class RedisScriptRunnerPoolTests {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	private boolean pings() {
+		try {
+			return "PONG".equals(borrowAndPing());
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
 	}
 
 	private String borrowAndPing() {

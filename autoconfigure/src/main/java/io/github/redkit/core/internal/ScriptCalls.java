@@ -73,14 +73,20 @@ final class ScriptCalls {
 						logger.info("Redis refused " + form.command().command() + " in place of " + script.name() + " ("
 								+ ScriptFailures.unwrap(ex).getMessage() + "): its scripts from now on");
 					}
-					execute(commands, script, keys, args).whenComplete((value, failure) -> {
-						if (failure != null) {
-							result.completeExceptionally(failure);
-						}
-						else {
-							result.complete(value);
-						}
-					});
+					try {
+						execute(commands, script, keys, args).whenComplete((value, failure) -> {
+							if (failure != null) {
+								result.completeExceptionally(failure);
+							}
+							else {
+								result.complete(value);
+							}
+						});
+					}
+					catch (Throwable failure) {
+						// the script refused at once: the caller's future still completes
+						result.completeExceptionally(ScriptFailures.translate(script, failure));
+					}
 				}
 				else {
 					result.completeExceptionally(ScriptFailures.translate(script, ex));
@@ -146,8 +152,10 @@ final class ScriptCalls {
 					send(commands, script, CommandType.EVAL, keys, args,
 							(again, failure) -> complete(result, script, returnsBytes, again, failure));
 				}
-				catch (RuntimeException failure) {
-					// refused at once: the caller's future still completes
+				catch (Throwable failure) {
+					// refused at once, even by an Error: the caller's future still
+					// completes (thrown out of this callback, the failure would be lost
+					// in a stage nobody reads)
 					complete(result, script, returnsBytes, null, failure);
 				}
 			}

@@ -209,11 +209,13 @@ final class ScriptConnection {
 			return answer;
 		}
 		// a dedicated (pooled) connection must not go back to the pool, and to another
-		// borrower's transaction or blocking pop, with the script in flight; it goes back
-		// off Lettuce's I/O thread, which a pool closing a connection could block. The
-		// caller's answer does not wait for it
+		// borrower's transaction or blocking pop, with the script in flight (an EVAL sent
+		// after a late NOSCRIPT would join them): it goes back once the command itself
+		// completed, not when its caller gave up, whose timeout or cancel completes only
+		// the caller's copy. It goes back off Lettuce's I/O thread, which a pool closing
+		// a connection could block, and the caller's answer does not wait for it
 		answer.whenCompleteAsync((result, failure) -> connection.close(), BlockingHandOff.blockingSteps());
-		return answer;
+		return answer.copy();
 	}
 
 	/**

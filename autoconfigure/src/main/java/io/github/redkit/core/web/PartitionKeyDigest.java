@@ -5,11 +5,17 @@ import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Computes {@linkplain QuotaHeaders#partitionKey(List) partition keys} with a SHA-256
- * digest kept per thread: looking a digest up by name costs more allocation than the rest
- * of a request's rate-limit fields together.
+ * Computes {@linkplain QuotaHeaders#partitionKey(List) partition keys} with SHA-256
+ * digests shared by every thread: looking a digest up by name costs more allocation than
+ * the rest of a request's rate-limit fields together. A few digests wait in slots, taken
+ * for one key and put back; a call that finds its slot taken clones a prototype (a copy
+ * of its state, no look-up). Nothing is kept per thread: a virtual thread, or a
+ * container's request thread made for a burst, would make a digest of its own per call,
+ * and a digest kept by an external container's threads would keep the application's class
+ * loader after a redeploy.
  */
 final class PartitionKeyDigest {
 
@@ -18,24 +24,20 @@ final class PartitionKeyDigest {
 	private static final byte[] BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 		.getBytes(StandardCharsets.US_ASCII);
 
-	private static final ThreadLocal<PartitionKeyDigest> CURRENT = ThreadLocal.withInitial(PartitionKeyDigest::new);
+	// a power of two: the calling thread's id picks a slot
+	private static final int SLOTS = Integer.highestOneBit(Math.max(Runtime.getRuntime().availableProcessors(), 2)) * 4;
+
+	private static final AtomicReferenceArray<PartitionKeyDigest> READY = new AtomicReferenceArray<>(SLOTS);
+
+	private static final MessageDigest PROTOTYPE = sha256();
 
 	private final MessageDigest digest;
 
 	private final byte[] hash;
 
-	private PartitionKeyDigest() {
-		try {
-			this.digest = MessageDigest.getInstance("SHA-256");
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("Every Java platform has SHA-256", ex);
-		}
-		this.hash = new byte[this.digest.getDigestLength()];
-	}
-
-	static PartitionKeyDigest current() {
-		return CURRENT.get();
+	private PartitionKeyDigest(MessageDigest digest) {
+		this.digest = digest;
+		this.hash = new byte[digest.getDigestLength()];
 	}
 
 	/**
@@ -43,8 +45,19 @@ final class PartitionKeyDigest {
 	 * a structured-field byte sequence: 12 base64 characters (9 bytes need no padding)
 	 * between colons.
 	 */
-	String partitionKey(List<String> keys) {
-		// a digest left half-fed by a failure on this thread starts clean
+	static String partitionKey(List<String> keys) {
+		int slot = (int) Thread.currentThread().getId() & (SLOTS - 1);
+		PartitionKeyDigest digest = READY.getAndSet(slot, null);
+		if (digest == null) {
+			digest = new PartitionKeyDigest(copy());
+		}
+		String partitionKey = digest.compute(keys);
+		// a digest left half-fed by a failure is not put back
+		READY.setRelease(slot, digest);
+		return partitionKey;
+	}
+
+	private String compute(List<String> keys) {
 		this.digest.reset();
 		for (String key : keys) {
 			this.digest.update(key.getBytes(StandardCharsets.UTF_8));
@@ -67,6 +80,25 @@ final class PartitionKeyDigest {
 		}
 		field[field.length - 1] = ':';
 		return new String(field, StandardCharsets.US_ASCII);
+	}
+
+	private static MessageDigest copy() {
+		try {
+			return (MessageDigest) PROTOTYPE.clone();
+		}
+		catch (CloneNotSupportedException ex) {
+			// a provider whose digests cannot be cloned: looked up by name
+			return sha256();
+		}
+	}
+
+	private static MessageDigest sha256() {
+		try {
+			return MessageDigest.getInstance("SHA-256");
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform has SHA-256", ex);
+		}
 	}
 
 }

@@ -26,7 +26,24 @@ public final class QuotaHeaders {
 	/** The problem detail member that lists the names of the exhausted policies. */
 	public static final String VIOLATED_POLICIES = "violated-policies";
 
+	/**
+	 * The largest integer a structured field holds: RFC 9651 integers have at most 15
+	 * digits.
+	 */
+	public static final long MAX_INTEGER = 999_999_999_999_999L;
+
 	private QuotaHeaders() {
+	}
+
+	/**
+	 * A count or a number of seconds as a structured-field integer: a value beyond 15
+	 * digits, which a parser refuses, reads as the largest one (for a client, as good as
+	 * unlimited).
+	 * @param value the value
+	 * @return the value, at most {@link #MAX_INTEGER}
+	 */
+	public static long integer(long value) {
+		return Math.min(value, MAX_INTEGER);
 	}
 
 	/**
@@ -41,7 +58,7 @@ public final class QuotaHeaders {
 		if (keys.isEmpty()) {
 			return null;
 		}
-		return PartitionKeyDigest.current().partitionKey(keys);
+		return PartitionKeyDigest.partitionKey(keys);
 	}
 
 	/**

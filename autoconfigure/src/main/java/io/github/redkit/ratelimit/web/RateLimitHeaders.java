@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Formats the {@code RateLimit-Policy} and {@code RateLimit} fields of the IETF draft
  * "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers-11) as RFC
- * 9651 lists: one policy item per window, named {@code "<limit>-<period>"}, with its
- * quota {@code q}, window {@code w} in seconds and, when the limit has keys, the
- * partition key {@code pk}; and the service limit of the most restrictive window, with
- * the quota units {@code r} it has left and {@code t}, the seconds until it gives back at
- * least one (left out when it holds none). <pre>
+ * 9651 lists: one policy item per window, named {@code "<limit>-<period>"} (numbered,
+ * {@code "<limit>-<period>-2"}, when two periods print the same), with its quota
+ * {@code q}, window {@code w} in seconds and, when the limit has keys, the partition key
+ * {@code pk}; and the service limit of the most restrictive window, with the quota units
+ * {@code r} it has left and {@code t}, the seconds until it gives back at least one (left
+ * out when it holds none). <pre>
  * RateLimit-Policy: "api-1s";q=10;w=1;pk=:3q2+7wAAAAAA:, "api-1m";q=120;w=60;pk=:3q2+7wAAAAAA:
  * RateLimit: "api-1s";r=0;t=1;pk=:3q2+7wAAAAAA:
  * </pre> The partition key is the first 9 bytes of the SHA-256 of the call's identifiers,
@@ -91,9 +92,9 @@ public final class RateLimitHeaders {
 				: item(limitName, window);
 		StringBuilder state = new StringBuilder(name.length() + 64).append(name)
 			.append(";r=")
-			.append(decision.remaining());
+			.append(QuotaHeaders.integer(decision.remaining()));
 		if (!decision.resetAfter().isZero()) {
-			state.append(";t=").append(QuotaHeaders.seconds(decision.resetAfter()));
+			state.append(";t=").append(QuotaHeaders.integer(QuotaHeaders.seconds(decision.resetAfter())));
 		}
 		if (partitionKey != null) {
 			state.append(";pk=").append(partitionKey);
@@ -144,7 +145,12 @@ public final class RateLimitHeaders {
 	 * @return the policy names
 	 */
 	public static List<String> violatedPolicies(String limitName, RateLimitDecision decision) {
-		return decision.exceeded().stream().map((window) -> policyName(limitName, window)).toList();
+		RateLimitPolicy policy = decision.policy();
+		if (policy == null) {
+			return decision.exceeded().stream().map((window) -> policyName(limitName, window)).toList();
+		}
+		RateLimitPolicyItems items = RateLimitPolicyItems.of(limitName, policy);
+		return decision.exceeded().stream().map((window) -> items.name(limitName, window)).toList();
 	}
 
 	private static String item(String limitName, RateLimitWindow window) {
@@ -152,7 +158,8 @@ public final class RateLimitHeaders {
 	}
 
 	/**
-	 * The name of the policy item of one window, e.g. {@code posts-10s}.
+	 * The name of the policy item of one window, e.g. {@code posts-10s}, before the
+	 * number a policy adds when two of its periods print the same.
 	 * @param limitName the limit
 	 * @param window the window
 	 * @return the policy name

@@ -30,8 +30,10 @@ final class RateLimitPolicyItems {
 
 	private final RateLimitPolicy policy;
 
-	// each window's quoted policy name, e.g. "api-1s"
+	// each window's policy name, e.g. api-1s, and quoted, e.g. "api-1s"
 	private final String[] names;
+
+	private final String[] quotedNames;
 
 	// each window's item without a partition key, e.g. "api-1s";q=10;w=1
 	private final String[] items;
@@ -43,13 +45,36 @@ final class RateLimitPolicyItems {
 		List<RateLimitWindow> windows = policy.windows();
 		this.policy = policy;
 		this.names = new String[windows.size()];
+		this.quotedNames = new String[windows.size()];
 		this.items = new String[windows.size()];
 		for (int i = 0; i < windows.size(); i++) {
 			RateLimitWindow window = windows.get(i);
-			this.names[i] = QuotaHeaders.quoted(policyName(limitName, window));
-			this.items[i] = this.names[i] + ";q=" + window.limit() + ";w=" + QuotaHeaders.seconds(window.period());
+			this.names[i] = uniqueName(policyName(limitName, window), i);
+			this.quotedNames[i] = QuotaHeaders.quoted(this.names[i]);
+			this.items[i] = this.quotedNames[i] + ";q=" + QuotaHeaders.integer(window.limit()) + ";w="
+					+ QuotaHeaders.integer(QuotaHeaders.seconds(window.period()));
 		}
 		this.field = String.join(", ", this.items);
+	}
+
+	// two windows whose periods print the same (1500 ms and 1500.4 ms, or one period
+	// twice) would share an item name, which a client reads as one policy: the later
+	// ones are numbered, e.g. api-1500ms-2
+	private String uniqueName(String name, int window) {
+		String unique = name;
+		for (int copy = 2; contains(unique, window); copy++) {
+			unique = name + "-" + copy;
+		}
+		return unique;
+	}
+
+	private boolean contains(String name, int before) {
+		for (int i = 0; i < before; i++) {
+			if (this.names[i].equals(name)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -106,14 +131,30 @@ final class RateLimitPolicyItems {
 	 * @return the quoted name
 	 */
 	String quotedName(String limitName, RateLimitWindow window) {
+		int index = indexOf(window);
+		return (index >= 0) ? this.quotedNames[index] : QuotaHeaders.quoted(policyName(limitName, window));
+	}
+
+	/**
+	 * The policy name of one of the policy's windows, as {@code violated-policies} lists
+	 * it.
+	 * @param limitName the limit
+	 * @param window the window
+	 * @return the name, unique within the policy
+	 */
+	String name(String limitName, RateLimitWindow window) {
+		int index = indexOf(window);
+		return (index >= 0) ? this.names[index] : policyName(limitName, window);
+	}
+
+	private int indexOf(RateLimitWindow window) {
 		List<RateLimitWindow> windows = this.policy.windows();
 		for (int i = 0; i < windows.size(); i++) {
 			if (windows.get(i) == window) {
-				return this.names[i];
+				return i;
 			}
 		}
-		int index = windows.indexOf(window);
-		return (index >= 0) ? this.names[index] : QuotaHeaders.quoted(policyName(limitName, window));
+		return windows.indexOf(window);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.github.redkit.ratelimit.web;
 
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -11,11 +12,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import com.sun.management.ThreadMXBean;
 import io.github.redkit.core.web.QuotaHeaders;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitDecision;
+import io.github.redkit.ratelimit.RateLimitFields;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitWindow;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -85,6 +89,42 @@ class RateLimitHeadersTests {
 	}
 
 	@Test
+	void integersAboveFifteenDigitsPrintAsTheLargestAStructuredFieldHolds() {
+		// RFC 9651 integers have at most 15 digits: a parser refuses a 16th
+		long huge = 10_000_000_000_000_000L;
+		RateLimitWindow window = RateLimitWindow.of(huge, Duration.ofSeconds(huge / 10));
+		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(window);
+		long largest = 999_999_999_999_999L;
+		assertThat(RateLimitFields.policies(RateLimitHeaders.policy("huge", policy)))
+			.containsExactly(new RateLimitFields.Policy("huge-" + huge / 10 + "s", largest, null, largest, null));
+		RateLimitDecision decision = new RateLimitDecision(true, huge - 1, Duration.ZERO, Duration.ofSeconds(huge / 10),
+				window, policy);
+		assertThat(RateLimitFields.serviceLimits(RateLimitHeaders.state("huge", decision)))
+			.containsExactly(new RateLimitFields.ServiceLimit("huge-" + huge / 10 + "s", largest, largest, null));
+	}
+
+	@Test
+	void periodsThatPrintTheSameGetNamesOfTheirOwn() {
+		RateLimitWindow whole = RateLimitWindow.of(10, Duration.ofMillis(1500));
+		RateLimitWindow fraction = RateLimitWindow.of(20, Duration.ofNanos(1_500_400_000));
+		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(whole, fraction);
+		List<String> names = RateLimitFields.policies(RateLimitHeaders.policy("same", policy))
+			.stream()
+			.map(RateLimitFields.Policy::name)
+			.toList();
+		assertThat(names).containsExactly("same-1500ms", "same-1500ms-2");
+		for (int i = 0; i < 2; i++) {
+			RateLimitWindow window = policy.windows().get(i);
+			RateLimitDecision refused = new RateLimitDecision(false, 0, Duration.ofSeconds(1), Duration.ofSeconds(1),
+					window, policy, List.of(window));
+			assertThat(RateLimitFields.serviceLimits(RateLimitHeaders.state("same", refused)))
+				.extracting(RateLimitFields.ServiceLimit::name)
+				.containsExactly(names.get(i));
+			assertThat(RateLimitHeaders.violatedPolicies("same", refused)).containsExactly(names.get(i));
+		}
+	}
+
+	@Test
 	void thePartitionKeyIsTheDigestOfTheIdentifiersOnEveryThread() throws Exception {
 		ExecutorService threads = Executors.newFixedThreadPool(4);
 		try {
@@ -107,6 +147,50 @@ class RateLimitHeadersTests {
 			threads.shutdownNow();
 		}
 		assertThat(QuotaHeaders.partitionKey(List.of())).isNull();
+	}
+
+	@Test
+	void virtualThreadsComputePartitionKeysWithDigestsTheyShare() throws Exception {
+		Assumptions.assumeTrue(Runtime.version().feature() >= 21,
+				"virtual threads need Java 21+; this run is on Java " + Runtime.version().feature());
+		ExecutorService threads = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor")
+			.invoke(null);
+		try {
+			List<Future<?>> checks = new ArrayList<>();
+			for (int t = 0; t < 2000; t++) {
+				List<String> keys = List.of("tenant-" + (t % 7), "user-" + t);
+				checks.add(threads
+					.submit(() -> assertThat(QuotaHeaders.partitionKey(keys)).isEqualTo(expectedPartitionKey(keys))));
+			}
+			for (Future<?> check : checks) {
+				check.get();
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	@Test
+	void aThreadsFirstPartitionKeyMakesNoDigestOfItsOwn() throws Exception {
+		// a thread per call (a virtual thread, a container's new request thread) finds a
+		// digest ready: it neither makes one nor keeps one
+		ThreadMXBean allocation = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+		List<Long> allocated = new ArrayList<>();
+		for (int t = 0; t < 300; t++) {
+			List<String> keys = List.of("user-" + t);
+			long[] bytes = new long[1];
+			Thread thread = new Thread(() -> {
+				long before = allocation.getCurrentThreadAllocatedBytes();
+				QuotaHeaders.partitionKey(keys);
+				bytes[0] = allocation.getCurrentThreadAllocatedBytes() - before;
+			});
+			thread.start();
+			thread.join();
+			allocated.add(bytes[0]);
+		}
+		// the last threads, once the shared digests were made
+		assertThat(allocated.subList(200, 300)).allSatisfy((bytes) -> assertThat(bytes).isLessThan(512));
 	}
 
 	private static String expectedPartitionKey(List<String> keys) {
