@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
 import io.github.redkit.core.RedkitMetrics;
@@ -42,6 +43,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.BOTH)
 class QueueTemplateTests {
+
+	// taken and then settled while the stats are read
+	private static final int STATS_MESSAGES = 300;
 
 	@Parameter
 	RedisTopology topology;
@@ -509,25 +513,44 @@ class QueueTemplateTests {
 
 	@Test
 	void statsReadEveryCountAtOneInstantWhileMessagesAreAcknowledged() {
+		// an ack between two reads of one stats() would count a taken message as ready
+		String queue = statsWhileEveryTakenMessageIs(this.template::ack, (stats) -> {
+			assertThat(stats.ready()).as("every message is taken: %s", stats).isZero();
+			assertThat(stats.oldestAge()).isZero();
+		});
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+	}
+
+	@Test
+	void statsReadEveryCountAtOneInstantWhileMessagesAreReleased() {
+		// a release between the reads of the ready and the taken messages would count
+		// the message in neither
+		statsWhileEveryTakenMessageIs(this.template::release,
+				(stats) -> assertThat(stats.ready() + stats.inFlight()).as("every message: %s", stats)
+					.isEqualTo(STATS_MESSAGES));
+	}
+
+	/**
+	 * Takes every message of a queue, settles them one by one in the background and reads
+	 * the queue's stats until they are all settled.
+	 * @return the queue
+	 */
+	private String statsWhileEveryTakenMessageIs(Consumer<QueueMessage<Email>> settle, Consumer<QueueStats> check) {
 		String queue = this.support.queue();
-		int total = 200;
-		this.template.sendAll(queue, IntStream.range(0, total).mapToObj((i) -> new Email("x", i)).toList());
+		this.template.sendAll(queue, IntStream.range(0, STATS_MESSAGES).mapToObj((i) -> new Email("x", i)).toList());
 		List<QueueMessage<Email>> held = new ArrayList<>();
-		while (held.size() < total) {
+		while (held.size() < STATS_MESSAGES) {
 			held.addAll(this.template.receive(queue, Email.class, 10));
 		}
-		CompletableFuture<Void> acks = CompletableFuture.runAsync(() -> held.forEach(this.template::ack));
+		CompletableFuture<Void> settled = CompletableFuture.runAsync(() -> held.forEach(settle));
 		int reads = 0;
-		while (!acks.isDone() || reads == 0) {
-			QueueStats stats = this.template.stats(queue);
-			// an ack between two reads of one stats() would count a taken message as
-			// ready
-			assertThat(stats.ready()).as("every message is taken (read %d: %s)", reads, stats).isZero();
-			assertThat(stats.oldestAge()).isZero();
+		while (!settled.isDone() || reads == 0) {
+			check.accept(this.template.stats(queue));
 			reads++;
 		}
-		acks.join();
-		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+		settled.join();
+		check.accept(this.template.stats(queue));
+		return queue;
 	}
 
 	@Test
