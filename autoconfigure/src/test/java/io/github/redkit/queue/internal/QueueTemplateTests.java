@@ -9,10 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
-import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.FailureOutcome;
@@ -468,9 +466,7 @@ class QueueTemplateTests {
 	@Test
 	void aLateCallOfATakeReleasedAndTakenAgainByAnotherInstanceLeavesTheNewTakeAlone() {
 		String queue = this.support.queue();
-		RedisQueueTemplate other = new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
-				RedkitObservations.NONE);
+		RedisQueueTemplate other = this.support.otherInstance();
 		this.template.send(queue, new Email("a", 1));
 		QueueMessage<Email> first = this.template.receive(queue, Email.class).orElseThrow();
 		assertThat(this.template.release(first)).isTrue();
@@ -492,9 +488,7 @@ class QueueTemplateTests {
 	@Test
 	void aLateBatchAckOfTakesReleasedAndTakenAgainByAnotherInstanceLeavesTheNewTakesAlone() {
 		String queue = this.support.queue();
-		RedisQueueTemplate other = new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
-				RedkitObservations.NONE);
+		RedisQueueTemplate other = this.support.otherInstance();
 		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
 		List<QueueMessage<Email>> first = this.template.receive(queue, Email.class, 2);
 		assertThat(first).hasSize(2);
