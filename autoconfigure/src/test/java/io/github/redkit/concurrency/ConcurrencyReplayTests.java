@@ -30,7 +30,9 @@ import static org.awaitility.Awaitility.await;
  * ({@link TcpProxy#cutAfterNextWrite()}), so Lettuce reconnects and sends the same call
  * again (issue 43). Both are idempotent by construction: the permit's id is chosen per
  * call, so an acquire delivered twice adds the same member (one place) and a release
- * delivered twice removes nothing more.
+ * delivered twice removes nothing more. The copy of an acquire that took the last place
+ * must recognise the caller's own permit, not count it against the limit and refuse,
+ * leaving it held for its whole lease.
  */
 class ConcurrencyReplayTests {
 
@@ -60,11 +62,7 @@ class ConcurrencyReplayTests {
 
 	@Test
 	void anAcquireAndAReleaseDeliveredTwiceTakeAndGiveBackOnePlace() {
-		// connected, and the scripts loaded, before the cut; a close gives back in the
-		// background: the cut must not catch that release
-		this.limiter.tryAcquire("two", "warm-up").orElseThrow().close();
-		String warmUp = this.limiter.redisKey("two", "warm-up");
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.opsForZSet().zCard(warmUp) == 0);
+		warmUp("two");
 		this.link.cutAfterNextWrite();
 		Optional<ConcurrencyPermit> permit = this.limiter.tryAcquire("two", "shared");
 		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
@@ -81,9 +79,36 @@ class ConcurrencyReplayTests {
 		assertThat(this.redis.opsForZSet().zCard(key)).isZero();
 	}
 
+	@Test
+	void anAcquireSentAgainAtTheLimitIsGrantedAndHoldsOnePlace() {
+		warmUp("one");
+		this.link.cutAfterNextWrite();
+		Optional<ConcurrencyPermit> permit = this.limiter.tryAcquire("one", "shared");
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
+		assertThat(permit).as("the last place, taken by this very call").isPresent();
+		String key = this.limiter.redisKey("one", "shared");
+		assertThat(this.redis.opsForZSet().zCard(key)).as("one place taken").isOne();
+		assertThat(this.direct.tryAcquire("one", "shared")).as("no second place").isEmpty();
+		permit.get().close();
+		await().atMost(TIMEOUT).until(() -> this.redis.opsForZSet().zCard(key) == 0);
+		ConcurrencyPermit next = this.direct.tryAcquire("one", "shared").orElseThrow();
+		next.close();
+	}
+
+	/**
+	 * Connects, and loads the scripts, before a cut; a close gives back in the
+	 * background: the cut must not catch that release.
+	 */
+	private void warmUp(String limit) {
+		this.limiter.tryAcquire(limit, "warm-up").orElseThrow().close();
+		String warmUp = this.limiter.redisKey(limit, "warm-up");
+		await().atMost(TIMEOUT).until(() -> this.redis.opsForZSet().zCard(warmUp) == 0);
+	}
+
 	private RedisConcurrencyLimiter limiter(RedisScriptRunner runner) {
 		return new RedisConcurrencyLimiter(runner, this.keyspace,
-				Map.of("two", new ConcurrencyPolicy(2, Duration.ofSeconds(30))),
+				Map.of("one", new ConcurrencyPolicy(1, Duration.ofSeconds(30)), "two",
+						new ConcurrencyPolicy(2, Duration.ofSeconds(30))),
 				new ConcurrencyLimitSettings(LimitFailureMode.DENY, TIMEOUT), RedkitMetrics.NONE,
 				RedkitObservations.NONE);
 	}

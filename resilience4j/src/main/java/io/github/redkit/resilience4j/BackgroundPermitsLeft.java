@@ -10,9 +10,10 @@ import io.github.redkit.ratelimit.RateLimitPolicy;
 /**
  * The permits left as last read in the background, so that a scrape of Resilience4j's
  * {@code available.permissions} gauge never waits for Redis: one value per limit and
- * identifier (one per Resilience4j instance), read one at a time on one thread.
+ * identifier (one per Resilience4j instance), read one at a time on one thread, which
+ * ends when the application context closes.
  */
-final class BackgroundPermitsLeft implements PermitsLeft {
+final class BackgroundPermitsLeft implements PermitsLeft, AutoCloseable {
 
 	private final PermitsLeft reader;
 
@@ -32,6 +33,14 @@ final class BackgroundPermitsLeft implements PermitsLeft {
 		entry.policy = policy;
 		Long left = entry.left.get();
 		return (left != null) ? left : 0;
+	}
+
+	/**
+	 * Ends the reads' thread, with the application context.
+	 */
+	@Override
+	public void close() {
+		this.reads.close();
 	}
 
 	private final class Entry {

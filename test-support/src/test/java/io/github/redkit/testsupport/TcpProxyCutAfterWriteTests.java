@@ -3,9 +3,12 @@ package io.github.redkit.testsupport;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -26,111 +29,57 @@ class TcpProxyCutAfterWriteTests {
 
 	@Test
 	void lettuceAppliesAPlainIncrTwiceAfterACutAfterTheWrite() {
-		RedisServer redis = RedisServers.standalone();
 		String key = "cut-after-write:" + UUID.randomUUID();
-		try (TcpProxy proxy = TcpProxy.start(redis.port()); RespClient direct = redis.client(redis.port())) {
-			RedisClient client = RedisClient.create(RedisURI.builder()
-				.withHost(RedisServer.HOST)
-				.withPort(proxy.port())
-				.withTimeout(Duration.ofSeconds(10))
-				.build());
-			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				RedisCommands<String, String> commands = connection.sync();
-				assertThat(commands.ping()).isEqualTo("PONG");
-				proxy.cutAfterNextWrite();
-				// the first INCR's answer (1) is dropped; Lettuce reconnects and sends it
-				// again: the caller sees the second answer
-				assertThat(commands.incr(key)).isEqualTo(2);
-				assertThat(proxy.cutsAfterWrite()).isEqualTo(1);
-			}
-			finally {
-				client.shutdown();
-			}
+		throughAProxy((proxy, commands, direct) -> {
+			assertThat(commands.ping()).isEqualTo("PONG");
+			proxy.cutAfterNextWrite();
+			// the first INCR's answer (1) is dropped; Lettuce reconnects and sends it
+			// again: the caller sees the second answer
+			assertThat(commands.incr(key)).isEqualTo(2);
+			assertThat(proxy.cutsAfterWrite()).isEqualTo(1);
 			assertThat(direct.call("GET", key)).as("applied twice").isEqualTo("2");
-			direct.call("DEL", key);
-		}
+		}, key);
 	}
 
 	@Test
 	void anAimedCutLetsOtherRequestsThroughAndCutsAfterTheOneItWaitsFor() {
-		RedisServer redis = RedisServers.standalone();
 		String other = "cut-after-write:" + UUID.randomUUID();
 		String aimed = "cut-after-write:aimed:" + UUID.randomUUID();
-		try (TcpProxy proxy = TcpProxy.start(redis.port()); RespClient direct = redis.client(redis.port())) {
-			RedisClient client = RedisClient.create(RedisURI.builder()
-				.withHost(RedisServer.HOST)
-				.withPort(proxy.port())
-				.withTimeout(Duration.ofSeconds(10))
-				.build());
-			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				RedisCommands<String, String> commands = connection.sync();
-				proxy.cutAfterNextWrite(aimed.getBytes(StandardCharsets.UTF_8));
-				assertThat(commands.incr(other)).isEqualTo(1);
-				assertThat(proxy.cutsAfterWrite()).isZero();
-				assertThat(commands.incr(aimed)).as("sent again").isEqualTo(2);
-				assertThat(proxy.cutsAfterWrite()).isEqualTo(1);
-				assertThat(commands.incr(aimed)).as("one cut only").isEqualTo(3);
-			}
-			finally {
-				client.shutdown();
-			}
+		throughAProxy((proxy, commands, direct) -> {
+			proxy.cutAfterNextWrite(aimed.getBytes(StandardCharsets.UTF_8));
+			assertThat(commands.incr(other)).isEqualTo(1);
+			assertThat(proxy.cutsAfterWrite()).isZero();
+			assertThat(commands.incr(aimed)).as("sent again").isEqualTo(2);
+			assertThat(proxy.cutsAfterWrite()).isEqualTo(1);
+			assertThat(commands.incr(aimed)).as("one cut only").isEqualTo(3);
 			assertThat(direct.call("GET", other)).isEqualTo("1");
-			direct.call("DEL", other, aimed);
-		}
+		}, other, aimed);
 	}
 
 	@Test
 	void onlyTheNextRequestIsCut() {
-		RedisServer redis = RedisServers.standalone();
 		String key = "cut-after-write:" + UUID.randomUUID();
-		try (TcpProxy proxy = TcpProxy.start(redis.port()); RespClient direct = redis.client(redis.port())) {
-			RedisClient client = RedisClient.create(RedisURI.builder()
-				.withHost(RedisServer.HOST)
-				.withPort(proxy.port())
-				.withTimeout(Duration.ofSeconds(10))
-				.build());
-			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				RedisCommands<String, String> commands = connection.sync();
-				assertThat(commands.incr(key)).isEqualTo(1);
-				assertThat(commands.incr(key)).isEqualTo(2);
-				assertThat(proxy.cutsAfterWrite()).isZero();
-			}
-			finally {
-				client.shutdown();
-			}
+		throughAProxy((proxy, commands, direct) -> {
+			assertThat(commands.incr(key)).isEqualTo(1);
+			assertThat(commands.incr(key)).isEqualTo(2);
+			assertThat(proxy.cutsAfterWrite()).isZero();
 			assertThat(direct.call("GET", key)).isEqualTo("2");
-			direct.call("DEL", key);
-		}
+		}, key);
 	}
 
 	@Test
-	void anAimedCutMeetsAnEvalOfItsScriptByTheSha1OfItsBody() throws Exception {
+	void anAimedCutMeetsAnEvalOfItsScriptByTheSha1OfItsBody() {
 		// a script Redis does not hold is sent with EVAL (after NOSCRIPT): its SHA-1 is
 		// in no byte of the request
-		RedisServer redis = RedisServers.standalone();
 		String key = "cut-after-write:eval:" + UUID.randomUUID();
 		String script = "return redis.call('INCR', KEYS[1]) -- " + UUID.randomUUID();
-		byte[] sha1 = HexFormat.of()
-			.formatHex(MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)))
-			.getBytes(StandardCharsets.US_ASCII);
-		try (TcpProxy proxy = TcpProxy.start(redis.port()); RespClient direct = redis.client(redis.port())) {
-			RedisClient client = RedisClient.create(RedisURI.builder()
-				.withHost(RedisServer.HOST)
-				.withPort(proxy.port())
-				.withTimeout(Duration.ofSeconds(10))
-				.build());
-			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				RedisCommands<String, String> commands = connection.sync();
-				proxy.cutAfterNextWrite(sha1);
-				assertThat(commands.<Long>eval(script, ScriptOutputType.INTEGER, key)).as("sent again").isEqualTo(2);
-				assertThat(proxy.cutsAfterWrite()).isEqualTo(1);
-				assertThat(proxy.cutsAfterWrite(sha1)).isEqualTo(1);
-			}
-			finally {
-				client.shutdown();
-			}
-			direct.call("DEL", key);
-		}
+		byte[] sha1 = sha1(script);
+		throughAProxy((proxy, commands, direct) -> {
+			proxy.cutAfterNextWrite(sha1);
+			assertThat(commands.<Long>eval(script, ScriptOutputType.INTEGER, key)).as("sent again").isEqualTo(2);
+			assertThat(proxy.cutsAfterWrite()).isEqualTo(1);
+			assertThat(proxy.cutsAfterWrite(sha1)).isEqualTo(1);
+		}, key);
 	}
 
 	@Test
@@ -139,9 +88,7 @@ class TcpProxyCutAfterWriteTests {
 		// before that, then an EVALSHA whose SHA-1 straddles it, in one write
 		RedisServer redis = RedisServers.standalone();
 		String key = "cut-after-write:split:" + UUID.randomUUID();
-		byte[] sha1 = HexFormat.of()
-			.formatHex(MessageDigest.getInstance("SHA-1").digest(key.getBytes(StandardCharsets.UTF_8)))
-			.getBytes(StandardCharsets.US_ASCII);
+		byte[] sha1 = sha1(key);
 		String evalsha = "*3\r\n$7\r\nEVALSHA\r\n$40\r\n";
 		String request = null;
 		for (int size = 16000; request == null; size++) {
@@ -158,13 +105,60 @@ class TcpProxyCutAfterWriteTests {
 				socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
 				socket.getOutputStream().flush();
 				// the SET's reply may arrive; the EVALSHA's (NOSCRIPT) never does: the
-				// link
-				// closes
+				// link closes
 				assertThat(socket.getInputStream().readAllBytes()).hasSizeLessThanOrEqualTo("+OK\r\n".length());
 			}
 			assertThat(proxy.cutsAfterWrite(sha1)).isEqualTo(1);
 			direct.call("DEL", key);
 		}
+	}
+
+	/**
+	 * Runs commands on a Lettuce client connected to the shared server through a proxy of
+	 * their own, then deletes the keys they wrote.
+	 */
+	private static void throughAProxy(ProxiedCommands run, String... keys) {
+		RedisServer redis = RedisServers.standalone();
+		try (TcpProxy proxy = TcpProxy.start(redis.port()); RespClient direct = redis.client(redis.port())) {
+			RedisClient client = RedisClient.create(RedisURI.builder()
+				.withHost(RedisServer.HOST)
+				.withPort(proxy.port())
+				.withTimeout(Duration.ofSeconds(10))
+				.build());
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				run.run(proxy, connection.sync(), direct);
+			}
+			finally {
+				client.shutdown();
+				direct.call(Stream.concat(Stream.of("DEL"), Arrays.stream(keys)).toArray(String[]::new));
+			}
+		}
+	}
+
+	/** The hex SHA-1 of a text, as Redis names a script. */
+	private static byte[] sha1(String text) {
+		try {
+			return HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)))
+				.getBytes(StandardCharsets.US_ASCII);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** What a test does through the proxy. */
+	@FunctionalInterface
+	private interface ProxiedCommands {
+
+		/**
+		 * Runs.
+		 * @param proxy the proxy between the client and the server
+		 * @param commands the client's commands, through the proxy
+		 * @param direct a client of the server, around the proxy
+		 */
+		void run(TcpProxy proxy, RedisCommands<String, String> commands, RespClient direct);
+
 	}
 
 }

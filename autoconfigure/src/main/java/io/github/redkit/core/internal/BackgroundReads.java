@@ -2,6 +2,8 @@ package io.github.redkit.core.internal;
 
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -14,14 +16,19 @@ import org.jspecify.annotations.Nullable;
  * the family runs at a time and a Redis that does not answer cannot make the scrape time
  * out. A value is unknown ({@code null}, NaN on a gauge) before its first read, after a
  * read that failed, and while a read has been under way for longer than the refresh
- * interval: a Redis that stopped answering is not shown as the last value it gave.
+ * interval: a Redis that stopped answering is not shown as the last value it gave. Closed
+ * with the application context, its own thread ends at once, a read under way
+ * interrupted; a scrape after that reads nothing more.
  */
-public final class BackgroundReads {
+public final class BackgroundReads implements AutoCloseable {
 
 	/** The refresh interval when none is configured. */
 	public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(10);
 
 	private final Executor executor;
+
+	// the family's own thread, ended on close; an executor given is its owner's to end
+	private final @Nullable ExecutorService ownExecutor;
 
 	private final long refreshNanos;
 
@@ -32,7 +39,7 @@ public final class BackgroundReads {
 	 * @throws IllegalArgumentException when {@code refresh} is not positive
 	 */
 	public BackgroundReads(String threadName, Duration refresh) {
-		this(refresh, RedkitThreads.bounded(RedkitThreads.factory(threadName), 1));
+		this(refresh, RedkitThreads.bounded(RedkitThreads.factory(threadName), 1), true);
 	}
 
 	/**
@@ -42,11 +49,16 @@ public final class BackgroundReads {
 	 * @throws IllegalArgumentException when {@code refresh} is not positive
 	 */
 	public BackgroundReads(Duration refresh, Executor executor) {
+		this(refresh, executor, false);
+	}
+
+	private BackgroundReads(Duration refresh, Executor executor, boolean own) {
 		if (refresh.isNegative() || refresh.isZero()) {
 			throw new IllegalArgumentException("refresh must be positive (was " + refresh + ")");
 		}
 		this.refreshNanos = refresh.toNanos();
 		this.executor = executor;
+		this.ownExecutor = (own && executor instanceof ExecutorService service) ? service : null;
 	}
 
 	/**
@@ -57,6 +69,26 @@ public final class BackgroundReads {
 	 */
 	public <T> Value<T> value(Supplier<T> read) {
 		return new Value<>(read);
+	}
+
+	/**
+	 * Ends the family's own thread, interrupting a read under way, and waits a moment for
+	 * it to end: idle, it would otherwise live on for half a minute after the application
+	 * context closed.
+	 */
+	@Override
+	public void close() {
+		ExecutorService own = this.ownExecutor;
+		if (own == null) {
+			return;
+		}
+		own.shutdownNow();
+		try {
+			own.awaitTermination(1, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	/**

@@ -17,17 +17,17 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
 /**
  * {@link RedkitMetrics} on a Micrometer {@link MeterRegistry}. The registry is looked up
- * on first use, so that its auto-configuration may run after Redkit's; each meter is
- * built once per set of tags and then reused, which keeps a recording on the hot path to
- * a map lookup.
+ * late ({@link LateLookup}), so that its auto-configuration may run after Redkit's;
+ * without one, nothing is recorded. Each meter is built once per set of tags and then
+ * reused, which keeps a recording on the hot path to a map lookup.
  */
-public final class MicrometerRedkitMetrics implements RedkitMetrics {
+public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitializingSingleton {
 
-	private final Supplier<@Nullable MeterRegistry> registrySupplier;
-
-	private volatile @Nullable MeterRegistry registry;
+	private final LateLookup<MeterRegistry> registry;
 
 	private final Map<RedkitMeter, Map<List<String>, Meter>> meters = new ConcurrentHashMap<>();
 
@@ -36,7 +36,16 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics {
 	 * @param registry supplies the registry, or {@code null} while there is none
 	 */
 	public MicrometerRedkitMetrics(Supplier<@Nullable MeterRegistry> registry) {
-		this.registrySupplier = registry;
+		this.registry = new LateLookup<>(registry);
+	}
+
+	/**
+	 * Looks the registry up for the last time: without one, recordings no longer ask the
+	 * bean factory.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.registry.settle();
 	}
 
 	@Override
@@ -77,7 +86,7 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics {
 		if (existing != null) {
 			return existing;
 		}
-		MeterRegistry registry = registry();
+		MeterRegistry registry = this.registry.get();
 		if (registry == null) {
 			return null;
 		}
@@ -104,15 +113,6 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics {
 			throw new IllegalArgumentException("A gauge needs a value function");
 		}
 		return value;
-	}
-
-	private @Nullable MeterRegistry registry() {
-		MeterRegistry current = this.registry;
-		if (current == null) {
-			current = this.registrySupplier.get();
-			this.registry = current;
-		}
-		return current;
 	}
 
 }

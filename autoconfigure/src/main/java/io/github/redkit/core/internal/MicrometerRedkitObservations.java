@@ -21,22 +21,18 @@ import org.springframework.util.Assert;
 
 /**
  * {@link RedkitObservations} on a Micrometer {@link ObservationRegistry}. The registry is
- * looked up on first use, so that its auto-configuration may run after Redkit's; without
- * one, nothing is observed. Once every singleton of the context exists, the answer is
- * kept, a missing registry included. Each kind's convention is the first of the given
- * ones that supports its context, else a {@link DefaultRedkitObservationConvention}.
+ * looked up late ({@link LateLookup}), so that its auto-configuration may run after
+ * Redkit's; without one, nothing is observed. Each kind's convention is the first of the
+ * given ones that supports its context, else a
+ * {@link DefaultRedkitObservationConvention}.
  */
 public final class MicrometerRedkitObservations implements RedkitObservations, SmartInitializingSingleton {
 
-	private final Supplier<@Nullable ObservationRegistry> registrySupplier;
+	private final LateLookup<ObservationRegistry> registry;
 
 	private final List<RedkitObservationConvention> conventions;
 
 	private final Map<RedkitObservationKind, DefaultRedkitObservationConvention> defaults = new ConcurrentHashMap<>();
-
-	private volatile @Nullable ObservationRegistry registry;
-
-	private volatile boolean settled;
 
 	/**
 	 * Creates observations on a registry found later.
@@ -46,7 +42,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 	 */
 	public MicrometerRedkitObservations(Supplier<@Nullable ObservationRegistry> registry,
 			List<? extends RedkitObservationConvention> conventions) {
-		this.registrySupplier = registry;
+		this.registry = new LateLookup<>(registry);
 		this.conventions = List.copyOf(conventions);
 	}
 
@@ -73,7 +69,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 	}
 
 	private @Nullable ObservationRegistry observing() {
-		ObservationRegistry registry = registry();
+		ObservationRegistry registry = this.registry.get();
 		return (registry != null && !registry.isNoop()) ? registry : null;
 	}
 
@@ -110,17 +106,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		this.registry = this.registrySupplier.get();
-		this.settled = true;
-	}
-
-	private @Nullable ObservationRegistry registry() {
-		ObservationRegistry current = this.registry;
-		if (current == null && !this.settled) {
-			current = this.registrySupplier.get();
-			this.registry = current;
-		}
-		return current;
+		this.registry.settle();
 	}
 
 	private record Started(Observation observation, Observation.@Nullable Scope scope,

@@ -14,12 +14,15 @@ import io.github.redkit.doctor.ServerDoctor;
  * ({@code risk}, {@code not-checked}, {@code note}, {@code ok}), the number of findings
  * of the last examination with that status. A scrape never waits for Redis: it reads the
  * last report and the next examination runs in the background ({@link BackgroundReads});
- * NaN before the first report and while an examination is late.
+ * NaN before the first report and while an examination is late. Closing the gauges ends
+ * their examinations' thread.
  */
-public final class DoctorGauges {
+public final class DoctorGauges implements AutoCloseable {
 
 	private static final RedkitMeter FINDINGS = RedkitMeter.gauge("redkit.doctor.findings",
 			"The server doctor's findings of its last examination, by status");
+
+	private final BackgroundReads reads;
 
 	private final BackgroundReads.Value<DoctorReport> report;
 
@@ -29,7 +32,16 @@ public final class DoctorGauges {
 	 * @param reads examines in the background
 	 */
 	public DoctorGauges(ServerDoctor doctor, BackgroundReads reads) {
+		this.reads = reads;
 		this.report = reads.value(doctor::examine);
+	}
+
+	/**
+	 * Ends the examinations' thread, with the application context.
+	 */
+	@Override
+	public void close() {
+		this.reads.close();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.redkit.queue.internal;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -127,6 +128,19 @@ record Envelope(String id, int deliveries, String json, String raw, Map<String, 
 
 	Instant sentAt() {
 		return sentAt(this.id);
+	}
+
+	/**
+	 * The age of a raw element from its send time (kept across a re-queue of a dead
+	 * letter); an element without one, written by something other than Redkit, has none:
+	 * read as sent in 1970 it would make every age alert fire.
+	 * @param raw the element, {@code ''} for none
+	 * @param now the server's time, in ms
+	 * @return its age, zero when it has none
+	 */
+	static Duration ageOf(String raw, long now) {
+		Instant sent = sentAt(raw.substring(0, Math.max(0, raw.indexOf('|'))));
+		return sent.equals(Instant.EPOCH) ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
 	}
 
 	static Instant sentAt(String id) {

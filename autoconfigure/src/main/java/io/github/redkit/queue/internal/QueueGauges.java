@@ -16,9 +16,9 @@ import io.github.redkit.queue.QueueTemplate;
  * (seconds, oldest ready message). A scrape never waits for Redis: each queue's
  * statistics are read in the background ({@link BackgroundReads}, one queue at a time); a
  * queue whose Redis cannot be read, or has not answered within the refresh interval,
- * reports NaN.
+ * reports NaN. Closing the gauges ends their reads' thread.
  */
-public final class QueueGauges {
+public final class QueueGauges implements AutoCloseable {
 
 	private static final RedkitMeter DEPTH = RedkitMeter.gauge("redkit.queue.depth", "Messages in a queue, by state");
 
@@ -57,6 +57,14 @@ public final class QueueGauges {
 			depth(metrics, queue, "dead-letter", stats, QueueStats::deadLetters);
 			metrics.gauge(OLDEST_AGE, this, value(stats, (s) -> s.oldestAge().toMillis() / 1000.0), "queue", queue);
 		}
+	}
+
+	/**
+	 * Ends the reads' thread, with the application context.
+	 */
+	@Override
+	public void close() {
+		this.reads.close();
 	}
 
 	private void depth(RedkitMetrics metrics, String queue, String state, BackgroundReads.Value<QueueStats> stats,

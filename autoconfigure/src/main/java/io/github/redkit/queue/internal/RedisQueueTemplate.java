@@ -1,7 +1,6 @@
 package io.github.redkit.queue.internal;
 
 import java.lang.reflect.Type;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -44,7 +43,6 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.Assert;
 
@@ -67,6 +65,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private static final LuaScript<Long> SEND = LuaScript.load("queue_send", Long.class);
 
 	private static final LuaScript<Long> ACK = LuaScript.load("queue_ack", Long.class);
+
+	private static final LuaScript<List> STATS = LuaScript.load("queue_stats", List.class);
 
 	private static final LuaScript<Long> EXTEND = LuaScript.load("queue_extend", Long.class);
 
@@ -294,34 +294,20 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		return (size != null) ? size : 0;
 	}
 
+	/**
+	 * Counts, read at one instant in one script; the oldest age is that of the first
+	 * ready element.
+	 */
 	@Override
-	@SuppressWarnings("NullAway") // a pipelined callback must return null
 	public QueueStats stats(String queue) {
 		QueueKeys k = keys(queue);
 		if (isStream(queue)) {
 			return this.streams.stats(k, settings(queue));
 		}
-		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-			connection.listCommands().lLen(bytes(k.ready()));
-			connection.zSetCommands().zCard(bytes(k.delayed()));
-			connection.zSetCommands().zCard(bytes(k.inFlight()));
-			connection.zSetCommands().zCard(bytes(k.deadIndex()));
-			connection.listCommands().lIndex(bytes(k.ready()), 0);
-			connection.serverCommands().time();
-			return null;
-		});
-		Duration age = Duration.ZERO;
-		if (replies.get(4) instanceof String head) {
-			long now = ((Number) replies.get(5)).longValue();
-			Instant sent = Envelope.sentAt(head.substring(0, Math.max(0, head.indexOf('|'))));
-			// an element something else wrote has no send time (it is dead-lettered when
-			// taken): read as sent in 1970 it would make every age alert fire
-			if (!sent.equals(Instant.EPOCH)) {
-				age = Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
-			}
-		}
-		return new QueueStats(count(replies.get(0)), count(replies.get(1)), count(replies.get(2)),
-				count(replies.get(3)), age);
+		List<?> reply = this.runner.execute(STATS, List.of(k.ready(), k.delayed(), k.inFlight(), k.deadIndex()));
+		long now = Long.parseLong(String.valueOf(reply.get(5)));
+		return new QueueStats(count(reply.get(0)), count(reply.get(1)), count(reply.get(2)), count(reply.get(3)),
+				Envelope.ageOf(String.valueOf(reply.get(4)), now));
 	}
 
 	/**
@@ -785,10 +771,6 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	private QueueSettings settings(String queue) {
 		return this.settings.apply(queue);
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	private String lifoFlag(String queue) {

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
@@ -147,8 +148,34 @@ class QueueAutoConfigurationTests {
 
 	@Test
 	void aStreamQueuesListenerHandlesPayloadsAndMetricsAndGaugesCountThem() {
+		handleEmailsAndCountThem("redkit.queue.queues.emails.store=stream", (template) -> {
+		}, 2, Map.of("ready", 0, "in-flight", 0, "dead-letter", 1));
+	}
+
+	@Test
+	void aListenerMethodHandlesPayloadsAndMetricsCountThem() {
+		handleEmailsAndCountThem("redkit.queue.queues.emails.collapse=first-wins", (template) -> {
+			assertThat(template.sendDelayed("emails", Map.of("to", "c"), Duration.ofMillis(50))).isTrue();
+			// collapsed while the first is still scheduled: an hour away, so that no load
+			// can make it due between the two sends (50 ms could, and did)
+			assertThat(template.sendDelayed("emails", Map.of("to", "d"), Duration.ofHours(1))).isTrue();
+			assertThat(template.sendDelayed("emails", Map.of("to", "d"), Duration.ofHours(1))).isFalse();
+		}, 3, Map.of("ready", 0, "delayed", 1, "dead-letter", 1));
+	}
+
+	/**
+	 * Sends the emails "a", "b" and "fail", then the queue's further sends, to a listener
+	 * that tries each twice at most, and checks the meters once it has handled as many as
+	 * expected and dead-lettered "fail".
+	 * @param property the queue's own setting
+	 * @param furtherSends sends after the first three
+	 * @param handled how many the listener handles
+	 * @param depths the expected depth gauges, by state
+	 */
+	private void handleEmailsAndCountThem(String property, Consumer<QueueTemplate> furtherSends, int handled,
+			Map<String, Integer> depths) {
 		this.runner.withUserConfiguration(Listeners.class, Metrics.class)
-			.withPropertyValues("redkit.queue.queues.emails.store=stream", "redkit.queue.queues.emails.max-attempts=2",
+			.withPropertyValues(property, "redkit.queue.queues.emails.max-attempts=2",
 					"redkit.queue.queues.emails.backoff.type=fixed", "redkit.queue.queues.emails.backoff.delay=10ms",
 					"redkit.queue.queues.emails.prefetch=5", "listeners.concurrency=2",
 					"redkit.metrics.gauge-refresh=50ms")
@@ -156,55 +183,15 @@ class QueueAutoConfigurationTests {
 				QueueTemplate template = context.getBean(QueueTemplate.class);
 				Listeners listeners = context.getBean(Listeners.class);
 				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "fail")));
-				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 2);
+				furtherSends.accept(template);
+				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == handled);
 				await().atMost(Duration.ofSeconds(10)).until(() -> template.deadLetters("emails", 10).size() == 1);
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
 				await().atMost(Duration.ofSeconds(10))
 					.untilAsserted(() -> assertThat(meters.get("redkit.queue.messages")
 						.tags("queue", "emails", "outcome", "processed")
 						.counter()
-						.count()).isEqualTo(2));
-				assertThat(meters.get("redkit.queue.messages").tags("outcome", "retried").counter().count())
-					.isEqualTo(1);
-				assertThat(meters.get("redkit.queue.messages").tags("outcome", "dead-lettered").counter().count())
-					.isEqualTo(1);
-				assertThat(meters.get("redkit.queue.processing").tags("outcome", "failure").timer().count())
-					.isEqualTo(2);
-				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-					assertThat(meters.get("redkit.queue.depth")
-						.tags("queue", "emails", "state", "dead-letter")
-						.gauge()
-						.value()).isEqualTo(1);
-					assertThat(meters.get("redkit.queue.depth").tags("state", "ready").gauge().value()).isZero();
-					assertThat(meters.get("redkit.queue.depth").tags("state", "in-flight").gauge().value()).isZero();
-					assertThat(meters.get("redkit.queue.oldest.age").gauge().value()).isZero();
-				});
-			});
-	}
-
-	@Test
-	void aListenerMethodHandlesPayloadsAndMetricsCountThem() {
-		this.runner.withUserConfiguration(Listeners.class, Metrics.class)
-			.withPropertyValues("redkit.queue.queues.emails.max-attempts=2",
-					"redkit.queue.queues.emails.backoff.type=fixed", "redkit.queue.queues.emails.backoff.delay=10ms",
-					"redkit.queue.queues.emails.collapse=first-wins", "redkit.queue.queues.emails.prefetch=5",
-					"listeners.concurrency=2", "redkit.metrics.gauge-refresh=50ms")
-			.run((context) -> {
-				QueueTemplate template = context.getBean(QueueTemplate.class);
-				Listeners listeners = context.getBean(Listeners.class);
-				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "fail")));
-				assertThat(template.sendDelayed("emails", Map.of("to", "c"), Duration.ofMillis(50))).isTrue();
-				// collapsed while the first is still scheduled: an hour away, so that no
-				// load can make it due between the two sends (50 ms could, and did)
-				assertThat(template.sendDelayed("emails", Map.of("to", "d"), Duration.ofHours(1))).isTrue();
-				assertThat(template.sendDelayed("emails", Map.of("to", "d"), Duration.ofHours(1))).isFalse();
-				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 3);
-				await().atMost(Duration.ofSeconds(10)).until(() -> template.deadLetters("emails", 10).size() == 1);
-				MeterRegistry meters = context.getBean(MeterRegistry.class);
-				assertThat(meters.get("redkit.queue.messages")
-					.tags("queue", "emails", "outcome", "processed")
-					.counter()
-					.count()).isEqualTo(3);
+						.count()).isEqualTo(handled));
 				assertThat(meters.get("redkit.queue.messages").tags("outcome", "retried").counter().count())
 					.isEqualTo(1);
 				assertThat(meters.get("redkit.queue.messages").tags("outcome", "dead-lettered").counter().count())
@@ -213,12 +200,10 @@ class QueueAutoConfigurationTests {
 					.isEqualTo(2);
 				// read in the background: a scrape asks for the value a later one gets
 				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-					assertThat(meters.get("redkit.queue.depth")
-						.tags("queue", "emails", "state", "dead-letter")
-						.gauge()
-						.value()).isEqualTo(1);
-					assertThat(meters.get("redkit.queue.depth").tags("state", "ready").gauge().value()).isZero();
-					assertThat(meters.get("redkit.queue.depth").tags("state", "delayed").gauge().value()).isOne();
+					depths.forEach((state, depth) -> assertThat(
+							meters.get("redkit.queue.depth").tags("queue", "emails", "state", state).gauge().value())
+						.as(state)
+						.isEqualTo(depth.doubleValue()));
 					assertThat(meters.get("redkit.queue.oldest.age").gauge().value()).isZero();
 				});
 			});
@@ -352,13 +337,20 @@ class QueueAutoConfigurationTests {
 
 		@Bean
 		CountingQueueTemplate countingQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace) {
-			QueueSettings settings = new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
-					new BackoffPolicy(Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0), true, Duration.ofHours(1),
-					CollapsePolicy.NONE);
-			return new CountingQueueTemplate(new RedisQueueTemplate(runner, keyspace, JsonMapper.builder().build(),
-					(name) -> settings, RedkitMetrics.NONE, RedkitObservations.NONE));
+			return new CountingQueueTemplate(delegate(runner, keyspace));
 		}
 
+	}
+
+	/**
+	 * The template an application's own delegates to.
+	 */
+	static RedisQueueTemplate delegate(RedisScriptRunner runner, RedisKeyspace keyspace) {
+		QueueSettings settings = new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
+				new BackoffPolicy(Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0), true, Duration.ofHours(1),
+				CollapsePolicy.NONE);
+		return new RedisQueueTemplate(runner, keyspace, JsonMapper.builder().build(), (name) -> settings,
+				RedkitMetrics.NONE, RedkitObservations.NONE);
 	}
 
 	/**
@@ -456,11 +448,7 @@ class QueueAutoConfigurationTests {
 
 		@Bean
 		WrappingQueueTemplate wrappingQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace) {
-			QueueSettings settings = new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
-					new BackoffPolicy(Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0), true, Duration.ofHours(1),
-					CollapsePolicy.NONE);
-			return new WrappingQueueTemplate(new RedisQueueTemplate(runner, keyspace, JsonMapper.builder().build(),
-					(name) -> settings, RedkitMetrics.NONE, RedkitObservations.NONE));
+			return new WrappingQueueTemplate(delegate(runner, keyspace));
 		}
 
 	}

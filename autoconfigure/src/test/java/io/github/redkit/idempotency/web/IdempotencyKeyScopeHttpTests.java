@@ -7,7 +7,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.security.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,16 +15,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redkit.idempotency.web.IdempotencyKeyHttpTests.MvcPrincipalFromHeader;
+import io.github.redkit.idempotency.web.IdempotencyKeyHttpTests.WebFluxPrincipalFromHeader;
 import io.github.redkit.testsupport.RedisServers;
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.ServletException;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
-import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import reactor.core.publisher.Mono;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -35,16 +30,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.core.Ordered;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.server.ServerWebExchange;
-import org.springframework.web.server.WebFilter;
-import org.springframework.web.server.WebFilterChain;
 
+import static io.github.redkit.idempotency.web.IdempotencyKeyHttpTests.USER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -151,8 +142,6 @@ class IdempotencyKeyScopeHttpTests {
 			return Answer.read(socket.getInputStream());
 		}
 	}
-
-	static final String USER = "X-Test-User";
 
 	static final String REPLAYED = "Idempotent-Replayed";
 
@@ -276,60 +265,6 @@ class IdempotencyKeyScopeHttpTests {
 			return IdempotencyKeyScopeResolver.principal().orElse(IdempotencyKeyScopeResolver.tenantHeader("X-Tenant"));
 		}
 		// end::scopes[]
-
-	}
-
-	/**
-	 * Authenticates a request as the user its header names, where Spring Security's
-	 * filter chain would ({@code -100}, before the idempotency filter).
-	 */
-	static class MvcPrincipalFromHeader extends OncePerRequestFilter implements Ordered {
-
-		@Override
-		protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-				throws ServletException, IOException {
-			String user = request.getHeader(USER);
-			if (user == null) {
-				chain.doFilter(request, response);
-				return;
-			}
-			Principal principal = () -> user;
-			chain.doFilter(new HttpServletRequestWrapper(request) {
-
-				@Override
-				public Principal getUserPrincipal() {
-					return principal;
-				}
-
-			}, response);
-		}
-
-		@Override
-		public int getOrder() {
-			return -100;
-		}
-
-	}
-
-	/**
-	 * The same as {@link MvcPrincipalFromHeader}, on WebFlux.
-	 */
-	static class WebFluxPrincipalFromHeader implements WebFilter, Ordered {
-
-		@Override
-		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-			String user = exchange.getRequest().getHeaders().getFirst(USER);
-			if (user == null) {
-				return chain.filter(exchange);
-			}
-			Principal principal = () -> user;
-			return chain.filter(exchange.mutate().principal(Mono.just(principal)).build());
-		}
-
-		@Override
-		public int getOrder() {
-			return -100;
-		}
 
 	}
 

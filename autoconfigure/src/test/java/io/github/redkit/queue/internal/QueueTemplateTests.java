@@ -6,12 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
-import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.DeadLetter;
 import io.github.redkit.queue.FailureOutcome;
@@ -42,6 +41,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.BOTH)
 class QueueTemplateTests {
+
+	// taken and then settled while the stats are read
+	private static final int STATS_MESSAGES = 300;
 
 	@Parameter
 	RedisTopology topology;
@@ -464,9 +466,7 @@ class QueueTemplateTests {
 	@Test
 	void aLateCallOfATakeReleasedAndTakenAgainByAnotherInstanceLeavesTheNewTakeAlone() {
 		String queue = this.support.queue();
-		RedisQueueTemplate other = new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
-				RedkitObservations.NONE);
+		RedisQueueTemplate other = this.support.otherInstance();
 		this.template.send(queue, new Email("a", 1));
 		QueueMessage<Email> first = this.template.receive(queue, Email.class).orElseThrow();
 		assertThat(this.template.release(first)).isTrue();
@@ -488,9 +488,7 @@ class QueueTemplateTests {
 	@Test
 	void aLateBatchAckOfTakesReleasedAndTakenAgainByAnotherInstanceLeavesTheNewTakesAlone() {
 		String queue = this.support.queue();
-		RedisQueueTemplate other = new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
-				RedkitObservations.NONE);
+		RedisQueueTemplate other = this.support.otherInstance();
 		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
 		List<QueueMessage<Email>> first = this.template.receive(queue, Email.class, 2);
 		assertThat(first).hasSize(2);
@@ -509,25 +507,44 @@ class QueueTemplateTests {
 
 	@Test
 	void statsReadEveryCountAtOneInstantWhileMessagesAreAcknowledged() {
+		// an ack between two reads of one stats() would count a taken message as ready
+		String queue = statsWhileEveryTakenMessageIs(this.template::ack, (stats) -> {
+			assertThat(stats.ready()).as("every message is taken: %s", stats).isZero();
+			assertThat(stats.oldestAge()).isZero();
+		});
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+	}
+
+	@Test
+	void statsReadEveryCountAtOneInstantWhileMessagesAreReleased() {
+		// a release between the reads of the ready and the taken messages would count
+		// the message in neither
+		statsWhileEveryTakenMessageIs(this.template::release,
+				(stats) -> assertThat(stats.ready() + stats.inFlight()).as("every message: %s", stats)
+					.isEqualTo(STATS_MESSAGES));
+	}
+
+	/**
+	 * Takes every message of a queue, settles them one by one in the background and reads
+	 * the queue's stats until they are all settled.
+	 * @return the queue
+	 */
+	private String statsWhileEveryTakenMessageIs(Consumer<QueueMessage<Email>> settle, Consumer<QueueStats> check) {
 		String queue = this.support.queue();
-		int total = 200;
-		this.template.sendAll(queue, IntStream.range(0, total).mapToObj((i) -> new Email("x", i)).toList());
+		this.template.sendAll(queue, IntStream.range(0, STATS_MESSAGES).mapToObj((i) -> new Email("x", i)).toList());
 		List<QueueMessage<Email>> held = new ArrayList<>();
-		while (held.size() < total) {
+		while (held.size() < STATS_MESSAGES) {
 			held.addAll(this.template.receive(queue, Email.class, 10));
 		}
-		CompletableFuture<Void> acks = CompletableFuture.runAsync(() -> held.forEach(this.template::ack));
+		CompletableFuture<Void> settled = CompletableFuture.runAsync(() -> held.forEach(settle));
 		int reads = 0;
-		while (!acks.isDone() || reads == 0) {
-			QueueStats stats = this.template.stats(queue);
-			// an ack between two reads of one stats() would count a taken message as
-			// ready
-			assertThat(stats.ready()).as("every message is taken (read %d: %s)", reads, stats).isZero();
-			assertThat(stats.oldestAge()).isZero();
+		while (!settled.isDone() || reads == 0) {
+			check.accept(this.template.stats(queue));
 			reads++;
 		}
-		acks.join();
-		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+		settled.join();
+		check.accept(this.template.stats(queue));
+		return queue;
 	}
 
 	@Test

@@ -63,6 +63,16 @@ final class QueueTestSupport implements AutoCloseable {
 		this(topology, RedkitMetrics.NONE);
 	}
 
+	/**
+	 * A second template on this support's queues, as another instance of the application
+	 * has: its own script runner, no metrics and no observations.
+	 * @return the template
+	 */
+	RedisQueueTemplate otherInstance() {
+		return new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()), KEYSPACE, JSON,
+				this::settings, RedkitMetrics.NONE, RedkitObservations.NONE);
+	}
+
 	QueueTestSupport(RedisTopology topology, QueueStore store) {
 		this(topology, RedkitMetrics.NONE, RedkitObservations.NONE, store);
 	}

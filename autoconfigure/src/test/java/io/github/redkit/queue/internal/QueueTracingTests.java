@@ -5,9 +5,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitObservations;
-import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.Exercises;
@@ -111,9 +109,7 @@ class QueueTracingTests {
 	@Test
 	void aMessageSentWithoutHeadersIsHandledInANewTrace() {
 		String queue = this.support.queue();
-		RedisQueueTemplate untraced = new RedisQueueTemplate(new RedisScriptRunner(this.topology.connectionFactory()),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings, RedkitMetrics.NONE,
-				RedkitObservations.NONE);
+		RedisQueueTemplate untraced = this.support.otherInstance();
 		untraced.send(queue, new Email("a", 1));
 		start(queue, (payload) -> {
 		});

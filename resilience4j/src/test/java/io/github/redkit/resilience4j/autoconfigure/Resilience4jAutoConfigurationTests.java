@@ -3,7 +3,9 @@ package io.github.redkit.resilience4j.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
@@ -52,6 +54,39 @@ class Resilience4jAutoConfigurationTests {
 		properties.add("redkit.rate-limit.limits.api.windows[0].period=1s");
 		properties.add("redkit.concurrency-limit.limits.exports.limit=2");
 		return properties.toArray(String[]::new);
+	}
+
+	@Test
+	void closingTheContextEndsTheThreadThatReadsThePermitsLeft() {
+		// other contexts of this JVM may read permits too: only this one's thread counts
+		Set<Thread> before = permitReaders();
+		this.runner
+			.withPropertyValues("redkit.resilience4j.rate-limiters.backend.limit=api",
+					"redkit.metrics.gauge-refresh=5s")
+			.run((context) -> {
+				MeterRegistry meters = new SimpleMeterRegistry();
+				TaggedRateLimiterMetrics.ofRateLimiterRegistry(context.getBean(RateLimiterRegistry.class))
+					.bindTo(meters);
+				Gauge permits = meters.get("resilience4j.ratelimiter.available.permissions")
+					.tag("name", "backend")
+					.gauge();
+				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(permits.value()).isEqualTo(10));
+				Set<Thread> reading = permitReaders();
+				reading.removeAll(before);
+				assertThat(reading).hasSize(1);
+				context.close();
+				// idle, it would live on for half a minute
+				await().atMost(Duration.ofSeconds(5))
+					.untilAsserted(() -> assertThat(reading).as("alive after the close").noneMatch(Thread::isAlive));
+			});
+	}
+
+	private static Set<Thread> permitReaders() {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.getName().equals("redkit-resilience4j-gauges"))
+			.collect(Collectors.toSet());
 	}
 
 	@Test
