@@ -528,9 +528,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		List<DeadLetter> letters = new ArrayList<>();
 		for (int i = 0; i < ids.size(); i++) {
 			if (elements.get(i) instanceof String raw) {
-				// an element that is not a Redkit one is listed whole, under the id it
-				// was
-				// dead-lettered with
+				// an element that is not a Redkit one is listed whole, under the id
+				// it was dead-lettered with
 				Envelope envelope = Envelope.tryParse(raw);
 				Double time = times.get(i);
 				letters.add(new DeadLetter((envelope != null) ? envelope.id() : ids.get(i),
@@ -760,6 +759,17 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			return;
 		}
 		ExistingStreams.prepare(this.redis, queue, existing);
+	}
+
+	/**
+	 * Checks once at start-up that the server can hold stream queues (Redis 6.2 or
+	 * later), for the queues that are streams through a default: those no property names
+	 * (a listener's, a template's) are checked too.
+	 * @param property the property that chose the stream store, named in the refusal
+	 * @throws IllegalStateException naming the property and the version
+	 */
+	public void requireStreamServer(String property) {
+		this.streams.requireServerFor(property);
 	}
 
 	@SuppressWarnings("unchecked")
