@@ -367,6 +367,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
+		if (TakenMessage.of(message).trimmed()) {
+			// reported and acknowledged when its extend, release or retry found it gone
+			return CompletableFuture.completedFuture(false);
+		}
 		CompletableFuture<Long> removal = isStream(message.queue())
 				? this.streams.ack(keys(message.queue()), settings(message.queue()), TakenMessage.of(message))
 					.thenApply((acked) -> acked ? 1L : 0L)
@@ -387,7 +391,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		for (long n = 0; n < acked; n++) {
 			this.events.processed(queue);
 		}
-		long late = acks.size() - acked;
+		long late = acks.size() - acked - acks.stream().filter((ack) -> TakenMessage.of(ack).trimmed()).count();
 		if (late <= 0) {
 			return;
 		}
@@ -423,8 +427,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 							+ " of a stream queue (redkit.queue.queues." + message.queue() + ".visibility-timeout="
 							+ timeout + ")");
 			TakenMessage<?> taken = TakenMessage.of(message);
-			return this.streams.idle(keys(message.queue()), settings(message.queue()), taken,
-					timeout.toMillis() - visibility.toMillis(), taken.deliveries());
+			return this.streams
+				.idle(keys(message.queue()), settings(message.queue()), taken,
+						timeout.toMillis() - visibility.toMillis(), taken.deliveries())
+				.thenApply((done) -> held(taken, done));
 		}
 		return this.runner
 			.executeAsync(EXTEND, keys(message.queue()).extendKeys(), TakenMessage.of(message).inFlightEntry(),
@@ -483,6 +489,12 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 						describe(error), Long.toString(queue.deadLetterRetention().toMillis()),
 						TakenMessage.of(message).inFlightEntry());
 		return settled.thenApply((result) -> {
+			if (result != null && result == StreamQueueStore.TRIMMED_RETRY) {
+				// nothing left to deliver again: lost by the trim
+				this.events.failed(message.queue());
+				trimmed(TakenMessage.of(message));
+				return FailureOutcome.DROPPED;
+			}
 			FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
 				case 1 -> FailureOutcome.RETRIED;
 				case 2 -> FailureOutcome.DEAD_LETTERED;
@@ -492,6 +504,31 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			this.events.failed(message.queue(), outcome);
 			return outcome;
 		});
+	}
+
+	/**
+	 * What an extend or a release of a stream take answered; a take whose entry was
+	 * deleted from the stream while held is reported (WARN, {@code outcome=trimmed})
+	 * once.
+	 */
+	private boolean held(TakenMessage<?> taken, long done) {
+		if (done == StreamQueueStore.TRIMMED) {
+			trimmed(taken);
+			return false;
+		}
+		return done == 1L;
+	}
+
+	/**
+	 * A held message whose stream entry was deleted by a writer (a send's max-length
+	 * trim, XTRIM, XDEL): it was acknowledged, as nothing is left to deliver.
+	 */
+	private void trimmed(TakenMessage<?> taken) {
+		taken.markTrimmed();
+		this.events.trimmed(taken.queue());
+		logger.warn("Message " + taken.id() + " of queue '" + taken.queue() + "' was deleted from its stream while"
+				+ " held (trimmed by a writer: max-length, XTRIM or XDEL): it is gone and cannot be delivered again;"
+				+ " keep the stream's length well above the queue's backlog");
 	}
 
 	@Override
@@ -505,8 +542,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			// idle for the whole timeout: the next take claims it first, and the claim
 			// counts again the delivery taken back here
 			TakenMessage<?> taken = TakenMessage.of(message);
-			return this.streams.idle(k, settings(message.queue()), taken,
-					settings(message.queue()).visibilityTimeout().toMillis(), taken.deliveries() - 1);
+			return this.streams
+				.idle(k, settings(message.queue()), taken, settings(message.queue()).visibilityTimeout().toMillis(),
+						taken.deliveries() - 1)
+				.thenApply((done) -> held(taken, done));
 		}
 		return this.runner
 			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), TakenMessage.of(message).envelope().raw(),

@@ -59,6 +59,15 @@ final class StreamQueueStore {
 
 	private static final LuaScript<List> STATS = LuaScript.load("queue_stream_stats", List.class);
 
+	/**
+	 * What an extend or a release answers when the entry was deleted from the stream
+	 * while held (a writer's trim).
+	 */
+	static final long TRIMMED = 2;
+
+	/** What a retry answers when the entry was deleted from the stream while held. */
+	static final long TRIMMED_RETRY = 4;
+
 	/** 2000-01-01 in ms: an entry id before it was chosen by its writer, not XADD. */
 	private static final long Y2K = 946_684_800_000L;
 
@@ -262,15 +271,17 @@ final class StreamQueueStore {
 	 * Sets how long ago the take counts as delivered: XAUTOCLAIM claims it again once
 	 * that reaches the visibility timeout. A take made claimable at once (a release)
 	 * opens the claim scan, so that the next take hands it out first.
+	 * @return 1 when done, 0 when the take was lost, {@value #TRIMMED} when its entry was
+	 * deleted from the stream while held (then acknowledged)
 	 */
-	CompletableFuture<Boolean> idle(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, long idleMillis,
+	CompletableFuture<Long> idle(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, long idleMillis,
 			int deliveries) {
 		boolean now = idleMillis >= settings.visibilityTimeout().toMillis();
 		return this.runner
 			.executeAsync(IDLE, keys.streamIdleKeys(RandomIds.next()), group(settings), this.consumer, message.take(),
 					Integer.toString(message.deliveries()), Long.toString(Math.max(0, idleMillis)),
 					Integer.toString(Math.max(0, deliveries)), this.replayWindow, now ? "1" : "0")
-			.thenApply((done) -> done != null && done == 1L);
+			.thenApply((done) -> (done != null) ? done : 0L);
 	}
 
 	CompletableFuture<Long> fail(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, String mode,
