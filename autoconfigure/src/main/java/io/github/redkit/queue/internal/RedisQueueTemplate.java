@@ -565,11 +565,14 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		List<Object> errors = this.redis.opsForHash().multiGet(k.deadErrors(), new ArrayList<>(ids));
 		List<Double> times = this.redis.opsForZSet().score(k.deadIndex(), ids.toArray());
 		List<DeadLetter> letters = new ArrayList<>();
+		// an entry of a stream another application writes is its fields as a JSON object,
+		// never a Redkit element, whatever its values look like
+		boolean existing = settings(queue).existingStream() != null;
 		for (int i = 0; i < ids.size(); i++) {
 			if (elements.get(i) instanceof String raw) {
 				// an element that is not a Redkit one is listed whole, under the id
 				// it was dead-lettered with
-				Envelope envelope = Envelope.tryParse(raw);
+				Envelope envelope = existing ? null : Envelope.tryParse(raw);
 				Double time = times.get(i);
 				letters.add(new DeadLetter((envelope != null) ? envelope.id() : ids.get(i),
 						(envelope != null) ? envelope.json() : raw, (envelope != null) ? envelope.deliveries() : 0,
