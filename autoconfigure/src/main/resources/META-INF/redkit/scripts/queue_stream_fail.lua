@@ -11,7 +11,9 @@
 -- ARGV[5] the take's delivery count, ARGV[6] 'retry' | 'dead' | 'drop', ARGV[7] idle ms for
 -- a retry (visibility timeout - backoff), ARGV[8] message id, ARGV[9] element, ARGV[10]
 -- error, ARGV[11] dead-letter retention ms, ARGV[12] the replay window ms.
--- Returns 0 = not owned any more, 1 = retried, 2 = dead-lettered, 3 = dropped.
+-- Returns 0 = not owned any more, 1 = retried, 2 = dead-lettered, 3 = dropped, 4 = not retried:
+-- the entry was deleted from the stream while held (a writer's trim), so it is acknowledged
+-- (a retry's XCLAIM would drop it from the pending list on Redis 7.0+ and answer "retried").
 --#include core_numbers
 --#include queue_stream_owned
 --#include queue_dead_letter
@@ -27,6 +29,10 @@ if not owned(KEYS[1], ARGV[1], ARGV[4], ARGV[5], ARGV[2]) then
   return settled('0')
 end
 if ARGV[6] == 'retry' then
+  if not redis.call('XRANGE', KEYS[1], ARGV[4], ARGV[4])[1] then
+    redis.call('XACK', KEYS[1], ARGV[1], ARGV[4])
+    return settled('4')
+  end
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[4], 'IDLE', ARGV[7], 'JUSTID')
   return settled('1')
 end

@@ -11,7 +11,10 @@
 -- take's delivery count, ARGV[5] idle ms, ARGV[6] the delivery count to leave, ARGV[7] the
 -- replay window ms, ARGV[8] '1' = claimable at once (a release): the claim scan's gate is
 -- opened, so that the next take claims it before reading new entries.
--- Returns 1 when done, 0 when the take was lost (claimed again, or settled).
+-- Returns 1 when done, 0 when the take was lost (claimed again, or settled), 2 when the entry
+-- was deleted from the stream while held (a writer's trim: MAXLEN, XTRIM, XDEL): nothing is
+-- left to extend or give back, and it is acknowledged (an XCLAIM would drop it from the
+-- pending list on Redis 7.0+ and answer as if it were held, or keep it pending on 6.2).
 --#include core_numbers
 --#include queue_stream_owned
 local first = redis.call('GET', KEYS[2])
@@ -20,11 +23,16 @@ if first then
 end
 local done = 0
 if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2]) then
-  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
-  if ARGV[8] == '1' and redis.call('GET', KEYS[3]) == 'done' then
-    redis.call('DEL', KEYS[3])
+  if redis.call('XRANGE', KEYS[1], ARGV[3], ARGV[3])[1] then
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
+    if ARGV[8] == '1' and redis.call('GET', KEYS[3]) == 'done' then
+      redis.call('DEL', KEYS[3])
+    end
+    done = 1
+  else
+    redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])
+    done = 2
   end
-  done = 1
 end
 redis.call('SET', KEYS[2], exact(done), 'PX', ARGV[7])
 return done

@@ -17,6 +17,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.QueueListenerRegistry;
 import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
 import io.github.redkit.queue.actuate.QueueEndpointSection;
@@ -89,8 +90,9 @@ public final class QueueAutoConfiguration {
 	/**
 	 * Checks, once the beans are ready and before any listener starts, each queue of the
 	 * stream store: a server older than Redis 6.2 fails start-up naming the property and
-	 * the version; for a queue that reads a stream another application writes (and
-	 * creates its group when asked), a key that is not a stream, or a missing group, too.
+	 * the version (once for the default store, which may hold queues no property names);
+	 * for a queue that reads a stream another application writes (and creates its group
+	 * when asked), a key that is not a stream, or a missing group, too.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(name = "redkitQueueExistingStreams")
@@ -98,6 +100,10 @@ public final class QueueAutoConfiguration {
 			QueueProperties properties) {
 		return () -> {
 			if (template.getIfAvailable() instanceof RedisQueueTemplate redis) {
+				if (properties.getDefaults().getStore() == QueueStore.STREAM) {
+					// the queues no property names are streams too
+					redis.requireStreamServer("redkit.queue.defaults.store=stream");
+				}
 				properties.getQueues().keySet().forEach(redis::prepareStreamQueue);
 			}
 		};

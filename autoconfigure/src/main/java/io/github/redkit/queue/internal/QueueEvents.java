@@ -26,8 +26,19 @@ final class QueueEvents {
 		this.metrics.increment(QueueMeters.MESSAGES, "queue", queue, "outcome", "late-ack");
 	}
 
-	void failed(String queue, FailureOutcome outcome) {
+	/**
+	 * A held message whose stream entry a writer deleted (a trim), found by its holder.
+	 */
+	void trimmed(String queue) {
+		this.metrics.increment(QueueMeters.MESSAGES, "queue", queue, "outcome", "trimmed");
+	}
+
+	void failed(String queue) {
 		this.metrics.increment(QueueMeters.MESSAGES, "queue", queue, "outcome", "failed");
+	}
+
+	void failed(String queue, FailureOutcome outcome) {
+		failed(queue);
 		this.metrics.increment(QueueMeters.MESSAGES, "queue", queue, "outcome",
 				outcome.name().toLowerCase(Locale.ROOT).replace('_', '-'));
 	}

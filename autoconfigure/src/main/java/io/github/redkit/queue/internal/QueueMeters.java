@@ -10,8 +10,10 @@ public final class QueueMeters {
 
 	/**
 	 * Messages settled; outcome: processed, failed, retried, dead-lettered, dropped,
-	 * not-owned (a failure reported after the visibility was lost) or late-ack (an ack
-	 * after the visibility was lost: the message is, or will be, delivered again).
+	 * not-owned (a failure reported after the visibility was lost), late-ack (an ack
+	 * after the visibility was lost: the message is, or will be, delivered again) or
+	 * trimmed (stream store: a held message whose entry a writer deleted, found by its
+	 * extend, release or retry).
 	 */
 	public static final RedkitMeter MESSAGES = RedkitMeter.counter("redkit.queue.messages",
 			"Messages settled, by outcome");

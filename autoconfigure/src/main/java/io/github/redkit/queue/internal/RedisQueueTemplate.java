@@ -353,6 +353,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
+		if (TakenMessage.of(message).trimmed()) {
+			// reported and acknowledged when its extend, release or retry found it gone
+			return CompletableFuture.completedFuture(false);
+		}
 		CompletableFuture<Long> removal = isStream(message.queue())
 				? this.streams.ack(keys(message.queue()), settings(message.queue()), TakenMessage.of(message))
 					.thenApply((acked) -> acked ? 1L : 0L)
@@ -373,7 +377,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		for (long n = 0; n < acked; n++) {
 			this.events.processed(queue);
 		}
-		long late = acks.size() - acked;
+		long late = acks.size() - acked - acks.stream().filter((ack) -> TakenMessage.of(ack).trimmed()).count();
 		if (late <= 0) {
 			return;
 		}
@@ -409,8 +413,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 							+ " of a stream queue (redkit.queue.queues." + message.queue() + ".visibility-timeout="
 							+ timeout + ")");
 			TakenMessage<?> taken = TakenMessage.of(message);
-			return this.streams.idle(keys(message.queue()), settings(message.queue()), taken,
-					timeout.toMillis() - visibility.toMillis(), taken.deliveries());
+			return this.streams
+				.idle(keys(message.queue()), settings(message.queue()), taken,
+						timeout.toMillis() - visibility.toMillis(), taken.deliveries())
+				.thenApply((done) -> held(taken, done));
 		}
 		return this.runner
 			.executeAsync(EXTEND, keys(message.queue()).extendKeys(), TakenMessage.of(message).inFlightEntry(),
@@ -469,6 +475,12 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 						describe(error), Long.toString(queue.deadLetterRetention().toMillis()),
 						TakenMessage.of(message).inFlightEntry());
 		return settled.thenApply((result) -> {
+			if (result != null && result == StreamQueueStore.TRIMMED_RETRY) {
+				// nothing left to deliver again: lost by the trim
+				this.events.failed(message.queue());
+				trimmed(TakenMessage.of(message));
+				return FailureOutcome.DROPPED;
+			}
 			FailureOutcome outcome = switch ((result != null) ? result.intValue() : 0) {
 				case 1 -> FailureOutcome.RETRIED;
 				case 2 -> FailureOutcome.DEAD_LETTERED;
@@ -478,6 +490,31 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			this.events.failed(message.queue(), outcome);
 			return outcome;
 		});
+	}
+
+	/**
+	 * What an extend or a release of a stream take answered; a take whose entry was
+	 * deleted from the stream while held is reported (WARN, {@code outcome=trimmed})
+	 * once.
+	 */
+	private boolean held(TakenMessage<?> taken, long done) {
+		if (done == StreamQueueStore.TRIMMED) {
+			trimmed(taken);
+			return false;
+		}
+		return done == 1L;
+	}
+
+	/**
+	 * A held message whose stream entry was deleted by a writer (a send's max-length
+	 * trim, XTRIM, XDEL): it was acknowledged, as nothing is left to deliver.
+	 */
+	private void trimmed(TakenMessage<?> taken) {
+		taken.markTrimmed();
+		this.events.trimmed(taken.queue());
+		logger.warn("Message " + taken.id() + " of queue '" + taken.queue() + "' was deleted from its stream while"
+				+ " held (trimmed by a writer: max-length, XTRIM or XDEL): it is gone and cannot be delivered again;"
+				+ " keep the stream's length well above the queue's backlog");
 	}
 
 	@Override
@@ -491,8 +528,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			// idle for the whole timeout: the next take claims it first, and the claim
 			// counts again the delivery taken back here
 			TakenMessage<?> taken = TakenMessage.of(message);
-			return this.streams.idle(k, settings(message.queue()), taken,
-					settings(message.queue()).visibilityTimeout().toMillis(), taken.deliveries() - 1);
+			return this.streams
+				.idle(k, settings(message.queue()), taken, settings(message.queue()).visibilityTimeout().toMillis(),
+						taken.deliveries() - 1)
+				.thenApply((done) -> held(taken, done));
 		}
 		return this.runner
 			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), TakenMessage.of(message).envelope().raw(),
@@ -512,12 +551,14 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		List<Object> errors = this.redis.opsForHash().multiGet(k.deadErrors(), new ArrayList<>(ids));
 		List<Double> times = this.redis.opsForZSet().score(k.deadIndex(), ids.toArray());
 		List<DeadLetter> letters = new ArrayList<>();
+		// an entry of a stream another application writes is its fields as a JSON object,
+		// never a Redkit element, whatever its values look like
+		boolean existing = settings(queue).existingStream() != null;
 		for (int i = 0; i < ids.size(); i++) {
 			if (elements.get(i) instanceof String raw) {
-				// an element that is not a Redkit one is listed whole, under the id it
-				// was
-				// dead-lettered with
-				Envelope envelope = Envelope.tryParse(raw);
+				// an element that is not a Redkit one is listed whole, under the id
+				// it was dead-lettered with
+				Envelope envelope = existing ? null : Envelope.tryParse(raw);
 				Double time = times.get(i);
 				letters.add(new DeadLetter((envelope != null) ? envelope.id() : ids.get(i),
 						(envelope != null) ? envelope.json() : raw, (envelope != null) ? envelope.deliveries() : 0,
@@ -746,6 +787,17 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			return;
 		}
 		ExistingStreams.prepare(this.redis, queue, existing);
+	}
+
+	/**
+	 * Checks once at start-up that the server can hold stream queues (Redis 6.2 or
+	 * later), for the queues that are streams through a default: those no property names
+	 * (a listener's, a template's) are checked too.
+	 * @param property the property that chose the stream store, named in the refusal
+	 * @throws IllegalStateException naming the property and the version
+	 */
+	public void requireStreamServer(String property) {
+		this.streams.requireServerFor(property);
 	}
 
 	@SuppressWarnings("unchecked")

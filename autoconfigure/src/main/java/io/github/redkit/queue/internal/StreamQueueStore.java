@@ -59,6 +59,15 @@ final class StreamQueueStore {
 
 	private static final LuaScript<List> STATS = LuaScript.load("queue_stream_stats", List.class);
 
+	/**
+	 * What an extend or a release answers when the entry was deleted from the stream
+	 * while held (a writer's trim).
+	 */
+	static final long TRIMMED = 2;
+
+	/** What a retry answers when the entry was deleted from the stream while held. */
+	static final long TRIMMED_RETRY = 4;
+
 	/** 2000-01-01 in ms: an entry id before it was chosen by its writer, not XADD. */
 	private static final long Y2K = 946_684_800_000L;
 
@@ -177,6 +186,16 @@ final class StreamQueueStore {
 	 * @param queue the queue
 	 */
 	void requireServer(String queue) {
+		requireServerFor(storeProperty(queue));
+	}
+
+	/**
+	 * Refuses the stream store on a server older than Redis 6.2, naming the property that
+	 * chose it (as {@link #requireServer(String)}).
+	 * @param property the property and its value, such as
+	 * {@code redkit.queue.defaults.store=stream}
+	 */
+	void requireServerFor(String property) {
 		Properties info;
 		try {
 			info = this.redis
@@ -186,7 +205,7 @@ final class StreamQueueStore {
 			return;
 		}
 		if (info != null) {
-			requireServer(queue, info);
+			requireServerFor(property, info);
 		}
 	}
 
@@ -197,22 +216,43 @@ final class StreamQueueStore {
 	 * @throws IllegalStateException naming the property and the version
 	 */
 	static void requireServer(String queue, Properties info) {
+		requireServerFor(storeProperty(queue), info);
+	}
+
+	/**
+	 * Refuses the stream store, chosen by the given property, when a node is older than
+	 * Redis 6.2.
+	 * @param property the property and its value
+	 * @param info the server's {@code INFO server} fields (every node's, in a cluster)
+	 * @throws IllegalStateException naming the property and the version
+	 */
+	static void requireServerFor(String property, Properties info) {
 		String older = ServerVersions.olderThan(info, 6, 2);
 		if (older != null) {
-			throw new IllegalStateException("redkit.queue.queues." + queue + ".store=stream needs Redis 6.2 or later"
+			throw new IllegalStateException(property + " needs Redis 6.2 or later"
 					+ " (XAUTOCLAIM delivers again what was not acknowledged), but the server is Redis " + older
-					+ ": keep this queue in the list store (store=list) on this server");
+					+ ": keep its queues in the list store (store=list) on this server");
 		}
+	}
+
+	private static String storeProperty(String queue) {
+		return "redkit.queue.queues." + queue + ".store=stream";
 	}
 
 	/**
 	 * A server without XAUTOCLAIM (before Redis 6.2) cannot redeliver: say so, naming the
-	 * property, instead of the server's "unknown command".
+	 * property, instead of the server's "unknown command" (which names no command before
+	 * Redis 7.0: the take calls nothing else a server with streams lacks).
 	 */
-	private static Throwable olderServer(String queue, Throwable ex) {
+	static Throwable olderServer(String queue, Throwable ex) {
 		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-		String message = String.valueOf(cause.getMessage());
-		if (message.contains("XAUTOCLAIM") || message.contains("xautoclaim")) {
+		StringBuilder messages = new StringBuilder();
+		for (Throwable t = cause; t != null && messages.length() < 4096; t = t.getCause()) {
+			messages.append(t.getMessage()).append('\n');
+		}
+		String message = messages.toString();
+		if (message.contains("XAUTOCLAIM") || message.contains("xautoclaim")
+				|| message.contains("Unknown Redis command called from Lua script")) {
 			return new InvalidDataAccessApiUsageException("Queue '" + queue + "' is kept in a stream (redkit.queue"
 					+ ".queues." + queue + ".store=stream), which needs Redis 6.2 or later (XAUTOCLAIM); use the list"
 					+ " store on this server", cause);
@@ -231,15 +271,17 @@ final class StreamQueueStore {
 	 * Sets how long ago the take counts as delivered: XAUTOCLAIM claims it again once
 	 * that reaches the visibility timeout. A take made claimable at once (a release)
 	 * opens the claim scan, so that the next take hands it out first.
+	 * @return 1 when done, 0 when the take was lost, {@value #TRIMMED} when its entry was
+	 * deleted from the stream while held (then acknowledged)
 	 */
-	CompletableFuture<Boolean> idle(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, long idleMillis,
+	CompletableFuture<Long> idle(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, long idleMillis,
 			int deliveries) {
 		boolean now = idleMillis >= settings.visibilityTimeout().toMillis();
 		return this.runner
 			.executeAsync(IDLE, keys.streamIdleKeys(RandomIds.next()), group(settings), this.consumer, message.take(),
 					Integer.toString(message.deliveries()), Long.toString(Math.max(0, idleMillis)),
 					Integer.toString(Math.max(0, deliveries)), this.replayWindow, now ? "1" : "0")
-			.thenApply((done) -> done != null && done == 1L);
+			.thenApply((done) -> (done != null) ? done : 0L);
 	}
 
 	CompletableFuture<Long> fail(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, String mode,

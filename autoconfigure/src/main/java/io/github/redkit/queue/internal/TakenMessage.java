@@ -22,6 +22,13 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 
 	private final @Nullable T payload;
 
+	/**
+	 * Whether a call of its holder found its stream entry deleted by a writer (a trim)
+	 * while it was held, reported and acknowledged then: its later acknowledgement is no
+	 * late one.
+	 */
+	private volatile boolean trimmed;
+
 	TakenMessage(String queue, Envelope envelope, String take, @Nullable T payload) {
 		this.queue = queue;
 		this.envelope = envelope;
@@ -92,6 +99,22 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 	 */
 	public String inFlightEntry() {
 		return this.take + '#' + this.envelope.raw();
+	}
+
+	/**
+	 * Records that its stream entry was found deleted while held.
+	 */
+	void markTrimmed() {
+		this.trimmed = true;
+	}
+
+	/**
+	 * Whether its stream entry was found deleted while held (by an extend, a release or a
+	 * retry of it).
+	 * @return whether it was
+	 */
+	boolean trimmed() {
+		return this.trimmed;
 	}
 
 	<P> TakenMessage<P> withPayload(@Nullable P payload) {

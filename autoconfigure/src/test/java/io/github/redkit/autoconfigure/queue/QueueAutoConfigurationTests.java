@@ -539,6 +539,41 @@ class QueueAutoConfigurationTests {
 
 	}
 
+	@Test
+	void theStartUpCheckReadsTheServerForQueuesThatAreStreamsOnlyThroughTheDefaults() {
+		// no queue named: a listener's or a template's queue is a stream through the
+		// defaults alone, and a server older than 6.2 must fail start-up all the same
+		this.runner.withUserConfiguration(CheckedTemplate.class)
+			.withPropertyValues("redkit.queue.defaults.store=stream")
+			.run((context) -> assertThat(context.getBean(CheckedTemplate.class).checked)
+				.containsExactly("redkit.queue.defaults.store=stream"));
+		this.runner.withUserConfiguration(CheckedTemplate.class)
+			.run((context) -> assertThat(context.getBean(CheckedTemplate.class).checked).isEmpty());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CheckedTemplate {
+
+		final List<String> checked = new CopyOnWriteArrayList<>();
+
+		@Bean
+		RedisQueueTemplate checkedQueueTemplate(RedisScriptRunner runner, RedisKeyspace keyspace) {
+			return new RedisQueueTemplate(runner, keyspace, JsonMapper.builder().build(),
+					(queue) -> new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
+							new BackoffPolicy(Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0), true,
+							Duration.ofHours(1), CollapsePolicy.NONE),
+					RedkitMetrics.NONE, RedkitObservations.NONE) {
+
+				@Override
+				public void requireStreamServer(String property) {
+					CheckedTemplate.this.checked.add(property);
+				}
+
+			};
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class CustomTemplate {
 

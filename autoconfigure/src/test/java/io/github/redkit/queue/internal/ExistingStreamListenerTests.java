@@ -171,6 +171,20 @@ class ExistingStreamListenerTests {
 	}
 
 	@Test
+	void aDeadLetterIsListedUnderItsEntryIdWithItsFieldsWhateverTheyHold() {
+		String key = "orders-" + UUID.randomUUID();
+		// a value that reads like a Redkit element ("<id>|<deliveries>|<json>")
+		RecordId id = xadd(key, Map.of("note", "a|3|b"));
+		String queue = queue(key, "0", null, 1);
+		QueueMessage<Map> taken = this.support.template.receive(queue, Map.class).orElseThrow();
+		assertThat(this.support.template.fail(taken, new IllegalStateException("no")))
+			.isEqualTo(FailureOutcome.DEAD_LETTERED);
+		DeadLetter letter = this.support.template.deadLetters(queue, 10).get(0);
+		assertThat(letter.id()).isEqualTo(id.getValue());
+		assertThat(letter.payloadJson()).isEqualTo("{\"note\":\"a|3|b\"}");
+	}
+
+	@Test
 	void anEntryWithoutThePayloadFieldIsDeadLetteredAtOnceWithTheReason() {
 		String key = "orders-" + UUID.randomUUID();
 		RecordId bad = xadd(key, Map.of("other", "x"));

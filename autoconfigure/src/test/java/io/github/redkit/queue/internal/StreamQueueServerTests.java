@@ -1,6 +1,7 @@
 package io.github.redkit.queue.internal;
 
 import java.util.Properties;
+import java.util.concurrent.CompletionException;
 
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.QueueStore;
@@ -11,6 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.data.redis.RedisSystemException;
+
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
@@ -34,6 +39,28 @@ class StreamQueueServerTests {
 			.withMessageContaining("Redis 6.0.16")
 			.withMessageContaining("6.2");
 		assertThatIllegalStateException().isThrownBy(() -> StreamQueueStore.requireServer("emails", redis("5.0.14")));
+	}
+
+	@Test
+	void theDefaultStoreIsRefusedOnAnOlderServerNamingItsProperty() {
+		assertThatIllegalStateException()
+			.isThrownBy(() -> StreamQueueStore.requireServerFor("redkit.queue.defaults.store=stream", redis("6.0.16")))
+			.withMessageStartingWith("redkit.queue.defaults.store=stream needs Redis 6.2 or later")
+			.withMessageContaining("Redis 6.0.16");
+	}
+
+	@Test
+	void theFirstTakeOnAServerOlderThan62NamesTheProperty() {
+		// before Redis 7.0 a script's unknown command is reported without its name
+		Throwable failure = StreamQueueStore.olderServer("emails",
+				new CompletionException(new RedisSystemException("Error in execution",
+						new IllegalStateException("ERR Error running script (call to f_3b2c): @user_script:98:"
+								+ " @user_script: 98: Unknown Redis command called from Lua script"))));
+		assertThat(failure).isInstanceOf(InvalidDataAccessApiUsageException.class)
+			.hasMessageContaining("redkit.queue.queues.emails.store=stream")
+			.hasMessageContaining("Redis 6.2");
+		Throwable other = new RedisSystemException("ERR something else", null);
+		assertThat(StreamQueueStore.olderServer("emails", other)).isSameAs(other);
 	}
 
 	@Test
