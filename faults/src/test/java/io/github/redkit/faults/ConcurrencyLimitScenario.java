@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,9 +18,13 @@ import java.util.stream.Collectors;
 import io.github.redkit.concurrency.ConcurrencyLimitExceededException;
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
+import io.github.redkit.core.RedisKeyspace;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Concurrency limits: blocking, asynchronous and reactive ({@code @ConcurrencyLimited} on
@@ -184,6 +189,8 @@ class ConcurrencyLimitScenario implements Scenario {
 	@Override
 	public void settle(List<ConfigurableApplicationContext> instances, History history) {
 		ConcurrencyLimiter limiter = instances.get(0).getBean(ConcurrencyLimiter.class);
+		StringRedisTemplate redis = instances.get(0).getBean(StringRedisTemplate.class);
+		RedisKeyspace keyspace = instances.get(0).getBean(RedisKeyspace.class);
 		long stepsBack = history.faults()
 			.stream()
 			.filter((fault) -> fault.event().fault() == Fault.CLOCK_JUMP && fault.event().strength() < 0)
@@ -192,36 +199,95 @@ class ConcurrencyLimitScenario implements Scenario {
 		long started = history.now();
 		long deadline = started + LEASE.plus(DRAIN_MARGIN).plusMillis(stepsBack).toNanos();
 		for (String key : List.of("k0", "k1")) {
-			boolean free = false;
-			while (!free && history.now() < deadline) {
-				free = everyPlace(limiter, key);
-				if (!free) {
+			Drain drain = new Drain(redis, keyspace.key("concurrency").part(LIMIT).tag(key).build());
+			// every key is tried at least once, even when an earlier key used the time up
+			do {
+				drain.attempt(limiter, key);
+				if (!drain.free()) {
 					LockSupport.parkNanos(50_000_000);
 				}
 			}
+			while (!drain.free() && history.now() < deadline);
 			history.add(new Op(-1, "drain", key, (history.now() - started) / 1_000_000, started, history.now(),
-					free ? Outcome.OK : Outcome.REFUSED, null));
+					drain.free() ? Outcome.OK : Outcome.REFUSED, drain.met()));
 		}
 	}
 
-	private static boolean everyPlace(ConcurrencyLimiter limiter, String key) {
-		List<ConcurrencyPermit> taken = new ArrayList<>();
-		try {
-			for (int i = 0; i < PLACES; i++) {
-				Optional<ConcurrencyPermit> permit = limiter.tryAcquire(LIMIT, key);
-				if (permit.isEmpty() || !permit.get().acquired()) {
-					return false;
+	/**
+	 * Tries to take every place of a key, and says what the attempts met when they did
+	 * not get them all: how many were refused at which place, and each distinct failure,
+	 * so that a drain that failed says why.
+	 */
+	private static final class Drain {
+
+		private final Map<String, Integer> met = new LinkedHashMap<>();
+
+		private final StringRedisTemplate redis;
+
+		private final String redisKey;
+
+		private boolean free;
+
+		private String holders = "";
+
+		Drain(StringRedisTemplate redis, String redisKey) {
+			this.redis = redis;
+			this.redisKey = redisKey;
+		}
+
+		void attempt(ConcurrencyLimiter limiter, String key) {
+			List<ConcurrencyPermit> taken = new ArrayList<>();
+			try {
+				for (int i = 0; i < PLACES; i++) {
+					Optional<ConcurrencyPermit> permit = limiter.tryAcquire(LIMIT, key);
+					if (permit.isEmpty() || !permit.get().acquired()) {
+						count("refused at place " + (i + 1));
+						this.holders = holders();
+						return;
+					}
+					taken.add(permit.get());
 				}
-				taken.add(permit.get());
+				this.free = true;
 			}
-			return true;
+			catch (RuntimeException ex) {
+				count(ex.toString());
+			}
+			finally {
+				taken.forEach(ConcurrencyPermit::close);
+			}
 		}
-		catch (RuntimeException ex) {
-			return false;
+
+		/**
+		 * The permits Redis holds for the key, each with the ms left of its lease on
+		 * Redis' clock: a lease that stays near a whole lease is being renewed.
+		 */
+		private String holders() {
+			try {
+				Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+				return String.valueOf(this.redis.opsForZSet()
+					.rangeWithScores(this.redisKey, 0, -1)
+					.stream()
+					.map((permit) -> permit.getValue() + " " + (permit.getScore().longValue() - now) + " ms left")
+					.toList());
+			}
+			catch (RuntimeException ex) {
+				return "unread: " + ex;
+			}
 		}
-		finally {
-			taken.forEach(ConcurrencyPermit::close);
+
+		private void count(String what) {
+			this.met.merge(what, 1, Integer::sum);
 		}
+
+		boolean free() {
+			return this.free;
+		}
+
+		@Nullable String met() {
+			return this.met.isEmpty() ? null
+					: this.met + (this.holders.isEmpty() ? "" : ", last held: " + this.holders);
+		}
+
 	}
 
 	@Override
