@@ -10,8 +10,10 @@
 -- (queue_stream_take.lua); ARGV[1] group, ARGV[2] consumer, ARGV[3] entry id, ARGV[4] the
 -- take's delivery count, ARGV[5] idle ms, ARGV[6] the delivery count to leave, ARGV[7] the
 -- replay window ms, ARGV[8] '1' = claimable at once (a release): the claim scan's gate is
--- opened, so that the next take claims it before reading new entries.
--- Returns 1 when done, 0 when the take was lost (claimed again, or settled).
+-- opened, so that the next take claims it before reading new entries; ARGV[9] the message id
+-- ('' = a stream another application writes).
+-- Returns 1 when done, 0 when the take was lost (claimed again, settled, or its entry id given
+-- to another message by a rollback).
 --#include core_numbers
 --#include queue_stream_owned
 local first = redis.call('GET', KEYS[2])
@@ -19,7 +21,7 @@ if first then
   return tonumber(first)
 end
 local done = 0
-if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2]) then
+if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2], ARGV[9]) then
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
   if ARGV[8] == '1' and redis.call('GET', KEYS[3]) == 'done' then
     redis.call('DEL', KEYS[3])
