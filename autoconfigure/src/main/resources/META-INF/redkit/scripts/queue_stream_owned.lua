@@ -10,6 +10,16 @@
 -- the same count, so the holder of the message the rollback undid would settle the other
 -- one: an acknowledgement would delete a message nobody handled.
 
+-- Whether an entry's element (false: not a Redkit element) is the message's: it begins with
+-- the message id, then its headers or its delivery count.
+local function is_element_of(element, message)
+  if not element then
+    return false
+  end
+  local after = string.sub(element, #message + 1, #message + 1)
+  return string.sub(element, 1, #message) == message and (after == '|' or after == ';')
+end
+
 -- Whether the entry still holds the message: its element begins with the message id. ''
 -- names none (a stream another application writes, whose message id is the entry id). An
 -- entry deleted while pending (trimmed) holds nothing of another message: its pending
@@ -23,12 +33,7 @@ local function holds(stream, id, message)
     return true
   end
   local fields = entry[2]
-  local element = fields[1] == 'e' and fields[2]
-  if not element then
-    return false
-  end
-  local after = string.sub(element, #message + 1, #message + 1)
-  return string.sub(element, 1, #message) == message and (after == '|' or after == ';')
+  return is_element_of(fields[1] == 'e' and fields[2], message)
 end
 
 -- Whether the entry is pending for this consumer with this delivery count and still holds
@@ -93,14 +98,33 @@ local function owned_ids(stream, group, takes, from, consumer)
     end
   end
   local cut = #pending >= limit
+  -- the entries' elements, with one XRANGE over the same range when a take names its message
+  -- (an entry not in a reply cut short is read alone)
+  local named = false
+  for i = from + 2, #takes, 3 do
+    named = named or takes[i] ~= ''
+  end
+  local entries = named and redis.call('XRANGE', stream, low, high, 'COUNT', string.format('%.0f', limit)) or {}
+  local elements = {}
+  for _, entry in ipairs(entries) do
+    elements[entry[1]] = (entry[2][1] == 'e' and entry[2][2]) or false
+  end
+  local read_all = not named or #entries < limit
   local seen = {}
   for i = from, #takes - 2, 3 do
     local id = takes[i]
     if not seen[id] then
       seen[id] = true
       local deliveries = counts[id]
-      if (deliveries == nil and cut and owned(stream, group, id, takes[i + 1], consumer, takes[i + 2]))
-          or (deliveries ~= nil and deliveries == tonumber(takes[i + 1]) and holds(stream, id, takes[i + 2])) then
+      local message = takes[i + 2]
+      local held
+      if elements[id] ~= nil or read_all then
+        held = message == '' or elements[id] == nil or is_element_of(elements[id], message)
+      else
+        held = holds(stream, id, message)
+      end
+      if held and ((deliveries == nil and cut and owned(stream, group, id, takes[i + 1], consumer, message))
+          or (deliveries ~= nil and deliveries == tonumber(takes[i + 1]))) then
         ids[#ids + 1] = id
       end
     end
