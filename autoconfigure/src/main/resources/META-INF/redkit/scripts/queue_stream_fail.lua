@@ -10,7 +10,8 @@
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] '1' = the server has XACKDEL, ARGV[4] entry id,
 -- ARGV[5] the take's delivery count, ARGV[6] 'retry' | 'dead' | 'drop', ARGV[7] idle ms for
 -- a retry (visibility timeout - backoff), ARGV[8] message id, ARGV[9] element, ARGV[10]
--- error, ARGV[11] dead-letter retention ms, ARGV[12] the replay window ms.
+-- error, ARGV[11] dead-letter retention ms, ARGV[12] the replay window ms, ARGV[13] the message
+-- id the entry must hold ('' = a stream another application writes, or an unreadable entry).
 -- Returns 0 = not owned any more, 1 = retried, 2 = dead-lettered, 3 = dropped, 4 = not retried:
 -- the entry was deleted from the stream while held (a writer's trim), so it is acknowledged
 -- (a retry's XCLAIM would drop it from the pending list on Redis 7.0+ and answer "retried").
@@ -25,7 +26,7 @@ local function settled(outcome)
   redis.call('SET', KEYS[5], outcome, 'PX', ARGV[12])
   return tonumber(outcome)
 end
-if not owned(KEYS[1], ARGV[1], ARGV[4], ARGV[5], ARGV[2]) then
+if not owned(KEYS[1], ARGV[1], ARGV[4], ARGV[5], ARGV[2], ARGV[13]) then
   return settled('0')
 end
 if ARGV[6] == 'retry' then

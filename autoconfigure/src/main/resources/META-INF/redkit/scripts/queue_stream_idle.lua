@@ -10,11 +10,13 @@
 -- (queue_stream_take.lua); ARGV[1] group, ARGV[2] consumer, ARGV[3] entry id, ARGV[4] the
 -- take's delivery count, ARGV[5] idle ms, ARGV[6] the delivery count to leave, ARGV[7] the
 -- replay window ms, ARGV[8] '1' = claimable at once (a release): the claim scan's gate is
--- opened, so that the next take claims it before reading new entries.
--- Returns 1 when done, 0 when the take was lost (claimed again, or settled), 2 when the entry
--- was deleted from the stream while held (a writer's trim: MAXLEN, XTRIM, XDEL): nothing is
--- left to extend or give back, and it is acknowledged (an XCLAIM would drop it from the
--- pending list on Redis 7.0+ and answer as if it were held, or keep it pending on 6.2).
+-- opened, so that the next take claims it before reading new entries; ARGV[9] the message id
+-- ('' = a stream another application writes).
+-- Returns 1 when done, 0 when the take was lost (claimed again, settled, or its entry id given
+-- to another message by a rollback), 2 when the entry was deleted from the stream while held
+-- (a writer's trim: MAXLEN, XTRIM, XDEL): nothing is left to extend or give back, and it is
+-- acknowledged (an XCLAIM would drop it from the pending list on Redis 7.0+ and answer as if it
+-- were held, or keep it pending on 6.2).
 --#include core_numbers
 --#include queue_stream_owned
 local first = redis.call('GET', KEYS[2])
@@ -22,7 +24,7 @@ if first then
   return tonumber(first)
 end
 local done = 0
-if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2]) then
+if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2], ARGV[9]) then
   if redis.call('XRANGE', KEYS[1], ARGV[3], ARGV[3])[1] then
     redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
     if ARGV[8] == '1' and redis.call('GET', KEYS[3]) == 'done' then

@@ -4,15 +4,48 @@
 -- take it got, never a later one: the entry claimed again after its visibility timeout, even
 -- by the same consumer, or released and taken again by another consumer (a release gives the
 -- delivery back, so the next take has the same count: only the consumer tells them apart).
+-- A take of a Redkit message also names the message: a rollback of Redis' state while its
+-- clock is behind the stream's last id makes XADD hand the next message the entry id a
+-- message sent after the snapshot had (it counts on from the restored last id), and its take
+-- the same count, so the holder of the message the rollback undid would settle the other
+-- one: an acknowledgement would delete a message nobody handled.
 
--- Whether the entry is pending for this consumer with this delivery count; false once
--- acknowledged, claimed again, or its stream or group deleted (a purge).
-local function owned(stream, group, id, deliveries, consumer)
+-- Whether an entry's element (false: not a Redkit element) is the message's: it begins with
+-- the message id, then its headers or its delivery count.
+local function is_element_of(element, message)
+  if not element then
+    return false
+  end
+  local after = string.sub(element, #message + 1, #message + 1)
+  return string.sub(element, 1, #message) == message and (after == '|' or after == ';')
+end
+
+-- Whether the entry still holds the message: its element begins with the message id. ''
+-- names none (a stream another application writes, whose message id is the entry id). An
+-- entry deleted while pending (trimmed) holds nothing of another message: its pending
+-- record may be settled.
+local function holds(stream, id, message)
+  if message == nil or message == '' then
+    return true
+  end
+  local entry = redis.call('XRANGE', stream, id, id)[1]
+  if not entry then
+    return true
+  end
+  local fields = entry[2]
+  return is_element_of(fields[1] == 'e' and fields[2], message)
+end
+
+-- Whether the entry is pending for this consumer with this delivery count and still holds
+-- the message; false once acknowledged, claimed again, its stream or group deleted (a
+-- purge), or its id given to another message (a rollback).
+local function owned(stream, group, id, deliveries, consumer, message)
   local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
   if type(pending) ~= 'table' or pending.err or pending[1] == nil then
     return false
   end
   return pending[1][2] == consumer and tonumber(pending[1][4]) == tonumber(deliveries)
+      and holds(stream, id, message)
 end
 
 -- Whether stream id a is below b ("<ms>-<seq>", each up to 2^64 - 1): compared by their
@@ -29,30 +62,31 @@ local function id_below(a, b)
   return #as < #bs or (#as == #bs and as < bs)
 end
 
--- Of the takes in takes[from], takes[from + 1] (entry id, delivery count), ...: the ids of
--- those still pending for this consumer with that count, each once. A batch is looked up with one XPENDING
--- over its ids' range, reading twice as many entries as it has (the range may hold other
--- takes too); an id not in a reply that was cut short is looked up alone.
+-- Of the takes in takes[from], takes[from + 1], takes[from + 2] (entry id, delivery count,
+-- message id), ...: the ids of those still pending for this consumer with that count and
+-- still holding that message, each once. A batch is looked up with one XPENDING over its
+-- ids' range, reading twice as many entries as it has (the range may hold other takes too);
+-- an id not in a reply that was cut short is looked up alone.
 local function owned_ids(stream, group, takes, from, consumer)
   local ids = {}
-  if #takes < from + 1 then
+  if #takes < from + 2 then
     return ids
   end
-  if #takes == from + 1 then
-    if owned(stream, group, takes[from], takes[from + 1], consumer) then
+  if #takes == from + 2 then
+    if owned(stream, group, takes[from], takes[from + 1], consumer, takes[from + 2]) then
       ids[1] = takes[from]
     end
     return ids
   end
   local low, high = takes[from], takes[from]
-  for i = from + 2, #takes, 2 do
+  for i = from + 3, #takes, 3 do
     if id_below(takes[i], low) then
       low = takes[i]
     elseif id_below(high, takes[i]) then
       high = takes[i]
     end
   end
-  local limit = #takes - from + 1
+  local limit = 2 * (#takes - from + 1) / 3
   local pending = redis.pcall('XPENDING', stream, group, low, high, string.format('%.0f', limit))
   if type(pending) ~= 'table' or pending.err then
     return ids
@@ -64,14 +98,33 @@ local function owned_ids(stream, group, takes, from, consumer)
     end
   end
   local cut = #pending >= limit
+  -- the entries' elements, with one XRANGE over the same range when a take names its message
+  -- (an entry not in a reply cut short is read alone)
+  local named = false
+  for i = from + 2, #takes, 3 do
+    named = named or takes[i] ~= ''
+  end
+  local entries = named and redis.call('XRANGE', stream, low, high, 'COUNT', string.format('%.0f', limit)) or {}
+  local elements = {}
+  for _, entry in ipairs(entries) do
+    elements[entry[1]] = (entry[2][1] == 'e' and entry[2][2]) or false
+  end
+  local read_all = not named or #entries < limit
   local seen = {}
-  for i = from, #takes - 1, 2 do
+  for i = from, #takes - 2, 3 do
     local id = takes[i]
     if not seen[id] then
       seen[id] = true
       local deliveries = counts[id]
-      if (deliveries == nil and cut and owned(stream, group, id, takes[i + 1], consumer))
-          or (deliveries ~= nil and deliveries == tonumber(takes[i + 1])) then
+      local message = takes[i + 2]
+      local held
+      if elements[id] ~= nil or read_all then
+        held = message == '' or elements[id] == nil or is_element_of(elements[id], message)
+      else
+        held = holds(stream, id, message)
+      end
+      if held and ((deliveries == nil and cut and owned(stream, group, id, takes[i + 1], consumer, message))
+          or (deliveries ~= nil and deliveries == tonumber(takes[i + 1]))) then
         ids[#ids + 1] = id
       end
     end

@@ -23,7 +23,8 @@
 -- ARGV[5] '1' = the server has XACKDEL ('keep' = acknowledge only: a stream another
 -- application writes), ARGV[6] the replay window ms, ARGV[7] '1' = a stream another
 -- application writes: entries are handed out as their fields and a missing group is an
--- error (made at start-up only), ARGV[8..] takes to acknowledge: entry id, deliveries.
+-- error (made at start-up only), ARGV[8..] takes to acknowledge: entry id, deliveries, message
+-- id ('' = a stream another application writes).
 -- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element (or the
 -- entry's fields, an array) }; wait ms
 -- (when nothing was taken) is how long until the earliest pending entry may be claimed
@@ -71,7 +72,7 @@ if record then
 end
 
 local acked = 0
-if #ARGV >= 9 then
+if #ARGV >= 10 then
   local ids = owned_ids(stream, group, ARGV, 8, consumer)
   remove_all(stream, group, ids, ARGV[5])
   acked = #ids

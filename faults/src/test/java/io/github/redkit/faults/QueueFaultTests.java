@@ -80,6 +80,18 @@ class QueueFaultTests {
 	}
 
 	/**
+	 * The soak's seed of 2026-11-30 that found an acknowledged stream send, answered
+	 * after the second restart on an older snapshot, neither handled nor dead-lettered
+	 * (issue 46): 10 s of clients, as the soak runs them.
+	 */
+	@Tag("soak")
+	@ParameterizedTest
+	@ValueSource(longs = { 5713140215705645081L })
+	void theStreamStoreKeepsASendAnsweredAfterARestartOnAnOlderSnapshot(long seed) {
+		Faults.check(QueueScenario::onStreams, seed, FaultSoakTests.SOAK_MILLIS);
+	}
+
+	/**
 	 * The stream take without its record is caught live under cuts after a write aimed at
 	 * it: the first reply's entries burn a delivery with no consumer.
 	 */

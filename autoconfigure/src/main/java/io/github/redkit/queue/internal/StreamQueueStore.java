@@ -107,7 +107,7 @@ final class StreamQueueStore {
 	 */
 	CompletableFuture<Taken> take(String queue, QueueKeys keys, QueueSettings settings,
 			Collection<? extends QueueMessage<?>> done, int max) {
-		String[] args = new String[7 + 2 * done.size()];
+		String[] args = new String[7 + 3 * done.size()];
 		args[0] = group(settings);
 		args[1] = this.consumer;
 		args[2] = Long.toString(settings.visibilityTimeout().toMillis());
@@ -120,6 +120,7 @@ final class StreamQueueStore {
 			TakenMessage<?> taken = TakenMessage.of(message);
 			args[i++] = taken.take();
 			args[i++] = Integer.toString(taken.deliveries());
+			args[i++] = held(settings, taken);
 		}
 		// named, so that the take Lettuce sends again after a reconnect answers the same
 		// entries instead of reading new ones for nobody
@@ -263,8 +264,22 @@ final class StreamQueueStore {
 	CompletableFuture<Boolean> ack(QueueKeys keys, QueueSettings settings, TakenMessage<?> message) {
 		return this.runner
 			.executeAsync(ACK, keys.streamSettleKeys(RandomIds.next()), group(settings), ackDelete(settings),
-					message.take(), Integer.toString(message.deliveries()), this.replayWindow, this.consumer)
+					message.take(), Integer.toString(message.deliveries()), this.replayWindow, this.consumer,
+					held(settings, message))
 			.thenApply((acked) -> acked != null && acked == 1L);
+	}
+
+	/**
+	 * The message id a take's entry must still hold to be settled: a rollback of Redis'
+	 * state while its clock is behind the stream's last id gives the next message sent
+	 * the entry id of one sent after the snapshot, with the same delivery count, so the
+	 * entry id and count alone would let the holder of the message the rollback undid
+	 * settle the other one. None ({@code ""}) for a stream another application writes
+	 * (its entry id is its message id) and for an entry that is no Redkit message.
+	 */
+	private static String held(QueueSettings settings, TakenMessage<?> message) {
+		boolean redkit = settings.existingStream() == null && message.envelope().raw().startsWith(message.id());
+		return redkit ? message.id() : "";
 	}
 
 	/**
@@ -277,10 +292,9 @@ final class StreamQueueStore {
 	CompletableFuture<Long> idle(QueueKeys keys, QueueSettings settings, TakenMessage<?> message, long idleMillis,
 			int deliveries) {
 		boolean now = idleMillis >= settings.visibilityTimeout().toMillis();
-		return this.runner
-			.executeAsync(IDLE, keys.streamIdleKeys(RandomIds.next()), group(settings), this.consumer, message.take(),
-					Integer.toString(message.deliveries()), Long.toString(Math.max(0, idleMillis)),
-					Integer.toString(Math.max(0, deliveries)), this.replayWindow, now ? "1" : "0")
+		return this.runner.executeAsync(IDLE, keys.streamIdleKeys(RandomIds.next()), group(settings), this.consumer,
+				message.take(), Integer.toString(message.deliveries()), Long.toString(Math.max(0, idleMillis)),
+				Integer.toString(Math.max(0, deliveries)), this.replayWindow, now ? "1" : "0", held(settings, message))
 			.thenApply((done) -> (done != null) ? done : 0L);
 	}
 
@@ -290,7 +304,7 @@ final class StreamQueueStore {
 		return this.runner.executeAsync(FAIL, keys.streamFailKeys(RandomIds.next()), group(settings), this.consumer,
 				ackDelete(settings), message.take(), Integer.toString(message.deliveries()), mode, Long.toString(idle),
 				message.id(), message.envelope().raw(), error, Long.toString(settings.deadLetterRetention().toMillis()),
-				this.replayWindow);
+				this.replayWindow, held(settings, message));
 	}
 
 	long requeue(QueueKeys keys, String id, int batch) {
