@@ -39,10 +39,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Listing locks among 20,000 keys, a hundred per {@code SCAN} (the 200 calls a listing of
- * 200,000 keys makes with the endpoint's default count of 1,000): every page is bounded
- * in time and the pages together find exactly the locks held, none of the look-alike
- * keys; on a cluster too, where the pages walk every master in turn. The filler keys are
- * deleted afterwards: the servers are shared by every suite of the JVM.
+ * 200,000 keys makes with the endpoint's default count of 1,000), each page within a time
+ * bound: the pages together find exactly the locks held, none of the look-alike keys; on
+ * a cluster too, where the pages walk every master in turn. The filler keys are deleted
+ * afterwards: the servers are shared by every suite of the JVM. How a page keeps its time
+ * bound is judged in {@link RedkitEndpointScanTimeoutTests}, by the calls a page sends
+ * rather than by a clock (a page's wall time, asserted here under 250 ms, failed on a
+ * machine at load 30).
  */
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.SCRIPTS)
@@ -72,7 +75,7 @@ class RedkitEndpointLargeKeyspaceTests {
 	}
 
 	@Test
-	void pagesThroughLocksAmongAHundredThousandKeysWithinTheDeadline() {
+	void pagesThroughLocksAmongTwentyThousandKeys() {
 		runner().run((context) -> {
 			RedisConnectionFactory connectionFactory = context.getBean(RedisConnectionFactory.class);
 			List<LockHandle> handles = new ArrayList<>();
@@ -105,12 +108,7 @@ class RedkitEndpointLargeKeyspaceTests {
 		String cursor = null;
 		int pages = 0;
 		do {
-			long start = System.nanoTime();
 			Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, 10);
-			Duration took = Duration.ofNanos(System.nanoTime() - start);
-			// the deadline is checked between SCAN calls: one more call may run past
-			// it
-			assertThat(took).as("page %d", pages).isLessThan(DEADLINE.plusMillis(150));
 			for (Object lock : (List<?>) page.get("locks")) {
 				found.add((String) ((Map<?, ?>) lock).get("key"));
 				assertThat(lock.toString()).doesNotContain(token);
