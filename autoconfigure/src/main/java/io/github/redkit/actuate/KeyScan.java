@@ -34,7 +34,9 @@ import org.springframework.data.redis.connection.RedisConnection;
  * cursor remembers the last key taken, so that the next page scans the same batch again
  * and takes only the keys after it (no key skipped or repeated while the batch is
  * unchanged). The cursor is {@code [<master index>:]<SCAN cursor>[.<last key>]} (the key
- * in unpadded Base64URL); {@code 0} starts and, returned, means done.
+ * in unpadded Base64URL); {@code 0} starts and, returned, means done; a page that ends
+ * before the first {@code SCAN} of a standalone walk answered returns {@code 0.} (the
+ * start, after the empty key).
  */
 public final class KeyScan {
 
@@ -188,11 +190,15 @@ public final class KeyScan {
 
 		String format(boolean cluster) {
 			String position = cluster ? this.node + ":" + this.scan : this.scan;
-			return (this.after != null) ? position + "."
+			if (this.after == null) {
+				// a walk's start, handed out by a page whose first SCAN went unanswered:
+				// 0 would mean done, so it is the start after the empty key
+				return DONE.equals(position) ? position + "." : position;
+			}
+			return position + "."
 					+ Base64.getUrlEncoder()
 						.withoutPadding()
-						.encodeToString(this.after.getBytes(StandardCharsets.UTF_8))
-					: position;
+						.encodeToString(this.after.getBytes(StandardCharsets.UTF_8));
 		}
 
 	}

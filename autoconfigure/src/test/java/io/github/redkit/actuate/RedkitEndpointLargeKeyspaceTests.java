@@ -39,10 +39,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Listing locks among 20,000 keys, a hundred per {@code SCAN} (the 200 calls a listing of
- * 200,000 keys makes with the endpoint's default count of 1,000): every page is bounded
- * in time and the pages together find exactly the locks held, none of the look-alike
- * keys; on a cluster too, where the pages walk every master in turn. The filler keys are
- * deleted afterwards: the servers are shared by every suite of the JVM.
+ * 200,000 keys makes with the endpoint's default count of 1,000): the pages together find
+ * exactly the locks held, none of the look-alike keys; on a cluster too, where the pages
+ * walk every master in turn. The filler keys are deleted afterwards: the servers are
+ * shared by every suite of the JVM. How a page keeps its time bound is judged in
+ * {@link RedkitEndpointScanTimeoutTests}, by the calls a page sends rather than by a
+ * clock (a page's wall time, asserted here under 250 ms, failed on a machine at load 30).
  */
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.SCRIPTS)
@@ -57,7 +59,10 @@ class RedkitEndpointLargeKeyspaceTests {
 
 	private static final int LOCKS = 37;
 
-	private static final Duration DEADLINE = Duration.ofMillis(100);
+	// a time bound no loaded machine reaches: each page's SCAN calls and its locks' read
+	// end on their own (at 100 ms the read of a page's locks timed out at load 30); the
+	// bound itself is judged in RedkitEndpointScanTimeoutTests
+	private static final Duration DEADLINE = Duration.ofSeconds(10);
 
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
@@ -72,7 +77,7 @@ class RedkitEndpointLargeKeyspaceTests {
 	}
 
 	@Test
-	void pagesThroughLocksAmongAHundredThousandKeysWithinTheDeadline() {
+	void pagesThroughLocksAmongTwentyThousandKeys() {
 		runner().run((context) -> {
 			RedisConnectionFactory connectionFactory = context.getBean(RedisConnectionFactory.class);
 			List<LockHandle> handles = new ArrayList<>();
@@ -105,12 +110,7 @@ class RedkitEndpointLargeKeyspaceTests {
 		String cursor = null;
 		int pages = 0;
 		do {
-			long start = System.nanoTime();
 			Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, 10);
-			Duration took = Duration.ofNanos(System.nanoTime() - start);
-			// the deadline is checked between SCAN calls: one more call may run past
-			// it
-			assertThat(took).as("page %d", pages).isLessThan(DEADLINE.plusMillis(150));
 			for (Object lock : (List<?>) page.get("locks")) {
 				found.add((String) ((Map<?, ?>) lock).get("key"));
 				assertThat(lock.toString()).doesNotContain(token);

@@ -59,9 +59,22 @@ final class JvmCost {
 	 * @return the bytes
 	 */
 	long allocatedSince(JvmCost earlier) {
+		return allocatedSince(earlier, -1);
+	}
+
+	/**
+	 * The bytes allocated since an earlier snapshot by the threads alive now but one (a
+	 * load generator's in this JVM, whose own allocation is not the server's cost).
+	 * @param earlier the earlier snapshot
+	 * @param exceptThread the id of the thread left out
+	 * @return the bytes
+	 */
+	long allocatedSince(JvmCost earlier, long exceptThread) {
 		long total = 0;
 		for (Map.Entry<Long, Long> thread : this.allocated.entrySet()) {
-			total += thread.getValue() - earlier.allocated.getOrDefault(thread.getKey(), 0L);
+			if (thread.getKey() != exceptThread) {
+				total += thread.getValue() - earlier.allocated.getOrDefault(thread.getKey(), 0L);
+			}
 		}
 		return total;
 	}

@@ -39,7 +39,9 @@ final class KeepAliveClient implements AutoCloseable {
 		try {
 			this.socket = new Socket(RedisServer.HOST, this.port);
 			this.socket.setTcpNoDelay(true);
-			this.socket.setSoTimeout(10_000);
+			// longer than a decision may take (RequestAllocationTests gives it 30 s): a
+			// server's first request on a machine at load 33 took more than 10 s
+			this.socket.setSoTimeout(60_000);
 			this.out = this.socket.getOutputStream();
 			this.in = this.socket.getInputStream();
 		}

@@ -1,14 +1,13 @@
 package io.github.redkit.benchmarks;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import com.sun.management.OperatingSystemMXBean;
-import com.sun.management.ThreadMXBean;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterAll;
@@ -43,18 +42,15 @@ class RequestAllocationTests {
 	/** The target of issue 46: Redkit's own allocation per decision. */
 	private static final long TARGET_BYTES = 2048;
 
-	private static final int WARMUP_REQUESTS = 4000;
+	private static final int WARMUP_REQUESTS = 1000;
 
-	private static final int REQUESTS = 2000;
+	private static final int REQUESTS = 1000;
 
-	private static final int ROUNDS = 5;
+	private static final int ROUNDS = 3;
 
 	private static final int CLIENTS = 10_000;
 
-	private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-
-	private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory
-		.getOperatingSystemMXBean();
+	private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
 	private static RedisServer redis;
 
@@ -144,9 +140,7 @@ class RequestAllocationTests {
 	 * allocated, and the JVM's CPU but this thread's, per request.
 	 */
 	private Cost measure(KeepAliveClient client, String path, int requests) {
-		long self = Thread.currentThread().getId();
-		Map<Long, Long> before = allocated();
-		long cpu = OS.getProcessCpuTime();
+		JvmCost before = JvmCost.now();
 		long selfCpu = THREADS.getCurrentThreadCpuTime();
 		for (int i = 0; i < requests; i++) {
 			long n = this.seq++;
@@ -155,26 +149,10 @@ class RequestAllocationTests {
 				throw new IllegalStateException(path + " answered " + head);
 			}
 		}
-		long cpuUsed = (OS.getProcessCpuTime() - cpu) - (THREADS.getCurrentThreadCpuTime() - selfCpu);
-		long bytes = 0;
-		for (Map.Entry<Long, Long> thread : allocated().entrySet()) {
-			if (thread.getKey() != self) {
-				bytes += thread.getValue() - before.getOrDefault(thread.getKey(), 0L);
-			}
-		}
-		return new Cost((double) bytes / requests, (double) cpuUsed / requests);
-	}
-
-	private static Map<Long, Long> allocated() {
-		long[] ids = THREADS.getAllThreadIds();
-		long[] bytes = THREADS.getThreadAllocatedBytes(ids);
-		Map<Long, Long> allocated = new HashMap<>();
-		for (int i = 0; i < ids.length; i++) {
-			if (bytes[i] >= 0) {
-				allocated.put(ids[i], bytes[i]);
-			}
-		}
-		return allocated;
+		long ownCpu = THREADS.getCurrentThreadCpuTime() - selfCpu;
+		JvmCost after = JvmCost.now();
+		long bytes = after.allocatedSince(before, Thread.currentThread().getId());
+		return new Cost((double) bytes / requests, (double) (after.cpuNanosSince(before) - ownCpu) / requests);
 	}
 
 	/**

@@ -31,6 +31,9 @@ class NemesisTests {
 
 	private static final Duration SHORT = Duration.ofMillis(300);
 
+	// a failed-over node's first answers, which no test bounds in time
+	private static final Duration AFTER_FAILOVER = Duration.ofSeconds(15);
+
 	/**
 	 * Cuts after a write every 400 ms over 5 s, at every link in turn: the schedule the
 	 * builds without a dedupe run under. Each cut costs its instance a reconnect, and
@@ -193,9 +196,11 @@ class NemesisTests {
 			assertThat(call(link, SHORT, "SET", "after", "v")).isEqualTo("OK");
 			join(nemesis);
 			assertThat(rig.node(0).port()).isNotEqualTo(oldMaster);
-			assertThat(call(link, Duration.ofSeconds(2), "EXISTS", "before")).isEqualTo(1L);
-			assertThat(call(link, SHORT, "EXISTS", "after")).isEqualTo(0L);
-			assertThat(call(link, SHORT, "SET", "later", "v")).isEqualTo("OK");
+			// what is judged is what the new master holds, not how soon it answers (at
+			// load 30 an EXISTS went unanswered for 2 s after the failover)
+			assertThat(call(link, AFTER_FAILOVER, "EXISTS", "before")).isEqualTo(1L);
+			assertThat(call(link, AFTER_FAILOVER, "EXISTS", "after")).isEqualTo(0L);
+			assertThat(call(link, AFTER_FAILOVER, "SET", "later", "v")).isEqualTo("OK");
 		}
 	}
 

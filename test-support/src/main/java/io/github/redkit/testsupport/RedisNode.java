@@ -29,7 +29,7 @@ public final class RedisNode implements AutoCloseable {
 	 * fails: time to reconnect (a replica retries once a second) and take a partial
 	 * stream, on a loaded machine.
 	 */
-	static final Duration SYNC_QUIET = Duration.ofSeconds(15);
+	private static final Duration SYNC_QUIET = Duration.ofSeconds(15);
 
 	/**
 	 * The longest wait for a replica in a full sync: the master's fork and transfer and
@@ -211,7 +211,17 @@ public final class RedisNode implements AutoCloseable {
 	 * Cuts the replica off: frozen, and dropped by the master, so that nothing the master
 	 * acknowledges from now on reaches it.
 	 */
-	public synchronized void cutReplica() {
+	public void cutReplica() {
+		cutReplica(SYNC_QUIET);
+	}
+
+	/**
+	 * Cuts the replica off, failing when it neither holds what the master acknowledged
+	 * nor syncs for {@code quiet} (a test of that wait shortens it, and the full sync it
+	 * waits out with it).
+	 * @param quiet how long the replica may neither hold it nor sync
+	 */
+	synchronized void cutReplica(Duration quiet) {
 		RedisProcess standby = standby();
 		// what the master acknowledged before the cut reached the replica: replication is
 		// asynchronous, and a write acknowledged a moment before would otherwise be lost
@@ -220,7 +230,7 @@ public final class RedisNode implements AutoCloseable {
 		try (RespClient client = client()) {
 			acknowledged = ReplicationState.of(client);
 		}
-		awaitHolds(standby, acknowledged);
+		awaitHolds(standby.port(), acknowledged, quiet, SYNC_LIMIT);
 		standby.signal("STOP");
 		try (RespClient client = client()) {
 			client.call("CLIENT", "KILL", "TYPE", "replica");
@@ -236,12 +246,9 @@ public final class RedisNode implements AutoCloseable {
 	 * lose writes acknowledged before the cut (issue 43). A full sync on a loaded machine
 	 * (the master's fork and transfer, the replica's load, during which it may not answer
 	 * for seconds) is waited for up to {@link #SYNC_LIMIT}; a replica that neither holds
-	 * it nor syncs for {@link #SYNC_QUIET} fails the wait, naming what it saw.
+	 * it nor syncs for its quiet spell ({@link #SYNC_QUIET} but in a test of the wait)
+	 * fails the wait, naming what it saw.
 	 */
-	private void awaitHolds(RedisProcess replica, ReplicationState acknowledged) {
-		awaitHolds(replica.port(), acknowledged, SYNC_QUIET, SYNC_LIMIT);
-	}
-
 	void awaitHolds(int replicaPort, ReplicationState acknowledged, Duration quiet, Duration limit) {
 		SyncWait wait = new SyncWait(quiet, limit);
 		ReplicationState state = null;
