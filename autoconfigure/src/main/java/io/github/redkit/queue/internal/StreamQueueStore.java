@@ -126,29 +126,60 @@ final class StreamQueueStore {
 		long waitMillis = ((Number) reply.get(1)).longValue();
 		List<TakenMessage<Object>> messages = new ArrayList<>();
 		List<TakenMessage<Object>> unreadable = new ArrayList<>(0);
-		for (int k = 2; k + 2 < reply.size(); k += 3) {
-			String id = String.valueOf(reply.get(k));
-			int deliveries = ((Number) reply.get(k + 1)).intValue();
-			ExistingStream existing = settings.existingStream();
-			if (existing != null) {
-				TakenMessage<Object> entry = entry(queue, existing, id, deliveries, (List<?>) reply.get(k + 2));
-				boolean malformed = existing.payloadField() != null
-						&& !entry.headers().containsKey(existing.payloadField());
-				(malformed ? unreadable : messages).add(entry);
-				continue;
-			}
-			String raw = String.valueOf(reply.get(k + 2));
-			Envelope envelope = Envelope.tryParse(raw);
-			if (envelope != null) {
-				messages.add(new TakenMessage<>(queue, envelope.withDeliveries(deliveries), id, null));
-			}
-			else {
-				Envelope foreign = Envelope.unreadable(raw);
-				unreadable.add(new TakenMessage<>(queue,
-						new Envelope(foreign.id(), deliveries, foreign.json(), foreign.raw(), Map.of()), id, null));
-			}
+		// the entries claimed again (id, deliveries, element or fields), then those read
+		// (XREADGROUP's own reply: id and fields, one delivery each)
+		for (int k = 3; k + 2 < reply.size(); k += 3) {
+			add(queue, settings, String.valueOf(reply.get(k)), ((Number) reply.get(k + 1)).intValue(), reply.get(k + 2),
+					messages, unreadable);
+		}
+		for (Object read : (List<?>) reply.get(2)) {
+			List<?> entry = (List<?>) read;
+			List<?> fields = (List<?>) entry.get(1);
+			add(queue, settings, String.valueOf(entry.get(0)), 1,
+					(settings.existingStream() != null) ? fields : element(fields), messages, unreadable);
 		}
 		return new Taken(messages, unreadable, acked, waitMillis);
+	}
+
+	/**
+	 * The element a Redkit send wrote (field {@code e}); an entry not written by Redkit
+	 * is handed out whole, its fields joined, to be dead-lettered.
+	 */
+	private static String element(List<?> fields) {
+		if (fields.size() >= 2 && "e".equals(String.valueOf(fields.get(0)))) {
+			return String.valueOf(fields.get(1));
+		}
+		List<String> words = new ArrayList<>(fields.size());
+		fields.forEach((field) -> words.add(String.valueOf(field)));
+		return String.join(" ", words);
+	}
+
+	/**
+	 * Adds a taken entry to the messages, or to the unreadable ones (not a Redkit
+	 * element; in a stream another application writes, no payload field).
+	 * @param element a Redkit queue's element, or the fields of an entry of a stream
+	 * another application writes
+	 */
+	private void add(String queue, QueueSettings settings, String id, int deliveries, Object element,
+			List<TakenMessage<Object>> messages, List<TakenMessage<Object>> unreadable) {
+		ExistingStream existing = settings.existingStream();
+		if (existing != null) {
+			TakenMessage<Object> entry = entry(queue, existing, id, deliveries, (List<?>) element);
+			boolean malformed = existing.payloadField() != null
+					&& !entry.headers().containsKey(existing.payloadField());
+			(malformed ? unreadable : messages).add(entry);
+			return;
+		}
+		String raw = String.valueOf(element);
+		Envelope envelope = Envelope.tryParse(raw);
+		if (envelope != null) {
+			messages.add(new TakenMessage<>(queue, envelope.withDeliveries(deliveries), id, null));
+		}
+		else {
+			Envelope foreign = Envelope.unreadable(raw);
+			unreadable.add(new TakenMessage<>(queue,
+					new Envelope(foreign.id(), deliveries, foreign.json(), foreign.raw(), Map.of()), id, null));
+		}
 	}
 
 	/**
