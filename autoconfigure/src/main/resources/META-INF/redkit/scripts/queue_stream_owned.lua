@@ -100,6 +100,21 @@ local function remove_all(stream, group, ids, ackdel)
   end
 end
 
+-- Opens the claim scan's gate (queue_stream_take.lua; cursor: the claim cursor) in ms, when
+-- a take released or retried becomes claimable: a take then claims it before reading new
+-- entries, instead of up to a tenth of the visibility timeout later. A pass under way (a
+-- cursor id) is left alone: its takes scan anyway.
+local function open_gate(cursor, ms)
+  if redis.call('GET', cursor) ~= 'done' then
+    return
+  end
+  if ms <= 0 then
+    redis.call('DEL', cursor)
+  elseif redis.call('PTTL', cursor) > ms then
+    redis.call('PEXPIRE', cursor, string.format('%.0f', ms))
+  end
+end
+
 -- Acknowledges one entry and deletes it (as remove_all).
 local function remove(stream, group, id, ackdel)
   remove_all(stream, group, { id }, ackdel)

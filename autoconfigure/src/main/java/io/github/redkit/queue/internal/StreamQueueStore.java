@@ -279,7 +279,7 @@ final class StreamQueueStore {
 		return this.runner.executeAsync(FAIL, keys.streamFailKeys(RandomIds.next()), group(settings), this.consumer,
 				ackDelete(settings), message.take(), Integer.toString(message.deliveries()), mode, Long.toString(idle),
 				message.id(), message.envelope().raw(), error, Long.toString(settings.deadLetterRetention().toMillis()),
-				this.replayWindow);
+				this.replayWindow, Long.toString(Math.max(0, backoffMillis)));
 	}
 
 	long requeue(QueueKeys keys, String id, int batch) {
