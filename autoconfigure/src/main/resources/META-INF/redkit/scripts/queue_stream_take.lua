@@ -81,7 +81,7 @@ if record then
           held[p[1]] = true
         end
       end
-      for _, entry in ipairs(redis.call('XRANGE', stream, first, last, 'COUNT', count)) do
+      for _, entry in ipairs(redis.call('XRANGE', stream, first, last)) do
         if held[entry[1]] then
           out[#out + 1] = entry[1]
           out[#out + 1] = 1
