@@ -15,24 +15,11 @@ local function owned(stream, group, id, deliveries, consumer)
   return pending[1][2] == consumer and tonumber(pending[1][4]) == tonumber(deliveries)
 end
 
--- Whether stream id a is below b ("<ms>-<seq>", each up to 2^64 - 1): compared by their
--- digits' count, then as text, so that ids past 2^53 (exact in no Lua number) compare right.
-local function id_below(a, b)
-  local am, as = string.match(a, '^(%d+)-(%d+)$')
-  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
-  if not am or not bm then
-    return a < b
-  end
-  if am ~= bm then
-    return #am < #bm or (#am == #bm and am < bm)
-  end
-  return #as < #bs or (#as == #bs and as < bs)
-end
-
--- Of the takes in takes[from], takes[from + 1] (entry id, delivery count), ...: the ids of
--- those still pending for this consumer with that count, each once. A batch is looked up with one XPENDING
--- over its ids' range, reading twice as many entries as it has (the range may hold other
--- takes too); an id not in a reply that was cut short is looked up alone.
+-- Of the takes in takes[from], takes[from + 1] (entry id, delivery count), ..., in id order
+-- (the caller sorts them: comparing ids here cost a fifth of a batch's Lua time): the ids of
+-- those still pending for this consumer with that count, each once. A batch is looked up
+-- with one XPENDING over its ids' range, reading twice as many entries as it has (the range
+-- may hold other takes too); an id not in a reply that was cut short is looked up alone.
 local function owned_ids(stream, group, takes, from, consumer)
   local ids = {}
   if #takes < from + 1 then
@@ -44,14 +31,7 @@ local function owned_ids(stream, group, takes, from, consumer)
     end
     return ids
   end
-  local low, high = takes[from], takes[from]
-  for i = from + 2, #takes, 2 do
-    if id_below(takes[i], low) then
-      low = takes[i]
-    elseif id_below(high, takes[i]) then
-      high = takes[i]
-    end
-  end
+  local low, high = takes[from], takes[#takes - 1]
   local limit = #takes - from + 1
   local pending = redis.pcall('XPENDING', stream, group, low, high, string.format('%.0f', limit))
   if type(pending) ~= 'table' or pending.err then

@@ -25,7 +25,8 @@
 -- ARGV[5] '1' = the server has XACKDEL ('keep' = acknowledge only: a stream another
 -- application writes), ARGV[6] the replay window ms, ARGV[7] '1' = a stream another
 -- application writes: entries are handed out as their fields and a missing group is an
--- error (made at start-up only), ARGV[8..] takes to acknowledge: entry id, deliveries.
+-- error (made at start-up only), ARGV[8..] takes to acknowledge, in id order: entry id,
+-- deliveries.
 -- Returns { acknowledged, wait ms, the entries read: XREADGROUP's own reply ({ id, fields }
 -- each, one delivery; decoded by the caller, so that the script does no work per entry read),
 -- then per entry claimed: id, deliveries, element (or the entry's fields, an array) }; wait ms

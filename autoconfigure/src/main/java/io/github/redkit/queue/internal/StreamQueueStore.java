@@ -106,9 +106,12 @@ final class StreamQueueStore {
 		args[4] = ackDelete(settings);
 		args[5] = this.replayWindow;
 		args[6] = (settings.existingStream() != null) ? "1" : "0";
+		List<TakenMessage<?>> settled = new ArrayList<>(done.size());
+		done.forEach((message) -> settled.add(TakenMessage.of(message)));
+		// in id order: the script looks the batch up over its first and last id
+		settled.sort((a, b) -> compareIds(a.take(), b.take()));
 		int i = 7;
-		for (QueueMessage<?> message : done) {
-			TakenMessage<?> taken = TakenMessage.of(message);
+		for (TakenMessage<?> taken : settled) {
 			args[i++] = taken.take();
 			args[i++] = Integer.toString(taken.deliveries());
 		}
@@ -116,6 +119,27 @@ final class StreamQueueStore {
 		// entries instead of reading new ones for nobody
 		return this.runner.executeAsync(TAKE, keys.streamTakeKeys(RandomIds.next()), args)
 			.handle((reply, ex) -> taken(queue, settings, reply, ex));
+	}
+
+	/**
+	 * Compares stream entry ids ({@code <ms>-<seq>}, each an unsigned 64-bit number) as
+	 * Redis orders them; anything else as text.
+	 */
+	static int compareIds(String a, String b) {
+		int da = a.indexOf('-');
+		int db = b.indexOf('-');
+		try {
+			if (da > 0 && db > 0) {
+				int ms = Long.compareUnsigned(Long.parseUnsignedLong(a.substring(0, da)),
+						Long.parseUnsignedLong(b.substring(0, db)));
+				return (ms != 0) ? ms : Long.compareUnsigned(Long.parseUnsignedLong(a.substring(da + 1)),
+						Long.parseUnsignedLong(b.substring(db + 1)));
+			}
+		}
+		catch (NumberFormatException ex) {
+			// not entry ids
+		}
+		return a.compareTo(b);
 	}
 
 	private Taken taken(String queue, QueueSettings settings, List<?> reply, Throwable ex) {
