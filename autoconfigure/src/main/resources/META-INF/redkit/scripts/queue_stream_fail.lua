@@ -6,12 +6,15 @@
 -- client sends again after a reconnect answers as the first did (dead-lettered, not "not
 -- owned") and does not restart a retry's backoff.
 -- KEYS[1] stream, KEYS[2] dead hash (id -> element), KEYS[3] dead errors hash (id -> error),
--- KEYS[4] dead index zset (id -> dead time ms), KEYS[5] the call's record "once:<operation id>"
+-- KEYS[4] dead index zset (id -> dead time ms), KEYS[5] the call's record "once:<operation id>",
+-- KEYS[6] the claim cursor (queue_stream_take.lua): a retry opens the claim scan's gate when
+-- its backoff ends, as a release opens it at once
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] '1' = the server has XACKDEL, ARGV[4] entry id,
 -- ARGV[5] the take's delivery count, ARGV[6] 'retry' | 'dead' | 'drop', ARGV[7] idle ms for
 -- a retry (visibility timeout - backoff), ARGV[8] message id, ARGV[9] element, ARGV[10]
 -- error, ARGV[11] dead-letter retention ms, ARGV[12] the replay window ms, ARGV[13] the message
--- id the entry must hold ('' = a stream another application writes, or an unreadable entry).
+-- id the entry must hold ('' = a stream another application writes, or an unreadable entry),
+-- ARGV[14] the retry's backoff ms.
 -- Returns 0 = not owned any more, 1 = retried, 2 = dead-lettered, 3 = dropped, 4 = not retried:
 -- the entry was deleted from the stream while held (a writer's trim), so it is acknowledged
 -- (a retry's XCLAIM would drop it from the pending list on Redis 7.0+ and answer "retried").
@@ -35,6 +38,7 @@ if ARGV[6] == 'retry' then
     return settled('4')
   end
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[4], 'IDLE', ARGV[7], 'JUSTID')
+  open_gate(KEYS[6], tonumber(ARGV[14]))
   return settled('1')
 end
 remove(KEYS[1], ARGV[1], ARGV[4], ARGV[3])

@@ -27,8 +27,8 @@ local done = 0
 if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2], ARGV[9]) then
   if redis.call('XRANGE', KEYS[1], ARGV[3], ARGV[3])[1] then
     redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
-    if ARGV[8] == '1' and redis.call('GET', KEYS[3]) == 'done' then
-      redis.call('DEL', KEYS[3])
+    if ARGV[8] == '1' then
+      open_gate(KEYS[3], 0)
     end
     done = 1
   else

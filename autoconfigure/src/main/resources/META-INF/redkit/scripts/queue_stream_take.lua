@@ -4,8 +4,10 @@
 -- use (from the stream's start, so that messages sent before any consumer are delivered).
 -- The take is named by the caller, so that the same take sent again by the client after a
 -- reconnect (Lettuce re-sends a command written but not answered) is recognised: a take
--- that acknowledged or took something keeps "<acked>[ <entry id> <deliveries>]..." under
--- KEYS[3] for the replay window; a replay acknowledges, claims and reads nothing more (a
+-- that acknowledged or took something keeps "<acked>[ <claimed id> <deliveries>]...[|<first
+-- id read> <last id read> <count read>]" under KEYS[3] for the replay window (the entries
+-- XREADGROUP read are the stream's entries between the first and the last, each with one
+-- delivery); a replay acknowledges, claims and reads nothing more (a
 -- second XREADGROUP would hand new entries to a reply nobody reads, pending until their
 -- visibility timeout with a delivery counted) and answers the entries of the first reply
 -- that this consumer still holds with the same delivery count, within their visibility.
@@ -23,10 +25,11 @@
 -- ARGV[5] '1' = the server has XACKDEL ('keep' = acknowledge only: a stream another
 -- application writes), ARGV[6] the replay window ms, ARGV[7] '1' = a stream another
 -- application writes: entries are handed out as their fields and a missing group is an
--- error (made at start-up only), ARGV[8..] takes to acknowledge: entry id, deliveries, message
--- id ('' = a stream another application writes).
--- Returns { acknowledged, wait ms, then per entry taken: id, deliveries, element (or the
--- entry's fields, an array) }; wait ms
+-- error (made at start-up only), ARGV[8..] takes to acknowledge, in id order: entry id,
+-- deliveries, message id ('' = a stream another application writes).
+-- Returns { acknowledged, wait ms, the entries read: XREADGROUP's own reply ({ id, fields }
+-- each, one delivery; decoded by the caller, so that the script does no work per entry read),
+-- then per entry claimed: id, deliveries, element (or the entry's fields, an array) }; wait ms
 -- (when nothing was taken) is how long until the earliest pending entry may be claimed
 -- again, -1 when none is pending (0 for a replay whose entries are no longer held: take
 -- again at once).
@@ -52,9 +55,9 @@ local keys_read = redis.call('MGET', KEYS[3], KEYS[2])
 local record = keys_read[1]
 if record then
   -- this very take, sent again: answer what this consumer still holds of its first reply
-  local firstAcked = string.match(record, '^%d+')
-  local out = { tonumber(firstAcked), 0 }
-  for id, deliveries in string.gmatch(record, ' (%S+) (%d+)') do
+  local claims, range = string.match(record, '^([^|]*)|?(.*)$')
+  local out = { tonumber(string.match(claims, '^%d+')), 0, {} }
+  for id, deliveries in string.gmatch(claims, ' (%S+) (%d+)') do
     -- a purge deleted the stream or its group: nothing is held
     local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
     pending = type(pending) == 'table' and not pending.err and pending[1]
@@ -68,6 +71,26 @@ if record then
       end
     end
   end
+  local first, last, count = string.match(range, '^(%S+) (%S+) (%d+)$')
+  if first then
+    -- the entries read: those of the range this consumer still holds with one delivery
+    local pending = redis.pcall('XPENDING', stream, group, first, last, count, consumer)
+    if type(pending) == 'table' and not pending.err and pending[1] then
+      local held = {}
+      for _, p in ipairs(pending) do
+        if tonumber(p[4]) == 1 and tonumber(p[3]) < visibility then
+          held[p[1]] = true
+        end
+      end
+      for _, entry in ipairs(redis.call('XRANGE', stream, first, last)) do
+        if held[entry[1]] then
+          out[#out + 1] = entry[1]
+          out[#out + 1] = 1
+          out[#out + 1] = element(entry[2])
+        end
+      end
+    end
+  end
   return out
 end
 
@@ -78,8 +101,8 @@ if #ARGV >= 10 then
   acked = #ids
 end
 
-local out = { acked, -1 }
--- what the record keeps of this take: " <id> <deliveries>" per entry taken
+local out = { acked, -1, {} }
+-- what the record keeps of this take: " <id> <deliveries>" per entry claimed
 local taken_ids = {}
 local taken = 0
 
@@ -165,12 +188,12 @@ if taken < max then
     read = nil
   end
   if read then
-    for _, entry in ipairs(read[1][2]) do
-      out[#out + 1] = entry[1]
-      out[#out + 1] = 1
-      out[#out + 1] = element(entry[2])
-      taken_ids[#taken_ids + 1] = ' ' .. entry[1] .. ' 1'
-      taken = taken + 1
+    -- handed out as read; the record keeps the range (its entries are those read)
+    local entries = read[1][2]
+    if #entries > 0 then
+      out[3] = entries
+      taken = taken + #entries
+      taken_ids[#taken_ids + 1] = '|' .. entries[1][1] .. ' ' .. entries[#entries][1] .. ' ' .. exact(#entries)
     end
   end
 end

@@ -263,8 +263,14 @@ public final class QueueKeys {
 		return List.of(this.stream, once(firstId));
 	}
 
+	/**
+	 * A stream queue's failure.
+	 * @param operationId the call's id
+	 * @return the stream, the dead-letter keys, the call's record and the claim cursor (a
+	 * retry opens the claim scan when its backoff ends)
+	 */
 	public List<String> streamFailKeys(String operationId) {
-		return List.of(this.stream, this.dead, this.deadErrors, this.deadIndex, once(operationId));
+		return List.of(this.stream, this.dead, this.deadErrors, this.deadIndex, once(operationId), claimCursor());
 	}
 
 	public List<String> streamDeadKeys(String operationId) {

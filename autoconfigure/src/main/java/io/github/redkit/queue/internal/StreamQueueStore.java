@@ -115,9 +115,12 @@ final class StreamQueueStore {
 		args[4] = ackDelete(settings);
 		args[5] = this.replayWindow;
 		args[6] = (settings.existingStream() != null) ? "1" : "0";
+		List<TakenMessage<?>> settled = new ArrayList<>(done.size());
+		done.forEach((message) -> settled.add(TakenMessage.of(message)));
+		// in id order: the script looks the batch up over its first and last id
+		settled.sort((a, b) -> compareIds(a.take(), b.take()));
 		int i = 7;
-		for (QueueMessage<?> message : done) {
-			TakenMessage<?> taken = TakenMessage.of(message);
+		for (TakenMessage<?> taken : settled) {
 			args[i++] = taken.take();
 			args[i++] = Integer.toString(taken.deliveries());
 			args[i++] = held(settings, taken);
@@ -128,6 +131,27 @@ final class StreamQueueStore {
 			.handle((reply, ex) -> taken(queue, settings, reply, ex));
 	}
 
+	/**
+	 * Compares stream entry ids ({@code <ms>-<seq>}, each an unsigned 64-bit number) as
+	 * Redis orders them; anything else as text.
+	 */
+	static int compareIds(String a, String b) {
+		int da = a.indexOf('-');
+		int db = b.indexOf('-');
+		try {
+			if (da > 0 && db > 0) {
+				int ms = Long.compareUnsigned(Long.parseUnsignedLong(a.substring(0, da)),
+						Long.parseUnsignedLong(b.substring(0, db)));
+				return (ms != 0) ? ms : Long.compareUnsigned(Long.parseUnsignedLong(a.substring(da + 1)),
+						Long.parseUnsignedLong(b.substring(db + 1)));
+			}
+		}
+		catch (NumberFormatException ex) {
+			// not entry ids
+		}
+		return a.compareTo(b);
+	}
+
 	private Taken taken(String queue, QueueSettings settings, List<?> reply, Throwable ex) {
 		if (ex != null) {
 			throw new CompletionException(olderServer(queue, ex));
@@ -136,29 +160,60 @@ final class StreamQueueStore {
 		long waitMillis = ((Number) reply.get(1)).longValue();
 		List<TakenMessage<Object>> messages = new ArrayList<>();
 		List<TakenMessage<Object>> unreadable = new ArrayList<>(0);
-		for (int k = 2; k + 2 < reply.size(); k += 3) {
-			String id = String.valueOf(reply.get(k));
-			int deliveries = ((Number) reply.get(k + 1)).intValue();
-			ExistingStream existing = settings.existingStream();
-			if (existing != null) {
-				TakenMessage<Object> entry = entry(queue, existing, id, deliveries, (List<?>) reply.get(k + 2));
-				boolean malformed = existing.payloadField() != null
-						&& !entry.headers().containsKey(existing.payloadField());
-				(malformed ? unreadable : messages).add(entry);
-				continue;
-			}
-			String raw = String.valueOf(reply.get(k + 2));
-			Envelope envelope = Envelope.tryParse(raw);
-			if (envelope != null) {
-				messages.add(new TakenMessage<>(queue, envelope.withDeliveries(deliveries), id, null));
-			}
-			else {
-				Envelope foreign = Envelope.unreadable(raw);
-				unreadable.add(new TakenMessage<>(queue,
-						new Envelope(foreign.id(), deliveries, foreign.json(), foreign.raw(), Map.of()), id, null));
-			}
+		// the entries claimed again (id, deliveries, element or fields), then those read
+		// (XREADGROUP's own reply: id and fields, one delivery each)
+		for (int k = 3; k + 2 < reply.size(); k += 3) {
+			add(queue, settings, String.valueOf(reply.get(k)), ((Number) reply.get(k + 1)).intValue(), reply.get(k + 2),
+					messages, unreadable);
+		}
+		for (Object read : (List<?>) reply.get(2)) {
+			List<?> entry = (List<?>) read;
+			List<?> fields = (List<?>) entry.get(1);
+			add(queue, settings, String.valueOf(entry.get(0)), 1,
+					(settings.existingStream() != null) ? fields : element(fields), messages, unreadable);
 		}
 		return new Taken(messages, unreadable, acked, waitMillis);
+	}
+
+	/**
+	 * The element a Redkit send wrote (field {@code e}); an entry not written by Redkit
+	 * is handed out whole, its fields joined, to be dead-lettered.
+	 */
+	private static String element(List<?> fields) {
+		if (fields.size() >= 2 && "e".equals(String.valueOf(fields.get(0)))) {
+			return String.valueOf(fields.get(1));
+		}
+		List<String> words = new ArrayList<>(fields.size());
+		fields.forEach((field) -> words.add(String.valueOf(field)));
+		return String.join(" ", words);
+	}
+
+	/**
+	 * Adds a taken entry to the messages, or to the unreadable ones (not a Redkit
+	 * element; in a stream another application writes, no payload field).
+	 * @param element a Redkit queue's element, or the fields of an entry of a stream
+	 * another application writes
+	 */
+	private void add(String queue, QueueSettings settings, String id, int deliveries, Object element,
+			List<TakenMessage<Object>> messages, List<TakenMessage<Object>> unreadable) {
+		ExistingStream existing = settings.existingStream();
+		if (existing != null) {
+			TakenMessage<Object> entry = entry(queue, existing, id, deliveries, (List<?>) element);
+			boolean malformed = existing.payloadField() != null
+					&& !entry.headers().containsKey(existing.payloadField());
+			(malformed ? unreadable : messages).add(entry);
+			return;
+		}
+		String raw = String.valueOf(element);
+		Envelope envelope = Envelope.tryParse(raw);
+		if (envelope != null) {
+			messages.add(new TakenMessage<>(queue, envelope.withDeliveries(deliveries), id, null));
+		}
+		else {
+			Envelope foreign = Envelope.unreadable(raw);
+			unreadable.add(new TakenMessage<>(queue,
+					new Envelope(foreign.id(), deliveries, foreign.json(), foreign.raw(), Map.of()), id, null));
+		}
 	}
 
 	/**
@@ -304,7 +359,7 @@ final class StreamQueueStore {
 		return this.runner.executeAsync(FAIL, keys.streamFailKeys(RandomIds.next()), group(settings), this.consumer,
 				ackDelete(settings), message.take(), Integer.toString(message.deliveries()), mode, Long.toString(idle),
 				message.id(), message.envelope().raw(), error, Long.toString(settings.deadLetterRetention().toMillis()),
-				this.replayWindow, held(settings, message));
+				this.replayWindow, held(settings, message), Long.toString(Math.max(0, backoffMillis)));
 	}
 
 	long requeue(QueueKeys keys, String id, int batch) {

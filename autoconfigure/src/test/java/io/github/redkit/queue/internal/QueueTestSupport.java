@@ -81,11 +81,16 @@ final class QueueTestSupport implements AutoCloseable {
 	 * A fresh queue name with fast settings.
 	 */
 	String queue(QueueOrder order, Duration visibility, int maxAttempts, CollapsePolicy collapse) {
+		return queue(order, visibility, maxAttempts, collapse, Duration.ofMillis(1));
+	}
+
+	/**
+	 * A fresh queue name with fast settings and a fixed backoff after a failure.
+	 */
+	String queue(QueueOrder order, Duration visibility, int maxAttempts, CollapsePolicy collapse, Duration backoff) {
 		String name = "q-" + UUID.randomUUID();
-		this.settings.put(name,
-				inStore(new QueueSettings(order, visibility, maxAttempts,
-						new BackoffPolicy(Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0), true,
-						Duration.ofHours(1), collapse)));
+		this.settings.put(name, inStore(new QueueSettings(order, visibility, maxAttempts,
+				new BackoffPolicy(backoff, 1.0, backoff, 0), true, Duration.ofHours(1), collapse)));
 		return name;
 	}
 

@@ -10,6 +10,7 @@ import java.util.stream.IntStream;
 
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.DeadLetter;
+import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStats;
@@ -93,6 +94,43 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 	}
 
 	@Test
+	void aRetryWithoutBackoffIsTakenBeforeNewMessagesWhileTheClaimGateIsClosed() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(60), 3,
+				io.github.redkit.queue.CollapsePolicy.NONE, Duration.ZERO);
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		// the first take scans the pending entries to their end: no take scans again for
+		// a tenth of the visibility timeout (6 s), unless a retry opens the scan
+		QueueMessage<Email> failed = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.template.fail(failed, new IllegalStateException("boom"))).isEqualTo(FailureOutcome.RETRIED);
+		QueueMessage<Email> again = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(again.id()).as("the retry, claimable at once, before the new message").isEqualTo(failed.id());
+		assertThat(again.deliveries()).isEqualTo(2);
+	}
+
+	@Test
+	void aRetryIsTakenBeforeNewMessagesOnceItsBackoffPassedWhileTheClaimGateIsClosed() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(60), 3,
+				io.github.redkit.queue.CollapsePolicy.NONE, Duration.ofMillis(300));
+		this.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2), new Email("c", 3)));
+		QueueMessage<Email> failed = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.template.fail(failed, new IllegalStateException("boom"))).isEqualTo(FailureOutcome.RETRIED);
+		// Redis' own idle time says when the backoff passed: the retry is then claimable,
+		// and the gate (closed for 6 s by the first take) must not hold it back
+		await().atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> this.redis.opsForStream()
+				.pending(QueueKeys.of(QueueTestSupport.KEYSPACE, queue).stream(), StreamQueueStore.GROUP,
+						Range.unbounded(), 1)
+				.get(0)
+				.getElapsedTimeSinceLastDelivery()
+				.toMillis() >= 60_000);
+		QueueMessage<Email> again = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(again.id()).as("the retry, claimable since its backoff passed, before the new messages")
+			.isEqualTo(failed.id());
+		assertThat(again.deliveries()).isEqualTo(2);
+	}
+
+	@Test
 	void ackAndReceiveWithTheClaimGateClosedIsEightCommands() {
 		String queue = this.support.queue();
 		this.template.sendAll(queue, IntStream.range(0, 20).mapToObj((i) -> new Email("x", i)).toList());
@@ -110,8 +148,7 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 		List<List<QueueMessage<Email>>> done = new ArrayList<>(List.of(this.template.receive(queue, Email.class, 50)));
 		int[] settled = { 0 };
 		// the batch is settled with one XPENDING and one XRANGE over its range, one XACK
-		// and
-		// one XDEL
+		// and one XDEL
 		CommandStats used = unscannedCall(() -> {
 			List<QueueMessage<Email>> next = this.template.ackAndReceive(done.get(0), queue, Email.class, 50);
 			assertThat(next).hasSize(50);
