@@ -1067,7 +1067,7 @@ class QueueScenario implements Scenario {
 		 * entries, and the first reply's are pending with a delivery counted and no
 		 * consumer (issue 46).
 		 */
-		STREAM_TAKE_WITHOUT_REPLAY(STREAM_TAKE, "local record = redis.call('GET', KEYS[3])", "local record = false");
+		STREAM_TAKE_WITHOUT_REPLAY(STREAM_TAKE, "local record = keys_read[1]", "local record = false");
 
 		private final @Nullable String script;
 
