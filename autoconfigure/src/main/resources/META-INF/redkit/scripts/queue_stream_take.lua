@@ -74,7 +74,7 @@ if record then
   local first, last, count = string.match(range, '^(%S+) (%S+) (%d+)$')
   if first then
     -- the entries read: those of the range this consumer still holds with one delivery
-    local pending = redis.pcall('XPENDING', stream, group, first, last, count, consumer)
+    local pending = redis.pcall('XPENDING', stream, group, first, last, exact(tonumber(count)), consumer)
     if type(pending) == 'table' and not pending.err and pending[1] then
       local held = {}
       for _, p in ipairs(pending) do
