@@ -118,7 +118,8 @@ final class BlockingHandOff {
 		try {
 			sent = send.apply(answer);
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
+			// an Error too: the caller may have no timeout of its own to end its wait
 			sent = CompletableFuture.failedFuture(ex);
 		}
 		if (sent == answer) {
