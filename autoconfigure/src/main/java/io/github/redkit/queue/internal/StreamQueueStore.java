@@ -309,9 +309,11 @@ final class StreamQueueStore {
 		String message = messages.toString();
 		if (message.contains("XAUTOCLAIM") || message.contains("xautoclaim")
 				|| message.contains("Unknown Redis command called from Lua script")) {
+			// the store may come from the queue's property or the defaults': this cannot
+			// tell
 			return new InvalidDataAccessApiUsageException("Queue '" + queue + "' is kept in a stream (redkit.queue"
-					+ ".queues." + queue + ".store=stream), which needs Redis 6.2 or later (XAUTOCLAIM); use the list"
-					+ " store on this server", cause);
+					+ ".queues." + queue + ".store=stream, or redkit.queue.defaults.store=stream), which needs Redis"
+					+ " 6.2 or later (XAUTOCLAIM); use the list store on this server", cause);
 		}
 		return cause;
 	}

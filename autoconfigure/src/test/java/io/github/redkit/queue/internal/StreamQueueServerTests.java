@@ -58,6 +58,8 @@ class StreamQueueServerTests {
 								+ " @user_script: 98: Unknown Redis command called from Lua script"))));
 		assertThat(failure).isInstanceOf(InvalidDataAccessApiUsageException.class)
 			.hasMessageContaining("redkit.queue.queues.emails.store=stream")
+			// the store may have come from the defaults: the first take cannot tell which
+			.hasMessageContaining("redkit.queue.defaults.store=stream")
 			.hasMessageContaining("Redis 6.2");
 		Throwable other = new RedisSystemException("ERR something else", null);
 		assertThat(StreamQueueStore.olderServer("emails", other)).isSameAs(other);
