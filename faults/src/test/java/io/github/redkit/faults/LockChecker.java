@@ -152,7 +152,22 @@ final class LockChecker {
 			.anyMatch((fault) -> (fault.event().fault() == Fault.RESTART_EMPTY
 					|| fault.event().fault().keepsWhatCameBefore())
 					&& fault.overlaps(earlier.invoked(), later.completed()));
-		return lostData && clockOffset(faults, later.completed()) < maxClockOffset(faults, earlier.completed());
+		// the later token may have been taken anywhere in its call: at the clock's lowest
+		// offset over it (a step forward while it was answering came after its token)
+		return lostData && minClockOffset(faults, later.invoked(), later.completed()) < maxClockOffset(faults,
+				earlier.completed());
+	}
+
+	private static long minClockOffset(List<FaultRecord> faults, long from, long until) {
+		long offset = clockOffset(faults, from);
+		long min = offset;
+		for (FaultRecord fault : faults.stream().sorted(Comparator.comparingLong(FaultRecord::started)).toList()) {
+			if (fault.event().fault() == Fault.CLOCK_JUMP && fault.started() > from && fault.started() <= until) {
+				offset += fault.event().strength();
+				min = Math.min(min, offset);
+			}
+		}
+		return min;
 	}
 
 	private static boolean tokensCanRepeat(List<FaultRecord> faults) {
