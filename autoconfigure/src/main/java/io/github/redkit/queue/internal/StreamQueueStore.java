@@ -1,7 +1,6 @@
 package io.github.redkit.queue.internal;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -401,21 +400,12 @@ final class StreamQueueStore {
 				existing ? "1" : "0");
 		long now = Long.parseLong(String.valueOf(reply.get(5)));
 		Duration age = existing ? ageOfId(String.valueOf(reply.get(3)), now)
-				: ageOfElement(String.valueOf(reply.get(4)), now);
+				: Envelope.ageOf(String.valueOf(reply.get(4)), now);
 		return new QueueStats(count(reply.get(0)), 0, count(reply.get(1)), count(reply.get(2)), age);
 	}
 
 	private static long count(Object value) {
 		return (value instanceof Number number) ? number.longValue() : 0;
-	}
-
-	/**
-	 * A Redkit element's age from its send time (kept across a re-queue of a dead letter,
-	 * as in a list queue); an element without one has none.
-	 */
-	private static Duration ageOfElement(String raw, long now) {
-		Instant sent = Envelope.sentAt(raw.substring(0, Math.max(0, raw.indexOf('|'))));
-		return sent.equals(Instant.EPOCH) ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - sent.toEpochMilli()));
 	}
 
 	/**
