@@ -220,6 +220,27 @@ class CheckersTests {
 			.contains("token 1796013431343520 after token 1796013432254980");
 	}
 
+	/**
+	 * After Redis lost its data, a token can repeat whenever its clock is behind where it
+	 * had been: a step back after the restart healed counts as much as one before it.
+	 */
+	@Test
+	void aRepeatedTokenAfterADataLossAndALaterClockStepBackIsAllowed() {
+		History history = new History();
+		history.fault(new FaultRecord(new FaultEvent(100, Fault.CLOCK_JUMP, 0, 0, 1000), 100 * MS, 100 * MS));
+		history.fault(new FaultRecord(new FaultEvent(200, Fault.RESTART_EMPTY, 0, 1, 0), 200 * MS, 250 * MS));
+		history.fault(new FaultRecord(new FaultEvent(300, Fault.CLOCK_JUMP, 0, 2, -2000), 300 * MS, 300 * MS));
+		List<FencedResource.Accepted> writes = List.of(new FencedResource.Accepted("k1", 7, 1, 150 * MS),
+				new FencedResource.Accepted("k1", 7, 2, 400 * MS), new FencedResource.Accepted("k1", 7, 1, 450 * MS));
+		assertThat(LockChecker.check(history, writes)).isEmpty();
+		History noStepBack = new History();
+		noStepBack.fault(history.faults().get(0));
+		noStepBack.fault(history.faults().get(1));
+		assertThat(LockChecker.check(noStepBack, writes)).as("no clock behind: the same token twice is two holders")
+			.singleElement(InstanceOfAssertFactories.STRING)
+			.contains("accepted");
+	}
+
 	private static History lockHistory(long laterInvokedMillis) {
 		History history = new History();
 		history.fault(new FaultRecord(new FaultEvent(2707, Fault.CLOCK_JUMP, 0, 0, 1000), 2712 * MS, 2712 * MS));

@@ -170,11 +170,13 @@ final class LockChecker {
 		return min;
 	}
 
+	// a step back after the loss healed puts the clock behind as much as one before it
 	private static boolean tokensCanRepeat(List<FaultRecord> faults) {
 		return faults.stream()
 			.anyMatch((fault) -> (fault.event().fault() == Fault.RESTART_EMPTY
 					|| fault.event().fault().keepsWhatCameBefore())
-					&& clockOffset(faults, fault.healed()) < maxClockOffset(faults, fault.started()));
+					&& minClockOffset(faults, fault.started(), Long.MAX_VALUE) < maxClockOffset(faults,
+							fault.started()));
 	}
 
 	private static long clockOffset(List<FaultRecord> faults, long at) {
