@@ -49,7 +49,7 @@ class FaultSoakTests {
 			FaultReport.add(result, scenario.guarantee());
 			if (result.failed()) {
 				// said at once: a soak stopped early still shows what it found
-				String failure = Faults.describe(result, result.schedule());
+				String failure = Faults.describeKept(result, seed);
 				System.out.println(failure);
 				failures.add(failure);
 			}

@@ -108,8 +108,21 @@ final class Faults {
 	}
 
 	static String describe(FaultRun.Result result, Schedule smallest) {
-		return "Violations of " + result.capability() + " under " + result.schedule() + "\n"
-				+ "smallest schedule that failed again: " + smallest + "\n" + "faults as injected:\n  "
+		return describe(result, "smallest schedule that failed again: " + smallest);
+	}
+
+	/**
+	 * Describes a failing run that was not shrunk (the soak goes on to new seeds and
+	 * keeps the run instead).
+	 */
+	static String describeKept(FaultRun.Result result, long seed) {
+		return describe(result, "not shrunk; the failing run is recorded in " + keep(result, seed)
+				+ " (zcat it; Recording judges it again)");
+	}
+
+	private static String describe(FaultRun.Result result, String smallest) {
+		return "Violations of " + result.capability() + " under " + result.schedule() + "\n" + smallest + "\n"
+				+ "faults as injected:\n  "
 				+ result.history().faults().stream().map(FaultRecord::toString).collect(Collectors.joining("\n  "))
 				+ "\n" + String.join("\n", limit(result.violations(), 20)) + "\n" + "(" + result.history().ops().size()
 				+ " operations; keep the seed as a test once fixed)";
