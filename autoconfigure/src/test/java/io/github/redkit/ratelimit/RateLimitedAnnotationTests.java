@@ -14,10 +14,12 @@ import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.CommandLog;
 import io.github.redkit.testsupport.RedisServers;
+import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -54,6 +56,21 @@ class RateLimitedAnnotationTests {
 			CountingRateLimiter limiter = context.getBean(CountingRateLimiter.class);
 			assertThat(limiter.decisions).hasValue(3);
 			assertThat(limiter.policyLookups).as("the decision carries the policy").hasValue(0);
+		});
+	}
+
+	/**
+	 * An application's aspect on the limiter makes Spring proxy Redkit's own limiter by
+	 * subclassing it: an annotated call must still go through the proxy's public face.
+	 */
+	@Test
+	void anApplicationsAdviceOnTheLimiterSeesEveryAnnotatedDecision() {
+		this.runner.withUserConfiguration(AdvisedLimiterConfiguration.class).run((context) -> {
+			LoginService service = context.getBean(LoginService.class);
+			service.login("dave");
+			service.login("dave");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.login("dave"));
+			assertThat(context.getBean(AdvisedLimiterConfiguration.class).decisions).hasValue(3);
 		});
 	}
 
@@ -321,6 +338,39 @@ class RateLimitedAnnotationTests {
 				public Object postProcessAfterInitialization(Object bean, String beanName) {
 					return (bean instanceof RateLimiter limiter && !(bean instanceof CountingRateLimiter))
 							? new CountingRateLimiter(limiter) : bean;
+				}
+
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AdvisedLimiterConfiguration {
+
+		final AtomicInteger decisions = new AtomicInteger();
+
+		@Bean
+		static BeanPostProcessor advisedRateLimiter(AdvisedLimiterConfiguration configuration) {
+			return new BeanPostProcessor() {
+
+				@Override
+				public Object postProcessAfterInitialization(Object bean, String beanName) {
+					if (!(bean instanceof RateLimiter)) {
+						return bean;
+					}
+					// what an @Around aspect on RateLimiter.tryAcquire(..) makes of the
+					// bean
+					ProxyFactory proxy = new ProxyFactory(bean);
+					proxy.setProxyTargetClass(true);
+					proxy.addAdvice((MethodInterceptor) (invocation) -> {
+						if (invocation.getMethod().getName().equals("tryAcquire")
+								&& java.lang.reflect.Modifier.isPublic(invocation.getMethod().getModifiers())) {
+							configuration.decisions.incrementAndGet();
+						}
+						return invocation.proceed();
+					});
+					return proxy.getProxy();
 				}
 
 			};

@@ -62,7 +62,8 @@ final class LimitReference {
 	}
 
 	RateLimitDecision tryAcquire(RateLimiter limiter, List<String> keys, int cost) {
-		if (limiter instanceof RedisRateLimiter redis) {
+		RedisRateLimiter redis = own(limiter);
+		if (redis != null) {
 			return redis.tryAcquire(entry(redis), keys, cost);
 		}
 		RateLimitPolicy inline = this.inlinePolicy;
@@ -71,7 +72,8 @@ final class LimitReference {
 	}
 
 	CompletableFuture<RateLimitDecision> tryAcquireAsync(RateLimiter limiter, List<String> keys, int cost) {
-		if (limiter instanceof RedisRateLimiter redis) {
+		RedisRateLimiter redis = own(limiter);
+		if (redis != null) {
 			return redis.tryAcquireAsync(entry(redis), keys, cost);
 		}
 		RateLimitPolicy inline = this.inlinePolicy;
@@ -80,7 +82,8 @@ final class LimitReference {
 	}
 
 	RateLimitReservation reserve(RateLimiter limiter, List<String> keys, int estimate) {
-		if (limiter instanceof RedisRateLimiter redis) {
+		RedisRateLimiter redis = own(limiter);
+		if (redis != null) {
 			return redis.reserve(entry(redis), keys, estimate);
 		}
 		RateLimitPolicy inline = this.inlinePolicy;
@@ -89,12 +92,22 @@ final class LimitReference {
 	}
 
 	CompletableFuture<RateLimitReservation> reserveAsync(RateLimiter limiter, List<String> keys, int estimate) {
-		if (limiter instanceof RedisRateLimiter redis) {
+		RedisRateLimiter redis = own(limiter);
+		if (redis != null) {
 			return redis.reserveAsync(entry(redis), keys, estimate);
 		}
 		RateLimitPolicy inline = this.inlinePolicy;
 		return (inline != null) ? limiter.reserveAsync(this.name, this.id, inline, keys, estimate)
 				: limiter.reserveAsync(this.name, keys, estimate);
+	}
+
+	/**
+	 * Redkit's own limiter, asked through its registry entry; any other, a subclass too
+	 * (the proxy Spring makes for an application's aspect on the limiter), is asked
+	 * through its public face, so that its advice sees the call.
+	 */
+	private static @Nullable RedisRateLimiter own(RateLimiter limiter) {
+		return (limiter.getClass() == RedisRateLimiter.class) ? (RedisRateLimiter) limiter : null;
 	}
 
 	/**
