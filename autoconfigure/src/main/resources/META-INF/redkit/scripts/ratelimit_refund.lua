@@ -2,7 +2,7 @@
 -- gives back what its decision script took, when another cluster slot refused the same call or did
 -- not answer it.
 -- KEYS: the identifiers' keys that were charged, then the refund's marker (same slot); ARGV[1..3]:
--- see ratelimit_windows; ARGV[4]: the algorithm's id; ARGV[5]: how long the marker is kept, in ms;
+-- see ratelimit_windows; ARGV[4]: unused (empty); ARGV[5]: how long the marker is kept, in ms;
 -- ARGV[6]: the Redis time of the decision, in ms; ARGV[7..]: the algorithm's own arguments.
 -- What the decision took is found by its time. A retried refund finds its marker and changes
 -- nothing: it is applied once. A refund script returns 1 when this call gave back, 0 when an

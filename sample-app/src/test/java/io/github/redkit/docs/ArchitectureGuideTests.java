@@ -77,6 +77,35 @@ class ArchitectureGuideTests {
 		assertThat(missing).as("packages docs/architecture.md's table does not name").isEmpty();
 	}
 
+	/**
+	 * A row of the table is one line, and the package it is written for exists: a row
+	 * broken over two lines renders as two, and a package gone from the jar would stay
+	 * listed.
+	 */
+	@Test
+	void everyRowOfThePackageTableIsOneLineForAPackageOfTheJar() {
+		List<String> lines = DocsFiles.lines(DocsFiles.root().resolve(Path.of("docs", "architecture.md")));
+		int start = lines.indexOf("## Packages");
+		List<String> section = lines.stream().skip(start + 1).takeWhile((line) -> !line.startsWith("## ")).toList();
+		int first = section.indexOf(section.stream().filter((line) -> line.startsWith("| ")).findFirst().orElseThrow());
+		List<String> broken = section.stream()
+			.skip(first)
+			.takeWhile((line) -> !line.isEmpty())
+			.filter((line) -> !line.startsWith("|") || !line.endsWith("|"))
+			.toList();
+		assertThat(broken).as("lines of the package table that are not whole rows").isEmpty();
+		Set<String> packages = jarPackages();
+		Set<String> gone = new TreeSet<>();
+		for (String row : packageTable()) {
+			List<String> codes = codes(row);
+			if (!codes.isEmpty() && codes.get(0).startsWith(ROOT) && !codes.get(0).contains(CAPABILITY)
+					&& !packages.contains(codes.get(0))) {
+				gone.add(codes.get(0));
+			}
+		}
+		assertThat(gone).as("packages the table has a row for that the jar does not have").isEmpty();
+	}
+
 	@Test
 	void everyClassTheGuideNamesWithItsPackageIsThere() {
 		Set<String> classes = jarClasses();

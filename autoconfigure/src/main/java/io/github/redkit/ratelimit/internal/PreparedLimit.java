@@ -168,7 +168,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 	}
 
 	/**
-	 * The refund script's arguments: the decision's numbers and formats, the algorithm,
+	 * The refund script's arguments: the decision's numbers and formats, an empty slot,
 	 * how long the refund's marker is kept, the Redis time of the decision, then the
 	 * algorithm's own arguments (empty when it has none), then what the decision's reply
 	 * adds after its seven numbers, when it adds anything (a token bucket's counts).
@@ -184,7 +184,8 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 		byte[][] arguments = new byte[Math.max(8, decision.length + (more ? 4 : 3))][];
 		Arrays.fill(arguments, new byte[0]);
 		System.arraycopy(decision, 0, arguments, 0, 3);
-		arguments[3] = ascii(this.policy.algorithm().id());
+		// arguments[3] stays empty: the refund scripts read their algorithm from their
+		// name
 		arguments[4] = ascii(Long.toString(markerTtl.toMillis()));
 		arguments[5] = ascii(Double.toString(decidedAt));
 		System.arraycopy(decision, 3, arguments, 6, decision.length - 3);
