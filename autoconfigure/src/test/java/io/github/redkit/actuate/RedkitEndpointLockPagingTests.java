@@ -50,6 +50,8 @@ class RedkitEndpointLockPagingTests {
 
 	private static final int PAGE = 10;
 
+	private static final int FILLERS = 30_000;
+
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
 	private ApplicationContextRunner runner() {
@@ -115,6 +117,56 @@ class RedkitEndpointLockPagingTests {
 				send(connectionFactory, true);
 			}
 		});
+	}
+
+	/**
+	 * Keys removed between two pages (expired, or deleted by their owners) make a
+	 * {@code SCAN} batch from the same cursor reach further: no lock may be skipped.
+	 */
+	@Test
+	void keysRemovedBetweenTwoPagesMakeNoLockSkipped() {
+		runner().run((context) -> {
+			RedisConnectionFactory connectionFactory = context.getBean(RedisConnectionFactory.class);
+			try {
+				send(connectionFactory, false);
+				fillers(connectionFactory, false);
+				RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+				List<String> found = new ArrayList<>();
+				Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", null, PAGE);
+				((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
+				String cursor = (String) page.get("cursor");
+				assertThat(cursor).as("the first page stopped inside its batch").contains(".");
+				fillers(connectionFactory, true);
+				int pages = 1;
+				while (!"0".equals(cursor) && pages < 2 * LOCKS) {
+					page = (Map<?, ?>) endpoint.section("locks", cursor, PAGE);
+					((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
+					cursor = (String) page.get("cursor");
+					pages++;
+				}
+				assertThat(new HashSet<>(found)).as("every lock").hasSize(LOCKS);
+			}
+			finally {
+				send(connectionFactory, true);
+				fillers(connectionFactory, true);
+			}
+		});
+	}
+
+	// ten keys of another capability a lock key, in the same keyspace
+	@SuppressWarnings("unchecked")
+	private void fillers(RedisConnectionFactory connectionFactory, boolean delete) {
+		try (RedisConnection connection = connectionFactory.getConnection()) {
+			Object commands = connection.getNativeConnection();
+			List<RedisFuture<?>> sent = new ArrayList<>(FILLERS);
+			for (int i = 0; i < FILLERS; i++) {
+				byte[] key = (this.prefix + ":queue:{filler-" + i + "}").getBytes(StandardCharsets.UTF_8);
+				sent.add(delete ? ((RedisKeyAsyncCommands<byte[], byte[]>) commands).del(key)
+						: ((RedisStringAsyncCommands<byte[], byte[]>) commands).set(key, key,
+								SetArgs.Builder.px(Duration.ofMinutes(2).toMillis())));
+			}
+			assertThat(LettuceFutures.awaitAll(Duration.ofSeconds(30), sent.toArray(RedisFuture[]::new))).isTrue();
+		}
 	}
 
 	// lock keys as a lock writes them, sent without waiting for each answer: half of them
