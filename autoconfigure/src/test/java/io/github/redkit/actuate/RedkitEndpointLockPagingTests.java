@@ -21,6 +21,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -132,17 +133,11 @@ class RedkitEndpointLockPagingTests {
 				fillers(connectionFactory, false);
 				RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
 				List<String> found = new ArrayList<>();
-				Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", null, PAGE);
-				((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
-				String cursor = (String) page.get("cursor");
+				String cursor = page(endpoint, null, found);
 				assertThat(cursor).as("the first page stopped inside its batch").contains(".");
 				fillers(connectionFactory, true);
-				int pages = 1;
-				while (!"0".equals(cursor) && pages < 2 * LOCKS) {
-					page = (Map<?, ?>) endpoint.section("locks", cursor, PAGE);
-					((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
-					cursor = (String) page.get("cursor");
-					pages++;
+				for (int pages = 1; !"0".equals(cursor) && pages < 2 * LOCKS; pages++) {
+					cursor = page(endpoint, cursor, found);
 				}
 				assertThat(new HashSet<>(found)).as("every lock").hasSize(LOCKS);
 			}
@@ -166,17 +161,11 @@ class RedkitEndpointLockPagingTests {
 				send(connectionFactory, false);
 				RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
 				List<String> found = new ArrayList<>();
-				Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", null, PAGE);
-				((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
-				String cursor = (String) page.get("cursor");
+				String cursor = page(endpoint, null, found);
 				assertThat(cursor).as("the first page stopped inside its batch").matches(".*\\..*\\.[0-9]+");
 				cursor = cursor.substring(0, cursor.lastIndexOf('.'));
-				int pages = 1;
-				while (!"0".equals(cursor) && pages < 2 * LOCKS) {
-					page = (Map<?, ?>) endpoint.section("locks", cursor, PAGE);
-					((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
-					cursor = (String) page.get("cursor");
-					pages++;
+				for (int pages = 1; !"0".equals(cursor) && pages < 2 * LOCKS; pages++) {
+					cursor = page(endpoint, cursor, found);
 				}
 				assertThat(new HashSet<>(found)).as("every lock").hasSize(LOCKS);
 				// the first page's, and those of SCAN while Redis rehashed the keys just
@@ -187,6 +176,13 @@ class RedkitEndpointLockPagingTests {
 				send(connectionFactory, true);
 			}
 		});
+	}
+
+	// one page of locks: their keys added to found; the next page's cursor
+	private static String page(RedkitEndpoint endpoint, @Nullable String cursor, List<String> found) {
+		Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, PAGE);
+		((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
+		return (String) page.get("cursor");
 	}
 
 	// ten keys of another capability a lock key, in the same keyspace
