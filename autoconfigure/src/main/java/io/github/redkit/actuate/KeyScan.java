@@ -31,12 +31,19 @@ import org.springframework.data.redis.connection.RedisConnection;
  * cursor (never {@code KEYS}). On a cluster every master is walked in turn, in the order
  * of the first slot it serves (a promoted replica keeps its place). A page stops at its
  * size even inside one {@code SCAN} batch: each batch is taken in key order, and the
- * cursor remembers the last key taken, so that the next page scans the same batch again
- * and takes only the keys after it (no key skipped or repeated while the batch is
- * unchanged). The cursor is {@code [<master index>:]<SCAN cursor>[.<last key>]} (the key
- * in unpadded Base64URL); {@code 0} starts and, returned, means done; a page that ends
- * before the first {@code SCAN} of a standalone walk answered returns {@code 0.} (the
- * start, after the empty key).
+ * cursor remembers the last key taken and the cursor the batch ended at. The next page
+ * scans the same batch again: when it ends at the same cursor it covers the same buckets,
+ * and only the keys after the last one are taken (no key skipped or repeated). When it
+ * ends elsewhere (keys removed between the two pages make it reach further, keys added
+ * less far), which of its keys were taken cannot be told: the page walks from the same
+ * cursor again one bucket at a time ({@code COUNT 1}) taking every key, up to where the
+ * earlier batch ended, so that no key is skipped and each page still moves the walk on;
+ * the keys earlier pages took from that batch may be listed again. The cursor is
+ * {@code [<master index>:]<SCAN cursor>[.<last key>.<end cursor>]} (the key in unpadded
+ * Base64URL); {@code 0} starts and, returned, means done; a page that ends before the
+ * first {@code SCAN} of a standalone walk answered returns {@code 0.} (the start, after
+ * the empty key). A cursor of the earlier form {@code <SCAN cursor>.<last key>} (without
+ * the end) is read as a batch that changed.
  */
 public final class KeyScan {
 
@@ -79,7 +86,9 @@ public final class KeyScan {
 	public static Page scan(RedisConnection connection, @Nullable String cursor, String match,
 			EndpointSettings settings, int wanted, Predicate<String> accept) {
 		long deadline = System.nanoTime() + settings.scanTimeout().toNanos();
-		ScanArgs args = new ScanArgs().match(match.getBytes(StandardCharsets.UTF_8)).limit(settings.scanCount());
+		byte[] glob = match.getBytes(StandardCharsets.UTF_8);
+		ScanArgs batchArgs = new ScanArgs().match(glob).limit(settings.scanCount());
+		ScanArgs bucketArgs = new ScanArgs().match(glob).limit(1);
 		Object nativeConnection = connection.getNativeConnection();
 		boolean cluster = nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?>;
 		Position position = Position.parse((cursor != null && !cursor.isBlank()) ? cursor.trim() : DONE, cluster);
@@ -91,30 +100,49 @@ public final class KeyScan {
 			return new Page(keys, DONE); // the cluster shrank under the cursor
 		}
 		boolean first = true;
+		// while the walk goes one bucket at a time: where the changed batch ended
+		String bucketsUntil = null;
+		boolean byBucket = false;
 		while (true) {
-			KeyScanCursor<byte[]> scanned = await(nodes.get(position.node).scan(ScanCursor.of(position.scan), args),
+			KeyScanCursor<byte[]> scanned = await(
+					nodes.get(position.node).scan(ScanCursor.of(position.scan), byBucket ? bucketArgs : batchArgs),
 					first, settings, deadline);
 			if (scanned == null) {
 				return new Page(keys, position.format(cluster));
 			}
 			first = false;
+			String end = scanned.isFinished() ? DONE : scanned.getCursor();
+			String after = null;
+			if (position.resumesInside()) {
+				if (end.equals(position.end)) {
+					// the same buckets as the batch an earlier page stopped inside
+					after = position.after;
+				}
+				else if (!byBucket) {
+					byBucket = true;
+					bucketsUntil = position.end;
+					continue;
+				}
+			}
 			// in key order, once each (a SCAN batch may repeat a key)
 			SortedSet<String> batch = new TreeSet<>();
 			for (byte[] key : scanned.getKeys()) {
 				String text = new String(key, StandardCharsets.UTF_8);
-				if ((position.after == null || text.compareTo(position.after) > 0) && accept.test(text)) {
+				if ((after == null || text.compareTo(after) > 0) && accept.test(text)) {
 					batch.add(text);
 				}
 			}
 			for (String key : batch) {
 				if (keys.size() == wanted) {
-					// full inside the batch: the next page scans it again, after this
-					// page's last key
-					return new Page(keys, position.after(keys.get(keys.size() - 1)).format(cluster));
+					// full inside the batch: the next page scans it again
+					return new Page(keys, position.inside(keys.get(keys.size() - 1), end).format(cluster));
 				}
 				keys.add(key);
 			}
-			position = position.next(scanned.isFinished() ? DONE : scanned.getCursor());
+			if (end.equals(bucketsUntil) || DONE.equals(end)) {
+				byBucket = false; // past the changed batch: whole batches again
+			}
+			position = position.next(end);
 			if (position.node == nodes.size()) {
 				return new Page(keys, DONE);
 			}
@@ -125,10 +153,11 @@ public final class KeyScan {
 	}
 
 	/**
-	 * Where a walk stands: the node, its {@code SCAN} cursor, and the last key taken from
-	 * the batch that cursor starts.
+	 * Where a walk stands: the node, its {@code SCAN} cursor, and, when a page stopped
+	 * inside the batch that cursor starts, the last key taken from it and the cursor the
+	 * batch ended at.
 	 */
-	private record Position(int node, String scan, @Nullable String after) {
+	private record Position(int node, String scan, @Nullable String after, @Nullable String end) {
 
 		static Position parse(String cursor, boolean cluster) {
 			String rest = cursor;
@@ -141,28 +170,35 @@ public final class KeyScan {
 				node = number(rest.substring(0, separator), cursor, "its node");
 				rest = rest.substring(separator + 1);
 			}
+			String[] parts = rest.split("\\.", -1);
+			if (parts.length > 3) {
+				throw invalid(cursor, "it has more than three parts");
+			}
 			String after = null;
-			int dot = rest.indexOf('.');
-			if (dot >= 0) {
+			if (parts.length > 1) {
 				try {
-					after = new String(Base64.getUrlDecoder().decode(rest.substring(dot + 1)), StandardCharsets.UTF_8);
+					after = new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8);
 				}
 				catch (IllegalArgumentException ex) {
 					throw invalid(cursor, "its last key is not Base64URL");
 				}
-				rest = rest.substring(0, dot);
 			}
-			if (rest.isEmpty() || !rest.chars().allMatch((c) -> c >= '0' && c <= '9')) {
-				throw invalid(cursor, "its SCAN cursor is not a decimal number");
+			String end = (parts.length > 2) ? scanCursor(parts[2], cursor, "its batch's end") : null;
+			return new Position(node, scanCursor(parts[0], cursor, "its SCAN cursor"), after, end);
+		}
+
+		private static String scanCursor(String text, String cursor, String what) {
+			if (text.isEmpty() || !text.chars().allMatch((c) -> c >= '0' && c <= '9')) {
+				throw invalid(cursor, what + " is not a decimal number");
 			}
 			try {
 				// Redis' cursors are unsigned 64-bit numbers: a larger one is its error
-				Long.parseUnsignedLong(rest);
+				Long.parseUnsignedLong(text);
 			}
 			catch (NumberFormatException ex) {
-				throw invalid(cursor, "its SCAN cursor is larger than any Redis hands out");
+				throw invalid(cursor, what + " is larger than any Redis hands out");
 			}
-			return new Position(node, rest, after);
+			return text;
 		}
 
 		private static int number(String text, String cursor, String what) {
@@ -178,14 +214,23 @@ public final class KeyScan {
 			return new InvalidEndpointRequestException(reason, reason);
 		}
 
-		Position after(String key) {
-			return new Position(this.node, this.scan, key);
+		/**
+		 * Whether an earlier page took keys from the batch this cursor starts (the empty
+		 * key of {@code 0.} took none).
+		 */
+		boolean resumesInside() {
+			return this.after != null && !this.after.isEmpty();
+		}
+
+		// a page full inside the batch from this cursor, which ended at that one
+		Position inside(String lastKey, String batchEnd) {
+			return new Position(this.node, this.scan, lastKey, batchEnd);
 		}
 
 		// the batch is taken: the next SCAN cursor, or the next node's start
 		Position next(String scanned) {
-			return DONE.equals(scanned) ? new Position(this.node + 1, DONE, null)
-					: new Position(this.node, scanned, null);
+			return DONE.equals(scanned) ? new Position(this.node + 1, DONE, null, null)
+					: new Position(this.node, scanned, null, null);
 		}
 
 		String format(boolean cluster) {
@@ -195,10 +240,12 @@ public final class KeyScan {
 				// 0 would mean done, so it is the start after the empty key
 				return DONE.equals(position) ? position + "." : position;
 			}
-			return position + "."
-					+ Base64.getUrlEncoder()
-						.withoutPadding()
-						.encodeToString(this.after.getBytes(StandardCharsets.UTF_8));
+			String key = Base64.getUrlEncoder()
+				.withoutPadding()
+				.encodeToString(this.after.getBytes(StandardCharsets.UTF_8));
+			// a cursor of the earlier form, handed back by a page whose first SCAN went
+			// unanswered, keeps its form
+			return position + "." + key + ((this.end != null) ? "." + this.end : "");
 		}
 
 	}

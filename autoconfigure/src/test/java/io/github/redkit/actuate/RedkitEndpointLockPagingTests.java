@@ -21,6 +21,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -49,6 +50,8 @@ class RedkitEndpointLockPagingTests {
 	private static final int LOCKS = 3_000;
 
 	private static final int PAGE = 10;
+
+	private static final int FILLERS = 30_000;
 
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
@@ -115,6 +118,87 @@ class RedkitEndpointLockPagingTests {
 				send(connectionFactory, true);
 			}
 		});
+	}
+
+	/**
+	 * Keys removed between two pages (expired, or deleted by their owners) make a
+	 * {@code SCAN} batch from the same cursor reach further: no lock may be skipped.
+	 */
+	@Test
+	void keysRemovedBetweenTwoPagesMakeNoLockSkipped() {
+		runner().run((context) -> {
+			RedisConnectionFactory connectionFactory = context.getBean(RedisConnectionFactory.class);
+			try {
+				send(connectionFactory, false);
+				fillers(connectionFactory, false);
+				RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+				List<String> found = new ArrayList<>();
+				String cursor = page(endpoint, null, found);
+				assertThat(cursor).as("the first page stopped inside its batch").contains(".");
+				fillers(connectionFactory, true);
+				for (int pages = 1; !"0".equals(cursor) && pages < 2 * LOCKS; pages++) {
+					cursor = page(endpoint, cursor, found);
+				}
+				assertThat(new HashSet<>(found)).as("every lock").hasSize(LOCKS);
+			}
+			finally {
+				send(connectionFactory, true);
+				fillers(connectionFactory, true);
+			}
+		});
+	}
+
+	/**
+	 * A cursor handed out before the cursor held its batch's end
+	 * ({@code <SCAN cursor>.<last key>}) is still read: its page walks from it one bucket
+	 * at a time, so it lists again at most what the page before it listed.
+	 */
+	@Test
+	void aCursorOfTheEarlierFormIsStillReadAndSkipsNoLock() {
+		runner().run((context) -> {
+			RedisConnectionFactory connectionFactory = context.getBean(RedisConnectionFactory.class);
+			try {
+				send(connectionFactory, false);
+				RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+				List<String> found = new ArrayList<>();
+				String cursor = page(endpoint, null, found);
+				assertThat(cursor).as("the first page stopped inside its batch").matches(".*\\..*\\.[0-9]+");
+				cursor = cursor.substring(0, cursor.lastIndexOf('.'));
+				for (int pages = 1; !"0".equals(cursor) && pages < 2 * LOCKS; pages++) {
+					cursor = page(endpoint, cursor, found);
+				}
+				assertThat(new HashSet<>(found)).as("every lock").hasSize(LOCKS);
+				// the first page's, and those of SCAN while Redis rehashed the keys just
+				// written
+				assertThat(found.size() - LOCKS).as("locks listed twice").isLessThanOrEqualTo(PAGE + LOCKS / 100);
+			}
+			finally {
+				send(connectionFactory, true);
+			}
+		});
+	}
+
+	// one page of locks: their keys added to found; the next page's cursor
+	private static String page(RedkitEndpoint endpoint, @Nullable String cursor, List<String> found) {
+		Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, PAGE);
+		((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
+		return (String) page.get("cursor");
+	}
+
+	// ten keys of another capability a lock key, in the same keyspace
+	@SuppressWarnings("unchecked")
+	private void fillers(RedisConnectionFactory connectionFactory, boolean delete) {
+		try (RedisConnection connection = connectionFactory.getConnection()) {
+			Object commands = connection.getNativeConnection();
+			List<RedisFuture<?>> sent = new ArrayList<>(FILLERS);
+			for (int i = 0; i < FILLERS; i++) {
+				byte[] key = (this.prefix + ":queue:{filler-" + i + "}").getBytes(StandardCharsets.UTF_8);
+				sent.add(delete ? ((RedisKeyAsyncCommands<byte[], byte[]>) commands).del(key)
+						: ((RedisStringAsyncCommands<byte[], byte[]>) commands).set(key, key,
+								SetArgs.Builder.px(Duration.ofMinutes(2).toMillis())));
+			}
+			assertThat(LettuceFutures.awaitAll(Duration.ofSeconds(30), sent.toArray(RedisFuture[]::new))).isTrue();
+		}
 	}
 
 	// lock keys as a lock writes them, sent without waiting for each answer: half of them

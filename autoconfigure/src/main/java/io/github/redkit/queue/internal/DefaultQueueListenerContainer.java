@@ -103,10 +103,11 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		for (int i = 0; i < this.threads.size(); i++) {
 			Thread thread = this.threads.get(i);
 			join(thread, deadline - System.nanoTime());
-			if (thread.isAlive()) {
+			// a consumer whose listener returned meanwhile settles its message itself:
+			// neither given back nor interrupted while it sends the outcome
+			if (thread.isAlive() && this.consumers.get(i).giveBack()) {
 				logger.warn("Listener of queue '" + this.queue + "' did not finish within "
 						+ this.shutdownTimeout.toMillis() + " ms: its message goes back to the queue");
-				this.consumers.get(i).giveBack();
 				thread.interrupt();
 			}
 		}

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
@@ -33,8 +34,11 @@ import org.jspecify.annotations.Nullable;
  * visibility timeout may have passed is left alone, since it may already be delivered
  * elsewhere, one that waited more than a third of it is extended before its listener
  * starts (and left alone if that finds it lost), and prefetched messages left at stop
- * stay in flight until their visibility timeout brings them back. Whatever it hands its
- * template (to settle, extend or give back) is the message as the template handed it out
+ * stay in flight until their visibility timeout brings them back. A stop that timed out
+ * ({@link #giveBack}) and the consumer thread race for the message in hand: whichever
+ * takes it out of hand first settles it, so a message is either given back or
+ * acknowledged (or failed), never both. Whatever it hands its template (to settle, extend
+ * or give back) is the message as the template handed it out
  * ({@link ConvertedMessage#taken}).
  */
 final class QueueConsumer implements Runnable {
@@ -91,7 +95,11 @@ final class QueueConsumer implements Runnable {
 
 	private volatile boolean killed;
 
-	private volatile @Nullable QueueMessage<Object> current;
+	/**
+	 * The message whose listener runs, until the consumer thread (to settle it) or a stop
+	 * that timed out (to give it back) takes it out of hand.
+	 */
+	private final AtomicReference<@Nullable QueueMessage<Object>> inHand = new AtomicReference<>();
 
 	private volatile LeaseRenewer.@Nullable Renewal currentRenewal;
 
@@ -238,7 +246,7 @@ final class QueueConsumer implements Runnable {
 			giveBackUnhandled(message, ex);
 			return;
 		}
-		this.current = message;
+		this.inHand.set(message);
 		this.currentRenewal = renewal;
 		long start = System.nanoTime();
 		Throwable failure = null;
@@ -253,7 +261,8 @@ final class QueueConsumer implements Runnable {
 			failure = ex;
 		}
 		this.currentRenewal = null;
-		if (this.killed || this.current == null) {
+		boolean settles = this.inHand.compareAndSet(message, null);
+		if (this.killed || !settles) {
 			renewal.stop();
 			return; // killed, or given back by a stop that timed out
 		}
@@ -274,7 +283,6 @@ final class QueueConsumer implements Runnable {
 						+ ((outcome == FailureOutcome.DEAD_LETTERED) ? "dead-lettered" : "dropped") + ": " + failure);
 			}
 		}
-		this.current = null;
 	}
 
 	/**
@@ -329,19 +337,26 @@ final class QueueConsumer implements Runnable {
 		this.running = false;
 	}
 
-	void giveBack() {
-		QueueMessage<Object> message = this.current;
-		this.current = null;
-		stopCurrentRenewal();
-		if (message != null) {
-			try {
-				this.template.release(ConvertedMessage.taken(message));
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Cannot give message " + message.id() + " back to queue '" + this.queue
-						+ "'; it comes back after its visibility timeout", ex);
-			}
+	/**
+	 * Gives the message whose listener still runs back to the queue, unless the consumer
+	 * thread took it out of hand first (its listener returned: it is being settled).
+	 * @return whether a listener still ran (its message given back, or left in flight
+	 * when Redis could not be reached)
+	 */
+	boolean giveBack() {
+		QueueMessage<Object> message = this.inHand.getAndSet(null);
+		if (message == null) {
+			return false;
 		}
+		stopCurrentRenewal();
+		try {
+			this.template.release(ConvertedMessage.taken(message));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Cannot give message " + message.id() + " back to queue '" + this.queue
+					+ "'; it comes back after its visibility timeout", ex);
+		}
+		return true;
 	}
 
 	void kill() {

@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.core.RedisKeyspace;
@@ -35,6 +36,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import tools.jackson.databind.json.JsonMapper;
@@ -238,62 +242,33 @@ class QueueAutoConfigurationTests {
 			});
 	}
 
-	@Test
-	void listenersTakeMessagesThroughAnApplicationProvidedTemplate() {
-		this.runner.withUserConfiguration(CountingTemplate.class, Listeners.class).run((context) -> {
-			CountingQueueTemplate template = context.getBean(CountingQueueTemplate.class);
-			Listeners listeners = context.getBean(Listeners.class);
-			template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b")));
-			await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 2);
-			assertThat(listeners.received).containsExactly(Map.of("to", "a"), Map.of("to", "b"));
-			assertThat(template.handedOut).hasValue(2);
-			await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
-		});
+	/**
+	 * An application's own template, one that hands out the delegate's messages and one
+	 * that hands out messages of its own kind, with one message a take and ten.
+	 */
+	static Stream<Arguments> applicationTemplates() {
+		return Stream.of(Arguments.of(CountingTemplate.class, 1), Arguments.of(CountingTemplate.class, 10),
+				Arguments.of(WrappingTemplate.class, 1), Arguments.of(WrappingTemplate.class, 10));
 	}
 
-	@Test
-	void prefetchingListenersTakeMessagesThroughAnApplicationProvidedTemplate() {
-		this.runner.withUserConfiguration(CountingTemplate.class, Listeners.class)
-			.withPropertyValues("redkit.queue.defaults.prefetch=10")
+	@ParameterizedTest(name = "{0}, prefetch {1}")
+	@MethodSource("applicationTemplates")
+	void listenersTakeAndSettleMessagesThroughAnApplicationProvidedTemplate(Class<?> template, int prefetch) {
+		this.runner.withUserConfiguration(template, Listeners.class)
+			.withPropertyValues("redkit.queue.defaults.prefetch=" + prefetch)
 			.run((context) -> {
-				CountingQueueTemplate template = context.getBean(CountingQueueTemplate.class);
+				CountingQueueTemplate counting = context.getBean(CountingQueueTemplate.class);
 				Listeners listeners = context.getBean(Listeners.class);
-				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "c")));
+				List<Map<String, String>> sent = List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "c"));
+				counting.sendAll("emails", sent);
 				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 3);
-				assertThat(listeners.received).containsExactlyInAnyOrder(Map.of("to", "a"), Map.of("to", "b"),
-						Map.of("to", "c"));
-				await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
-			});
-	}
-
-	@Test
-	void listenersGetThePayloadsOfAnApplicationTemplateThatHandsOutMessagesOfItsOwn() {
-		this.runner.withUserConfiguration(WrappingTemplate.class, Listeners.class).run((context) -> {
-			WrappingQueueTemplate template = context.getBean(WrappingQueueTemplate.class);
-			Listeners listeners = context.getBean(Listeners.class);
-			template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b")));
-			await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 2);
-			assertThat(listeners.received).containsExactly(Map.of("to", "a"), Map.of("to", "b"));
-			await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
-			assertThat(template.deadLetters("emails", 10)).isEmpty();
-			assertThat(template.unwrapped).as("every message came back to the template as it handed it out")
-				.hasValueGreaterThanOrEqualTo(2);
-		});
-	}
-
-	@Test
-	void prefetchingListenersGetThePayloadsOfAnApplicationTemplateThatHandsOutMessagesOfItsOwn() {
-		this.runner.withUserConfiguration(WrappingTemplate.class, Listeners.class)
-			.withPropertyValues("redkit.queue.defaults.prefetch=10")
-			.run((context) -> {
-				WrappingQueueTemplate template = context.getBean(WrappingQueueTemplate.class);
-				Listeners listeners = context.getBean(Listeners.class);
-				template.sendAll("emails", List.of(Map.of("to", "a"), Map.of("to", "b"), Map.of("to", "c")));
-				await().atMost(Duration.ofSeconds(10)).until(() -> listeners.received.size() == 3);
-				assertThat(listeners.received).containsExactlyInAnyOrder(Map.of("to", "a"), Map.of("to", "b"),
-						Map.of("to", "c"));
-				await().atMost(Duration.ofSeconds(5)).until(() -> template.stats("emails").inFlight() == 0);
-				assertThat(template.deadLetters("emails", 10)).isEmpty();
+				// one consumer of a FIFO queue: in order, a batch as one at a time
+				assertThat(listeners.received).containsExactlyElementsOf(sent);
+				assertThat(counting.handedOut).hasValue(3);
+				await().atMost(Duration.ofSeconds(5)).until(() -> counting.stats("emails").inFlight() == 0);
+				assertThat(counting.deadLetters("emails", 10)).isEmpty();
+				assertThat(counting.acknowledged).as("every message came back to the template to be acknowledged")
+					.hasValue(3);
 			});
 	}
 
@@ -360,6 +335,11 @@ class QueueAutoConfigurationTests {
 
 		final AtomicInteger handedOut = new AtomicInteger();
 
+		/**
+		 * The messages handed back to be acknowledged, alone or with a take.
+		 */
+		final AtomicInteger acknowledged = new AtomicInteger();
+
 		private final QueueTemplate delegate;
 
 		CountingQueueTemplate(QueueTemplate delegate) {
@@ -398,11 +378,13 @@ class QueueAutoConfigurationTests {
 
 		@Override
 		public <T> Optional<QueueMessage<T>> ackAndReceive(QueueMessage<?> done, Class<T> type) {
+			this.acknowledged.incrementAndGet();
 			return count(this.delegate.ackAndReceive(done, type));
 		}
 
 		@Override
 		public boolean ack(QueueMessage<?> message) {
+			this.acknowledged.incrementAndGet();
 			return this.delegate.ack(message);
 		}
 

@@ -11,8 +11,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.IntStream;
 
+import io.github.redkit.core.RedkitMeter;
+import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
@@ -257,6 +260,75 @@ class QueueListenerContainerTests {
 	}
 
 	@Test
+	void aMessageWhoseListenerReturnedBeforeAStopTimedOutIsAcknowledgedNotGivenBack() throws Exception {
+		String queue = this.support.queue();
+		AtomicInteger handled = new AtomicInteger();
+		CountDownLatch settling = new CountDownLatch(1);
+		CountDownLatch stopped = new CountDownLatch(1);
+		// the listener's time is recorded after it returned, before its message is
+		// settled: the consumer is held there until the stop has timed out
+		RedkitMetrics heldAfterTheListener = new RedkitMetrics() {
+
+			@Override
+			public void record(RedkitMeter meter, long nanos, String... tags) {
+				if (meter == QueueMeters.PROCESSING) {
+					settling.countDown();
+					awaitUninterruptibly(stopped);
+				}
+			}
+
+			@Override
+			public void increment(RedkitMeter meter, String... tags) {
+			}
+
+			@Override
+			public <T> void gauge(RedkitMeter meter, T source, ToDoubleFunction<T> value, String... tags) {
+			}
+
+		};
+		DefaultQueueListenerContainer container = this.support
+			.factory(this.support.template, Duration.ofMillis(200), heldAfterTheListener)
+			.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> handled.incrementAndGet()));
+		this.containers.add(container);
+		container.start();
+		this.support.template.send(queue, new Email("a", 1));
+		assertThat(settling.await(10, TimeUnit.SECONDS)).isTrue();
+		container.stop(); // times out: the consumer thread is still alive
+		stopped.countDown();
+		await().atMost(Duration.ofSeconds(10)).until(() -> givenBack(queue, 1) || acknowledged(queue));
+		assertThat(givenBack(queue, 1)).as("given back although its listener had returned").isFalse();
+		assertThat(handled).hasValue(1);
+	}
+
+	@Test
+	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedThoughTheStopInterruptedItsThread() throws Exception {
+		String queue = this.support.prefetchingQueue(Duration.ofSeconds(30), 2);
+		CountDownLatch running = new CountDownLatch(1);
+		Set<Integer> handled = ConcurrentHashMap.newKeySet();
+		// both taken at once: the first one's acknowledgement waits for the next take
+		this.support.template.sendAll(queue, List.of(new Email("a", 1), new Email("b", 2)));
+		DefaultQueueListenerContainer container = start(queue, 1, (payload) -> {
+			int number = ((Email) payload).number();
+			if (number == 2) {
+				running.countDown();
+				try {
+					new CountDownLatch(1).await();
+				}
+				catch (InterruptedException ex) {
+					// a listener that keeps its thread's interrupt, as it should
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException("Interrupted", ex);
+				}
+			}
+			handled.add(number);
+		}, Duration.ofMillis(200));
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		container.stop();
+		await().atMost(Duration.ofSeconds(10)).until(() -> givenBack(queue, 1));
+		assertThat(handled).containsExactly(1);
+	}
+
+	@Test
 	void aPrefetchingListenerHandlesEveryMessageOnceWithAFewRoundTrips() {
 		String queue = this.support.prefetchingQueue(Duration.ofSeconds(30), 10);
 		this.support.template.sendAll(queue, IntStream.range(0, 100).mapToObj((i) -> new Email("x", i)).toList());
@@ -380,6 +452,28 @@ class QueueListenerContainerTests {
 	 * a list they are ready again; in a stream they stay pending, claimable at once, with
 	 * the delivery taken back (the next take claims them first and counts it again).
 	 */
+	private boolean acknowledged(String queue) {
+		QueueStats stats = this.support.template.stats(queue);
+		return stats.ready() == 0 && stats.inFlight() == 0;
+	}
+
+	// the interrupt a stop sends stays for what follows
+	private static void awaitUninterruptibly(CountDownLatch latch) {
+		boolean interrupted = false;
+		while (true) {
+			try {
+				latch.await();
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	private boolean givenBack(String queue, int count) {
 		if (store() == QueueStore.LIST) {
 			QueueStats stats = this.support.template.stats(queue);

@@ -148,9 +148,21 @@ final class QueueTestSupport implements AutoCloseable {
 	 */
 	QueueListenerContainerFactory factory(QueueTemplate template, Duration shutdownTimeout,
 			RedkitObservations observations) {
+		return factory(template, shutdownTimeout, RedkitMetrics.NONE, observations);
+	}
+
+	/**
+	 * A container factory whose consumers record what they do in the given metrics.
+	 */
+	QueueListenerContainerFactory factory(QueueTemplate template, Duration shutdownTimeout, RedkitMetrics metrics) {
+		return factory(template, shutdownTimeout, metrics, RedkitObservations.NONE);
+	}
+
+	private QueueListenerContainerFactory factory(QueueTemplate template, Duration shutdownTimeout,
+			RedkitMetrics metrics, RedkitObservations observations) {
 		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(template,
 				new QueueListenerSettings(this::settings, Duration.ofMillis(100), shutdownTimeout),
-				this.topology.connectionFactory(), KEYSPACE, JSON, RedkitMetrics.NONE, observations);
+				this.topology.connectionFactory(), KEYSPACE, JSON, metrics, observations);
 		this.factories.add(factory);
 		return factory;
 	}
