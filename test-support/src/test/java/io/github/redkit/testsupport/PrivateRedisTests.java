@@ -77,15 +77,6 @@ class PrivateRedisTests {
 	}
 
 	@Test
-	@Order(2)
-	void aParametersServerIsClosedOnceItsTestIsDone() {
-		RedisServer closed = ownedByATest;
-		assertThat(closed).as("the previous test ran first").isNotNull();
-		assertThatRuntimeException()
-			.isThrownBy(() -> RespClient.connect(RedisServer.HOST, closed.port(), Duration.ofMillis(500)).close());
-	}
-
-	@Test
 	void aNodeFieldIsAFaultNodeOfTheClassWithItsReplica() {
 		assertThat(node.port()).isNotIn(first.port(), second.port());
 		assertThat(node.replicaPort()).isNotZero();
@@ -96,7 +87,7 @@ class PrivateRedisTests {
 	}
 
 	@Test
-	@Order(3)
+	@Order(2)
 	void aNodeParameterIsANodeOfTheTestsOwnWithAMovableClock(@PrivateRedis(movableClock = true) RedisNode clocked) {
 		nodeOfATest = clocked;
 		assertThat(clocked.clockMovable()).isTrue();
@@ -108,12 +99,16 @@ class PrivateRedisTests {
 	}
 
 	@Test
-	@Order(4)
-	void aNodeParametersNodeIsClosedOnceItsTestIsDone() {
-		RedisNode closed = nodeOfATest;
-		assertThat(closed).as("the previous test ran first").isNotNull();
-		assertThatRuntimeException()
-			.isThrownBy(() -> RespClient.connect(RedisServer.HOST, closed.port(), Duration.ofMillis(500)).close());
+	@Order(3)
+	void theParametersServerAndNodeAreClosedOnceTheirTestsAreDone() {
+		RedisServer server = ownedByATest;
+		RedisNode node = nodeOfATest;
+		assertThat(server).as("the server's test ran first").isNotNull();
+		assertThat(node).as("the node's test ran first").isNotNull();
+		for (int port : List.of(server.port(), node.port())) {
+			assertThatRuntimeException()
+				.isThrownBy(() -> RespClient.connect(RedisServer.HOST, port, Duration.ofMillis(500)).close());
+		}
 	}
 
 	@Test
