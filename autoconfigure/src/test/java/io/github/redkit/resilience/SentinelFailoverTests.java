@@ -18,7 +18,7 @@ import io.github.redkit.budget.Budgets;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.ratelimit.RateLimiter;
-import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RespClient;
 import io.github.redkit.testsupport.SentinelRedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,12 +46,10 @@ import org.springframework.context.annotation.Configuration;
 @Tag("failover")
 class SentinelFailoverTests {
 
-	private static final Duration DOWN_AFTER = Duration.ofMillis(500);
-
 	@Test
-	void underLoadTheApplicationFollowsTheNewMasterAndFencingTokensKeepIncreasing() throws Exception {
-		try (SentinelRedisServer redis = RedisServers.startSentinel(DOWN_AFTER);
-				ConfigurableApplicationContext context = start(redis)) {
+	void underLoadTheApplicationFollowsTheNewMasterAndFencingTokensKeepIncreasing(
+			@PrivateRedis(sentinelDownAfterMillis = 500) SentinelRedisServer redis) throws Exception {
+		try (ConfigurableApplicationContext context = start(redis)) {
 			Budgets budgets = context.getBean(Budgets.class);
 			DistributedLocks locks = context.getBean(DistributedLocks.class);
 			RateLimiter limiter = context.getBean(RateLimiter.class);
@@ -150,9 +148,9 @@ class SentinelFailoverTests {
 	}
 
 	@Test
-	void whatTheReplicaNeverReceivedIsLostButTheNextFencingTokenIsStillHigher() {
-		try (SentinelRedisServer redis = RedisServers.startSentinel(DOWN_AFTER);
-				ConfigurableApplicationContext context = start(redis)) {
+	void whatTheReplicaNeverReceivedIsLostButTheNextFencingTokenIsStillHigher(
+			@PrivateRedis(sentinelDownAfterMillis = 500) SentinelRedisServer redis) {
+		try (ConfigurableApplicationContext context = start(redis)) {
 			Budgets budgets = context.getBean(Budgets.class);
 			DistributedLocks locks = context.getBean(DistributedLocks.class);
 			budgets.create("behind", 1000);

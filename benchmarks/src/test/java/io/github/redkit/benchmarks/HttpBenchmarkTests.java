@@ -6,10 +6,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,18 +23,18 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class HttpBenchmarkTests {
 
+	// a condition, so that no server starts where wrk is missing
 	@Test
-	void aTinyTableOnBothServersIsMeasuredAndCharted(@TempDir Path charts) {
-		assumeWrkInstalled();
+	@EnabledIf(value = "wrkInstalled",
+			disabledReason = "wrk is not installed (Debian: apt-get install wrk; .ci/run installs it)")
+	void aTinyTableOnBothServersIsMeasuredAndCharted(@TempDir Path charts, @PrivateRedis RedisServer redis) {
 		// 1 s saturated and 1 s below saturation per row, one round; every endpoint of
 		// each
 		// server is called once before the rounds, so all of them must still answer
 		HttpBenchmark benchmark = new HttpBenchmark(Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 1, 8,
 				2, 10);
-		List<HttpResult> results;
-		try (RedisServer redis = RedisServers.startStandalone()) {
-			results = benchmark.run(redis, HttpServerKind.named(List.of()), HttpEndpoint.named(List.of("limit1")));
-		}
+		List<HttpResult> results = benchmark.run(redis, HttpServerKind.named(List.of()),
+				HttpEndpoint.named(List.of("limit1")));
 		assertThat(results).extracting((result) -> result.server() + " " + result.endpoint())
 			.containsExactly("TOMCAT PLAIN", "TOMCAT LIMIT_1", "NETTY PLAIN", "NETTY LIMIT_1");
 		assertThat(results).allSatisfy((result) -> {
@@ -67,7 +67,7 @@ class HttpBenchmarkTests {
 			.withMessageContaining("--servers");
 	}
 
-	private static void assumeWrkInstalled() {
+	static boolean wrkInstalled() {
 		String path = System.getenv("PATH");
 		boolean found = false;
 		if (path != null) {
@@ -75,7 +75,7 @@ class HttpBenchmarkTests {
 				found |= Files.isExecutable(Path.of(directory, "wrk"));
 			}
 		}
-		Assumptions.assumeTrue(found, "wrk is not installed (Debian: apt-get install wrk; .ci/run installs it)");
+		return found;
 	}
 
 }

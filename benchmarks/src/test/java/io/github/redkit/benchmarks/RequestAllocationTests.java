@@ -8,10 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -52,19 +50,10 @@ class RequestAllocationTests {
 
 	private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
+	@PrivateRedis
 	private static RedisServer redis;
 
 	private long seq;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		redis.close();
-	}
 
 	@Test
 	void aRateLimitedCallOnTomcatAllocatesAtMostTheTarget() {

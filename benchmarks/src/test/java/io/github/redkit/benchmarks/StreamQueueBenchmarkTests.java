@@ -3,11 +3,9 @@ package io.github.redkit.benchmarks;
 import java.util.List;
 import java.util.function.Function;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RespClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,17 +19,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class StreamQueueBenchmarkTests {
 
+	@PrivateRedis
 	private static RedisServer redis;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.startStandalone();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
 
 	@Test
 	void everyContenderOfBothSuitesTakesAndAcknowledges() {

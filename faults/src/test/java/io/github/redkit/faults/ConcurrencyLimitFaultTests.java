@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisNode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -85,16 +86,15 @@ class ConcurrencyLimitFaultTests {
 	 * reported refused without a single attempt, at the same instant.
 	 */
 	@Test
-	void theDrainTriesEveryKeyAndSaysWhatHeldAPlace() {
+	void theDrainTriesEveryKeyAndSaysWhatHeldAPlace(@PrivateRedis RedisNode redis) {
 		ConcurrencyLimitScenario scenario = new ConcurrencyLimitScenario();
-		try (RedisNode redis = RedisNode.start();
-				ConfigurableApplicationContext instance = new SpringApplicationBuilder(FaultApplication.class,
-						LimitedWork.class, BrokenConcurrencyLimiter.class)
-					.web(WebApplicationType.NONE)
-					.properties("spring.main.banner-mode=off", "redkit.key-prefix=faults",
-							"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port())
-					.properties(scenario.properties().toArray(String[]::new))
-					.run()) {
+		try (ConfigurableApplicationContext instance = new SpringApplicationBuilder(FaultApplication.class,
+				LimitedWork.class, BrokenConcurrencyLimiter.class)
+			.web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "redkit.key-prefix=faults", "spring.data.redis.host=127.0.0.1",
+					"spring.data.redis.port=" + redis.port())
+			.properties(scenario.properties().toArray(String[]::new))
+			.run()) {
 			ConcurrencyLimiter limiter = instance.getBean(ConcurrencyLimiter.class);
 			List<ConcurrencyPermit> kept = List.of(
 					limiter.tryAcquire(ConcurrencyLimitScenario.LIMIT, "k0").orElseThrow(),

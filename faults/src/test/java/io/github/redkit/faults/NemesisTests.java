@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisNode;
 import io.github.redkit.testsupport.RespClient;
 import org.junit.jupiter.api.Tag;
@@ -19,7 +20,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatRuntimeException;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Every fault the nemesis injects really happens, seen by a client of its own: a harness
@@ -56,8 +56,8 @@ class NemesisTests {
 				.toList());
 
 	@Test
-	void aFrozenRedisAnswersNothingUntilItContinues() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aFrozenRedisAnswersNothingUntilItContinues(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			Thread nemesis = inject(rig, new FaultEvent(0, Fault.PAUSE, 1500, 0, 0));
 			awaitFault(nemesis);
@@ -68,8 +68,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void aClientPauseHoldsCommands() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aClientPauseHoldsCommands(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			Thread nemesis = inject(rig, new FaultEvent(0, Fault.CLIENT_PAUSE, 1500, 0, 0));
 			awaitFault(nemesis);
@@ -79,8 +79,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void aRestartEmptyForgetsEverything() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aRestartEmptyForgetsEverything(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			call(link, SHORT, "SET", "k", "v");
 			join(inject(rig, new FaultEvent(0, Fault.RESTART_EMPTY, 0, 0, 0)));
@@ -89,8 +89,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void aRestartFromASnapshotForgetsWhatCameAfterIt() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aRestartFromASnapshotForgetsWhatCameAfterIt(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			call(link, SHORT, "SET", "before", "v");
 			Thread nemesis = inject(rig, new FaultEvent(0, Fault.RESTART_FROM_SNAPSHOT, 800, 0, 0));
@@ -103,8 +103,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void latencyDelaysEveryRoundTrip() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void latencyDelaysEveryRoundTrip(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			Thread nemesis = inject(rig, new FaultEvent(0, Fault.LATENCY, 1500, 0, 200));
 			awaitFault(nemesis);
@@ -116,8 +116,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void aPartitionHoldsEverythingAndDeliversItWhenHealed() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aPartitionHoldsEverythingAndDeliversItWhenHealed(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(5))) {
 				Thread nemesis = inject(rig, new FaultEvent(0, Fault.PARTITION, 1000, 0, 0));
@@ -131,8 +131,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void aCutClosesOpenConnections() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aCutClosesOpenConnections(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(2))) {
 				assertThat(client.call("PING")).isEqualTo("PONG");
@@ -143,8 +143,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void aCutAfterAWriteAppliesTheRequestAndLosesItsReply() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aCutAfterAWriteAppliesTheRequestAndLosesItsReply(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(2))) {
 				assertThat(client.call("PING")).isEqualTo("PONG");
@@ -157,8 +157,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void aScriptFlushForgetsLoadedScripts() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aScriptFlushForgetsLoadedScripts(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			String sha = (String) call(link, SHORT, "SCRIPT", "LOAD", "return 1");
 			join(inject(rig, new FaultEvent(0, Fault.SCRIPT_FLUSH, 0, 0, 0)));
@@ -167,9 +167,8 @@ class NemesisTests {
 	}
 
 	@Test
-	void aClockJumpMovesRedisTime() {
-		assumeThat(RedisNode.movableClockAvailable()).as("libfaketime installed").isTrue();
-		try (Rig rig = new Rig(List.of(RedisNode.startWithMovableClock().orElseThrow()))) {
+	void aClockJumpMovesRedisTime(@PrivateRedis(movableClock = true) RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			long before = redisSeconds(link);
 			join(inject(rig, new FaultEvent(0, Fault.CLOCK_JUMP, 0, 0, 5000)));
@@ -182,8 +181,9 @@ class NemesisTests {
 	}
 
 	@Test
-	void aFailoverToAReplicaBehindLosesWhatTheMasterAcknowledgedAfterTheCut() {
-		try (Rig rig = new Rig(List.of(RedisNode.startWithReplica(false)))) {
+	void aFailoverToAReplicaBehindLosesWhatTheMasterAcknowledgedAfterTheCut(
+			@PrivateRedis(replica = true) RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			int oldMaster = rig.node(0).port();
 			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(3))) {
@@ -211,8 +211,8 @@ class NemesisTests {
 	 * limits' seed among them, in 1 of 12 runs).
 	 */
 	@Test
-	void aRestartFromASnapshotWaitsForABackgroundSave() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void aRestartFromASnapshotWaitsForABackgroundSave(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			for (int i = 0; i < 20; i++) {
 				call(link, SHORT, "SET", "before-" + i, "v");
@@ -240,8 +240,9 @@ class NemesisTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(value = Fault.class, names = { "RESTART_EMPTY", "RESTART_FROM_SNAPSHOT" })
-	void aFailoverSoonAfterARestartLosesOnlyWhatTheMasterAcknowledgedAfterTheCut(Fault restart) {
-		try (Rig rig = new Rig(List.of(RedisNode.startWithReplica(false)))) {
+	void aFailoverSoonAfterARestartLosesOnlyWhatTheMasterAcknowledgedAfterTheCut(Fault restart,
+			@PrivateRedis(replica = true) RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int link = rig.link(0);
 			try (RespClient client = RespClient.connect("127.0.0.1", link, Duration.ofSeconds(3))) {
 				// the replica's offset goes past where the restarted master's history
@@ -351,8 +352,8 @@ class NemesisTests {
 	 * a short run too (strict turns re-armed its link with another script first).
 	 */
 	@Test
-	void anAimedScriptNotCutYetIsAimedAtAgainUntilItIsCut() {
-		try (Rig rig = new Rig(List.of(RedisNode.start()))) {
+	void anAimedScriptNotCutYetIsAimedAtAgainUntilItIsCut(@PrivateRedis RedisNode node) {
+		try (Rig rig = new Rig(List.of(node))) {
 			int first = rig.link(0);
 			int second = rig.link(0);
 			String a = (String) call(first, SHORT, "SCRIPT", "LOAD", "return 'a'");

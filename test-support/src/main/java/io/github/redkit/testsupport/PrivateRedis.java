@@ -26,6 +26,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <li>On a {@link RedisServer} parameter of a test method: a server started for that test
  * and closed after it, for a test that breaks its server for good or needs one of its own
  * configuration.</li>
+ * <li>On a {@link RedisNode} field or parameter, the same for a fault test's node
+ * (paused, killed, restarted, failed over, its clock moved), with a replica if
+ * {@link #replica()} and a movable clock if {@link #movableClock()}.</li>
  * </ul>
  * A server is standalone ({@link RedisServers#startStandalone()}) unless
  * {@link #cluster()}, {@link #process()} or {@link #arguments()} say otherwise.
@@ -71,5 +74,27 @@ public @interface PrivateRedis {
 	 * @return the settings, none by default
 	 */
 	String[] arguments() default {};
+
+	/**
+	 * For a {@link SentinelRedisServer}, how long its master must be unreachable before
+	 * the Sentinels fail it over (see {@link RedisServers#startSentinel}).
+	 * @return milliseconds, by default the shared deployment's 10 s
+	 */
+	long sentinelDownAfterMillis() default 10_000;
+
+	/**
+	 * For a {@link RedisNode}, whether it gets a replica that
+	 * {@link RedisNode#failOverBehind(java.time.Duration)} can promote.
+	 * @return {@code true} for a node with a replica
+	 */
+	boolean replica() default false;
+
+	/**
+	 * For a {@link RedisNode}, whether {@link RedisNode#shiftClock(java.time.Duration)}
+	 * can move its clock; a test (or class) that asks for one is disabled where
+	 * {@link RedisNode#movableClockAvailable() none can be started}.
+	 * @return {@code true} for a node with a movable clock
+	 */
+	boolean movableClock() default false;
 
 }

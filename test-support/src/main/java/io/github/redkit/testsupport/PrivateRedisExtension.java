@@ -1,16 +1,23 @@
 package io.github.redkit.testsupport;
 
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -22,13 +29,17 @@ import org.junit.platform.commons.support.ModifierSupport;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Starts the {@link PrivateRedis} servers and connection factories of a test class (or
- * method parameter) and stops them after its tests (or the test).
+ * Starts the {@link PrivateRedis} servers, nodes and connection factories of a test class
+ * (or method parameter) and stops them after its tests (or the test); disables what asks
+ * for a node with a movable clock where none can be started.
  */
-final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolver {
+final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolver, ExecutionCondition {
 
 	private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
 		.create(PrivateRedisExtension.class);
+
+	/** What a field or parameter of its own type starts. */
+	private static final Set<Class<?>> STARTED = Set.of(RedisServer.class, SentinelRedisServer.class, RedisNode.class);
 
 	@Override
 	public void beforeAll(ExtensionContext context) throws Exception {
@@ -44,10 +55,13 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 		Map<String, List<RedisServer>> servers = new LinkedHashMap<>();
 		for (Field field : fields) {
 			PrivateRedis annotation = field.getAnnotation(PrivateRedis.class);
-			if (field.getType() == RedisServer.class) {
-				RedisServer server = resources.started(start(annotation, field.getName()));
+			if (field.getType() == RedisServer.class || field.getType() == SentinelRedisServer.class) {
+				RedisServer server = resources.started(start(annotation, field.getType(), field.getName()));
 				servers.put(field.getName(), List.of(server));
 				set(field, server);
+			}
+			else if (field.getType() == RedisNode.class) {
+				set(field, resources.started(startNode(annotation, field.getName())));
 			}
 			else if (isListOf(field, RedisServer.class)) {
 				if (annotation.count() < 1) {
@@ -56,7 +70,7 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 				}
 				List<RedisServer> started = new ArrayList<>();
 				for (int i = 0; i < annotation.count(); i++) {
-					started.add(resources.started(start(annotation, field.getName())));
+					started.add(resources.started(start(annotation, RedisServer.class, field.getName())));
 				}
 				servers.put(field.getName(), List.copyOf(started));
 				set(field, List.copyOf(started));
@@ -78,10 +92,11 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 				}
 				set(field, List.copyOf(factories));
 			}
-			else if (field.getType() != RedisServer.class && !isListOf(field, RedisServer.class)) {
+			else if (!STARTED.contains(field.getType()) && !isListOf(field, RedisServer.class)) {
 				throw new ExtensionConfigurationException("@PrivateRedis field " + field.getName() + " of "
 						+ testClass.getName() + " is a " + field.getGenericType().getTypeName()
-						+ "; use a static RedisServer or LettuceConnectionFactory field, or a List of them");
+						+ "; use a static RedisServer, SentinelRedisServer, RedisNode or LettuceConnectionFactory "
+						+ "field, or a List of RedisServer or LettuceConnectionFactory");
 			}
 		}
 	}
@@ -89,7 +104,7 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 	@Override
 	public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
 		return parameterContext.isAnnotated(PrivateRedis.class)
-				&& parameterContext.getParameter().getType() == RedisServer.class;
+				&& STARTED.contains(parameterContext.getParameter().getType());
 	}
 
 	@Override
@@ -98,10 +113,64 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 		// closed with the test's store, once the test is done
 		Resources resources = extensionContext.getStore(NAMESPACE)
 			.computeIfAbsent(Resources.class, (key) -> new Resources(), Resources.class);
-		return resources.started(start(annotation, parameterContext.getParameter().getName()));
+		Parameter parameter = parameterContext.getParameter();
+		if (parameter.getType() == RedisNode.class) {
+			return resources.started(startNode(annotation, parameter.getName()));
+		}
+		return resources.started(start(annotation, parameter.getType(), parameter.getName()));
 	}
 
-	private static RedisServer start(PrivateRedis annotation, String name) {
+	/**
+	 * Disables a test class with a static node field, or a test with a node parameter,
+	 * that asks for a movable clock where none can be started.
+	 */
+	@Override
+	public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+		AnnotatedElement element = context.getElement().orElse(null);
+		List<? extends AnnotatedElement> declared = List.of();
+		if (element instanceof Method method) {
+			declared = List.of(method.getParameters());
+		}
+		else if (element instanceof Class<?> testClass) {
+			declared = AnnotationSupport.findAnnotatedFields(testClass, PrivateRedis.class, ModifierSupport::isStatic,
+					HierarchyTraversalMode.TOP_DOWN);
+		}
+		boolean movableClock = declared.stream()
+			.map((annotated) -> annotated.getAnnotation(PrivateRedis.class))
+			.anyMatch((annotation) -> annotation != null && annotation.movableClock());
+		if (movableClock && !RedisNode.movableClockAvailable()) {
+			return ConditionEvaluationResult.disabled("a @PrivateRedis(movableClock = true) node needs Debian's "
+					+ "libfaketime and the embedded-redis binary, which are not both here");
+		}
+		return ConditionEvaluationResult.enabled("no node with a movable clock asked for, or one can be started");
+	}
+
+	private static RedisNode startNode(PrivateRedis annotation, String name) {
+		if (annotation.cluster() || annotation.process() || annotation.arguments().length > 0
+				|| annotation.count() != 1) {
+			throw new ExtensionConfigurationException("@PrivateRedis RedisNode " + name
+					+ ": a node is one redis-server process (with a replica if replica = true); it takes "
+					+ "neither cluster, process, arguments nor count");
+		}
+		if (annotation.movableClock()) {
+			return annotation.replica() ? RedisNode.startWithReplica(true)
+					: RedisNode.startWithMovableClock().orElseThrow();
+		}
+		return annotation.replica() ? RedisNode.startWithReplica(false) : RedisNode.start();
+	}
+
+	private static RedisServer start(PrivateRedis annotation, Class<?> type, String name) {
+		if (annotation.replica() || annotation.movableClock()) {
+			throw new ExtensionConfigurationException("@PrivateRedis on " + name
+					+ ": replica and movableClock are a RedisNode's; declare a RedisNode for a fault test's node");
+		}
+		if (type == SentinelRedisServer.class) {
+			if (annotation.cluster() || annotation.process() || annotation.arguments().length > 0) {
+				throw new ExtensionConfigurationException("@PrivateRedis SentinelRedisServer " + name
+						+ ": a Sentinel deployment takes neither cluster, process nor arguments");
+			}
+			return RedisServers.startSentinel(Duration.ofMillis(annotation.sentinelDownAfterMillis()));
+		}
 		if (annotation.cluster()) {
 			if (annotation.arguments().length > 0 || annotation.process()) {
 				throw new ExtensionConfigurationException(
@@ -147,9 +216,9 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 
 		private final Deque<AutoCloseable> started = new ArrayDeque<>();
 
-		<T extends RedisServer> T started(T server) {
-			this.started.push(server);
-			return server;
+		<T extends AutoCloseable> T started(T resource) {
+			this.started.push(resource);
+			return resource;
 		}
 
 		LettuceConnectionFactory started(LettuceConnectionFactory factory) {

@@ -2,6 +2,7 @@ package io.github.redkit.testsupport;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.MethodOrderer;
@@ -33,7 +34,12 @@ class PrivateRedisTests {
 	@PrivateRedis(server = "regions")
 	static List<LettuceConnectionFactory> regionFactories;
 
+	@PrivateRedis(replica = true)
+	static RedisNode node;
+
 	private static @Nullable RedisServer ownedByATest;
+
+	private static @Nullable RedisNode nodeOfATest;
 
 	@Test
 	void eachFieldHasAServerOfItsOwnAndTheFactoryReachesTheNamedOne() {
@@ -71,12 +77,54 @@ class PrivateRedisTests {
 	}
 
 	@Test
+	void aNodeFieldIsAFaultNodeOfTheClassWithItsReplica() {
+		assertThat(node.port()).isNotIn(first.port(), second.port());
+		assertThat(node.replicaPort()).isNotZero();
+		try (RespClient client = node.client()) {
+			client.call("SET", "node", "v");
+			assertThat(client.call("WAIT", "1", "5000")).as("the replica in sync").isEqualTo(1L);
+		}
+	}
+
+	@Test
 	@Order(2)
-	void aParametersServerIsClosedOnceItsTestIsDone() {
-		RedisServer closed = ownedByATest;
-		assertThat(closed).as("the previous test ran first").isNotNull();
-		assertThatRuntimeException()
-			.isThrownBy(() -> RespClient.connect(RedisServer.HOST, closed.port(), Duration.ofMillis(500)).close());
+	void aNodeParameterIsANodeOfTheTestsOwnWithAMovableClock(@PrivateRedis(movableClock = true) RedisNode clocked) {
+		nodeOfATest = clocked;
+		assertThat(clocked.clockMovable()).isTrue();
+		try (RespClient client = clocked.client()) {
+			long before = seconds(client);
+			clocked.shiftClock(Duration.ofSeconds(100));
+			assertThat(seconds(client) - before).isBetween(99L, 110L);
+		}
+	}
+
+	@Test
+	@Order(3)
+	void theParametersServerAndNodeAreClosedOnceTheirTestsAreDone() {
+		RedisServer server = ownedByATest;
+		RedisNode node = nodeOfATest;
+		assertThat(server).as("the server's test ran first").isNotNull();
+		assertThat(node).as("the node's test ran first").isNotNull();
+		for (int port : List.of(server.port(), node.port())) {
+			assertThatRuntimeException()
+				.isThrownBy(() -> RespClient.connect(RedisServer.HOST, port, Duration.ofMillis(500)).close());
+		}
+	}
+
+	@Test
+	void aSentinelParameterIsADeploymentOfTheTestsOwn(
+			@PrivateRedis(sentinelDownAfterMillis = 500) SentinelRedisServer sentinel) {
+		assertThat(sentinel.sentinelPorts()).hasSize(3);
+		assertThat(sentinel.dataPorts()).hasSize(2).contains(sentinel.masterPort());
+		try (RespClient client = sentinel.client(sentinel.sentinelPorts().get(0))) {
+			assertThat(client.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", SentinelRedisServer.MASTER_NAME)).asString()
+				.contains(String.valueOf(sentinel.masterPort()));
+		}
+	}
+
+	private static long seconds(RespClient client) {
+		List<?> time = (List<?>) Objects.requireNonNull(client.call("TIME"));
+		return Long.parseLong(String.valueOf(time.get(0)));
 	}
 
 }

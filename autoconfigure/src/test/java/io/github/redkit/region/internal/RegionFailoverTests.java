@@ -42,9 +42,11 @@ class RegionFailoverTests {
 
 	private static final List<String> NAMES = List.of("eu", "us", "ap");
 
-	private final RedisNode eu = RedisNode.startWithReplica(false);
+	// failed over by the class's one test
+	@PrivateRedis(replica = true)
+	private static RedisNode eu;
 
-	private final TcpProxy euLink = TcpProxy.start(this.eu.port());
+	private final TcpProxy euLink = TcpProxy.start(eu.port());
 
 	// the regions' other two: plain servers of the class's own, never failed over
 	@PrivateRedis(count = 2)
@@ -59,7 +61,6 @@ class RegionFailoverTests {
 		this.replicators.forEach(RegionReplicator::stop);
 		this.factories.values().forEach(LettuceConnectionFactory::destroy);
 		this.euLink.close();
-		this.eu.close();
 	}
 
 	@Test
@@ -71,21 +72,21 @@ class RegionFailoverTests {
 		counters.get("eu").increment("clicks", 10);
 		counters.get("us").increment("clicks", 100);
 		awaitEverywhere(counters, "clicks", 110);
-		try (RespClient client = this.eu.client()) {
+		try (RespClient client = eu.client()) {
 			// WAIT counts the replicas that have this connection's writes, so the ones
 			// before it too
 			client.call("SET", "replicated", "yes");
 			assertThat(client.call("WAIT", "1", "5000")).as("the replica in sync").isEqualTo(1L);
 		}
-		this.eu.cutReplica();
+		eu.cutReplica();
 		// acknowledged by the master and shipped, never replicated: the peers hold eu's
 		// slot at 15
 		counters.get("eu").increment("clicks", 5);
 		counters.get("eu").increment("later", 3);
 		awaitEverywhere(counters, "clicks", 115);
 		awaitEverywhere(counters, "later", 3);
-		this.eu.promoteReplica();
-		this.euLink.retarget(this.eu.port());
+		eu.promoteReplica();
+		this.euLink.retarget(eu.port());
 		// counted on the replica's older data, before anything noticed
 		await().atMost(DRAIN).ignoreExceptions().untilAsserted(() -> counters.get("eu").increment("clicks", 1));
 		awaitEverywhere(counters, "clicks", 116);
