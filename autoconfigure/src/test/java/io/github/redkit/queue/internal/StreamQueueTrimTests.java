@@ -1,5 +1,6 @@
 package io.github.redkit.queue.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.stream.PendingMessages;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -98,6 +100,30 @@ class StreamQueueTrimTests {
 	}
 
 	@Test
+	void aClaimOfAnAbandonedTrimmedEntryLeavesAHeldTrimmedEntryOfTheSameConsumerToItsHolder() {
+		String queue = queue(Duration.ofSeconds(30));
+		String stream = stream(queue);
+		this.template.send(queue, new Email("held", 1));
+		QueueMessage<Email> held = this.template.receive(queue, Email.class).orElseThrow();
+		this.template.send(queue, new Email("abandoned", 2));
+		QueueMessage<Email> abandoned = this.other.template.receive(queue, Email.class).orElseThrow();
+		// the other instance died long ago: its take is past the visibility timeout (set
+		// with Redis' own idle time, not waited for), while this instance's take is fresh
+		this.redis.execute((RedisCallback<Object>) (connection) -> connection.execute("XCLAIM", bytes(stream),
+				bytes(StreamQueueStore.GROUP), bytes(consumer(abandoned)), bytes("0"), bytes(entry(abandoned)),
+				bytes("IDLE"), bytes("3600000"), bytes("JUSTID")));
+		// the writer deletes both entries: the held one first in the group's pending list
+		this.redis.opsForStream().delete(stream, entry(held), entry(abandoned));
+		assertThat(this.template.receive(queue, Email.class, 5)).isEmpty();
+		assertThat(pending(stream)).as("the abandoned entry is settled, the held one is still its holder's")
+			.extracting((entry) -> entry.getIdAsString())
+			.containsExactly(entry(held));
+		assertThat(this.template.ack(held)).as("handled: its acknowledgement settles it").isTrue();
+		assertThat(outcome("late-ack")).isNull();
+		assertThat(this.template.stats(queue).inFlight()).isZero();
+	}
+
+	@Test
 	void anEntryTrimmedWhileHeldIsReportedGoneByExtendAndItsAckIsNotALateOne() {
 		String queue = queue(Duration.ofSeconds(30));
 		this.template.send(queue, new Email("a", 1));
@@ -160,6 +186,20 @@ class StreamQueueTrimTests {
 	/** A stream queue's take is its entry's id. */
 	private static String entry(QueueMessage<?> message) {
 		return TakenMessage.of(message).take();
+	}
+
+	/** The consumer (the instance) that holds a take. */
+	private PendingMessages pendingOf(QueueMessage<?> message) {
+		return this.redis.opsForStream()
+			.pending(stream(message.queue()), StreamQueueStore.GROUP, Range.closed(entry(message), entry(message)), 1);
+	}
+
+	private String consumer(QueueMessage<?> message) {
+		return pendingOf(message).get(0).getConsumerName();
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	private Counter outcome(String outcome) {
