@@ -165,12 +165,14 @@ final class QueueTestSupport implements AutoCloseable {
 	/**
 	 * Makes a stream take look abandoned long ago: its idle time is set far past any
 	 * visibility timeout with Redis' own {@code XCLAIM ... IDLE ... JUSTID} (the same
-	 * consumer, no delivery counted), so that a test drives the expiry instead of waiting
-	 * for it on a loaded machine.
+	 * consumer, no delivery counted), and the claim scan's gate (a tenth of the
+	 * visibility timeout) is open, as it would be by then; a test drives the expiry
+	 * instead of waiting for it on a loaded machine.
 	 * @param message the take
 	 */
 	void expire(QueueMessage<?> message) {
-		String stream = QueueKeys.of(KEYSPACE, message.queue()).stream();
+		QueueKeys keys = QueueKeys.of(KEYSPACE, message.queue());
+		String stream = keys.stream();
 		String entry = TakenMessage.of(message).take();
 		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
 		String consumer = redis.opsForStream()
@@ -180,6 +182,7 @@ final class QueueTestSupport implements AutoCloseable {
 		redis.execute((RedisCallback<Object>) (connection) -> connection.streamCommands()
 			.xClaimJustId(stream.getBytes(StandardCharsets.UTF_8), StreamQueueStore.GROUP, consumer,
 					XClaimOptions.minIdle(Duration.ZERO).ids(entry).idle(Duration.ofHours(1))));
+		redis.delete(keys.claimCursor());
 	}
 
 	@Override

@@ -115,10 +115,9 @@ class StreamQueueReplayTests {
 		List<QueueMessage<Email>> abandoned = this.direct.receive(queue, Email.class, 2);
 		assertThat(abandoned).hasSize(2);
 		// both expire (their idle time set past the visibility timeout in Redis, not
-		// waited for: the replay must find the claimed takes still within theirs, which a
-		// 200 ms timeout did not leave on a loaded machine), then one take claims them
-		// and
-		// reads the third
+		// waited for: the replay must find the claimed takes still within theirs, which
+		// a 200 ms timeout did not leave on a loaded machine), then one take claims them
+		// and reads the third
 		abandoned.forEach(this.support::expire);
 		this.link.cutAfterNextWrite();
 		List<QueueMessage<Email>> taken = this.template.receive(queue, Email.class, 3);
