@@ -180,8 +180,7 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 			call.get();
 			CommandStats after = server.commandStats().since(before).without(server.backgroundCommands());
 			// Redis 6.2 claims with XPENDING and XCLAIM (queue_stream_claim.lua): one
-			// XPENDING
-			// more than the settling one
+			// XPENDING more than the settling one
 			if (after.calls("xautoclaim") == 0 && after.calls("xpending") <= 1) {
 				return after;
 			}
@@ -212,8 +211,7 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 		this.template.send(queue, new Email("a", 1));
 		QueueMessage<Email> taken = this.template.receive(queue, Email.class).orElseThrow();
 		// the entry is read once for both questions: does it still hold the message
-		// taken,
-		// and is it still in the stream (not trimmed)?
+		// taken, and is it still in the stream (not trimmed)?
 		RedisServer server = this.topology.server();
 		CommandStats before = server.commandStats();
 		assertThat(this.template.extend(taken, Duration.ofSeconds(30))).isTrue();
