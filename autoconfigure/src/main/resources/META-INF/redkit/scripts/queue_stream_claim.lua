@@ -8,13 +8,14 @@
 -- the pending entries from the cursor, at most ten per entry asked for (as XAUTOCLAIM scans,
 -- 6.2 included), those idle for min_idle claimed with one XCLAIM (which counts a delivery as
 -- XAUTOCLAIM does), and those it answers nil for acknowledged and listed apart.
+-- min_idle: ms as text (an argument), count: a number.
 -- Returns { the next cursor ('0-0' when the scan reached the end), the entries claimed,
 -- the ids of the deleted entries dropped from the pending list }, or the error reply.
 local function autoclaim(stream, group, consumer, min_idle, cursor, count)
   if redis.REDIS_VERSION_NUM then
-    return redis.pcall('XAUTOCLAIM', stream, group, consumer, min_idle, cursor, 'COUNT', count)
+    return redis.pcall('XAUTOCLAIM', stream, group, consumer, min_idle, cursor, 'COUNT', exact(count))
   end
-  local scan = 10 * tonumber(count)
+  local scan = 10 * count
   local pending = redis.pcall('XPENDING', stream, group, cursor, '+', exact(scan + 1))
   if pending.err then
     return pending
@@ -23,7 +24,7 @@ local function autoclaim(stream, group, consumer, min_idle, cursor, count)
   for i = 1, last do
     if tonumber(pending[i][3]) >= tonumber(min_idle) then
       ids[#ids + 1] = pending[i][1]
-      if #ids == tonumber(count) then
+      if #ids == count then
         last = i
         break
       end

@@ -112,7 +112,7 @@ local taken = 0
 -- the end: no take scans again for a tenth of the visibility timeout (the gate), unless it
 -- finds nothing new to read. Returns an error reply to answer, if any.
 local function claim(cursor)
-  local claimed = autoclaim(stream, group, consumer, ARGV[3], cursor, ARGV[4])
+  local claimed = autoclaim(stream, group, consumer, ARGV[3], cursor, max)
   if type(claimed) == 'table' and claimed.err then
     if ARGV[7] == '1' or not string.find(claimed.err, 'NOGROUP', 1, true) then
       return redis.error_reply(claimed.err)
