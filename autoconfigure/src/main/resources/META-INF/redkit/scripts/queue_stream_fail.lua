@@ -29,11 +29,12 @@ local function settled(outcome)
   redis.call('SET', KEYS[5], outcome, 'PX', ARGV[12])
   return tonumber(outcome)
 end
-if not owned(KEYS[1], ARGV[1], ARGV[4], ARGV[5], ARGV[2], ARGV[13]) then
+local mine, entry = owned(KEYS[1], ARGV[1], ARGV[4], ARGV[5], ARGV[2], ARGV[13])
+if not mine then
   return settled('0')
 end
 if ARGV[6] == 'retry' then
-  if not redis.call('XRANGE', KEYS[1], ARGV[4], ARGV[4])[1] then
+  if not in_stream(KEYS[1], ARGV[4], entry) then
     redis.call('XACK', KEYS[1], ARGV[1], ARGV[4])
     return settled('4')
   end

@@ -24,8 +24,9 @@ if first then
   return tonumber(first)
 end
 local done = 0
-if owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2], ARGV[9]) then
-  if redis.call('XRANGE', KEYS[1], ARGV[3], ARGV[3])[1] then
+local mine, entry = owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2], ARGV[9])
+if mine then
+  if in_stream(KEYS[1], ARGV[3], entry) then
     redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
     if ARGV[8] == '1' then
       open_gate(KEYS[3], 0)

@@ -23,29 +23,42 @@ end
 -- Whether the entry still holds the message: its element begins with the message id. ''
 -- names none (a stream another application writes, whose message id is the entry id). An
 -- entry deleted while pending (trimmed) holds nothing of another message: its pending
--- record may be settled.
+-- record may be settled. Also returns the entry read, false when it was deleted, nil when
+-- none was read (no message named).
 local function holds(stream, id, message)
   if message == nil or message == '' then
-    return true
+    return true, nil
   end
   local entry = redis.call('XRANGE', stream, id, id)[1]
   if not entry then
-    return true
+    return true, false
   end
   local fields = entry[2]
-  return is_element_of(fields[1] == 'e' and fields[2], message)
+  return is_element_of(fields[1] == 'e' and fields[2], message), entry
 end
 
 -- Whether the entry is pending for this consumer with this delivery count and still holds
 -- the message; false once acknowledged, claimed again, its stream or group deleted (a
--- purge), or its id given to another message (a rollback).
+-- purge), or its id given to another message (a rollback). Also returns the entry as
+-- holds() read it.
 local function owned(stream, group, id, deliveries, consumer, message)
   local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
   if type(pending) ~= 'table' or pending.err or pending[1] == nil then
     return false
   end
-  return pending[1][2] == consumer and tonumber(pending[1][4]) == tonumber(deliveries)
-      and holds(stream, id, message)
+  if pending[1][2] ~= consumer or tonumber(pending[1][4]) ~= tonumber(deliveries) then
+    return false
+  end
+  return holds(stream, id, message)
+end
+
+-- Whether an entry owned() answered for is still in the stream (not deleted by a writer's
+-- trim), read only if owned() did not read it.
+local function in_stream(stream, id, entry)
+  if entry == nil then
+    entry = redis.call('XRANGE', stream, id, id)[1]
+  end
+  return entry and true or false
 end
 
 -- Of the takes in takes[from], takes[from + 1], takes[from + 2] (entry id, delivery count,

@@ -35,6 +35,7 @@
 -- again at once).
 --#include core_numbers
 --#include queue_stream_owned
+--#include queue_stream_claim
 local stream, group, consumer = KEYS[1], ARGV[1], ARGV[2]
 local visibility = tonumber(ARGV[3])
 local max = tonumber(ARGV[4])
@@ -106,33 +107,12 @@ local out = { acked, -1, {} }
 local taken_ids = {}
 local taken = 0
 
--- Redis 6.2 claims a pending entry deleted from the stream (a writer's trim: MAXLEN, XTRIM,
--- XDEL) as a bare nil and keeps it pending for the claimer for ever, in flight and holding
--- the consumer in its group (7.0+ drops it from the pending list itself and lists its id
--- apart): the entries of this consumer in the range the claim scanned [from, to) that are
--- no longer in the stream are acknowledged, up to the count of nils. Nothing is left to
--- deliver: the message was lost by the trim.
-local function ack_deleted(from, to, count)
-  local upto = (to == '0-0') and '+' or ('(' .. to)
-  -- XAUTOCLAIM scans at most ten entries per one asked for
-  local mine = redis.call('XPENDING', stream, group, from, upto, exact(10 * max), consumer)
-  for _, p in ipairs(mine) do
-    if count == 0 then
-      return
-    end
-    if not redis.call('XRANGE', stream, p[1], p[1])[1] then
-      redis.call('XACK', stream, group, p[1])
-      count = count - 1
-    end
-  end
-end
-
 -- Claims takes past their visibility timeout, scanning the pending entries from a cursor
 -- id; the cursor then says where the next scan goes on, or 'done' when this one reached
 -- the end: no take scans again for a tenth of the visibility timeout (the gate), unless it
 -- finds nothing new to read. Returns an error reply to answer, if any.
 local function claim(cursor)
-  local claimed = redis.pcall('XAUTOCLAIM', stream, group, consumer, ARGV[3], cursor, 'COUNT', ARGV[4])
+  local claimed = autoclaim(stream, group, consumer, ARGV[3], cursor, max)
   if type(claimed) == 'table' and claimed.err then
     if ARGV[7] == '1' or not string.find(claimed.err, 'NOGROUP', 1, true) then
       return redis.error_reply(claimed.err)
@@ -145,7 +125,6 @@ local function claim(cursor)
   else
     redis.call('SET', KEYS[2], claimed[1], 'PX', ARGV[3])
   end
-  local deleted = 0
   for _, entry in ipairs(claimed[2]) do
     local id = type(entry) == 'table' and entry[1]
     local fields = id and entry[2]
@@ -159,14 +138,10 @@ local function claim(cursor)
     elseif id then
       -- deleted while pending (trimmed): nothing to deliver
       redis.call('XACK', stream, group, id)
-    else
-      deleted = deleted + 1
     end
   end
-  -- (7.0+: the ids in claimed[3] are no longer pending: nothing to do)
-  if deleted > 0 then
-    ack_deleted(cursor, claimed[1], deleted)
-  end
+  -- the ids in claimed[3] were deleted while pending (trimmed) and are no longer pending:
+  -- nothing is left to deliver, the message was lost by the trim
   return nil
 end
 

@@ -2,7 +2,6 @@ package io.github.redkit.ratelimit;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -15,11 +14,10 @@ import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.ProxiedCluster;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RespClient;
 import io.github.redkit.testsupport.TcpProxy;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -28,12 +26,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Rate-limit decisions on a Redis Cluster when Lettuce sends them again (issue 43): every
@@ -52,13 +47,12 @@ class RateLimitClusterReplayTests {
 	private static final RateLimitPolicy TEN_AN_HOUR = RateLimitPolicy
 		.slidingWindow(RateLimitWindow.of(10, Duration.ofHours(1)));
 
-	// each master's proxy, by the master's own port
-	private static final Map<Integer, TcpProxy> LINKS = new LinkedHashMap<>();
-
 	@PrivateRedis(cluster = true)
 	private static RedisServer cluster;
 
-	private final LettuceConnectionFactory factory = clusterFactory();
+	private static ProxiedCluster proxied;
+
+	private final LettuceConnectionFactory factory = proxied.connectionFactory(TIMEOUT);
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("rlcr-" + UUID.randomUUID());
 
@@ -68,29 +62,12 @@ class RateLimitClusterReplayTests {
 
 	@BeforeAll
 	static void throughProxies() {
-		for (int port : cluster.ports()) {
-			TcpProxy link = TcpProxy.start(port);
-			LINKS.put(port, link);
-			try (RespClient node = cluster.client(port)) {
-				node.call("CONFIG", "SET", "cluster-announce-port", String.valueOf(link.port()));
-			}
-		}
-		// every node tells clients the proxies' ports, its own and the others' (gossip)
-		List<String> announced = LINKS.values().stream().map((link) -> ":" + link.port() + "@").toList();
-		await().atMost(Duration.ofSeconds(30))
-			.pollInterval(Duration.ofMillis(50))
-			.until(() -> cluster.ports().stream().allMatch((port) -> {
-				try (RespClient node = cluster.client(port)) {
-					String nodes = node.callForString("CLUSTER", "NODES");
-					return announced.stream().allMatch(nodes::contains);
-				}
-			}));
+		proxied = ProxiedCluster.of(cluster);
 	}
 
 	@AfterAll
 	static void closeProxies() {
-		LINKS.values().forEach(TcpProxy::close);
-		LINKS.clear();
+		proxied.close();
 	}
 
 	@AfterEach
@@ -105,7 +82,7 @@ class RateLimitClusterReplayTests {
 		int master = masterOf(identifier);
 		// connected to that master, and the script loaded there, before the cut
 		warmUp(limiter, master);
-		TcpProxy link = LINKS.get(master);
+		TcpProxy link = proxied.link(master);
 		int cuts = link.cutsAfterWrite();
 		link.cutAfterNextWrite();
 		RateLimitDecision decision = limiter.tryAcquire(this.limit, identifier);
@@ -168,7 +145,7 @@ class RateLimitClusterReplayTests {
 		warmUp(limiter, to);
 		long moved = redirections(from, "MOVED");
 		moveSlot(identifier, from, to, true);
-		TcpProxy link = LINKS.get(to);
+		TcpProxy link = proxied.link(to);
 		int cuts = link.cutsAfterWrite();
 		link.cutAfterNextWrite();
 		// sent to the first master, redirected, written to the second and cut there
@@ -209,7 +186,7 @@ class RateLimitClusterReplayTests {
 			node.call("DEL", refusedKey);
 			node.call("HSET", refusedKey, "not", "a record");
 		}
-		TcpProxy link = LINKS.get(cutMaster);
+		TcpProxy link = proxied.link(cutMaster);
 		int cuts = link.cutsAfterWrite();
 		link.cutAfterNextWrite();
 		assertThat(reservation.settle(5)).isFalse();
@@ -261,28 +238,7 @@ class RateLimitClusterReplayTests {
 
 	/** The port of the master that serves an identifier's slot now. */
 	private int masterOf(String identifier) {
-		int slot = slotOf(identifier);
-		for (int port : cluster.ports()) {
-			try (RespClient node = cluster.client(port)) {
-				String myself = node.callForString("CLUSTER", "NODES")
-					.lines()
-					.filter((line) -> line.contains("myself"))
-					.findFirst()
-					.orElseThrow();
-				String[] fields = myself.split(" ");
-				for (int i = 8; i < fields.length; i++) {
-					// a slot being migrated or imported: [slot->-id], [slot-<-id]
-					if (fields[i].startsWith("[")) {
-						continue;
-					}
-					String[] range = fields[i].split("-");
-					if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
-						return port;
-					}
-				}
-			}
-		}
-		throw new IllegalStateException("No master serves slot " + slot);
+		return proxied.masterOf(slotOf(identifier));
 	}
 
 	private static int anotherMaster(int master) {
@@ -339,21 +295,6 @@ class RateLimitClusterReplayTests {
 				.findFirst()
 				.orElse(0);
 		}
-	}
-
-	private static LettuceConnectionFactory clusterFactory() {
-		RedisClusterConfiguration configuration = new RedisClusterConfiguration();
-		LINKS.values().forEach((link) -> configuration.clusterNode(RedisServer.HOST, link.port()));
-		// no topology refresh on a redirection (Lettuce's default): its connections to a
-		// master would race the decision's write for the cut armed on that master's proxy
-		ClusterClientOptions options = ClusterClientOptions.builder()
-			.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().disableAllAdaptiveRefreshTriggers().build())
-			.build();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().clientOptions(options).commandTimeout(TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

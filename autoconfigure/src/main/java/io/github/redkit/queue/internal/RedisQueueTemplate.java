@@ -114,6 +114,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	private final RedisScriptRunner runner;
 
+	private final TrimmedWarnings trimmedWarnings = new TrimmedWarnings(logger);
+
 	private final StringRedisTemplate redis;
 
 	private final RedisKeyspace keyspace;
@@ -494,8 +496,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
 	/**
 	 * What an extend or a release of a stream take answered; a take whose entry was
-	 * deleted from the stream while held is reported (WARN, {@code outcome=trimmed})
-	 * once.
+	 * deleted from the stream while held is reported ({@code outcome=trimmed}, and a WARN
+	 * once a while) once.
 	 */
 	private boolean held(TakenMessage<?> taken, long done) {
 		if (done == StreamQueueStore.TRIMMED) {
@@ -512,9 +514,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private void trimmed(TakenMessage<?> taken) {
 		taken.markTrimmed();
 		this.events.trimmed(taken.queue());
-		logger.warn("Message " + taken.id() + " of queue '" + taken.queue() + "' was deleted from its stream while"
-				+ " held (trimmed by a writer: max-length, XTRIM or XDEL): it is gone and cannot be delivered again;"
-				+ " keep the stream's length well above the queue's backlog");
+		this.trimmedWarnings.trimmed(taken.queue(), taken.id());
 	}
 
 	@Override

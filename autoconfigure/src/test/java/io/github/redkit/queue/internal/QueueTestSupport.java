@@ -1,5 +1,6 @@
 package io.github.redkit.queue.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.BackoffPolicy;
 import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
@@ -20,6 +22,11 @@ import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.testsupport.RedisTopology;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.RedisStreamCommands.XClaimOptions;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Templates on the shared servers with per-test queue settings; closing it ends the
@@ -165,6 +172,29 @@ final class QueueTestSupport implements AutoCloseable {
 				this.topology.connectionFactory(), KEYSPACE, JSON, metrics, observations);
 		this.factories.add(factory);
 		return factory;
+	}
+
+	/**
+	 * Makes a stream take look abandoned long ago: its idle time is set far past any
+	 * visibility timeout with Redis' own {@code XCLAIM ... IDLE ... JUSTID} (the same
+	 * consumer, no delivery counted), and the claim scan's gate (a tenth of the
+	 * visibility timeout) is open, as it would be by then; a test drives the expiry
+	 * instead of waiting for it on a loaded machine.
+	 * @param message the take
+	 */
+	void expire(QueueMessage<?> message) {
+		QueueKeys keys = QueueKeys.of(KEYSPACE, message.queue());
+		String stream = keys.stream();
+		String entry = TakenMessage.of(message).take();
+		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
+		String consumer = redis.opsForStream()
+			.pending(stream, StreamQueueStore.GROUP, Range.closed(entry, entry), 1)
+			.get(0)
+			.getConsumerName();
+		redis.execute((RedisCallback<Object>) (connection) -> connection.streamCommands()
+			.xClaimJustId(stream.getBytes(StandardCharsets.UTF_8), StreamQueueStore.GROUP, consumer,
+					XClaimOptions.minIdle(Duration.ZERO).ids(entry).idle(Duration.ofHours(1))));
+		redis.delete(keys.claimCursor());
 	}
 
 	@Override

@@ -77,20 +77,26 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 
 	@Test
 	void anExpiredTakeBehindMoreHeldTakesThanOneClaimScansIsDeliveredAgain() {
-		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofMillis(300), 3,
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
 				io.github.redkit.queue.CollapsePolicy.NONE);
 		this.template.sendAll(queue, IntStream.range(0, 12).mapToObj((i) -> new Email("x", i)).toList());
 		List<QueueMessage<Email>> held = this.template.receive(queue, Email.class, 12);
 		assertThat(held).hasSize(12);
 		QueueMessage<Email> abandoned = held.remove(11);
-		// the eleven older takes stay held (their consumers extend them); the newest is
-		// abandoned: one take of one message must still find it once it expired
+		// the eleven older takes stay held (fresh, well within their visibility timeout);
+		// the newest is abandoned (its expiry set with Redis' own idle time, not waited
+		// for): one take of one message scans ten pending entries, so takes must go on
+		// from where the last one stopped to find it
+		this.support.expire(abandoned);
+		List<Optional<QueueMessage<Email>>> takes = new ArrayList<>();
 		QueueMessage<Email> again = await().atMost(Duration.ofSeconds(5)).until(() -> {
-			held.forEach((message) -> assertThat(this.template.extend(message, Duration.ofMillis(300))).isTrue());
-			return this.template.receive(queue, Email.class);
+			takes.add(this.template.receive(queue, Email.class));
+			return takes.get(takes.size() - 1);
 		}, Optional::isPresent).get();
 		assertThat(again.id()).isEqualTo(abandoned.id());
 		assertThat(again.deliveries()).isEqualTo(2);
+		assertThat(takes).as("found within two takes, one scan each").hasSizeLessThanOrEqualTo(2);
+		held.forEach((message) -> assertThat(this.template.ack(message)).as("the held takes are untouched").isTrue());
 	}
 
 	@Test
@@ -173,7 +179,9 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 			CommandStats before = server.commandStats();
 			call.get();
 			CommandStats after = server.commandStats().since(before).without(server.backgroundCommands());
-			if (after.calls("xautoclaim") == 0) {
+			// Redis 6.2 claims with XPENDING and XCLAIM (queue_stream_claim.lua): one
+			// XPENDING more than the settling one
+			if (after.calls("xautoclaim") == 0 && after.calls("xpending") <= 1) {
 				return after;
 			}
 		}
@@ -194,6 +202,25 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 					Map.of("evalsha", 1L, "mget", 1L, "xpending", 1L, "xrange", 1L, "xreadgroup", 1L, "set", 1L))
 			.containsAllEntriesOf(settle);
 		assertThat(used.total() - used.calls("ping")).as(used.toString()).isEqualTo((settle.size() == 2) ? 8 : 7);
+	}
+
+	@Test
+	void anExtendAndARetryReadTheirEntryOnce() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
+				io.github.redkit.queue.CollapsePolicy.NONE);
+		this.template.send(queue, new Email("a", 1));
+		QueueMessage<Email> taken = this.template.receive(queue, Email.class).orElseThrow();
+		// the entry is read once for both questions: does it still hold the message
+		// taken, and is it still in the stream (not trimmed)?
+		RedisServer server = this.topology.server();
+		CommandStats before = server.commandStats();
+		assertThat(this.template.extend(taken, Duration.ofSeconds(30))).isTrue();
+		CommandStats extend = server.commandStats().since(before).without(server.backgroundCommands());
+		assertThat(extend.calls("xrange")).as(extend.toString()).isOne();
+		before = server.commandStats();
+		assertThat(this.template.fail(taken, new IllegalStateException("boom"))).isEqualTo(FailureOutcome.RETRIED);
+		CommandStats retry = server.commandStats().since(before).without(server.backgroundCommands());
+		assertThat(retry.calls("xrange")).as(retry.toString()).isOne();
 	}
 
 	@Test

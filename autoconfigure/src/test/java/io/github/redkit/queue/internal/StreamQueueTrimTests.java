@@ -21,9 +21,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.stream.PendingMessages;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -40,6 +43,7 @@ import static org.awaitility.Awaitility.await;
  */
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.BOTH)
+@ExtendWith(OutputCaptureExtension.class)
 class StreamQueueTrimTests {
 
 	@Parameter
@@ -98,6 +102,35 @@ class StreamQueueTrimTests {
 	}
 
 	@Test
+	void aClaimOfAnAbandonedTrimmedEntryLeavesAHeldTrimmedEntryOfTheSameConsumerToItsHolder() {
+		String queue = queue(Duration.ofSeconds(30));
+		String stream = stream(queue);
+		this.template.send(queue, new Email("held", 1));
+		QueueMessage<Email> held = this.template.receive(queue, Email.class).orElseThrow();
+		this.template.send(queue, new Email("abandoned", 2));
+		QueueMessage<Email> abandoned = this.other.template.receive(queue, Email.class).orElseThrow();
+		// the other instance died long ago: its take is past the visibility timeout (set
+		// with Redis' own idle time, not waited for), while this instance's take is fresh
+		this.support.expire(abandoned);
+		// the writer deletes both entries: the held one first in the group's pending list
+		this.redis.opsForStream().delete(stream, entry(held), entry(abandoned));
+		assertThat(this.template.receive(queue, Email.class, 5)).isEmpty();
+		if (!this.topology.server().version().startsWith("6.")) {
+			// Redis 7.0+ drops every deleted entry its XAUTOCLAIM scans from the pending
+			// list, idle or not: the held one too, whose ack then finds nothing to settle
+			assertThat(pending(stream)).as("both dropped by Redis").isEmpty();
+			return;
+		}
+		// Redis 6.2 claims the abandoned one as a nil: that one only is settled
+		assertThat(pending(stream)).as("the abandoned entry is settled, the held one is still its holder's")
+			.extracting((entry) -> entry.getIdAsString())
+			.containsExactly(entry(held));
+		assertThat(this.template.ack(held)).as("handled: its acknowledgement settles it").isTrue();
+		assertThat(outcome("late-ack")).isNull();
+		assertThat(this.template.stats(queue).inFlight()).isZero();
+	}
+
+	@Test
 	void anEntryTrimmedWhileHeldIsReportedGoneByExtendAndItsAckIsNotALateOne() {
 		String queue = queue(Duration.ofSeconds(30));
 		this.template.send(queue, new Email("a", 1));
@@ -145,6 +178,24 @@ class StreamQueueTrimTests {
 		assertThat(this.template.release(held)).isFalse();
 		assertThat(outcome("trimmed")).isNotNull().satisfies((counter) -> assertThat(counter.count()).isOne());
 		assertThat(this.template.stats(queue).inFlight()).isZero();
+	}
+
+	@Test
+	void aFloodOfTrimmedMessagesIsWarnedOnceAWhileNotOncePerMessage(CapturedOutput output) {
+		String queue = queue(Duration.ofSeconds(30));
+		this.template.sendAll(queue, IntStream.rangeClosed(1, 20).mapToObj((i) -> new Email("x", i)).toList());
+		List<QueueMessage<Email>> held = this.template.receive(queue, Email.class, 20);
+		assertThat(held).hasSize(20);
+		// a writer trims the stream under its backlog: every held message is gone
+		this.redis.opsForStream().trim(stream(queue), 0);
+		held.forEach((message) -> assertThat(this.template.release(message)).isFalse());
+		assertThat(output.toString()
+			.lines()
+			.filter((line) -> line.contains("of queue '" + queue + "'") && line.contains("keep the stream's length")))
+			.as("WARN lines of 20 messages trimmed while held")
+			.hasSize(1);
+		assertThat(outcome("trimmed")).isNotNull()
+			.satisfies((counter) -> assertThat(counter.count()).as("each counted").isEqualTo(20));
 	}
 
 	private String queue(Duration visibility) {
