@@ -133,6 +133,13 @@ final class BlockingHandOff {
 				answer.complete(value);
 			}
 		};
+		// a caller who cancels gives the script up: one Redis must load first is not sent
+		// again for nobody (ScriptCalls)
+		answer.whenComplete((value, ex) -> {
+			if (answer.isCancelled()) {
+				sent.cancel(false);
+			}
+		});
 		if (sent.isDone()) {
 			// failed (or answered) at once: the caller's continuation runs elsewhere,
 			// not on one of the hand-off's few threads
