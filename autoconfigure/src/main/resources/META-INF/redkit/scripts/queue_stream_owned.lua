@@ -133,6 +133,12 @@ local function remove_all(stream, group, ids, ackdel)
   end
 end
 
+-- Now in ms on the Redis clock.
+local function redis_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
 -- Opens the claim scan's gate (queue_stream_take.lua; cursor: the claim cursor) in ms, when
 -- a take released or retried (id, with the deliveries it is left with) becomes claimable: a
 -- take then claims it before reading new entries, instead of up to a tenth of the visibility
@@ -140,9 +146,7 @@ end
 -- set of "<id> <deliveries>" kept for keep ms, so that a pass under way, or one that ends
 -- before then, does not close the gate past it (close_gate in queue_stream_take.lua).
 local function open_gate(cursor, due, id, deliveries, ms, keep)
-  local now = redis.call('TIME')
-  now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-  redis.call('ZADD', due, exact(now + ms), id .. ' ' .. deliveries)
+  redis.call('ZADD', due, exact(redis_ms() + ms), id .. ' ' .. deliveries)
   redis.call('PEXPIRE', due, exact(keep))
   if redis.call('GET', cursor) ~= 'done' then
     return

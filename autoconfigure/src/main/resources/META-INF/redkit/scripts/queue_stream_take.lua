@@ -148,10 +148,7 @@ local function close_gate()
       -- settled, or claimed since
       redis.call('ZREM', KEYS[4], first[1])
     else
-      if not now then
-        now = redis.call('TIME')
-        now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-      end
+      now = now or redis_ms()
       local wait = tonumber(first[2]) - now
       if wait <= 0 then
         redis.call('DEL', KEYS[2])
