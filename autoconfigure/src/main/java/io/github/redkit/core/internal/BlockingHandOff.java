@@ -135,9 +135,10 @@ final class BlockingHandOff {
 		};
 		// a caller who cancels gives the script up: one Redis must load first is not sent
 		// again for nobody (ScriptCalls)
+		CompletableFuture<T> call = sent;
 		answer.whenComplete((value, ex) -> {
 			if (answer.isCancelled()) {
-				sent.cancel(false);
+				call.cancel(false);
 			}
 		});
 		if (sent.isDone()) {
