@@ -1,7 +1,6 @@
 package io.github.redkit.queue.internal;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.stream.IntStream;
 
 import io.github.redkit.core.RedkitObservations;
