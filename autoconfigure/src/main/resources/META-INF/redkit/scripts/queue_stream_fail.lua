@@ -8,7 +8,7 @@
 -- KEYS[1] stream, KEYS[2] dead hash (id -> element), KEYS[3] dead errors hash (id -> error),
 -- KEYS[4] dead index zset (id -> dead time ms), KEYS[5] the call's record "once:<operation id>",
 -- KEYS[6] the claim cursor (queue_stream_take.lua): a retry opens the claim scan's gate when
--- its backoff ends, as a release opens it at once
+-- its backoff ends, as a release opens it at once; KEYS[7] when the takes given back are due
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] '1' = the server has XACKDEL, ARGV[4] entry id,
 -- ARGV[5] the take's delivery count, ARGV[6] 'retry' | 'dead' | 'drop', ARGV[7] idle ms for
 -- a retry (visibility timeout - backoff), ARGV[8] message id, ARGV[9] element, ARGV[10]
@@ -39,7 +39,8 @@ if ARGV[6] == 'retry' then
     return settled('4')
   end
   redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[4], 'IDLE', ARGV[7], 'JUSTID')
-  open_gate(KEYS[6], tonumber(ARGV[14]))
+  -- the visibility timeout is the idle time plus the backoff (a backoff is no longer)
+  open_gate(KEYS[6], KEYS[7], ARGV[4], ARGV[5], tonumber(ARGV[14]), 2 * (tonumber(ARGV[7]) + tonumber(ARGV[14])))
   return settled('1')
 end
 remove(KEYS[1], ARGV[1], ARGV[4], ARGV[3])

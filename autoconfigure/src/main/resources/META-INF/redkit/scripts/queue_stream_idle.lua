@@ -7,11 +7,11 @@
 -- again has the delivery count of the take released, so a release sent again by the client
 -- after a reconnect would otherwise take the entry back from its next take.
 -- KEYS[1] stream, KEYS[2] the call's record "once:<operation id>", KEYS[3] the claim cursor
--- (queue_stream_take.lua); ARGV[1] group, ARGV[2] consumer, ARGV[3] entry id, ARGV[4] the
--- take's delivery count, ARGV[5] idle ms, ARGV[6] the delivery count to leave, ARGV[7] the
--- replay window ms, ARGV[8] '1' = claimable at once (a release): the claim scan's gate is
--- opened, so that the next take claims it before reading new entries; ARGV[9] the message id
--- ('' = a stream another application writes).
+-- (queue_stream_take.lua), KEYS[4] when the takes given back are due; ARGV[1] group, ARGV[2]
+-- consumer, ARGV[3] entry id, ARGV[4] the take's delivery count, ARGV[5] idle ms, ARGV[6] the
+-- delivery count to leave, ARGV[7] the replay window ms, ARGV[8] '1' = claimable at once (a
+-- release): the claim scan's gate is opened, so that the next take claims it before reading
+-- new entries; ARGV[9] the message id ('' = a stream another application writes).
 -- Returns 1 when done, 0 when the take was lost (claimed again, settled, or its entry id given
 -- to another message by a rollback), 2 when the entry was deleted from the stream while held
 -- (a writer's trim: MAXLEN, XTRIM, XDEL): nothing is left to extend or give back, and it is
@@ -29,7 +29,7 @@ if mine then
   if in_stream(KEYS[1], ARGV[3], entry) then
     redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
     if ARGV[8] == '1' then
-      open_gate(KEYS[3], 0)
+      open_gate(KEYS[3], KEYS[4], ARGV[3], ARGV[6], 0, 2 * tonumber(ARGV[5]))
     end
     done = 1
   else

@@ -146,18 +146,28 @@ local function remove_all(stream, group, ids, ackdel)
   end
 end
 
+-- Now in ms on the Redis clock.
+local function redis_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
 -- Opens the claim scan's gate (queue_stream_take.lua; cursor: the claim cursor) in ms, when
--- a take released or retried becomes claimable: a take then claims it before reading new
--- entries, instead of up to a tenth of the visibility timeout later. A pass under way (a
--- cursor id) is left alone: its takes scan anyway.
-local function open_gate(cursor, ms)
+-- a take released or retried (id, with the deliveries it is left with) becomes claimable: a
+-- take then claims it before reading new entries, instead of up to a tenth of the visibility
+-- timeout later. When it becomes claimable (Redis' time) is also kept under due, a sorted
+-- set of "<id> <deliveries>" kept for keep ms, so that a pass under way, or one that ends
+-- before then, does not close the gate past it (close_gate in queue_stream_take.lua).
+local function open_gate(cursor, due, id, deliveries, ms, keep)
+  redis.call('ZADD', due, exact(redis_ms() + ms), id .. ' ' .. deliveries)
+  redis.call('PEXPIRE', due, exact(keep))
   if redis.call('GET', cursor) ~= 'done' then
     return
   end
   if ms <= 0 then
     redis.call('DEL', cursor)
   elseif redis.call('PTTL', cursor) > ms then
-    redis.call('PEXPIRE', cursor, string.format('%.0f', ms))
+    redis.call('PEXPIRE', cursor, exact(ms))
   end
 end
 

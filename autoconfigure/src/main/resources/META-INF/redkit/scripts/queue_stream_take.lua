@@ -15,12 +15,14 @@
 -- or when it finds nothing new to read; a pass that reached the end closes the gate for a
 -- tenth of the visibility timeout, so that a busy queue's take reads the cursor instead of
 -- scanning, and an expired take is claimed at most that much later than its timeout (plus
--- the takes a pass over a long pending list needs).
+-- the takes a pass over a long pending list needs); a take given back (a retry, a release)
+-- is claimed when due: the gate closes no longer than until then.
 -- KEYS[1] stream, KEYS[2] the claim cursor: where the last XAUTOCLAIM stopped (it scans at
 -- most ten entries per message asked for), so that the next take goes on from there and an
 -- expired take behind many held ones is reached within a few takes; kept for the visibility
 -- timeout (missing, the scan starts again from the first pending entry); 'done' while the
--- gate is closed; KEYS[3] this take's record "once:<take>"
+-- gate is closed; KEYS[3] this take's record "once:<take>"; KEYS[4] when the takes a retry
+-- or a release gave back are due (queue_stream_owned.lua's open_gate)
 -- ARGV[1] group, ARGV[2] consumer, ARGV[3] visibility timeout ms, ARGV[4] batch size,
 -- ARGV[5] '1' = the server has XACKDEL ('keep' = acknowledge only: a stream another
 -- application writes), ARGV[6] the replay window ms, ARGV[7] '1' = a stream another
@@ -107,10 +109,42 @@ local out = { acked, -1, {} }
 local taken_ids = {}
 local taken = 0
 
+-- Closes the claim scan's gate once a pass reached the end of the pending entries: for a
+-- tenth of the visibility timeout, or until the earliest take given back and not claimed
+-- since is due, if sooner; one due already (behind where the pass began) leaves it open, so
+-- that the next take scans from the first pending entry.
+local function close_gate()
+  local ms = math.max(1, math.floor(visibility / 10))
+  local now
+  while true do
+    local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+    if not first[1] then
+      break
+    end
+    local id, deliveries = string.match(first[1], '^(%S+) (%d+)$')
+    local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
+    pending = type(pending) == 'table' and not pending.err and pending[1]
+    if not pending or tonumber(pending[4]) > tonumber(deliveries) then
+      -- settled, or claimed since
+      redis.call('ZREM', KEYS[4], first[1])
+    else
+      now = now or redis_ms()
+      local wait = tonumber(first[2]) - now
+      if wait <= 0 then
+        redis.call('DEL', KEYS[2])
+        return
+      end
+      ms = math.min(ms, wait)
+      break
+    end
+  end
+  redis.call('SET', KEYS[2], 'done', 'PX', exact(ms))
+end
+
 -- Claims takes past their visibility timeout, scanning the pending entries from a cursor
 -- id; the cursor then says where the next scan goes on, or 'done' when this one reached
--- the end: no take scans again for a tenth of the visibility timeout (the gate), unless it
--- finds nothing new to read. Returns an error reply to answer, if any.
+-- the end: no take scans again while the gate is closed (close_gate), unless it finds
+-- nothing new to read. Returns an error reply to answer, if any.
 local function claim(cursor)
   local claimed = autoclaim(stream, group, consumer, ARGV[3], cursor, max)
   if type(claimed) == 'table' and claimed.err then
@@ -121,7 +155,7 @@ local function claim(cursor)
     claimed = { '0-0', {} }
   end
   if claimed[1] == '0-0' then
-    redis.call('SET', KEYS[2], 'done', 'PX', exact(math.max(1, math.floor(visibility / 10))))
+    close_gate()
   else
     redis.call('SET', KEYS[2], claimed[1], 'PX', ARGV[3])
   end

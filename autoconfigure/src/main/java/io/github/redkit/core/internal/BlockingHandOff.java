@@ -133,6 +133,14 @@ final class BlockingHandOff {
 				answer.complete(value);
 			}
 		};
+		// a caller who cancels gives the script up: one Redis must load first is not sent
+		// again for nobody (ScriptCalls)
+		CompletableFuture<T> call = sent;
+		answer.whenComplete((value, ex) -> {
+			if (answer.isCancelled()) {
+				call.cancel(false);
+			}
+		});
 		if (sent.isDone()) {
 			// failed (or answered) at once: the caller's continuation runs elsewhere,
 			// not on one of the hand-off's few threads

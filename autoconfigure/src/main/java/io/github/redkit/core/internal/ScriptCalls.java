@@ -68,6 +68,13 @@ final class ScriptCalls {
 				if (decided != null) {
 					result.complete((T) decided);
 				}
+				else if ((ex == null || isRefusal(ex)) && result.isCancelled()) {
+					// the caller gave up: the script is not sent in its place (a refusal
+					// still turns the command off)
+					if (ex != null) {
+						nativeCommands.refused(form.command());
+					}
+				}
 				else if (ex == null || isRefusal(ex)) {
 					if (ex != null && nativeCommands.refused(form.command())) {
 						logger.info("Redis refused " + form.command().command() + " in place of " + script.name() + " ("
@@ -147,6 +154,16 @@ final class ScriptCalls {
 		// one future for the caller, completed straight from Lettuce's command: a script
 		// sent with every decision pays for no stage in between
 		send(commands, script, CommandType.EVALSHA, keys, args, (value, ex) -> {
+			if (ex != null && isNoScript(ex) && result.isCancelled()) {
+				// the caller gave up (RedisScriptRunner.await cancels on its timeout):
+				// the
+				// script is not sent again, so that nothing is applied that nobody reads
+				// (a
+				// stream take would read entries for nobody, a delivery counted); a wait
+				// bounded by a timeout of the future itself (within, executeAsync with a
+				// timeout) lets the call go on
+				return;
+			}
 			if (ex != null && isNoScript(ex)) {
 				try {
 					send(commands, script, CommandType.EVAL, keys, args,

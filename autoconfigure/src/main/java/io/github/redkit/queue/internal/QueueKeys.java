@@ -191,6 +191,16 @@ public final class QueueKeys {
 	}
 
 	/**
+	 * When each take a stream queue's retry or release gave back becomes claimable, until
+	 * a take claims it, so that a claim pass that ends before then closes the claim
+	 * scan's gate no longer than until it.
+	 * @return the key
+	 */
+	public String claimDue() {
+		return part("claim-due");
+	}
+
+	/**
 	 * The record of one call applied, kept for the replay window only, so that the same
 	 * call sent again by the client is answered, not applied again: {@code once:<id>},
 	 * the id a send's first message id, a take's token or the operation id of a re-queue
@@ -209,7 +219,7 @@ public final class QueueKeys {
 	 */
 	public List<String> owned() {
 		List<String> keys = new ArrayList<>(List.of(this.ready, this.inFlight, this.delayed, this.collapse, this.dead,
-				this.deadErrors, this.deadIndex, this.nextDue, claimCursor()));
+				this.deadErrors, this.deadIndex, this.nextDue, claimCursor(), claimDue()));
 		if (this.stream.startsWith(this.base)) {
 			keys.add(this.stream);
 		}
@@ -237,7 +247,7 @@ public final class QueueKeys {
 	}
 
 	public List<String> streamTakeKeys(String take) {
-		return List.of(this.stream, claimCursor(), once(take));
+		return List.of(this.stream, claimCursor(), once(take), claimDue());
 	}
 
 	/**
@@ -252,11 +262,11 @@ public final class QueueKeys {
 	/**
 	 * A stream queue's extension or release.
 	 * @param operationId the call's id
-	 * @return the stream, the call's record and the claim cursor (a release opens the
-	 * claim scan)
+	 * @return the stream, the call's record, the claim cursor and when the takes given
+	 * back are due (a release opens the claim scan)
 	 */
 	public List<String> streamIdleKeys(String operationId) {
-		return List.of(this.stream, once(operationId), claimCursor());
+		return List.of(this.stream, once(operationId), claimCursor(), claimDue());
 	}
 
 	public List<String> streamSendKeys(String firstId) {
@@ -266,11 +276,13 @@ public final class QueueKeys {
 	/**
 	 * A stream queue's failure.
 	 * @param operationId the call's id
-	 * @return the stream, the dead-letter keys, the call's record and the claim cursor (a
-	 * retry opens the claim scan when its backoff ends)
+	 * @return the stream, the dead-letter keys, the call's record, the claim cursor and
+	 * when the takes given back are due (a retry opens the claim scan when its backoff
+	 * ends)
 	 */
 	public List<String> streamFailKeys(String operationId) {
-		return List.of(this.stream, this.dead, this.deadErrors, this.deadIndex, once(operationId), claimCursor());
+		return List.of(this.stream, this.dead, this.deadErrors, this.deadIndex, once(operationId), claimCursor(),
+				claimDue());
 	}
 
 	public List<String> streamDeadKeys(String operationId) {

@@ -647,30 +647,71 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		for (QueueMessage<?> message : done) {
 			Assert.isTrue(message.queue().equals(queue), "Messages to acknowledge must be of the same queue");
 		}
+		String take = takeName(settings, done);
+		CompletableFuture<?> call;
+		CompletableFuture<Claim> claim;
 		if (settings.store() == QueueStore.STREAM) {
-			return this.streams.take(queue, keys(queue), settings, done, max).thenApply((taken) -> {
+			CompletableFuture<StreamQueueStore.Taken> taken = this.streams.take(queue, keys(queue), settings, done, max,
+					take);
+			call = taken;
+			claim = taken.thenApply((streamTaken) -> {
 				if (!done.isEmpty()) {
-					acknowledged(queue, done, taken.acked());
+					acknowledged(queue, done, streamTaken.acked());
 				}
-				boolean none = taken.messages().isEmpty() && taken.unreadable().isEmpty();
-				return new Claim(taken.messages(), none ? taken.waitMillis() : 0, taken.unreadable());
-			}).thenCompose((claim) -> settleUnreadable(queue, claim));
+				boolean none = streamTaken.messages().isEmpty() && streamTaken.unreadable().isEmpty();
+				return new Claim(streamTaken.messages(), none ? streamTaken.waitMillis() : 0, streamTaken.unreadable());
+			}).thenCompose((streamClaim) -> settleUnreadable(queue, streamClaim));
 		}
-		String take = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-		String[] args = new String[6 + done.size()];
-		args[0] = lifoFlag(queue);
-		args[1] = Long.toString(settings.visibilityTimeout().toMillis());
-		args[2] = Integer.toString(REAP_BATCH);
-		args[3] = Integer.toString(max);
-		args[4] = take;
-		args[5] = this.replayWindow;
-		int i = 6;
+		else {
+			String[] args = new String[6 + done.size()];
+			args[0] = lifoFlag(queue);
+			args[1] = Long.toString(settings.visibilityTimeout().toMillis());
+			args[2] = Integer.toString(REAP_BATCH);
+			args[3] = Integer.toString(max);
+			args[4] = take;
+			args[5] = this.replayWindow;
+			int i = 6;
+			for (QueueMessage<?> message : done) {
+				args[i++] = TakenMessage.of(message).inFlightEntry();
+			}
+			CompletableFuture<List> claimed = this.runner.executeAsync(CLAIM, keys(queue).claimKeys(take), args);
+			call = claimed;
+			claim = claimed.thenApply((reply) -> claimed(queue, take, done, reply))
+				.thenCompose((listClaim) -> settleUnreadable(queue, listClaim));
+		}
+		call.whenComplete((reply, ex) -> {
+			if (ex != null) {
+				// not answered (a timeout, a lost connection, a caller that gave up), yet
+				// maybe applied: the same acknowledgements sent again go under its name,
+				// so that its record answers what it acknowledged and took (not late
+				// acknowledgements, and messages taken for nobody)
+				done.forEach((message) -> TakenMessage.of(message).carriedBy(take));
+			}
+		});
+		claim.whenComplete((result, ex) -> {
+			if (ex != null) {
+				// a caller that cancelled (gave up) gives the call up: not sent again
+				// after
+				// NOSCRIPT
+				call.cancel(false);
+			}
+		});
+		return claim;
+	}
+
+	/**
+	 * The name of a take: that of an earlier take not answered that carried the same
+	 * acknowledgements, or a new one (a list take's token: no '#', no '|').
+	 */
+	private static String takeName(QueueSettings settings, Collection<? extends QueueMessage<?>> done) {
 		for (QueueMessage<?> message : done) {
-			args[i++] = TakenMessage.of(message).inFlightEntry();
+			String earlier = TakenMessage.of(message).carriedBy();
+			if (earlier != null) {
+				return earlier;
+			}
 		}
-		return this.runner.executeAsync(CLAIM, keys(queue).claimKeys(take), args)
-			.thenApply((reply) -> claimed(queue, take, done, reply))
-			.thenCompose((claim) -> settleUnreadable(queue, claim));
+		return (settings.store() == QueueStore.STREAM) ? RandomIds.next()
+				: Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
 	}
 
 	private Claim claimed(String queue, String take, Collection<? extends QueueMessage<?>> done, List<?> reply) {

@@ -103,9 +103,10 @@ final class StreamQueueStore {
 
 	/**
 	 * Acknowledges {@code done} and takes up to {@code max} entries, in one script call.
+	 * @param take the take's name: the same take sent again is answered from its record
 	 */
 	CompletableFuture<Taken> take(String queue, QueueKeys keys, QueueSettings settings,
-			Collection<? extends QueueMessage<?>> done, int max) {
+			Collection<? extends QueueMessage<?>> done, int max, String take) {
 		String[] args = new String[7 + 3 * done.size()];
 		args[0] = group(settings);
 		args[1] = this.consumer;
@@ -124,10 +125,15 @@ final class StreamQueueStore {
 			args[i++] = Integer.toString(taken.deliveries());
 			args[i++] = held(settings, taken);
 		}
-		// named, so that the take Lettuce sends again after a reconnect answers the same
-		// entries instead of reading new ones for nobody
-		return this.runner.executeAsync(TAKE, keys.streamTakeKeys(RandomIds.next()), args)
-			.handle((reply, ex) -> taken(queue, settings, reply, ex));
+		// named, so that the take Lettuce sends again after a reconnect (or the caller
+		// after
+		// a take not answered) answers the same entries instead of reading new ones for
+		// nobody
+		CompletableFuture<List> call = this.runner.executeAsync(TAKE, keys.streamTakeKeys(take), args);
+		CompletableFuture<Taken> taken = call.handle((reply, ex) -> taken(queue, settings, reply, ex));
+		// a caller that cancels gives the call up: not sent again after NOSCRIPT
+		taken.whenComplete((reply, ex) -> call.cancel(false));
+		return taken;
 	}
 
 	/**

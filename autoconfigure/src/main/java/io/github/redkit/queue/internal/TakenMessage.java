@@ -29,6 +29,12 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 	 */
 	private volatile boolean trimmed;
 
+	/**
+	 * The name of a take not answered that carried its acknowledgement (and may have
+	 * applied it): a take sending it again goes under that name, whose record answers.
+	 */
+	private volatile @Nullable String carriedBy;
+
 	TakenMessage(String queue, Envelope envelope, String take, @Nullable T payload) {
 		this.queue = queue;
 		this.envelope = envelope;
@@ -115,6 +121,22 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 	 */
 	boolean trimmed() {
 		return this.trimmed;
+	}
+
+	/**
+	 * Records that a take not answered carried its acknowledgement.
+	 * @param take the take's name
+	 */
+	void carriedBy(String take) {
+		this.carriedBy = take;
+	}
+
+	/**
+	 * The take not answered that last carried its acknowledgement.
+	 * @return the take's name, or {@code null}
+	 */
+	@Nullable String carriedBy() {
+		return this.carriedBy;
 	}
 
 	<P> TakenMessage<P> withPayload(@Nullable P payload) {

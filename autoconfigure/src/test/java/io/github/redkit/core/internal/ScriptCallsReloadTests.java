@@ -6,20 +6,23 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The {@code EVAL} sent after a {@code NOSCRIPT} completes its caller's future whatever
  * sending it throws: a caller that set no timeout of its own would otherwise wait for
- * ever.
+ * ever; and it is not sent for a caller that gave up before the {@code NOSCRIPT} came.
  */
 class ScriptCallsReloadTests {
 
@@ -57,6 +60,38 @@ class ScriptCallsReloadTests {
 				.withMessage("EVAL refused by the test");
 		}
 		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void aCallerThatGaveUpBeforeItsNoscriptAnswerGetsNoEvalSentForIt(@PrivateRedis RedisServer redis) {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		try {
+			RedisScriptRunner runner = new RedisScriptRunner(factory);
+			String key = "redkit-test:{gave-up}";
+			// bounds far above any answer of a loaded machine, but the one given up
+			runner.execute(TIME_AND_KEYS, Duration.ofSeconds(30), List.of(key), "before");
+			// EVALSHA reaches a frozen Redis that forgot the script: its NOSCRIPT answer
+			// comes after the caller's timeout
+			redis.callOnEveryNode("SCRIPT", "FLUSH");
+			redis.pause();
+			try {
+				assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(
+						() -> runner.execute(TIME_AND_KEYS, Duration.ofMillis(200), List.of(key), "after giving up"));
+			}
+			finally {
+				redis.resume();
+			}
+			// a later call on the same connection: an EVAL sent for the call given up
+			// would
+			// have been sent on its NOSCRIPT answer, before this one's
+			runner.execute(TIME_AND_KEYS, Duration.ofSeconds(30), List.of("redkit-test:{gave-up}:later"), "later");
+			assertThat(runner.template().opsForValue().get(key)).as("the call given up is not applied")
+				.isEqualTo("before");
+		}
+		finally {
+			redis.resume();
 			factory.destroy();
 		}
 	}
