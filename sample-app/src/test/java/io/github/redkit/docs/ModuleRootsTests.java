@@ -100,7 +100,8 @@ class ModuleRootsTests {
 	private static List<String> modules(Path root) {
 		String pom = read(root.resolve("pom.xml"));
 		List<String> entries = MODULE.matcher(pom).results().map((result) -> result.group(1).trim()).toList();
-		// autoconfigure/library builds the sources of autoconfigure (whose own POM runs their tests): one module
+		// one module of the table: autoconfigure/library builds the sources of
+		// autoconfigure, whose own POM runs their tests
 		List<String> modules = entries.stream()
 			.filter((entry) -> entries.stream().noneMatch((other) -> entry.startsWith(other + "/")))
 			.toList();
