@@ -99,7 +99,12 @@ class ModuleRootsTests {
 
 	private static List<String> modules(Path root) {
 		String pom = read(root.resolve("pom.xml"));
-		List<String> modules = MODULE.matcher(pom).results().map((result) -> result.group(1).trim()).toList();
+		List<String> entries = MODULE.matcher(pom).results().map((result) -> result.group(1).trim()).toList();
+		// one module of the table: autoconfigure/library builds the sources of
+		// autoconfigure, whose own POM runs their tests
+		List<String> modules = entries.stream()
+			.filter((entry) -> entries.stream().noneMatch((other) -> entry.startsWith(other + "/")))
+			.toList();
 		assertThat(modules).as("the root pom's modules").contains("autoconfigure", "sample-app");
 		return modules;
 	}
