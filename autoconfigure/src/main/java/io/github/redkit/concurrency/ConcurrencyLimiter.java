@@ -59,7 +59,10 @@ public interface ConcurrencyLimiter {
 	 * Takes a permit without blocking the calling thread: the answer completes when Redis
 	 * answers (or the timeout passes, and the failure mode applies). The default takes it
 	 * with {@link #tryAcquire(String, String)} on the common pool; Redkit's limiter sends
-	 * the script without a thread waiting.
+	 * the script without a thread waiting. A caller that gives up cancels the future:
+	 * when {@code cancel} returns {@code true}, Redkit's limiter gives back the permit
+	 * Redis may still grant; when it returns {@code false}, the permit arrived first and
+	 * is the caller's to close.
 	 * @param limitName the limit
 	 * @param key the identifier
 	 * @return the permit, empty when the limit is reached

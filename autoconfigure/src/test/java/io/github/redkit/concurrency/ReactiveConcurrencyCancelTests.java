@@ -1,8 +1,11 @@
 package io.github.redkit.concurrency;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -14,6 +17,7 @@ import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,6 +80,43 @@ class ReactiveConcurrencyCancelTests {
 			CompletableFuture<?> permit = service.limiter().tryAcquireAsync("one", "k");
 			assertThat(permit.cancel(true)).isTrue();
 		});
+	}
+
+	/**
+	 * A subscriber's {@code timeout} that fires before the refusal arrives: the refusal
+	 * has nobody left to reach and is dropped quietly, not reported to Reactor's
+	 * {@code onErrorDropped} (whose default logs it at ERROR).
+	 */
+	@Test
+	void aRefusalThatArrivesAfterTheSubscriberTimedOutIsDroppedQuietly() {
+		List<Throwable> dropped = new CopyOnWriteArrayList<>();
+		Hooks.onErrorDropped(dropped::add);
+		try {
+			this.runner.withPropertyValues(redis.springProperties())
+				.withPropertyValues("redkit.key-prefix=rcancel-" + UUID.randomUUID())
+				.run((context) -> {
+					LimitedService service = context.getBean(LimitedService.class);
+					assertThat(service.mono("warm").block(Duration.ofSeconds(10))).isEqualTo("ok");
+					Optional<ConcurrencyPermit> held = service.limiter().tryAcquire("one", "k");
+					assertThat(held).isPresent();
+					ClientPause pause = ClientPause.start(redis, PAUSE);
+					StepVerifier.create(service.mono("k").timeout(Duration.ofMillis(200)))
+						.expectError(TimeoutException.class)
+						.verify(Duration.ofSeconds(10));
+					pause.awaitEnd();
+					// answered after the refusal, on the same connection: the refusal has
+					// been handled by then
+					assertThat(service.limiter().tryAcquire("one", "k")).isEmpty();
+					await().during(Duration.ofMillis(200))
+						.atMost(Duration.ofSeconds(2))
+						.untilAsserted(() -> assertThat(dropped).as("errors dropped").isEmpty());
+					held.get().close();
+				});
+		}
+		finally {
+			Hooks.resetOnErrorDropped();
+		}
+		assertThat(dropped).isEmpty();
 	}
 
 	private void cancelledDuringAcquire(Consumer<LimitedService> cancel) {

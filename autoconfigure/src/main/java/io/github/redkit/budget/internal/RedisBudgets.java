@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -424,7 +423,8 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 	}
 
 	private CompletableFuture<Answer> applyAsync(BudgetCommand command) {
-		return send(command).orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, ex) -> {
+		// a timeout's follow-up runs on the runner's threads, not on the JDK's one timer
+		return RedisScriptRunner.within(send(command), this.timeout).handle((reply, ex) -> {
 			if (ex != null) {
 				throw unavailable(command.command(), accessFailure(ex));
 			}

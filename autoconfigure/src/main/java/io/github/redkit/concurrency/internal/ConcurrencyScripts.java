@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redkit.concurrency.ConcurrencyPolicy;
@@ -99,8 +98,10 @@ final class ConcurrencyScripts {
 	}
 
 	CompletableFuture<Boolean> renewAsync(String redisKey, String permitId, Duration lease) {
-		return this.runner.executeAsync(RENEW, List.of(redisKey), permitId, Long.toString(lease.toMillis()))
-			.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS)
+		// bounded by the runner, whose timeout completes on its own threads, not on the
+		// JDK's one timer thread
+		return this.runner
+			.executeAsync(RENEW, this.timeout, List.of(redisKey), permitId, Long.toString(lease.toMillis()))
 			.thenApply((renewed) -> renewed == 1);
 	}
 

@@ -4,7 +4,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.redkit.concurrency.ConcurrencyLimiter;
@@ -150,9 +149,12 @@ public class RedisConcurrencyLimiter implements ConcurrencyLimiter, DisposableBe
 		String redisKey = this.scripts.redisKey(limitId, key);
 		String id = ConcurrencyScripts.newPermitId();
 		long sent = System.nanoTime();
+		// the runner bounds the script's answer, and its timeout completes on one of its
+		// own threads: a timer here would complete on the JDK's one timer thread, and the
+		// failure mode, the release and the caller's continuation would run there,
+		// delaying every timer of the process
 		return this.failureCooldown.coolingDown(sent) ? CompletableFuture.completedFuture(failed(limitName, null))
 				: this.scripts.acquireAsync(redisKey, id, policy)
-					.orTimeout(this.scripts.timeout().toNanos(), TimeUnit.NANOSECONDS)
 					.handle((reply, ex) -> (ex == null) ? granted(limitName, policy, redisKey, id, reply, sent, false)
 							: notAnswered(limitName, redisKey, id, ex));
 	}

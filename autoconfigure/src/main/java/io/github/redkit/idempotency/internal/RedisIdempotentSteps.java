@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -290,7 +289,8 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 			return CompletableFuture.failedFuture(ex);
 		}
 		Duration timeout = this.settings.timeout();
-		return answer.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((value, ex) -> {
+		// a timeout's follow-up runs on the runner's threads, not on the JDK's one timer
+		return RedisScriptRunner.within(answer, timeout).handle((value, ex) -> {
 			if (ex == null) {
 				return value;
 			}

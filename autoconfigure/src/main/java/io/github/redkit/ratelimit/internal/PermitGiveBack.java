@@ -124,7 +124,9 @@ public final class PermitGiveBack {
 			failed(limitName, what, attempt, ex, done);
 			return;
 		}
-		sent.orTimeout(this.attemptTimeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((reply, ex) -> {
+		// a timeout's follow-up (a retry, a WARN) runs on the runner's threads, not on
+		// the JDK's one timer
+		RedisScriptRunner.within(sent, this.attemptTimeout).whenComplete((reply, ex) -> {
 			if (ex == null && !Boolean.FALSE.equals(reply)) {
 				this.metrics.increment(RateLimitMeters.REFUNDS, "limit", limitName, "outcome",
 						RateLimitMeters.GIVEN_BACK);

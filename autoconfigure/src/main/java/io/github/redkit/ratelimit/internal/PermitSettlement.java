@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -161,7 +160,8 @@ final class PermitSettlement {
 		catch (RuntimeException ex) {
 			sent = CompletableFuture.failedFuture(ex);
 		}
-		return sent.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, ex) -> {
+		// a timeout's follow-up runs on the runner's threads, not on the JDK's one timer
+		return RedisScriptRunner.within(sent, this.timeout).handle((reply, ex) -> {
 			if (ex != null && RedisScriptRunner.unwrap(ex) instanceof ReplayDroppedException) {
 				dropped.incrementAndGet();
 			}

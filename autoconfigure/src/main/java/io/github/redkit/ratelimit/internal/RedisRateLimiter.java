@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
@@ -334,7 +333,9 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			// one script with the whole timeout is bounded by the runner already: a
 			// second
 			// timer per decision would only cost
-			taken = taken.orTimeout(Math.min(timeoutNanos, this.timeout.toNanos()), TimeUnit.NANOSECONDS);
+			// its follow-up (the failure mode) runs on the runner's threads, not on the
+			// JDK's one timer
+			taken = RedisScriptRunner.within(taken, Duration.ofNanos(Math.min(timeoutNanos, this.timeout.toNanos())));
 		}
 		return taken.handle((answer, ex) -> (ex == null) ? answered(limit.name(), start, answer)
 				: TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex)));
