@@ -61,7 +61,11 @@ class RedkitEndpointLockPagingTests {
 					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
 			.withBean(EveryNodeWarmedUp.class)
 			.withPropertyValues(this.topology.server().springProperties())
-			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit");
+			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
+					// pages end by their size, not by a 200 ms bound a loaded machine
+					// misses
+					// (the bound has tests of its own)
+					"redkit.endpoint.scan-timeout=10s");
 	}
 
 	@Test
