@@ -17,8 +17,7 @@ import org.jspecify.annotations.Nullable;
  * then each key and argument as a bulk string), without the argument objects Lettuce
  * makes for each, their iterator, and the string it makes of every length and count. A
  * script is sent with every decision, so these were a large part of what one allocates;
- * the head of each script's command is encoded once ({@link #head(String)}), and the
- * arguments Lettuce reads without encoding them are made only when it asks.
+ * the head of each script's command is encoded once ({@link #head(String)}).
  *
  * @param <T> the reply's type
  */
@@ -32,10 +31,6 @@ final class EncodedEvalsha<T> extends Command<byte[], byte[], T> {
 
 	private final byte[][] args;
 
-	// made only when Lettuce asks (a cluster connection routes by the first key): a
-	// standalone connection never does
-	private @Nullable CommandArgs<byte[], byte[]> arguments;
-
 	/**
 	 * Creates the command.
 	 * @param head the script's head ({@link #head(String)})
@@ -44,7 +39,7 @@ final class EncodedEvalsha<T> extends Command<byte[], byte[], T> {
 	 * @param args the arguments
 	 */
 	EncodedEvalsha(byte[] head, CommandOutput<byte[], byte[], T> output, byte[][] keys, byte[][] args) {
-		super(CommandType.EVALSHA, output, null);
+		super(CommandType.EVALSHA, output, new Arguments(keys, args));
 		this.head = head;
 		this.keys = keys;
 		this.args = args;
@@ -58,22 +53,6 @@ final class EncodedEvalsha<T> extends Command<byte[], byte[], T> {
 	 */
 	static byte[] head(String sha1) {
 		return ("$7\r\nEVALSHA\r\n$" + sha1.length() + "\r\n" + sha1 + "\r\n").getBytes(StandardCharsets.US_ASCII);
-	}
-
-	@Override
-	public CommandArgs<byte[], byte[]> getArgs() {
-		CommandArgs<byte[], byte[]> arguments = this.arguments;
-		if (arguments == null) {
-			// two threads may each make one: they are the same
-			arguments = new Arguments(this.keys, this.args);
-			this.arguments = arguments;
-		}
-		return arguments;
-	}
-
-	@Override
-	public String toString() {
-		return getClass().getSimpleName() + " [type=EVALSHA, output=" + getOutput() + ", args=" + getArgs() + "]";
 	}
 
 	@Override
