@@ -92,10 +92,15 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	public String evaluate(String expression, Method method, @Nullable Object target, @Nullable Object[] args) {
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
 		// one lookup per call: the most specific method and the argument, found once
-		Target resolved = this.targets.computeIfAbsent(new TargetKey(method, targetClass, expression), (key) -> {
-			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-			return new Target(specific, plainArgument(expression, specific));
-		});
+		TargetKey targetKey = new TargetKey(method, targetClass, expression);
+		Target resolved = this.targets.get(targetKey);
+		if (resolved == null) {
+			// read first: a call that finds it makes no function to compute it with
+			resolved = this.targets.computeIfAbsent(targetKey, (key) -> {
+				Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+				return new Target(specific, plainArgument(expression, specific));
+			});
+		}
 		Method specificMethod = resolved.specificMethod();
 		int argument = resolved.argument();
 		if (argument >= 0) {

@@ -37,6 +37,9 @@ public final class LuaScript<T> {
 
 	private final String sha1;
 
+	// what each EVALSHA of it starts with, encoded once
+	private final byte[] evalshaHead;
+
 	private final @Nullable NativeForm nativeForm;
 
 	private final boolean dropsReplays;
@@ -48,6 +51,7 @@ public final class LuaScript<T> {
 		// computed once: DefaultRedisScript guards its SHA-1 with a lock, and a contended
 		// lock parks the thread, an event loop's included
 		this.sha1 = script.getSha1();
+		this.evalshaHead = EncodedEvalsha.head(this.sha1);
 		this.nativeForm = nativeForm;
 		this.dropsReplays = dropsReplays;
 	}
@@ -159,6 +163,14 @@ public final class LuaScript<T> {
 	 */
 	String sha1() {
 		return this.sha1;
+	}
+
+	/**
+	 * What each {@code EVALSHA} of this script starts with after its count, encoded.
+	 * @return the command and the SHA-1 as bulk strings (not to be modified)
+	 */
+	byte[] evalshaHead() {
+		return this.evalshaHead;
 	}
 
 	/**

@@ -1,7 +1,6 @@
 package io.github.redkit.core.internal;
 
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +28,7 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitia
 
 	private final LateLookup<MeterRegistry> registry;
 
-	private final Map<RedkitMeter, Map<List<String>, Meter>> meters = new ConcurrentHashMap<>();
+	private final Map<RedkitMeter, Map<Tags, Meter>> meters = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates metrics on a registry found later.
@@ -80,8 +79,8 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitia
 	@SuppressWarnings("unchecked")
 	private @Nullable Meter meter(RedkitMeter meter, String[] tags, @Nullable Object source,
 			@Nullable ToDoubleFunction<?> value) {
-		Map<List<String>, Meter> byTags = this.meters.computeIfAbsent(meter, (m) -> new ConcurrentHashMap<>());
-		List<String> key = Arrays.asList(tags);
+		Map<Tags, Meter> byTags = this.meters.computeIfAbsent(meter, (m) -> new ConcurrentHashMap<>());
+		Tags key = new Tags(tags);
 		Meter existing = byTags.get(key);
 		if (existing != null) {
 			return existing;
@@ -90,7 +89,7 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitia
 		if (registry == null) {
 			return null;
 		}
-		return byTags.computeIfAbsent(List.copyOf(key), (k) -> switch (meter.kind()) {
+		return byTags.computeIfAbsent(new Tags(tags.clone()), (k) -> switch (meter.kind()) {
 			case COUNTER ->
 				Counter.builder(meter.name()).description(meter.description()).tags(tags).register(registry);
 			case TIMER -> Timer.builder(meter.name()).description(meter.description()).tags(tags).register(registry);
@@ -113,6 +112,33 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitia
 			throw new IllegalArgumentException("A gauge needs a value function");
 		}
 		return value;
+	}
+
+	/**
+	 * The tags of a meter as a key: compared and hashed in place, where a list over them
+	 * would make an iterator for each of a recording's look-ups.
+	 */
+	private static final class Tags {
+
+		private final String[] values;
+
+		private final int hash;
+
+		Tags(String[] values) {
+			this.values = values;
+			this.hash = Arrays.hashCode(values);
+		}
+
+		@Override
+		public boolean equals(@Nullable Object other) {
+			return this == other || (other instanceof Tags tags && Arrays.equals(this.values, tags.values));
+		}
+
+		@Override
+		public int hashCode() {
+			return this.hash;
+		}
+
 	}
 
 }

@@ -209,15 +209,7 @@ final class ScriptCalls {
 				.whenComplete(answer);
 			return;
 		}
-		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
-		if (type == CommandType.EVALSHA) {
-			arguments.add(script.sha1());
-		}
-		else {
-			arguments.add(script.source());
-		}
-		arguments.add(keys.length).addKeys(keys).addValues(args);
-		ReplayGuard<Object> guard = new ReplayGuard<>(new Command<>(type, output(script), arguments));
+		ReplayGuard<Object> guard = new ReplayGuard<>(command(script, type, keys, args));
 		AsyncCommand<byte[], byte[], Object> sent = new AsyncCommand<>(guard);
 		try {
 			connection.dispatch(sent);
@@ -240,6 +232,20 @@ final class ScriptCalls {
 				answer.accept(value, null);
 			}
 		});
+	}
+
+	/**
+	 * The command of a script: an {@code EVALSHA}, sent with every call, encodes itself;
+	 * the {@code EVAL} after a {@code NOSCRIPT} is Lettuce's own.
+	 */
+	private static Command<byte[], byte[], Object> command(LuaScript<?> script, CommandType type, byte[][] keys,
+			byte[][] args) {
+		if (type == CommandType.EVALSHA) {
+			return new EncodedEvalsha<>(script.evalshaHead(), output(script), keys, args);
+		}
+		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
+		arguments.add(script.source()).add(keys.length).addKeys(keys).addValues(args);
+		return new Command<>(type, output(script), arguments);
 	}
 
 	// the output Lettuce's own EVALSHA gives each type

@@ -181,8 +181,7 @@ final class LocalAllowances {
 	private void handedOut(String limitName, int cost, long start) {
 		this.metrics.increment(RateLimitMeters.ALLOWANCE_PERMITS, cost, "limit", limitName, "event",
 				RateLimitMeters.HANDED_OUT);
-		this.metrics.increment(RateLimitMeters.DECISIONS, "limit", limitName, "outcome", RateLimitMeters.ALLOWED);
-		this.metrics.record(RateLimitMeters.DURATION, this.clock.getAsLong() - start, "limit", limitName);
+		RateLimitMeters.decided(this.metrics, limitName, RateLimitMeters.ALLOWED, start, this.clock.getAsLong());
 	}
 
 	/**

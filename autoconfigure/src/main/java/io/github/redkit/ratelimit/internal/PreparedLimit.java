@@ -179,7 +179,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 	 */
 	byte[][] refundArguments(int cost, Duration markerTtl, byte[] reply) {
 		byte[][] decision = arguments(cost);
-		double decidedAt = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
+		double decidedAt = number(reply, 5);
 		boolean more = reply.length > REPLY_BYTES;
 		byte[][] arguments = new byte[Math.max(8, decision.length + (more ? 4 : 3))][];
 		Arrays.fill(arguments, new byte[0]);
@@ -204,15 +204,15 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 	public RateLimitDecision decision(byte[] reply) {
 		Assert.state(reply != null && reply.length >= REPLY_BYTES && reply.length % 8 == 0, () -> "Rate limit '"
 				+ this.name + "': unexpected script reply of " + ((reply != null) ? reply.length : 0) + " bytes");
-		ByteBuffer numbers = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN);
-		boolean allowed = numbers.getDouble() == 1;
-		long remaining = (long) numbers.getDouble();
-		long retryAfter = (long) numbers.getDouble();
-		long resetAfter = (long) numbers.getDouble();
+		// read in place: a buffer over the reply would be one more object per decision
+		boolean allowed = number(reply, 0) == 1;
+		long remaining = (long) number(reply, 1);
+		long retryAfter = (long) number(reply, 2);
+		long resetAfter = (long) number(reply, 3);
 		List<RateLimitWindow> windows = this.policy.windows();
-		RateLimitWindow window = windows.get((int) numbers.getDouble());
-		double decidedAtMillis = numbers.getDouble();
-		long refused = (long) numbers.getDouble();
+		RateLimitWindow window = windows.get((int) number(reply, 4));
+		double decidedAtMillis = number(reply, 5);
+		long refused = (long) number(reply, 6);
 		List<RateLimitWindow> exceeded = (refused != 0) ? new ArrayList<>() : List.of();
 		for (int j = 0; refused != 0 && j < windows.size(); j++) {
 			if ((refused & (1L << j)) != 0) {
@@ -222,6 +222,18 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 		Instant decidedAt = Instant.ofEpochSecond(0, Math.round(decidedAtMillis * 1_000_000));
 		return new RateLimitDecision(allowed, remaining, Duration.ofMillis(allowed ? 0 : retryAfter),
 				Duration.ofMillis(resetAfter), window, this.policy, exceeded, decidedAt);
+	}
+
+	/**
+	 * The little-endian double at a position of a reply.
+	 */
+	private static double number(byte[] reply, int index) {
+		int offset = index * 8;
+		long bits = 0;
+		for (int i = 7; i >= 0; i--) {
+			bits = (bits << 8) | (reply[offset + i] & 0xFFL);
+		}
+		return Double.longBitsToDouble(bits);
 	}
 
 	private static byte[] numbers(RateLimitPolicy policy, double cost) {

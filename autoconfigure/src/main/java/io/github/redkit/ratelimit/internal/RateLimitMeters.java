@@ -1,5 +1,8 @@
 package io.github.redkit.ratelimit.internal;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import io.github.redkit.core.RedkitMeter;
 import io.github.redkit.core.RedkitMetrics;
 
@@ -96,6 +99,12 @@ public final class RateLimitMeters {
 	 */
 	public static final String REPLAY_DROPPED = "replay-dropped";
 
+	// the tags of each limit's decisions by outcome, and of its durations under this key:
+	// as many as the meters a registry keeps of them
+	private static final Map<String, Map<String, String[]>> TAGS = new ConcurrentHashMap<>();
+
+	private static final String DURATION_TAGS = "";
+
 	private RateLimitMeters() {
 	}
 
@@ -107,8 +116,33 @@ public final class RateLimitMeters {
 	 * @param start when the decision started, as {@link System#nanoTime()}
 	 */
 	static void decided(RedkitMetrics metrics, String limitName, String outcome, long start) {
-		metrics.increment(DECISIONS, "limit", limitName, "outcome", outcome);
-		metrics.record(DURATION, System.nanoTime() - start, "limit", limitName);
+		decided(metrics, limitName, outcome, start, System.nanoTime());
+	}
+
+	/**
+	 * Records a decision, with the tags of its limit and outcome made once: a decision
+	 * allocates no tag array.
+	 * @param metrics where it is recorded
+	 * @param limitName the limit
+	 * @param outcome its outcome, one of this class's
+	 * @param start when it started
+	 * @param end when it ended, on the clock of {@code start}
+	 */
+	static void decided(RedkitMetrics metrics, String limitName, String outcome, long start, long end) {
+		Map<String, String[]> tags = TAGS.get(limitName);
+		if (tags == null) {
+			tags = TAGS.computeIfAbsent(limitName, (name) -> new ConcurrentHashMap<>());
+		}
+		String[] decision = tags.get(outcome);
+		if (decision == null) {
+			decision = tags.computeIfAbsent(outcome, (key) -> new String[] { "limit", limitName, "outcome", key });
+		}
+		String[] duration = tags.get(DURATION_TAGS);
+		if (duration == null) {
+			duration = tags.computeIfAbsent(DURATION_TAGS, (key) -> new String[] { "limit", limitName });
+		}
+		metrics.increment(DECISIONS, decision);
+		metrics.record(DURATION, end - start, duration);
 	}
 
 }

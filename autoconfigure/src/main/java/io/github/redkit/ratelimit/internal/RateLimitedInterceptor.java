@@ -205,7 +205,10 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 		if (!decision.allowed()) {
 			throw new RateLimitExceededException(limitName, decision.policy(), decision, partition);
 		}
-		for (RateLimitDecisionListener listener : this.listeners.get()) {
+		List<RateLimitDecisionListener> listeners = this.listeners.get();
+		// by index: an iterator per call is allocated for nothing
+		for (int i = 0; i < listeners.size(); i++) {
+			RateLimitDecisionListener listener = listeners.get(i);
 			if (context != null && listener instanceof ReactiveRateLimitDecisionListener reactive) {
 				reactive.allowed(limitName, decision.policy(), decision, partition, (ContextView) context);
 			}

@@ -29,6 +29,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.util.Assert;
+import org.springframework.util.StringUtils;
 
 /**
  * The {@link RateLimiter} on Redis: it takes a call's limit from its
@@ -294,12 +295,28 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			return TakenPermits.withoutRedis(limit, keys, cost, early);
 		}
 		try {
-			return answered(limit.name(), start,
-					RedisScriptRunner.await(decide(limit, decider, keys, cost), this.timeout, limit.script().name()));
+			return answered(limit.name(), start, decideWaiting(limit, decider, keys, cost));
 		}
 		catch (DataAccessException ex) {
 			return TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex, true));
 		}
+	}
+
+	/**
+	 * Decides a call and waits for Redis at most the timeout. One identifier's script is
+	 * awaited as it is sent: the wait bounds it, and a timeout cancels it, so a script
+	 * still waiting for a connection is not sent; a second timer in the runner and a
+	 * stage to read the reply would only cost.
+	 */
+	private TakenPermits decideWaiting(PreparedLimit limit, @Nullable RateLimitDecider decider, List<String> keys,
+			int cost) {
+		if (decider != null || keys.size() > 1) {
+			return RedisScriptRunner.await(decide(limit, decider, keys, cost), this.timeout, limit.script().name());
+		}
+		List<String> key = List.of(limit.key(keys.get(0)));
+		byte[] reply = RedisScriptRunner.await(this.runner.executeAsync(limit.script(), key, limit.arguments(cost)),
+				this.timeout, limit.script().name());
+		return TakenPermits.ofScript(limit, cost, key, reply);
 	}
 
 	/**
@@ -328,17 +345,23 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		CompletableFuture<TakenPermits> taken = decide(limit, decider, keys, cost);
-		if (decider != null || keys.size() > 1 || timeoutNanos < this.timeout.toNanos()) {
-			// one script with the whole timeout is bounded by the runner already: a
-			// second
-			// timer per decision would only cost
-			// its follow-up (the failure mode) runs on the runner's threads, not on the
-			// JDK's one timer
-			taken = RedisScriptRunner.within(taken, Duration.ofNanos(Math.min(timeoutNanos, this.timeout.toNanos())));
+		if (decider == null && keys.size() == 1 && timeoutNanos >= this.timeout.toNanos()) {
+			// one script with the whole timeout is bounded by the runner already, and its
+			// reply is read in the stage that records it: no second timer, no stage
+			// between
+			List<String> key = List.of(limit.key(keys.get(0)));
+			return this.runner.executeAsync(limit.script(), this.timeout, key, limit.arguments(cost))
+				.handle((reply, ex) -> (ex == null)
+						? answered(limit.name(), start, TakenPermits.ofScript(limit, cost, key, reply))
+						: TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex)));
 		}
-		return taken.handle((answer, ex) -> (ex == null) ? answered(limit.name(), start, answer)
-				: TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex)));
+		// its follow-up (the failure mode) runs on the runner's threads, not on the JDK's
+		// one timer
+		return RedisScriptRunner
+			.within(decide(limit, decider, keys, cost),
+					Duration.ofNanos(Math.min(timeoutNanos, this.timeout.toNanos())))
+			.handle((answer, ex) -> (ex == null) ? answered(limit.name(), start, answer)
+					: TakenPermits.withoutRedis(limit, keys, cost, failed(limit, keys, cost, start, ex)));
 	}
 
 	/**
@@ -376,13 +399,23 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	private @Nullable RateLimitDecision decideWithoutRedis(PreparedLimit limit, List<String> keys, int cost,
 			long start) {
 		String limitName = limit.name();
-		Assert.notEmpty(keys, () -> "Rate limit '" + limitName + "' needs at least one key");
+		// checked without a message supplier: a capturing lambda per check and call
+		// would be allocated even when the check passes
+		if (keys.isEmpty()) {
+			throw new IllegalArgumentException("Rate limit '" + limitName + "' needs at least one key");
+		}
 		// a blank key is refused whatever decides the call: Redis, the failure mode or a
 		// decider
-		for (String key : keys) {
-			Assert.hasText(key, () -> "Rate limit '" + limitName + "': a key must not be null, empty or blank");
+		for (int i = 0; i < keys.size(); i++) {
+			if (!StringUtils.hasText(keys.get(i))) {
+				throw new IllegalArgumentException(
+						"Rate limit '" + limitName + "': a key must not be null, empty or blank");
+			}
 		}
-		Assert.isTrue(cost >= 1, () -> "Rate limit '" + limitName + "': cost must be at least 1 (was " + cost + ")");
+		if (cost < 1) {
+			throw new IllegalArgumentException(
+					"Rate limit '" + limitName + "': cost must be at least 1 (was " + cost + ")");
+		}
 		if (cost > limit.smallestLimit()) {
 			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
 		}
@@ -408,8 +441,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			// one identifier, one script: no slots to fan out to
 			List<String> key = List.of(limit.key(keys.get(0)));
 			return this.runner.executeAsync(limit.script(), this.timeout, key, limit.arguments(cost))
-				.thenApply((reply) -> new TakenPermits(limit, cost, limit.decision(reply), List.of(key), List.of(reply),
-						null));
+				.thenApply((reply) -> TakenPermits.ofScript(limit, cost, key, reply));
 		}
 		return this.fanOut.decide(limit, keys, cost);
 	}
@@ -440,9 +472,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	}
 
 	private RateLimitDecision record(String limitName, long start, RateLimitDecision decision) {
-		this.metrics.increment(RateLimitMeters.DECISIONS, "limit", limitName, "outcome",
-				decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED);
-		this.metrics.record(RateLimitMeters.DURATION, System.nanoTime() - start, "limit", limitName);
+		RateLimitMeters.decided(this.metrics, limitName,
+				decision.allowed() ? RateLimitMeters.ALLOWED : RateLimitMeters.DENIED, start);
 		return decision;
 	}
 

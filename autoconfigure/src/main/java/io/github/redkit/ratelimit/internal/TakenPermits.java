@@ -32,6 +32,11 @@ record TakenPermits(PreparedLimit limit, int cost, RateLimitDecision decision, L
 		return new TakenPermits(limit, cost, decision, decision.local() ? List.of(keys) : List.of(), List.of(), null);
 	}
 
+	/** A decision of one script, on one slot. */
+	static TakenPermits ofScript(PreparedLimit limit, int cost, List<String> keys, byte[] reply) {
+		return new TakenPermits(limit, cost, limit.decision(reply), List.of(keys), List.of(reply), null);
+	}
+
 	/** A decision a decider made. */
 	static TakenPermits decided(PreparedLimit limit, RateLimitCall call, byte[] reply) {
 		return new TakenPermits(limit, call.cost(), limit.decision(reply), List.of(call.identifiers()), List.of(reply),

@@ -1,0 +1,148 @@
+package io.github.redkit.core.internal;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.netty.buffer.ByteBuf;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An {@code EVALSHA} that writes itself into Lettuce's buffer: the same bytes as
+ * Lettuce's own encoding (RESP: the count, the command, the SHA-1, the number of keys,
+ * then each key and argument as a bulk string), without the argument objects Lettuce
+ * makes for each, their iterator, and the string it makes of every length and count. A
+ * script is sent with every decision, so these were a large part of what one allocates;
+ * the head of each script's command is encoded once ({@link #head(String)}).
+ *
+ * @param <T> the reply's type
+ */
+final class EncodedEvalsha<T> extends Command<byte[], byte[], T> {
+
+	private static final byte[] CRLF = { '\r', '\n' };
+
+	private final byte[] head;
+
+	private final byte[][] keys;
+
+	private final byte[][] args;
+
+	/**
+	 * Creates the command.
+	 * @param head the script's head ({@link #head(String)})
+	 * @param output reads the reply
+	 * @param keys the keys
+	 * @param args the arguments
+	 */
+	EncodedEvalsha(byte[] head, CommandOutput<byte[], byte[], T> output, byte[][] keys, byte[][] args) {
+		super(CommandType.EVALSHA, output, new Arguments(keys, args));
+		this.head = head;
+		this.keys = keys;
+		this.args = args;
+	}
+
+	/**
+	 * What every {@code EVALSHA} of a script starts with after its count: the command and
+	 * the SHA-1, as bulk strings.
+	 * @param sha1 the script's SHA-1
+	 * @return the encoded head
+	 */
+	static byte[] head(String sha1) {
+		return ("$7\r\nEVALSHA\r\n$" + sha1.length() + "\r\n" + sha1 + "\r\n").getBytes(StandardCharsets.US_ASCII);
+	}
+
+	@Override
+	public void encode(ByteBuf buf) {
+		buf.writeByte('*');
+		writeNumber(buf, 3 + this.keys.length + this.args.length);
+		buf.writeBytes(CRLF);
+		buf.writeBytes(this.head);
+		// the number of keys, a bulk string as Lettuce writes an integer argument
+		buf.writeByte('$');
+		writeNumber(buf, digits(this.keys.length));
+		buf.writeBytes(CRLF);
+		writeNumber(buf, this.keys.length);
+		buf.writeBytes(CRLF);
+		writeBulk(buf, this.keys);
+		writeBulk(buf, this.args);
+	}
+
+	private static void writeBulk(ByteBuf buf, byte[][] values) {
+		for (byte[] value : values) {
+			buf.writeByte('$');
+			writeNumber(buf, value.length);
+			buf.writeBytes(CRLF);
+			buf.writeBytes(value);
+			buf.writeBytes(CRLF);
+		}
+	}
+
+	/** Writes a number that is not negative in decimal digits, making no string. */
+	private static void writeNumber(ByteBuf buf, int value) {
+		int divisor = 1;
+		while (value / divisor >= 10) {
+			divisor *= 10;
+		}
+		for (; divisor > 0; divisor /= 10) {
+			buf.writeByte('0' + (value / divisor) % 10);
+		}
+	}
+
+	private static int digits(int value) {
+		int digits = 1;
+		for (int rest = value / 10; rest > 0; rest /= 10) {
+			digits++;
+		}
+		return digits;
+	}
+
+	/**
+	 * The command's arguments as Lettuce reads them without encoding them: the first key,
+	 * by which a cluster connection routes the command, their count, and a description
+	 * for its logs.
+	 */
+	private static final class Arguments extends CommandArgs<byte[], byte[]> {
+
+		private final byte[][] keys;
+
+		private final byte[][] args;
+
+		Arguments(byte[][] keys, byte[][] args) {
+			super(ByteArrayCodec.INSTANCE);
+			this.keys = keys;
+			this.args = args;
+		}
+
+		@Override
+		public int count() {
+			return 2 + this.keys.length + this.args.length;
+		}
+
+		@Override
+		public @Nullable ByteBuffer getFirstEncodedKey() {
+			return (this.keys.length > 0) ? ByteBuffer.wrap(this.keys[0]) : null;
+		}
+
+		@Override
+		public void encode(ByteBuf buf) {
+			throw new UnsupportedOperationException("EncodedEvalsha encodes its arguments itself");
+		}
+
+		@Override
+		public String toCommandString() {
+			return "<sha1> " + this.keys.length + " key<" + this.keys.length + " keys> value<" + this.args.length
+					+ " arguments>";
+		}
+
+		@Override
+		public String toString() {
+			return getClass().getSimpleName() + " [" + toCommandString() + "]";
+		}
+
+	}
+
+}
