@@ -122,16 +122,15 @@ class ConcurrencyLimitFaultTests {
 	 * (how the soak's seed 6851084355519625703 could fail, and 16 re-runs pass).
 	 */
 	@Test
-	void anAsynchronousCallerWhosePermitArrivesAsItGivesUpGivesItBack() {
+	void anAsynchronousCallerWhosePermitArrivesAsItGivesUpGivesItBack(@PrivateRedis RedisNode redis) {
 		ConcurrencyLimitScenario scenario = new ConcurrencyLimitScenario();
-		try (RedisNode redis = RedisNode.start();
-				ConfigurableApplicationContext instance = new SpringApplicationBuilder(FaultApplication.class,
-						LimitedWork.class, BrokenConcurrencyLimiter.class)
-					.web(WebApplicationType.NONE)
-					.properties("spring.main.banner-mode=off", "redkit.key-prefix=faults",
-							"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port())
-					.properties(scenario.properties().toArray(String[]::new))
-					.run()) {
+		try (ConfigurableApplicationContext instance = new SpringApplicationBuilder(FaultApplication.class,
+				LimitedWork.class, BrokenConcurrencyLimiter.class)
+			.web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "redkit.key-prefix=faults", "spring.data.redis.host=127.0.0.1",
+					"spring.data.redis.port=" + redis.port())
+			.properties(scenario.properties().toArray(String[]::new))
+			.run()) {
 			ConcurrencyLimiter limiter = instance.getBean(ConcurrencyLimiter.class);
 			for (int i = 0; i < ConcurrencyLimitScenario.PLACES; i++) {
 				CompletableFuture<Optional<ConcurrencyPermit>> answer = limiter

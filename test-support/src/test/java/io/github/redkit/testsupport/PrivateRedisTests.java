@@ -104,8 +104,10 @@ class PrivateRedisTests {
 		RedisServer server = ownedByATest;
 		RedisNode node = nodeOfATest;
 		assertThat(server).as("the server's test ran first").isNotNull();
-		assertThat(node).as("the node's test ran first").isNotNull();
-		for (int port : List.of(server.port(), node.port())) {
+		List<Integer> ports = (node != null) ? List.of(server.port(), node.port()) : List.of(server.port());
+		// without libfaketime (or the embedded binary) the node's test is disabled
+		assertThat(node != null || !RedisNode.movableClockAvailable()).as("the node's test ran first").isTrue();
+		for (int port : ports) {
 			assertThatRuntimeException()
 				.isThrownBy(() -> RespClient.connect(RedisServer.HOST, port, Duration.ofMillis(500)).close());
 		}

@@ -44,7 +44,10 @@ public final class LuaScript<T> {
 
 	private final boolean dropsReplays;
 
-	private LuaScript(String name, RedisScript<T> script, @Nullable NativeForm nativeForm, boolean dropsReplays) {
+	private final boolean givenUpWithItsCaller;
+
+	private LuaScript(String name, RedisScript<T> script, @Nullable NativeForm nativeForm, boolean dropsReplays,
+			boolean givenUpWithItsCaller) {
 		this.name = name;
 		this.script = script;
 		this.source = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
@@ -54,6 +57,7 @@ public final class LuaScript<T> {
 		this.evalshaHead = EncodedEvalsha.head(this.sha1);
 		this.nativeForm = nativeForm;
 		this.dropsReplays = dropsReplays;
+		this.givenUpWithItsCaller = givenUpWithItsCaller;
 	}
 
 	/**
@@ -67,7 +71,7 @@ public final class LuaScript<T> {
 	 * @throws IllegalStateException when the file is missing
 	 */
 	public static <T> LuaScript<T> load(String name, Class<T> resultType) {
-		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType), null, false);
+		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType), null, false, false);
 	}
 
 	/**
@@ -77,7 +81,7 @@ public final class LuaScript<T> {
 	 * @return the script with its native form
 	 */
 	public LuaScript<T> withNativeForm(NativeForm form) {
-		return new LuaScript<>(this.name, this.script, form, this.dropsReplays);
+		return new LuaScript<>(this.name, this.script, form, this.dropsReplays, this.givenUpWithItsCaller);
 	}
 
 	/**
@@ -100,7 +104,28 @@ public final class LuaScript<T> {
 			throw new IllegalArgumentException("Script '" + this.name + "': resultType " + this.script.getResultType()
 					+ " is an array reply, whose re-sends cannot be dropped safely; declare one value (byte[], String, Long or Boolean)");
 		}
-		return new LuaScript<>(this.name, this.script, this.nativeForm, true);
+		return new LuaScript<>(this.name, this.script, this.nativeForm, true, this.givenUpWithItsCaller);
+	}
+
+	/**
+	 * This script, not sent again as {@code EVAL} (nor as the script behind a native form
+	 * Redis refused) once its caller cancelled its call, as
+	 * {@code RedisScriptRunner.await} does on its timeout: for a script that applied for
+	 * nobody costs more than not applied (a take would read entries with a delivery
+	 * counted). Any other script is applied once Redis answers, whoever still waits (a
+	 * release that timed out across a failover still frees what it held).
+	 * @return the script, given up with its caller
+	 */
+	public LuaScript<T> givenUpWithItsCaller() {
+		return new LuaScript<>(this.name, this.script, this.nativeForm, this.dropsReplays, true);
+	}
+
+	/**
+	 * Whether a cancelled call of this script is not sent again after {@code NOSCRIPT}.
+	 * @return {@code true} for a script made with {@link #givenUpWithItsCaller()}
+	 */
+	public boolean givenUpWithCaller() {
+		return this.givenUpWithItsCaller;
 	}
 
 	/**

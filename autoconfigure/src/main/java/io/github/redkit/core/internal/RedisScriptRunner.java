@@ -40,8 +40,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * connection first (the first connect, a pooled borrow) to a few threads of the runner's,
  * by default as many as the pool's {@code max-active}; a script whose caller gave up (its
  * future timed out or was cancelled) before it could be sent is not sent
- * ({@link BlockingHandOff}), and one whose caller cancelled it (as {@link #await} does on
- * its timeout) is not sent again as {@code EVAL} after a {@code NOSCRIPT} answer.
+ * ({@link BlockingHandOff}), and one {@linkplain LuaScript#givenUpWithItsCaller() given
+ * up with its caller} (a take) whose caller cancelled it (as {@link #await} does on its
+ * timeout) is not sent again as {@code EVAL} after a {@code NOSCRIPT} answer.
  * <p>
  * Once connected, scripts go on one connection kept open, in the order they are sent: the
  * factory's shared connection, or, from a pooling factory that shares one, a pooled

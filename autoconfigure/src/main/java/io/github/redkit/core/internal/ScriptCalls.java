@@ -68,9 +68,9 @@ final class ScriptCalls {
 				if (decided != null) {
 					result.complete((T) decided);
 				}
-				else if ((ex == null || isRefusal(ex)) && result.isCancelled()) {
-					// the caller gave up: the script is not sent in its place (a refusal
-					// still turns the command off)
+				else if ((ex == null || isRefusal(ex)) && script.givenUpWithCaller() && result.isCancelled()) {
+					// the caller gave up a script given up with it: it is not sent in the
+					// command's place (a refusal still turns the command off)
 					if (ex != null) {
 						nativeCommands.refused(form.command());
 					}
@@ -154,14 +154,12 @@ final class ScriptCalls {
 		// one future for the caller, completed straight from Lettuce's command: a script
 		// sent with every decision pays for no stage in between
 		send(commands, script, CommandType.EVALSHA, keys, args, (value, ex) -> {
-			if (ex != null && isNoScript(ex) && result.isCancelled()) {
-				// the caller gave up (RedisScriptRunner.await cancels on its timeout):
-				// the
-				// script is not sent again, so that nothing is applied that nobody reads
-				// (a
-				// stream take would read entries for nobody, a delivery counted); a wait
-				// bounded by a timeout of the future itself (within, executeAsync with a
-				// timeout) lets the call go on
+			if (ex != null && isNoScript(ex) && script.givenUpWithCaller() && result.isCancelled()) {
+				// the caller gave up (RedisScriptRunner.await cancels on its timeout) a
+				// script given up with it (a take would read entries for nobody, a
+				// delivery counted): it is not sent again; any other, a release that
+				// timed
+				// out across a failover, is applied once Redis answers
 				return;
 			}
 			if (ex != null && isNoScript(ex)) {

@@ -52,7 +52,7 @@ import org.springframework.util.Assert;
  */
 public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 
-	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class);
+	private static final LuaScript<List> CLAIM = LuaScript.load("queue_claim", List.class).givenUpWithItsCaller();
 
 	private static final LuaScript<Long> FAIL = LuaScript.load("queue_fail", Long.class);
 

@@ -44,7 +44,7 @@ final class StreamQueueStore {
 
 	private static final LuaScript<Long> SEND = LuaScript.load("queue_stream_send", Long.class);
 
-	private static final LuaScript<List> TAKE = LuaScript.load("queue_stream_take", List.class);
+	private static final LuaScript<List> TAKE = LuaScript.load("queue_stream_take", List.class).givenUpWithItsCaller();
 
 	private static final LuaScript<Long> ACK = LuaScript.load("queue_stream_ack", Long.class);
 
