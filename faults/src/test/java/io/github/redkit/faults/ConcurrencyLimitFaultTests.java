@@ -93,13 +93,7 @@ class ConcurrencyLimitFaultTests {
 	@Test
 	void theDrainTriesEveryKeyAndSaysWhatHeldAPlace(@PrivateRedis RedisNode redis) {
 		ConcurrencyLimitScenario scenario = new ConcurrencyLimitScenario();
-		try (ConfigurableApplicationContext instance = new SpringApplicationBuilder(FaultApplication.class,
-				LimitedWork.class, BrokenConcurrencyLimiter.class)
-			.web(WebApplicationType.NONE)
-			.properties("spring.main.banner-mode=off", "redkit.key-prefix=faults", "spring.data.redis.host=127.0.0.1",
-					"spring.data.redis.port=" + redis.port())
-			.properties(scenario.properties().toArray(String[]::new))
-			.run()) {
+		try (ConfigurableApplicationContext instance = instance(scenario, redis)) {
 			ConcurrencyLimiter limiter = instance.getBean(ConcurrencyLimiter.class);
 			List<ConcurrencyPermit> kept = List.of(
 					limiter.tryAcquire(ConcurrencyLimitScenario.LIMIT, "k0").orElseThrow(),
@@ -124,13 +118,7 @@ class ConcurrencyLimitFaultTests {
 	@Test
 	void anAsynchronousCallerWhosePermitArrivesAsItGivesUpGivesItBack(@PrivateRedis RedisNode redis) {
 		ConcurrencyLimitScenario scenario = new ConcurrencyLimitScenario();
-		try (ConfigurableApplicationContext instance = new SpringApplicationBuilder(FaultApplication.class,
-				LimitedWork.class, BrokenConcurrencyLimiter.class)
-			.web(WebApplicationType.NONE)
-			.properties("spring.main.banner-mode=off", "redkit.key-prefix=faults", "spring.data.redis.host=127.0.0.1",
-					"spring.data.redis.port=" + redis.port())
-			.properties(scenario.properties().toArray(String[]::new))
-			.run()) {
+		try (ConfigurableApplicationContext instance = instance(scenario, redis)) {
 			ConcurrencyLimiter limiter = instance.getBean(ConcurrencyLimiter.class);
 			for (int i = 0; i < ConcurrencyLimitScenario.PLACES; i++) {
 				CompletableFuture<Optional<ConcurrencyPermit>> answer = limiter
@@ -161,6 +149,16 @@ class ConcurrencyLimitFaultTests {
 
 	private static void assertCaught(ConcurrencyLimitScenario.Breakage breakage, List<String> violations) {
 		assertThat(violations).as("violations found in a build broken with %s", breakage).isNotEmpty();
+	}
+
+	// one instance of the scenario's application on a node of the test's own
+	private static ConfigurableApplicationContext instance(ConcurrencyLimitScenario scenario, RedisNode redis) {
+		return new SpringApplicationBuilder(FaultApplication.class, LimitedWork.class, BrokenConcurrencyLimiter.class)
+			.web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "redkit.key-prefix=faults", "spring.data.redis.host=127.0.0.1",
+					"spring.data.redis.port=" + redis.port())
+			.properties(scenario.properties().toArray(String[]::new))
+			.run();
 	}
 
 }
