@@ -192,7 +192,9 @@ class NemesisTests {
 				assertThat(client.call("WAIT", "1", "2000")).as("the replica in sync").isEqualTo(1L);
 			}
 			Thread nemesis = inject(rig, new FaultEvent(0, Fault.FAILOVER_BEHIND, 1000, 0, 0));
-			awaitFault(nemesis);
+			// the cut first waits for the replica to hold what was acknowledged: a write
+			// before the master dropped its replica would still reach it
+			awaitReplicaDropped(oldMaster, nemesis);
 			assertThat(call(link, SHORT, "SET", "after", "v")).isEqualTo("OK");
 			join(nemesis);
 			assertThat(rig.node(0).port()).isNotEqualTo(oldMaster);
@@ -509,6 +511,18 @@ class NemesisTests {
 	}
 
 	/** Lets a lasting fault begin: the nemesis starts it at once, well within this. */
+	private static void awaitReplicaDropped(int master, Thread nemesis) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		try (RespClient client = RespClient.connect("127.0.0.1", master, Duration.ofSeconds(3))) {
+			while (!client.callForString("INFO", "replication").contains("connected_slaves:0")) {
+				assertThat(System.nanoTime() < deadline).as("the master dropped its replica within 30 s").isTrue();
+				assertThat(nemesis.isAlive()).as("the fault still lasting").isTrue();
+				Thread.onSpinWait();
+			}
+		}
+		assertThat(nemesis.isAlive()).as("the fault still lasting").isTrue();
+	}
+
 	private static void awaitFault(Thread nemesis) {
 		try {
 			nemesis.join(200);
