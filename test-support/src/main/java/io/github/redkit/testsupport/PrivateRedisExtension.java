@@ -44,8 +44,17 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 	@Override
 	public void beforeAll(ExtensionContext context) throws Exception {
 		Class<?> testClass = context.getRequiredTestClass();
-		List<Field> fields = AnnotationSupport.findAnnotatedFields(testClass, PrivateRedis.class,
-				ModifierSupport::isStatic, HierarchyTraversalMode.TOP_DOWN);
+		List<Field> fields = AnnotationSupport.findAnnotatedFields(testClass, PrivateRedis.class, (field) -> true,
+				HierarchyTraversalMode.TOP_DOWN);
+		for (Field field : fields) {
+			if (!ModifierSupport.isStatic(field)) {
+				// a field of each test instance would stay null: the servers are the
+				// class's
+				throw new ExtensionConfigurationException("@PrivateRedis field " + field.getName() + " of "
+						+ field.getDeclaringClass().getName() + " is not static; make it static (the class's "
+						+ "server), or take a @PrivateRedis parameter for a test's own");
+			}
+		}
 		if (fields.isEmpty() || context.getStore(NAMESPACE).get(testClass) != null) {
 			return;
 		}
@@ -110,9 +119,12 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 	@Override
 	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
 		PrivateRedis annotation = parameterContext.findAnnotation(PrivateRedis.class).orElseThrow();
-		// closed with the test's store, once the test is done
+		// closed with the store of the context that resolved it (a test's, or a class's
+		// for a
+		// @BeforeAll parameter); keyed by that context, as a store answers from its
+		// parents'
 		Resources resources = extensionContext.getStore(NAMESPACE)
-			.computeIfAbsent(Resources.class, (key) -> new Resources(), Resources.class);
+			.computeIfAbsent(extensionContext.getUniqueId(), (key) -> new Resources(), Resources.class);
 		Parameter parameter = parameterContext.getParameter();
 		if (parameter.getType() == RedisNode.class) {
 			return resources.started(startNode(annotation, parameter.getName()));

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,18 @@ class PrivateRedisTests {
 
 	private static @Nullable RedisNode nodeOfATest;
 
+	private static @Nullable RedisServer ofTheClass;
+
+	/**
+	 * A parameter resolved for the class: its server is the class's, so a test's own
+	 * parameter must not land among it (closed only after the class).
+	 * @param server the class's server
+	 */
+	@BeforeAll
+	static void aParameterOfTheClass(@PrivateRedis RedisServer server) {
+		ofTheClass = server;
+	}
+
 	@Test
 	void eachFieldHasAServerOfItsOwnAndTheFactoryReachesTheNamedOne() {
 		assertThat(first.port()).isNotEqualTo(second.port()).isNotEqualTo(RedisTopology.STANDALONE.server().port());
@@ -73,6 +86,17 @@ class PrivateRedisTests {
 		ownedByATest = redis;
 		try (RespClient client = redis.client(redis.port())) {
 			assertThat(client.call("CONFIG", "GET", "maxmemory-policy")).asString().contains("allkeys-lru");
+		}
+	}
+
+	@Test
+	@Order(4)
+	void aParameterOfTheClassIsOpenForItsTests() {
+		RedisServer server = ofTheClass;
+		assertThat(server).isNotNull();
+		assertThat(server.port()).isNotIn(first.port(), second.port());
+		try (RespClient client = server.client(server.port())) {
+			assertThat(client.call("PING")).isEqualTo("PONG");
 		}
 	}
 
