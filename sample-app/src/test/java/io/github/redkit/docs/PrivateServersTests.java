@@ -4,103 +4,65 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import io.github.redkit.testsupport.HandStartedServers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The rule of {@code docs/testing.md} for a Redis of a test's own: no test code starts
- * (and so stops) one by hand with a copied {@code @BeforeAll} and {@code @AfterAll}; a
- * static {@code @PrivateRedis} field or a test's {@code @PrivateRedis} parameter has
- * {@code redkit-test-support} do it. The test code of every module is read, and a call of
- * a starting method of {@code RedisServers}, {@code RedisNode} or
- * {@code SentinelRedisServer} fails this, naming the file and line, unless the file is
- * one of the few that start a server on purpose, each listed with why.
- * {@code redkit-test-support}'s own tests are left out: they test those methods.
+ * The rule of {@code docs/testing.md} for a Redis of a test's own (no test code starts
+ * one by hand: a static {@code @PrivateRedis} field or a test's {@code @PrivateRedis}
+ * parameter has {@code redkit-test-support} do it) is held by
+ * {@code HandStartedServersTests}, which reads a module's compiled test classes and runs
+ * from {@code redkit-test-support}'s jar in every module whose tests depend on it
+ * (surefire's {@code dependenciesToScan} in the parent POM's {@code hand-started-servers}
+ * profile): a parallel build compiles the modules in no fixed order, so no one module can
+ * read the others' classes. This class checks that it does run everywhere: every module
+ * with test code depends on {@code redkit-test-support} and keeps the parent's scan, and
+ * the classes that start servers on purpose still exist.
  */
 class PrivateServersTests {
 
-	private static final Pattern START = Pattern
-		.compile("\\b(RedisServers|RedisNode|SentinelRedisServer)\\.start\\w*\\(");
-
 	private static final String TEST_SUPPORT = "test-support";
 
-	/** The test code that starts servers itself, and why. */
-	private static final Map<String, String> ON_PURPOSE = Map.of(
-			"sample-app/src/test/java/io/github/redkit/sample/EmbeddedRedisTests.java",
-			"the configured Redis comes up on a given port mid-test, while the application waits for it",
-			"faults/src/test/java/io/github/redkit/faults/FaultRun.java",
-			"the fault harness starts the nodes of each run (a seed, a scenario) as the run asks for them");
+	private static final String SCANNED = "<dependency>io.github.redkit:redkit-test-support</dependency>";
 
 	@Test
-	void noTestCodeStartsARedisOfItsOwnByHand() {
-		List<String> byHand = new ArrayList<>();
-		for (Path module : modules()) {
-			if (!module.getFileName().toString().equals(TEST_SUPPORT)) {
-				testSources(module).stream()
-					.filter((file) -> !ON_PURPOSE.containsKey(DocsFiles.relative(file)))
-					.forEach((file) -> byHand.addAll(starts(file)));
-			}
+	void everyModuleWithTestCodeRunsTheRule() {
+		assertThat(DocsFiles.lines(DocsFiles.root().resolve("pom.xml"))).as("the parent's surefire dependenciesToScan")
+			.anyMatch((line) -> line.trim().equals(SCANNED));
+		for (Path module : modulesWithTests()) {
+			String pom = String.join("\n", DocsFiles.lines(module.resolve("pom.xml")));
+			assertThat(pom)
+				.as("%s/pom.xml: its tests depend on redkit-test-support, so that "
+						+ "HandStartedServersTests runs there", module.getFileName())
+				.contains("<artifactId>redkit-test-support</artifactId>")
+				.doesNotContain("<dependenciesToScan");
 		}
-		assertThat(byHand)
-			.as("servers started by hand: declare a static @PrivateRedis field or a test's "
-					+ "@PrivateRedis parameter instead (docs/testing.md)")
-			.isEmpty();
 	}
 
 	@Test
-	void theCodeAllowedToStartServersStillDoes() {
-		Path root = DocsFiles.root();
-		assertThat(ON_PURPOSE.keySet()).as("code listed as starting servers on purpose")
-			.allSatisfy((file) -> assertThat(starts(root.resolve(file))).as(file).isNotEmpty());
+	void theClassesAllowedToStartServersExist() {
+		List<Path> modules = modulesWithTests();
+		assertThat(HandStartedServers.ON_PURPOSE.keySet()).as("test classes listed as starting servers on purpose")
+			.allSatisfy((name) -> assertThat(modules).as(name)
+				.anyMatch((module) -> Files
+					.isRegularFile(module.resolve(Path.of("src", "test", "java", name.replace('.', '/') + ".java")))));
 	}
 
-	@Test
-	void theScanFindsTheStartsOfTestSupportsOwnTests() {
-		List<String> found = testSources(DocsFiles.root().resolve(TEST_SUPPORT)).stream()
-			.flatMap((file) -> starts(file).stream())
-			.toList();
-		assertThat(found).as("starts in redkit-test-support's tests, which test them")
-			.anyMatch((start) -> start.contains("RedisServers.start"))
-			.anyMatch((start) -> start.contains("RedisNode.start"));
-	}
-
-	private static List<Path> modules() {
+	private static List<Path> modulesWithTests() {
 		try (Stream<Path> children = Files.list(DocsFiles.root())) {
 			return children.filter((child) -> Files.isDirectory(child.resolve(Path.of("src", "test", "java"))))
+				.filter((child) -> !child.getFileName().toString().equals(TEST_SUPPORT))
 				.sorted()
 				.toList();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-	}
-
-	private static List<Path> testSources(Path module) {
-		try (Stream<Path> files = Files.walk(module.resolve(Path.of("src", "test", "java")))) {
-			return files.filter((file) -> file.toString().endsWith(".java")).sorted().toList();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
-
-	/** The lines of a file that start a server, as {@code path:line: code}. */
-	private static List<String> starts(Path file) {
-		List<String> lines = DocsFiles.lines(file);
-		List<String> starts = new ArrayList<>();
-		for (int i = 0; i < lines.size(); i++) {
-			if (START.matcher(lines.get(i)).find()) {
-				starts.add(DocsFiles.relative(file) + ":" + (i + 1) + ": " + lines.get(i).trim());
-			}
-		}
-		return starts;
 	}
 
 }

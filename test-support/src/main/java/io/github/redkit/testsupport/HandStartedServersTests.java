@@ -1,0 +1,43 @@
+package io.github.redkit.testsupport;
+
+import java.nio.file.Path;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Holds {@link HandStartedServers#rule()} over the compiled test classes of the module
+ * running it: every module whose tests depend on {@code redkit-test-support} runs this
+ * class from its jar (surefire's {@code dependenciesToScan} in the parent POM's
+ * {@code hand-started-servers} profile), so that the rule sees each module's classes once
+ * they are compiled, whatever order a parallel build takes.
+ */
+class HandStartedServersTests {
+
+	@Test
+	void noTestCodeStartsARedisOfItsOwnByHand() {
+		HandStartedServers.rule().check(testClasses());
+	}
+
+	@Test
+	void theClassesAllowedToStartServersHereStillDo() {
+		JavaClasses classes = testClasses();
+		HandStartedServers.ON_PURPOSE.keySet()
+			.stream()
+			.filter(classes::contain)
+			.forEach((name) -> assertTrue(
+					classes.stream()
+						.filter((javaClass) -> javaClass.getName().equals(name)
+								|| javaClass.getName().startsWith(name + "$"))
+						.flatMap((javaClass) -> javaClass.getAccessesFromSelf().stream())
+						.anyMatch(HandStartedServers::startsAServer),
+					() -> name + " is listed in HandStartedServers.ON_PURPOSE but starts no server: take it out"));
+	}
+
+	private static JavaClasses testClasses() {
+		return HandStartedServers.testClassesOf(Path.of(System.getProperty("basedir", System.getProperty("user.dir"))));
+	}
+
+}

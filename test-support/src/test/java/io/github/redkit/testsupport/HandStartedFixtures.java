@@ -1,0 +1,77 @@
+package io.github.redkit.testsupport;
+
+import java.io.IOException;
+import java.util.function.Supplier;
+
+import static io.github.redkit.testsupport.RedisServers.startStandalone;
+
+/**
+ * Test code that starts servers, each spelled its own way, for
+ * {@link HandStartedServersRuleTests}; nothing here runs.
+ */
+final class HandStartedFixtures {
+
+	private HandStartedFixtures() {
+	}
+
+	static final class PlainCall {
+
+		RedisServer start() {
+			return RedisServers.startStandalone();
+		}
+
+	}
+
+	static final class StaticImport {
+
+		RedisServer start() {
+			return startStandalone();
+		}
+
+	}
+
+	static final class MethodReference {
+
+		Supplier<RedisNode> start() {
+			return RedisNode::start;
+		}
+
+	}
+
+	static final class SplitOverTwoLines {
+
+		// @formatter:off
+		RedisServer start() {
+			return RedisServers
+				.startCluster();
+		}
+		// @formatter:on
+
+	}
+
+	static final class InALambda {
+
+		Runnable start() {
+			return () -> RedisServers.startSentinel(java.time.Duration.ofSeconds(1)).close();
+		}
+
+	}
+
+	static final class EmbeddedRedisConstructor {
+
+		redis.embedded.RedisServer start() throws IOException {
+			return new redis.embedded.RedisServer(6399);
+		}
+
+	}
+
+	/** Reads a server it was given and the shared one: no start. */
+	static final class GivenServers {
+
+		int ports(@PrivateRedis RedisServer server) {
+			return server.port() + RedisTopology.STANDALONE.server().port() + RedisServers.unusedPort();
+		}
+
+	}
+
+}
