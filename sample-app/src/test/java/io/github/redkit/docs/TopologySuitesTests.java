@@ -1,0 +1,145 @@
+package io.github.redkit.docs;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopology;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The table "Suites per topology" of {@code docs/testing.md} against the suites'
+ * declarations: every {@code @RedisTopologies} suite is listed with the intent it
+ * declares, each row marks exactly the topologies of that intent, and no test code runs a
+ * class over the topologies but through {@code @RedisTopologies(exercises = ...)}, so
+ * that a suite added without an intent fails here.
+ */
+class TopologySuitesTests {
+
+	private static final Pattern DECLARED = Pattern
+		.compile("@RedisTopologies\\(\\s*exercises\\s*=\\s*(?:Exercises\\.)?(\\w+)\\s*\\)");
+
+	/** Ways to run a class over the topologies that say nothing of what it exercises. */
+	private static final Pattern WITHOUT_INTENT = Pattern
+		.compile("RedisTopology\\s*\\.\\s*(selected|values)\\s*\\(|@EnumSource\\(\\s*(value\\s*=\\s*)?RedisTopology|"
+				+ "(Stream|List|Set)<RedisTopology>");
+
+	private static final Pattern ROW = Pattern.compile("^\\| `(\\w+Tests)` \\| (\\w+) \\|(.*)\\|$");
+
+	/** The table's columns, in its order. */
+	private static final List<List<RedisTopology>> COLUMNS = List.of(List.of(RedisTopology.STANDALONE),
+			List.of(RedisTopology.POOLED), List.of(RedisTopology.CLUSTER), List.of(RedisTopology.SENTINEL),
+			List.of(RedisTopology.OLDEST), List.of(RedisTopology.REDIS_8),
+			List.of(RedisTopology.VALKEY_9, RedisTopology.VALKEY_8));
+
+	@Test
+	void everySuiteIsListedWithTheIntentItDeclares() {
+		assertThat(table()).containsExactlyInAnyOrderEntriesOf(declared());
+	}
+
+	@Test
+	void eachRowMarksTheTopologiesOfItsIntent() {
+		List<String> rows = new ArrayList<>();
+		List<String> wrong = new ArrayList<>();
+		for (String line : DocsFiles.lines(testingGuide())) {
+			Matcher row = ROW.matcher(line);
+			if (row.matches()) {
+				rows.add(row.group(1));
+				Exercises exercises = Exercises.valueOf(row.group(2));
+				String[] cells = row.group(3).split("\\|", -1);
+				for (int i = 0; i < COLUMNS.size(); i++) {
+					boolean marked = i < cells.length && List.of("●", "+", "new").contains(cells[i].trim());
+					if (marked != exercises.runsOn(COLUMNS.get(i).get(0))) {
+						wrong.add(row.group(1) + " (" + exercises + ") " + (marked ? "marked on " : "not marked on ")
+								+ COLUMNS.get(i));
+					}
+				}
+			}
+		}
+		assertThat(rows).as("rows of the table").isNotEmpty();
+		assertThat(wrong).as("rows whose marks are not their intent's topologies").isEmpty();
+	}
+
+	@Test
+	void noTestCodeRunsAClassOverTheTopologiesWithoutAnIntent() {
+		List<String> found = new ArrayList<>();
+		for (Path file : testSources()) {
+			// test-support selects them; this class names them
+			if (!DocsFiles.relative(file).startsWith("test-support/")
+					&& !file.getFileName().toString().equals(TopologySuitesTests.class.getSimpleName() + ".java")) {
+				Matcher matcher = WITHOUT_INTENT.matcher(read(file));
+				while (matcher.find()) {
+					found.add(DocsFiles.relative(file) + ": " + matcher.group().trim());
+				}
+			}
+		}
+		assertThat(found).as("declare @RedisTopologies(exercises = ...) and list the suite in docs/testing.md")
+			.isEmpty();
+	}
+
+	private static Map<String, String> declared() {
+		Map<String, String> declared = new TreeMap<>();
+		for (Path file : testSources()) {
+			Matcher matcher = DECLARED.matcher(read(file));
+			if (matcher.find()) {
+				String name = file.getFileName().toString().replace(".java", "");
+				declared.put(name, Exercises.valueOf(matcher.group(1)).name());
+			}
+		}
+		return declared;
+	}
+
+	private static Map<String, String> table() {
+		Map<String, String> listed = new TreeMap<>();
+		for (String line : DocsFiles.lines(testingGuide())) {
+			Matcher row = ROW.matcher(line);
+			if (row.matches()) {
+				assertThat(listed.put(row.group(1), row.group(2))).as("listed twice: " + row.group(1)).isNull();
+			}
+		}
+		return listed;
+	}
+
+	private static Path testingGuide() {
+		return DocsFiles.root().resolve(Path.of("docs", "testing.md"));
+	}
+
+	private static List<Path> testSources() {
+		try (Stream<Path> modules = Files.list(DocsFiles.root())) {
+			List<Path> sources = new ArrayList<>();
+			for (Path module : modules.sorted().toList()) {
+				Path tests = module.resolve(Path.of("src", "test", "java"));
+				if (Files.isDirectory(tests)) {
+					try (Stream<Path> files = Files.walk(tests)) {
+						files.filter((file) -> file.toString().endsWith(".java")).sorted().forEach(sources::add);
+					}
+				}
+			}
+			return sources;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static String read(Path file) {
+		try {
+			return Files.readString(file);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
