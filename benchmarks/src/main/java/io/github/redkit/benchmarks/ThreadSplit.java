@@ -14,11 +14,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The CPU time and context switches of this JVM's threads, split by what the threads are
- * (the server's, Lettuce's event loops, Redkit's, the JIT's, the collector's, the rest),
- * read from Linux's {@code /proc/self/task}: where a request's CPU goes, which the
- * process total of {@link JvmCost} does not say. CPU is counted in the kernel's clock
- * ticks (usually 10 ms) per thread, enough over a run of thousands of requests; a thread
- * that ended in between is not counted. Elsewhere than on Linux every figure is zero.
+ * (the server's, the carriers of virtual threads, Lettuce's event loops, Redkit's, the
+ * JIT's, the collector's, the rest), read from Linux's {@code /proc/self/task}: where a
+ * request's CPU goes, which the process total of {@link JvmCost} does not say. CPU is
+ * counted in the kernel's clock ticks (usually 10 ms) per thread, enough over a run of
+ * thousands of requests; a thread that ended in between is not counted. Elsewhere than on
+ * Linux every figure is zero.
  */
 final class ThreadSplit {
 
@@ -31,7 +32,8 @@ final class ThreadSplit {
 	 */
 	enum Kind {
 
-		SERVER("server"), LETTUCE("lettuce"), REDKIT("redkit"), JIT("jit"), GC("gc"), OTHER("other");
+		SERVER("server"), CARRIERS("carriers"), LETTUCE("lettuce"), REDKIT("redkit"), JIT("jit"), GC("gc"),
+		OTHER("other");
 
 		private final String label;
 
@@ -42,6 +44,11 @@ final class ThreadSplit {
 		static Kind of(String name) {
 			if (name.startsWith("http-nio") || name.startsWith("reactor-http")) {
 				return SERVER;
+			}
+			// a virtual thread's scheduler (spring.threads.virtual.enabled): its requests
+			// run on these
+			if (name.startsWith("ForkJoinPool-")) {
+				return CARRIERS;
 			}
 			if (name.startsWith("lettuce")) {
 				return LETTUCE;
