@@ -97,6 +97,7 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 								slice.commandsPerRequest(), slice.jvmCpuNanos() / 1000.0 / slice.requests(),
 								(double) slice.allocatedBytes() / slice.requests(),
 								(slice.failed() > 0) ? "  FAILED " + slice.failed() : "");
+						System.out.printf("          %s%n", ThreadSplit.describe(slice.threads(), slice.requests()));
 						slices.computeIfAbsent(endpoint, (e) -> new ArrayList<>()).add(slice);
 					}
 				}
@@ -115,9 +116,11 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 		CommandStats commands = redis.commandStats();
 		long redisCpu = RedisCpu.micros(redis);
 		JvmCost jvm = JvmCost.now();
+		ThreadSplit threads = ThreadSplit.now();
 		HttpWrk.Run saturated = wrk.run(url, endpoint.method(), WRK_THREADS, this.connections, this.duration, 0,
 				run + "s");
 		JvmCost jvmAfter = JvmCost.now();
+		Map<ThreadSplit.Kind, ThreadSplit.Counters> split = ThreadSplit.now().since(threads);
 		long redisCpuUsed = RedisCpu.micros(redis) - redisCpu;
 		long commandsRun = redis.commandStats().since(commands).total();
 		HttpWrk.Run paced = null;
@@ -128,7 +131,7 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 		long failed = saturated.socketErrors() + saturated.statusErrors()
 				+ ((paced != null) ? paced.socketErrors() + paced.statusErrors() : 0);
 		return new Slice(saturated, paced, commandsRun, redisCpuUsed, jvmAfter.cpuNanosSince(jvm),
-				jvmAfter.allocatedSince(jvm), failed);
+				jvmAfter.allocatedSince(jvm), split, failed);
 	}
 
 	// sequential requests under MONITOR: the commands the application sent per request
@@ -177,10 +180,11 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 	 * @param redisCpuMicros Redis CPU time during it
 	 * @param jvmCpuNanos the JVM's CPU time during it
 	 * @param allocatedBytes the bytes its threads allocated during it
+	 * @param threads the CPU time and context switches of each kind of thread during it
 	 * @param failed requests not answered with 2xx or 3xx, in either run
 	 */
 	record Slice(HttpWrk.Run saturated, HttpWrk.@Nullable Run paced, long commands, long redisCpuMicros,
-			long jvmCpuNanos, long allocatedBytes, long failed) {
+			long jvmCpuNanos, long allocatedBytes, Map<ThreadSplit.Kind, ThreadSplit.Counters> threads, long failed) {
 
 		long requests() {
 			return Math.max(1, this.saturated.requests());
