@@ -20,16 +20,13 @@ import io.github.redkit.sample.retwis.Keys;
 import io.github.redkit.sample.retwis.TakenNames;
 import io.github.redkit.sample.retwis.Users;
 import io.github.redkit.testsupport.CommandLog;
-import io.github.redkit.test.boot.RedkitTest;
 import io.github.redkit.test.boot.RedkitTestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.BitFieldSubCommands;
 import org.springframework.data.redis.core.Cursor;
@@ -43,11 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sorted set and in a bitfield, a Bloom filter of taken names, and profiles read with one
  * {@code MGET}.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.admin-token=" + SampleClient.ADMIN, "sample.embedded-redis=false",
-				"sample.last-seen.delay=300ms" })
-@RedkitTest
-@DirtiesContext
+@SampleApplicationTest
 class SamplePatternsTests {
 
 	private SampleClient app;

@@ -7,13 +7,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
 
-import io.github.redkit.test.boot.RedkitTest;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.test.annotation.DirtiesContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,10 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code Idempotency-Key}, whatever the retries, the same answer to each, and a refusal
  * of a payment without a key or with the key of another payment.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.admin-token=" + SampleClient.ADMIN, "sample.embedded-redis=false" })
-@RedkitTest
-@DirtiesContext
+@SampleApplicationTest
 class SamplePaymentsTests {
 
 	private final HttpClient client = HttpClient.newHttpClient();

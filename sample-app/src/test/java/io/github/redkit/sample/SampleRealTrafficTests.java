@@ -1,12 +1,9 @@
 package io.github.redkit.sample;
 
-import io.github.redkit.test.boot.RedkitTest;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.test.annotation.DirtiesContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,10 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The sample's limits for real traffic, as a client sees them: log-ins limited on their
  * failures only, and an assistant whose calls are charged the tokens they really used.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.admin-token=" + SampleClient.ADMIN, "sample.embedded-redis=false" })
-@RedkitTest
-@DirtiesContext
+@SampleApplicationTest
 class SampleRealTrafficTests {
 
 	@Test

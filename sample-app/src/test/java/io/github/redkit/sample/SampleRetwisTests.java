@@ -9,7 +9,6 @@ import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.sample.profile.LastSeen;
 import io.github.redkit.sample.retwis.Keys;
 import io.github.redkit.sample.retwis.Users;
-import io.github.redkit.test.boot.RedkitTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import static io.github.redkit.test.boot.RedkitAssertions.assertThat;
@@ -17,20 +16,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * Retwis end to end over HTTP on a real Redis: accounts, posting, following, fan-out,
  * rate limits and refusals of bad input.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.admin-token=" + SampleClient.ADMIN, "sample.embedded-redis=false",
-				"sample.last-seen.delay=300ms" })
-@RedkitTest
-@DirtiesContext
+@SampleApplicationTest
 class SampleRetwisTests {
 
 	private SampleClient app;
