@@ -171,7 +171,8 @@ class SeveralInstancesTests {
 				+ "; the calls: " + states(calls);
 	}
 
-	// each call: running, its answer, or its failure with the top of its stack
+	// each call: running, its answer, or its failure and causes with the top of their
+	// stacks
 	private static List<String> states(List<Future<String>> calls) {
 		List<String> states = new ArrayList<>();
 		for (Future<String> call : calls) {
@@ -184,7 +185,13 @@ class SeveralInstancesTests {
 			}
 			catch (Exception ex) {
 				Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
-				states.add(failure + top(failure.getStackTrace()));
+				StringBuilder state = new StringBuilder().append(failure).append(top(failure.getStackTrace()));
+				// an undeclared checked exception comes wrapped by the proxy: its cause
+				// says what failed
+				for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+					state.append("\ncaused by ").append(cause).append(top(cause.getStackTrace()));
+				}
+				states.add(state.toString());
 			}
 		}
 		return states;
