@@ -6,7 +6,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * A user's client of a partner's API, limited with Resilience4j's own annotation: the
- * limit behind it is Redkit's, shared by every instance.
+ * limit behind it is Redkit's, shared by every instance. Its fallbacks are public
+ * ({@link FallbackMethodsTests}).
  */
 public class PartnerClient {
 
@@ -16,7 +17,7 @@ public class PartnerClient {
 		return "quote for " + sku;
 	}
 
-	private String quotaUsedUp(String sku, RequestNotPermitted ex) {
+	public String quotaUsedUp(String sku, RequestNotPermitted ex) {
 		return "no quote for " + sku + " now";
 	}
 	// end::client[]
@@ -26,7 +27,7 @@ public class PartnerClient {
 		return Mono.fromSupplier(() -> "quote for " + sku);
 	}
 
-	private Mono<String> quoteLaterUsedUp(String sku, RequestNotPermitted ex) {
+	public Mono<String> quoteLaterUsedUp(String sku, RequestNotPermitted ex) {
 		return Mono.just("no quote for " + sku + " now");
 	}
 

@@ -10,7 +10,8 @@ import io.github.resilience4j.bulkhead.annotation.Bulkhead;
 /**
  * A report renderer guarded by Resilience4j's own bulkhead annotation, backed by a Redkit
  * concurrency limit. Its calls wait on a gate the test opens, and count how many run at
- * once in a counter every instance of the test shares.
+ * once in a counter every instance of the test shares. Its fallback is public
+ * ({@link FallbackMethodsTests}).
  */
 public class ReportService {
 
@@ -31,7 +32,7 @@ public class ReportService {
 		}
 	}
 
-	private String busy(String id, BulkheadFullException ex) {
+	public String busy(String id, BulkheadFullException ex) {
 		this.gate.rejected.incrementAndGet();
 		return "busy";
 	}
@@ -60,7 +61,19 @@ public class ReportService {
 
 		void enter() throws InterruptedException {
 			this.mostInside.accumulateAndGet(this.inside.incrementAndGet(), Math::max);
-			if (!this.open.await(30, TimeUnit.SECONDS)) {
+			boolean opened = false;
+			try {
+				opened = this.open.await(30, TimeUnit.SECONDS);
+			}
+			finally {
+				// a call that never got through (interrupted, or the gate kept shut)
+				// is no longer inside: a count left behind would be wrong in every
+				// later round of this JVM
+				if (!opened) {
+					this.inside.decrementAndGet();
+				}
+			}
+			if (!opened) {
 				throw new IllegalStateException("the gate was never opened");
 			}
 		}

@@ -10,6 +10,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import io.github.redkit.concurrency.ConcurrencyLimiter;
 import io.github.redkit.concurrency.ConcurrencyPermit;
@@ -37,6 +39,10 @@ import static org.awaitility.Awaitility.await;
 class SeveralInstancesTests {
 
 	private static final int LIMIT = 2;
+
+	// the frames a failure message shows of each stack: where a caller waits is at the
+	// top
+	private static final int STACK_FRAMES = 20;
 
 	private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 
@@ -105,6 +111,7 @@ class SeveralInstancesTests {
 		int callersPerInstance = 3;
 		for (int round = 0; round < 3; round++) {
 			gate.close();
+			assertThat(gate.inside.get()).as("calls still inside before round %d", round).isZero();
 			List<Future<String>> calls = new ArrayList<>();
 			for (ConfigurableApplicationContext instance : instances) {
 				ReportService reports = instance.getBean(ReportService.class);
@@ -114,23 +121,27 @@ class SeveralInstancesTests {
 				}
 			}
 			int refused = 2 * callersPerInstance - LIMIT;
-			// every call decided (inside or refused), then the counts: a failure shows
-			// them instead of a wait that ran out
+			int thisRound = round;
+			// every call decided: held inside, or ended (refused through the fallback,
+			// or failed), counted call by call rather than by adding the two counters,
+			// so that a call that failed or was counted wrongly shows in the
+			// assertions below, not as a wait that runs out
 			try {
 				await("every call decided").atMost(Duration.ofSeconds(20))
-					.until(() -> gate.rejected.get() + gate.inside.get() == 2 * callersPerInstance);
+					.until(() -> gate.inside.get() + ended(calls) >= calls.size());
 			}
 			catch (ConditionTimeoutException ex) {
 				AssertionError undecided = new AssertionError(
-						"round %d: %d inside, %d refused, the calls: %s; the callers: %s".formatted(round,
-								gate.inside.get(), gate.rejected.get(), states(calls), callerStacks()),
-						ex);
-				// a call that failed: with its stack
+						"not every call decided within 20 s; " + situation(thisRound, gate, calls, events), ex);
 				failures(calls).forEach(undecided::addSuppressed);
 				throw undecided;
 			}
-			assertThat(gate.inside.get()).as("calls inside, round %d", round).isEqualTo(LIMIT);
-			assertThat(gate.rejected.get()).as("calls refused, round %d", round).isEqualTo(refused);
+			assertThat(failures(calls)).as(() -> "calls failed; " + situation(thisRound, gate, calls, events))
+				.isEmpty();
+			assertThat(gate.inside.get()).as(() -> "calls inside; " + situation(thisRound, gate, calls, events))
+				.isEqualTo(LIMIT);
+			assertThat(gate.rejected.get()).as(() -> "calls refused; " + situation(thisRound, gate, calls, events))
+				.isEqualTo(refused);
 			gate.open();
 			List<String> answers = new ArrayList<>();
 			for (Future<String> call : calls) {
@@ -144,6 +155,24 @@ class SeveralInstancesTests {
 		assertThat(bulkhead.getMetrics().getAvailableConcurrentCalls()).isBetween(0, LIMIT);
 	}
 
+	private static int ended(List<Future<String>> calls) {
+		return (int) calls.stream().filter(Future::isDone).count();
+	}
+
+	/**
+	 * Where every caller is, then the counts and each call's state or failure: last, as a
+	 * printer that keeps only the end of a long message keeps them.
+	 */
+	private static String situation(int round, ReportService.Gate gate, List<Future<String>> calls,
+			List<BulkheadEvent.Type> events) {
+		return "the callers:" + callerStacks() + "\nround " + round + ": " + gate.inside.get() + " inside, "
+				+ gate.rejected.get() + " refused, " + ended(calls) + " ended; the events so far: "
+				+ events.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()))
+				+ "; the calls: " + states(calls);
+	}
+
+	// each call: running, its answer, or its failure and causes with the top of their
+	// stacks
 	private static List<String> states(List<Future<String>> calls) {
 		List<String> states = new ArrayList<>();
 		for (Future<String> call : calls) {
@@ -155,7 +184,14 @@ class SeveralInstancesTests {
 				states.add(call.get());
 			}
 			catch (Exception ex) {
-				states.add(String.valueOf(ex.getCause()));
+				Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
+				StringBuilder state = new StringBuilder().append(failure).append(top(failure.getStackTrace()));
+				// an undeclared checked exception comes wrapped by the proxy: its cause
+				// says what failed
+				for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+					state.append("\ncaused by ").append(cause).append(top(cause.getStackTrace()));
+				}
+				states.add(state.toString());
 			}
 		}
 		return states;
@@ -176,18 +212,24 @@ class SeveralInstancesTests {
 		return failures;
 	}
 
-	// where a call that is neither inside nor refused is
+	// where a call that is neither inside nor refused is: the top of each caller's stack
 	private static String callerStacks() {
 		StringBuilder stacks = new StringBuilder();
 		Thread.getAllStackTraces().forEach((thread, stack) -> {
 			if (thread.getName().startsWith("caller-")) {
 				stacks.append("\n").append(thread.getName()).append(' ').append(thread.getState());
-				for (StackTraceElement frame : stack) {
-					stacks.append("\n\tat ").append(frame);
-				}
+				stacks.append(top(stack));
 			}
 		});
 		return stacks.toString();
+	}
+
+	private static String top(StackTraceElement[] stack) {
+		StringBuilder top = new StringBuilder();
+		for (int i = 0; i < Math.min(stack.length, STACK_FRAMES); i++) {
+			top.append("\n\tat ").append(stack[i]);
+		}
+		return top.toString();
 	}
 
 	@Test
