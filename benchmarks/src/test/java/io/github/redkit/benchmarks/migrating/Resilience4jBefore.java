@@ -25,7 +25,7 @@ class Resilience4jBefore {
 			return symbol + " 101.5";
 		}
 
-		String cached(String symbol, Throwable refused) {
+		public String cached(String symbol, Throwable refused) {
 			return symbol + " cached";
 		}
 
