@@ -35,12 +35,14 @@ import org.springframework.data.redis.connection.RedisConnection;
  * listed twice only when Redis resized its table meanwhile. A batch holding more entries
  * than the page has room for is not taken: the page ends before it, or, when it has
  * nothing yet, scans it again with a {@code COUNT} scaled to the entries it found (down
- * to 1). Each batch's {@code COUNT} follows the entries the batch before it held, from
- * {@code scan-count} down and back up, and the cursor carries it to the next page. Only a
- * batch of {@code COUNT 1} (one bucket) with more entries than the page is taken in part,
- * in key order: the cursor then remembers the last key taken and the cursor the batch
- * ended at, and the next page takes the keys after it when the batch ends there again
- * (the same buckets), else the whole batch again. The cursor is
+ * to 1). A page also ends when the room it has left is smaller than what its last batch
+ * held (another batch would cost a {@code SCAN} for a few entries). Each batch's
+ * {@code COUNT} follows the entries the batch before it held, from {@code scan-count}
+ * down and back up, and the cursor carries it to the next page. Only a batch of
+ * {@code COUNT 1} (one bucket) with more entries than the page is taken in part, in key
+ * order: the cursor then remembers the last key taken and the cursor the batch ended at,
+ * and the next page takes the keys after it when the batch ends there again (the same
+ * buckets), else the whole batch again. The cursor is
  * {@code [<master index>:]<SCAN cursor>[.<last key>.<end cursor>][~<COUNT>]} (the key in
  * unpadded Base64URL, the {@code COUNT} when it is not {@code scan-count}); {@code 0}
  * starts and, returned, means done; a page that ends before the first {@code SCAN} of a
@@ -74,9 +76,9 @@ public final class KeyScan {
 	}
 
 	/**
-	 * Scans until {@code wanted} keys are taken, the next batch holds more than the page
-	 * has room for, the keyspace is walked, or the deadline passes (checked between two
-	 * {@code SCAN} calls).
+	 * Scans until {@code wanted} keys are taken, the room left is smaller than what the
+	 * last batch held, the next batch holds more than the page has room for, the keyspace
+	 * is walked, or the deadline passes (checked between two {@code SCAN} calls).
 	 * @param connection the connection
 	 * @param cursor where the previous page stopped ({@code null} or {@code 0} to start)
 	 * @param match the glob
@@ -143,12 +145,16 @@ public final class KeyScan {
 				return new Page(taken, position.inside(taken.get(taken.size() - 1), end).format(cluster, scanCount));
 			}
 			keys.addAll(batch);
-			int next = (keys.size() == wanted) ? wanted : wanted - keys.size();
-			position = position.next(end, Count.following(position.count, batch.size(), next, scanCount));
+			int left = wanted - keys.size();
+			// a page whose room left is smaller than what its last batch held ends: the
+			// next batch, sized to that room, would cost a SCAN for a few entries
+			boolean full = left < Math.max(1, batch.size());
+			position = position.next(end,
+					Count.following(position.count, batch.size(), full ? wanted : left, scanCount));
 			if (position.node == nodes.size()) {
 				return new Page(keys, DONE);
 			}
-			if (keys.size() == wanted || System.nanoTime() >= deadline) {
+			if (full || System.nanoTime() >= deadline) {
 				return new Page(keys, position.format(cluster, scanCount));
 			}
 		}
