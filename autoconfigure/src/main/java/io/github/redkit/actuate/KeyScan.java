@@ -29,21 +29,26 @@ import org.springframework.data.redis.connection.RedisConnection;
 /**
  * One bounded page of keys found with {@code SCAN ... MATCH ... COUNT ...} from an opaque
  * cursor (never {@code KEYS}). On a cluster every master is walked in turn, in the order
- * of the first slot it serves (a promoted replica keeps its place). A page stops at its
- * size even inside one {@code SCAN} batch: each batch is taken in key order, and the
- * cursor remembers the last key taken and the cursor the batch ended at. The next page
- * scans the same batch again: when it ends at the same cursor it covers the same buckets,
- * and only the keys after the last one are taken (no key skipped or repeated). When it
- * ends elsewhere (keys removed between the two pages make it reach further, keys added
- * less far), which of its keys were taken cannot be told: the page walks from the same
- * cursor again one bucket at a time ({@code COUNT 1}) taking every key, up to where the
- * earlier batch ended, so that no key is skipped and each page still moves the walk on;
- * the keys earlier pages took from that batch may be listed again. The cursor is
- * {@code [<master index>:]<SCAN cursor>[.<last key>.<end cursor>]} (the key in unpadded
- * Base64URL); {@code 0} starts and, returned, means done; a page that ends before the
- * first {@code SCAN} of a standalone walk answered returns {@code 0.} (the start, after
- * the empty key). A cursor of the earlier form {@code <SCAN cursor>.<last key>} (without
- * the end) is read as a batch that changed.
+ * of the first slot it serves (a promoted replica keeps its place). A page is made of
+ * whole {@code SCAN} batches, so that its cursor is {@code SCAN}'s own and a walk
+ * guarantees what {@code SCAN} does: a key present for the whole walk is listed, and
+ * listed twice only when Redis resized its table meanwhile. A batch holding more entries
+ * than the page has room for is not taken: the page ends before it, or, when it has
+ * nothing yet, scans it again with a {@code COUNT} scaled to the entries it found (down
+ * to 1). A page also ends when the room it has left is smaller than what its last batch
+ * held (another batch would cost a {@code SCAN} for a few entries). Each batch's
+ * {@code COUNT} follows the entries the batch before it held, from {@code scan-count}
+ * down and back up, and the cursor carries it to the next page. Only a batch of
+ * {@code COUNT 1} (one bucket) with more entries than the page is taken in part, in key
+ * order: the cursor then remembers the last key taken and the cursor the batch ended at,
+ * and the next page takes the keys after it when the batch ends there again (the same
+ * buckets), else the whole batch again. The cursor is
+ * {@code [<master index>:]<SCAN cursor>[.<last key>.<end cursor>][~<COUNT>]} (the key in
+ * unpadded Base64URL, the {@code COUNT} when it is not {@code scan-count}); {@code 0}
+ * starts and, returned, means done; a page that ends before the first {@code SCAN} of a
+ * standalone walk answered returns {@code 0.} (the start, after the empty key). A cursor
+ * of the earlier form {@code <SCAN cursor>.<last key>} (without the end) starts its batch
+ * again.
  */
 public final class KeyScan {
 
@@ -71,8 +76,9 @@ public final class KeyScan {
 	}
 
 	/**
-	 * Scans until {@code wanted} keys are taken, the keyspace is walked, or the deadline
-	 * passes (checked between two {@code SCAN} calls).
+	 * Scans until {@code wanted} keys are taken, the room left is smaller than what the
+	 * last batch held, the next batch holds more than the page has room for, the keyspace
+	 * is walked, or the deadline passes (checked between two {@code SCAN} calls).
 	 * @param connection the connection
 	 * @param cursor where the previous page stopped ({@code null} or {@code 0} to start)
 	 * @param match the glob
@@ -87,11 +93,11 @@ public final class KeyScan {
 			EndpointSettings settings, int wanted, Predicate<String> accept) {
 		long deadline = System.nanoTime() + settings.scanTimeout().toNanos();
 		byte[] glob = match.getBytes(StandardCharsets.UTF_8);
-		ScanArgs batchArgs = new ScanArgs().match(glob).limit(settings.scanCount());
-		ScanArgs bucketArgs = new ScanArgs().match(glob).limit(1);
 		Object nativeConnection = connection.getNativeConnection();
 		boolean cluster = nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?>;
-		Position position = Position.parse((cursor != null && !cursor.isBlank()) ? cursor.trim() : DONE, cluster);
+		int scanCount = settings.scanCount();
+		Position position = Position.parse((cursor != null && !cursor.isBlank()) ? cursor.trim() : DONE, cluster,
+				scanCount);
 		List<RedisKeyAsyncCommands<byte[], byte[]>> nodes = (cluster)
 				? masters((RedisAdvancedClusterAsyncCommands<?, ?>) nativeConnection)
 				: List.of(standalone(nativeConnection));
@@ -100,30 +106,19 @@ public final class KeyScan {
 			return new Page(keys, DONE); // the cluster shrank under the cursor
 		}
 		boolean first = true;
-		// while the walk goes one bucket at a time: where the changed batch ended
-		String bucketsUntil = null;
-		boolean byBucket = false;
 		while (true) {
 			KeyScanCursor<byte[]> scanned = await(
-					nodes.get(position.node).scan(ScanCursor.of(position.scan), byBucket ? bucketArgs : batchArgs),
+					nodes.get(position.node)
+						.scan(ScanCursor.of(position.scan), new ScanArgs().match(glob).limit(position.count)),
 					first, settings, deadline);
 			if (scanned == null) {
-				return new Page(keys, position.format(cluster));
+				return new Page(keys, position.format(cluster, scanCount));
 			}
 			first = false;
 			String end = scanned.isFinished() ? DONE : scanned.getCursor();
-			String after = null;
-			if (position.resumesInside()) {
-				if (end.equals(position.end)) {
-					// the same buckets as the batch an earlier page stopped inside
-					after = position.after;
-				}
-				else if (!byBucket) {
-					byBucket = true;
-					bucketsUntil = position.end;
-					continue;
-				}
-			}
+			// the same buckets as the batch an earlier page took in part: the keys after
+			// the last it took; a batch that ends elsewhere changed and is taken whole
+			String after = (position.resumesInside() && end.equals(position.end)) ? position.after : null;
 			// in key order, once each (a SCAN batch may repeat a key)
 			SortedSet<String> batch = new TreeSet<>();
 			for (byte[] key : scanned.getKeys()) {
@@ -132,35 +127,81 @@ public final class KeyScan {
 					batch.add(text);
 				}
 			}
-			for (String key : batch) {
-				if (keys.size() == wanted) {
-					// full inside the batch: the next page scans it again
-					return new Page(keys, position.inside(keys.get(keys.size() - 1), end).format(cluster));
+			int room = wanted - keys.size();
+			if (batch.size() > room) {
+				if (!keys.isEmpty()) {
+					// the next page starts with this batch, scanned for a page's room
+					return new Page(keys,
+							position.whole(Count.following(position.count, batch.size(), wanted, scanCount))
+								.format(cluster, scanCount));
 				}
-				keys.add(key);
+				if (after == null && position.count > 1) {
+					position = position.whole(Count.scaled(position.count, batch.size(), wanted));
+					continue;
+				}
+				// one bucket with more entries than a page (or the rest of a batch a
+				// page of the earlier release took in part): taken in part
+				List<String> taken = new ArrayList<>(batch).subList(0, room);
+				return new Page(taken, position.inside(taken.get(taken.size() - 1), end).format(cluster, scanCount));
 			}
-			if (end.equals(bucketsUntil) || DONE.equals(end)) {
-				byBucket = false; // past the changed batch: whole batches again
-			}
-			position = position.next(end);
+			keys.addAll(batch);
+			int left = wanted - keys.size();
+			// a page whose room left is smaller than what its last batch held ends: the
+			// next batch, sized to that room, would cost a SCAN for a few entries
+			boolean full = left < Math.max(1, batch.size());
+			position = position.next(end,
+					Count.following(position.count, batch.size(), full ? wanted : left, scanCount));
 			if (position.node == nodes.size()) {
 				return new Page(keys, DONE);
 			}
-			if (keys.size() == wanted || System.nanoTime() >= deadline) {
-				return new Page(keys, position.format(cluster));
+			if (full || System.nanoTime() >= deadline) {
+				return new Page(keys, position.format(cluster, scanCount));
 			}
 		}
 	}
 
 	/**
-	 * Where a walk stands: the node, its {@code SCAN} cursor, and, when a page stopped
-	 * inside the batch that cursor starts, the last key taken from it and the cursor the
-	 * batch ended at.
+	 * The {@code COUNT} of a batch, from the entries the batch before it held: Redis
+	 * visits about {@code COUNT} keys a batch, of which those matching are returned, so
+	 * the share of entries among them sizes the next batch to three quarters of the room
+	 * it has, which a batch seldom overfills.
 	 */
-	private record Position(int node, String scan, @Nullable String after, @Nullable String end) {
+	static final class Count {
 
-		static Position parse(String cursor, boolean cluster) {
+		private Count() {
+		}
+
+		// a batch of `count` held more entries than `room`: strictly fewer
+		static int scaled(int count, int entries, int room) {
+			return (int) Math.max(1, Math.min(count - 1L, 3L * count * room / (4L * entries)));
+		}
+
+		// after a batch of `count` that held `entries`, for a room of `room`
+		static int following(int count, int entries, int room, int scanCount) {
+			long sized = (entries == 0) ? 8L * count : 3L * count * room / (4L * entries);
+			return (int) Math.max(1, Math.min(scanCount, sized));
+		}
+
+	}
+
+	/**
+	 * Where a walk stands: the node, its {@code SCAN} cursor and the {@code COUNT} of the
+	 * batch it starts, and, when a page took that batch in part, the last key taken from
+	 * it and the cursor the batch ended at.
+	 */
+	private record Position(int node, String scan, @Nullable String after, @Nullable String end, int count) {
+
+		static Position parse(String cursor, boolean cluster, int scanCount) {
 			String rest = cursor;
+			int count = scanCount;
+			int countSeparator = rest.lastIndexOf('~');
+			if (countSeparator >= 0) {
+				count = number(rest.substring(countSeparator + 1), cursor, "its COUNT");
+				if (count == 0) {
+					throw invalid(cursor, "its COUNT is 0");
+				}
+				rest = rest.substring(0, countSeparator);
+			}
 			int node = 0;
 			int separator = rest.indexOf(':');
 			if (separator >= 0) {
@@ -184,7 +225,7 @@ public final class KeyScan {
 				}
 			}
 			String end = (parts.length > 2) ? scanCursor(parts[2], cursor, "its batch's end") : null;
-			return new Position(node, scanCursor(parts[0], cursor, "its SCAN cursor"), after, end);
+			return new Position(node, scanCursor(parts[0], cursor, "its SCAN cursor"), after, end, count);
 		}
 
 		private static String scanCursor(String text, String cursor, String what) {
@@ -215,37 +256,43 @@ public final class KeyScan {
 		}
 
 		/**
-		 * Whether an earlier page took keys from the batch this cursor starts (the empty
+		 * Whether an earlier page took part of the batch this cursor starts (the empty
 		 * key of {@code 0.} took none).
 		 */
 		boolean resumesInside() {
-			return this.after != null && !this.after.isEmpty();
+			return this.after != null && !this.after.isEmpty() && this.end != null;
 		}
 
-		// a page full inside the batch from this cursor, which ended at that one
+		// the batch from this cursor, taken whole with that COUNT
+		Position whole(int batchCount) {
+			return new Position(this.node, this.scan, null, null, batchCount);
+		}
+
+		// a page took this batch, which ended at that cursor, in part
 		Position inside(String lastKey, String batchEnd) {
-			return new Position(this.node, this.scan, lastKey, batchEnd);
+			return new Position(this.node, this.scan, lastKey, batchEnd, this.count);
 		}
 
 		// the batch is taken: the next SCAN cursor, or the next node's start
-		Position next(String scanned) {
-			return DONE.equals(scanned) ? new Position(this.node + 1, DONE, null, null)
-					: new Position(this.node, scanned, null, null);
+		Position next(String scanned, int nextCount) {
+			return DONE.equals(scanned) ? new Position(this.node + 1, DONE, null, null, nextCount)
+					: new Position(this.node, scanned, null, null, nextCount);
 		}
 
-		String format(boolean cluster) {
+		String format(boolean cluster, int scanCount) {
 			String position = cluster ? this.node + ":" + this.scan : this.scan;
+			String count = (this.count != scanCount) ? "~" + this.count : "";
 			if (this.after == null) {
 				// a walk's start, handed out by a page whose first SCAN went unanswered:
 				// 0 would mean done, so it is the start after the empty key
-				return DONE.equals(position) ? position + "." : position;
+				return (DONE.equals(position) ? position + "." : position) + count;
 			}
 			String key = Base64.getUrlEncoder()
 				.withoutPadding()
 				.encodeToString(this.after.getBytes(StandardCharsets.UTF_8));
 			// a cursor of the earlier form, handed back by a page whose first SCAN went
 			// unanswered, keeps its form
-			return position + "." + key + ((this.end != null) ? "." + this.end : "");
+			return position + "." + key + ((this.end != null) ? "." + this.end : "") + count;
 		}
 
 	}

@@ -51,7 +51,7 @@ class RedkitEndpointCursorWebTests {
 					+ "/actuator/redkit/";
 			for (String section : new String[] { "locks", "control" }) {
 				for (String cursor : new String[] { "x:0", "-1:0", "0:x", "1.***", "abc", "99999999:0",
-						"99999999999999999999999", "0:18446744073709551616" }) {
+						"99999999999999999999999", "0:18446744073709551616", "0~0", "0~x", "0~", "5~1234567" }) {
 					HttpResponse<String> page = this.http.send(HttpRequest
 						.newBuilder(URI
 							.create(base + section + "?cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8)))

@@ -21,7 +21,7 @@ public class RedkitEndpointProperties {
 	/** How long one page of a key listing may scan before it returns what it found. */
 	private Duration scanTimeout = Duration.ofMillis(200);
 
-	/** The COUNT hint of every SCAN call of a listing. */
+	/** The largest COUNT hint of a listing's SCAN calls. */
 	private int scanCount = 1000;
 
 	/** The most entries one page returns. */
