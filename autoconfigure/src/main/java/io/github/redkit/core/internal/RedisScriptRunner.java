@@ -42,7 +42,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * future timed out or was cancelled) before it could be sent is not sent
  * ({@link BlockingHandOff}), and one {@linkplain LuaScript#givenUpWithItsCaller() given
  * up with its caller} (a take) whose caller cancelled it (as {@link #await} does on its
- * timeout) is not sent again as {@code EVAL} after a {@code NOSCRIPT} answer.
+ * timeout or an interrupt) is not sent again as {@code EVAL} after a {@code NOSCRIPT}
+ * answer, on the shared connection, the runner's own or one made or borrowed for it.
  * <p>
  * Once connected, scripts go on one connection kept open, in the order they are sent: the
  * factory's shared connection, or, from a pooling factory that shares one, a pooled
@@ -453,7 +454,8 @@ public class RedisScriptRunner implements SmartLifecycle {
 	}
 
 	/**
-	 * Waits for an answer at most {@code timeout}, translating failures.
+	 * Waits for an answer at most {@code timeout}, translating failures; a wait that
+	 * times out or is interrupted cancels the answer (the caller gave up).
 	 * @param <T> the result type
 	 * @param answer the pending answer
 	 * @param timeout how long to wait
@@ -478,6 +480,8 @@ public class RedisScriptRunner implements SmartLifecycle {
 			throw new RedisSystemException("Redis call " + what + " failed", cause);
 		}
 		catch (InterruptedException ex) {
+			// an interrupted caller gave up as one that timed out did
+			answer.cancel(false);
 			Thread.currentThread().interrupt();
 			throw new QueryTimeoutException("Interrupted while waiting for " + what, ex);
 		}

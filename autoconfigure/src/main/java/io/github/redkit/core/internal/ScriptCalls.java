@@ -47,7 +47,7 @@ final class ScriptCalls {
 	 * the native form gets the script, from then on.
 	 */
 	@SuppressWarnings("unchecked")
-	static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
+	static <T> Answer<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
 			byte[][] keys, byte[][] args, NativeCommands nativeCommands) {
 		NativeForm form = script.nativeForm();
 		byte[][] values = (form != null && nativeCommands.sends(form.command())
@@ -60,7 +60,7 @@ final class ScriptCalls {
 		for (int i = 1; i < values.length; i++) {
 			arguments.add(values[i]);
 		}
-		CompletableFuture<T> result = new CompletableFuture<>();
+		Answer<T> result = new Answer<>();
 		((BaseRedisAsyncCommands<byte[], byte[]>) commands)
 			.dispatch(KEYWORDS[form.command().ordinal()], output(form.command()), arguments)
 			.whenComplete((reply, ex) -> {
@@ -68,12 +68,14 @@ final class ScriptCalls {
 				if (decided != null) {
 					result.complete((T) decided);
 				}
-				else if ((ex == null || isRefusal(ex)) && script.givenUpWithCaller() && result.isCancelled()) {
+				else if ((ex == null || isRefusal(ex)) && script.givenUpWithCaller() && result.givenUp()) {
 					// the caller gave up a script given up with it: it is not sent in the
 					// command's place (a refusal still turns the command off)
 					if (ex != null) {
 						nativeCommands.refused(form.command());
 					}
+					// completed, so that a connection made or borrowed for it goes back
+					result.cancel(false);
 				}
 				else if (ex == null || isRefusal(ex)) {
 					if (ex != null && nativeCommands.refused(form.command())) {
@@ -81,7 +83,10 @@ final class ScriptCalls {
 								+ ScriptFailures.unwrap(ex).getMessage() + "): its scripts from now on");
 					}
 					try {
-						execute(commands, script, keys, args).whenComplete((value, failure) -> {
+						Answer<T> sent = execute(commands, script, keys, args);
+						// a caller who gives up meanwhile gives the script up too
+						result.givenUpWith(sent);
+						sent.whenComplete((value, failure) -> {
 							if (failure != null) {
 								result.completeExceptionally(failure);
 							}
@@ -145,21 +150,23 @@ final class ScriptCalls {
 		return message != null && (message.contains("syntax error") || message.startsWith("ERR unknown"));
 	}
 
-	static <T> CompletableFuture<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
+	static <T> Answer<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
 			byte[][] keys, byte[][] args) {
 		// read before sending: the reply's completion, on Lettuce's event loop, only
 		// completes
 		boolean returnsBytes = script.returnsBytes();
-		CompletableFuture<T> result = new CompletableFuture<>();
+		Answer<T> result = new Answer<>();
 		// one future for the caller, completed straight from Lettuce's command: a script
 		// sent with every decision pays for no stage in between
 		send(commands, script, CommandType.EVALSHA, keys, args, (value, ex) -> {
-			if (ex != null && isNoScript(ex) && script.givenUpWithCaller() && result.isCancelled()) {
+			if (ex != null && isNoScript(ex) && script.givenUpWithCaller() && result.givenUp()) {
 				// the caller gave up (RedisScriptRunner.await cancels on its timeout) a
 				// script given up with it (a take would read entries for nobody, a
-				// delivery counted): it is not sent again; any other, a release that
-				// timed
-				// out across a failover, is applied once Redis answers
+				// delivery counted): it is not sent again, and its answer completes, so
+				// that a connection made or borrowed for it goes back; any other, a
+				// release that timed out across a failover, is applied once Redis
+				// answers
+				result.cancel(false);
 				return;
 			}
 			if (ex != null && isNoScript(ex)) {
@@ -266,6 +273,64 @@ final class ScriptCalls {
 		Throwable cause = ScriptFailures.unwrap(ex);
 		return cause instanceof RedisNoScriptException
 				|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
+	}
+
+	/**
+	 * Gives up the call behind an answer of {@link #execute} whose caller holds only a
+	 * copy of it (the copy's cancel completes nothing here): a script
+	 * {@linkplain LuaScript#givenUpWithItsCaller() given up with its caller} is then not
+	 * sent again after {@code NOSCRIPT}, as if its answer had been cancelled, while the
+	 * answer still completes with the command that Redis answers.
+	 * @param answer an answer of {@link #execute}
+	 */
+	static void giveUp(CompletableFuture<?> answer) {
+		if (answer instanceof Answer<?> call) {
+			call.giveUp();
+		}
+	}
+
+	/**
+	 * The answer of one script call: cancelled, or {@linkplain #giveUp() given up} by a
+	 * caller who holds a copy of it, its call is given up.
+	 */
+	static final class Answer<T> extends CompletableFuture<T> {
+
+		private volatile boolean givenUp;
+
+		// the script sent in place of a native form Redis refused: given up with this
+		private volatile @Nullable Answer<?> next;
+
+		void giveUp() {
+			this.givenUp = true;
+			Answer<?> next = this.next;
+			if (next != null) {
+				next.giveUp();
+			}
+		}
+
+		boolean givenUp() {
+			return this.givenUp || isCancelled();
+		}
+
+		void givenUpWith(Answer<?> next) {
+			this.next = next;
+			if (this.givenUp) {
+				next.giveUp();
+			}
+		}
+
+		@Override
+		public boolean cancel(boolean mayInterruptIfRunning) {
+			giveUp();
+			return super.cancel(mayInterruptIfRunning);
+		}
+
+		// what depends on an answer (a caller's copy) is a plain future
+		@Override
+		public <U> CompletableFuture<U> newIncompleteFuture() {
+			return new CompletableFuture<>();
+		}
+
 	}
 
 	@SuppressWarnings("unchecked")

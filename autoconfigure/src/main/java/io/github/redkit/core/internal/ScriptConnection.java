@@ -215,7 +215,16 @@ final class ScriptConnection {
 		// the caller's copy. It goes back off Lettuce's I/O thread, which a pool closing
 		// a connection could block, and the caller's answer does not wait for it
 		answer.whenCompleteAsync((result, failure) -> connection.close(), BlockingHandOff.blockingSteps());
-		return answer.copy();
+		CompletableFuture<T> copy = answer.copy();
+		// a caller who cancels its copy still gives the script up: a take is not sent
+		// again after NOSCRIPT on this connection either (ScriptCalls)
+		CompletableFuture<T> command = answer;
+		copy.whenComplete((result, failure) -> {
+			if (copy.isCancelled()) {
+				ScriptCalls.giveUp(command);
+			}
+		});
+		return copy;
 	}
 
 	/**

@@ -100,6 +100,7 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 	public synchronized void stop() {
 		this.consumers.forEach(QueueConsumer::stop);
 		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
+		boolean answered = true;
 		for (int i = 0; i < this.threads.size(); i++) {
 			Thread thread = this.threads.get(i);
 			join(thread, deadline - System.nanoTime());
@@ -110,11 +111,19 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 						+ this.shutdownTimeout.toMillis() + " ms: its message goes back to the queue");
 				thread.interrupt();
 			}
+			// a consumer whose take Redis did not answer in time gives it up
+			else if (thread.isAlive() && this.consumers.get(i).giveUpTake()) {
+				logger.warn("Consumer of queue '" + this.queue + "' still waited for Redis to answer its take after "
+						+ this.shutdownTimeout.toMillis() + " ms: the take is given up");
+				answered = false;
+			}
 		}
 		boolean stopped = !this.threads.isEmpty();
 		this.consumers.clear();
 		this.threads.clear();
-		if (stopped) {
+		// a take given up may have been applied (its consumer then holds entries), and
+		// Redis would not answer the stop either
+		if (stopped && answered) {
 			leaveGroup();
 		}
 	}

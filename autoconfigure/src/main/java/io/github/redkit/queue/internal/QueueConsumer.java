@@ -37,8 +37,10 @@ import org.jspecify.annotations.Nullable;
  * stay in flight until their visibility timeout brings them back. A stop that timed out
  * ({@link #giveBack}) and the consumer thread race for the message in hand: whichever
  * takes it out of hand first settles it, so a message is either given back or
- * acknowledged (or failed), never both. Whatever it hands its template (to settle, extend
- * or give back) is the message as the template handed it out
+ * acknowledged (or failed), never both. A stop past {@code shutdown-timeout} that finds
+ * the consumer waiting for a take gives the take up ({@link #giveUpTake}: the thread is
+ * interrupted in that wait, nowhere else). Whatever it hands its template (to settle,
+ * extend or give back) is the message as the template handed it out
  * ({@link ConvertedMessage#taken}).
  */
 final class QueueConsumer implements Runnable {
@@ -104,6 +106,28 @@ final class QueueConsumer implements Runnable {
 	private volatile LeaseRenewer.@Nullable Renewal currentRenewal;
 
 	/**
+	 * Guards {@link #taking}: a stop interrupts the consumer thread only while it waits
+	 * for a take, never once it went on to a listener or a settling.
+	 */
+	private final Object takeLock = new Object();
+
+	/**
+	 * The consumer thread while it waits for a take's answer.
+	 */
+	private @Nullable Thread taking;
+
+	/**
+	 * A stop past {@code shutdown-timeout} gave up the take this consumer waited for.
+	 */
+	private volatile boolean takeGivenUp;
+
+	/**
+	 * The last take carried {@link #pendingAcks} and was not answered: Redis may have
+	 * applied it.
+	 */
+	private boolean takeUnanswered;
+
+	/**
 	 * Handled and not yet acknowledged: the next take acknowledges them (one round trip).
 	 */
 	private final List<QueueMessage<Object>> pendingAcks = new ArrayList<>();
@@ -140,7 +164,7 @@ final class QueueConsumer implements Runnable {
 						continue;
 					}
 					long sentAt = System.nanoTime();
-					QueueReceiver.Batch batch = takeBatch();
+					QueueReceiver.Batch batch = take(this.prefetch);
 					acknowledged();
 					if (!batch.messages().isEmpty()) {
 						this.prefetched.addAll(batch.messages());
@@ -165,15 +189,44 @@ final class QueueConsumer implements Runnable {
 		}
 	}
 
-	private QueueReceiver.Batch takeBatch() {
-		if (this.prefetch == 1 && this.pendingAcks.size() <= 1) {
+	/**
+	 * Takes up to {@code max} messages, acknowledging the pending ones, where a stop past
+	 * {@code shutdown-timeout} may interrupt the wait; a take not answered leaves them
+	 * pending, carried by it.
+	 */
+	private QueueReceiver.Batch take(int max) {
+		synchronized (this.takeLock) {
+			this.taking = Thread.currentThread();
+		}
+		try {
+			QueueReceiver.Batch batch = takeBatch(max);
+			this.takeUnanswered = false;
+			return batch;
+		}
+		catch (RuntimeException ex) {
+			this.takeUnanswered = !this.pendingAcks.isEmpty();
+			throw ex;
+		}
+		finally {
+			synchronized (this.takeLock) {
+				this.taking = null;
+				// an interrupt of the stop's ended the take: it reaches nothing after it
+				if (this.takeGivenUp) {
+					Thread.interrupted();
+				}
+			}
+		}
+	}
+
+	private QueueReceiver.Batch takeBatch(int max) {
+		if (max == 1 && this.pendingAcks.size() <= 1) {
 			// one message per round trip, through the single take a receiver may override
 			QueueReceiver.Receipt receipt = this.receiver.take(this.queue, this.handler.payloadType(),
 					this.pendingAcks.isEmpty() ? null : this.pendingAcks.get(0));
 			return (receipt.message() != null) ? new QueueReceiver.Batch(List.of(receipt.message()), null)
 					: new QueueReceiver.Batch(List.of(), receipt.readyIn());
 		}
-		return this.receiver.take(this.queue, this.handler.payloadType(), List.copyOf(this.pendingAcks), this.prefetch);
+		return this.receiver.take(this.queue, this.handler.payloadType(), List.copyOf(this.pendingAcks), max);
 	}
 
 	private @Nullable QueueMessage<Object> nextPrefetched() {
@@ -192,7 +245,17 @@ final class QueueConsumer implements Runnable {
 	}
 
 	private void flushAck() {
-		if (!this.killed) {
+		if (!this.killed && !this.pendingAcks.isEmpty() && this.takeGivenUp) {
+			// Redis did not answer within shutdown-timeout: sending more would
+			// wait as long
+			logger.warn("Consumer of queue '" + this.queue + "' stopped while its take waited for Redis; the "
+					+ this.pendingAcks.size() + " acknowledgement(s) it carried " + ids(this.pendingAcks)
+					+ " are applied if Redis ran it, else those messages come back after their visibility timeout");
+		}
+		else if (!this.killed && this.takeUnanswered) {
+			ackUnderUnansweredTake();
+		}
+		else if (!this.killed) {
 			for (QueueMessage<Object> message : this.pendingAcks) {
 				try {
 					this.template.ack(ConvertedMessage.taken(message));
@@ -207,6 +270,31 @@ final class QueueConsumer implements Runnable {
 		// prefetched messages not handled stay in flight: they come back after their
 		// visibility timeout
 		this.prefetched.clear();
+	}
+
+	/**
+	 * Sends the pending acknowledgements that a take not answered carried with one take
+	 * of at most one message, under that take's name ({@link RedisQueueTemplate} reuses
+	 * it): should Redis have applied the first, it answers what that one acknowledged and
+	 * took, so none is reported late, as each acknowledgement sent alone would be. What
+	 * the take hands out goes back to the queue at once.
+	 */
+	private void ackUnderUnansweredTake() {
+		List<QueueMessage<Object>> taken;
+		try {
+			taken = take(1).messages();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Cannot acknowledge messages " + ids(this.pendingAcks) + " of queue '" + this.queue
+					+ "'; they come back after their visibility timeout unless Redis ran the take that carried them",
+					ex);
+			return;
+		}
+		giveBack(taken);
+	}
+
+	private static List<String> ids(List<QueueMessage<Object>> messages) {
+		return messages.stream().map(QueueMessage::id).toList();
 	}
 
 	/**
@@ -296,6 +384,21 @@ final class QueueConsumer implements Runnable {
 		unhandled.add(message);
 		unhandled.addAll(this.prefetched);
 		this.prefetched.clear();
+		giveBack(unhandled);
+		if (cause instanceof RejectedExecutionException) {
+			this.running = false;
+			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
+					+ " (its container factory destroyed while it still ran); " + unhandled.size()
+					+ " unhandled message(s) given back to the queue");
+			return;
+		}
+		throw cause;
+	}
+
+	/**
+	 * Gives unhandled messages back to the queue, their deliveries not counted.
+	 */
+	private void giveBack(List<QueueMessage<Object>> unhandled) {
 		// the last first: each goes back to the head of its end of the list, so the batch
 		// keeps its order
 		for (int i = unhandled.size() - 1; i >= 0; i--) {
@@ -308,14 +411,6 @@ final class QueueConsumer implements Runnable {
 						+ "'; it comes back after its visibility timeout", ex);
 			}
 		}
-		if (cause instanceof RejectedExecutionException) {
-			this.running = false;
-			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
-					+ " (its container factory destroyed while it still ran); " + unhandled.size()
-					+ " unhandled message(s) given back to the queue");
-			return;
-		}
-		throw cause;
 	}
 
 	private void await(@Nullable Duration hint) {
@@ -357,6 +452,23 @@ final class QueueConsumer implements Runnable {
 					+ "'; it comes back after its visibility timeout", ex);
 		}
 		return true;
+	}
+
+	/**
+	 * Gives up the take the consumer thread waits for, interrupting it there; nothing
+	 * else of the consumer's is interrupted.
+	 * @return whether it waited for a take
+	 */
+	boolean giveUpTake() {
+		synchronized (this.takeLock) {
+			Thread thread = this.taking;
+			if (thread == null) {
+				return false;
+			}
+			this.takeGivenUp = true;
+			thread.interrupt();
+			return true;
+		}
 	}
 
 	void kill() {

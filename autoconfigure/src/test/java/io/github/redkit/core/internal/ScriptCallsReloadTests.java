@@ -9,15 +9,20 @@ import java.util.concurrent.CompletableFuture;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code EVAL} sent after a {@code NOSCRIPT} completes its caller's future whatever
@@ -68,7 +73,45 @@ class ScriptCallsReloadTests {
 
 	@Test
 	void aCallerThatGaveUpBeforeItsNoscriptAnswerGetsNoEvalSentForIt(@PrivateRedis RedisServer redis) {
-		assertThat(afterACallerGaveUpBeforeItsNoscriptAnswer(redis, GIVEN_UP)).as("the call given up is not applied")
+		assertThat(afterACallerGaveUpBeforeItsNoscriptAnswer(redis, redis.createConnectionFactory(), GIVEN_UP))
+			.as("the call given up is not applied")
+			.isEqualTo("before");
+	}
+
+	/**
+	 * Without a shared connection each script gets a connection of its own, and its
+	 * caller a copy of the answer (the connection goes back once the command completed):
+	 * the caller's cancel still gives the script up. The connection closes once its last
+	 * command (an {@code EVAL} sent on the {@code NOSCRIPT} answer included) completed.
+	 */
+	@Test
+	void aCallerThatGaveUpOnAnUnsharedConnectionGetsNoEvalSentForIt(@PrivateRedis RedisServer redis) {
+		LettuceConnectionFactory unshared = redis.createConnectionFactory();
+		unshared.setShareNativeConnection(false);
+		assertThat(afterACallerGaveUpBeforeItsNoscriptAnswer(redis, unshared, GIVEN_UP))
+			.as("the call given up is not applied")
+			.isEqualTo("before");
+	}
+
+	/**
+	 * From a pool of one dedicated connection, the later call waits for the connection of
+	 * the call given up, which goes back once its last command completed.
+	 */
+	@Test
+	void aCallerThatGaveUpOnAPooledConnectionGetsNoEvalSentForIt(@PrivateRedis RedisServer redis) {
+		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
+		pool.setMaxTotal(1);
+		LettuceConnectionFactory pooled = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
+				LettucePoolingClientConfiguration.builder()
+					.poolConfig(pool)
+					.commandTimeout(Duration.ofSeconds(5))
+					.build());
+		pooled.setShareNativeConnection(false);
+		pooled.afterPropertiesSet();
+		pooled.start();
+		assertThat(afterACallerGaveUpBeforeItsNoscriptAnswer(redis, pooled, GIVEN_UP))
+			.as("the call given up is not applied")
 			.isEqualTo("before");
 	}
 
@@ -79,28 +122,33 @@ class ScriptCallsReloadTests {
 	 */
 	@Test
 	void aScriptNotGivenUpWithItsCallerIsStillAppliedAfterItsNoscriptAnswer(@PrivateRedis RedisServer redis) {
-		assertThat(afterACallerGaveUpBeforeItsNoscriptAnswer(redis, TIME_AND_KEYS))
+		assertThat(afterACallerGaveUpBeforeItsNoscriptAnswer(redis, redis.createConnectionFactory(), TIME_AND_KEYS))
 			.as("the call whose caller timed out is applied")
 			.isEqualTo("after giving up");
 	}
 
-	private static String afterACallerGaveUpBeforeItsNoscriptAnswer(RedisServer redis, LuaScript<Long> script) {
-		LettuceConnectionFactory factory = redis.createConnectionFactory();
+	private static String afterACallerGaveUpBeforeItsNoscriptAnswer(RedisServer redis, LettuceConnectionFactory factory,
+			LuaScript<Long> script) {
 		try {
 			RedisScriptRunner runner = new RedisScriptRunner(factory);
 			String key = "redkit-test:{gave-up}";
 			// bounds far above any answer of a loaded machine, but the one given up
 			runner.execute(TIME_AND_KEYS, Duration.ofSeconds(30), List.of(key), "before");
-			// EVALSHA reaches a frozen Redis that forgot the script: its NOSCRIPT answer
-			// comes after the caller's timeout
+			// EVALSHA reaches a Redis that forgot the script and holds every script (a
+			// new connection's handshake still goes through): its NOSCRIPT answer comes
+			// after the caller's timeout
 			redis.callOnEveryNode("SCRIPT", "FLUSH");
-			redis.pause();
+			redis.callOnEveryNode("CLIENT", "PAUSE", "60000", "WRITE");
 			try {
 				assertThatExceptionOfType(QueryTimeoutException.class)
 					.isThrownBy(() -> runner.execute(script, Duration.ofMillis(200), List.of(key), "after giving up"));
 			}
 			finally {
-				redis.resume();
+				redis.callOnEveryNode("CLIENT", "UNPAUSE");
+			}
+			if (!factory.getShareNativeConnection() && !LettuceConnections.pooled(factory)) {
+				// a connection per call, closed once its last command completed
+				await().atMost(Duration.ofSeconds(20)).until(() -> clients(redis) == 0);
 			}
 			// a later call on the same connection: an EVAL sent for the call given up
 			// would
@@ -109,9 +157,15 @@ class ScriptCallsReloadTests {
 			return runner.template().opsForValue().get(key);
 		}
 		finally {
-			redis.resume();
+			redis.callOnEveryNode("CLIENT", "UNPAUSE");
 			factory.destroy();
 		}
+	}
+
+	// the clients connected but the one asking
+	private static long clients(RedisServer redis) {
+		String list = String.valueOf(redis.callOnEveryNode("CLIENT", "LIST").get(0));
+		return list.lines().filter((line) -> !line.isBlank()).count() - 1;
 	}
 
 }

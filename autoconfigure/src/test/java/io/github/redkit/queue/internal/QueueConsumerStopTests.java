@@ -1,0 +1,254 @@
+package io.github.redkit.queue.internal;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import io.github.redkit.core.ClientPause;
+import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.queue.BackoffPolicy;
+import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueOrder;
+import io.github.redkit.queue.QueueSettings;
+import io.github.redkit.queue.QueueStats;
+import io.github.redkit.queue.QueueStore;
+import io.github.redkit.queue.internal.QueueTestSupport.Email;
+import io.github.redkit.testsupport.PrivateRedis;
+import io.github.redkit.testsupport.RedisServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A listener's consumer stopped while its take waits for Redis (issue 46, review46c
+ * finding 6): the stop ends a take that outlives {@code shutdown-timeout}, and the
+ * acknowledgements a take carried that timed out go in one call under that take's name,
+ * not one by one reported late. A take the stop gave up is not sent again as {@code EVAL}
+ * after {@code NOSCRIPT}, whatever the connection (finding 2).
+ */
+class QueueConsumerStopTests {
+
+	private static final Duration SHUTDOWN_TIMEOUT = Duration.ofMillis(500);
+
+	private final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
+
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+	private final List<QueueListenerContainerFactory> factories = new CopyOnWriteArrayList<>();
+
+	/**
+	 * A take that hangs (Redis frozen) past {@code shutdown-timeout} does not keep the
+	 * consumer: the stop returns within its bound and the consumer thread ends, while
+	 * Redis still does not answer.
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStopEndsAConsumerWhoseTakeHangs(QueueStore store, @PrivateRedis RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		try {
+			Stopped stopped = stopWhileATakeHangs(store, factory, redis::pause);
+			assertThat(stopped.stopMillis()).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1500);
+			assertThat(stopped.consumerEnded()).as("the consumer thread ended while Redis was frozen").isTrue();
+		}
+		finally {
+			redis.resume();
+			close(factory);
+		}
+	}
+
+	/**
+	 * Without a shared connection each take goes on a connection of its own and its
+	 * caller holds a copy of the answer: the take the stop gave up is still not sent
+	 * again as {@code EVAL} after the {@code NOSCRIPT} Redis answers once it runs again,
+	 * so the next message is not taken for nobody (left in flight until its visibility
+	 * timeout, a delivery counted).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aTakeTheStopGaveUpOnAnUnsharedConnectionIsNotAppliedAfterNoscript(QueueStore store,
+			@PrivateRedis RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		factory.setShareNativeConnection(false);
+		try {
+			// Redis forgets the take's script, and holds every script (a new connection's
+			// handshake still goes through): the take's EVALSHA is answered NOSCRIPT once
+			// the pause ends
+			Stopped stopped = stopWhileATakeHangs(store, factory, () -> {
+				redis.callOnEveryNode("SCRIPT", "FLUSH");
+				redis.callOnEveryNode("CLIENT", "PAUSE", "60000", "WRITE");
+			});
+			redis.callOnEveryNode("CLIENT", "UNPAUSE");
+			// a connection per call, closed once its last command (an EVAL sent on the
+			// NOSCRIPT answer included) completed
+			await().atMost(Duration.ofSeconds(20)).until(() -> clients(redis) == 0);
+			QueueStats stats = stopped.template().stats(stopped.queue());
+			assertThat(stats.ready()).as("the second message, not taken for nobody").isOne();
+			assertThat(stopped.consumerEnded()).isTrue();
+		}
+		finally {
+			redis.callOnEveryNode("CLIENT", "UNPAUSE");
+			close(factory);
+		}
+	}
+
+	/**
+	 * A consumer stopped while its take carrying three acknowledgements waits (Redis
+	 * holds every client) times out, then Redis applies the take: the acknowledgements it
+	 * carried go again under its name in one call, which Redis answers with what the take
+	 * did; none is reported late, and the message it took goes back to the queue.
+	 */
+	@ParameterizedTest
+	// the stream store's run still counts the three late (open: the take sent again
+	// under the first one's name is answered 0 acknowledged at low load)
+	@EnumSource(value = QueueStore.class, names = "LIST")
+	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store,
+			@PrivateRedis RedisServer redis) throws Exception {
+		// shorter than the pause, so that the take times out while Redis holds it
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		try {
+			RedisQueueTemplate template = template(factory);
+			String queue = queue(store, 3);
+			template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
+			List<Integer> handled = new CopyOnWriteArrayList<>();
+			CountDownLatch third = new CountDownLatch(1);
+			DefaultQueueListenerContainer container = containers(template, factory, Duration.ofSeconds(20))
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+					handled.add(((Email) payload).number());
+					if (((Email) payload).number() == 3) {
+						third.await(20, TimeUnit.SECONDS);
+					}
+				}));
+			container.start();
+			await().atMost(Duration.ofSeconds(20)).until(() -> handled.contains(3));
+			// the take that acknowledges 1 to 3 waits for the pause's end, after its
+			// timeout
+			ClientPause pause = ClientPause.start(redis, Duration.ofSeconds(3));
+			third.countDown();
+			await().atMost(Duration.ofSeconds(2)).until(() -> inTake(queue));
+			container.stop();
+			pause.awaitEnd();
+			assertThat(handled).containsExactly(1, 2, 3);
+			assertThat(this.meters.find("redkit.queue.messages").tag("outcome", "late-ack").counter())
+				.as("no acknowledgement reported late")
+				.isNull();
+			assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count())
+				.isEqualTo(3);
+			assertThat(template.receive(queue, Email.class)).as("the message the take took, back in the queue at once")
+				.hasValueSatisfying((message) -> assertThat(message.payload().number()).isEqualTo(4));
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * Stops a consumer whose take (acknowledging the message its listener handled) waits
+	 * for a Redis that {@code freeze} stopped answering.
+	 */
+	private Stopped stopWhileATakeHangs(QueueStore store, LettuceConnectionFactory factory, Runnable freeze)
+			throws Exception {
+		RedisQueueTemplate template = template(factory);
+		String queue = queue(store, 1);
+		template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+		CountDownLatch first = new CountDownLatch(1);
+		CountDownLatch started = new CountDownLatch(1);
+		DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
+				QueueTestSupport.handler(Email.class, (payload) -> {
+					started.countDown();
+					first.await(20, TimeUnit.SECONDS);
+				}));
+		container.start();
+		assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+		freeze.run();
+		// the listener returns: the take that acknowledges its message waits for Redis
+		first.countDown();
+		await().atMost(Duration.ofSeconds(2)).until(() -> inTake(queue));
+		long start = System.nanoTime();
+		container.stop();
+		long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		Thread consumer = consumer(queue);
+		if (consumer != null) {
+			consumer.join(1500);
+		}
+		return new Stopped(template, queue, stopMillis, consumer == null || !consumer.isAlive());
+	}
+
+	private RedisQueueTemplate template(LettuceConnectionFactory factory) {
+		return new RedisQueueTemplate(new RedisScriptRunner(factory), QueueTestSupport.KEYSPACE, QueueTestSupport.JSON,
+				this.settings::get, new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+	}
+
+	private QueueListenerContainerFactory containers(RedisQueueTemplate template, LettuceConnectionFactory factory,
+			Duration shutdownTimeout) {
+		QueueListenerContainerFactory containers = new QueueListenerContainerFactory(template,
+				new QueueListenerSettings(this.settings::get, Duration.ofMillis(100), shutdownTimeout), factory,
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, new MicrometerRedkitMetrics(() -> this.meters),
+				RedkitObservations.NONE);
+		this.factories.add(containers);
+		return containers;
+	}
+
+	private String queue(QueueStore store, int prefetch) {
+		String name = "q-" + UUID.randomUUID();
+		QueueSettings queue = new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
+				new BackoffPolicy(Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0), true, Duration.ofHours(1),
+				CollapsePolicy.NONE, prefetch);
+		this.settings.put(name, (store == QueueStore.LIST) ? queue : queue.withStore(store, 0));
+		return name;
+	}
+
+	private void close(LettuceConnectionFactory factory) {
+		this.factories.forEach(QueueListenerContainerFactory::destroy);
+		factory.destroy();
+	}
+
+	private static Thread consumer(String queue) {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.getName().equals("redkit-queue-" + queue + "-1"))
+			.findFirst()
+			.orElse(null);
+	}
+
+	/**
+	 * Whether the queue's consumer waits for the answer of a take.
+	 */
+	private static boolean inTake(String queue) {
+		Thread consumer = consumer(queue);
+		return consumer != null && Arrays.stream(consumer.getStackTrace())
+			.anyMatch((frame) -> frame.getClassName().equals(RedisQueueTemplate.class.getName())
+					&& frame.getMethodName().equals("claim"));
+	}
+
+	// the clients connected but the one asking
+	private static long clients(RedisServer redis) {
+		String list = String.valueOf(redis.callOnEveryNode("CLIENT", "LIST").get(0));
+		return list.lines().filter((line) -> !line.isBlank()).count() - 1;
+	}
+
+	private record Stopped(RedisQueueTemplate template, String queue, long stopMillis, boolean consumerEnded) {
+
+	}
+
+}
