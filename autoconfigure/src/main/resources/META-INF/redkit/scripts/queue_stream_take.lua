@@ -34,7 +34,9 @@
 -- then per entry claimed: id, deliveries, element (or the entry's fields, an array) }; wait ms
 -- (when nothing was taken) is how long until the earliest pending entry may be claimed
 -- again, -1 when none is pending (0 for a replay whose entries are no longer held: take
--- again at once).
+-- again at once). A replay's reply ends with one integer after its entries: how many ms the
+-- entries it answers have been held (their idle time: the first take delivered them, and
+-- its answer reached nobody), from which the caller times their visibility.
 --#include core_numbers
 --#include queue_stream_owned
 --#include queue_stream_claim
@@ -60,6 +62,8 @@ if record then
   -- this very take, sent again: answer what this consumer still holds of its first reply
   local claims, range = string.match(record, '^([^|]*)|?(.*)$')
   local out = { tonumber(string.match(claims, '^%d+')), 0, {} }
+  -- how long the entries answered have been held (idle since the first take delivered them)
+  local held = 0
   for id, deliveries in string.gmatch(claims, ' (%S+) (%d+)') do
     -- a purge deleted the stream or its group: nothing is held
     local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
@@ -71,6 +75,7 @@ if record then
         out[#out + 1] = id
         out[#out + 1] = pending[4]
         out[#out + 1] = element(entry[2])
+        held = math.max(held, tonumber(pending[3]))
       end
     end
   end
@@ -79,21 +84,23 @@ if record then
     -- the entries read: those of the range this consumer still holds with one delivery
     local pending = redis.pcall('XPENDING', stream, group, first, last, exact(tonumber(count)), consumer)
     if type(pending) == 'table' and not pending.err and pending[1] then
-      local held = {}
+      local idle = {}
       for _, p in ipairs(pending) do
         if tonumber(p[4]) == 1 and tonumber(p[3]) < visibility then
-          held[p[1]] = true
+          idle[p[1]] = tonumber(p[3])
         end
       end
       for _, entry in ipairs(redis.call('XRANGE', stream, first, last)) do
-        if held[entry[1]] then
+        if idle[entry[1]] then
           out[#out + 1] = entry[1]
           out[#out + 1] = 1
           out[#out + 1] = element(entry[2])
+          held = math.max(held, idle[entry[1]])
         end
       end
     end
   end
+  out[#out + 1] = held
   return out
 end
 
