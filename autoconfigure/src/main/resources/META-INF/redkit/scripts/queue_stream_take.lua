@@ -118,31 +118,66 @@ local taken = 0
 
 -- Closes the claim scan's gate once a pass reached the end of the pending entries: for a
 -- tenth of the visibility timeout, or until the earliest take given back and not claimed
--- since is due, if sooner; one due already (behind where the pass began) leaves it open, so
--- that the next take scans from the first pending entry.
+-- since becomes claimable, if sooner; one claimable already (behind where the pass began)
+-- leaves it open, so that the next take scans from the first pending entry. A take given
+-- back and extended since (idle again: its holder kept it) becomes claimable once idle for
+-- the visibility timeout, not when it was due: it is due again then, so that it keeps the
+-- gate neither open nor closed past an earlier one. Those settled or claimed since are
+-- removed on the way; it looks at GATE_LOOKS of them at most (a flood of retries settled
+-- since), and should the last one looked at be settled, the gate closes no later than the
+-- next one is due (stays open if that is now): the next pass looks on.
+local GATE_LOOKS = 100
 local function close_gate()
   local ms = math.max(1, math.floor(visibility / 10))
-  local now
-  while true do
-    local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
-    if not first[1] then
+  local heads = redis.call('ZRANGE', KEYS[4], 0, GATE_LOOKS - 1, 'WITHSCORES')
+  if not heads[1] then
+    redis.call('SET', KEYS[2], 'done', 'PX', exact(ms))
+    return
+  end
+  local now = redis_ms()
+  local gone = {}
+  local looked = 0
+  for i = 1, #heads, 2 do
+    local due = tonumber(heads[i + 1]) - now
+    if due >= ms then
+      -- this one and those after it are claimable no sooner than the gate opens
       break
     end
-    local id, deliveries = string.match(first[1], '^(%S+) (%d+)$')
-    local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
+    looked = looked + 1
+    local id, deliveries = string.match(heads[i], '^(%S+) (%d+)$')
+    local pending = id and redis.pcall('XPENDING', stream, group, id, id, 1)
     pending = type(pending) == 'table' and not pending.err and pending[1]
     if not pending or tonumber(pending[4]) > tonumber(deliveries) then
       -- settled, or claimed since
-      redis.call('ZREM', KEYS[4], first[1])
+      gone[#gone + 1] = heads[i]
     else
-      now = now or redis_ms()
-      local wait = tonumber(first[2]) - now
+      local wait = math.max(due, visibility - tonumber(pending[3]))
       if wait <= 0 then
+        if #gone > 0 then
+          redis.call('ZREM', KEYS[4], unpack(gone))
+        end
         redis.call('DEL', KEYS[2])
         return
       end
+      if wait > due then
+        redis.call('ZADD', KEYS[4], 'XX', exact(now + wait), heads[i])
+      end
       ms = math.min(ms, wait)
-      break
+    end
+  end
+  if #gone > 0 then
+    redis.call('ZREM', KEYS[4], unpack(gone))
+  end
+  if looked == GATE_LOOKS then
+    -- more to look at than it may: the next one is not known to be held yet
+    local next = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+    if next[1] then
+      local due = tonumber(next[2]) - now
+      if due <= 0 then
+        redis.call('DEL', KEYS[2])
+        return
+      end
+      ms = math.min(ms, due)
     end
   end
   redis.call('SET', KEYS[2], 'done', 'PX', exact(ms))
