@@ -35,7 +35,9 @@
 -- counts the ARGV[6..] that were still in flight and are now removed. The first field
 -- tells the two apart: an element is a string, nothing claimed the integer 0 (an element
 -- may be any string, '' and '0' included). Elements are "<id>|<deliveries>|<json>"; one
--- without a number between two '|' is handed out as it is.
+-- without a number between two '|' is handed out as it is. A replay that answers elements
+-- ends its reply with one integer after them: how many ms ago the first take took them (it
+-- was answered to nobody), from which the caller times their visibility.
 --#include queue_hint
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -62,6 +64,8 @@ if read[2] then
   for i = 2, #taken do
     reply[i + 2] = taken[i]
   end
+  -- how long they have been in flight: their visibility timeout runs from the first take
+  reply[#reply + 1] = math.max(0, now - (tonumber(deadline) - tonumber(ARGV[2])))
   return reply
 end
 local acked = 0

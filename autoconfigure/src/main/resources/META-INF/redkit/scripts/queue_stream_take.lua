@@ -34,7 +34,9 @@
 -- then per entry claimed: id, deliveries, element (or the entry's fields, an array) }; wait ms
 -- (when nothing was taken) is how long until the earliest pending entry may be claimed
 -- again, -1 when none is pending (0 for a replay whose entries are no longer held: take
--- again at once).
+-- again at once). A replay's reply ends with one integer after its entries: how many ms the
+-- entries it answers have been held (their idle time: the first take delivered them, and
+-- its answer reached nobody), from which the caller times their visibility.
 --#include core_numbers
 --#include queue_stream_owned
 --#include queue_stream_claim
@@ -60,6 +62,8 @@ if record then
   -- this very take, sent again: answer what this consumer still holds of its first reply
   local claims, range = string.match(record, '^([^|]*)|?(.*)$')
   local out = { tonumber(string.match(claims, '^%d+')), 0, {} }
+  -- how long the entries answered have been held (idle since the first take delivered them)
+  local held = 0
   for id, deliveries in string.gmatch(claims, ' (%S+) (%d+)') do
     -- a purge deleted the stream or its group: nothing is held
     local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
@@ -71,6 +75,7 @@ if record then
         out[#out + 1] = id
         out[#out + 1] = pending[4]
         out[#out + 1] = element(entry[2])
+        held = math.max(held, tonumber(pending[3]))
       end
     end
   end
@@ -79,21 +84,23 @@ if record then
     -- the entries read: those of the range this consumer still holds with one delivery
     local pending = redis.pcall('XPENDING', stream, group, first, last, exact(tonumber(count)), consumer)
     if type(pending) == 'table' and not pending.err and pending[1] then
-      local held = {}
+      local idle = {}
       for _, p in ipairs(pending) do
         if tonumber(p[4]) == 1 and tonumber(p[3]) < visibility then
-          held[p[1]] = true
+          idle[p[1]] = tonumber(p[3])
         end
       end
       for _, entry in ipairs(redis.call('XRANGE', stream, first, last)) do
-        if held[entry[1]] then
+        if idle[entry[1]] then
           out[#out + 1] = entry[1]
           out[#out + 1] = 1
           out[#out + 1] = element(entry[2])
+          held = math.max(held, idle[entry[1]])
         end
       end
     end
   end
+  out[#out + 1] = held
   return out
 end
 
@@ -111,31 +118,66 @@ local taken = 0
 
 -- Closes the claim scan's gate once a pass reached the end of the pending entries: for a
 -- tenth of the visibility timeout, or until the earliest take given back and not claimed
--- since is due, if sooner; one due already (behind where the pass began) leaves it open, so
--- that the next take scans from the first pending entry.
+-- since becomes claimable, if sooner; one claimable already (behind where the pass began)
+-- leaves it open, so that the next take scans from the first pending entry. A take given
+-- back and extended since (idle again: its holder kept it) becomes claimable once idle for
+-- the visibility timeout, not when it was due: it is due again then, so that it keeps the
+-- gate neither open nor closed past an earlier one. Those settled or claimed since are
+-- removed on the way; it looks at GATE_LOOKS of them at most (a flood of retries settled
+-- since), and should the last one looked at be settled, the gate closes no later than the
+-- next one is due (stays open if that is now): the next pass looks on.
+local GATE_LOOKS = 100
 local function close_gate()
   local ms = math.max(1, math.floor(visibility / 10))
-  local now
-  while true do
-    local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
-    if not first[1] then
+  local heads = redis.call('ZRANGE', KEYS[4], 0, GATE_LOOKS - 1, 'WITHSCORES')
+  if not heads[1] then
+    redis.call('SET', KEYS[2], 'done', 'PX', exact(ms))
+    return
+  end
+  local now = redis_ms()
+  local gone = {}
+  local looked = 0
+  for i = 1, #heads, 2 do
+    local due = tonumber(heads[i + 1]) - now
+    if due >= ms then
+      -- this one and those after it are claimable no sooner than the gate opens
       break
     end
-    local id, deliveries = string.match(first[1], '^(%S+) (%d+)$')
-    local pending = redis.pcall('XPENDING', stream, group, id, id, 1)
+    looked = looked + 1
+    local id, deliveries = string.match(heads[i], '^(%S+) (%d+)$')
+    local pending = id and redis.pcall('XPENDING', stream, group, id, id, 1)
     pending = type(pending) == 'table' and not pending.err and pending[1]
     if not pending or tonumber(pending[4]) > tonumber(deliveries) then
       -- settled, or claimed since
-      redis.call('ZREM', KEYS[4], first[1])
+      gone[#gone + 1] = heads[i]
     else
-      now = now or redis_ms()
-      local wait = tonumber(first[2]) - now
+      local wait = math.max(due, visibility - tonumber(pending[3]))
       if wait <= 0 then
+        if #gone > 0 then
+          redis.call('ZREM', KEYS[4], unpack(gone))
+        end
         redis.call('DEL', KEYS[2])
         return
       end
+      if wait > due then
+        redis.call('ZADD', KEYS[4], 'XX', exact(now + wait), heads[i])
+      end
       ms = math.min(ms, wait)
-      break
+    end
+  end
+  if #gone > 0 then
+    redis.call('ZREM', KEYS[4], unpack(gone))
+  end
+  if looked == GATE_LOOKS then
+    -- more to look at than it may: the next one is not known to be held yet
+    local next = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+    if next[1] then
+      local due = tonumber(next[2]) - now
+      if due <= 0 then
+        redis.call('DEL', KEYS[2])
+        return
+      end
+      ms = math.min(ms, due)
     end
   end
   redis.call('SET', KEYS[2], 'done', 'PX', exact(ms))

@@ -141,11 +141,11 @@ class QueueRecorder {
 		}
 
 		/**
-		 * The elements of a claim's answer: {element, now, acked, more...} or {0, ...}.
+		 * The elements of a claim's answer: {element, now, acked, more...[, held ms]} or
+		 * {0, ...}: its strings.
 		 */
 		private static int popped(Object reply) {
-			return (reply instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof String) ? list.size() - 2
-					: 0;
+			return (reply instanceof List<?> list) ? (int) list.stream().filter(String.class::isInstance).count() : 0;
 		}
 
 		/**

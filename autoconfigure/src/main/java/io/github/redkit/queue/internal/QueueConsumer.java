@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redkit.core.RedkitObservations;
@@ -82,8 +83,9 @@ final class QueueConsumer implements Runnable {
 
 	/**
 	 * When the batch in {@link #prefetched} may start to expire: its take was sent at
-	 * this {@link System#nanoTime()} minus the visibility timeout, so no earlier than on
-	 * the Redis clock.
+	 * this {@link System#nanoTime()} minus the visibility timeout (less how long Redis
+	 * had held the batch, for a take sent again that hands over what the first one
+	 * delivered), so no later than on the Redis clock.
 	 */
 	private long prefetchedExpiry;
 
@@ -168,8 +170,9 @@ final class QueueConsumer implements Runnable {
 					acknowledged();
 					if (!batch.messages().isEmpty()) {
 						this.prefetched.addAll(batch.messages());
-						this.prefetchedExpiry = sentAt + this.visibilityNanos;
-						this.prefetchedRenewal = sentAt + this.visibilityNanos / 3;
+						long deliveredAt = sentAt - heldNanos(batch.messages());
+						this.prefetchedExpiry = deliveredAt + this.visibilityNanos;
+						this.prefetchedRenewal = deliveredAt + this.visibilityNanos / 3;
 					}
 					else if (this.running && !Duration.ZERO.equals(batch.readyIn())) {
 						await(batch.readyIn());
@@ -227,6 +230,21 @@ final class QueueConsumer implements Runnable {
 					: new QueueReceiver.Batch(List.of(), receipt.readyIn());
 		}
 		return this.receiver.take(this.queue, this.handler.payloadType(), List.copyOf(this.pendingAcks), max);
+	}
+
+	/**
+	 * How long Redis had held the longest held of a batch when it handed it over: a take
+	 * sent again after one not answered hands over what the first one delivered, whose
+	 * visibility timeout runs from then (0 for a template other than Redkit's).
+	 */
+	private static long heldNanos(List<QueueMessage<Object>> batch) {
+		long held = 0;
+		for (QueueMessage<Object> message : batch) {
+			if (ConvertedMessage.taken(message) instanceof TakenMessage<?> taken) {
+				held = Math.max(held, taken.heldMillis());
+			}
+		}
+		return TimeUnit.MILLISECONDS.toNanos(held);
 	}
 
 	private @Nullable QueueMessage<Object> nextPrefetched() {

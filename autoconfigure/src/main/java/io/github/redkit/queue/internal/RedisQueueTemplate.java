@@ -723,16 +723,24 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		if (!(reply.get(0) instanceof String)) {
 			return new Claim(List.of(), Long.parseLong(String.valueOf(reply.get(1))), List.of());
 		}
-		List<TakenMessage<Object>> taken = new ArrayList<>(reply.size() - 2);
+		// a take sent again ends with how long ago the first one took its elements: an
+		// integer after them (elements are strings)
+		int end = reply.size();
+		long held = 0;
+		if (end > 3 && reply.get(end - 1) instanceof Number heldMillis) {
+			held = heldMillis.longValue();
+			end--;
+		}
+		List<TakenMessage<Object>> taken = new ArrayList<>(end - 2);
 		List<TakenMessage<Object>> unreadable = new ArrayList<>(0);
-		for (int k = 0; k < reply.size(); k = (k == 0) ? 3 : k + 1) {
+		for (int k = 0; k < end; k = (k == 0) ? 3 : k + 1) {
 			String raw = (String) reply.get(k);
 			Envelope envelope = Envelope.tryParse(raw);
 			if (envelope != null) {
-				taken.add(new TakenMessage<>(queue, envelope, take, null));
+				taken.add(new TakenMessage<>(queue, envelope, take, null, held));
 			}
 			else {
-				unreadable.add(new TakenMessage<>(queue, Envelope.unreadable(raw), take, null));
+				unreadable.add(new TakenMessage<>(queue, Envelope.unreadable(raw), take, null, held));
 			}
 		}
 		return new Claim(taken, 0, unreadable);

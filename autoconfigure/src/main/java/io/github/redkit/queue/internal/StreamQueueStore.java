@@ -165,17 +165,25 @@ final class StreamQueueStore {
 		long waitMillis = ((Number) reply.get(1)).longValue();
 		List<TakenMessage<Object>> messages = new ArrayList<>();
 		List<TakenMessage<Object>> unreadable = new ArrayList<>(0);
+		// a take sent again ends with how long the entries it hands over have been held
+		// (the first one delivered them): one value after the triples
+		int end = reply.size();
+		long held = 0;
+		if ((end - 3) % 3 == 1) {
+			held = ((Number) reply.get(end - 1)).longValue();
+			end--;
+		}
 		// the entries claimed again (id, deliveries, element or fields), then those read
 		// (XREADGROUP's own reply: id and fields, one delivery each)
-		for (int k = 3; k + 2 < reply.size(); k += 3) {
+		for (int k = 3; k + 2 < end; k += 3) {
 			add(queue, settings, String.valueOf(reply.get(k)), ((Number) reply.get(k + 1)).intValue(), reply.get(k + 2),
-					messages, unreadable);
+					held, messages, unreadable);
 		}
 		for (Object read : (List<?>) reply.get(2)) {
 			List<?> entry = (List<?>) read;
 			List<?> fields = (List<?>) entry.get(1);
 			add(queue, settings, String.valueOf(entry.get(0)), 1,
-					(settings.existingStream() != null) ? fields : element(fields), messages, unreadable);
+					(settings.existingStream() != null) ? fields : element(fields), 0, messages, unreadable);
 		}
 		return new Taken(messages, unreadable, acked, waitMillis);
 	}
@@ -198,12 +206,13 @@ final class StreamQueueStore {
 	 * element; in a stream another application writes, no payload field).
 	 * @param element a Redkit queue's element, or the fields of an entry of a stream
 	 * another application writes
+	 * @param held how long Redis had held the entry when it handed it over
 	 */
-	private void add(String queue, QueueSettings settings, String id, int deliveries, Object element,
+	private void add(String queue, QueueSettings settings, String id, int deliveries, Object element, long held,
 			List<TakenMessage<Object>> messages, List<TakenMessage<Object>> unreadable) {
 		ExistingStream existing = settings.existingStream();
 		if (existing != null) {
-			TakenMessage<Object> entry = entry(queue, existing, id, deliveries, (List<?>) element);
+			TakenMessage<Object> entry = entry(queue, existing, id, deliveries, (List<?>) element, held);
 			boolean malformed = existing.payloadField() != null
 					&& !entry.headers().containsKey(existing.payloadField());
 			(malformed ? unreadable : messages).add(entry);
@@ -212,12 +221,12 @@ final class StreamQueueStore {
 		String raw = String.valueOf(element);
 		Envelope envelope = Envelope.tryParse(raw);
 		if (envelope != null) {
-			messages.add(new TakenMessage<>(queue, envelope.withDeliveries(deliveries), id, null));
+			messages.add(new TakenMessage<>(queue, envelope.withDeliveries(deliveries), id, null, held));
 		}
 		else {
 			Envelope foreign = Envelope.unreadable(raw);
 			unreadable.add(new TakenMessage<>(queue,
-					new Envelope(foreign.id(), deliveries, foreign.json(), foreign.raw(), Map.of()), id, null));
+					new Envelope(foreign.id(), deliveries, foreign.json(), foreign.raw(), Map.of()), id, null, held));
 		}
 	}
 
@@ -227,7 +236,8 @@ final class StreamQueueStore {
 	 * field's value, or that object. An entry without the payload field is dead-lettered
 	 * at once.
 	 */
-	private TakenMessage<Object> entry(String queue, ExistingStream existing, String id, int deliveries, List<?> flat) {
+	private TakenMessage<Object> entry(String queue, ExistingStream existing, String id, int deliveries, List<?> flat,
+			long held) {
 		Map<String, String> fields = new LinkedHashMap<>();
 		for (int f = 0; f + 1 < flat.size(); f += 2) {
 			fields.put(String.valueOf(flat.get(f)), String.valueOf(flat.get(f + 1)));
@@ -236,7 +246,7 @@ final class StreamQueueStore {
 		String field = existing.payloadField();
 		String payload = (field == null) ? whole : fields.getOrDefault(field, "");
 		return new TakenMessage<>(queue,
-				new Envelope(id, deliveries, payload, whole, Collections.unmodifiableMap(fields)), id, null);
+				new Envelope(id, deliveries, payload, whole, Collections.unmodifiableMap(fields)), id, null, held);
 	}
 
 	/**

@@ -23,6 +23,13 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 	private final @Nullable T payload;
 
 	/**
+	 * How long Redis had held this take when it handed it over: 0 for a take it made
+	 * then; for a take sent again after one not answered, which hands over what the first
+	 * one delivered, how long ago that was (its visibility timeout runs from then).
+	 */
+	private final long heldMillis;
+
+	/**
 	 * Whether a call of its holder found its stream entry deleted by a writer (a trim)
 	 * while it was held, reported and acknowledged then: its later acknowledgement is no
 	 * late one.
@@ -36,10 +43,15 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 	private volatile @Nullable String carriedBy;
 
 	TakenMessage(String queue, Envelope envelope, String take, @Nullable T payload) {
+		this(queue, envelope, take, payload, 0);
+	}
+
+	TakenMessage(String queue, Envelope envelope, String take, @Nullable T payload, long heldMillis) {
 		this.queue = queue;
 		this.envelope = envelope;
 		this.take = take;
 		this.payload = payload;
+		this.heldMillis = heldMillis;
 	}
 
 	/**
@@ -108,6 +120,15 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 	}
 
 	/**
+	 * How long Redis had held this take when it handed it over (a take sent again hands
+	 * over what the first one delivered).
+	 * @return the milliseconds, 0 for a take made when it was handed over
+	 */
+	long heldMillis() {
+		return this.heldMillis;
+	}
+
+	/**
 	 * Records that its stream entry was found deleted while held.
 	 */
 	void markTrimmed() {
@@ -140,7 +161,7 @@ public final class TakenMessage<T> implements QueueMessage<T> {
 	}
 
 	<P> TakenMessage<P> withPayload(@Nullable P payload) {
-		return new TakenMessage<>(this.queue, this.envelope, this.take, payload);
+		return new TakenMessage<>(this.queue, this.envelope, this.take, payload, this.heldMillis);
 	}
 
 	@Override

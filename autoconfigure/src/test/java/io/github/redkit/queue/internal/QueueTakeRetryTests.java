@@ -1,9 +1,14 @@
 package io.github.redkit.queue.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.QueueMessage;
@@ -13,13 +18,18 @@ import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -46,11 +56,20 @@ class QueueTakeRetryTests {
 
 	private QueueTestSupport support;
 
+	/** A factory through the link that reconnects late, and its client resources. */
+	private @Nullable LettuceConnectionFactory lateFactory;
+
+	private @Nullable ClientResources lateResources;
+
 	@AfterEach
 	void close() {
 		this.link.heal();
 		this.support.close();
 		this.factory.destroy();
+		if (this.lateFactory != null) {
+			this.lateFactory.destroy();
+			this.lateResources.shutdown();
+		}
 		this.link.close();
 	}
 
@@ -88,6 +107,79 @@ class QueueTakeRetryTests {
 		assertThat(template.ack(next)).isTrue();
 		assertThat(template.receive(queue, Email.class, 10)).extracting((message) -> message.payload().number())
 			.containsExactly(3, 4);
+	}
+
+	/**
+	 * A listener consumer's take that acknowledges is applied, its answer lost with the
+	 * connection; the consumer sends it again after the client's command timeout (2 s),
+	 * and the client reconnects later still (2.2 s): Redis answers the messages the first
+	 * take delivered (review46c, finding 3), whose visibility timeout (3 s) ran from
+	 * their first delivery, not from the take sent again. Timed from the take sent again,
+	 * the first message's listener would start with no extend (a third of the timeout not
+	 * yet passed) and its heartbeat's first extend would come after the real deadline:
+	 * another consumer would take the message from a listener still running it.
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aListenerKeepsAMessageATakeSentAgainHandsOverTimedFromItsFirstDelivery(QueueStore store) {
+		Duration visibility = Duration.ofSeconds(3);
+		this.lateResources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(2200))).build();
+		this.lateFactory = this.link.connectionFactory(Duration.ofSeconds(2), this.lateResources);
+		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.lateFactory),
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
+				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+		String queue = this.support.prefetchingQueue(visibility, 2);
+		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
+		byte[] take = LuaScript.load((store == QueueStore.LIST) ? "queue_claim" : "queue_stream_take", List.class)
+			.redisScript()
+			.getSha1()
+			.getBytes(StandardCharsets.US_ASCII);
+		AtomicBoolean secondStarted = new AtomicBoolean();
+		AtomicBoolean thirdStarted = new AtomicBoolean();
+		AtomicBoolean thirdHandled = new AtomicBoolean();
+		DefaultQueueListenerContainer container = this.support.container(template, queue, 1,
+				QueueTestSupport.handler(Email.class, (payload) -> {
+					int number = ((Email) payload).number();
+					if (number == 2) {
+						// the take after it: acknowledges the first two, takes the next
+						// two
+						this.link.cutAfterNextWrite(take);
+						secondStarted.set(true);
+					}
+					else if (number == 3) {
+						thirdStarted.set(true);
+						// past its deadline on Redis' clock, however late it came first
+						long until = redisNow() + visibility.toMillis() + 500;
+						await().atMost(Duration.ofSeconds(20))
+							.pollInterval(Duration.ofMillis(50))
+							.until(() -> redisNow() >= until);
+						thirdHandled.set(true);
+					}
+				}), Duration.ofSeconds(5));
+		container.start();
+		RedisQueueTemplate other = this.support.otherInstance();
+		List<Integer> takenElsewhere = new CopyOnWriteArrayList<>();
+		// from when the listener's first batch is in hand
+		await().atMost(Duration.ofSeconds(10)).until(secondStarted::get);
+		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
+			boolean handled = thirdHandled.get();
+			other.receive(queue, Email.class).ifPresent((message) -> {
+				takenElsewhere.add(message.payload().number());
+				other.ack(message);
+			});
+			return handled;
+		});
+		container.stop();
+		assertThat(this.link.cutsAfterWrite(take)).isOne();
+		assertThat(thirdStarted).as("the first message the take sent again handed over was started").isTrue();
+		assertThat(takenElsewhere).as("taken by another consumer while its listener ran").doesNotContain(3);
+	}
+
+	private long redisNow() {
+		Long now = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory())
+			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		return now;
 	}
 
 }

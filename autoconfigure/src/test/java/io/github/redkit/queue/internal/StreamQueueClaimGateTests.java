@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
@@ -15,11 +17,15 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
+import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -111,6 +117,85 @@ class StreamQueueClaimGateTests {
 		takeBusily(queue, Duration.ofSeconds(8), () -> true);
 		assertBackWithin(Duration.ZERO);
 		assertThat(this.deliveries).containsEntry(released.id(), 1);
+	}
+
+	/**
+	 * A retry its holder extended since (an application's extend, or a heartbeat's that
+	 * raced the failure: the stream entry is still this consumer's take, with its count)
+	 * is due when its backoff ends but idle again, claimable only once idle for the
+	 * visibility timeout: due and still held, it must not keep the claim gate open until
+	 * then, every take scanning the pending entries (review46c, suspected).
+	 */
+	@Test
+	void aRetryExtendedSinceKeepsTheGateOpenForNoMoreThanOnePass() {
+		Duration backoff = Duration.ofMillis(200);
+		String queue = busyQueue(backoff);
+		QueueMessage<Email> retried = this.template.receive(queue, Email.class).orElseThrow();
+		fail(queue, retried);
+		assertThat(this.template.extend(retried, VISIBILITY)).as("extended after its retry").isTrue();
+		// past its backoff (due, and held): the first take after it scans
+		long due = this.givenBack.get(retried.id()) + backoff.toNanos();
+		await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> {
+			boolean past = System.nanoTime() - due > 0;
+			QueueMessage<Email> message = this.template.receive(queue, Email.class).orElseThrow();
+			assertThat(message.id()).as("the retry, held again").isNotEqualTo(retried.id());
+			assertThat(this.template.ack(message)).isTrue();
+			return past;
+		});
+		RedisServer server = RedisTopology.STANDALONE.server();
+		CommandStats before = server.commandStats();
+		long start = System.nanoTime();
+		for (int i = 0; i < 20; i++) {
+			QueueMessage<Email> message = this.template.receive(queue, Email.class).orElseThrow();
+			assertThat(message.id()).as("the retry, held again").isNotEqualTo(retried.id());
+			assertThat(this.template.ack(message)).isTrue();
+		}
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		CommandStats used = server.commandStats().since(before);
+		// a pass per gate (2 s) at most, and the one that found the retry held
+		assertThat(used.calls("xautoclaim") + used.calls("xclaim"))
+			.as("claim scans in 20 takes over %s ms", took.toMillis())
+			.isLessThanOrEqualTo(2 + took.toMillis() / 2000);
+	}
+
+	/**
+	 * A flood of retries each claimed again and settled since leaves as many members in
+	 * the set of takes given back (removed only by a pass that ends): the pass that ends
+	 * next must look at a bounded number of them, since Redis runs nothing else while a
+	 * script runs, and the takes after it go on until none is left (review46c,
+	 * suspected). The set is filled directly: ten thousand retries would take the test
+	 * minutes.
+	 */
+	@Test
+	void aPassLooksAtABoundedNumberOfTakesGivenBackAndSettledSince() {
+		String queue = busyQueue(Duration.ofMillis(1));
+		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
+		long dueAgo = redisNow() - 1000;
+		int settled = 10_000;
+		Set<TypedTuple<String>> members = IntStream.range(0, settled)
+			.mapToObj((i) -> TypedTuple.of("1-" + i + " 1", (double) (dueAgo + i % 100)))
+			.collect(Collectors.toSet());
+		this.redis.opsForZSet().add(keys.claimDue(), members);
+		// the gate open: the next take scans, and its pass ends
+		this.redis.delete(keys.claimCursor());
+		long start = System.nanoTime();
+		QueueMessage<Email> message = this.template.receive(queue, Email.class).orElseThrow();
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		assertThat(this.template.ack(message)).isTrue();
+		long left = this.redis.opsForZSet().zCard(keys.claimDue());
+		assertThat(settled - left).as("members one pass looked at (the take took %s ms)", took.toMillis())
+			.isPositive()
+			.isLessThanOrEqualTo(100);
+		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(1)).until(() -> {
+			QueueMessage<Email> next = this.template.receive(queue, Email.class).orElseThrow();
+			assertThat(this.template.ack(next)).isTrue();
+			return this.redis.opsForZSet().zCard(keys.claimDue()) == 0;
+		});
+	}
+
+	private long redisNow() {
+		Long now = this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		return now;
 	}
 
 	/**
