@@ -343,8 +343,10 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	}
 
 	private byte[] awaitScript(PreparedLimit limit, List<String> key, int cost) {
+		// read before sending: nothing of the script runs on this thread once it is sent
+		String name = limit.script().name();
 		return RedisScriptRunner.await(this.runner.executeAsync(limit.script(), key, limit.arguments(cost)),
-				this.timeout, limit.script().name());
+				this.timeout, name);
 	}
 
 	/**
