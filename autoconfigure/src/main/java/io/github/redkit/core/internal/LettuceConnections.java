@@ -1,7 +1,5 @@
 package io.github.redkit.core.internal;
 
-import java.util.concurrent.CompletableFuture;
-
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -61,7 +59,7 @@ final class LettuceConnections {
 				throw new IllegalStateException("Not a Lettuce connection: " + commands);
 			}
 			stateful.setAutoFlushCommands(true);
-			return new KeptConnection(commands, connection);
+			return new KeptConnection(commands, stateful, connection);
 		}
 		catch (RuntimeException ex) {
 			KeptConnection.closeQuietly(connection);
@@ -76,14 +74,7 @@ final class LettuceConnections {
 	 * @return whether scripts can no longer be sent on it
 	 */
 	static boolean isClosed(Object commands) {
-		StatefulConnection<?, ?> connection = statefulConnection(commands);
-		if (connection == null) {
-			return true;
-		}
-		if (connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed()) {
-			return true;
-		}
-		return !connection.isOpen() && !connection.getOptions().isAutoReconnect();
+		return ScriptCalls.isClosed(statefulConnection(commands));
 	}
 
 	/**
@@ -106,43 +97,12 @@ final class LettuceConnections {
 	}
 
 	/**
-	 * Sends a script on a Lettuce connection the factory handed out.
+	 * The factory's shared connection, to keep.
+	 * @param commands its asynchronous commands, Lettuce's
+	 * @return the connection kept, which nothing gives back
 	 */
-	@SuppressWarnings("unchecked")
-	static <T> CompletableFuture<T> execute(Object nativeConnection, LuaScript<T> script, byte[][] keys, byte[][] args,
-			NativeCommands nativeCommands) {
-		return ScriptCalls.execute((RedisScriptingAsyncCommands<byte[], byte[]>) nativeConnection, script, keys, args,
-				nativeCommands);
-	}
-
-	/**
-	 * Sends a script on a kept connection, unless it was closed (the factory reset or
-	 * stopped it). A connection that reconnects takes it: Lettuce sends it once
-	 * reconnected, after those sent before.
-	 * @return the answer, or {@code null} when the connection is closed and the script
-	 * was not sent (a script {@linkplain LuaScript#droppingReplays() dropping re-sends}
-	 * written before the connection closed fails instead)
-	 */
-	static <T> @Nullable CompletableFuture<T> executeIfOpen(Object commands, LuaScript<T> script, byte[][] keys,
-			byte[][] args, NativeCommands nativeCommands) {
-		if (isClosed(commands)) {
-			return null;
-		}
-		CompletableFuture<T> answer;
-		boolean refused = false;
-		try {
-			answer = execute(commands, script, keys, args, nativeCommands);
-		}
-		catch (RuntimeException ex) {
-			// thrown before anything was handed to the connection
-			answer = CompletableFuture.failedFuture(ScriptFailures.translate(script, ex));
-			refused = true;
-		}
-		// closed meanwhile: Lettuce refused the script without sending it, and it is sent
-		// on another connection; but a script that drops its re-sends and was written may
-		// have been applied (its answer lost with the connection): never sent again
-		return (answer.isCompletedExceptionally() && isClosed(commands) && (refused || !script.dropsReplays()
-				|| answer.handle((value, ex) -> ScriptFailures.notSent(ex)).join())) ? null : answer;
+	static KeptConnection shared(Object commands) {
+		return new KeptConnection(commands, statefulConnection(commands), null);
 	}
 
 }

@@ -109,18 +109,21 @@ public final class ReactiveCall {
 	 * @return the values the method emits
 	 */
 	public Flux<Object> proceed() {
-		return Flux.defer(() -> {
-			MethodInvocation call = (this.invocation instanceof ProxyMethodInvocation proxied)
-					? proxied.invocableClone() : this.invocation;
-			Object result;
-			try {
-				result = call.proceed();
-			}
-			catch (Throwable ex) {
-				return Flux.error(ex);
-			}
-			return (result != null) ? Flux.from(this.adapter.toPublisher(result)) : Flux.empty();
-		});
+		return Flux.defer(this::invoke);
+	}
+
+	// invokes the method once: its publisher as the adapter makes it, its failure as one
+	private Publisher<Object> invoke() {
+		MethodInvocation call = (this.invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
+				: this.invocation;
+		Object result;
+		try {
+			result = call.proceed();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+		return (result != null) ? this.adapter.<Object>toPublisher(result) : Mono.empty();
 	}
 
 	/**
@@ -149,6 +152,13 @@ public final class ReactiveCall {
 	 * @return a value of the method's return type
 	 */
 	public <D> Object proceedAfter(Supplier<CompletableFuture<D>> decision, BiConsumer<D, ContextView> admit) {
+		if (!this.adapter.isMultiValue()) {
+			// a single value stays a Mono: no Flux operators between the decision and it
+			return adapt(Mono.fromFuture(decision).flatMap((decided) -> Mono.deferContextual((context) -> {
+				admit.accept(decided, context);
+				return Mono.from(invoke());
+			})));
+		}
 		return adapt(Mono.fromFuture(decision).flatMapMany((decided) -> Flux.deferContextual((context) -> {
 			admit.accept(decided, context);
 			return proceed();

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -43,17 +44,79 @@ final class ScriptCalls {
 	}
 
 	/**
+	 * Sends a script on a connection the factory handed out.
+	 * @param commands the connection's asynchronous commands, Lettuce's scripting ones
+	 */
+	@SuppressWarnings("unchecked")
+	static <T> CompletableFuture<T> execute(Object commands, LuaScript<T> script, byte[][] keys, byte[][] args,
+			NativeCommands nativeCommands) {
+		return execute((RedisScriptingAsyncCommands<byte[], byte[]>) commands, null, script, keys, args,
+				nativeCommands);
+	}
+
+	/**
+	 * Sends a script on a kept connection, unless it was closed (the factory reset or
+	 * stopped it). A connection that reconnects takes it: Lettuce sends it once
+	 * reconnected, after those sent before.
+	 * @return the answer, or {@code null} when the connection is closed and the script
+	 * was not sent (a script {@linkplain LuaScript#droppingReplays() dropping re-sends}
+	 * written before the connection closed fails instead)
+	 */
+	@SuppressWarnings("unchecked")
+	static <T> @Nullable CompletableFuture<T> executeIfOpen(KeptConnection kept, LuaScript<T> script, byte[][] keys,
+			byte[][] args, NativeCommands nativeCommands) {
+		StatefulConnection<byte[], byte[]> connection = (StatefulConnection<byte[], byte[]>) kept.connection();
+		if (isClosed(connection)) {
+			return null;
+		}
+		CompletableFuture<T> answer;
+		boolean refused = false;
+		try {
+			answer = execute((RedisScriptingAsyncCommands<byte[], byte[]>) kept.commands(), connection, script, keys,
+					args, nativeCommands);
+		}
+		catch (RuntimeException ex) {
+			// thrown before anything was handed to the connection
+			answer = CompletableFuture.failedFuture(ScriptFailures.translate(script, ex));
+			refused = true;
+		}
+		// closed meanwhile: Lettuce refused the script without sending it, and it is sent
+		// on another connection; but a script that drops its re-sends and was written may
+		// have been applied (its answer lost with the connection): never sent again
+		return (answer.isCompletedExceptionally() && isClosed(connection) && (refused || !script.dropsReplays()
+				|| answer.handle((value, ex) -> ScriptFailures.notSent(ex)).join())) ? null : answer;
+	}
+
+	/**
+	 * Whether a connection is gone for good: closed, or disconnected without
+	 * reconnecting. Lettuce's {@code isOpen()} is {@code false} during every reconnect
+	 * too, while the commands sent on it wait to be replayed in order.
+	 * @param connection the connection, {@code null} for commands of an unknown kind
+	 * @return whether scripts can no longer be sent on it
+	 */
+	static boolean isClosed(@Nullable StatefulConnection<?, ?> connection) {
+		if (connection == null) {
+			return true;
+		}
+		if (connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed()) {
+			return true;
+		}
+		return !connection.isOpen() && !connection.getOptions().isAutoReconnect();
+	}
+
+	/**
 	 * Sends a script, or its native form where the server takes it; a server that refuses
 	 * the native form gets the script, from then on.
 	 */
 	@SuppressWarnings("unchecked")
-	static <T> Answer<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
-			byte[][] keys, byte[][] args, NativeCommands nativeCommands) {
+	private static <T> Answer<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
+			@Nullable StatefulConnection<byte[], byte[]> connection, LuaScript<T> script, byte[][] keys, byte[][] args,
+			NativeCommands nativeCommands) {
 		NativeForm form = script.nativeForm();
 		byte[][] values = (form != null && nativeCommands.sends(form.command())
 				&& commands instanceof BaseRedisAsyncCommands<?, ?>) ? form.arguments(keys, args) : null;
 		if (form == null || values == null) {
-			return execute(commands, script, keys, args);
+			return execute(commands, connection, script, keys, args);
 		}
 		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
 		arguments.addKey(values[0]);
@@ -83,7 +146,7 @@ final class ScriptCalls {
 								+ ScriptFailures.unwrap(ex).getMessage() + "): its scripts from now on");
 					}
 					try {
-						Answer<T> sent = execute(commands, script, keys, args);
+						Answer<T> sent = execute(commands, connection, script, keys, args);
 						// a caller who gives up meanwhile gives the script up too
 						result.givenUpWith(sent);
 						sent.whenComplete((value, failure) -> {
@@ -150,15 +213,21 @@ final class ScriptCalls {
 		return message != null && (message.contains("syntax error") || message.startsWith("ERR unknown"));
 	}
 
-	static <T> Answer<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<T> script,
-			byte[][] keys, byte[][] args) {
+	/**
+	 * Sends a script as {@code EVALSHA}, then as {@code EVAL} on {@code NOSCRIPT}.
+	 * @param connection the connection behind {@code commands} when the caller holds it,
+	 * else {@code null}: read from the commands for a script that drops its re-sends
+	 */
+	static <T> Answer<T> execute(RedisScriptingAsyncCommands<byte[], byte[]> commands,
+			@Nullable StatefulConnection<byte[], byte[]> connection, LuaScript<T> script, byte[][] keys,
+			byte[][] args) {
 		// read before sending: the reply's completion, on Lettuce's event loop, only
 		// completes
 		boolean returnsBytes = script.returnsBytes();
 		Answer<T> result = new Answer<>();
 		// one future for the caller, completed straight from Lettuce's command: a script
 		// sent with every decision pays for no stage in between
-		send(commands, script, CommandType.EVALSHA, keys, args, (value, ex) -> {
+		send(commands, connection, script, CommandType.EVALSHA, keys, args, (value, ex) -> {
 			if (ex != null && isNoScript(ex) && script.givenUpWithCaller() && result.givenUp()) {
 				// the caller gave up (RedisScriptRunner.await cancels on its timeout) a
 				// script given up with it (a take would read entries for nobody, a
@@ -171,7 +240,7 @@ final class ScriptCalls {
 			}
 			if (ex != null && isNoScript(ex)) {
 				try {
-					send(commands, script, CommandType.EVAL, keys, args,
+					send(commands, connection, script, CommandType.EVAL, keys, args,
 							(again, failure) -> complete(result, script, returnsBytes, again, failure));
 				}
 				catch (Throwable failure) {
@@ -204,10 +273,11 @@ final class ScriptCalls {
 	 * {@code answer}; for a script whose re-sends are dropped, through a
 	 * {@link ReplayGuard}.
 	 */
-	private static void send(RedisScriptingAsyncCommands<byte[], byte[]> commands, LuaScript<?> script,
-			CommandType type, byte[][] keys, byte[][] args, BiConsumer<@Nullable Object, @Nullable Throwable> answer) {
-		StatefulConnection<byte[], byte[]> connection = script.dropsReplays()
-				? LettuceConnections.statefulConnection(commands) : null;
+	private static void send(RedisScriptingAsyncCommands<byte[], byte[]> commands,
+			@Nullable StatefulConnection<byte[], byte[]> known, LuaScript<?> script, CommandType type, byte[][] keys,
+			byte[][] args, BiConsumer<@Nullable Object, @Nullable Throwable> answer) {
+		StatefulConnection<byte[], byte[]> connection = !script.dropsReplays() ? null
+				: (known != null) ? known : LettuceConnections.statefulConnection(commands);
 		if (connection == null) {
 			((type == CommandType.EVALSHA) ? commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
 					: commands.<Object>eval(script.source(), script.outputType(), keys, args))

@@ -129,8 +129,8 @@ final class ScriptConnection {
 		if (current != null) {
 			// the factory hands its shared connection out under a lock, which a burst of
 			// callers on event loops would wait for: it is taken once and kept while open
-			CompletableFuture<T> answer = LettuceConnections.executeIfOpen(current.commands(), script, encode(keys),
-					args, this.nativeCommands);
+			CompletableFuture<T> answer = ScriptCalls.executeIfOpen(current, script, encode(keys), args,
+					this.nativeCommands);
 			if (answer != null) {
 				return answer;
 			}
@@ -193,9 +193,9 @@ final class ScriptConnection {
 				connection.close();
 				return CompletableFuture.completedFuture(executeBlocking(script, keys, args));
 			}
-			answer = LettuceConnections.execute(nativeConnection, script, encode(keys), args, this.nativeCommands);
+			answer = ScriptCalls.execute(nativeConnection, script, encode(keys), args, this.nativeCommands);
 			if (sharesNativeConnection()) {
-				this.kept.set(new KeptConnection(nativeConnection, null));
+				this.kept.set(LettuceConnections.shared(nativeConnection));
 			}
 		}
 		catch (RuntimeException ex) {

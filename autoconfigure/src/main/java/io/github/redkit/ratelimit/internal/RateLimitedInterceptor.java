@@ -68,19 +68,23 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	protected @Nullable Object invoke(MethodInvocation invocation, RateLimitedOperation declared) throws Throwable {
 		RateLimitedOperation operation = declared.planned() ? declared.withLimit(plan(declared, invocation)) : declared;
 		List<String> keys = keys(operation, invocation);
+		// read before the decision: what follows it reads only the decision
+		String limitName = operation.limit().name();
+		// a limit without key expressions is one partition shared by every caller
+		List<String> partition = (operation.keyExpressions().length > 0) ? keys : List.of();
 		RateLimiter limiter = this.rateLimiter.get();
 		// whether the method is reactive was read with its annotation
 		ReactiveCall reactive = operation.reactive() ? ReactiveCall.of(invocation) : null;
 		After after = operation.after();
 		if (after != null) {
-			return (reactive != null) ? reserveReactive(reactive, limiter, operation, keys, after)
-					: reserve(invocation, limiter, operation, keys, after);
+			return (reactive != null) ? reserveReactive(reactive, limiter, operation, keys, partition, after)
+					: reserve(invocation, limiter, operation, keys, partition, after);
 		}
 		if (reactive != null) {
 			return reactive.proceedAfter(() -> operation.limit().tryAcquireAsync(limiter, keys, operation.cost()),
-					(decision, context) -> admit(operation, keys, decision, context));
+					(decision, context) -> admit(limitName, partition, decision, context));
 		}
-		admit(operation, keys, operation.limit().tryAcquire(limiter, keys, operation.cost()), null);
+		admit(limitName, partition, operation.limit().tryAcquire(limiter, keys, operation.cost()), null);
 		return invocation.proceed();
 	}
 
@@ -89,9 +93,9 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	 * it used; the settlement is sent, not awaited.
 	 */
 	private @Nullable Object reserve(MethodInvocation invocation, RateLimiter limiter, RateLimitedOperation operation,
-			List<String> keys, After after) throws Throwable {
+			List<String> keys, List<String> partition, After after) throws Throwable {
 		RateLimitReservation reservation = operation.limit().reserve(limiter, keys, operation.cost());
-		admit(operation, keys, reservation.decision(), null);
+		admit(operation.limit().name(), partition, reservation.decision(), null);
 		Object result;
 		try {
 			result = invocation.proceed();
@@ -105,10 +109,10 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	}
 
 	private Object reserveReactive(ReactiveCall reactive, RateLimiter limiter, RateLimitedOperation operation,
-			List<String> keys, After after) {
+			List<String> keys, List<String> partition, After after) {
 		MethodInvocation invocation = reactive.invocation();
 		return reactive.proceedAfter(() -> operation.limit().reserveAsync(limiter, keys, operation.cost()),
-				(reservation, context) -> admit(operation, keys, reservation.decision(), context),
+				(reservation, context) -> admit(operation.limit().name(), partition, reservation.decision(), context),
 				(reservation, values) -> {
 					// a Mono is cut after its value, a Flux settles on its last element;
 					// a cancelled call keeps its estimate
@@ -197,11 +201,7 @@ public class RateLimitedInterceptor extends RedkitInterceptor<RateLimitedOperati
 	 * reactive call passes its subscriber's context (typed loosely so that this class
 	 * loads without Reactor).
 	 */
-	private void admit(RateLimitedOperation operation, List<String> keys, RateLimitDecision decision,
-			@Nullable Object context) {
-		String limitName = operation.limit().name();
-		// a limit without key expressions is one partition shared by every caller
-		List<String> partition = (operation.keyExpressions().length > 0) ? keys : List.of();
+	private void admit(String limitName, List<String> partition, RateLimitDecision decision, @Nullable Object context) {
 		if (!decision.allowed()) {
 			throw new RateLimitExceededException(limitName, decision.policy(), decision, partition);
 		}

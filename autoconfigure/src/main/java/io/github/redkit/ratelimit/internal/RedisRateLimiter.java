@@ -222,7 +222,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 					DECIDED);
 		}
 		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideOrFail(limit, entry.decider(), keys, cost).decision(), DECIDED);
+				() -> decision(limit, entry.decider(), keys, cost), DECIDED);
 	}
 
 	/**
@@ -304,9 +304,34 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	/**
 	 * Decides a call and waits for Redis at most the timeout. One identifier's script is
-	 * awaited as it is sent: the wait bounds it, and a timeout cancels it, so a script
-	 * still waiting for a connection is not sent; a second timer in the runner and a
-	 * stage to read the reply would only cost.
+	 * awaited as it is sent, and its reply read into the decision, the only thing a
+	 * blocking call keeps of it: the wait bounds it, and a timeout cancels it, so a
+	 * script still waiting for a connection is not sent; a second timer in the runner, a
+	 * stage to read the reply or what a settlement would need would only cost.
+	 */
+	private RateLimitDecision decision(PreparedLimit limit, @Nullable RateLimitDecider decider, List<String> keys,
+			int cost) {
+		if (decider != null || keys.size() > 1) {
+			return decideOrFail(limit, decider, keys, cost).decision();
+		}
+		long start = System.nanoTime();
+		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
+		if (early != null) {
+			return early;
+		}
+		byte[] reply;
+		try {
+			reply = awaitScript(limit, List.of(limit.key(keys.get(0))), cost);
+		}
+		catch (DataAccessException ex) {
+			return failed(limit, keys, cost, start, ex, true);
+		}
+		return answered(limit.name(), start, limit.decision(reply));
+	}
+
+	/**
+	 * Decides a call as {@link #decide} does, waiting for Redis at most the timeout; one
+	 * identifier's script as {@link #decision} sends it.
 	 */
 	private TakenPermits decideWaiting(PreparedLimit limit, @Nullable RateLimitDecider decider, List<String> keys,
 			int cost) {
@@ -314,9 +339,14 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 			return RedisScriptRunner.await(decide(limit, decider, keys, cost), this.timeout, limit.script().name());
 		}
 		List<String> key = List.of(limit.key(keys.get(0)));
-		byte[] reply = RedisScriptRunner.await(this.runner.executeAsync(limit.script(), key, limit.arguments(cost)),
-				this.timeout, limit.script().name());
-		return TakenPermits.ofScript(limit, cost, key, reply);
+		return TakenPermits.ofScript(limit, cost, key, awaitScript(limit, key, cost));
+	}
+
+	private byte[] awaitScript(PreparedLimit limit, List<String> key, int cost) {
+		// read before sending: nothing of the script runs on this thread once it is sent
+		String name = limit.script().name();
+		return RedisScriptRunner.await(this.runner.executeAsync(limit.script(), key, limit.arguments(cost)),
+				this.timeout, name);
 	}
 
 	/**
@@ -456,11 +486,15 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	}
 
 	private TakenPermits answered(String limitName, long start, TakenPermits taken) {
+		answered(limitName, start, taken.decision());
+		return taken;
+	}
+
+	private RateLimitDecision answered(String limitName, long start, RateLimitDecision decision) {
 		if (this.failedSinceAnswer) {
 			answeredAfterFailure();
 		}
-		record(limitName, start, taken.decision());
-		return taken;
+		return record(limitName, start, decision);
 	}
 
 	/**

@@ -58,7 +58,7 @@ class ScriptCallsReloadTests {
 							}
 						});
 			redis.callOnEveryNode("SCRIPT", "FLUSH");
-			CompletableFuture<Long> answer = ScriptCalls.execute(refusingEval, TIME_AND_KEYS,
+			CompletableFuture<Long> answer = ScriptCalls.execute(refusingEval, null, TIME_AND_KEYS,
 					ScriptConnection.encode(List.of("redkit-test:{reload-error}")),
 					ScriptConnection.encode(List.of("v")));
 			assertThat(answer).failsWithin(Duration.ofSeconds(5))
