@@ -128,8 +128,10 @@ class RegionalScriptsTests {
 				0L);
 		long counterTtl = this.redis.getExpire(counter, TimeUnit.MILLISECONDS);
 		assertThat(counterTtl).isGreaterThan(60_000L);
+		// the script's two PEXPIREs may fall in two milliseconds (a server that does not
+		// freeze its clock during a script): the slot's end 1 ms after the counter's
 		assertThat(this.redis.getExpire(recovered, TimeUnit.MILLISECONDS)).isGreaterThan(60_000L)
-			.isLessThanOrEqualTo(counterTtl);
+			.isLessThanOrEqualTo(counterTtl + 1);
 		// an entry that changes nothing extends neither
 		assertThat(apply(List.of(this.keys.received(), counter), "us", "1", "4", "0", "900000")).containsExactly(0L, 1L,
 				1L);
