@@ -29,6 +29,8 @@ import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
@@ -81,6 +83,33 @@ class QueueListenerContainerTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 50);
 		this.support.template.send(queue, new Email("late", 99));
 		await().atMost(Duration.ofSeconds(5)).until(() -> received.size() == 51);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.support.template.stats(queue), (stats) -> stats.inFlight() == 0 && stats.ready() == 0);
+	}
+
+	/**
+	 * A listener that leaves its thread interrupted (its own doing, not a stop's) does
+	 * not end its consumer: the next messages, prefetched or not, are handled by a
+	 * listener that starts uninterrupted.
+	 */
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 3 })
+	void aListenerThatLeavesItsThreadInterruptedDoesNotEndItsConsumer(int prefetch) {
+		String queue = (prefetch == 1) ? this.support.queue()
+				: this.support.prefetchingQueue(Duration.ofSeconds(30), prefetch);
+		List<Integer> handled = new CopyOnWriteArrayList<>();
+		List<Boolean> startedInterrupted = new CopyOnWriteArrayList<>();
+		start(queue, 1, (payload) -> {
+			startedInterrupted.add(Thread.currentThread().isInterrupted());
+			handled.add(((Email) payload).number());
+			if (((Email) payload).number() == 1) {
+				Thread.currentThread().interrupt();
+			}
+		}, Duration.ofSeconds(5));
+		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 3);
+		assertThat(handled).containsExactly(1, 2, 3);
+		assertThat(startedInterrupted).containsOnly(false);
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.support.template.stats(queue), (stats) -> stats.inFlight() == 0 && stats.ready() == 0);
 	}
