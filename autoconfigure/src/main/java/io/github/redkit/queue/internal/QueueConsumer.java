@@ -372,6 +372,14 @@ final class QueueConsumer implements Runnable {
 			renewal.stop();
 			return; // killed, or given back by a stop that timed out
 		}
+		// not a stop's interrupt (it takes the message out of hand first) nor a kill's
+		// (it is marked killed first; one that comes after this line ends the consumer
+		// anyway, which no longer runs): the listener's own, which would end this
+		// consumer in its next wait and reach the next listener
+		if (Thread.interrupted()) {
+			logger.debug("Listener of queue '" + this.queue + "' left its thread interrupted on message " + message.id()
+					+ "; cleared");
+		}
 		this.events.handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
 		if (failure == null) {
 			// kept invisible until the next take sends the acknowledgement
