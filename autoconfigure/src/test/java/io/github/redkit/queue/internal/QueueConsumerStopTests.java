@@ -73,6 +73,49 @@ class QueueConsumerStopTests {
 	}
 
 	/**
+	 * A consumer idle in its wait on an empty queue (a long poll: it stays there) when
+	 * Redis freezes: the stop still returns within its bound, since it does not leave a
+	 * stream's consumer group on a Redis that does not answer while a consumer of it is
+	 * still blocked (review46d finding 1).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store, @PrivateRedis RedisServer redis)
+			throws Exception {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		try {
+			RedisQueueTemplate template = template(factory);
+			String queue = queue(store, 1);
+			template.send(queue, new Email("x", 1));
+			CountDownLatch handled = new CountDownLatch(1);
+			QueueListenerContainerFactory containers = new QueueListenerContainerFactory(template,
+					new QueueListenerSettings(this.settings::get, Duration.ofSeconds(5), SHUTDOWN_TIMEOUT), factory,
+					QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, new MicrometerRedkitMetrics(() -> this.meters),
+					RedkitObservations.NONE);
+			this.factories.add(containers);
+			DefaultQueueListenerContainer container = containers.create(queue, 1,
+					QueueTestSupport.handler(Email.class, (payload) -> handled.countDown()));
+			container.start();
+			assertThat(handled.await(20, TimeUnit.SECONDS)).isTrue();
+			// the take that acknowledged it answered, the consumer waits for the next
+			await().atMost(Duration.ofSeconds(10)).until(() -> inWait(queue));
+			redis.pause();
+			long start = System.nanoTime();
+			container.stop();
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("the stop's wait")
+				.isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1500);
+		}
+		finally {
+			redis.resume();
+			close(factory);
+		}
+	}
+
+	/**
 	 * Without a shared connection each take goes on a connection of its own and its
 	 * caller holds a copy of the answer: the take the stop gave up is still not sent
 	 * again as {@code EVAL} after the {@code NOSCRIPT} Redis answers once it runs again,
@@ -239,6 +282,16 @@ class QueueConsumerStopTests {
 		return consumer != null && Arrays.stream(consumer.getStackTrace())
 			.anyMatch((frame) -> frame.getClassName().equals(RedisQueueTemplate.class.getName())
 					&& frame.getMethodName().equals("claim"));
+	}
+
+	/**
+	 * Whether the queue's consumer waits, idle, for a message to arrive.
+	 */
+	private static boolean inWait(String queue) {
+		Thread consumer = consumer(queue);
+		return consumer != null && Arrays.stream(consumer.getStackTrace())
+			.anyMatch((frame) -> frame.getClassName().equals(ReadyListWait.class.getName())
+					&& frame.getMethodName().equals("await"));
 	}
 
 	// the clients connected but the one asking
