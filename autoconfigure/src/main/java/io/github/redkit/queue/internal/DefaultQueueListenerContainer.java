@@ -119,11 +119,14 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 			}
 		}
 		boolean stopped = !this.threads.isEmpty();
+		// a consumer still blocked (an idle wait, an acknowledgement, an extend) may wait
+		// for a Redis that does not answer, which leaving the group would wait for too
+		boolean ended = this.threads.stream().noneMatch(Thread::isAlive);
 		this.consumers.clear();
 		this.threads.clear();
 		// a take given up may have been applied (its consumer then holds entries), and
 		// Redis would not answer the stop either
-		if (stopped && answered) {
+		if (stopped && answered && ended) {
 			leaveGroup();
 		}
 	}
