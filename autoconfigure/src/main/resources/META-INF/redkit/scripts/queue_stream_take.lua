@@ -129,7 +129,7 @@ local taken = 0
 local GATE_LOOKS = 100
 local function close_gate()
   local ms = math.max(1, math.floor(visibility / 10))
-  local heads = redis.call('ZRANGE', KEYS[4], 0, GATE_LOOKS - 1, 'WITHSCORES')
+  local heads = redis.call('ZRANGE', KEYS[4], 0, exact(GATE_LOOKS - 1), 'WITHSCORES')
   if not heads[1] then
     redis.call('SET', KEYS[2], 'done', 'PX', exact(ms))
     return

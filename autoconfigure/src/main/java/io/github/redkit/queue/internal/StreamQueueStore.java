@@ -163,8 +163,7 @@ final class StreamQueueStore {
 		}
 		long acked = ((Number) reply.get(0)).longValue();
 		long waitMillis = ((Number) reply.get(1)).longValue();
-		List<TakenMessage<Object>> messages = new ArrayList<>();
-		List<TakenMessage<Object>> unreadable = new ArrayList<>(0);
+		Sorted sorted = new Sorted(new ArrayList<>(), new ArrayList<>(0));
 		// a take sent again ends with how long the entries it hands over have been held
 		// (the first one delivered them): one value after the triples
 		int end = reply.size();
@@ -177,15 +176,23 @@ final class StreamQueueStore {
 		// (XREADGROUP's own reply: id and fields, one delivery each)
 		for (int k = 3; k + 2 < end; k += 3) {
 			add(queue, settings, String.valueOf(reply.get(k)), ((Number) reply.get(k + 1)).intValue(), reply.get(k + 2),
-					held, messages, unreadable);
+					held, sorted);
 		}
 		for (Object read : (List<?>) reply.get(2)) {
 			List<?> entry = (List<?>) read;
 			List<?> fields = (List<?>) entry.get(1);
 			add(queue, settings, String.valueOf(entry.get(0)), 1,
-					(settings.existingStream() != null) ? fields : element(fields), 0, messages, unreadable);
+					(settings.existingStream() != null) ? fields : element(fields), 0, sorted);
 		}
-		return new Taken(messages, unreadable, acked, waitMillis);
+		return new Taken(sorted.messages(), sorted.unreadable(), acked, waitMillis);
+	}
+
+	/**
+	 * The messages of a take's reply, sorted into those handed out and those to
+	 * dead-letter at once.
+	 */
+	private record Sorted(List<TakenMessage<Object>> messages, List<TakenMessage<Object>> unreadable) {
+
 	}
 
 	/**
@@ -209,7 +216,9 @@ final class StreamQueueStore {
 	 * @param held how long Redis had held the entry when it handed it over
 	 */
 	private void add(String queue, QueueSettings settings, String id, int deliveries, Object element, long held,
-			List<TakenMessage<Object>> messages, List<TakenMessage<Object>> unreadable) {
+			Sorted sorted) {
+		List<TakenMessage<Object>> messages = sorted.messages();
+		List<TakenMessage<Object>> unreadable = sorted.unreadable();
 		ExistingStream existing = settings.existingStream();
 		if (existing != null) {
 			TakenMessage<Object> entry = entry(queue, existing, id, deliveries, (List<?>) element, held);
