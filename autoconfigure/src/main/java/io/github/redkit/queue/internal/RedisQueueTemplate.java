@@ -654,7 +654,7 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			CompletableFuture<StreamQueueStore.Taken> taken = this.streams.take(queue, keys(queue), settings, done, max,
 					take);
 			call = taken;
-			claim = taken.thenApply((streamTaken) -> {
+			claim = carrying(taken, take, done).thenApply((streamTaken) -> {
 				if (!done.isEmpty()) {
 					acknowledged(queue, done, streamTaken.acked());
 				}
@@ -676,18 +676,9 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			}
 			CompletableFuture<List> claimed = this.runner.executeAsync(CLAIM, keys(queue).claimKeys(take), args);
 			call = claimed;
-			claim = claimed.thenApply((reply) -> claimed(queue, take, done, reply))
+			claim = carrying(claimed, take, done).thenApply((reply) -> claimed(queue, take, done, reply))
 				.thenCompose((listClaim) -> settleUnreadable(queue, listClaim));
 		}
-		call.whenComplete((reply, ex) -> {
-			if (ex != null) {
-				// not answered (a timeout, a lost connection, a caller that gave up), yet
-				// maybe applied: the same acknowledgements sent again go under its name,
-				// so that its record answers what it acknowledged and took (not late
-				// acknowledgements, and messages taken for nobody)
-				done.forEach((message) -> TakenMessage.of(message).carriedBy(take));
-			}
-		});
 		claim.whenComplete((result, ex) -> {
 			if (ex != null) {
 				// a caller that cancelled (gave up) gives the call up: not sent again
@@ -697,6 +688,25 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 			}
 		});
 		return claim;
+	}
+
+	/**
+	 * The call of a take, once it recorded that a take not answered (a timeout, a lost
+	 * connection, a caller that gave up), yet maybe applied, carried {@code done}: the
+	 * same acknowledgements sent again go under its name, so that its record answers what
+	 * it acknowledged and took (not late acknowledgements, and messages taken for
+	 * nobody). The caller's answer depends on this stage, so that it sees the failure
+	 * only once the name is recorded: a stage beside it may run after the caller woke and
+	 * sent them again under a new name (issue 46: on the stream store, whose call is a
+	 * stage more, it ran after it at low load).
+	 */
+	private static <T> CompletableFuture<T> carrying(CompletableFuture<T> call, String take,
+			Collection<? extends QueueMessage<?>> done) {
+		return call.whenComplete((reply, ex) -> {
+			if (ex != null) {
+				done.forEach((message) -> TakenMessage.of(message).carriedBy(take));
+			}
+		});
 	}
 
 	/**

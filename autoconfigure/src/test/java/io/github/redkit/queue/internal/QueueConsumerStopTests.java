@@ -157,9 +157,7 @@ class QueueConsumerStopTests {
 	 * did; none is reported late, and the message it took goes back to the queue.
 	 */
 	@ParameterizedTest
-	// the stream store's run still counts the three late (open: the take sent again
-	// under the first one's name is answered 0 acknowledged at low load)
-	@EnumSource(value = QueueStore.class, names = "LIST")
+	@EnumSource(QueueStore.class)
 	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store,
 			@PrivateRedis RedisServer redis) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
