@@ -221,7 +221,8 @@ class NemesisTests {
 			}
 			// a background save of about a second: 50 ms a key, in a child that keeps it
 			call(link, SHORT, "CONFIG", "SET", "rdb-key-save-delay", "50000");
-			call(link, SHORT, "BGSAVE");
+			// the fork behind it can stall a loaded machine longer than SHORT
+			call(link, Duration.ofSeconds(10), "BGSAVE");
 			call(link, SHORT, "CONFIG", "SET", "rdb-key-save-delay", "0");
 			String runId = runId(link);
 			join(inject(rig, new FaultEvent(0, Fault.RESTART_FROM_SNAPSHOT, 100, 0, 0)));
