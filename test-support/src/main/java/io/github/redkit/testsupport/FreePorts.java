@@ -33,14 +33,21 @@ final class FreePorts {
 		int end = ephemeralStart() - (withClusterBus ? CLUSTER_BUS_OFFSET : 0);
 		for (int attempt = 0; attempt < 500; attempt++) {
 			int port = ThreadLocalRandom.current().nextInt(LOWEST, end);
-			if (isFree(port) && (!withClusterBus || isFree(port + CLUSTER_BUS_OFFSET)) && HANDED_OUT.add(port)) {
-				if (withClusterBus) {
-					HANDED_OUT.add(port + CLUSTER_BUS_OFFSET);
-				}
+			if ((!withClusterBus || isFree(port + CLUSTER_BUS_OFFSET)) && reserve(port)
+					&& (!withClusterBus || reserve(port + CLUSTER_BUS_OFFSET))) {
 				return port;
 			}
 		}
 		throw new IllegalStateException("No free port found");
+	}
+
+	/**
+	 * Reserves one port for this JVM if it is free and not handed out before.
+	 * @param port the port
+	 * @return whether this JVM may now use the port
+	 */
+	static boolean reserve(int port) {
+		return isFree(port) && HANDED_OUT.add(port);
 	}
 
 	private static int ephemeralStart() {
