@@ -3,8 +3,11 @@ package io.github.redkit.testsupport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -12,7 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Finds free loopback ports for test servers, below the kernel's ephemeral range: a port
  * in that range can be taken by any outgoing connection between the check and the
- * server's bind, and the server then fails to start.
+ * server's bind, and the server then fails to start. A port handed out is claimed for the
+ * machine (a lock file) until this JVM ends, so that parallel JVMs never share one.
  */
 final class FreePorts {
 
@@ -25,6 +29,16 @@ final class FreePorts {
 
 	/** Ports handed out in this JVM, never handed out twice. */
 	private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * One lock file per port claimed, shared by every JVM of the machine (surefire's
+	 * forks, parallel modules): a port stays claimed while its server is stopped for a
+	 * restart, and the kernel drops the lock when the JVM ends, even killed.
+	 */
+	private static final Path CLAIMS = Path.of(System.getProperty("java.io.tmpdir"), "redkit-ports");
+
+	/** The claims this JVM holds: open until it ends. */
+	private static final Set<FileChannel> HELD = ConcurrentHashMap.newKeySet();
 
 	private FreePorts() {
 	}
@@ -47,7 +61,40 @@ final class FreePorts {
 	 * @return whether this JVM may now use the port
 	 */
 	static boolean reserve(int port) {
-		return isFree(port) && HANDED_OUT.add(port);
+		return isFree(port) && claimOnMachine(port) && HANDED_OUT.add(port);
+	}
+
+	private static boolean claimOnMachine(int port) {
+		FileChannel channel;
+		try {
+			Files.createDirectories(CLAIMS);
+			channel = FileChannel.open(CLAIMS.resolve(port + ".lock"), StandardOpenOption.CREATE,
+					StandardOpenOption.WRITE);
+		}
+		catch (IOException ex) {
+			// no claims on this file system: the socket's check alone
+			return true;
+		}
+		try {
+			if (channel.tryLock() != null) {
+				HELD.add(channel);
+				return true;
+			}
+		}
+		catch (IOException | OverlappingFileLockException ex) {
+			// another JVM holds it, or this one does
+		}
+		close(channel);
+		return false;
+	}
+
+	private static void close(FileChannel channel) {
+		try {
+			channel.close();
+		}
+		catch (IOException ex) {
+			// nothing held
+		}
 	}
 
 	private static int ephemeralStart() {
