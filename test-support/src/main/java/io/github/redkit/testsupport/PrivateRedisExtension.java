@@ -120,9 +120,8 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
 		PrivateRedis annotation = parameterContext.findAnnotation(PrivateRedis.class).orElseThrow();
 		// closed with the store of the context that resolved it (a test's, or a class's
-		// for a
-		// @BeforeAll parameter); keyed by that context, as a store answers from its
-		// parents'
+		// for a @BeforeAll parameter); keyed by that context, as a store answers from
+		// its parents'
 		Resources resources = extensionContext.getStore(NAMESPACE)
 			.computeIfAbsent(extensionContext.getUniqueId(), (key) -> new Resources(), Resources.class);
 		Parameter parameter = parameterContext.getParameter();
