@@ -318,6 +318,21 @@ public class RedisScriptRunner implements SmartLifecycle {
 	}
 
 	/**
+	 * Waits for an event at most {@code timeout}: completes when the event does, either
+	 * way, or once the time is up, whichever comes first. Bounded as {@link #within}
+	 * bounds an answer, so that what follows a time that is up runs on the blocking
+	 * steps' threads, not on the JDK's one timer thread; the event itself is left as it
+	 * is.
+	 * @param event what is waited for (shared by other waiters, maybe)
+	 * @param timeout how long to wait
+	 * @return completes once the event did or the time is up
+	 */
+	public static CompletableFuture<@Nullable Void> awaitAtMost(CompletableFuture<?> event, Duration timeout) {
+		CompletableFuture<@Nullable Void> over = event.handle((value, ex) -> null);
+		return within(over, timeout).exceptionally((ex) -> null);
+	}
+
+	/**
 	 * The failure behind a {@link CompletionException}.
 	 * @param ex what a future completed with
 	 * @return the cause the future's stage wrapped, or {@code ex}

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.redkit.core.internal.RedisScriptRunner;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -320,7 +321,9 @@ final class LockWaiters {
 			if (this.released.tryAcquire()) {
 				wakeUp.complete(null);
 			}
-			return wakeUp.completeOnTimeout(null, timeout.toNanos(), TimeUnit.NANOSECONDS).thenRun(() -> {
+			// the time being up completes on the blocking steps' threads, not on the
+			// JDK's one timer thread
+			return RedisScriptRunner.awaitAtMost(wakeUp, timeout).thenRun(() -> {
 				this.released.drainPermits();
 				this.woken.set(false);
 			});

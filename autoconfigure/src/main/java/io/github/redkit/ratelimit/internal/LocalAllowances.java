@@ -8,13 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.LocalBatchLifecycle;
 import io.github.redkit.core.internal.LocalBatchSlot;
 import io.github.redkit.core.internal.LocalBatchStop;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
@@ -308,11 +308,11 @@ final class LocalAllowances {
 				CompletableFuture<Void> waitFor = step.waitFor();
 				long left = deadline - start;
 				if (waitFor != null && left > 0) {
-					// a copy: the take's own stage is shared by every waiter; at the
-					// deadline the call goes to Redis itself with no time left, that is
-					// to the failure mode
-					return waitFor.copy()
-						.completeOnTimeout(null, left, TimeUnit.NANOSECONDS)
+					// at the deadline the call goes to Redis itself with no time left,
+					// that
+					// is to the failure mode: on the blocking steps' threads, not on the
+					// JDK's one timer thread
+					return RedisScriptRunner.awaitAtMost(waitFor, Duration.ofNanos(left))
 						.thenCompose((ignored) -> acquire(limit, allowance, key, cost, deadline));
 				}
 				return direct(limit, key, cost, deadline);

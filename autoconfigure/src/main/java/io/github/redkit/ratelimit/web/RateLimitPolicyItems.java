@@ -57,6 +57,14 @@ final class RateLimitPolicyItems {
 		this.field = String.join(", ", this.items);
 	}
 
+	private RateLimitPolicyItems(RateLimitPolicyItems equal, RateLimitPolicy policy) {
+		this.policy = policy;
+		this.names = equal.names;
+		this.quotedNames = equal.quotedNames;
+		this.items = equal.items;
+		this.field = equal.field;
+	}
+
 	// two windows whose periods print the same (1500 ms and 1500.4 ms, or one period
 	// twice) would share an item name, which a client reads as one policy: the later
 	// ones are numbered, e.g. api-1500ms-2
@@ -86,13 +94,19 @@ final class RateLimitPolicyItems {
 	static RateLimitPolicyItems of(String limitName, RateLimitPolicy policy) {
 		RateLimitPolicyItems[] kept = KEPT.get(limitName);
 		if (kept != null) {
+			// by identity: a limit's policy is one instance for as long as it is defined,
+			// so that a request compares no policies (nor, in quotedName, windows)
 			for (RateLimitPolicyItems items : kept) {
-				if (items.policy == policy || items.policy.equals(policy)) {
+				if (items.policy == policy) {
 					return items;
 				}
 			}
 		}
-		RateLimitPolicyItems items = new RateLimitPolicyItems(limitName, policy);
+		RateLimitPolicyItems items = (kept != null) ? equal(limitName, policy, kept) : null;
+		if (items != null) {
+			return items;
+		}
+		items = new RateLimitPolicyItems(limitName, policy);
 		if (kept != null || KEPT.size() < MOST_LIMITS) {
 			int keep = (kept != null) ? Math.min(kept.length, POLICIES_PER_NAME - 1) : 0;
 			RateLimitPolicyItems[] latest = new RateLimitPolicyItems[keep + 1];
@@ -103,6 +117,34 @@ final class RateLimitPolicyItems {
 			KEPT.put(limitName, latest);
 		}
 		return items;
+	}
+
+	/**
+	 * The items of an equal policy kept under another instance (another application
+	 * context in this JVM, a limit defined again alike), kept under this instance from
+	 * now on in their place: compared once, not per request.
+	 * @return the items, or {@code null} when no kept policy is equal
+	 */
+	private static @Nullable RateLimitPolicyItems equal(String limitName, RateLimitPolicy policy,
+			RateLimitPolicyItems[] kept) {
+		for (int i = 0; i < kept.length; i++) {
+			if (kept[i].policy.equals(policy)) {
+				RateLimitPolicyItems items = new RateLimitPolicyItems(kept[i], policy);
+				RateLimitPolicyItems[] latest = kept.clone();
+				latest[i] = items;
+				KEPT.put(limitName, latest);
+				return items;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The policy these items were formatted for, or found under.
+	 * @return the policy
+	 */
+	RateLimitPolicy policy() {
+		return this.policy;
 	}
 
 	/**

@@ -71,6 +71,21 @@ class RateLimitHeadersTests {
 	}
 
 	@Test
+	void anEqualPolicyOfAnotherInstanceIsComparedOnceThenFoundByIdentity() {
+		// a second application context in the JVM (a test suite's, a restart's) holds
+		// its own instance of the same policy: its requests must not compare it, nor
+		// its windows, with the instance formatted first, every time
+		RateLimitPolicy first = RateLimitPolicy.slidingWindow(SECOND, MINUTE);
+		RateLimitPolicy second = RateLimitPolicy.slidingWindow(RateLimitWindow.of(10, Duration.ofSeconds(1)),
+				RateLimitWindow.of(120, Duration.ofMinutes(1)));
+		assertThat(second).isEqualTo(first).isNotSameAs(first);
+		String field = RateLimitHeaders.policy("twice", first);
+		assertThat(RateLimitHeaders.policy("twice", second)).isSameAs(field);
+		assertThat(RateLimitPolicyItems.of("twice", second).policy()).isSameAs(second);
+		assertThat(RateLimitPolicyItems.of("twice", first).policy()).isSameAs(first);
+	}
+
+	@Test
 	void theStateFieldNamesTheDecisionsWindowQuoted() {
 		RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.SLIDING_WINDOW, List.of(SECOND, MINUTE));
 		String pk = QuotaHeaders.partitionKey(List.of("a", "b"));
