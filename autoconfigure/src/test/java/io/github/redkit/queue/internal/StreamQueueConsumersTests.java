@@ -68,6 +68,9 @@ class StreamQueueConsumersTests {
 	}
 
 	private int consumers(String stream) {
+		if (!Boolean.TRUE.equals(this.redis.hasKey(stream))) {
+			return 0;
+		}
 		return this.redis.opsForStream().consumers(stream, StreamQueueStore.GROUP).size();
 	}
 
