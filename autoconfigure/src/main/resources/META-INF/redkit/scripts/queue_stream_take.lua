@@ -289,4 +289,6 @@ end
 if ok then
   return reply
 end
-return redis.error_reply(type(reply) == 'table' and reply.err or tostring(reply))
+-- raised by redis.call: a table with the error (Redis 7+) or its text
+return redis.error_reply((type(reply) == 'table' and reply.err) or (type(reply) == 'string' and reply)
+    or 'ERR queue_stream_take failed')
