@@ -1,5 +1,6 @@
 -- Settles a message of a stream queue whose handler failed, if this take still holds it:
--- retry (the entry stays pending, idle so that it is claimed again after the backoff),
+-- retry (the entry stays pending, given to the consumer of retries RETRIES, idle so that it
+-- is claimed again after the backoff),
 -- dead-letter it with its last error (into the same dead-letter keys as a list queue), or
 -- drop it; acknowledging, deleting and dead-lettering are one step.
 -- Once: the call's record holds its answer for the replay window, so that the copy the
@@ -38,7 +39,9 @@ if ARGV[6] == 'retry' then
     redis.call('XACK', KEYS[1], ARGV[1], ARGV[4])
     return settled('4')
   end
-  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[4], 'IDLE', ARGV[7], 'JUSTID')
+  -- given to the group's consumer of retries, so that its holder's take ends as on a list (a
+  -- late extend, ack, release or failure of it answers "lost"); JUSTID counts no delivery
+  redis.call('XCLAIM', KEYS[1], ARGV[1], RETRIES, 0, ARGV[4], 'IDLE', ARGV[7], 'JUSTID')
   -- the visibility timeout is the idle time plus the backoff (a backoff is no longer)
   open_gate(KEYS[6], KEYS[7], ARGV[4], ARGV[5], tonumber(ARGV[14]), 2 * (tonumber(ARGV[7]) + tonumber(ARGV[14])))
   return settled('1')

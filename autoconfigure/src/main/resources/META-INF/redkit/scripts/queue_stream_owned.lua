@@ -10,6 +10,11 @@
 -- the same count, so the holder of the message the rollback undid would settle the other
 -- one: an acknowledgement would delete a message nobody handled.
 
+-- The group's consumer that holds the retries until they are claimed again: a retry is no
+-- longer its holder's take (a late call of it finds another consumer), and no instance is
+-- named so (theirs are "redkit-<random id>", with a dot).
+local RETRIES = 'redkit-retries'
+
 -- Whether an entry's element (false: not a Redkit element) is the message's: it begins with
 -- the message id, then its headers or its delivery count.
 local function is_element_of(element, message)

@@ -196,11 +196,6 @@ local function claim(cursor)
     redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
     claimed = { '0-0', {} }
   end
-  if claimed[1] == '0-0' then
-    close_gate()
-  else
-    redis.call('SET', KEYS[2], claimed[1], 'PX', ARGV[3])
-  end
   for _, entry in ipairs(claimed[2]) do
     local id = type(entry) == 'table' and entry[1]
     local fields = id and entry[2]
@@ -218,55 +213,82 @@ local function claim(cursor)
   end
   -- the ids in claimed[3] were deleted while pending (trimmed) and are no longer pending:
   -- nothing is left to deliver, the message was lost by the trim
+  -- (after the entries claimed are noted: the take's record keeps them, should this fail)
+  if claimed[1] == '0-0' then
+    close_gate()
+  else
+    redis.call('SET', KEYS[2], claimed[1], 'PX', ARGV[3])
+  end
   return nil
 end
 
-local cursor = keys_read[2]
-local scanned = cursor ~= 'done'
-if scanned then
-  local failed = claim(cursor or '0-0')
-  if failed then
-    return failed
-  end
-end
-if taken < max then
-  local read = redis.pcall('XREADGROUP', 'GROUP', group, consumer, 'COUNT', exact(max - taken), 'STREAMS', stream, '>')
-  if type(read) == 'table' and read.err then
-    -- the group deleted (a purge) while the gate was closed: made again by a scan
-    if scanned or not string.find(read.err, 'NOGROUP', 1, true) then
-      return redis.error_reply(read.err)
-    end
-    read = nil
-  end
-  if read then
-    -- handed out as read; the record keeps the range (its entries are those read)
-    local entries = read[1][2]
-    if #entries > 0 then
-      out[3] = entries
-      taken = taken + #entries
-      taken_ids[#taken_ids + 1] = '|' .. entries[1][1] .. ' ' .. entries[#entries][1] .. ' ' .. exact(#entries)
+-- Claims and reads: the take after its acknowledgements.
+local function take()
+  local cursor = keys_read[2]
+  local scanned = cursor ~= 'done'
+  if scanned then
+    local failed = claim(cursor or '0-0')
+    if failed then
+      return failed
     end
   end
-end
-if taken == 0 and not scanned then
-  -- nothing new to read: an expired take is claimed now, not when the gate opens
-  local failed = claim('0-0')
-  if failed then
-    return failed
+  if taken < max then
+    local read = redis.pcall('XREADGROUP', 'GROUP', group, consumer, 'COUNT', exact(max - taken), 'STREAMS', stream, '>')
+    if type(read) == 'table' and read.err then
+      -- the group deleted (a purge) while the gate was closed: made again by a scan
+      if scanned or not string.find(read.err, 'NOGROUP', 1, true) then
+        return redis.error_reply(read.err)
+      end
+      read = nil
+    end
+    if read then
+      -- handed out as read; the record keeps the range (its entries are those read)
+      local entries = read[1][2]
+      if #entries > 0 then
+        out[3] = entries
+        taken = taken + #entries
+        taken_ids[#taken_ids + 1] = '|' .. entries[1][1] .. ' ' .. entries[#entries][1] .. ' ' .. exact(#entries)
+      end
+    end
   end
+  if taken == 0 and not scanned then
+    -- nothing new to read: an expired take is claimed now, not when the gate opens
+    local failed = claim('0-0')
+    if failed then
+      return failed
+    end
+  end
+  if taken > 0 or acked > 0 then
+    -- idle polls write nothing (nothing for replicas and the append-only file)
+    redis.call('SET', KEYS[3], exact(acked) .. table.concat(taken_ids), 'PX', ARGV[6])
+  end
+  if taken == 0 then
+    -- the earliest of a few pending entries: a wait no longer than it (poll-timeout bounds it)
+    local pending = redis.call('XPENDING', stream, group, '-', '+', 10)
+    for _, p in ipairs(pending) do
+      local wait = math.max(0, visibility - tonumber(p[3]))
+      if out[2] < 0 or wait < out[2] then
+        out[2] = wait
+      end
+    end
+  end
+  return out
 end
-if taken > 0 or acked > 0 then
-  -- idle polls write nothing (nothing for replicas and the append-only file)
+
+-- An error after the acknowledgements were applied (another writer's value at one of this
+-- take's keys) still records what the take did, so that the take sent again under its name
+-- answers it rather than reporting the acknowledgements late; without acknowledgements or
+-- claims it applied nothing, and records nothing
+local ok, reply = pcall(take)
+if ok and not (type(reply) == 'table' and reply.err) then
+  return reply
+end
+if acked > 0 or taken > 0 then
   redis.call('SET', KEYS[3], exact(acked) .. table.concat(taken_ids), 'PX', ARGV[6])
 end
-if taken == 0 then
-  -- the earliest of a few pending entries: a wait no longer than it (poll-timeout bounds it)
-  local pending = redis.call('XPENDING', stream, group, '-', '+', 10)
-  for _, p in ipairs(pending) do
-    local wait = math.max(0, visibility - tonumber(p[3]))
-    if out[2] < 0 or wait < out[2] then
-      out[2] = wait
-    end
-  end
+if ok then
+  return reply
 end
-return out
+-- raised by redis.call: a table with the error (Redis 7+) or its text
+return redis.error_reply((type(reply) == 'table' and reply.err) or (type(reply) == 'string' and reply)
+    or 'ERR queue_stream_take failed')

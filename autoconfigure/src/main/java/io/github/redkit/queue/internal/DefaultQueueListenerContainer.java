@@ -125,9 +125,9 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		this.consumers.clear();
 		this.threads.clear();
 		// a take given up may have been applied (its consumer then holds entries), and
-		// Redis would not answer the stop either
-		if (stopped && answered && ended) {
-			leaveGroup();
+		// Redis would not answer the stop either: the group is left without waiting
+		if (stopped) {
+			leaveGroup(answered && ended);
 		}
 	}
 
@@ -135,12 +135,25 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 	 * A stream queue's consumer with nothing pending leaves its group, so that stopped
 	 * instances do not pile up in {@code XINFO CONSUMERS}; one still holding entries (a
 	 * listener that did not finish, another container of the queue) stays, and they are
-	 * claimed again after the visibility timeout.
+	 * claimed again after the visibility timeout (the consumers of instances that ended,
+	 * holding nothing and idle that long, leave at any instance's stop). A stop whose
+	 * consumers did not all end (one may be blocked on a Redis that does not answer) does
+	 * not wait for it.
 	 */
-	private void leaveGroup() {
+	private void leaveGroup(boolean waits) {
 		if (this.setup.template() instanceof RedisQueueTemplate redis) {
 			try {
-				redis.leaveGroup(this.queue);
+				if (waits) {
+					redis.leaveGroup(this.queue);
+				}
+				else {
+					redis.leaveGroupAsync(this.queue).whenComplete((left, ex) -> {
+						if (ex != null) {
+							logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group",
+									ex);
+						}
+					});
+				}
 			}
 			catch (RuntimeException ex) {
 				logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group", ex);

@@ -34,14 +34,14 @@ import org.jspecify.annotations.Nullable;
  * acknowledged in the same call) and handles them in turn; a prefetched message whose
  * visibility timeout may have passed is left alone, since it may already be delivered
  * elsewhere, one that waited more than a third of it is extended before its listener
- * starts (and left alone if that finds it lost), and prefetched messages left at stop
- * stay in flight until their visibility timeout brings them back. A stop that timed out
- * ({@link #giveBack}) and the consumer thread race for the message in hand: whichever
- * takes it out of hand first settles it, so a message is either given back or
- * acknowledged (or failed), never both. A stop past {@code shutdown-timeout} that finds
- * the consumer waiting for a take gives the take up ({@link #giveUpTake}: the thread is
- * interrupted in that wait, nowhere else). Whatever it hands its template (to settle,
- * extend or give back) is the message as the template handed it out
+ * starts (and left alone if that finds it lost), and prefetched messages left at stop go
+ * back to the queue at once. A stop that timed out ({@link #giveBack}) and the consumer
+ * thread race for the message in hand: whichever takes it out of hand first settles it,
+ * so a message is either given back or acknowledged (or failed), never both; a listener
+ * that had not started by then does not start. A stop past {@code shutdown-timeout} that
+ * finds the consumer waiting for a take gives the take up ({@link #giveUpTake}: the
+ * thread is interrupted in that wait, nowhere else). Whatever it hands its template (to
+ * settle, extend or give back) is the message as the template handed it out
  * ({@link ConvertedMessage#taken}).
  */
 final class QueueConsumer implements Runnable {
@@ -117,6 +117,12 @@ final class QueueConsumer implements Runnable {
 	 * The consumer thread while it waits for a take's answer.
 	 */
 	private @Nullable Thread taking;
+
+	/**
+	 * A stop past {@code shutdown-timeout} returned, giving back the message whose
+	 * listener ran, if any: no listener starts after it.
+	 */
+	private volatile boolean stopTimedOut;
 
 	/**
 	 * A stop past {@code shutdown-timeout} gave up the take this consumer waited for.
@@ -207,7 +213,8 @@ final class QueueConsumer implements Runnable {
 			return batch;
 		}
 		catch (RuntimeException ex) {
-			this.takeUnanswered = !this.pendingAcks.isEmpty();
+			// an error Redis answered applied nothing: its acknowledgements go as new
+			this.takeUnanswered = !this.pendingAcks.isEmpty() && RedisQueueTemplate.unanswered(ex);
 			throw ex;
 		}
 		finally {
@@ -285,9 +292,13 @@ final class QueueConsumer implements Runnable {
 			}
 		}
 		acknowledged();
-		// prefetched messages not handled stay in flight: they come back after their
-		// visibility timeout
-		this.prefetched.clear();
+		if (!this.killed && !this.prefetched.isEmpty()) {
+			// taken and not started: back to the queue at once, their deliveries not
+			// counted, rather than in flight until their visibility timeout
+			List<QueueMessage<Object>> unhandled = new ArrayList<>(this.prefetched);
+			this.prefetched.clear();
+			giveBack(unhandled);
+		}
 	}
 
 	/**
@@ -353,6 +364,17 @@ final class QueueConsumer implements Runnable {
 			return;
 		}
 		this.inHand.set(message);
+		if (this.stopTimedOut) {
+			// a stop past shutdown-timeout found no listener running and returned: none
+			// may start after it; this message goes back, unless the stop took it first
+			renewal.stop();
+			if (this.inHand.compareAndSet(message, null)) {
+				giveBack(List.of(message));
+			}
+			// the stop's interrupt, if any, was for a listener: the rest is given back
+			Thread.interrupted();
+			return;
+		}
 		this.currentRenewal = renewal;
 		long start = System.nanoTime();
 		Throwable failure = null;
@@ -422,7 +444,9 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * Gives unhandled messages back to the queue, their deliveries not counted.
+	 * Gives unhandled messages back to the queue, their deliveries not counted; once one
+	 * cannot be (Redis did not answer in time), the others are left in flight too rather
+	 * than each waiting as long.
 	 */
 	private void giveBack(List<QueueMessage<Object>> unhandled) {
 		// the last first: each goes back to the head of its end of the list, so the batch
@@ -433,8 +457,11 @@ final class QueueConsumer implements Runnable {
 				this.template.release(ConvertedMessage.taken(back));
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Cannot give message " + back.id() + " back to queue '" + this.queue
-						+ "'; it comes back after its visibility timeout", ex);
+				logger.warn(
+						"Cannot give message " + back.id() + ((i > 0) ? " and " + i + " other(s)" : "")
+								+ " back to queue '" + this.queue + "'; they come back after their visibility timeout",
+						ex);
+				return;
 			}
 		}
 	}
@@ -465,6 +492,8 @@ final class QueueConsumer implements Runnable {
 	 * when Redis could not be reached)
 	 */
 	boolean giveBack() {
+		// set first: a listener that has not started by then does not start (handle)
+		this.stopTimedOut = true;
 		QueueMessage<Object> message = this.inHand.getAndSet(null);
 		if (message == null) {
 			return false;

@@ -22,6 +22,7 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservationContext;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
+import io.github.redkit.core.RedkitScriptException;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
@@ -445,8 +446,15 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 				messages.add(read(taken, payloadType));
 			}
 			catch (RuntimeException ex) {
-				// settled like a failure, so that it cannot block the queue
-				fail(taken, ex);
+				// settled like a failure, so that it cannot block the queue; not waited
+				// for: a caller interrupted meanwhile (a stop giving the take up) would
+				// lose the rest of the batch, neither handed out nor given back
+				failAsync(taken, ex, false).whenComplete((outcome, failure) -> {
+					if (failure != null) {
+						logger.warn("Cannot report unreadable message " + taken.id() + " of queue '" + queue
+								+ "'; it comes back after its visibility timeout", failure);
+					}
+				});
 			}
 		}
 		return new Batch(messages, messages.isEmpty() ? Duration.ZERO : null);
@@ -703,10 +711,32 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	private static <T> CompletableFuture<T> carrying(CompletableFuture<T> call, String take,
 			Collection<? extends QueueMessage<?>> done) {
 		return call.whenComplete((reply, ex) -> {
-			if (ex != null) {
+			if (ex != null && unanswered(ex)) {
 				done.forEach((message) -> TakenMessage.of(message).carriedBy(take));
 			}
 		});
+	}
+
+	/**
+	 * Whether a call that failed may have been applied by Redis: its answer is missing (a
+	 * timeout, a lost connection, a caller that gave up), not an error Redis answered (a
+	 * script's error, {@code NOSCRIPT}, {@code WRONGTYPE}, {@code OOM}), which its
+	 * scripts answer having applied nothing (or, should a take fail after its
+	 * acknowledgements, having recorded them under its name for a copy the client sends
+	 * again).
+	 * @param failure what the call failed with
+	 * @return {@code false} for an error answered by Redis
+	 */
+	static boolean unanswered(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RedkitScriptException) {
+				return false;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -824,7 +854,21 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @return whether the consumer left (or was not there; always for a list queue)
 	 */
 	public boolean leaveGroup(String queue) {
-		return !isStream(queue) || this.streams.leave(keys(queue), settings(queue));
+		return RedisScriptRunner.await(leaveGroupAsync(queue), CLAIM_TIMEOUT, "queue_stream_leave");
+	}
+
+	/**
+	 * Takes this instance's consumer out of the group of a stream queue when nothing is
+	 * pending for it, without waiting for Redis: what a stop does that cannot wait (a
+	 * consumer still blocked on Redis, a take given up). Either way the consumers of
+	 * instances that ended, holding nothing and idle for the visibility timeout, leave
+	 * too.
+	 * @param queue the queue name
+	 * @return whether the consumer left (or was not there; always for a list queue)
+	 */
+	CompletableFuture<Boolean> leaveGroupAsync(String queue) {
+		return isStream(queue) ? this.streams.leave(keys(queue), settings(queue))
+				: CompletableFuture.completedFuture(true);
 	}
 
 	/**

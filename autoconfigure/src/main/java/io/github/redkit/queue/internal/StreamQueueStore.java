@@ -396,12 +396,16 @@ final class StreamQueueStore {
 
 	/**
 	 * Takes this instance's consumer out of the queue's group if nothing is pending for
-	 * it: a stopped instance leaves no consumer behind in {@code XINFO CONSUMERS}.
+	 * it, and the consumers of instances that ended (nothing pending, idle for the
+	 * visibility timeout): stopped instances leave no consumers piling up in
+	 * {@code XINFO CONSUMERS}.
 	 * @return whether it left (or was not there)
 	 */
-	boolean leave(QueueKeys keys, QueueSettings settings) {
-		Long left = this.runner.execute(LEAVE, List.of(keys.stream()), group(settings), this.consumer);
-		return left != null && left == 1L;
+	CompletableFuture<Boolean> leave(QueueKeys keys, QueueSettings settings) {
+		return this.runner
+			.executeAsync(LEAVE, List.of(keys.stream()), group(settings), this.consumer,
+					Long.toString(settings.visibilityTimeout().toMillis()))
+			.thenApply((left) -> left != null && left == 1L);
 	}
 
 	/**

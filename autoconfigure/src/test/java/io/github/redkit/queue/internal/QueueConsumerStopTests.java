@@ -1,22 +1,33 @@
 package io.github.redkit.queue.internal;
 
+import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.github.redkit.core.ClientPause;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.RedkitScriptException;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.BackoffPolicy;
 import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
@@ -24,6 +35,7 @@ import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -203,6 +215,159 @@ class QueueConsumerStopTests {
 	}
 
 	/**
+	 * A stop that outlived {@code shutdown-timeout} while the consumer was between two
+	 * prefetched messages (extending the second, which had waited a third of its
+	 * visibility timeout, on a Redis that held it) found no listener running and
+	 * returned: the second message's listener must not start after that, and the message
+	 * goes back to the queue at once.
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aPrefetchedMessageWhoseListenerWouldStartAfterTheStopReturnedIsGivenBack(QueueStore store,
+			@PrivateRedis RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = timingOutAfter(redis, Duration.ofSeconds(10));
+		try {
+			RedisQueueTemplate template = template(factory);
+			String queue = queue(store, 2, Duration.ofSeconds(6));
+			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			Map<Integer, Long> started = new ConcurrentHashMap<>();
+			AtomicReference<ClientPause> pause = new AtomicReference<>();
+			DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
+					QueueTestSupport.handler(Email.class, (payload) -> {
+						int number = ((Email) payload).number();
+						long begun = System.nanoTime();
+						started.put(number, begun);
+						if (number == 1) {
+							// past a third of the visibility timeout: the second is
+							// extended
+							// before its listener starts, while Redis holds every client
+							await().atMost(Duration.ofSeconds(10))
+								.pollInterval(Duration.ofMillis(20))
+								.until(() -> System.nanoTime() - begun > Duration.ofMillis(2300).toNanos());
+							pause.set(ClientPause.start(redis, Duration.ofSeconds(2)));
+						}
+					}));
+			container.start();
+			await().atMost(Duration.ofSeconds(20)).until(() -> in(queue, "extend"));
+			container.stop();
+			long stopped = System.nanoTime();
+			pause.get().awaitEnd();
+			Thread consumer = consumer(queue);
+			if (consumer != null) {
+				consumer.join(10_000);
+			}
+			assertThat(started.get(2)).as("the second listener, started after the stop returned")
+				.satisfiesAnyOf((start) -> assertThat(start).isNull(),
+						(start) -> assertThat(start - stopped).isNegative());
+			assertThat(await().atMost(Duration.ofSeconds(3))
+				.until(() -> template.receive(queue, Email.class), Optional::isPresent)
+				.get()
+				.payload()
+				.number()).as("the second message, back in the queue at once").isEqualTo(2);
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * A stop that gives up a take (past {@code shutdown-timeout}) while the take reports
+	 * a message of its batch whose payload cannot be read (Redis holding every client, so
+	 * the report waits) interrupts it there (review46d finding 4a): the rest of the batch
+	 * must be handled or given back, not left in flight until its visibility timeout.
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store, @PrivateRedis RedisServer redis)
+			throws Exception {
+		LettuceConnectionFactory factory = timingOutAfter(redis, Duration.ofSeconds(10));
+		try {
+			RedisQueueTemplate template = template(factory);
+			String queue = queue(store, 3, Duration.ofSeconds(30));
+			template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+			Stalling.reading = new CountDownLatch(1);
+			Stalling.proceed = new CountDownLatch(1);
+			List<Integer> handled = new CopyOnWriteArrayList<>();
+			DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
+					QueueTestSupport.handler(Stalling.class, (payload) -> handled.add(((Stalling) payload).number)));
+			container.start();
+			assertThat(Stalling.reading.await(20, TimeUnit.SECONDS)).isTrue();
+			ClientPause pause = ClientPause.start(redis, Duration.ofSeconds(3));
+			Stalling.proceed.countDown();
+			// the take reports message 2 (or, handed over, its batch is handled and the
+			// next take waits)
+			await().atMost(Duration.ofSeconds(5)).until(() -> in(queue, "fail") || inTake(queue));
+			container.stop();
+			pause.awaitEnd();
+			Thread consumer = consumer(queue);
+			if (consumer != null) {
+				consumer.join(10_000);
+			}
+			List<Integer> back = template.receive(queue, Email.class, 10)
+				.stream()
+				.map((message) -> message.payload().number())
+				.toList();
+			assertThat(Stream.concat(handled.stream(), back.stream()).toList())
+				.as("messages 1 and 3: handled (%s), or back in the queue at once (%s)", handled, back)
+				.contains(1, 3);
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * A take that carries an acknowledgement and is answered with an error (here every
+	 * take is: a script error proves Redis applied nothing) was not a take that may have
+	 * been applied (review46d finding 4b): the stopping consumer acknowledges the message
+	 * on its own rather than sending it again in a take, which fails as well and left the
+	 * handled message in flight to be delivered again.
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStoppingConsumerWhoseTakeWasAnsweredWithAnErrorAcknowledgesOnItsOwn(QueueStore store,
+			@PrivateRedis RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = timingOutAfter(redis, Duration.ofSeconds(10));
+		try {
+			AtomicBoolean failing = new AtomicBoolean();
+			AtomicInteger failed = new AtomicInteger();
+			RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(factory),
+					QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.settings::get,
+					new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE) {
+
+				@Override
+				public Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done, int max) {
+					if (failing.get() && !done.isEmpty()) {
+						failed.incrementAndGet();
+						// what the runner makes of Redis' error reply to a take's script
+						throw new RedkitScriptException("queue_claim",
+								new RedisCommandExecutionException("ERR user_script:1: Script failed"));
+					}
+					return super.take(queue, payloadType, done, max);
+				}
+
+			};
+			String queue = queue(store, 1);
+			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
+					QueueTestSupport.handler(Email.class, (payload) -> failing.set(true)));
+			container.start();
+			await().atMost(Duration.ofSeconds(20)).until(() -> failed.get() > 0);
+			container.stop();
+			Thread consumer = consumer(queue);
+			if (consumer != null) {
+				consumer.join(10_000);
+			}
+			assertThat(template.stats(queue)).extracting(QueueStats::inFlight, QueueStats::ready)
+				.as("the handled message acknowledged, the other still ready")
+				.containsExactly(0L, 1L);
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
 	 * Stops a consumer whose take (acknowledging the message its listener handled) waits
 	 * for a Redis that {@code freeze} stopped answering.
 	 */
@@ -250,8 +415,12 @@ class QueueConsumerStopTests {
 	}
 
 	private String queue(QueueStore store, int prefetch) {
+		return queue(store, prefetch, Duration.ofSeconds(30));
+	}
+
+	private String queue(QueueStore store, int prefetch, Duration visibility) {
 		String name = "q-" + UUID.randomUUID();
-		QueueSettings queue = new QueueSettings(QueueOrder.FIFO, Duration.ofSeconds(30), 3,
+		QueueSettings queue = new QueueSettings(QueueOrder.FIFO, visibility, 3,
 				new BackoffPolicy(Duration.ofMillis(1), 1.0, Duration.ofMillis(1), 0), true, Duration.ofHours(1),
 				CollapsePolicy.NONE, prefetch);
 		this.settings.put(name, (store == QueueStore.LIST) ? queue : queue.withStore(store, 0));
@@ -283,6 +452,25 @@ class QueueConsumerStopTests {
 	}
 
 	/**
+	 * Whether the queue's consumer is in a given method of its template.
+	 */
+	private static boolean in(String queue, String method) {
+		Thread consumer = consumer(queue);
+		return consumer != null && Arrays.stream(consumer.getStackTrace())
+			.anyMatch((frame) -> frame.getClassName().startsWith(RedisQueueTemplate.class.getName())
+					&& frame.getMethodName().equals(method));
+	}
+
+	private static LettuceConnectionFactory timingOutAfter(RedisServer redis, Duration commandTimeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
 	 * Whether the queue's consumer waits, idle, for a message to arrive.
 	 */
 	private static boolean inWait(String queue) {
@@ -296,6 +484,35 @@ class QueueConsumerStopTests {
 	private static long clients(RedisServer redis) {
 		String list = String.valueOf(redis.callOnEveryNode("CLIENT", "LIST").get(0));
 		return list.lines().filter((line) -> !line.isBlank()).count() - 1;
+	}
+
+	/**
+	 * A payload whose reading stalls for message 2 until the test lets it go, then fails:
+	 * the take reports it as a failed message.
+	 */
+	@JsonIgnoreProperties(ignoreUnknown = true)
+	static final class Stalling {
+
+		static volatile CountDownLatch reading = new CountDownLatch(1);
+
+		static volatile CountDownLatch proceed = new CountDownLatch(1);
+
+		final int number;
+
+		private Stalling(int number) {
+			this.number = number;
+		}
+
+		@JsonCreator
+		static Stalling of(@JsonProperty("number") int number) throws InterruptedException {
+			if (number == 2) {
+				reading.countDown();
+				proceed.await(20, TimeUnit.SECONDS);
+				throw new IllegalArgumentException("message 2 cannot be read");
+			}
+			return new Stalling(number);
+		}
+
 	}
 
 	private record Stopped(RedisQueueTemplate template, String queue, long stopMillis, boolean consumerEnded) {

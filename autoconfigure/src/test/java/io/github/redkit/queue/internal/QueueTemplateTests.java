@@ -435,6 +435,32 @@ class QueueTemplateTests {
 		assertThat(this.template.extend(again, Duration.ofSeconds(30))).as("settled").isFalse();
 	}
 
+	/**
+	 * A take its holder failed (a retry) is no longer the holder's: an extend, an ack, a
+	 * release or another failure of it answers as for a take claimed by another consumer,
+	 * and changes nothing (the retry is delivered again when its backoff ends).
+	 */
+	@Test
+	void aRetriedTakeIsNoLongerItsHolders() {
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(30), 3, CollapsePolicy.NONE,
+				Duration.ofSeconds(2));
+		this.template.send(queue, new Email("a", 1));
+		QueueMessage<Email> taken = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.template.fail(taken, new IllegalStateException("again"))).isEqualTo(FailureOutcome.RETRIED);
+		assertThat(this.template.extend(taken, Duration.ofSeconds(30))).as("an extend after the retry").isFalse();
+		assertThat(this.template.ack(taken)).as("an ack after the retry").isFalse();
+		assertThat(this.template.release(taken)).as("a release after the retry").isFalse();
+		assertThat(this.template.fail(taken, new IllegalStateException("late"))).as("a failure after the retry")
+			.isEqualTo(FailureOutcome.NOT_OWNED);
+		QueueMessage<Email> again = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.template.receive(queue, Email.class), Optional::isPresent)
+			.get();
+		assertThat(again.id()).isEqualTo(taken.id());
+		assertThat(again.deliveries()).isEqualTo(2);
+		assertThat(this.template.ack(again)).isTrue();
+		assertThat(this.template.stats(queue)).isEqualTo(new QueueStats(0, 0, 0, 0, Duration.ZERO));
+	}
+
 	@Test
 	void aLateAckOfALostTakeLeavesTheNextTakeOfTheSameMessageInFlightAndIsCounted() {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
