@@ -64,12 +64,12 @@ class RedisScriptRunnerPoolTests {
 	@Test
 	void aConnectionGoesBackToThePoolOnlyOnceItsScriptAnswered() {
 		RedisScriptRunner runner = new RedisScriptRunner(this.factory);
-		// once connected, an asynchronous script is sent (and its connection borrowed) on
-		// the calling thread
 		RedisScriptRunner.await(runner.executeAsync(SLOW, List.of("slow"), "0"), Duration.ofSeconds(5), "warm-up");
-		CompletableFuture<Long> inFlight = runner.executeAsync(SLOW, List.of("slow"), "500");
+		// a connection the factory does not share is borrowed, and the script sent, by a
+		// thread of the runner's, whatever the caller
+		CompletableFuture<Long> inFlight = runner.executeAsync(SLOW, List.of("slow"), "1000");
+		awaitBorrowed("the script");
 		assertThat(inFlight).isNotDone();
-		assertThatException().as("the only connection is still busy with the script").isThrownBy(this::borrowAndPing);
 		assertThat(RedisScriptRunner.await(inFlight, Duration.ofSeconds(5), "slow")).isEqualTo(1);
 		assertThat(borrowAndPing()).isEqualTo("PONG");
 	}
@@ -78,7 +78,9 @@ class RedisScriptRunnerPoolTests {
 	void aScriptItsCallerGaveUpOnKeepsItsConnectionUntilRedisAnswered() {
 		RedisScriptRunner runner = new RedisScriptRunner(this.factory);
 		RedisScriptRunner.await(runner.executeAsync(SLOW, List.of("slow"), "0"), Duration.ofSeconds(5), "warm-up");
-		CompletableFuture<Long> timedOut = runner.executeAsync(SLOW, Duration.ofMillis(100), List.of("slow"), "800");
+		// the timeout leaves the runner's thread the time to borrow and send
+		CompletableFuture<Long> timedOut = runner.executeAsync(SLOW, Duration.ofMillis(1000), List.of("slow"), "2500");
+		awaitBorrowed("the script");
 		assertThatExceptionOfType(QueryTimeoutException.class)
 			.isThrownBy(() -> RedisScriptRunner.await(timedOut, Duration.ofSeconds(5), "slow"));
 		assertThatException().as("the only connection is still busy with the timed-out script")
@@ -89,12 +91,40 @@ class RedisScriptRunnerPoolTests {
 			Thread.onSpinWait();
 		}
 		assertThat(borrowAndPing()).isEqualTo("PONG");
-		CompletableFuture<Long> cancelled = runner.executeAsync(SLOW, List.of("slow"), "800");
+		CompletableFuture<Long> cancelled = runner.executeAsync(SLOW, List.of("slow"), "1000");
+		awaitBorrowed("the script");
 		assertThatExceptionOfType(QueryTimeoutException.class)
 			.isThrownBy(() -> RedisScriptRunner.await(cancelled, Duration.ofMillis(100), "slow"));
 		assertThat(cancelled).isCancelled();
 		assertThatException().as("the only connection is still busy with the cancelled script")
 			.isThrownBy(this::borrowAndPing);
+	}
+
+	@Test
+	void aBlockingCallEndsWithinItsTimeoutWhileAnotherBorrowerHoldsThePoolsOnlyConnection() throws Exception {
+		// Boot's default max-wait: a borrow waits as long as it takes
+		LettuceConnectionFactory pool = pooledFactory(RedisServers.standalone(), 1, Duration.ofMillis(-1));
+		RedisConnection held = null;
+		try {
+			RedisScriptRunner runner = new RedisScriptRunner(pool);
+			RedisScriptRunner.await(runner.executeAsync(SLOW, List.of("slow"), "0"), Duration.ofSeconds(5), "warm-up");
+			held = pool.getConnection();
+			held.ping();
+			// every capability's blocking call: a lock, a budget, a permit, a step
+			CompletableFuture<Duration> failedAfter = CompletableFuture.supplyAsync(() -> {
+				long start = System.nanoTime();
+				assertThatExceptionOfType(QueryTimeoutException.class)
+					.isThrownBy(() -> runner.execute(SLOW, Duration.ofMillis(300), List.of("slow"), "0"));
+				return Duration.ofNanos(System.nanoTime() - start);
+			}, (task) -> new Thread(task, "plain-caller").start());
+			assertThat(failedAfter.get(5, TimeUnit.SECONDS)).isLessThan(Duration.ofSeconds(1));
+		}
+		finally {
+			if (held != null) {
+				held.close();
+			}
+			pool.destroy();
+		}
 	}
 
 	@Test
@@ -249,6 +279,15 @@ class RedisScriptRunnerPoolTests {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	// the runner's thread borrowed the pool's only connection: a borrow of the test's
+	// fails (the pool's max-wait is 100 ms)
+	private void awaitBorrowed(String what) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		while (pings()) {
+			assertThat(System.nanoTime()).as("%s borrowed the only connection", what).isLessThan(deadline);
+		}
 	}
 
 	private boolean pings() {

@@ -38,11 +38,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * and send scripts for several cluster slots at once. A caller that must not block (an
  * event loop, one of Redkit's own asynchronous threads) hands a script that needs a
  * connection first (the first connect, a pooled borrow) to a few threads of the runner's,
- * by default as many as the pool's {@code max-active}; a script whose caller gave up (its
- * future timed out or was cancelled) before it could be sent is not sent
- * ({@link BlockingHandOff}), and one {@linkplain LuaScript#givenUpWithItsCaller() given
- * up with its caller} (a take) whose caller cancelled it (as {@link #await} does on its
- * timeout or an interrupt) is not sent again as {@code EVAL} after a {@code NOSCRIPT}
+ * by default as many as the pool's {@code max-active}; so does every caller when the
+ * factory does not share its native connection (a connection borrowed or made per
+ * script), so that a blocking caller's timeout bounds that wait too. A script whose
+ * caller gave up (its future timed out or was cancelled) before it could be sent is not
+ * sent ({@link BlockingHandOff}), and one {@linkplain LuaScript#givenUpWithItsCaller()
+ * given up with its caller} (a take) whose caller cancelled it (as {@link #await} does on
+ * its timeout or an interrupt) is not sent again as {@code EVAL} after a {@code NOSCRIPT}
  * answer, on the shared connection, the runner's own or one made or borrowed for it.
  * <p>
  * Once connected, scripts go on one connection kept open, in the order they are sent: the
@@ -386,15 +388,16 @@ public class RedisScriptRunner implements SmartLifecycle {
 			return answer;
 		}
 		if (this.connection.connected() && !BlockingHandOff.onNonBlockingThread()
-				&& !this.connection.keepsOwnConnection()) {
+				&& this.connection.sendsOnSharedConnection()) {
 			return this.connection.send(script, keys, args, null);
 		}
 		// until a connection has been made, making one blocks for the connect timeout;
 		// the factory hands even its shared one out under a lock that a start, a reset or
-		// another caller may hold; borrowing a pooled one may wait for the pool (the
-		// runner's own too, with Boot's default max-wait for ever): do it on another
-		// thread, so that callers can still bound their wait and an event loop never
-		// waits
+		// another caller may hold; a connection the factory does not share is borrowed
+		// or made for every script, which may wait for the pool (as the runner's own
+		// may, with Boot's default max-wait for ever) or for a connect and handshake (up
+		// to the command timeout): do it on another thread, so that callers, blocking
+		// ones too, can still bound their wait and an event loop never waits
 		return this.handOff.handOff(script.name(), (caller) -> this.connection.sendWaiting(script, keys, args, caller));
 	}
 

@@ -28,7 +28,8 @@ import org.springframework.util.ClassUtils;
  * the runner's own, kept through Lettuce's reconnects and given back only by
  * {@link #close()}; until then, and for other drivers, a connection of the factory's per
  * script. Its blocking steps (a connect, a borrow) run on the caller's thread: the runner
- * hands them off first where that thread must not block.
+ * hands them off first unless it sends on the factory's shared connection from a thread
+ * that may block.
  */
 final class ScriptConnection {
 
@@ -324,6 +325,16 @@ final class ScriptConnection {
 	 */
 	boolean keepsOwnConnection() {
 		return POOL_PRESENT && sharesNativeConnection() && LettuceConnections.pooled(this.connectionFactory);
+	}
+
+	/**
+	 * Whether scripts go on the factory's shared connection, which, once made, is handed
+	 * out without a connect or a borrow: a connection the factory does not share is
+	 * borrowed from its pool or made for every script, and the runner's own pooled one
+	 * borrowed again once closed.
+	 */
+	boolean sendsOnSharedConnection() {
+		return sharesNativeConnection() && !keepsOwnConnection();
 	}
 
 	private boolean sharesNativeConnection() {

@@ -81,46 +81,69 @@ final class ClusterSlotFanOut {
 				decision.completeExceptionally(ex);
 			}
 			else if (settled.compareAndSet(false, true)) {
-				try {
-					List<byte[]> replies = answers.stream().map(CompletableFuture::join).toList();
-					decision.complete(new TakenPermits(limit, cost, combine(limit, groups, replies, cost), groups,
-							replies, null));
-				}
-				catch (RuntimeException | Error failure) {
-					decision.completeExceptionally(failure);
-				}
+				settle(limit, groups, answers, cost, decision);
 			}
 		});
 		decision.whenComplete((result, ex) -> {
 			if (ex != null && settled.compareAndSet(false, true)) {
-				for (int i = 0; i < answers.size(); i++) {
-					List<String> group = groups.get(i);
-					answers.get(i).thenAccept((reply) -> {
-						if (limit.decision(reply).allowed()) {
-							this.giveBack.giveBack(limit, group, cost, reply);
-						}
-					});
-				}
+				giveBack(limit, groups, answers, cost);
 			}
 		});
 		return decision;
 	}
 
-	private RateLimitDecision combine(PreparedLimit limit, List<List<String>> groups, List<byte[]> replies, int cost) {
+	/**
+	 * Completes the caller's decision with every slot's answer. What the slots took is
+	 * given back when another slot refused the call, and also when the caller's decision
+	 * was completed meanwhile (its timeout, a cancel): the caller got the failure mode,
+	 * not this decision.
+	 */
+	private void settle(PreparedLimit limit, List<List<String>> groups, List<CompletableFuture<byte[]>> answers,
+			int cost, CompletableFuture<TakenPermits> decision) {
+		boolean delivered;
+		boolean refused;
+		try {
+			List<byte[]> replies = answers.stream().map(CompletableFuture::join).toList();
+			RateLimitDecision combined = combine(limit, replies);
+			refused = !combined.allowed();
+			delivered = decision.complete(new TakenPermits(limit, cost, combined, groups, replies, null));
+		}
+		catch (RuntimeException | Error failure) {
+			refused = true;
+			delivered = decision.completeExceptionally(failure);
+		}
+		if (refused || !delivered) {
+			giveBack(limit, groups, answers, cost);
+		}
+	}
+
+	/**
+	 * Gives back what each slot that allowed the call took, whenever it answers.
+	 */
+	private void giveBack(PreparedLimit limit, List<List<String>> groups, List<CompletableFuture<byte[]>> answers,
+			int cost) {
+		for (int i = 0; i < answers.size(); i++) {
+			List<String> group = groups.get(i);
+			answers.get(i).thenAccept((reply) -> {
+				if (limit.decision(reply).allowed()) {
+					this.giveBack.giveBack(limit, group, cost, reply);
+				}
+			});
+		}
+	}
+
+	private RateLimitDecision combine(PreparedLimit limit, List<byte[]> replies) {
 		List<RateLimitDecision> decisions = replies.stream().map(limit::decision).toList();
 		boolean refused = decisions.stream().anyMatch((decision) -> !decision.allowed());
 		RateLimitDecision result = decisions.get(0);
 		Set<RateLimitWindow> exceeded = new LinkedHashSet<>();
-		for (int i = 0; i < decisions.size(); i++) {
-			RateLimitDecision decision = decisions.get(i);
+		for (RateLimitDecision decision : decisions) {
 			exceeded.addAll(decision.exceeded());
 			if (!refused) {
 				result = (decision.remaining() < result.remaining()) ? decision : result;
 			}
-			else if (decision.allowed()) {
-				this.giveBack.giveBack(limit, groups.get(i), cost, replies.get(i));
-			}
-			else if (result.allowed() || decision.retryAfter().compareTo(result.retryAfter()) > 0) {
+			else if (!decision.allowed()
+					&& (result.allowed() || decision.retryAfter().compareTo(result.retryAfter()) > 0)) {
 				result = decision;
 			}
 		}

@@ -1,0 +1,193 @@
+package io.github.redkit.ratelimit;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import io.github.redkit.core.RedisKeyspace;
+import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.MicrometerRedkitMetrics;
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
+import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.RespClient;
+import io.github.redkit.testsupport.TcpProxy;
+import io.lettuce.core.api.StatefulConnection;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A decision waits at most {@code redkit.rate-limit.timeout} when the connection factory
+ * does not share its native connection: the connection each script borrows from the pool
+ * (Boot's default {@code max-wait}: for ever) or makes (a connect and a handshake, up to
+ * the command timeout) is waited for off the caller's thread, so the caller's timeout
+ * bounds it, and an asynchronous call returns its future at once.
+ */
+class RateLimitUnsharedConnectionTimeoutTests {
+
+	private static final Duration TIMEOUT = Duration.ofMillis(300);
+
+	// the timeout, and room for a loaded machine
+	private static final Duration BOUND = Duration.ofSeconds(1);
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	private final RedisKeyspace keyspace = new RedisKeyspace("rlut-" + UUID.randomUUID());
+
+	@Test
+	void aDecisionEndsWithinItsTimeoutWhileAnotherBorrowerHoldsThePoolsOnlyConnection() throws Exception {
+		RedisServer redis = RedisServers.standalone();
+		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
+		pool.setMaxTotal(1);
+		// Boot's default max-wait: a borrow waits as long as it takes
+		pool.setMaxWait(Duration.ofMillis(-1));
+		LettuceConnectionFactory factory = unshared(new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
+				LettucePoolingClientConfiguration.builder()
+					.poolConfig(pool)
+					.commandTimeout(Duration.ofSeconds(10))
+					.build());
+		String list = "redkit-test:blocked-" + UUID.randomUUID();
+		// the only connection waits in a blocking pop with no timeout
+		Thread borrower = new Thread(() -> {
+			try (RedisConnection connection = factory.getConnection()) {
+				connection.listCommands().bLPop(0, list.getBytes());
+			}
+		});
+		try {
+			RedisRateLimiter limiter = limiter(factory);
+			warmUp(limiter);
+			borrower.start();
+			awaitBorrowed(borrower);
+			assertDecisionsEndWithinTheirTimeout(limiter);
+		}
+		finally {
+			try (RespClient client = redis.client(redis.port())) {
+				client.call("LPUSH", list, "done");
+			}
+			borrower.join(10_000);
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void aDecisionEndsWithinItsTimeoutWhileAConnectionIsMadeOnAFrozenLink() {
+		TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
+		LettuceConnectionFactory factory = unshared(new RedisStandaloneConfiguration(RedisServer.HOST, link.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
+		try {
+			RedisRateLimiter limiter = limiter(factory);
+			warmUp(limiter);
+			// every new connection's handshake is held
+			link.partition();
+			assertDecisionsEndWithinTheirTimeout(limiter);
+		}
+		finally {
+			link.heal();
+			factory.destroy();
+			link.close();
+		}
+	}
+
+	private void assertDecisionsEndWithinTheirTimeout(RedisRateLimiter limiter) {
+		assertThatExceptionOfType(RateLimiterUnavailableException.class)
+			.isThrownBy(() -> timed(() -> limiter.tryAcquire("api", "blocked")));
+		assertThatExceptionOfType(RateLimiterUnavailableException.class)
+			.isThrownBy(() -> timed(() -> limiter.reserve("api", List.of("blocked"), 1)));
+		// an asynchronous call returns its future without waiting for the connection
+		CompletableFuture<RateLimitDecision> decision = timed(
+				() -> limiter.tryAcquireAsync("api", List.of("blocked-async"), 1));
+		assertThat(decision).failsWithin(BOUND)
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(RateLimiterUnavailableException.class);
+		CompletableFuture<RateLimitReservation> reservation = timed(
+				() -> limiter.reserveAsync("api", List.of("blocked-async"), 1));
+		assertThat(reservation).failsWithin(BOUND)
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(RateLimiterUnavailableException.class);
+	}
+
+	// connected and the script loaded: a cold first call may take longer than the timeout
+	private static void warmUp(RateLimiter limiter) {
+		await().atMost(Duration.ofSeconds(20))
+			.ignoreExceptions()
+			.until(() -> limiter.tryAcquire("api", "warm-up").allowed());
+	}
+
+	// the call runs on a plain thread of its own: one that waits for the pool for ever
+	// fails the test instead of hanging it
+	private static <T> T timed(Supplier<T> call) {
+		CompletableFuture<T> result = new CompletableFuture<>();
+		new Thread(() -> {
+			try {
+				result.complete(call.get());
+			}
+			catch (Throwable ex) {
+				result.completeExceptionally(ex);
+			}
+		}, "plain-caller").start();
+		try {
+			return result.get(BOUND.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw new AssertionError("The call still waits after " + BOUND.toMillis() + " ms", ex);
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException failure) {
+				throw failure;
+			}
+			throw new AssertionError(ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AssertionError(ex);
+		}
+	}
+
+	// the borrower holds the pool's only connection once it sends its pop
+	private static void awaitBorrowed(Thread borrower) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (Arrays.stream(borrower.getStackTrace()).noneMatch((frame) -> frame.getMethodName().equals("bLPop"))) {
+			assertThat(System.nanoTime()).as("the borrower sent its BLPOP").isLessThan(deadline);
+			Thread.onSpinWait();
+		}
+	}
+
+	private static LettuceConnectionFactory unshared(RedisStandaloneConfiguration server,
+			LettuceClientConfiguration client) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(server, client);
+		factory.setShareNativeConnection(false);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	private RedisRateLimiter limiter(LettuceConnectionFactory factory) {
+		RateLimitPolicy policy = RateLimitPolicy.slidingWindow(RateLimitWindow.of(10, Duration.ofHours(1)));
+		return new RedisRateLimiter(new RedisScriptRunner(factory), this.keyspace, Map.of("api", policy),
+				new RateLimitSettings(RateLimitFailureMode.DENY, TIMEOUT, Duration.ZERO, null),
+				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE);
+	}
+
+}
