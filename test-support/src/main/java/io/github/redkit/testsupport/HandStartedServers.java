@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.tngtech.archunit.ArchConfiguration;
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -51,6 +52,8 @@ public final class HandStartedServers {
 	private static final Set<String> STARTING_OWNERS = Set.of(RedisServers.class.getName(), RedisNode.class.getName(),
 			SentinelRedisServer.class.getName());
 
+	private static final Map<Path, JavaClasses> TEST_CLASSES = new ConcurrentHashMap<>();
+
 	private static final Set<String> SERVER_COMMANDS = Set.of("redis-server", "valkey-server", "redis-sentinel",
 			"valkey-sentinel");
 
@@ -69,6 +72,17 @@ public final class HandStartedServers {
 			.because("a test's own Redis is a static @PrivateRedis field or a test's @PrivateRedis parameter "
 					+ "(docs/testing.md)")
 			.allowEmptyShould(true);
+	}
+
+	/**
+	 * The compiled test classes of the module whose tests run (surefire's
+	 * {@code basedir}), read once a JVM for the rules held there
+	 * ({@link HandStartedServersTests}, {@link TopologyIntentTests}).
+	 * @return its test classes, none when they are not compiled
+	 */
+	public static JavaClasses testClassesOfThisModule() {
+		Path module = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
+		return TEST_CLASSES.computeIfAbsent(module.toAbsolutePath().normalize(), HandStartedServers::testClassesOf);
 	}
 
 	/**

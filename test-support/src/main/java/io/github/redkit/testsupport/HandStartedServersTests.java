@@ -1,7 +1,5 @@
 package io.github.redkit.testsupport;
 
-import java.nio.file.Path;
-
 import com.tngtech.archunit.core.domain.JavaClasses;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +36,7 @@ class HandStartedServersTests {
 	}
 
 	private static JavaClasses testClasses() {
-		return HandStartedServers.testClassesOf(Path.of(System.getProperty("basedir", System.getProperty("user.dir"))));
+		return HandStartedServers.testClassesOfThisModule();
 	}
 
 }
