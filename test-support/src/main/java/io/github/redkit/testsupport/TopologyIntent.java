@@ -69,11 +69,11 @@ public final class TopologyIntent {
 						events.add(SimpleConditionEvent.satisfied(access, access.getDescription()));
 					}
 				}
-				if (isEnumSourceOfTopologies(javaClass.tryGetAnnotationOfType(ENUM_SOURCE).orElse(null))) {
-					found(events, javaClass, "an @EnumSource of RedisTopology");
+				if (javaClass.tryGetAnnotationOfType(ENUM_SOURCE).filter(TopologyIntent::ofTopologies).isPresent()) {
+					found(events, javaClass, javaClass.getName() + " is an @EnumSource of RedisTopology");
 				}
 				for (JavaMethod method : javaClass.getMethods()) {
-					if (isEnumSourceOfTopologies(method.tryGetAnnotationOfType(ENUM_SOURCE).orElse(null))) {
+					if (method.tryGetAnnotationOfType(ENUM_SOURCE).filter(TopologyIntent::ofTopologies).isPresent()) {
 						found(events, method, method.getFullName() + " is an @EnumSource of RedisTopology");
 					}
 					if (holdsTopologies(method.getReturnType())
@@ -95,8 +95,8 @@ public final class TopologyIntent {
 		events.add(SimpleConditionEvent.satisfied(where, what + " in " + where.getSourceCodeLocation()));
 	}
 
-	private static boolean isEnumSourceOfTopologies(JavaAnnotation<?> enumSource) {
-		return enumSource != null && enumSource.get("value")
+	private static boolean ofTopologies(JavaAnnotation<?> enumSource) {
+		return enumSource.get("value")
 			.filter((value) -> value instanceof JavaClass type && type.getName().equals(TOPOLOGY))
 			.isPresent();
 	}
