@@ -13,8 +13,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.testsupport.CommandStats;
 import io.github.redkit.testsupport.Exercises;
@@ -32,8 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -74,20 +70,12 @@ class RedkitEndpointChangingKeyspaceTests {
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
-			.withBean(EveryNodeWarmedUp.class)
-			.withPropertyValues(this.topology.server().springProperties())
+		return EndpointApplications.runner(this.prefix, this.topology, LockAutoConfiguration.class)
 			// only what is listed and the calls are judged here (the time bound in the
 			// last test); batches of at most a hundred keys, so that a master's few
 			// hundred are several batches, as a production keyspace is with 1,000
-			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
-					"redkit.endpoint.scan-timeout=10s", "redkit.endpoint.scan-count=100")
-			// a keyspace of its own where the server has several (the suites beside it
-			// change database 0)
-			.withPropertyValues(this.topology.server().isCluster() ? new String[0]
-					: new String[] { "spring.data.redis.database=9" });
+			.withPropertyValues("redkit.endpoint.scan-timeout=10s", "redkit.endpoint.scan-count=100")
+			.withPropertyValues(EndpointApplications.ownKeyspace(this.topology));
 	}
 
 	@Test

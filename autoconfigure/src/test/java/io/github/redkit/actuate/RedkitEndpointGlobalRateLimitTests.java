@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.autoconfigure.region.RegionAutoConfiguration;
 import io.github.redkit.ratelimit.RateLimiter;
@@ -15,8 +13,6 @@ import io.github.redkit.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,13 +34,11 @@ class RedkitEndpointGlobalRateLimitTests {
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
 	private ApplicationContextRunner region(String name, RedisServer server, String peer, RedisServer peerServer) {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, EndpointAutoConfiguration.class,
-					RedkitAutoConfiguration.class, RegionAutoConfiguration.class, RateLimitAutoConfiguration.class,
-					RedkitEndpointAutoConfiguration.class))
+		return EndpointApplications
+			.runner(this.prefix, EndpointAutoConfiguration.class, RegionAutoConfiguration.class,
+					RateLimitAutoConfiguration.class)
 			.withPropertyValues(server.springProperties())
-			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
-					"redkit.regions.local=" + name,
+			.withPropertyValues("redkit.regions.local=" + name,
 					"redkit.regions.peers." + peer + ".url=redis://" + RedisServer.HOST + ":" + peerServer.port(),
 					"redkit.regions.replication.interval=20ms", "redkit.rate-limit.failure-mode=deny",
 					"redkit.rate-limit.limits.api.algorithm=sliding-window", "redkit.rate-limit.limits.api.global=true",

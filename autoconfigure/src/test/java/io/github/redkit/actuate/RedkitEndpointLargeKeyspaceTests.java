@@ -10,8 +10,6 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.github.redkit.testsupport.LockRecords;
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
@@ -27,8 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -67,13 +63,9 @@ class RedkitEndpointLargeKeyspaceTests {
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
-			.withBean(EveryNodeWarmedUp.class)
-			.withPropertyValues(this.topology.server().springProperties())
-			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
-					"redkit.endpoint.scan-timeout=" + DEADLINE.toMillis() + "ms", "redkit.endpoint.scan-count=100");
+		return EndpointApplications.runner(this.prefix, this.topology, LockAutoConfiguration.class)
+			.withPropertyValues("redkit.endpoint.scan-timeout=" + DEADLINE.toMillis() + "ms",
+					"redkit.endpoint.scan-count=100");
 	}
 
 	@Test

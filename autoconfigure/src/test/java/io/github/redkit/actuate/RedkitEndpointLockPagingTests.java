@@ -11,8 +11,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.testsupport.CommandLog;
 import io.github.redkit.testsupport.Exercises;
@@ -31,8 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -62,18 +58,10 @@ class RedkitEndpointLockPagingTests {
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
-			.withBean(EveryNodeWarmedUp.class)
-			.withPropertyValues(this.topology.server().springProperties())
-			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit")
-			// a keyspace of its own where the server has several: the suites beside it
-			// write and delete keys in database 0, and a walk over a keyspace that
-			// changes lists keys again (as documented), which the duplicates counted here
-			// exclude
-			.withPropertyValues(this.topology.server().isCluster() ? new String[0]
-					: new String[] { "spring.data.redis.database=9" });
+		// a keyspace of its own: the duplicates counted here exclude keys a walk lists
+		// again
+		return EndpointApplications.runner(this.prefix, this.topology, LockAutoConfiguration.class)
+			.withPropertyValues(EndpointApplications.ownKeyspace(this.topology));
 	}
 
 	@Test

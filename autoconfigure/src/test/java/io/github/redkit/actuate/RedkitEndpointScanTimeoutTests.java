@@ -7,8 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
 import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
@@ -18,8 +16,6 @@ import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.TcpProxy;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -38,11 +34,8 @@ class RedkitEndpointScanTimeoutTests {
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
 	private ApplicationContextRunner runner(TcpProxy link) {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
+		return EndpointApplications.runner(this.prefix, LockAutoConfiguration.class)
 			.withPropertyValues("spring.data.redis.host=" + RedisServer.HOST, "spring.data.redis.port=" + link.port(),
-					"redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
 					"redkit.endpoint.scan-timeout=" + TIME_BOUND.toMillis() + "ms", "redkit.endpoint.scan-count=10");
 	}
 

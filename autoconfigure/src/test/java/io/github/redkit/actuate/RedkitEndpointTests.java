@@ -10,8 +10,6 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.github.redkit.testsupport.LockRecords;
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
 import io.github.redkit.autoconfigure.idempotency.IdempotencyAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
@@ -41,8 +39,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -70,16 +66,12 @@ class RedkitEndpointTests {
 
 	@BeforeEach
 	void runner() {
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					EndpointAutoConfiguration.class, RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class,
-					LockAutoConfiguration.class, QueueAutoConfiguration.class, BudgetAutoConfiguration.class,
-					IdempotencyAutoConfiguration.class, RedkitPubSubAutoConfiguration.class,
-					RedkitEndpointAutoConfiguration.class))
-			.withBean(EveryNodeWarmedUp.class)
-			.withPropertyValues(this.topology.server().springProperties())
-			.withPropertyValues("redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
-					"management.endpoints.web.exposure.include=redkit", "redkit.queue.queues.jobs.max-attempts=1");
+		this.runner = EndpointApplications
+			.runner("redkit-test-" + UUID.randomUUID(), this.topology, JacksonAutoConfiguration.class,
+					EndpointAutoConfiguration.class, RateLimitAutoConfiguration.class, LockAutoConfiguration.class,
+					QueueAutoConfiguration.class, BudgetAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+					RedkitPubSubAutoConfiguration.class)
+			.withPropertyValues("redkit.queue.queues.jobs.max-attempts=1");
 	}
 
 	@Test

@@ -209,26 +209,7 @@ class RateLimitClusterGiveBackTests {
 
 	private int portOf(RedisServer cluster, String identifier) {
 		String key = PreparedLimit.of(this.limit, TWO_PER_HOUR, this.keyspace).key(identifier);
-		int slot = ClusterSlotHashUtil.calculateSlot(key);
-		for (int port : cluster.ports()) {
-			try (RespClient client = cluster.client(port)) {
-				String myself = client.callForString("CLUSTER", "NODES")
-					.lines()
-					.filter((line) -> line.contains("myself"))
-					.findFirst()
-					.orElseThrow();
-				String[] fields = myself.split(" ");
-				for (int i = 8; i < fields.length; i++) {
-					String[] range = fields[i].split("-");
-					int from = Integer.parseInt(range[0]);
-					int to = Integer.parseInt(range[range.length - 1]);
-					if (slot >= from && slot <= to) {
-						return port;
-					}
-				}
-			}
-		}
-		throw new IllegalStateException("No master serves slot " + slot);
+		return cluster.masterOf(ClusterSlotHashUtil.calculateSlot(key));
 	}
 
 	/**

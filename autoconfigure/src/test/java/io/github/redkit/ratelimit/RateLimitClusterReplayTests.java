@@ -20,9 +20,7 @@ import io.github.redkit.testsupport.RespClient;
 import io.github.redkit.testsupport.TcpProxy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -50,6 +48,7 @@ class RateLimitClusterReplayTests {
 	@PrivateRedis(cluster = true)
 	private static RedisServer cluster;
 
+	@PrivateRedis
 	private static ProxiedCluster proxied;
 
 	private final LettuceConnectionFactory factory = proxied.connectionFactory(TIMEOUT);
@@ -59,16 +58,6 @@ class RateLimitClusterReplayTests {
 	private final String limit = "api";
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-
-	@BeforeAll
-	static void throughProxies() {
-		proxied = ProxiedCluster.of(cluster);
-	}
-
-	@AfterAll
-	static void closeProxies() {
-		proxied.close();
-	}
 
 	@AfterEach
 	void close() {

@@ -8,9 +8,6 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
-import io.github.redkit.testsupport.RedisServers;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,10 +19,7 @@ import net.bytebuddy.asm.Advice;
 import net.bytebuddy.matcher.ElementMatchers;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -54,12 +48,8 @@ class RateLimitDecisionWalkTests {
 			"RateLimitDecision", "RateLimitPolicy", "RedisRateLimiter", "RateLimitMeters", "RedkitMeter",
 			"MicrometerRedkitMetrics", "LateLookup", "RedkitOutcomes", "RedkitObservation", "RateLimitedInterceptor");
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
-		.withPropertyValues(RedisServers.standalone().springProperties())
-		.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=walk-" + UUID.randomUUID(),
-				"redkit.rate-limit.limits.login.windows[0].limit=1000000",
+	private final ApplicationContextRunner runner = RateLimitedApplications.runner("walk-" + UUID.randomUUID())
+		.withPropertyValues("redkit.rate-limit.limits.login.windows[0].limit=1000000",
 				"redkit.rate-limit.limits.login.windows[0].period=1h")
 		.withUserConfiguration(Services.class);
 
@@ -197,14 +187,6 @@ class RateLimitDecisionWalkTests {
 				}
 
 			});
-		}
-
-	}
-
-	static class LoginService {
-
-		@RateLimited(value = "login", key = "'user:' + #user")
-		void login(String user) {
 		}
 
 	}

@@ -7,8 +7,6 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.UUID;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionException;
 import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
@@ -21,9 +19,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -32,14 +27,8 @@ class RateLimitedAnnotationTests {
 
 	private final String prefix = "ann-" + UUID.randomUUID();
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
-		.withPropertyValues(RedisServers.standalone().springProperties())
-		// a first call that waited for the connection longer than the timeout would fail
-		// open and leave nothing counted
-		.withPropertyValues("redkit.rate-limit.timeout=5s")
-		.withPropertyValues("redkit.key-prefix=" + this.prefix, "redkit.rate-limit.limits.login.windows[0].limit=2",
+	private final ApplicationContextRunner runner = RateLimitedApplications.runner(this.prefix)
+		.withPropertyValues("redkit.rate-limit.limits.login.windows[0].limit=2",
 				"redkit.rate-limit.limits.login.windows[0].period=1h")
 		.withUserConfiguration(Services.class);
 
@@ -238,32 +227,6 @@ class RateLimitedAnnotationTests {
 		@Bean
 		io.github.redkit.ratelimit.samename.second.QuotaService secondQuotaService() {
 			return new io.github.redkit.ratelimit.samename.second.QuotaService();
-		}
-
-	}
-
-	static class LoginService {
-
-		private int calls;
-
-		@RateLimited(value = "login", key = "'user:' + #user")
-		void login(String user) {
-			if (user == null) {
-				throw new IllegalStateException("never reached: the key is evaluated first");
-			}
-			this.calls++;
-		}
-
-		int calls() {
-			return this.calls;
-		}
-
-		@RateLimited(limit = 4, period = "1h", cost = 3, key = { "'user:' + #user", "'ip:' + #ip" })
-		void export(String user, String ip) {
-		}
-
-		@RateLimited(limit = 2, period = "15m", algorithm = RateLimitAlgorithm.SLIDING_LOG, key = "#email")
-		void resetPassword(String email) {
 		}
 
 	}

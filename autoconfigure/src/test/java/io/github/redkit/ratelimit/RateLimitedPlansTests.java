@@ -1,18 +1,11 @@
 package io.github.redkit.ratelimit;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 
@@ -26,12 +19,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class RateLimitedPlansTests {
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
-		.withPropertyValues(RedisServers.standalone().springProperties())
-		.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=plans-" + UUID.randomUUID(),
-				"redkit.rate-limit.limits.free.windows[0].limit=2",
+	private final ApplicationContextRunner runner = RateLimitedApplications.runner("plans-" + UUID.randomUUID())
+		.withPropertyValues("redkit.rate-limit.limits.free.windows[0].limit=2",
 				"redkit.rate-limit.limits.free.windows[0].period=1h",
 				"redkit.rate-limit.limits.gold.windows[0].limit=5",
 				"redkit.rate-limit.limits.gold.windows[0].period=1h")

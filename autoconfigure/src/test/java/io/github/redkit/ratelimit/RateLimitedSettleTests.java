@@ -4,14 +4,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
-import io.github.redkit.autoconfigure.ratelimit.RateLimitAutoConfiguration;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 
@@ -25,12 +19,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class RateLimitedSettleTests {
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class))
-		.withPropertyValues(RedisServers.standalone().springProperties())
-		.withPropertyValues("redkit.rate-limit.timeout=5s", "redkit.key-prefix=settle-" + UUID.randomUUID(),
-				"redkit.rate-limit.limits.tokens.windows[0].limit=1000",
+	private final ApplicationContextRunner runner = RateLimitedApplications.runner("settle-" + UUID.randomUUID())
+		.withPropertyValues("redkit.rate-limit.limits.tokens.windows[0].limit=1000",
 				"redkit.rate-limit.limits.tokens.windows[0].period=1h",
 				"redkit.rate-limit.limits.login-failures.windows[0].limit=3",
 				"redkit.rate-limit.limits.login-failures.windows[0].period=1h")

@@ -38,7 +38,7 @@ class PrivateServersTests {
 			String pom = String.join("\n", DocsFiles.lines(module.resolve("pom.xml")));
 			assertThat(pom)
 				.as("%s/pom.xml: its tests depend on redkit-test-support, so that "
-						+ "HandStartedServersTests runs there", module.getFileName())
+						+ "HandStartedServersTests and TopologyIntentTests run there", module.getFileName())
 				.contains("<artifactId>redkit-test-support</artifactId>")
 				.doesNotContain("<dependenciesToScan");
 		}

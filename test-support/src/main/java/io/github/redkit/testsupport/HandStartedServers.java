@@ -1,10 +1,14 @@
 package io.github.redkit.testsupport;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.tngtech.archunit.ArchConfiguration;
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -12,6 +16,7 @@ import com.tngtech.archunit.core.domain.AccessTarget;
 import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.Source;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
@@ -27,8 +32,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  * method reference or a constructor call of the starting API breaks it however the source
  * spells it (a static import, a reference, a call over several lines): the {@code start*}
  * methods of {@link RedisServers}, {@link RedisNode} and {@link SentinelRedisServer},
- * embedded-redis' servers and Testcontainers' containers. {@link HandStartedServersTests}
- * holds it in every module whose tests depend on this one.
+ * embedded-redis' servers and Testcontainers' containers, and a process (a
+ * {@link ProcessBuilder}, {@link Runtime#exec(String[])}) started by a class that names a
+ * server's command ({@code redis-server}, {@code valkey-server}, their Sentinels) or
+ * takes it from {@link RedisBinary}. {@link HandStartedServersTests} holds it in every
+ * module whose tests depend on this one.
  */
 public final class HandStartedServers {
 
@@ -43,6 +51,11 @@ public final class HandStartedServers {
 
 	private static final Set<String> STARTING_OWNERS = Set.of(RedisServers.class.getName(), RedisNode.class.getName(),
 			SentinelRedisServer.class.getName());
+
+	private static final Map<Path, JavaClasses> TEST_CLASSES = new ConcurrentHashMap<>();
+
+	private static final Set<String> SERVER_COMMANDS = Set.of("redis-server", "valkey-server", "redis-sentinel",
+			"valkey-sentinel");
 
 	private HandStartedServers() {
 	}
@@ -59,6 +72,17 @@ public final class HandStartedServers {
 			.because("a test's own Redis is a static @PrivateRedis field or a test's @PrivateRedis parameter "
 					+ "(docs/testing.md)")
 			.allowEmptyShould(true);
+	}
+
+	/**
+	 * The compiled test classes of the module whose tests run (surefire's
+	 * {@code basedir}), read once a JVM for the rules held there
+	 * ({@link HandStartedServersTests}, {@link TopologyIntentTests}).
+	 * @return its test classes, none when they are not compiled
+	 */
+	public static JavaClasses testClassesOfThisModule() {
+		Path module = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
+		return TEST_CLASSES.computeIfAbsent(module.toAbsolutePath().normalize(), HandStartedServers::testClassesOf);
 	}
 
 	/**
@@ -80,11 +104,18 @@ public final class HandStartedServers {
 	}
 
 	/**
-	 * Whether an access starts a server.
+	 * Whether an access starts a server: a start of this module's API, embedded-redis or
+	 * Testcontainers, or a process started where its class names a server's command (but
+	 * in {@link RedisProcess}, this module's own process of a server).
+	 * @param javaClass the class the access is made from
 	 * @param access a call, a method or constructor reference, or a field access
 	 * @return {@code true} for a start
 	 */
-	static boolean startsAServer(JavaAccess<?> access) {
+	static boolean startsAServer(JavaClass javaClass, JavaAccess<?> access) {
+		return startsAServer(access) || (startsAProcess(access) && namesAServerCommand(javaClass));
+	}
+
+	private static boolean startsAServer(JavaAccess<?> access) {
 		AccessTarget target = access.getTarget();
 		String owner = target.getOwner().getName();
 		if (STARTING_OWNERS.contains(owner)) {
@@ -99,13 +130,49 @@ public final class HandStartedServers {
 						|| target instanceof AccessTarget.ConstructorReferenceTarget);
 	}
 
+	private static boolean startsAProcess(JavaAccess<?> access) {
+		AccessTarget target = access.getTarget();
+		String owner = target.getOwner().getName();
+		return (owner.equals(ProcessBuilder.class.getName()) && (target instanceof AccessTarget.ConstructorCallTarget
+				|| target instanceof AccessTarget.ConstructorReferenceTarget))
+				|| (owner.equals(Runtime.class.getName()) && target.getName().equals("exec"));
+	}
+
+	/**
+	 * Whether a class's command line is a server's: it spells a server's command, alone
+	 * or as the end of a path, or reads where the server binary is.
+	 */
+	private static boolean namesAServerCommand(JavaClass javaClass) {
+		if (javaClass.getAccessesFromSelf()
+			.stream()
+			.anyMatch((access) -> access.getTargetOwner().getName().equals(RedisBinary.class.getName()))) {
+			return true;
+		}
+		return textConstants(javaClass).stream()
+			.anyMatch((text) -> SERVER_COMMANDS.stream()
+				.anyMatch((command) -> text.equals(command) || text.endsWith("/" + command)));
+	}
+
+	private static Set<String> textConstants(JavaClass javaClass) {
+		Source source = javaClass.getSource().orElse(null);
+		if (source == null) {
+			return Set.of();
+		}
+		try (InputStream classFile = source.getUri().toURL().openStream()) {
+			return ClassFileStrings.read(classFile);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read " + source.getUri(), ex);
+		}
+	}
+
 	private static ArchCondition<JavaClass> startAServer() {
 		return new ArchCondition<>("start a Redis server by hand") {
 
 			@Override
 			public void check(JavaClass javaClass, ConditionEvents events) {
 				for (JavaAccess<?> access : javaClass.getAccessesFromSelf()) {
-					if (startsAServer(access)) {
+					if (startsAServer(javaClass, access)) {
 						events.add(SimpleConditionEvent.satisfied(access, access.getDescription()));
 					}
 				}

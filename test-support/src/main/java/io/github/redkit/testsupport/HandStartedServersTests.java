@@ -1,7 +1,5 @@
 package io.github.redkit.testsupport;
 
-import java.nio.file.Path;
-
 import com.tngtech.archunit.core.domain.JavaClasses;
 import org.junit.jupiter.api.Test;
 
@@ -31,13 +29,14 @@ class HandStartedServersTests {
 					classes.stream()
 						.filter((javaClass) -> javaClass.getName().equals(name)
 								|| javaClass.getName().startsWith(name + "$"))
-						.flatMap((javaClass) -> javaClass.getAccessesFromSelf().stream())
-						.anyMatch(HandStartedServers::startsAServer),
+						.anyMatch((javaClass) -> javaClass.getAccessesFromSelf()
+							.stream()
+							.anyMatch((access) -> HandStartedServers.startsAServer(javaClass, access))),
 					() -> name + " is listed in HandStartedServers.ON_PURPOSE but starts no server: take it out"));
 	}
 
 	private static JavaClasses testClasses() {
-		return HandStartedServers.testClassesOf(Path.of(System.getProperty("basedir", System.getProperty("user.dir"))));
+		return HandStartedServers.testClassesOfThisModule();
 	}
 
 }

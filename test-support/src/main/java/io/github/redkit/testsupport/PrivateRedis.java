@@ -23,6 +23,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@link #server()} when it has several), destroyed before that server closes; on a
  * static {@code List<LettuceConnectionFactory>} field, one per server of the named list
  * field.</li>
+ * <li>On a static {@link ProxiedCluster} field: the class's cluster (the
+ * {@code cluster = true} server named by {@link #server()} when it has several) with a
+ * proxy before each master, closed before that cluster.</li>
  * <li>On a {@link RedisServer} parameter of a test method: a server started for that test
  * and closed after it, for a test that breaks its server for good or needs one of its own
  * configuration.</li>
@@ -40,8 +43,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 public @interface PrivateRedis {
 
 	/**
-	 * For a connection factory field, the name of the server field it connects to; empty
-	 * for the class's only one.
+	 * For a connection factory or proxied cluster field, the name of the server field it
+	 * reaches; empty for the class's only one.
 	 * @return a field name, or empty
 	 */
 	String server() default "";

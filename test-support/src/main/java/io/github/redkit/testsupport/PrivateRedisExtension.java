@@ -101,11 +101,19 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 				}
 				set(field, List.copyOf(factories));
 			}
+			else if (field.getType() == ProxiedCluster.class) {
+				List<RedisServer> named = serversFor(field, servers);
+				if (named.size() != 1 || !named.get(0).isCluster()) {
+					throw new ExtensionConfigurationException("@PrivateRedis ProxiedCluster " + field.getName()
+							+ " names no cluster: name a @PrivateRedis(cluster = true) RedisServer field");
+				}
+				set(field, resources.started(ProxiedCluster.of(named.get(0))));
+			}
 			else if (!STARTED.contains(field.getType()) && !isListOf(field, RedisServer.class)) {
 				throw new ExtensionConfigurationException("@PrivateRedis field " + field.getName() + " of "
 						+ testClass.getName() + " is a " + field.getGenericType().getTypeName()
-						+ "; use a static RedisServer, SentinelRedisServer, RedisNode or LettuceConnectionFactory "
-						+ "field, or a List of RedisServer or LettuceConnectionFactory");
+						+ "; use a static RedisServer, SentinelRedisServer, RedisNode, LettuceConnectionFactory or "
+						+ "ProxiedCluster field, or a List of RedisServer or LettuceConnectionFactory");
 			}
 		}
 	}

@@ -34,7 +34,8 @@ public final class ProxiedCluster implements AutoCloseable {
 	 * them all.
 	 * @param cluster a cluster no other class uses
 	 * ({@code @PrivateRedis(cluster = true)})
-	 * @return the proxied cluster; close it after the class's tests
+	 * @return the proxied cluster; close it after the class's tests (a
+	 * {@code @PrivateRedis ProxiedCluster} field is, with its cluster's)
 	 */
 	public static ProxiedCluster of(RedisServer cluster) {
 		ProxiedCluster proxied = new ProxiedCluster(cluster);
@@ -79,33 +80,12 @@ public final class ProxiedCluster implements AutoCloseable {
 	}
 
 	/**
-	 * The port of the master that serves a slot now (a slot being migrated counts for the
-	 * master it is migrated from).
+	 * The port of the master that serves a slot now.
 	 * @param slot the slot
-	 * @return the master's own port
+	 * @return the master's own port, as {@link RedisServer#masterOf(int)}
 	 */
 	public int masterOf(int slot) {
-		for (int port : this.cluster.ports()) {
-			try (RespClient node = this.cluster.client(port)) {
-				String myself = node.callForString("CLUSTER", "NODES")
-					.lines()
-					.filter((line) -> line.contains("myself"))
-					.findFirst()
-					.orElseThrow();
-				String[] fields = myself.split(" ");
-				for (int i = 8; i < fields.length; i++) {
-					// a slot being migrated or imported: [slot->-id], [slot-<-id]
-					if (fields[i].startsWith("[")) {
-						continue;
-					}
-					String[] range = fields[i].split("-");
-					if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
-						return port;
-					}
-				}
-			}
-		}
-		throw new IllegalStateException("No master serves slot " + slot);
+		return this.cluster.masterOf(slot);
 	}
 
 	/**

@@ -143,9 +143,17 @@ public interface RedisServer extends AutoCloseable {
 	 * @return a started factory; destroy it after use
 	 */
 	default LettuceConnectionFactory createConnectionFactory() {
-		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-			.commandTimeout(Duration.ofSeconds(5))
-			.build();
+		return createConnectionFactory(Duration.ofSeconds(5));
+	}
+
+	/**
+	 * Creates and starts a Lettuce connection factory for this server whose commands time
+	 * out after a time of the test's.
+	 * @param commandTimeout how long a command waits for its answer
+	 * @return a started factory; destroy it after use
+	 */
+	default LettuceConnectionFactory createConnectionFactory(Duration commandTimeout) {
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
 		LettuceConnectionFactory factory;
 		if (isCluster()) {
 			RedisClusterConfiguration cluster = new RedisClusterConfiguration();
@@ -158,6 +166,39 @@ public interface RedisServer extends AutoCloseable {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	/**
+	 * The port of the master that serves a slot now (a slot being migrated counts for the
+	 * master it is migrated from); a standalone server's own port.
+	 * @param slot the slot
+	 * @return the master's own port
+	 */
+	default int masterOf(int slot) {
+		if (!isCluster()) {
+			return port();
+		}
+		for (int port : ports()) {
+			try (RespClient node = client(port)) {
+				String myself = node.callForString("CLUSTER", "NODES")
+					.lines()
+					.filter((line) -> line.contains("myself"))
+					.findFirst()
+					.orElseThrow();
+				String[] fields = myself.split(" ");
+				for (int i = 8; i < fields.length; i++) {
+					// a slot being migrated or imported: [slot->-id], [slot-<-id]
+					if (fields[i].startsWith("[")) {
+						continue;
+					}
+					String[] range = fields[i].split("-");
+					if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
+						return port;
+					}
+				}
+			}
+		}
+		throw new IllegalStateException("No master serves slot " + slot);
 	}
 
 	/**

@@ -65,6 +65,39 @@ final class HandStartedFixtures {
 
 	}
 
+	static final class ProcessBuilderOfTheServer {
+
+		Process start() throws IOException {
+			return new ProcessBuilder("redis-server", "--port", "6399").start();
+		}
+
+	}
+
+	static final class RuntimeExecOfTheServer {
+
+		Process start() throws IOException {
+			return Runtime.getRuntime().exec(new String[] { "valkey-server", "--port", "6399" });
+		}
+
+	}
+
+	static final class ProcessBuilderOfTheLocatedBinary {
+
+		Process start() throws IOException {
+			return new ProcessBuilder(RedisBinary.locate().toString(), "--port", "6399").start();
+		}
+
+	}
+
+	/** Starts a process that is no server: no start of a server. */
+	static final class OtherProcess {
+
+		Process signal(long pid) throws IOException {
+			return new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start();
+		}
+
+	}
+
 	/** Reads a server it was given and the shared one: no start. */
 	static final class GivenServers {
 

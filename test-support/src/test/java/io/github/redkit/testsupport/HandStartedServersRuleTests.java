@@ -20,7 +20,9 @@ class HandStartedServersRuleTests {
 	@ParameterizedTest
 	@ValueSource(classes = { HandStartedFixtures.PlainCall.class, HandStartedFixtures.StaticImport.class,
 			HandStartedFixtures.MethodReference.class, HandStartedFixtures.SplitOverTwoLines.class,
-			HandStartedFixtures.InALambda.class, HandStartedFixtures.EmbeddedRedisConstructor.class })
+			HandStartedFixtures.InALambda.class, HandStartedFixtures.EmbeddedRedisConstructor.class,
+			HandStartedFixtures.ProcessBuilderOfTheServer.class, HandStartedFixtures.RuntimeExecOfTheServer.class,
+			HandStartedFixtures.ProcessBuilderOfTheLocatedBinary.class })
 	void aStartIsCaughtHoweverItIsSpelled(Class<?> fixture) {
 		assertThat(violations(fixture)).singleElement()
 			.asString()
@@ -31,6 +33,16 @@ class HandStartedServersRuleTests {
 	@Test
 	void usingAGivenOrTheSharedServerIsNoStart() {
 		assertThat(violations(HandStartedFixtures.GivenServers.class)).isEmpty();
+	}
+
+	@Test
+	void aProcessThatIsNoServerIsNoStart() {
+		assertThat(violations(HandStartedFixtures.OtherProcess.class)).isEmpty();
+	}
+
+	@Test
+	void thisModulesOwnServerProcessIsNoHandStart() {
+		assertThat(violations(RedisProcess.class)).isEmpty();
 	}
 
 	private static List<String> violations(Class<?> fixture) {

@@ -28,6 +28,14 @@ class PrivateRedisMisuseTests {
 				.hasMessageContaining("static"));
 	}
 
+	@Test
+	void aProxiedClusterOfAServerThatIsNoClusterFailsItsClassNamingTheField() {
+		List<Throwable> failures = failuresOf(ProxiedStandalone.class);
+		assertThat(failures).singleElement()
+			.satisfies((failure) -> assertThat(failure).hasMessageContaining("proxied")
+				.hasMessageContaining("cluster = true"));
+	}
+
 	private static List<Throwable> failuresOf(Class<?> testClass) {
 		Launcher launcher = LauncherFactory.create();
 		SummaryGeneratingListener listener = new SummaryGeneratingListener();
@@ -46,6 +54,24 @@ class PrivateRedisMisuseTests {
 		@Test
 		void usesTheServer() {
 			assertThat(this.server).isNotNull();
+		}
+
+	}
+
+	/**
+	 * A proxied cluster of the class's standalone server.
+	 */
+	static class ProxiedStandalone {
+
+		@PrivateRedis
+		static RedisServer server;
+
+		@PrivateRedis
+		static ProxiedCluster proxied;
+
+		@Test
+		void usesTheCluster() {
+			assertThat(proxied).isNotNull();
 		}
 
 	}

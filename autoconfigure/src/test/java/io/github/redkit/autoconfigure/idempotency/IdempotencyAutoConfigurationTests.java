@@ -1,6 +1,7 @@
 package io.github.redkit.autoconfigure.idempotency;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.StartFailures;
 import io.github.redkit.autoconfigure.budget.BudgetAutoConfiguration;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.budget.internal.RedisBudgets;
@@ -44,20 +45,13 @@ class IdempotencyAutoConfigurationTests {
 
 	@Test
 	void aBadAnnotationFailsTheStartNamingTheMethod() {
-		assertFailsToStart(BlankStep.class, "BlankStep.run()", "needs an operation and a step");
-		assertFailsToStart(AfterItself.class, "AfterItself.run()", "cannot come after itself");
-		assertFailsToStart(NegativeTtl.class, "NegativeTtl.run()", "ttl");
-		assertFailsToStart(MalformedOperation.class, "MalformedOperation.run()", "not a valid SpEL expression");
-	}
-
-	private void assertFailsToStart(Class<?> service, String method, String message) {
-		this.runner.withBean(service)
-			.run((context) -> assertThat(context).as(method)
-				.hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining(method)
-				.hasMessageContaining(message));
+		StartFailures.assertFailsToStart(this.runner, BlankStep.class, "BlankStep.run()",
+				"needs an operation and a step");
+		StartFailures.assertFailsToStart(this.runner, AfterItself.class, "AfterItself.run()",
+				"cannot come after itself");
+		StartFailures.assertFailsToStart(this.runner, NegativeTtl.class, "NegativeTtl.run()", "ttl");
+		StartFailures.assertFailsToStart(this.runner, MalformedOperation.class, "MalformedOperation.run()",
+				"not a valid SpEL expression");
 	}
 
 	@Test

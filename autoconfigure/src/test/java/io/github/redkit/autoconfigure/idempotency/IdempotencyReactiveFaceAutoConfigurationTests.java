@@ -1,56 +1,25 @@
 package io.github.redkit.autoconfigure.idempotency;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.ReactiveFaceTests;
 import io.github.redkit.idempotency.IdempotentSteps;
 import io.github.redkit.idempotency.ReactiveIdempotentSteps;
 import io.github.redkit.idempotency.internal.DefaultReactiveIdempotentSteps;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.test.context.runner.AbstractApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
-import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
 /**
  * Which applications get {@link ReactiveIdempotentSteps}: a reactive web application by
  * default, any application that asks, never a servlet application that did not ask; and
  * an application's own wins.
  */
-class IdempotencyReactiveFaceAutoConfigurationTests {
+class IdempotencyReactiveFaceAutoConfigurationTests extends ReactiveFaceTests {
 
-	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(DataRedisAutoConfiguration.class,
-			RedkitAutoConfiguration.class, IdempotencyAutoConfiguration.class);
-
-	private static <R extends AbstractApplicationContextRunner<R, ?, ?>> R configured(R runner) {
-		return runner.withConfiguration(CONFIGURATIONS)
-			.withPropertyValues(RedisServers.standalone().springProperties());
-	}
-
-	@Test
-	void aReactiveWebApplicationGetsBothFaces() {
-		configured(new ReactiveWebApplicationContextRunner()).run((context) -> {
-			assertThat(context).hasSingleBean(IdempotentSteps.class);
-			assertThat(context).hasSingleBean(ReactiveIdempotentSteps.class);
-		});
-	}
-
-	@Test
-	void aServletApplicationGetsNoReactiveFaceItDidNotAskFor() {
-		configured(new WebApplicationContextRunner()).run((context) -> {
-			assertThat(context).hasSingleBean(IdempotentSteps.class);
-			assertThat(context).doesNotHaveBean(ReactiveIdempotentSteps.class);
-		});
-	}
-
-	@Test
-	void anyApplicationGetsItWhenItAsks() {
-		configured(new ApplicationContextRunner()).withPropertyValues("redkit.reactive.enabled=true")
-			.run((context) -> assertThat(context).hasSingleBean(ReactiveIdempotentSteps.class));
+	IdempotencyReactiveFaceAutoConfigurationTests() {
+		super(IdempotencyAutoConfiguration.class, IdempotentSteps.class, ReactiveIdempotentSteps.class);
 	}
 
 	@Test

@@ -7,6 +7,7 @@ import java.util.concurrent.FutureTask;
 import java.util.function.Supplier;
 
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.StartFailures;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.lock.DistributedLock;
@@ -56,21 +57,12 @@ class LockAutoConfigurationTests {
 
 	@Test
 	void aBadAnnotationFailsTheStartNamingTheMethod() {
-		assertFailsToStart(BlankKey.class, "BlankKey.locked()", "key must not be empty");
-		assertFailsToStart(MalformedKey.class, "MalformedKey.locked()", "not a valid SpEL expression");
-		assertFailsToStart(NegativeWait.class, "NegativeWait.locked()", "waitTime");
-		assertFailsToStart(ZeroLease.class, "ZeroLease.locked()", "at least 1ms");
-		assertFailsToStart(BareFuture.class, "BareFuture.locked()", "not supported");
-	}
-
-	private void assertFailsToStart(Class<?> service, String method, String message) {
-		this.runner.withBean(service)
-			.run((context) -> assertThat(context).as(method)
-				.hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining(method)
-				.hasMessageContaining(message));
+		StartFailures.assertFailsToStart(this.runner, BlankKey.class, "BlankKey.locked()", "key must not be empty");
+		StartFailures.assertFailsToStart(this.runner, MalformedKey.class, "MalformedKey.locked()",
+				"not a valid SpEL expression");
+		StartFailures.assertFailsToStart(this.runner, NegativeWait.class, "NegativeWait.locked()", "waitTime");
+		StartFailures.assertFailsToStart(this.runner, ZeroLease.class, "ZeroLease.locked()", "at least 1ms");
+		StartFailures.assertFailsToStart(this.runner, BareFuture.class, "BareFuture.locked()", "not supported");
 	}
 
 	@Test

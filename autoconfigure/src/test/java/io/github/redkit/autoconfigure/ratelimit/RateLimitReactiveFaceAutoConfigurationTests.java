@@ -2,59 +2,28 @@ package io.github.redkit.autoconfigure.ratelimit;
 
 import java.util.List;
 
-import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
+import io.github.redkit.autoconfigure.ReactiveFaceTests;
 import io.github.redkit.ratelimit.RateLimitDecision;
 import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.ratelimit.ReactiveRateLimiter;
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.test.context.runner.AbstractApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
-import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
 /**
  * Which applications get the reactive face: a reactive web application by default, any
  * application that asks, none that declines, and never a servlet application that did not
  * ask.
  */
-class RateLimitReactiveFaceAutoConfigurationTests {
+class RateLimitReactiveFaceAutoConfigurationTests extends ReactiveFaceTests {
 
-	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(DataRedisAutoConfiguration.class,
-			RedkitAutoConfiguration.class, RateLimitAutoConfiguration.class);
-
-	private static <R extends AbstractApplicationContextRunner<R, ?, ?>> R configured(R runner) {
-		return runner.withConfiguration(CONFIGURATIONS)
-			.withPropertyValues(RedisServers.standalone().springProperties());
-	}
-
-	@Test
-	void aReactiveWebApplicationGetsBothFaces() {
-		configured(new ReactiveWebApplicationContextRunner()).run((context) -> {
-			assertThat(context).hasSingleBean(RateLimiter.class);
-			assertThat(context).hasSingleBean(ReactiveRateLimiter.class);
-		});
-	}
-
-	@Test
-	void aServletApplicationGetsNoReactiveFaceItDidNotAskFor() {
-		configured(new WebApplicationContextRunner()).run((context) -> {
-			assertThat(context).hasSingleBean(RateLimiter.class);
-			assertThat(context).doesNotHaveBean(ReactiveRateLimiter.class);
-		});
-	}
-
-	@Test
-	void anyApplicationGetsItWhenItAsks() {
-		configured(new ApplicationContextRunner()).withPropertyValues("redkit.reactive.enabled=true")
-			.run((context) -> assertThat(context).hasSingleBean(ReactiveRateLimiter.class));
+	RateLimitReactiveFaceAutoConfigurationTests() {
+		super(RateLimitAutoConfiguration.class, RateLimiter.class, ReactiveRateLimiter.class);
 	}
 
 	@Test

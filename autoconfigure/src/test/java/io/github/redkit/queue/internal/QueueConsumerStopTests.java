@@ -40,8 +40,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,6 +55,8 @@ import static org.awaitility.Awaitility.await;
 class QueueConsumerStopTests {
 
 	private static final Duration SHUTDOWN_TIMEOUT = Duration.ofMillis(500);
+
+	private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
 	private final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
 
@@ -94,23 +94,16 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store, @PrivateRedis RedisServer redis)
 			throws Exception {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
 			String queue = queue(store, 1);
 			template.send(queue, new Email("x", 1));
 			CountDownLatch handled = new CountDownLatch(1);
-			QueueListenerContainerFactory containers = new QueueListenerContainerFactory(template,
-					new QueueListenerSettings(this.settings::get, Duration.ofSeconds(5), SHUTDOWN_TIMEOUT), factory,
-					QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, new MicrometerRedkitMetrics(() -> this.meters),
-					RedkitObservations.NONE);
-			this.factories.add(containers);
-			DefaultQueueListenerContainer container = containers.create(queue, 1,
-					QueueTestSupport.handler(Email.class, (payload) -> handled.countDown()));
+			// a long poll: the consumer stays in its wait
+			DefaultQueueListenerContainer container = containers(template, factory, Duration.ofSeconds(5),
+					SHUTDOWN_TIMEOUT)
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> handled.countDown()));
 			container.start();
 			assertThat(handled.await(20, TimeUnit.SECONDS)).isTrue();
 			// the take that acknowledged it answered, the consumer waits for the next
@@ -173,18 +166,15 @@ class QueueConsumerStopTests {
 	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store,
 			@PrivateRedis RedisServer redis) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(2));
 		try {
 			RedisQueueTemplate template = template(factory);
 			String queue = queue(store, 3);
 			template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
 			List<Integer> handled = new CopyOnWriteArrayList<>();
 			CountDownLatch third = new CountDownLatch(1);
-			DefaultQueueListenerContainer container = containers(template, factory, Duration.ofSeconds(20))
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT,
+					Duration.ofSeconds(20))
 				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
 					handled.add(((Email) payload).number());
 					if (((Email) payload).number() == 3) {
@@ -378,11 +368,11 @@ class QueueConsumerStopTests {
 		template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
 		CountDownLatch first = new CountDownLatch(1);
 		CountDownLatch started = new CountDownLatch(1);
-		DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
-				QueueTestSupport.handler(Email.class, (payload) -> {
-					started.countDown();
-					first.await(20, TimeUnit.SECONDS);
-				}));
+		DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+			.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+				started.countDown();
+				first.await(20, TimeUnit.SECONDS);
+			}));
 		container.start();
 		assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 		freeze.run();
@@ -405,9 +395,9 @@ class QueueConsumerStopTests {
 	}
 
 	private QueueListenerContainerFactory containers(RedisQueueTemplate template, LettuceConnectionFactory factory,
-			Duration shutdownTimeout) {
+			Duration pollTimeout, Duration shutdownTimeout) {
 		QueueListenerContainerFactory containers = new QueueListenerContainerFactory(template,
-				new QueueListenerSettings(this.settings::get, Duration.ofMillis(100), shutdownTimeout), factory,
+				new QueueListenerSettings(this.settings::get, pollTimeout, shutdownTimeout), factory,
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, new MicrometerRedkitMetrics(() -> this.meters),
 				RedkitObservations.NONE);
 		this.factories.add(containers);

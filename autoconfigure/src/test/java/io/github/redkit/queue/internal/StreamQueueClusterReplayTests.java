@@ -22,9 +22,7 @@ import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.ProxiedCluster;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.TcpProxy;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.domain.Range;
@@ -49,6 +47,7 @@ class StreamQueueClusterReplayTests {
 	@PrivateRedis(cluster = true)
 	private static RedisServer cluster;
 
+	@PrivateRedis
 	private static ProxiedCluster proxied;
 
 	private final LettuceConnectionFactory factory = proxied.connectionFactory(TIMEOUT);
@@ -64,16 +63,6 @@ class StreamQueueClusterReplayTests {
 	private final RedisQueueTemplate template = template(this.factory);
 
 	private final RedisQueueTemplate direct = template(this.directFactory);
-
-	@BeforeAll
-	static void throughProxies() {
-		proxied = ProxiedCluster.of(cluster);
-	}
-
-	@AfterAll
-	static void closeProxies() {
-		proxied.close();
-	}
 
 	@AfterEach
 	void close() {
