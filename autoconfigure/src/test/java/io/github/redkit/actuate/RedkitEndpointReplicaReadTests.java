@@ -1,6 +1,5 @@
 package io.github.redkit.actuate;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,7 +10,7 @@ import java.util.UUID;
 import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.actuate.RedkitEndpointAutoConfiguration;
 import io.github.redkit.autoconfigure.lock.LockAutoConfiguration;
-import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RespClient;
 import io.github.redkit.testsupport.SentinelRedisServer;
 import org.junit.jupiter.api.Test;
@@ -38,45 +37,41 @@ class RedkitEndpointReplicaReadTests {
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
 	@Test
-	void aWalkOnAConnectionThatReadsFromAnyReplicaListsEveryLock() {
-		try (SentinelRedisServer sentinel = RedisServers.startSentinel(Duration.ofSeconds(5), 2)) {
-			try (RespClient master = sentinel.client(sentinel.masterPort())) {
-				for (int i = 0; i < LOCKS; i++) {
-					master.call("SET", this.prefix + ":lock:{job-" + i + "}", "instance-1:" + i, "PX", "120000");
-				}
-				// every replica holds every lock before the walk
-				assertThat(master.call("WAIT", "2", "10000")).isEqualTo(2L);
+	void aWalkOnAConnectionThatReadsFromAnyReplicaListsEveryLock(
+			@PrivateRedis(sentinelReplicas = 2) SentinelRedisServer sentinel) {
+		try (RespClient master = sentinel.client(sentinel.masterPort())) {
+			for (int i = 0; i < LOCKS; i++) {
+				master.call("SET", this.prefix + ":lock:{job-" + i + "}", "instance-1:" + i, "PX", "120000");
 			}
-			new ApplicationContextRunner()
-				.withConfiguration(
-						AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
-								LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
-				.withPropertyValues(sentinel.springProperties())
-				.withPropertyValues("redkit.key-prefix=" + this.prefix,
-						"management.endpoints.web.exposure.include=redkit",
-						"spring.data.redis.lettuce.read-from=anyReplica", "redkit.endpoint.scan-count=100",
-						"redkit.endpoint.scan-timeout=10s")
-				.run((context) -> {
-					RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
-					List<String> found = new ArrayList<>();
-					String cursor = null;
-					int pages = 0;
-					do {
-						Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, PAGE);
-						((List<?>) page.get("locks"))
-							.forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
-						cursor = (String) page.get("cursor");
-						pages++;
-					}
-					while (!"0".equals(cursor) && pages < 2 * LOCKS);
-					Set<String> expected = new HashSet<>();
-					for (int i = 0; i < LOCKS; i++) {
-						expected.add("job-" + i);
-					}
-					assertThat(new HashSet<>(found)).as("every lock, listed in %d pages", pages).isEqualTo(expected);
-					assertThat(found).as("no lock listed twice").hasSize(LOCKS);
-				});
+			// every replica holds every lock before the walk
+			assertThat(master.call("WAIT", "2", "10000")).isEqualTo(2L);
 		}
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
+					LockAutoConfiguration.class, RedkitEndpointAutoConfiguration.class))
+			.withPropertyValues(sentinel.springProperties())
+			.withPropertyValues("redkit.key-prefix=" + this.prefix, "management.endpoints.web.exposure.include=redkit",
+					"spring.data.redis.lettuce.read-from=anyReplica", "redkit.endpoint.scan-count=100",
+					"redkit.endpoint.scan-timeout=10s")
+			.run((context) -> {
+				RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+				List<String> found = new ArrayList<>();
+				String cursor = null;
+				int pages = 0;
+				do {
+					Map<?, ?> page = (Map<?, ?>) endpoint.section("locks", cursor, PAGE);
+					((List<?>) page.get("locks")).forEach((lock) -> found.add((String) ((Map<?, ?>) lock).get("key")));
+					cursor = (String) page.get("cursor");
+					pages++;
+				}
+				while (!"0".equals(cursor) && pages < 2 * LOCKS);
+				Set<String> expected = new HashSet<>();
+				for (int i = 0; i < LOCKS; i++) {
+					expected.add("job-" + i);
+				}
+				assertThat(new HashSet<>(found)).as("every lock, listed in %d pages", pages).isEqualTo(expected);
+				assertThat(found).as("no lock listed twice").hasSize(LOCKS);
+			});
 	}
 
 }
