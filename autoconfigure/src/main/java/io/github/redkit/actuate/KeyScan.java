@@ -17,10 +17,16 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
+import io.lettuce.core.output.KeyScanOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -48,11 +54,29 @@ import org.springframework.data.redis.connection.RedisConnection;
  * starts and, returned, means done; a page that ends before the first {@code SCAN} of a
  * standalone walk answered returns {@code 0.} (the start, after the empty key). A cursor
  * of the earlier form {@code <SCAN cursor>.<last key>} (without the end) starts its batch
- * again.
+ * again. On a master/replica connection (Sentinel, or a {@code ReadFrom}) every
+ * {@code SCAN} goes to the master, whatever the connection reads from.
  */
 public final class KeyScan {
 
 	private static final String DONE = "0";
+
+	// SCAN, which a master/replica connection does not route by its ReadFrom
+	private static final ProtocolKeyword SCAN_ON_MASTER = new ProtocolKeyword() {
+
+		private final byte[] name = "SCAN".getBytes(StandardCharsets.US_ASCII);
+
+		@Override
+		public byte[] getBytes() {
+			return this.name;
+		}
+
+		@Override
+		public String toString() {
+			return "SCAN";
+		}
+
+	};
 
 	private KeyScan() {
 	}
@@ -98,8 +122,7 @@ public final class KeyScan {
 		int scanCount = settings.scanCount();
 		Position position = Position.parse((cursor != null && !cursor.isBlank()) ? cursor.trim() : DONE, cluster,
 				scanCount);
-		List<RedisKeyAsyncCommands<byte[], byte[]>> nodes = (cluster)
-				? masters((RedisAdvancedClusterAsyncCommands<?, ?>) nativeConnection)
+		List<Node> nodes = (cluster) ? masters((RedisAdvancedClusterAsyncCommands<?, ?>) nativeConnection)
 				: List.of(standalone(nativeConnection));
 		List<String> keys = new ArrayList<>(wanted);
 		if (position.node >= nodes.size()) {
@@ -200,6 +223,9 @@ public final class KeyScan {
 				if (count == 0) {
 					throw invalid(cursor, "its COUNT is 0");
 				}
+				// the cursor is the client's to write, and a lowered scan-count holds
+				// for the cursors handed out before: never a larger COUNT than it
+				count = Math.min(count, scanCount);
 				rest = rest.substring(0, countSeparator);
 			}
 			int node = 0;
@@ -297,26 +323,53 @@ public final class KeyScan {
 
 	}
 
+	/** Where one node's {@code SCAN} calls go. */
+	@FunctionalInterface
+	private interface Node {
+
+		RedisFuture<KeyScanCursor<byte[]>> scan(ScanCursor cursor, ScanArgs args);
+
+	}
+
 	@SuppressWarnings("unchecked")
-	private static List<RedisKeyAsyncCommands<byte[], byte[]>> masters(
-			RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
+	private static List<Node> masters(RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
 		StatefulRedisClusterConnection<byte[], byte[]> connection = (StatefulRedisClusterConnection<byte[], byte[]>) cluster
 			.getStatefulConnection();
 		return connection.getPartitions()
 			.stream()
 			.filter((node) -> node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty())
 			.sorted(Comparator.comparingInt((RedisClusterNode node) -> node.getSlots().get(0)))
-			.map((node) -> (RedisKeyAsyncCommands<byte[], byte[]>) connection.getConnection(node.getNodeId()).async())
+			.map((node) -> (Node) ((RedisKeyAsyncCommands<byte[], byte[]>) connection.getConnection(node.getNodeId())
+				.async())::scan)
 			.toList();
 	}
 
 	@SuppressWarnings("unchecked")
-	private static RedisKeyAsyncCommands<byte[], byte[]> standalone(Object nativeConnection) {
+	private static Node standalone(Object nativeConnection) {
 		// SCAN from a given cursor is not in Spring Data's API; Lettuce's is
+		if (nativeConnection instanceof RedisAsyncCommands<?, ?> commands
+				&& commands.getStatefulConnection() instanceof StatefulRedisMasterReplicaConnection<?, ?>) {
+			RedisAsyncCommands<byte[], byte[]> masterReplica = (RedisAsyncCommands<byte[], byte[]>) commands;
+			return (cursor, args) -> scanOnMaster(masterReplica, cursor, args);
+		}
 		if (nativeConnection instanceof RedisKeyAsyncCommands<?, ?> commands) {
-			return (RedisKeyAsyncCommands<byte[], byte[]>) commands;
+			return ((RedisKeyAsyncCommands<byte[], byte[]>) commands)::scan;
 		}
 		throw new IllegalStateException("Listing keys needs a Lettuce connection");
+	}
+
+	/**
+	 * A {@code SCAN} a master/replica connection sends to its master. Lettuce sends the
+	 * commands it knows as read-only, {@code SCAN} among them, where the connection's
+	 * {@code ReadFrom} says: with replicas, each call to any one it picks, and a cursor
+	 * of one server means nothing on another (each has its own hash seed). The same
+	 * command under a name of its own is not one it knows, so it goes to the master.
+	 */
+	private static RedisFuture<KeyScanCursor<byte[]>> scanOnMaster(RedisAsyncCommands<byte[], byte[]> commands,
+			ScanCursor cursor, ScanArgs args) {
+		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(cursor.getCursor());
+		args.build(arguments);
+		return commands.dispatch(SCAN_ON_MASTER, new KeyScanOutput<>(ByteArrayCodec.INSTANCE), arguments);
 	}
 
 	/**

@@ -3,10 +3,12 @@ package io.github.redkit.actuate;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -197,6 +199,81 @@ class RedkitEndpointChangingKeyspaceTests {
 				}
 			});
 		}
+	}
+
+	/**
+	 * Pages of one entry, so that every hash bucket holding two locks or more is taken in
+	 * part, while keys of another kind and other locks are added and removed without
+	 * pause (in a database of its own, whose table keeps its size): a key added to an
+	 * empty bucket a {@code COUNT 1} batch passed ends that batch elsewhere, and the next
+	 * page takes it again whole. Every lock is listed, and only the locks pages took of a
+	 * bucket they took in part are listed again.
+	 */
+	@Test
+	void aWalkOfOneEntryAPageWhileKeysChangeListsAgainOnlyWhatWasTakenOfABucketInPart() {
+		assumeFalse(this.topology.server().isCluster(), "a database of its own, on one server");
+		int locks = 600;
+		runner().withPropertyValues("spring.data.redis.database=12").run((context) -> {
+			RedisConnectionFactory connectionFactory = context.getBean(RedisConnectionFactory.class);
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			EndpointSettings settings = new EndpointSettings(false, Duration.ofSeconds(10), 100, 100);
+			String match = KeyScan.escapeGlob(this.prefix + ":lock:") + "{*}";
+			Function<Integer, String> churned = (i) -> this.prefix + ((i % 2 == 0) ? ":queue:" : ":lock:") + "{churn-"
+					+ i + "}";
+			try {
+				locks(connectionFactory, false, locks);
+				Map<String, Integer> listed = new HashMap<>();
+				Set<String> takenInPart = new HashSet<>();
+				int pages = 0;
+				boolean complete = false;
+				try (Churn churn = new Churn(redis, churned)) {
+					churn.awaitRunning();
+					String cursor = null;
+					for (; !complete && pages < 20 * locks; pages++) {
+						KeyScan.Page page;
+						try (RedisConnection connection = connectionFactory.getConnection()) {
+							page = KeyScan.scan(connection, cursor, match, settings, 1, (key) -> true);
+						}
+						assertThat(page.keys()).hasSizeLessThanOrEqualTo(1);
+						page.keys().forEach((key) -> listed.merge(key, 1, Integer::sum));
+						// a cursor that remembers a last key: the page took a bucket in
+						// part
+						if (page.cursor().matches("\\d+\\.[^.~]+\\.\\d+(~\\d+)?")) {
+							takenInPart.addAll(page.keys());
+						}
+						cursor = page.cursor();
+						complete = page.complete();
+					}
+					assertThat(churn.changes()).as("keys changed during the walk").isGreaterThan(pages);
+				}
+				int walked = pages;
+				boolean ended = complete;
+				Set<String> expected = new HashSet<>();
+				for (int i = 0; i < locks; i++) {
+					expected.add(this.prefix + ":lock:{job-" + i + "}");
+				}
+				Set<String> again = new TreeSet<>();
+				listed.forEach((key, times) -> {
+					if (times > 1) {
+						again.add(key);
+					}
+				});
+				System.out.printf("%d pages, %d locks taken of a bucket in part, %d listed again%n", walked,
+						takenInPart.size(), again.size());
+				assertSoftly((softly) -> {
+					softly.assertThat(ended).as("the walk ended within %d pages", walked).isTrue();
+					softly.assertThat(listed.keySet()).as("every lock held for the whole walk").containsAll(expected);
+					softly.assertThat(takenInPart).as("locks taken of a bucket in part").hasSizeGreaterThan(10);
+					softly.assertThat(again).as("locks listed again").isSubsetOf(takenInPart);
+				});
+			}
+			finally {
+				locks(connectionFactory, true, locks);
+				for (int i = 0; i < CHURNED; i++) {
+					redis.delete(churned.apply(i));
+				}
+			}
+		});
 	}
 
 	private void locks(RedisConnectionFactory connectionFactory, boolean delete) {

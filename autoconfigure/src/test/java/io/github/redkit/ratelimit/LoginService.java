@@ -1,9 +1,11 @@
 package io.github.redkit.ratelimit;
 
+import reactor.core.publisher.Mono;
+
 /**
  * A bean whose methods are rate limited with {@code @RateLimited}: a named limit per
- * argument ({@code login}), an inline one over two keys with a cost, an inline sliding
- * log; shared by the annotation's suites and the decision walk.
+ * argument ({@code login}, blocking and a {@code Mono}), an inline one over two keys with
+ * a cost, an inline sliding log; shared by the annotation's suites and the decision walk.
  */
 class LoginService {
 
@@ -15,6 +17,11 @@ class LoginService {
 			throw new IllegalStateException("never reached: the key is evaluated first");
 		}
 		this.calls++;
+	}
+
+	@RateLimited(value = "login", key = "'user:' + #user")
+	Mono<Void> search(String user) {
+		return Mono.empty();
 	}
 
 	int calls() {

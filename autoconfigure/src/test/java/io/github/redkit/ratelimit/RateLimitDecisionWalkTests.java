@@ -1,66 +1,118 @@
 package io.github.redkit.ratelimit;
 
 import java.lang.instrument.Instrumentation;
+import java.nio.charset.StandardCharsets;
 import java.security.CodeSource;
+import java.time.Duration;
 import java.security.ProtectionDomain;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import net.bytebuddy.agent.ByteBuddyAgent;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.matcher.ElementMatchers;
+import net.bytebuddy.utility.JavaModule;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The walk of one allowed blocking {@code @RateLimited} decision of one identifier, from
- * the annotation to the script and back, counted (issue 44): every class of Redkit's
- * library whose code runs on the caller's thread or on Lettuce's event loop is recorded,
- * by its top-level class (one file), down until the reply's first bytes reach the
- * connection's channel, and back from then until the annotated method has run. A class
- * only returned through is not counted back: it does no work there. The sets are the ones
- * {@code docs/architecture.md} lists; a change that adds a hop fails here.
+ * The walk of one allowed {@code @RateLimited} decision of one identifier, from the
+ * annotation to the script and back, counted (issue 44), for a blocking method and for
+ * one returning a {@code Mono}: every class of Redkit's library whose code runs on the
+ * caller's thread or on Lettuce's event loop is recorded, by its top-level class (one
+ * file), down until the first bytes of a reply reach the channel the decision's own
+ * script was written to, and back from then until the annotated method has run (its
+ * {@code Mono} completed). A class only returned through is not counted back: it does no
+ * work there. The sets are the ones {@code docs/architecture.md} lists; a change that
+ * adds a hop fails here.
+ * <p>
+ * The count is honest only when the agent saw every class run, so the walk fails when: a
+ * library class was loaded before the agent was installed (it runs in a JVM of its own,
+ * the surefire execution {@code decision-walk}, and installs the agent before any test
+ * touches the library); a loaded library class was not transformed, or its transformation
+ * failed; library code ran during the walk on a thread that is neither the caller's nor
+ * Lettuce's.
  */
 class RateLimitDecisionWalkTests {
 
-	/** What a decision runs down to the script, as the guide lists it. */
+	/** What a blocking decision runs down to the script, as the guide lists it. */
 	static final Set<String> DOWN = Set.of("RedkitInterceptor", "RateLimitedInterceptor", "RateLimitedOperation",
-			"KeyExpressionEvaluator", "LimitReference", "RateLimitRegistry", "RedisRateLimiter",
-			"MicrometerRedkitObservations", "LateLookup", "FailureCooldown", "PreparedLimit", "ScriptConnection",
-			"KeptConnection", "ScriptCalls", "LuaScript", "ReplayGuard", "AnswerWatch", "EncodedEvalsha");
+			"KeyExpressionEvaluator", "RedisKeyspace", "LimitReference", "RateLimitRegistry", "RedisRateLimiter",
+			"RedkitObservations", "MicrometerRedkitObservations", "LateLookup", "FailureCooldown", "PreparedLimit",
+			"RedisScriptRunner", "ScriptConnection", "KeptConnection", "ScriptCalls", "LuaScript", "ReplayGuard",
+			"AnswerWatch", "EncodedEvalsha");
 
 	/** What it runs back, as the guide lists it. */
 	static final Set<String> BACK = Set.of("AnswerWatch", "ReplayGuard", "ScriptCalls", "PreparedLimit",
 			"RateLimitDecision", "RateLimitPolicy", "RedisRateLimiter", "RateLimitMeters", "RedkitMeter",
 			"MicrometerRedkitMetrics", "LateLookup", "RedkitOutcomes", "RedkitObservation", "RateLimitedInterceptor");
 
+	/**
+	 * What a decision of a method returning a {@code Mono} runs down, as the guide lists
+	 * it: the blocking one's and {@code ReactiveCall}.
+	 */
+	static final Set<String> REACTIVE_DOWN = union(DOWN, "ReactiveCall");
+
+	/**
+	 * What it runs back, as the guide lists it: the blocking one's, {@code ReactiveCall}
+	 * and {@code TakenPermits}.
+	 */
+	static final Set<String> REACTIVE_BACK = union(BACK, "ReactiveCall", "TakenPermits");
+
+	private static Set<String> union(Set<String> files, String... more) {
+		Set<String> union = new TreeSet<>(files);
+		union.addAll(List.of(more));
+		return Set.copyOf(union);
+	}
+
+	private static final String WALKER = "walker-" + UUID.randomUUID();
+
+	private static @Nullable Instrumentation instrumentation;
+
 	private final ApplicationContextRunner runner = RateLimitedApplications.runner("walk-" + UUID.randomUUID())
 		.withPropertyValues("redkit.rate-limit.limits.login.windows[0].limit=1000000",
 				"redkit.rate-limit.limits.login.windows[0].period=1h")
 		.withUserConfiguration(Services.class);
 
-	@Test
-	void anAllowedBlockingDecisionPassesTheListedFilesDownAndBack() {
-		Instrumentation instrumentation = ByteBuddyAgent.install();
-		ResettableClassFileTransformer transformer = new AgentBuilder.Default().disableClassFormatChanges()
-			.with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-			.with(AgentBuilder.RedefinitionStrategy.BatchAllocator.ForFixedSize.ofSize(1))
-			.with(AgentBuilder.RedefinitionStrategy.Listener.StreamWriting.toSystemError())
-			.with(AgentBuilder.Listener.StreamWriting.toSystemError().withErrorsOnly())
+	// before any test touches the library: each class is transformed as it loads
+	@BeforeAll
+	static void instrumentTheLibrary() {
+		assumeTrue(Boolean.getBoolean("redkit.decision-walk"),
+				"runs in the surefire execution decision-walk, a JVM of its own");
+		Instrumentation installed = ByteBuddyAgent.install();
+		assertThat(libraryClasses(installed)).as("library classes loaded before the agent").isEmpty();
+		new AgentBuilder.Default().disableClassFormatChanges()
+			.with(new Recording())
 			.type((type, loader, module, redefined, domain) -> type.getName().startsWith("io.github.redkit.")
 					&& library(domain))
 			.transform((builder, type, loader, module,
@@ -68,38 +120,104 @@ class RateLimitDecisionWalkTests {
 						.on(ElementMatchers.isMethod()
 							.or(ElementMatchers.isConstructor())
 							.and(ElementMatchers.not(ElementMatchers.isAbstract())))))
-			.installOn(instrumentation);
-		try {
-			this.runner.run((context) -> {
-				LoginService service = context.getBean(LoginService.class);
-				// connected, the script loaded, every class initialized
-				for (int i = 0; i < 50; i++) {
-					service.login("warm-" + (i % 3));
+			.installOn(installed);
+		instrumentation = installed;
+	}
+
+	@Test
+	void anAllowedBlockingDecisionPassesTheListedFilesDownAndBack() {
+		walk((context) -> context.getBean(LoginService.class).login(WALKER), DOWN, BACK);
+	}
+
+	// a reply read before the decision's script is written (here on the caller's
+	// thread, on any of the application's connections) does not turn the walk
+	@Test
+	void aReplyReadBeforeTheDecisionsScriptIsWrittenDoesNotTurnTheWalk() {
+		walk((context) -> {
+			context.getBean(StringRedisTemplate.class).opsForValue().get("walk-probe");
+			context.getBean(LoginService.class).login(WALKER);
+		}, DOWN, BACK);
+	}
+
+	@Test
+	void anAllowedDecisionOfAMonoPassesTheListedFilesDownAndBack() {
+		walk((context) -> context.getBean(LoginService.class).search(WALKER).block(), REACTIVE_DOWN, REACTIVE_BACK);
+	}
+
+	private void walk(Consumer<ConfigurableApplicationContext> call, Set<String> down, Set<String> back) {
+		this.runner.run((context) -> {
+			LoginService service = context.getBean(LoginService.class);
+			// connected, the script loaded, every class initialized
+			for (int i = 0; i < 50; i++) {
+				service.login("warm-" + (i % 3));
+				service.search("warm-" + (i % 3)).block();
+			}
+			Walk.start(Thread.currentThread());
+			try {
+				call.accept(context);
+			}
+			finally {
+				Walk.stop();
+			}
+			System.out.println("down (" + Walk.down.size() + "): " + new TreeSet<>(Walk.down));
+			System.out.println("back (" + Walk.back.size() + "): " + new TreeSet<>(Walk.back));
+			assertThat(Recording.errors).as("transformations that failed").isEmpty();
+			Set<String> untransformed = new TreeSet<>();
+			for (Class<?> type : libraryClasses(instrumentation)) {
+				if (!Recording.transformed.contains(type.getName())) {
+					untransformed.add(type.getName());
 				}
-				Walk.start(Thread.currentThread());
-				try {
-					service.login("walker");
-				}
-				finally {
-					Walk.stop();
-				}
-				System.out.println("down (" + Walk.down.size() + "): " + new TreeSet<>(Walk.down));
-				System.out.println("back (" + Walk.back.size() + "): " + new TreeSet<>(Walk.back));
-				assertThat(new TreeSet<>(Walk.down)).as("down").isEqualTo(new TreeSet<>(DOWN));
-				assertThat(new TreeSet<>(Walk.back)).as("back").isEqualTo(new TreeSet<>(BACK));
-			});
+			}
+			assertThat(untransformed).as("library classes the agent did not transform").isEmpty();
+			assertThat(Walk.decisionChannel).as("the channel the decision's script was written to").isNotNull();
+			assertThat(Walk.callerWaited).as("the caller waited for the answer before the reply was read").isTrue();
+			assertThat(Walk.elsewhere).as("library code run on other threads during the walk").isEmpty();
+			assertThat(new TreeSet<>(Walk.down)).as("down").isEqualTo(new TreeSet<>(down));
+			assertThat(new TreeSet<>(Walk.back)).as("back").isEqualTo(new TreeSet<>(back));
+		});
+	}
+
+	// the published library's classes loaded in this JVM (hidden ones, lambdas, have
+	// their code in their host class; synthetic ones, an enum switch's map, none that a
+	// call runs)
+	private static List<Class<?>> libraryClasses(@Nullable Instrumentation instrumentation) {
+		List<Class<?>> classes = new ArrayList<>();
+		for (Class<?> type : Objects.requireNonNull(instrumentation).getAllLoadedClasses()) {
+			if (type.getName().startsWith("io.github.redkit.") && !type.isHidden() && !type.isSynthetic()
+					&& library(type.getProtectionDomain())) {
+				classes.add(type);
+			}
 		}
-		finally {
-			transformer.reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
-		}
+		return classes;
 	}
 
 	// the published library's classes, not the tests' nor the test support's
-	private static boolean library(ProtectionDomain domain) {
+	private static boolean library(@Nullable ProtectionDomain domain) {
 		CodeSource source = (domain != null) ? domain.getCodeSource() : null;
 		String location = (source != null && source.getLocation() != null) ? source.getLocation().toString() : "";
 		return location.contains("/autoconfigure/library/")
 				|| location.contains("/redkit-spring-boot-") && !location.contains("redkit-spring-boot-tests");
+	}
+
+	/** Which classes the agent transformed, and which it failed to. */
+	static final class Recording extends AgentBuilder.Listener.Adapter {
+
+		static final Set<String> transformed = ConcurrentHashMap.newKeySet();
+
+		static final Map<String, Throwable> errors = new ConcurrentHashMap<>();
+
+		@Override
+		public void onTransformation(TypeDescription type, @Nullable ClassLoader loader, @Nullable JavaModule module,
+				boolean loaded, DynamicType dynamicType) {
+			transformed.add(type.getName());
+		}
+
+		@Override
+		public void onError(String typeName, @Nullable ClassLoader loader, @Nullable JavaModule module, boolean loaded,
+				Throwable throwable) {
+			errors.put(typeName, throwable);
+		}
+
 	}
 
 	/** Inlined at the start of every method and constructor of the library. */
@@ -119,9 +237,17 @@ class RateLimitDecisionWalkTests {
 
 		static final Set<String> back = ConcurrentHashMap.newKeySet();
 
+		static final Set<String> elsewhere = ConcurrentHashMap.newKeySet();
+
+		static volatile boolean callerWaited;
+
+		private static final byte[] marker = WALKER.getBytes(StandardCharsets.UTF_8);
+
+		static volatile @Nullable Channel decisionChannel;
+
 		private static volatile int phase;
 
-		private static volatile Thread caller;
+		private static volatile @Nullable Thread caller;
 
 		private Walk() {
 		}
@@ -129,6 +255,9 @@ class RateLimitDecisionWalkTests {
 		static void start(Thread thread) {
 			down.clear();
 			back.clear();
+			elsewhere.clear();
+			callerWaited = false;
+			decisionChannel = null;
 			caller = thread;
 			phase = 1;
 		}
@@ -137,8 +266,24 @@ class RateLimitDecisionWalkTests {
 			phase = 0;
 		}
 
-		static void replyArrives() {
-			if (phase == 1) {
+		// the decision's own script carries the walker's key
+		static void written(Channel channel, Object message) {
+			if (phase == 1 && decisionChannel == null && message instanceof ByteBuf bytes
+					&& ByteBufUtil.indexOf(Unpooled.wrappedBuffer(marker), bytes) >= 0) {
+				decisionChannel = channel;
+			}
+		}
+
+		// the reply is read once the caller did all it does before the answer: it
+		// waits for it (so that no class goes back only because the caller ran late)
+		static void read(Channel channel) {
+			Thread waiting = caller;
+			if (phase == 1 && channel == decisionChannel && waiting != null) {
+				long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+				while (!(callerWaited = waiting.getState() == Thread.State.WAITING
+						|| waiting.getState() == Thread.State.TIMED_WAITING) && System.nanoTime() < deadline) {
+					Thread.onSpinWait();
+				}
 				phase = 2;
 			}
 		}
@@ -148,13 +293,14 @@ class RateLimitDecisionWalkTests {
 			if (current == 0) {
 				return;
 			}
-			Thread thread = Thread.currentThread();
-			if (thread != caller && !thread.getName().startsWith("lettuce-")) {
-				return;
-			}
 			String name = type.getName().substring(type.getName().lastIndexOf('.') + 1);
 			int nested = name.indexOf('$');
 			String file = (nested < 0) ? name : name.substring(0, nested);
+			Thread thread = Thread.currentThread();
+			if (thread != caller && !thread.getName().startsWith("lettuce-")) {
+				elsewhere.add(thread.getName() + ": " + file);
+				return;
+			}
 			((current == 1) ? down : back).add(file);
 		}
 
@@ -168,18 +314,26 @@ class RateLimitDecisionWalkTests {
 			return new LoginService();
 		}
 
-		// the reply's first bytes turn the walk from down to back
+		// the reply's first bytes on the decision's channel turn the walk from down to
+		// back
 		@Bean
 		ClientResourcesBuilderCustomizer replyWatch() {
 			return (builder) -> builder.nettyCustomizer(new NettyCustomizer() {
 
 				@Override
 				public void afterChannelInitialized(Channel channel) {
-					channel.pipeline().addFirst(new ChannelInboundHandlerAdapter() {
+					channel.pipeline().addFirst(new ChannelDuplexHandler() {
+
+						@Override
+						public void write(ChannelHandlerContext context, Object message, ChannelPromise promise)
+								throws Exception {
+							Walk.written(context.channel(), message);
+							super.write(context, message, promise);
+						}
 
 						@Override
 						public void channelRead(ChannelHandlerContext context, Object message) {
-							Walk.replyArrives();
+							Walk.read(context.channel());
 							context.fireChannelRead(message);
 						}
 

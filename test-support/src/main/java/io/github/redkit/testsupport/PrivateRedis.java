@@ -86,6 +86,12 @@ public @interface PrivateRedis {
 	long sentinelDownAfterMillis() default 10_000;
 
 	/**
+	 * For a {@link SentinelRedisServer}, how many replicas its master has.
+	 * @return the number of replicas, at least one
+	 */
+	int sentinelReplicas() default 1;
+
+	/**
 	 * For a {@link RedisNode}, whether it gets a replica that
 	 * {@link RedisNode#failOverBehind(java.time.Duration)} can promote.
 	 * @return {@code true} for a node with a replica

@@ -188,7 +188,8 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 				throw new ExtensionConfigurationException("@PrivateRedis SentinelRedisServer " + name
 						+ ": a Sentinel deployment takes neither cluster, process nor arguments");
 			}
-			return RedisServers.startSentinel(Duration.ofMillis(annotation.sentinelDownAfterMillis()));
+			return RedisServers.startSentinel(Duration.ofMillis(annotation.sentinelDownAfterMillis()),
+					annotation.sentinelReplicas());
 		}
 		if (annotation.cluster()) {
 			if (annotation.arguments().length > 0 || annotation.process()) {

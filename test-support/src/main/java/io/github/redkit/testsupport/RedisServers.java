@@ -150,7 +150,18 @@ public final class RedisServers {
 	 * @return a running, settled deployment
 	 */
 	public static SentinelRedisServer startSentinel(Duration downAfter) {
-		SentinelRedisServer server = SentinelRedisServer.start(RedisBinary.locate(), downAfter);
+		return startSentinel(downAfter, 1);
+	}
+
+	/**
+	 * Starts a Sentinel deployment of several replicas owned by the caller, which must
+	 * close it.
+	 * @param downAfter how long the master must be unreachable before it is failed over
+	 * @param replicas how many replicas
+	 * @return a running, settled deployment
+	 */
+	public static SentinelRedisServer startSentinel(Duration downAfter, int replicas) {
+		SentinelRedisServer server = SentinelRedisServer.start(RedisBinary.locate(), downAfter, replicas);
 		logger.info("Started Redis {}: {}", server.version(), server.description());
 		return server;
 	}

@@ -15,9 +15,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A Sentinel-managed Redis: one master, one replica and three Sentinels (quorum two), run
- * as {@code redis-server} processes on free loopback ports. Clients find the master
- * through the Sentinels, as Spring Boot's {@code spring.data.redis.sentinel.*} does.
+ * A Sentinel-managed Redis: one master, one replica (or more) and three Sentinels (quorum
+ * two), run as {@code redis-server} processes on free loopback ports. Clients find the
+ * master through the Sentinels, as Spring Boot's {@code spring.data.redis.sentinel.*}
+ * does.
  * <p>
  * {@link #ports()} is the current master only, so that {@link #flushAll()} and command
  * statistics see the node that takes the writes; {@link #killMaster()} and
@@ -36,21 +37,26 @@ public final class SentinelRedisServer implements RedisServer {
 
 	private final Duration downAfter;
 
+	private final int replicas;
+
 	private final List<RedisProcess> dataNodes = new ArrayList<>();
 
 	private final List<RedisProcess> sentinels = new ArrayList<>();
 
-	private SentinelRedisServer(Path binary, Path directory, Duration downAfter) {
+	private SentinelRedisServer(Path binary, Path directory, Duration downAfter, int replicas) {
 		this.binary = binary;
 		this.directory = directory;
 		this.downAfter = downAfter;
+		this.replicas = replicas;
 		int master = FreePorts.find(false);
 		// no diskless-sync delay: the replica is in sync a moment after it starts
 		List<String> replication = List.of("--repl-diskless-sync-delay", "0");
 		this.dataNodes.add(new RedisProcess(binary, directory, master, replication));
 		List<String> replica = new ArrayList<>(replication);
 		replica.addAll(List.of("--replicaof", HOST, String.valueOf(master)));
-		this.dataNodes.add(new RedisProcess(binary, directory, FreePorts.find(false), replica));
+		for (int i = 0; i < replicas; i++) {
+			this.dataNodes.add(new RedisProcess(binary, directory, FreePorts.find(false), replica));
+		}
 		for (int i = 0; i < 3; i++) {
 			int port = FreePorts.find(false);
 			this.sentinels
@@ -66,9 +72,21 @@ public final class SentinelRedisServer implements RedisServer {
 	 * @return a running, settled deployment
 	 */
 	public static SentinelRedisServer start(Path binary, Duration downAfter) {
+		return start(binary, downAfter, 1);
+	}
+
+	/**
+	 * Starts a master, {@code replicas} replicas and three Sentinels, and waits until the
+	 * Sentinels know each other and every replica.
+	 * @param binary the redis-server executable (it runs the Sentinels too)
+	 * @param downAfter how long the master must be unreachable before it is failed over
+	 * @param replicas how many replicas
+	 * @return a running, settled deployment
+	 */
+	public static SentinelRedisServer start(Path binary, Duration downAfter, int replicas) {
 		try {
 			SentinelRedisServer server = new SentinelRedisServer(binary, Files.createTempDirectory("redkit-sentinel-"),
-					downAfter);
+					downAfter, replicas);
 			server.start();
 			return server;
 		}
@@ -128,7 +146,8 @@ public final class SentinelRedisServer implements RedisServer {
 			for (RedisProcess sentinel : this.sentinels) {
 				try (RespClient client = client(sentinel.port())) {
 					String info = client.callForString("INFO", "sentinel");
-					if (!info.contains("address=" + HOST + ":" + master + ",slaves=1,sentinels=3")) {
+					if (!info
+						.contains("address=" + HOST + ":" + master + ",slaves=" + this.replicas + ",sentinels=3")) {
 						return false;
 					}
 				}
@@ -210,7 +229,7 @@ public final class SentinelRedisServer implements RedisServer {
 	}
 
 	/**
-	 * The ports of the master and the replica.
+	 * The ports of the master and the replicas.
 	 * @return the data nodes' ports
 	 */
 	public List<Integer> dataPorts() {
@@ -252,8 +271,8 @@ public final class SentinelRedisServer implements RedisServer {
 
 	@Override
 	public String description() {
-		return "master + replica + 3 Sentinels as redis-server processes (" + this.binary + "), data ports "
-				+ dataPorts() + ", Sentinel ports " + sentinelPorts();
+		return "master + " + this.replicas + " replica(s) + 3 Sentinels as redis-server processes (" + this.binary
+				+ "), data ports " + dataPorts() + ", Sentinel ports " + sentinelPorts();
 	}
 
 	@Override
