@@ -245,9 +245,11 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		RedkitObservation observation = this.observations.startUnscoped(RateLimitObservationKind.DECISION,
 				limit.name());
 		if (observation == RedkitObservation.NONE) {
-			// nothing observes: no function object, and no stage to close an observation
+			// nothing observes: no function object and no stage to close an observation;
+			// a copy, so that a caller who cancels its answer cancels neither the stage
+			// that records the decision nor a future the call shares (a local batch)
 			try {
-				return decideLater(entry, limit, keys, cost);
+				return decideLater(entry, limit, keys, cost).copy();
 			}
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(ex);
