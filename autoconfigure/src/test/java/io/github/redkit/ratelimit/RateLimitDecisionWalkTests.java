@@ -74,8 +74,8 @@ class RateLimitDecisionWalkTests {
 
 	/** What it runs back, as the guide lists it. */
 	static final Set<String> BACK = Set.of("AnswerWatch", "ReplayGuard", "ScriptCalls", "PreparedLimit",
-			"RateLimitDecision", "RateLimitPolicy", "RedisRateLimiter", "RateLimitMeters", "RedkitMeter",
-			"MicrometerRedkitMetrics", "LateLookup", "RedkitOutcomes", "RedkitObservation", "RateLimitedInterceptor");
+			"RateLimitDecision", "RateLimitPolicy", "RedisRateLimiter", "RateLimitMeters", "MicrometerRedkitMetrics",
+			"LateLookup", "RateLimitedInterceptor");
 
 	/**
 	 * What a decision of a method returning a {@code Mono} runs down, as the guide lists

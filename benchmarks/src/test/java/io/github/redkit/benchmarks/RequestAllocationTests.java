@@ -32,12 +32,14 @@ class RequestAllocationTests {
 
 	/**
 	 * The ceiling asserted: today's highest value with a margin of about 8% (2026-11-30,
-	 * after the second cut: 4.6 to 5.1 KB per decision, from 6.0 to 6.6 KB before it and
+	 * after the fourth cut and with the plain endpoint no longer answered first: 2.1 to
+	 * 3.2 KB per decision, the highest round 3,237 B; 4.6 to 5.1 KB after the third cut,
+	 * of which 1.7 KB was the conversion service's, 6.0 to 6.6 KB before the second and
 	 * 8.9 to 11.2 KB before the first), so that a change that allocates more per decision
 	 * fails here; not yet the target of issue 46, {@value #TARGET_BYTES} bytes per
 	 * decision.
 	 */
-	private static final long CEILING_BYTES = 5500;
+	private static final long CEILING_BYTES = 3500;
 
 	/** The target of issue 46: Redkit's own allocation per decision. */
 	private static final long TARGET_BYTES = 2048;
@@ -85,6 +87,13 @@ class RequestAllocationTests {
 		try (ConfigurableApplicationContext app = HttpApp.start(redis, server,
 				Map.of("redkit.rate-limit.timeout", "30s"));
 				KeepAliveClient client = new KeepAliveClient(HttpApp.port(app))) {
+			// Spring's conversion service caches the conversion of each handler's
+			// @RequestHeader String by its type and annotations, whose hash leaves the
+			// annotations out: the handler answered first keeps the entries, and every
+			// other one compares its annotations with them, about 1.7 KB per request (a
+			// synthesized annotation's equals). An endpoint that is not measured answers
+			// first, so that the plain endpoint pays that as the limited ones do
+			assertThat(client.get("/lock", "0", "first")).startsWith("HTTP/1.1 200");
 			for (String path : paths) {
 				String head = client.get(path, "0", "check");
 				assertThat(head).as(path).startsWith("HTTP/1.1 200");

@@ -46,6 +46,10 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	private final Map<TargetKey, Target> targets = new ConcurrentHashMap<>(64);
 
+	// each method's last resolved expression, looked up by the method alone: a call with
+	// the same target class and expression makes no key
+	private final Map<Method, Resolved> lastResolved = new ConcurrentHashMap<>(64);
+
 	private final Map<String, List<String>> variables = new ConcurrentHashMap<>(64);
 
 	private final @Nullable BeanFactoryResolver beanResolver;
@@ -91,16 +95,7 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 */
 	public String evaluate(String expression, Method method, @Nullable Object target, @Nullable Object[] args) {
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-		// one lookup per call: the most specific method and the argument, found once
-		TargetKey targetKey = new TargetKey(method, targetClass, expression);
-		Target resolved = this.targets.get(targetKey);
-		if (resolved == null) {
-			// read first: a call that finds it makes no function to compute it with
-			resolved = this.targets.computeIfAbsent(targetKey, (key) -> {
-				Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-				return new Target(specific, plainArgument(expression, specific));
-			});
-		}
+		Target resolved = target(method, targetClass, expression);
 		Method specificMethod = resolved.specificMethod();
 		int argument = resolved.argument();
 		if (argument >= 0) {
@@ -120,6 +115,29 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 					+ " failed: " + ex.getMessage(), ex);
 		}
 		return checked(expression, specificMethod, value);
+	}
+
+	/**
+	 * The most specific method and the argument an expression names, found once per
+	 * method, target class and expression.
+	 */
+	private Target target(Method method, Class<?> targetClass, String expression) {
+		Resolved last = this.lastResolved.get(method);
+		if (last != null && last.targetClass() == targetClass
+				&& (last.expression() == expression || last.expression().equals(expression))) {
+			return last.target();
+		}
+		TargetKey targetKey = new TargetKey(method, targetClass, expression);
+		Target resolved = this.targets.get(targetKey);
+		if (resolved == null) {
+			// read first: a call that finds it makes no function to compute it with
+			resolved = this.targets.computeIfAbsent(targetKey, (key) -> {
+				Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+				return new Target(specific, plainArgument(expression, specific));
+			});
+		}
+		this.lastResolved.put(method, new Resolved(targetClass, expression, resolved));
+		return resolved;
 	}
 
 	/**
@@ -257,6 +275,12 @@ public class KeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * it, and the argument the expression names alone (else -1).
 	 */
 	private record Target(Method specificMethod, int argument) {
+	}
+
+	/**
+	 * What an expression on a method resolved to on a target class.
+	 */
+	private record Resolved(Class<?> targetClass, String expression, Target target) {
 	}
 
 	/**

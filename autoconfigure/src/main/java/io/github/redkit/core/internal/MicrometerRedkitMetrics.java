@@ -79,15 +79,15 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitia
 	@SuppressWarnings("unchecked")
 	private @Nullable Meter meter(RedkitMeter meter, String[] tags, @Nullable Object source,
 			@Nullable ToDoubleFunction<?> value) {
-		Map<Tags, Meter> byTags = this.meters.computeIfAbsent(meter, (m) -> new ConcurrentHashMap<>());
-		Tags key = new Tags(tags);
-		Meter existing = byTags.get(key);
-		if (existing != null) {
-			return existing;
-		}
 		MeterRegistry registry = this.registry.get();
 		if (registry == null) {
+			// nothing records: no key is made to look a meter up with
 			return null;
+		}
+		Map<Tags, Meter> byTags = this.meters.computeIfAbsent(meter, (m) -> new ConcurrentHashMap<>());
+		Meter existing = byTags.get(new Tags(tags));
+		if (existing != null) {
+			return existing;
 		}
 		return byTags.computeIfAbsent(new Tags(tags.clone()), (k) -> switch (meter.kind()) {
 			case COUNTER ->

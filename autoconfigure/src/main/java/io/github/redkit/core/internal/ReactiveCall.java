@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -44,9 +45,15 @@ public final class ReactiveCall {
 
 	};
 
+	private static final AtomicIntegerFieldUpdater<ReactiveCall> INVOKED = AtomicIntegerFieldUpdater
+		.newUpdater(ReactiveCall.class, "invoked");
+
 	private final MethodInvocation invocation;
 
 	private final ReactiveAdapter adapter;
+
+	// 1 once the invocation itself was proceeded: a later subscription proceeds a clone
+	private volatile int invoked;
 
 	private ReactiveCall(MethodInvocation invocation, ReactiveAdapter adapter) {
 		this.invocation = invocation;
@@ -112,10 +119,14 @@ public final class ReactiveCall {
 		return Flux.defer(this::invoke);
 	}
 
-	// invokes the method once: its publisher as the adapter makes it, its failure as one
+	// invokes the method once: its publisher as the adapter makes it, its failure as one.
+	// The first subscription proceeds the invocation itself, which nothing proceeded
+	// before (the interceptor returned without proceeding it); a proceeded invocation
+	// stands at its last interceptor, so each later one proceeds a clone
 	private Publisher<Object> invoke() {
-		MethodInvocation call = (this.invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
-				: this.invocation;
+		MethodInvocation call = (INVOKED.compareAndSet(this, 0, 1)
+				|| !(this.invocation instanceof ProxyMethodInvocation proxied)) ? this.invocation
+						: proxied.invocableClone();
 		Object result;
 		try {
 			result = call.proceed();

@@ -292,10 +292,31 @@ public class RedisScriptRunner implements SmartLifecycle {
 	 */
 	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, Duration timeout, List<String> keys,
 			byte[][] args) {
+		return bounded(executeAsync(script, keys, args), script, timeout);
+	}
+
+	/**
+	 * Runs a script whose keys are encoded already without blocking the calling thread,
+	 * as {@link #executeAsync(LuaScript, Duration, List, byte[][])} does: a caller on a
+	 * hot path builds each key's bytes once, with no string in between.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param timeout how long to wait
+	 * @param keys the keys it touches, encoded as UTF-8 (in a cluster they must share a
+	 * slot)
+	 * @param args its arguments, sent as they are
+	 * @return what the script will return
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, Duration timeout, byte[][] keys, byte[][] args) {
+		return bounded(executeAsync(script, keys, args), script, timeout);
+	}
+
+	private static <T> CompletableFuture<T> bounded(CompletableFuture<T> answer, LuaScript<T> script,
+			Duration timeout) {
 		// a timeout completes on the JDK's one timer thread: what follows a failure (a
 		// release, a retry, a pooled connection's borrow) runs elsewhere, or one stuck
 		// call would stop every timer of the process
-		return executeAsync(script, keys, args).orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+		return answer.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
 			.exceptionallyComposeAsync((ex) -> CompletableFuture
 				.failedFuture((unwrap(ex) instanceof TimeoutException) ? new QueryTimeoutException(
 						"Redis did not answer " + script.name() + " within " + timeout.toMillis() + " ms", unwrap(ex))
@@ -399,6 +420,22 @@ public class RedisScriptRunner implements SmartLifecycle {
 		// to the command timeout): do it on another thread, so that callers, blocking
 		// ones too, can still bound their wait and an event loop never waits
 		return this.handOff.handOff(script.name(), (caller) -> this.connection.sendWaiting(script, keys, args, caller));
+	}
+
+	/**
+	 * Sends a script whose keys are encoded already without waiting for the answer, as
+	 * {@link #executeAsync(LuaScript, List, byte[][])} does.
+	 * @param <T> the result type
+	 * @param script the script
+	 * @param keys the keys it touches, encoded as UTF-8 (in a cluster they must share a
+	 * slot)
+	 * @param args its arguments, sent as they are
+	 * @return the answer, completed exceptionally with a {@link DataAccessException}
+	 */
+	public <T> CompletableFuture<T> executeAsync(LuaScript<T> script, byte[][] keys, byte[][] args) {
+		CompletableFuture<T> answer = this.connection.sendIfKept(script, keys, args);
+		// not connected yet, or not on a kept connection: as any other script
+		return (answer != null) ? answer : executeAsync(script, ScriptConnection.decode(keys), args);
 	}
 
 	/**

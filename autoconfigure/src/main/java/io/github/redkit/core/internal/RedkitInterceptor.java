@@ -25,6 +25,10 @@ public abstract class RedkitInterceptor<O> implements MethodInterceptor {
 
 	private final Map<MethodClassKey, Object> operations = new ConcurrentHashMap<>(64);
 
+	// each method's operation on the target class it was last called on, looked up by
+	// the method alone: a call on that class makes no key
+	private final Map<Method, Read> lastRead = new ConcurrentHashMap<>(64);
+
 	@Override
 	public final @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
@@ -42,6 +46,10 @@ public abstract class RedkitInterceptor<O> implements MethodInterceptor {
 	 */
 	@SuppressWarnings("unchecked")
 	public final @Nullable O operation(Method method, Class<?> targetClass) {
+		Read last = this.lastRead.get(method);
+		if (last != null && last.targetClass() == targetClass) {
+			return (last.operation() != NOT_ANNOTATED) ? (O) last.operation() : null;
+		}
 		MethodClassKey key = new MethodClassKey(method, targetClass);
 		// read first: the look-up of every call then makes no function to read with
 		Object operation = this.operations.get(key);
@@ -51,6 +59,7 @@ public abstract class RedkitInterceptor<O> implements MethodInterceptor {
 				return (read != null) ? read : NOT_ANNOTATED;
 			});
 		}
+		this.lastRead.put(method, new Read(targetClass, operation));
 		return (operation != NOT_ANNOTATED) ? (O) operation : null;
 	}
 
@@ -71,5 +80,15 @@ public abstract class RedkitInterceptor<O> implements MethodInterceptor {
 	 * @throws Throwable what the call throws, or the capability's refusal
 	 */
 	protected abstract @Nullable Object invoke(MethodInvocation invocation, O operation) throws Throwable;
+
+	/**
+	 * A method's operation on one target class.
+	 *
+	 * @param targetClass the target class
+	 * @param operation the operation, or {@code NOT_ANNOTATED}
+	 */
+	private record Read(Class<?> targetClass, Object operation) {
+
+	}
 
 }

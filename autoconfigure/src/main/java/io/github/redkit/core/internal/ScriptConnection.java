@@ -1,6 +1,7 @@
 package io.github.redkit.core.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -126,12 +127,20 @@ final class ScriptConnection {
 	 * @return the answer, or {@code null} when no connection is kept open
 	 */
 	<T> @Nullable CompletableFuture<T> sendIfKept(LuaScript<T> script, List<String> keys, byte[][] args) {
+		return (this.kept.get() != null) ? sendIfKept(script, encode(keys), args) : null;
+	}
+
+	/**
+	 * Sends a script whose keys are encoded already on the kept connection, as
+	 * {@link #sendIfKept(LuaScript, List, byte[][])} does.
+	 * @param keys the keys, encoded as UTF-8
+	 */
+	<T> @Nullable CompletableFuture<T> sendIfKept(LuaScript<T> script, byte[][] keys, byte[][] args) {
 		KeptConnection current = this.kept.get();
 		if (current != null) {
 			// the factory hands its shared connection out under a lock, which a burst of
 			// callers on event loops would wait for: it is taken once and kept while open
-			CompletableFuture<T> answer = ScriptCalls.executeIfOpen(current, script, encode(keys), args,
-					this.nativeCommands);
+			CompletableFuture<T> answer = ScriptCalls.executeIfOpen(current, script, keys, args, this.nativeCommands);
 			if (answer != null) {
 				return answer;
 			}
@@ -353,6 +362,19 @@ final class ScriptConnection {
 		catch (RedisSystemException ex) {
 			throw new RedkitScriptException(script.name(), ex);
 		}
+	}
+
+	/**
+	 * The keys of {@link #encode(List)} as strings again.
+	 * @param values the encoded values
+	 * @return the strings
+	 */
+	static List<String> decode(byte[][] values) {
+		List<String> decoded = new ArrayList<>(values.length);
+		for (byte[] value : values) {
+			decoded.add(new String(value, StandardCharsets.UTF_8));
+		}
+		return decoded;
 	}
 
 	static byte[][] encode(List<String> values) {

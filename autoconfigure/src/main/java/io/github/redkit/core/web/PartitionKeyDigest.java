@@ -21,6 +21,8 @@ final class PartitionKeyDigest {
 
 	private static final int PARTITION_KEY_BYTES = 9;
 
+	private static final int ASCII_BYTES = 256;
+
 	private static final byte[] BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 		.getBytes(StandardCharsets.US_ASCII);
 
@@ -34,6 +36,9 @@ final class PartitionKeyDigest {
 	private final MessageDigest digest;
 
 	private final byte[] hash;
+
+	// an ASCII identifier's bytes, up to this length
+	private final byte[] ascii = new byte[ASCII_BYTES];
 
 	private PartitionKeyDigest(MessageDigest digest) {
 		this.digest = digest;
@@ -61,7 +66,7 @@ final class PartitionKeyDigest {
 		this.digest.reset();
 		// by index: an iterator per call is allocated for nothing
 		for (int i = 0; i < keys.size(); i++) {
-			this.digest.update(keys.get(i).getBytes(StandardCharsets.UTF_8));
+			update(keys.get(i));
 			this.digest.update((byte) '\n');
 		}
 		try {
@@ -81,6 +86,27 @@ final class PartitionKeyDigest {
 		}
 		field[field.length - 1] = ':';
 		return new String(field, StandardCharsets.US_ASCII);
+	}
+
+	/**
+	 * Feeds an identifier's UTF-8 bytes: an ASCII one (its UTF-8 bytes are its chars)
+	 * through this digest's own buffer, so that no byte array is made per key.
+	 */
+	private void update(String key) {
+		int length = key.length();
+		if (length > this.ascii.length) {
+			this.digest.update(key.getBytes(StandardCharsets.UTF_8));
+			return;
+		}
+		for (int i = 0; i < length; i++) {
+			char c = key.charAt(i);
+			if (c >= 0x80) {
+				this.digest.update(key.getBytes(StandardCharsets.UTF_8));
+				return;
+			}
+			this.ascii[i] = (byte) c;
+		}
+		this.digest.update(this.ascii, 0, length);
 	}
 
 	private static MessageDigest copy() {

@@ -33,17 +33,13 @@ import org.springframework.util.StringUtils;
  *
  * @param name the limit's name, as metrics and messages show it
  * @param policy its policy
- * @param keyHead what its keys start with: the prefix, the limit's id and the opening of
- * the hash tag around the identifier
- * @param keyTail what its keys end with: the end of the tag, then the algorithm and the
- * layout of its records where it can change, so that a changed layout starts afresh
- * instead of misreading
+ * @param keyParts what its keys are made of around the identifier
  * @param argumentsForOne the script arguments for a cost of one
  * @param smallestLimit the smallest limit of its windows
  * @param scripts its algorithm's decision and refund scripts
  */
-public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead, String keyTail,
-		byte[][] argumentsForOne, long smallestLimit, Scripts scripts) {
+public record PreparedLimit(String name, RateLimitPolicy policy, KeyParts keyParts, byte[][] argumentsForOne,
+		long smallestLimit, Scripts scripts) {
 
 	// a decision's reply: seven little-endian doubles
 	private static final int REPLY_BYTES = 56;
@@ -105,7 +101,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 		// the keyspace builds it: all but the identifier is built once
 		String head = keyspace.key("ratelimit").part(id).build() + ":{";
 		String tail = "}:" + RedisKeyspace.escape(algorithm.keySuffix(policy));
-		return new PreparedLimit(name, policy, head, tail, arguments, policy.smallestLimit(), scripts);
+		return new PreparedLimit(name, policy, new KeyParts(head, tail), arguments, policy.smallestLimit(), scripts);
 	}
 
 	/**
@@ -135,7 +131,31 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 			throw new IllegalArgumentException(
 					"Rate limit '" + this.name + "': a key must not be null, empty or blank");
 		}
-		return this.keyHead + RedisKeyspace.escape(identifier) + this.keyTail;
+		return this.keyParts.head() + RedisKeyspace.escape(identifier) + this.keyParts.tail();
+	}
+
+	/**
+	 * The Redis key of an identifier as the script is sent it, one key alone: its UTF-8
+	 * bytes, made at once from the identifier (an escaped part is ASCII), with no string
+	 * or list of keys in between.
+	 * @param identifier the identifier
+	 * @return the keys of a script on it
+	 */
+	byte[][] encodedKey(String identifier) {
+		if (!StringUtils.hasText(identifier)) {
+			throw new IllegalArgumentException(
+					"Rate limit '" + this.name + "': a key must not be null, empty or blank");
+		}
+		String part = RedisKeyspace.escape(identifier);
+		byte[] head = this.keyParts.headBytes();
+		byte[] tail = this.keyParts.tailBytes();
+		byte[] key = new byte[head.length + part.length() + tail.length];
+		System.arraycopy(head, 0, key, 0, head.length);
+		for (int i = 0; i < part.length(); i++) {
+			key[head.length + i] = (byte) part.charAt(i);
+		}
+		System.arraycopy(tail, 0, key, head.length + part.length(), tail.length);
+		return new byte[][] { key };
 	}
 
 	/**
@@ -202,8 +222,12 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 	 * @return the decision
 	 */
 	public RateLimitDecision decision(byte[] reply) {
-		Assert.state(reply != null && reply.length >= REPLY_BYTES && reply.length % 8 == 0, () -> "Rate limit '"
-				+ this.name + "': unexpected script reply of " + ((reply != null) ? reply.length : 0) + " bytes");
+		// checked without a message supplier: a capturing one would be made for every
+		// reply
+		if (reply == null || reply.length < REPLY_BYTES || reply.length % 8 != 0) {
+			throw new IllegalStateException("Rate limit '" + this.name + "': unexpected script reply of "
+					+ ((reply != null) ? reply.length : 0) + " bytes");
+		}
 		// read in place: a buffer over the reply would be one more object per decision
 		boolean allowed = number(reply, 0) == 1;
 		long remaining = (long) number(reply, 1);
@@ -249,6 +273,26 @@ public record PreparedLimit(String name, RateLimitPolicy policy, String keyHead,
 
 	private static byte[] ascii(String text) {
 		return text.getBytes(StandardCharsets.US_ASCII);
+	}
+
+	/**
+	 * What the keys of a limit are made of around the identifier, as strings and as the
+	 * UTF-8 bytes a script is sent.
+	 *
+	 * @param head what its keys start with: the prefix, the limit's id and the opening of
+	 * the hash tag around the identifier
+	 * @param tail what its keys end with: the end of the tag, then the algorithm and the
+	 * layout of its records where it can change, so that a changed layout starts afresh
+	 * instead of misreading
+	 * @param headBytes the head's bytes
+	 * @param tailBytes the tail's bytes
+	 */
+	public record KeyParts(String head, String tail, byte[] headBytes, byte[] tailBytes) {
+
+		KeyParts(String head, String tail) {
+			this(head, tail, head.getBytes(StandardCharsets.UTF_8), tail.getBytes(StandardCharsets.UTF_8));
+		}
+
 	}
 
 	/**

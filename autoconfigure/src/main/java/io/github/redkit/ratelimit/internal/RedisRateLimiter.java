@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
+import io.github.redkit.core.RedkitObservation;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.FailureCooldown;
@@ -215,14 +216,21 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 */
 	RateLimitDecision tryAcquire(RateLimitRegistry.Entry entry, List<String> keys, int cost) {
 		PreparedLimit limit = current(entry);
+		RedkitObservation observation = this.observations.start(RateLimitObservationKind.DECISION, limit.name());
+		if (observation == RedkitObservation.NONE) {
+			// nothing observes: no function object is made for the call
+			return decideNow(entry, limit, keys, cost);
+		}
+		return RedkitObservations.observe(observation, () -> decideNow(entry, limit, keys, cost), DECIDED);
+	}
+
+	private RateLimitDecision decideNow(RateLimitRegistry.Entry entry, PreparedLimit limit, List<String> keys,
+			int cost) {
 		LocalAllowance allowance = (keys.size() == 1) ? entry.allowance() : null;
 		if (allowance != null) {
-			return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
-					() -> RedisScriptRunner.join(this.allowances.acquire(limit, allowance, keys.get(0), cost)),
-					DECIDED);
+			return RedisScriptRunner.join(this.allowances.acquire(limit, allowance, keys.get(0), cost));
 		}
-		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decision(limit, entry.decider(), keys, cost), DECIDED);
+		return decision(limit, entry.decider(), keys, cost);
 	}
 
 	/**
@@ -234,15 +242,50 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 */
 	CompletableFuture<RateLimitDecision> tryAcquireAsync(RateLimitRegistry.Entry entry, List<String> keys, int cost) {
 		PreparedLimit limit = current(entry);
+		RedkitObservation observation = this.observations.startUnscoped(RateLimitObservationKind.DECISION,
+				limit.name());
+		if (observation == RedkitObservation.NONE) {
+			// nothing observes: no function object and no stage to close an observation;
+			// a copy, so that a caller who cancels its answer cancels neither the stage
+			// that records the decision nor a future the call shares (a local batch)
+			try {
+				return decideLater(entry, limit, keys, cost).copy();
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
+		return RedkitObservations.observeAsync(observation, () -> decideLater(entry, limit, keys, cost), DECIDED);
+	}
+
+	private CompletableFuture<RateLimitDecision> decideLater(RateLimitRegistry.Entry entry, PreparedLimit limit,
+			List<String> keys, int cost) {
 		LocalAllowance allowance = (keys.size() == 1) ? entry.allowance() : null;
 		if (allowance != null) {
-			return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
-					() -> this.allowances.acquire(limit, allowance, keys.get(0), cost), DECIDED);
+			return this.allowances.acquire(limit, allowance, keys.get(0), cost);
 		}
-		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideOrFailAsync(limit, entry.decider(), keys, cost, this.timeout.toNanos())
-					.thenApply(TakenPermits::decision),
-				DECIDED);
+		RateLimitDecider decider = entry.decider();
+		if (decider == null && keys.size() == 1) {
+			return decisionAsync(limit, keys, cost);
+		}
+		return decideOrFailAsync(limit, decider, keys, cost, this.timeout.toNanos()).thenApply(TakenPermits::decision);
+	}
+
+	/**
+	 * Decides a call on one identifier without blocking, as {@link #decideOrFailAsync}
+	 * does with the whole timeout, reading the reply into the decision alone: nothing
+	 * settles a call that only asks, so what a settlement would need is not kept.
+	 */
+	private CompletableFuture<RateLimitDecision> decisionAsync(PreparedLimit limit, List<String> keys, int cost) {
+		long start = System.nanoTime();
+		RateLimitDecision early = decideWithoutRedis(limit, keys, cost, start);
+		if (early != null) {
+			return CompletableFuture.completedFuture(early);
+		}
+		return this.runner
+			.executeAsync(limit.script(), this.timeout, limit.encodedKey(keys.get(0)), limit.arguments(cost))
+			.handle((reply, ex) -> (ex == null) ? answered(limit.name(), start, limit.decision(reply))
+					: failed(limit, keys, cost, start, ex));
 	}
 
 	/**
@@ -321,7 +364,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		}
 		byte[] reply;
 		try {
-			reply = awaitScript(limit, List.of(limit.key(keys.get(0))), cost);
+			reply = awaitScript(limit, limit.encodedKey(keys.get(0)), cost);
 		}
 		catch (DataAccessException ex) {
 			return failed(limit, keys, cost, start, ex, true);
@@ -338,11 +381,12 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		if (decider != null || keys.size() > 1) {
 			return RedisScriptRunner.await(decide(limit, decider, keys, cost), this.timeout, limit.script().name());
 		}
-		List<String> key = List.of(limit.key(keys.get(0)));
-		return TakenPermits.ofScript(limit, cost, key, awaitScript(limit, key, cost));
+		String identifier = keys.get(0);
+		return TakenPermits.ofScript(limit, cost, List.of(limit.key(identifier)),
+				awaitScript(limit, limit.encodedKey(identifier), cost));
 	}
 
-	private byte[] awaitScript(PreparedLimit limit, List<String> key, int cost) {
+	private byte[] awaitScript(PreparedLimit limit, byte[][] key, int cost) {
 		// read before sending: nothing of the script runs on this thread once it is sent
 		String name = limit.script().name();
 		return RedisScriptRunner.await(this.runner.executeAsync(limit.script(), key, limit.arguments(cost)),

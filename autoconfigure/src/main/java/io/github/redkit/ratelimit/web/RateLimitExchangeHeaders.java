@@ -8,8 +8,8 @@ import io.github.redkit.ratelimit.ReactiveRateLimitDecisionListener;
 import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.server.ServerWebExchange;
 
 /**
  * Writes {@code RateLimit} and {@code RateLimit-Policy} on the WebFlux response of a
@@ -22,12 +22,14 @@ public class RateLimitExchangeHeaders implements ReactiveRateLimitDecisionListen
 	@Override
 	public void allowed(String limitName, @Nullable RateLimitPolicy policy, RateLimitDecision decision,
 			List<String> keys, ContextView context) {
-		ServerWebExchangeContextFilter.getExchange(context).ifPresent((exchange) -> {
-			ServerHttpResponse response = exchange.getResponse();
-			if (!response.isCommitted()) {
-				RateLimitHeaders.set(limitName, policy, decision, keys, response.getHeaders()::set);
-			}
-		});
+		// read from the context as the filter's own getExchange does, without its
+		// Optional
+		// and the function it would be handed
+		ServerWebExchange exchange = context.getOrDefault(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE,
+				null);
+		if (exchange != null && !exchange.getResponse().isCommitted()) {
+			RateLimitHeaders.set(limitName, policy, decision, keys, exchange.getResponse().getHeaders()::set);
+		}
 	}
 
 }
