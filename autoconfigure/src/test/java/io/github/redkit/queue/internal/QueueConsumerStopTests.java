@@ -215,28 +215,28 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aPrefetchedMessageWhoseListenerWouldStartAfterTheStopReturnedIsGivenBack(QueueStore store,
 			@PrivateRedis RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = timingOutAfter(redis, Duration.ofSeconds(10));
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
 			String queue = queue(store, 2, Duration.ofSeconds(6));
 			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
 			Map<Integer, Long> started = new ConcurrentHashMap<>();
 			AtomicReference<ClientPause> pause = new AtomicReference<>();
-			DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
-					QueueTestSupport.handler(Email.class, (payload) -> {
-						int number = ((Email) payload).number();
-						long begun = System.nanoTime();
-						started.put(number, begun);
-						if (number == 1) {
-							// past a third of the visibility timeout: the second is
-							// extended
-							// before its listener starts, while Redis holds every client
-							await().atMost(Duration.ofSeconds(10))
-								.pollInterval(Duration.ofMillis(20))
-								.until(() -> System.nanoTime() - begun > Duration.ofMillis(2300).toNanos());
-							pause.set(ClientPause.start(redis, Duration.ofSeconds(2)));
-						}
-					}));
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+					int number = ((Email) payload).number();
+					long begun = System.nanoTime();
+					started.put(number, begun);
+					if (number == 1) {
+						// past a third of the visibility timeout: the second is
+						// extended
+						// before its listener starts, while Redis holds every client
+						await().atMost(Duration.ofSeconds(10))
+							.pollInterval(Duration.ofMillis(20))
+							.until(() -> System.nanoTime() - begun > Duration.ofMillis(2300).toNanos());
+						pause.set(ClientPause.start(redis, Duration.ofSeconds(2)));
+					}
+				}));
 			container.start();
 			await().atMost(Duration.ofSeconds(20)).until(() -> in(queue, "extend"));
 			container.stop();
@@ -270,7 +270,7 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store, @PrivateRedis RedisServer redis)
 			throws Exception {
-		LettuceConnectionFactory factory = timingOutAfter(redis, Duration.ofSeconds(10));
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
 			String queue = queue(store, 3, Duration.ofSeconds(30));
@@ -278,8 +278,9 @@ class QueueConsumerStopTests {
 			Stalling.reading = new CountDownLatch(1);
 			Stalling.proceed = new CountDownLatch(1);
 			List<Integer> handled = new CopyOnWriteArrayList<>();
-			DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
-					QueueTestSupport.handler(Stalling.class, (payload) -> handled.add(((Stalling) payload).number)));
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+				.create(queue, 1, QueueTestSupport.handler(Stalling.class,
+						(payload) -> handled.add(((Stalling) payload).number)));
 			container.start();
 			assertThat(Stalling.reading.await(20, TimeUnit.SECONDS)).isTrue();
 			ClientPause pause = ClientPause.start(redis, Duration.ofSeconds(3));
@@ -317,7 +318,7 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStoppingConsumerWhoseTakeWasAnsweredWithAnErrorAcknowledgesOnItsOwn(QueueStore store,
 			@PrivateRedis RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = timingOutAfter(redis, Duration.ofSeconds(10));
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			AtomicBoolean failing = new AtomicBoolean();
 			AtomicInteger failed = new AtomicInteger();
@@ -339,8 +340,8 @@ class QueueConsumerStopTests {
 			};
 			String queue = queue(store, 1);
 			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
-			DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
-					QueueTestSupport.handler(Email.class, (payload) -> failing.set(true)));
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> failing.set(true)));
 			container.start();
 			await().atMost(Duration.ofSeconds(20)).until(() -> failed.get() > 0);
 			container.stop();
@@ -449,15 +450,6 @@ class QueueConsumerStopTests {
 		return consumer != null && Arrays.stream(consumer.getStackTrace())
 			.anyMatch((frame) -> frame.getClassName().startsWith(RedisQueueTemplate.class.getName())
 					&& frame.getMethodName().equals(method));
-	}
-
-	private static LettuceConnectionFactory timingOutAfter(RedisServer redis, Duration commandTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 	/**
