@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -68,6 +69,11 @@ class RedkitEndpointChangingKeyspaceTests {
 	private static final Duration DELAY = Duration.ofMillis(120);
 
 	private static final Duration TIME_BOUND = Duration.ofMillis(400);
+
+	// a change every millisecond beside the late Redis: hundreds between two of its
+	// SCAN answers, which are 240 ms apart; without a pause the churn kept a core busy
+	// for the whole walk (docs/testing.md)
+	private static final Duration PACE = Duration.ofMillis(1);
 
 	private final String prefix = "redkit-test-" + UUID.randomUUID();
 
@@ -168,7 +174,7 @@ class RedkitEndpointChangingKeyspaceTests {
 					int pages = 0;
 					boolean complete = false;
 					try (Churn churn = new Churn((key) -> writer.call("SET", key, "1", "PX", "120000"),
-							(key) -> writer.call("DEL", key), churned)) {
+							(key) -> writer.call("DEL", key), churned, PACE)) {
 						churn.awaitRunning();
 						link.delay(DELAY);
 						String cursor = null;
@@ -308,7 +314,7 @@ class RedkitEndpointChangingKeyspaceTests {
 
 	/**
 	 * Adds a key and removes the one added {@code CHURNED / 2} steps before, without
-	 * pause, so that the keyspace changes all the time and keeps its size.
+	 * pause or at a pace, so that the keyspace changes all the time and keeps its size.
 	 */
 	private static final class Churn implements AutoCloseable {
 
@@ -321,16 +327,20 @@ class RedkitEndpointChangingKeyspaceTests {
 		private final Thread thread;
 
 		Churn(StringRedisTemplate redis, Function<Integer, String> key) {
-			this((added) -> redis.opsForValue().set(added, "instance-2", Duration.ofMinutes(2)), redis::delete, key);
+			this((added) -> redis.opsForValue().set(added, "instance-2", Duration.ofMinutes(2)), redis::delete, key,
+					Duration.ZERO);
 		}
 
-		Churn(Consumer<String> add, Consumer<String> remove, Function<Integer, String> key) {
+		Churn(Consumer<String> add, Consumer<String> remove, Function<Integer, String> key, Duration pace) {
 			this.thread = new Thread(() -> {
 				try {
 					for (int i = 0; !this.stop.get(); i = (i + 1) % CHURNED) {
 						add.accept(key.apply(i));
 						remove.accept(key.apply((i + CHURNED / 2) % CHURNED));
 						this.changes += 2;
+						if (!pace.isZero()) {
+							LockSupport.parkNanos(pace.toNanos());
+						}
 					}
 				}
 				catch (Throwable ex) {
