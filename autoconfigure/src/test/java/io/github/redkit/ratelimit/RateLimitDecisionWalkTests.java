@@ -68,9 +68,9 @@ class RateLimitDecisionWalkTests {
 	/** What a blocking decision runs down to the script, as the guide lists it. */
 	static final Set<String> DOWN = Set.of("RedkitInterceptor", "RateLimitedInterceptor", "RateLimitedOperation",
 			"KeyExpressionEvaluator", "RedisKeyspace", "LimitReference", "RateLimitRegistry", "RedisRateLimiter",
-			"RedkitObservations", "MicrometerRedkitObservations", "LateLookup", "FailureCooldown", "PreparedLimit",
-			"RedisScriptRunner", "ScriptConnection", "KeptConnection", "ScriptCalls", "LuaScript", "ReplayGuard",
-			"AnswerWatch", "EncodedEvalsha");
+			"MicrometerRedkitObservations", "LateLookup", "FailureCooldown", "PreparedLimit", "RedisScriptRunner",
+			"ScriptConnection", "KeptConnection", "ScriptCalls", "LuaScript", "ReplayGuard", "AnswerWatch",
+			"EncodedEvalsha");
 
 	/** What it runs back, as the guide lists it. */
 	static final Set<String> BACK = Set.of("AnswerWatch", "ReplayGuard", "ScriptCalls", "PreparedLimit",
