@@ -222,8 +222,10 @@ final class QueueConsumer implements Runnable {
 	}
 
 	private QueueReceiver.Batch takeBatch(int max) {
-		if (max == 1 && this.pendingAcks.size() <= 1) {
+		if (this.prefetch == 1) {
 			// one message per round trip, through the single take a receiver may override
+			// (never for a prefetching consumer: a take sent again under the name of one
+			// not answered hands out that one's whole batch)
 			QueueReceiver.Receipt receipt = this.receiver.take(this.queue, this.handler.payloadType(),
 					this.pendingAcks.isEmpty() ? null : this.pendingAcks.get(0));
 			return (receipt.message() != null) ? new QueueReceiver.Batch(List.of(receipt.message()), null)
@@ -294,8 +296,8 @@ final class QueueConsumer implements Runnable {
 	 * Sends the pending acknowledgements that a take not answered carried with one take
 	 * of at most one message, under that take's name ({@link RedisQueueTemplate} reuses
 	 * it): should Redis have applied the first, it answers what that one acknowledged and
-	 * took, so none is reported late, as each acknowledgement sent alone would be. What
-	 * the take hands out goes back to the queue at once.
+	 * took (its whole batch), so none is reported late, as each acknowledgement sent
+	 * alone would be. What the take hands out goes back to the queue at once.
 	 */
 	private void ackUnderUnansweredTake() {
 		List<QueueMessage<Object>> taken;
