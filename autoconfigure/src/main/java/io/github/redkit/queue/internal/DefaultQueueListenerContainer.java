@@ -3,7 +3,10 @@ package io.github.redkit.queue.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.queue.QueueListenerContainer;
@@ -25,6 +28,12 @@ import org.springframework.util.Assert;
 public class DefaultQueueListenerContainer implements QueueListenerContainer {
 
 	private static final Log logger = LogFactory.getLog(DefaultQueueListenerContainer.class);
+
+	/**
+	 * How long a stop waits at most, past {@code shutdown-timeout}, for Redis to take
+	 * back the messages of listeners that did not finish.
+	 */
+	private static final Duration GIVE_BACK_WAIT = Duration.ofSeconds(1);
 
 	private final String queue;
 
@@ -101,15 +110,18 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		this.consumers.forEach(QueueConsumer::stop);
 		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
 		boolean answered = true;
+		List<CompletableFuture<?>> giveBacks = new ArrayList<>();
 		for (int i = 0; i < this.threads.size(); i++) {
 			Thread thread = this.threads.get(i);
 			join(thread, deadline - System.nanoTime());
 			// a consumer whose listener returned meanwhile settles its message itself:
 			// neither given back nor interrupted while it sends the outcome
-			if (thread.isAlive() && this.consumers.get(i).giveBack()) {
+			CompletableFuture<?> giveBack = thread.isAlive() ? this.consumers.get(i).giveBack() : null;
+			if (giveBack != null) {
 				logger.warn("Listener of queue '" + this.queue + "' did not finish within "
 						+ this.shutdownTimeout.toMillis() + " ms: its message goes back to the queue");
 				thread.interrupt();
+				giveBacks.add(giveBack);
 			}
 			// a consumer whose take Redis did not answer in time gives it up
 			else if (thread.isAlive() && this.consumers.get(i).giveUpTake()) {
@@ -118,6 +130,8 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 				answered = false;
 			}
 		}
+		// a give-back Redis did not answer in time: it would not answer the stop either
+		answered &= awaitGiveBacks(giveBacks, deadline);
 		boolean stopped = !this.threads.isEmpty();
 		// a consumer still blocked (an idle wait, an acknowledgement, an extend) may wait
 		// for a Redis that does not answer, which leaving the group would wait for too
@@ -129,6 +143,38 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		if (stopped && answered && ended) {
 			leaveGroup();
 		}
+	}
+
+	/**
+	 * Waits for Redis to take back the messages of the listeners that did not finish
+	 * (their give-backs sent side by side) for as long again as {@code shutdown-timeout}
+	 * and no more than {@link #GIVE_BACK_WAIT}: a Redis that does not answer would hold
+	 * the stop for the client's command timeout. What it has not taken back by then comes
+	 * back after its visibility timeout.
+	 * @return whether Redis answered every give-back
+	 */
+	private boolean awaitGiveBacks(List<CompletableFuture<?>> giveBacks, long deadline) {
+		if (giveBacks.isEmpty()) {
+			return true;
+		}
+		long wait = deadline + Math.min(this.shutdownTimeout.toNanos(), GIVE_BACK_WAIT.toNanos()) - System.nanoTime();
+		try {
+			CompletableFuture.allOf(giveBacks.toArray(CompletableFuture[]::new))
+				.get(Math.max(0, wait), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException ex) {
+			// each give-back that failed was logged by its consumer
+		}
+		catch (TimeoutException ex) {
+			logger.warn("Redis did not take back " + giveBacks.stream().filter((giveBack) -> !giveBack.isDone()).count()
+					+ " message(s) of queue '" + this.queue
+					+ "' in time: they come back after their visibility timeout");
+		}
+		return false;
 	}
 
 	/**

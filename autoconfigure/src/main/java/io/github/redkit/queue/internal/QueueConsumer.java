@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -462,24 +463,24 @@ final class QueueConsumer implements Runnable {
 
 	/**
 	 * Gives the message whose listener still runs back to the queue, unless the consumer
-	 * thread took it out of hand first (its listener returned: it is being settled).
-	 * @return whether a listener still ran (its message given back, or left in flight
-	 * when Redis could not be reached)
+	 * thread took it out of hand first (its listener returned: it is being settled),
+	 * without waiting for Redis: a stop gives back the messages of all its consumers at
+	 * once.
+	 * @return the give-back under way (one that fails is logged: its message comes back
+	 * after its visibility timeout), or {@code null} when no listener still ran
 	 */
-	boolean giveBack() {
+	@Nullable CompletableFuture<?> giveBack() {
 		QueueMessage<Object> message = this.inHand.getAndSet(null);
 		if (message == null) {
-			return false;
+			return null;
 		}
 		stopCurrentRenewal();
-		try {
-			this.template.release(ConvertedMessage.taken(message));
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Cannot give message " + message.id() + " back to queue '" + this.queue
-					+ "'; it comes back after its visibility timeout", ex);
-		}
-		return true;
+		return this.setup.release(message).whenComplete((released, ex) -> {
+			if (ex != null) {
+				logger.warn("Cannot give message " + message.id() + " back to queue '" + this.queue
+						+ "'; it comes back after its visibility timeout", ex);
+			}
+		});
 	}
 
 	/**
