@@ -106,9 +106,18 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 	 * handled, and gives the ones still being handled back to the queue.
 	 */
 	@Override
-	public synchronized void stop() {
+	public void stop() {
+		stop(System.nanoTime());
+	}
+
+	/**
+	 * Stops as {@link #stop()} does, from a stop that started earlier: a registry stops
+	 * all its containers with one deadline, not one each.
+	 * @param startedAt when the stop started ({@link System#nanoTime()})
+	 */
+	synchronized void stop(long startedAt) {
 		this.consumers.forEach(QueueConsumer::stop);
-		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
+		long deadline = startedAt + this.shutdownTimeout.toNanos();
 		boolean answered = true;
 		List<CompletableFuture<?>> giveBacks = new ArrayList<>();
 		for (int i = 0; i < this.threads.size(); i++) {
