@@ -188,7 +188,13 @@ final class QueueConsumer implements Runnable {
 			}
 		}
 		finally {
+			// a stop that gave back the message in hand interrupted the listener's
+			// thread: the acknowledgements of those handled before still wait for Redis
+			boolean interrupted = Thread.interrupted();
 			flushAck();
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 			this.wait.close();
 		}
 	}
