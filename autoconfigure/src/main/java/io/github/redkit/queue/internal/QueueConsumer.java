@@ -347,6 +347,12 @@ final class QueueConsumer implements Runnable {
 					+ "': its visibility timeout passed and it was taken again");
 			return;
 		}
+		if (!this.running) {
+			// a stop passed this consumer by while the extend waited for Redis (neither
+			// in hand nor in a take): no listener starts after the stop returned
+			giveBack(List.of(message));
+			return;
+		}
 		LeaseRenewer.Renewal renewal;
 		try {
 			renewal = this.setup.keepInvisible(message, this.visibility,
