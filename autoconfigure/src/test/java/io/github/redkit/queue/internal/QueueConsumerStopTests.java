@@ -103,10 +103,7 @@ class QueueConsumerStopTests {
 			// the take that acknowledged it answered, the consumer waits for the next
 			await().atMost(Duration.ofSeconds(10)).until(() -> inWait(queue));
 			redis.pause();
-			long start = System.nanoTime();
-			container.stop();
-			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("the stop's wait")
-				.isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1500);
+			assertThat(millisOf(container::stop)).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1500);
 		}
 		finally {
 			redis.resume();
@@ -267,9 +264,7 @@ class QueueConsumerStopTests {
 			container.start();
 			assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 			redis.pause();
-			long start = System.nanoTime();
-			container.stop();
-			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("the stop's wait").isLessThan(2000);
+			assertThat(millisOf(container::stop)).as("the stop's wait").isLessThan(2000);
 		}
 		finally {
 			redis.resume();
@@ -341,10 +336,7 @@ class QueueConsumerStopTests {
 			registry.start();
 			queues.forEach((queue) -> template.send(queue, new Email("x", 1)));
 			assertThat(listeners.started.await(20, TimeUnit.SECONDS)).isTrue();
-			long start = System.nanoTime();
-			registry.stop();
-			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("the stop's wait")
-				.isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1000);
+			assertThat(millisOf(registry::stop)).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1000);
 		}
 		finally {
 			close(factory);
@@ -367,10 +359,7 @@ class QueueConsumerStopTests {
 			registry.start();
 			await().atMost(Duration.ofSeconds(10)).until(() -> queues.stream().allMatch((queue) -> inWait(queue)));
 			redis.pause();
-			long start = System.nanoTime();
-			registry.stop();
-			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("the stop's wait")
-				.isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1000);
+			assertThat(millisOf(registry::stop)).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1000);
 		}
 		finally {
 			redis.resume();
@@ -400,14 +389,18 @@ class QueueConsumerStopTests {
 		// the listener returns: the take that acknowledges its message waits for Redis
 		first.countDown();
 		await().atMost(Duration.ofSeconds(2)).until(() -> inTake(queue));
-		long start = System.nanoTime();
-		container.stop();
-		long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		long stopMillis = millisOf(container::stop);
 		Thread consumer = consumer(queue);
 		if (consumer != null) {
 			consumer.join(1500);
 		}
 		return new Stopped(template, queue, stopMillis, consumer == null || !consumer.isAlive());
+	}
+
+	private static long millisOf(Runnable stop) {
+		long start = System.nanoTime();
+		stop.run();
+		return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 	}
 
 	private static LettuceConnectionFactory factory(RedisServer redis, Duration commandTimeout) {
