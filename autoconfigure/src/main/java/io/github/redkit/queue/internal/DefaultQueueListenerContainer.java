@@ -12,6 +12,7 @@ import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.queue.QueueListenerContainer;
 import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueReceiver;
+import io.github.redkit.queue.QueueStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -150,8 +151,17 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		// a take given up may have been applied (its consumer then holds entries), and
 		// Redis would not answer the stop either
 		if (stopped && answered && ended) {
-			leaveGroup();
+			leaveGroup(deadline);
 		}
+	}
+
+	/**
+	 * How long after its deadline a stop waits at most for Redis to answer what it sends
+	 * itself: as long again as {@code shutdown-timeout}, no more than
+	 * {@link #GIVE_BACK_WAIT}.
+	 */
+	private long lastAnswer(long deadline) {
+		return deadline + Math.min(this.shutdownTimeout.toNanos(), GIVE_BACK_WAIT.toNanos());
 	}
 
 	/**
@@ -166,10 +176,9 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		if (giveBacks.isEmpty()) {
 			return true;
 		}
-		long wait = deadline + Math.min(this.shutdownTimeout.toNanos(), GIVE_BACK_WAIT.toNanos()) - System.nanoTime();
 		try {
 			CompletableFuture.allOf(giveBacks.toArray(CompletableFuture[]::new))
-				.get(Math.max(0, wait), TimeUnit.NANOSECONDS);
+				.get(Math.max(0, lastAnswer(deadline) - System.nanoTime()), TimeUnit.NANOSECONDS);
 			return true;
 		}
 		catch (InterruptedException ex) {
@@ -190,16 +199,25 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 	 * A stream queue's consumer with nothing pending leaves its group, so that stopped
 	 * instances do not pile up in {@code XINFO CONSUMERS}; one still holding entries (a
 	 * listener that did not finish, another container of the queue) stays, and they are
-	 * claimed again after the visibility timeout.
+	 * claimed again after the visibility timeout. Its consumers may all have ended on a
+	 * Redis that stopped answering (an idle wait ends by itself): the stop waits for the
+	 * leave no longer than for a give-back, on a thread of its own.
 	 */
-	private void leaveGroup() {
-		if (this.setup.template() instanceof RedisQueueTemplate redis) {
-			try {
-				redis.leaveGroup(this.queue);
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group", ex);
-			}
+	private void leaveGroup(long deadline) {
+		if (!(this.setup.template() instanceof RedisQueueTemplate redis)
+				|| this.setup.settings().apply(this.queue).store() != QueueStore.STREAM) {
+			return;
+		}
+		CompletableFuture<Boolean> left = CompletableFuture.supplyAsync(() -> redis.leaveGroup(this.queue),
+				(task) -> RedkitThreads.newThread("redkit-queue-" + this.queue + "-leave", task, true).start());
+		try {
+			left.get(Math.max(0, lastAnswer(deadline) - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group in time", ex);
 		}
 	}
 
