@@ -241,6 +241,51 @@ class QueueConsumerStopTests {
 	}
 
 	/**
+	 * Without a shared connection each acknowledgement waits for a connection of its own:
+	 * the interrupt a stop gives the listener whose message it gave back does not keep
+	 * the consumer from sending the acknowledgement of the message it handled before,
+	 * which is counted as processed (review33b finding 4).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedOnAnUnsharedConnection(QueueStore store,
+			@PrivateRedis RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		factory.setShareNativeConnection(false);
+		try {
+			RedisQueueTemplate template = template(factory);
+			String queue = queue(store, 2);
+			// both taken at once: the first one's acknowledgement waits for the next take
+			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			CountDownLatch second = new CountDownLatch(1);
+			DefaultQueueListenerContainer container = containers(template, factory, SHUTDOWN_TIMEOUT).create(queue, 1,
+					QueueTestSupport.handler(Email.class, (payload) -> {
+						if (((Email) payload).number() == 2) {
+							second.countDown();
+							try {
+								new CountDownLatch(1).await();
+							}
+							catch (InterruptedException ex) {
+								// a listener that keeps its thread's interrupt, as it
+								// should
+								Thread.currentThread().interrupt();
+								throw new IllegalStateException("Interrupted", ex);
+							}
+						}
+					}));
+			container.start();
+			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
+			container.stop();
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.meters.find("redkit.queue.messages").tag("outcome", "processed").counter() != null);
+			assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isOne();
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
 	 * Two listeners still running past {@code shutdown-timeout} on a Redis that stopped
 	 * answering: their messages' give-backs do not hold the stop for the client's command
 	 * timeout each, one after the other (review33b finding 2); what Redis does not take
