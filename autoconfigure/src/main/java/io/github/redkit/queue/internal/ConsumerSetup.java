@@ -7,6 +7,7 @@ import java.util.function.Function;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.LeaseRenewer;
+import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueReceiver;
 import io.github.redkit.queue.QueueSettings;
@@ -61,6 +62,26 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 		}
 		// an application's own template answers on the renewer's thread
 		return CompletableFuture.completedFuture(this.template.extend(taken, visibility));
+	}
+
+	/**
+	 * Gives a message back to its queue without waiting for Redis on the caller's thread.
+	 * @param message the message
+	 * @return whether it was given back, once Redis answered
+	 */
+	CompletableFuture<Boolean> release(QueueMessage<?> message) {
+		QueueMessage<?> taken = ConvertedMessage.taken(message);
+		try {
+			if (this.template instanceof RedisQueueTemplate redis) {
+				return redis.releaseAsync(taken);
+			}
+			// an application's own template answers on a thread of its own
+			return CompletableFuture.supplyAsync(() -> this.template.release(taken),
+					(task) -> RedkitThreads.newThread("redkit-queue-give-back", task, true).start());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	ReadyListWait readyListWait(String queue, QueueSettings settings) {

@@ -3,12 +3,16 @@ package io.github.redkit.queue.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.queue.QueueListenerContainer;
 import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueReceiver;
+import io.github.redkit.queue.QueueStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -25,6 +29,12 @@ import org.springframework.util.Assert;
 public class DefaultQueueListenerContainer implements QueueListenerContainer {
 
 	private static final Log logger = LogFactory.getLog(DefaultQueueListenerContainer.class);
+
+	/**
+	 * How long a stop waits at most, past {@code shutdown-timeout}, for Redis to take
+	 * back the messages of listeners that did not finish.
+	 */
+	private static final Duration GIVE_BACK_WAIT = Duration.ofSeconds(1);
 
 	private final String queue;
 
@@ -97,19 +107,31 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 	 * handled, and gives the ones still being handled back to the queue.
 	 */
 	@Override
-	public synchronized void stop() {
+	public void stop() {
+		stop(System.nanoTime());
+	}
+
+	/**
+	 * Stops as {@link #stop()} does, from a stop that started earlier: a registry stops
+	 * all its containers with one deadline, not one each.
+	 * @param startedAt when the stop started ({@link System#nanoTime()})
+	 */
+	synchronized void stop(long startedAt) {
 		this.consumers.forEach(QueueConsumer::stop);
-		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
+		long deadline = startedAt + this.shutdownTimeout.toNanos();
 		boolean answered = true;
+		List<CompletableFuture<?>> giveBacks = new ArrayList<>();
 		for (int i = 0; i < this.threads.size(); i++) {
 			Thread thread = this.threads.get(i);
 			join(thread, deadline - System.nanoTime());
 			// a consumer whose listener returned meanwhile settles its message itself:
 			// neither given back nor interrupted while it sends the outcome
-			if (thread.isAlive() && this.consumers.get(i).giveBack()) {
+			CompletableFuture<?> giveBack = thread.isAlive() ? this.consumers.get(i).giveBack() : null;
+			if (giveBack != null) {
 				logger.warn("Listener of queue '" + this.queue + "' did not finish within "
 						+ this.shutdownTimeout.toMillis() + " ms: its message goes back to the queue");
 				thread.interrupt();
+				giveBacks.add(giveBack);
 			}
 			// a consumer whose take Redis did not answer in time gives it up
 			else if (thread.isAlive() && this.consumers.get(i).giveUpTake()) {
@@ -118,6 +140,8 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 				answered = false;
 			}
 		}
+		// a give-back Redis did not answer in time: it would not answer the stop either
+		answered &= awaitGiveBacks(giveBacks, deadline);
 		boolean stopped = !this.threads.isEmpty();
 		// a consumer still blocked (an idle wait, an acknowledgement, an extend) may wait
 		// for a Redis that does not answer, which leaving the group would wait for too
@@ -127,8 +151,48 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		// a take given up may have been applied (its consumer then holds entries), and
 		// Redis would not answer the stop either: the group is left without waiting
 		if (stopped) {
-			leaveGroup(answered && ended);
+			leaveGroup(answered && ended, deadline);
 		}
+	}
+
+	/**
+	 * How long after its deadline a stop waits at most for Redis to answer what it sends
+	 * itself: as long again as {@code shutdown-timeout}, no more than
+	 * {@link #GIVE_BACK_WAIT}.
+	 */
+	private long lastAnswer(long deadline) {
+		return deadline + Math.min(this.shutdownTimeout.toNanos(), GIVE_BACK_WAIT.toNanos());
+	}
+
+	/**
+	 * Waits for Redis to take back the messages of the listeners that did not finish
+	 * (their give-backs sent side by side) for as long again as {@code shutdown-timeout}
+	 * and no more than {@link #GIVE_BACK_WAIT}: a Redis that does not answer would hold
+	 * the stop for the client's command timeout. What it has not taken back by then comes
+	 * back after its visibility timeout.
+	 * @return whether Redis answered every give-back
+	 */
+	private boolean awaitGiveBacks(List<CompletableFuture<?>> giveBacks, long deadline) {
+		if (giveBacks.isEmpty()) {
+			return true;
+		}
+		try {
+			CompletableFuture.allOf(giveBacks.toArray(CompletableFuture[]::new))
+				.get(Math.max(0, lastAnswer(deadline) - System.nanoTime()), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException ex) {
+			// each give-back that failed was logged by its consumer
+		}
+		catch (TimeoutException ex) {
+			logger.warn("Redis did not take back " + giveBacks.stream().filter((giveBack) -> !giveBack.isDone()).count()
+					+ " message(s) of queue '" + this.queue
+					+ "' in time: they come back after their visibility timeout");
+		}
+		return false;
 	}
 
 	/**
@@ -138,26 +202,38 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 	 * claimed again after the visibility timeout (the consumers of instances that ended,
 	 * holding nothing and idle that long, leave at any instance's stop). A stop whose
 	 * consumers did not all end (one may be blocked on a Redis that does not answer) does
-	 * not wait for it.
+	 * not wait for the leave; one whose consumers all ended (an idle wait on a Redis that
+	 * stopped answering ends by itself) waits for it no longer than for a give-back, on a
+	 * thread of its own.
 	 */
-	private void leaveGroup(boolean waits) {
-		if (this.setup.template() instanceof RedisQueueTemplate redis) {
+	private void leaveGroup(boolean waits, long deadline) {
+		if (!(this.setup.template() instanceof RedisQueueTemplate redis)
+				|| this.setup.settings().apply(this.queue).store() != QueueStore.STREAM) {
+			return;
+		}
+		if (!waits) {
 			try {
-				if (waits) {
-					redis.leaveGroup(this.queue);
-				}
-				else {
-					redis.leaveGroupAsync(this.queue).whenComplete((left, ex) -> {
-						if (ex != null) {
-							logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group",
-									ex);
-						}
-					});
-				}
+				redis.leaveGroupAsync(this.queue).whenComplete((left, ex) -> {
+					if (ex != null) {
+						logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group", ex);
+					}
+				});
 			}
 			catch (RuntimeException ex) {
 				logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group", ex);
 			}
+			return;
+		}
+		CompletableFuture<Boolean> left = CompletableFuture.supplyAsync(() -> redis.leaveGroup(this.queue),
+				(task) -> RedkitThreads.newThread("redkit-queue-" + this.queue + "-leave", task, true).start());
+		try {
+			left.get(Math.max(0, lastAnswer(deadline) - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Listener of queue '" + this.queue + "' could not leave its consumer group in time", ex);
 		}
 	}
 

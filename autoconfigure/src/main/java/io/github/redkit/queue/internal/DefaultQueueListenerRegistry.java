@@ -115,7 +115,10 @@ public class DefaultQueueListenerRegistry implements QueueListenerRegistry, Bean
 	public synchronized void stop() {
 		this.running = false;
 		this.containers.forEach(DefaultQueueListenerContainer::signalStop);
-		this.containers.forEach(DefaultQueueListenerContainer::stop);
+		// one deadline for all: the listeners of every container get shutdown-timeout
+		// once, not one after the other
+		long startedAt = System.nanoTime();
+		this.containers.forEach((container) -> container.stop(startedAt));
 	}
 
 	@Override

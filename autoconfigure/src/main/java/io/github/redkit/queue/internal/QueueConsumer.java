@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -193,7 +194,13 @@ final class QueueConsumer implements Runnable {
 			}
 		}
 		finally {
+			// a stop that gave back the message in hand interrupted the listener's
+			// thread: the acknowledgements of those handled before still wait for Redis
+			boolean interrupted = Thread.interrupted();
 			flushAck();
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 			this.wait.close();
 		}
 	}
@@ -229,8 +236,10 @@ final class QueueConsumer implements Runnable {
 	}
 
 	private QueueReceiver.Batch takeBatch(int max) {
-		if (max == 1 && this.pendingAcks.size() <= 1) {
+		if (this.prefetch == 1) {
 			// one message per round trip, through the single take a receiver may override
+			// (never for a prefetching consumer: a take sent again under the name of one
+			// not answered hands out that one's whole batch)
 			QueueReceiver.Receipt receipt = this.receiver.take(this.queue, this.handler.payloadType(),
 					this.pendingAcks.isEmpty() ? null : this.pendingAcks.get(0));
 			return (receipt.message() != null) ? new QueueReceiver.Batch(List.of(receipt.message()), null)
@@ -305,8 +314,8 @@ final class QueueConsumer implements Runnable {
 	 * Sends the pending acknowledgements that a take not answered carried with one take
 	 * of at most one message, under that take's name ({@link RedisQueueTemplate} reuses
 	 * it): should Redis have applied the first, it answers what that one acknowledged and
-	 * took, so none is reported late, as each acknowledgement sent alone would be. What
-	 * the take hands out goes back to the queue at once.
+	 * took (its whole batch), so none is reported late, as each acknowledgement sent
+	 * alone would be. What the take hands out goes back to the queue at once.
 	 */
 	private void ackUnderUnansweredTake() {
 		List<QueueMessage<Object>> taken;
@@ -347,6 +356,12 @@ final class QueueConsumer implements Runnable {
 				&& !this.template.extend(ConvertedMessage.taken(message), this.visibility)) {
 			logger.debug("Leaving prefetched message " + message.id() + " of queue '" + this.queue
 					+ "': its visibility timeout passed and it was taken again");
+			return;
+		}
+		if (!this.running) {
+			// a stop passed this consumer by while the extend waited for Redis (neither
+			// in hand nor in a take): no listener starts after the stop returned
+			giveBack(List.of(message));
 			return;
 		}
 		LeaseRenewer.Renewal renewal;
@@ -487,26 +502,26 @@ final class QueueConsumer implements Runnable {
 
 	/**
 	 * Gives the message whose listener still runs back to the queue, unless the consumer
-	 * thread took it out of hand first (its listener returned: it is being settled).
-	 * @return whether a listener still ran (its message given back, or left in flight
-	 * when Redis could not be reached)
+	 * thread took it out of hand first (its listener returned: it is being settled),
+	 * without waiting for Redis: a stop gives back the messages of all its consumers at
+	 * once.
+	 * @return the give-back under way (one that fails is logged: its message comes back
+	 * after its visibility timeout), or {@code null} when no listener still ran
 	 */
-	boolean giveBack() {
+	@Nullable CompletableFuture<?> giveBack() {
 		// set first: a listener that has not started by then does not start (handle)
 		this.stopTimedOut = true;
 		QueueMessage<Object> message = this.inHand.getAndSet(null);
 		if (message == null) {
-			return false;
+			return null;
 		}
 		stopCurrentRenewal();
-		try {
-			this.template.release(ConvertedMessage.taken(message));
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Cannot give message " + message.id() + " back to queue '" + this.queue
-					+ "'; it comes back after its visibility timeout", ex);
-		}
-		return true;
+		return this.setup.release(message).whenComplete((released, ex) -> {
+			if (ex != null) {
+				logger.warn("Cannot give message " + message.id() + " back to queue '" + this.queue
+						+ "'; it comes back after its visibility timeout", ex);
+			}
+		});
 	}
 
 	/**

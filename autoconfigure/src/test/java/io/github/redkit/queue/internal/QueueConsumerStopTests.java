@@ -27,6 +27,7 @@ import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.queue.BackoffPolicy;
 import io.github.redkit.queue.CollapsePolicy;
+import io.github.redkit.queue.QueueListener;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueSettings;
@@ -40,7 +41,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -498,6 +501,293 @@ class QueueConsumerStopTests {
 	}
 
 	private record Stopped(RedisQueueTemplate template, String queue, long stopMillis, boolean consumerEnded) {
+
+	}
+
+	/**
+	 * A prefetching consumer stopped while its take (acknowledging the one message of its
+	 * last batch, taking up to three) waits for Redis times out, then Redis applies it:
+	 * the take sent again under its name answers the whole batch the first took, and all
+	 * of it goes back to the queue at once, not its first message only (review33b finding
+	 * 1).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStoppingConsumerGivesBackTheWholeBatchOfATimedOutTake(QueueStore store, @PrivateRedis RedisServer redis)
+			throws Exception {
+		// shorter than the pause, so that the take times out while Redis holds it
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(2));
+		try {
+			RedisQueueTemplate template = template(factory);
+			String queue = queue(store, 3);
+			template.send(queue, new Email("x", 1));
+			List<Integer> handled = new CopyOnWriteArrayList<>();
+			CountDownLatch started = new CountDownLatch(1);
+			CountDownLatch first = new CountDownLatch(1);
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT,
+					Duration.ofSeconds(20))
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+					handled.add(((Email) payload).number());
+					started.countDown();
+					first.await(20, TimeUnit.SECONDS);
+				}));
+			container.start();
+			assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+			// the next take acknowledges 1 and takes these three
+			template.sendAll(queue, IntStream.rangeClosed(2, 4).mapToObj((i) -> new Email("x", i)).toList());
+			ClientPause pause = ClientPause.start(redis, Duration.ofSeconds(3));
+			first.countDown();
+			await().atMost(Duration.ofSeconds(2)).until(() -> inTake(queue));
+			container.stop();
+			pause.awaitEnd();
+			assertThat(handled).containsExactly(1);
+			assertThat(template.receive(queue, Email.class, 10))
+				.as("the batch the take took, back in the queue at once")
+				.extracting((message) -> message.payload().number())
+				.containsExactlyInAnyOrder(2, 3, 4);
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * Without a shared connection each acknowledgement waits for a connection of its own:
+	 * the interrupt a stop gives the listener whose message it gave back does not keep
+	 * the consumer from sending the acknowledgement of the message it handled before,
+	 * which is counted as processed (review33b finding 4).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedOnAnUnsharedConnection(QueueStore store,
+			@PrivateRedis RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		factory.setShareNativeConnection(false);
+		try {
+			RedisQueueTemplate template = template(factory);
+			String queue = queue(store, 2);
+			// both taken at once: the first one's acknowledgement waits for the next take
+			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			CountDownLatch second = new CountDownLatch(1);
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+					if (((Email) payload).number() == 2) {
+						second.countDown();
+						try {
+							new CountDownLatch(1).await();
+						}
+						catch (InterruptedException ex) {
+							// a listener that keeps its thread's interrupt, as it
+							// should
+							Thread.currentThread().interrupt();
+							throw new IllegalStateException("Interrupted", ex);
+						}
+					}
+				}));
+			container.start();
+			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
+			container.stop();
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.meters.find("redkit.queue.messages").tag("outcome", "processed").counter() != null);
+			assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isOne();
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * Two listeners still running past {@code shutdown-timeout} on a Redis that stopped
+	 * answering: their messages' give-backs do not hold the stop for the client's command
+	 * timeout each, one after the other (review33b finding 2); what Redis does not take
+	 * back comes back after its visibility timeout.
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store, @PrivateRedis RedisServer redis)
+			throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(5));
+		try {
+			RedisQueueTemplate template = template(factory);
+			String queue = queue(store, 1);
+			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			CountDownLatch started = new CountDownLatch(2);
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+				.create(queue, 2, QueueTestSupport.handler(Email.class, (payload) -> {
+					started.countDown();
+					new CountDownLatch(1).await();
+				}));
+			container.start();
+			assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+			redis.pause();
+			assertThat(millisOf(container::stop)).as("the stop's wait").isLessThan(2000);
+		}
+		finally {
+			redis.resume();
+			close(factory);
+		}
+	}
+
+	/**
+	 * A consumer that extends a prefetched message before its listener starts (it waited
+	 * more than a third of its visibility timeout) while Redis holds every client: the
+	 * stop returns meanwhile, and once the extend answers no listener starts; the message
+	 * goes back to the queue (review33b finding 5).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void noListenerStartsAfterTheStopReturned(QueueStore store, @PrivateRedis RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
+		try {
+			RedisQueueTemplate template = template(factory);
+			// longer than the first listener and the pause together: the extend finds
+			// the second message still held
+			String queue = queue(store, 2, Duration.ofMillis(4500));
+			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			List<Integer> handled = new CopyOnWriteArrayList<>();
+			CountDownLatch started = new CountDownLatch(1);
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+					handled.add(((Email) payload).number());
+					started.countDown();
+					// a slow listener, not a wait for time: longer than a third of
+					// the visibility timeout, so the second message is extended
+					// before its listener starts
+					Thread.sleep(1600);
+				}));
+			container.start();
+			assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+			ClientPause pause = ClientPause.start(redis, Duration.ofMillis(3200));
+			await().atMost(Duration.ofSeconds(5)).until(() -> inExtend(queue));
+			container.stop();
+			pause.awaitEnd();
+			Thread consumer = consumer(queue);
+			if (consumer != null) {
+				consumer.join(10_000);
+			}
+			assertThat(handled).as("no listener started after the stop").containsExactly(1);
+			assertThat(template.receive(queue, Email.class)).as("the second message, given back")
+				.hasValueSatisfying((message) -> assertThat(message.payload().number()).isEqualTo(2));
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * A registry whose four queues' listeners all still run past {@code shutdown-timeout}
+	 * stops within one {@code shutdown-timeout}, not one per container (review33b finding
+	 * 3).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aRegistryStopsItsContainersWithinOneShutdownTimeout(QueueStore store, @PrivateRedis RedisServer redis)
+			throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
+		try {
+			RedisQueueTemplate template = template(factory);
+			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
+			BlockedListeners listeners = new BlockedListeners();
+			DefaultQueueListenerRegistry registry = registry(template, factory, queues, listeners);
+			registry.start();
+			queues.forEach((queue) -> template.send(queue, new Email("x", 1)));
+			assertThat(listeners.started.await(20, TimeUnit.SECONDS)).isTrue();
+			assertThat(millisOf(registry::stop)).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1000);
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * A registry whose four queues' consumers are idle when Redis stops answering stops
+	 * within one {@code shutdown-timeout}, not one per container (review33b finding 3).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aRegistryStopsItsIdleContainersOnAFrozenRedisWithinOneShutdownTimeout(QueueStore store,
+			@PrivateRedis RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
+		try {
+			RedisQueueTemplate template = template(factory);
+			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
+			DefaultQueueListenerRegistry registry = registry(template, factory, queues, new BlockedListeners());
+			registry.start();
+			await().atMost(Duration.ofSeconds(10)).until(() -> queues.stream().allMatch((queue) -> inWait(queue)));
+			redis.pause();
+			assertThat(millisOf(registry::stop)).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1000);
+		}
+		finally {
+			redis.resume();
+			close(factory);
+		}
+	}
+
+	private static long millisOf(Runnable stop) {
+		long start = System.nanoTime();
+		stop.run();
+		return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+	}
+
+	/**
+	 * A registry of the {@link BlockedListeners} on the given queues, which stops its
+	 * containers after {@link #SHUTDOWN_TIMEOUT}.
+	 */
+	private DefaultQueueListenerRegistry registry(RedisQueueTemplate template, LettuceConnectionFactory factory,
+			List<String> queues, BlockedListeners listeners) {
+		MockEnvironment environment = new MockEnvironment();
+		for (int i = 0; i < queues.size(); i++) {
+			environment.setProperty("queues." + i, queues.get(i));
+		}
+		StaticListableBeanFactory beans = new StaticListableBeanFactory(
+				Map.of("containers", containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)));
+		DefaultQueueListenerRegistry registry = new DefaultQueueListenerRegistry(environment,
+				beans.getBeanProvider(QueueListenerContainerFactory.class));
+		registry.postProcessAfterInitialization(listeners, "listeners");
+		return registry;
+	}
+
+	/**
+	 * Whether the queue's consumer waits for Redis to extend a message's visibility.
+	 */
+	private static boolean inExtend(String queue) {
+		Thread consumer = consumer(queue);
+		return consumer != null && Arrays.stream(consumer.getStackTrace())
+			.anyMatch((frame) -> frame.getClassName().equals(RedisQueueTemplate.class.getName())
+					&& frame.getMethodName().equals("extend"));
+	}
+
+	/**
+	 * Listeners of four queues that run until they are interrupted.
+	 */
+	static final class BlockedListeners {
+
+		final CountDownLatch started = new CountDownLatch(4);
+
+		@QueueListener(queue = "${queues.0}")
+		void first(Email email) throws InterruptedException {
+			block();
+		}
+
+		@QueueListener(queue = "${queues.1}")
+		void second(Email email) throws InterruptedException {
+			block();
+		}
+
+		@QueueListener(queue = "${queues.2}")
+		void third(Email email) throws InterruptedException {
+			block();
+		}
+
+		@QueueListener(queue = "${queues.3}")
+		void fourth(Email email) throws InterruptedException {
+			block();
+		}
+
+		private void block() throws InterruptedException {
+			this.started.countDown();
+			new CountDownLatch(1).await();
+		}
 
 	}
 
