@@ -20,9 +20,9 @@ public class RedkitProperties {
 
 	/**
 	 * Most threads that send the scripts of callers that must not block (event loops,
-	 * Redkit's own asynchronous steps) while a connection is made or borrowed from the
-	 * pool; further scripts wait for one of them. Defaults to the pool's max-active (8
-	 * without a pool).
+	 * Redkit's own asynchronous steps; without a shared native connection, every caller)
+	 * while a connection is made or borrowed from the pool; further scripts wait for one
+	 * of them. Defaults to the pool's max-active (8 without a pool).
 	 */
 	private @Nullable Integer handOffThreads;
 
