@@ -49,8 +49,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The walk of one allowed {@code @RateLimited} decision of one identifier, from the
  * annotation to the script and back, counted (issue 44), for a blocking method and for
  * one returning a {@code Mono}: every class of Redkit's library whose code runs on the
- * caller's thread or on Lettuce's event loop is recorded, by its top-level class (one
- * file), down until the first bytes of a reply reach the channel the decision's own
+ * caller's thread or on Lettuce's event loop is recorded, by its source file (the path of
+ * its package and top-level class: two classes of one name in two packages are two
+ * files), down until the first bytes of a reply reach the channel the decision's own
  * script was written to, and back from then until the annotated method has run (its
  * {@code Mono} completed). A class only returned through is not counted back: it does no
  * work there. The sets are the ones {@code docs/architecture.md} lists; a change that
@@ -65,29 +66,40 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class RateLimitDecisionWalkTests {
 
-	/** What a blocking decision runs down to the script, as the guide lists it. */
-	static final Set<String> DOWN = Set.of("RedkitInterceptor", "RateLimitedInterceptor", "RateLimitedOperation",
-			"KeyExpressionEvaluator", "RedisKeyspace", "LimitReference", "RateLimitRegistry", "RedisRateLimiter",
-			"MicrometerRedkitObservations", "LateLookup", "FailureCooldown", "PreparedLimit", "RedisScriptRunner",
-			"ScriptConnection", "KeptConnection", "ScriptCalls", "LuaScript", "ReplayGuard", "AnswerWatch",
-			"EncodedEvalsha");
+	/**
+	 * What a blocking decision runs down to the script, as the guide lists it: each file
+	 * by its path under {@code io/github/redkit/}, so that two classes of one name in two
+	 * packages count as two.
+	 */
+	static final Set<String> DOWN = Set.of("core/internal/RedkitInterceptor.java",
+			"ratelimit/internal/RateLimitedInterceptor.java", "ratelimit/internal/RateLimitedOperation.java",
+			"core/internal/KeyExpressionEvaluator.java", "core/RedisKeyspace.java",
+			"ratelimit/internal/LimitReference.java", "ratelimit/internal/RateLimitRegistry.java",
+			"ratelimit/internal/RedisRateLimiter.java", "core/internal/MicrometerRedkitObservations.java",
+			"core/internal/LateLookup.java", "core/internal/FailureCooldown.java",
+			"ratelimit/internal/PreparedLimit.java", "core/internal/RedisScriptRunner.java",
+			"core/internal/ScriptConnection.java", "core/internal/KeptConnection.java",
+			"core/internal/ScriptCalls.java", "core/internal/LuaScript.java", "core/internal/ReplayGuard.java",
+			"core/internal/AnswerWatch.java", "core/internal/EncodedEvalsha.java");
 
 	/** What it runs back, as the guide lists it. */
-	static final Set<String> BACK = Set.of("AnswerWatch", "ReplayGuard", "ScriptCalls", "PreparedLimit",
-			"RateLimitDecision", "RateLimitPolicy", "RedisRateLimiter", "RateLimitMeters", "MicrometerRedkitMetrics",
-			"LateLookup", "RateLimitedInterceptor");
+	static final Set<String> BACK = Set.of("core/internal/AnswerWatch.java", "core/internal/ReplayGuard.java",
+			"core/internal/ScriptCalls.java", "ratelimit/internal/PreparedLimit.java",
+			"ratelimit/RateLimitDecision.java", "ratelimit/internal/RedisRateLimiter.java",
+			"ratelimit/internal/RateLimitMeters.java", "core/internal/MicrometerRedkitMetrics.java",
+			"core/internal/LateLookup.java", "ratelimit/internal/RateLimitedInterceptor.java");
 
 	/**
 	 * What a decision of a method returning a {@code Mono} runs down, as the guide lists
 	 * it: the blocking one's and {@code ReactiveCall}.
 	 */
-	static final Set<String> REACTIVE_DOWN = union(DOWN, "ReactiveCall");
+	static final Set<String> REACTIVE_DOWN = union(DOWN, "core/internal/ReactiveCall.java");
 
 	/**
 	 * What it runs back, as the guide lists it: the blocking one's and
 	 * {@code ReactiveCall}.
 	 */
-	static final Set<String> REACTIVE_BACK = union(BACK, "ReactiveCall");
+	static final Set<String> REACTIVE_BACK = union(BACK, "core/internal/ReactiveCall.java");
 
 	private static Set<String> union(Set<String> files, String... more) {
 		Set<String> union = new TreeSet<>(files);
@@ -161,6 +173,8 @@ class RateLimitDecisionWalkTests {
 			}
 			System.out.println("down (" + Walk.down.size() + "): " + new TreeSet<>(Walk.down));
 			System.out.println("back (" + Walk.back.size() + "): " + new TreeSet<>(Walk.back));
+			System.out.println("down, by method: " + new TreeSet<>(Walk.downMethods));
+			System.out.println("back, by method: " + new TreeSet<>(Walk.backMethods));
 			assertThat(Recording.errors).as("transformations that failed").isEmpty();
 			Set<String> untransformed = new TreeSet<>();
 			for (Class<?> type : libraryClasses(instrumentation)) {
@@ -224,8 +238,8 @@ class RateLimitDecisionWalkTests {
 	static final class Entered {
 
 		@Advice.OnMethodEnter
-		static void enter(@Advice.Origin Class<?> type) {
-			Walk.entered(type);
+		static void enter(@Advice.Origin Class<?> type, @Advice.Origin("#m") String method) {
+			Walk.entered(type, method);
 		}
 
 	}
@@ -233,11 +247,18 @@ class RateLimitDecisionWalkTests {
 	/** What the recorded call ran, down and back. */
 	public static final class Walk {
 
+		private static final String LIBRARY = "io.github.redkit.";
+
 		static final Set<String> down = ConcurrentHashMap.newKeySet();
 
 		static final Set<String> back = ConcurrentHashMap.newKeySet();
 
 		static final Set<String> elsewhere = ConcurrentHashMap.newKeySet();
+
+		// what each file ran, printed to tell why it is on the walk
+		static final Set<String> downMethods = ConcurrentHashMap.newKeySet();
+
+		static final Set<String> backMethods = ConcurrentHashMap.newKeySet();
 
 		static volatile boolean callerWaited;
 
@@ -255,6 +276,8 @@ class RateLimitDecisionWalkTests {
 		static void start(Thread thread) {
 			down.clear();
 			back.clear();
+			downMethods.clear();
+			backMethods.clear();
 			elsewhere.clear();
 			callerWaited = false;
 			decisionChannel = null;
@@ -288,20 +311,22 @@ class RateLimitDecisionWalkTests {
 			}
 		}
 
-		public static void entered(Class<?> type) {
+		public static void entered(Class<?> type, String method) {
 			int current = phase;
 			if (current == 0) {
 				return;
 			}
-			String name = type.getName().substring(type.getName().lastIndexOf('.') + 1);
+			// the source file: the package's path and the top-level class
+			String name = type.getName().substring(LIBRARY.length());
 			int nested = name.indexOf('$');
-			String file = (nested < 0) ? name : name.substring(0, nested);
+			String file = ((nested < 0) ? name : name.substring(0, nested)).replace('.', '/') + ".java";
 			Thread thread = Thread.currentThread();
 			if (thread != caller && !thread.getName().startsWith("lettuce-")) {
 				elsewhere.add(thread.getName() + ": " + file);
 				return;
 			}
 			((current == 1) ? down : back).add(file);
+			((current == 1) ? downMethods : backMethods).add(type.getName().substring(LIBRARY.length()) + "." + method);
 		}
 
 	}

@@ -33,13 +33,15 @@ import org.springframework.util.StringUtils;
  *
  * @param name the limit's name, as metrics and messages show it
  * @param policy its policy
+ * @param windows its policy's windows, held so that reading a reply asks the policy
+ * nothing
  * @param keyParts what its keys are made of around the identifier
  * @param argumentsForOne the script arguments for a cost of one
  * @param smallestLimit the smallest limit of its windows
  * @param scripts its algorithm's decision and refund scripts
  */
-public record PreparedLimit(String name, RateLimitPolicy policy, KeyParts keyParts, byte[][] argumentsForOne,
-		long smallestLimit, Scripts scripts) {
+public record PreparedLimit(String name, RateLimitPolicy policy, List<RateLimitWindow> windows, KeyParts keyParts,
+		byte[][] argumentsForOne, long smallestLimit, Scripts scripts) {
 
 	// a decision's reply: seven little-endian doubles
 	private static final int REPLY_BYTES = 56;
@@ -101,7 +103,8 @@ public record PreparedLimit(String name, RateLimitPolicy policy, KeyParts keyPar
 		// the keyspace builds it: all but the identifier is built once
 		String head = keyspace.key("ratelimit").part(id).build() + ":{";
 		String tail = "}:" + RedisKeyspace.escape(algorithm.keySuffix(policy));
-		return new PreparedLimit(name, policy, new KeyParts(head, tail), arguments, policy.smallestLimit(), scripts);
+		return new PreparedLimit(name, policy, policy.windows(), new KeyParts(head, tail), arguments,
+				policy.smallestLimit(), scripts);
 	}
 
 	/**
@@ -233,7 +236,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, KeyParts keyPar
 		long remaining = (long) number(reply, 1);
 		long retryAfter = (long) number(reply, 2);
 		long resetAfter = (long) number(reply, 3);
-		List<RateLimitWindow> windows = this.policy.windows();
+		List<RateLimitWindow> windows = this.windows;
 		RateLimitWindow window = windows.get((int) number(reply, 4));
 		double decidedAtMillis = number(reply, 5);
 		long refused = (long) number(reply, 6);
