@@ -44,7 +44,7 @@ final class HttpPacedResults {
 		StringBuilder table = new StringBuilder();
 		table.append("| server | endpoint | slices | requests/s | wrk p99 ms median (min–max) "
 				+ "| wrk p99 added ms, paired median (min–max) | in server p50 ms | in server p99 ms "
-				+ "| in server p99.9 ms | in server p99 added ms (paired median, min–max) "
+				+ "| in server p99.9 ms | in server p99 added ms; paired median (min–max) "
 				+ "| advised method p50 / p99 ms | Redis round trip p50 / p99 ms | failed |\n");
 		table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (HttpPacedResult r : results) {
@@ -55,7 +55,7 @@ final class HttpPacedResults {
 					reference ? "–" : spread(r.wrkP99AddedMicros()), millis(r.serviceP50Micros()),
 					millis(r.serviceP99Micros()), millis(r.serviceP999Micros()),
 					reference ? "–"
-							: millis(r.serviceP99AddedMicros()) + " (" + spread(r.serviceP99AddedPairedMicros()) + ")",
+							: millis(r.serviceP99AddedMicros()) + "; paired " + spread(r.serviceP99AddedPairedMicros()),
 					millis(r.advisedP50Micros()) + " / " + millis(r.advisedP99Micros()),
 					Double.isNaN(r.redisRoundTripP50Micros()) ? "–"
 							: millis(r.redisRoundTripP50Micros()) + " / " + millis(r.redisRoundTripP99Micros()),
