@@ -52,6 +52,9 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 	// JIT's queue, the kernel's sockets) is not to land in them
 	private static final Duration SETTLE = Duration.ofSeconds(2);
 
+	// longer than any decision may take (its timeout is 500 ms)
+	private static final Duration IDLE_WAIT = Duration.ofSeconds(5);
+
 	HttpBenchmark {
 		if (rounds < 1) {
 			throw new IllegalArgumentException("--rounds must be at least 1");
@@ -162,6 +165,7 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 	private PacedSlice measurePaced(HttpWrk wrk, InServerTimes times, String base, HttpEndpoint endpoint, int round,
 			int pass) {
 		String run = "r" + round + "p" + pass + "-" + UUID.randomUUID().toString().substring(0, 8);
+		times.awaitIdle(IDLE_WAIT);
 		times.clear();
 		HttpWrk.Run paced = wrk.run(base + endpoint.path(), endpoint.method(), 1, this.pacedConnections,
 				this.pacedDuration, this.pacedDelayMillis, run);

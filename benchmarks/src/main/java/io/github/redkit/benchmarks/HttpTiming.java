@@ -118,7 +118,7 @@ final class HttpTiming {
 		@Override
 		public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
 				throws IOException, ServletException {
-			long start = System.nanoTime();
+			long start = this.times.started();
 			try {
 				chain.doFilter(request, response);
 				// the answer on the wire, not in Tomcat's buffer (the message converter
@@ -126,7 +126,7 @@ final class HttpTiming {
 				response.flushBuffer();
 			}
 			finally {
-				this.times.service(((HttpServletRequest) request).getRequestURI(), System.nanoTime() - start);
+				this.times.service(((HttpServletRequest) request).getRequestURI(), start);
 			}
 		}
 
@@ -142,10 +142,10 @@ final class HttpTiming {
 
 		@Override
 		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-			long start = System.nanoTime();
+			long start = this.times.started();
 			String path = exchange.getRequest().getPath().value();
 			// the chain completes once the response is written
-			return chain.filter(exchange).doFinally((signal) -> this.times.service(path, System.nanoTime() - start));
+			return chain.filter(exchange).doFinally((signal) -> this.times.service(path, start));
 		}
 
 		@Override

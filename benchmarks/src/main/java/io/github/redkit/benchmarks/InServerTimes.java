@@ -1,9 +1,12 @@
 package io.github.redkit.benchmarks;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -31,6 +34,8 @@ final class InServerTimes {
 
 	private final Recorder redisRoundTrip = new Recorder(HIGHEST_NANOS, DIGITS);
 
+	private final AtomicInteger inFlight = new AtomicInteger();
+
 	InServerTimes() {
 		for (HttpEndpoint endpoint : HttpEndpoint.values()) {
 			this.service.put(endpoint.path(), new Recorder(HIGHEST_NANOS, DIGITS));
@@ -39,12 +44,35 @@ final class InServerTimes {
 	}
 
 	/**
-	 * Records a request's time in the server.
-	 * @param path the request's path (other paths are not recorded)
-	 * @param nanos from the first filter until the response was written
+	 * A request entered the server.
+	 * @return its start, for {@link #service}
 	 */
-	void service(String path, long nanos) {
-		record(this.service.get(path), nanos);
+	long started() {
+		this.inFlight.incrementAndGet();
+		return System.nanoTime();
+	}
+
+	/**
+	 * A request's response was written: records its time in the server.
+	 * @param path the request's path (other paths are not recorded)
+	 * @param start what {@link #started()} returned for it
+	 */
+	void service(String path, long start) {
+		record(this.service.get(path), System.nanoTime() - start);
+		this.inFlight.decrementAndGet();
+	}
+
+	/**
+	 * Waits until no request is in the server (those a slice's client left when it
+	 * stopped), so that the next slice's times, the Redis round trips above all, are its
+	 * own.
+	 * @param timeout how long at most
+	 */
+	void awaitIdle(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (this.inFlight.get() > 0 && System.nanoTime() < deadline) {
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+		}
 	}
 
 	/**

@@ -64,9 +64,12 @@ class HttpBenchmarkTests {
 			.allSatisfy((chart) -> assertThat(chart).isNotEmptyFile());
 	}
 
-	// what the server timed inside itself is there and consistent with what wrk saw: a
-	// request's time in the server cannot exceed its time on the wire from the client,
-	// and a rate-limited method waits for at least one Redis round trip
+	// what the server timed inside itself is there and consistent: a method's time is
+	// inside its request's, and a rate-limited method's holds its Redis round trip, so
+	// their percentiles are ordered too; against wrk's only the median (the server's
+	// clock
+	// stops after the flush, and at load a thread preempted there stops it after the
+	// client had its answer: seen, a p99 in the server above wrk's)
 	private static void assertBelowSaturation(List<HttpPacedResult> paced) {
 		assertThat(paced).extracting((result) -> result.server() + " " + result.endpoint())
 			.containsExactly("TOMCAT PLAIN", "TOMCAT LIMIT_1", "NETTY PLAIN", "NETTY LIMIT_1");
@@ -76,10 +79,9 @@ class HttpBenchmarkTests {
 			assertThat(result.wrkP99Micros().median()).as(result.toString()).isPositive();
 			assertThat(result.serviceP50Micros()).as(result.toString())
 				.isPositive()
-				.isLessThanOrEqualTo(result.serviceP99Micros());
-			assertThat(result.serviceP99Micros()).as(result.toString())
-				.isLessThanOrEqualTo(result.serviceP999Micros())
-				.isLessThanOrEqualTo(result.wrkP99Micros().max() * 1.01);
+				.isLessThanOrEqualTo(result.serviceP99Micros())
+				.isLessThanOrEqualTo(result.wrkP99Micros().max());
+			assertThat(result.serviceP99Micros()).as(result.toString()).isLessThanOrEqualTo(result.serviceP999Micros());
 			assertThat(result.advisedP50Micros()).as(result.toString())
 				.isPositive()
 				.isLessThanOrEqualTo(result.serviceP50Micros() * 1.01);
