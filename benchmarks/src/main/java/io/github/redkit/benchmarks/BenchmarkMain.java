@@ -44,7 +44,7 @@ import org.springframework.boot.convert.DurationStyle;
  * included) for each contender: where a script's time goes.
  * <p>
  * {@code java -jar benchmarks/target/redkit-benchmarks.jar http [--connections=64]
- * [--paced-connections=4] [--paced-delay=10ms] [--paced-duration=5s]
+ * [--paced-connections=4] [--paced-delay=10ms] [--paced-duration=5s] [--paced-slices=1]
  * [--servers=tomcat,netty] [--endpoints=limit1,lock]} measures what a real HTTP request
  * pays for each capability ({@link HttpBenchmark}, driven by {@code wrk}); there
  * {@code --warmup} and {@code --duration} are each slice's, per round, in whole seconds.
@@ -113,6 +113,7 @@ public final class BenchmarkMain {
 		int pacedConnections = 4;
 		Duration pacedDelay = Duration.ofMillis(10);
 		Duration pacedDuration = null;
+		int pacedSlices = 1;
 		List<String> servers = List.of();
 		List<String> endpoints = List.of();
 		for (String arg : args) {
@@ -164,6 +165,9 @@ public final class BenchmarkMain {
 			else if (arg.startsWith("--paced-duration=")) {
 				pacedDuration = DurationStyle.detectAndParse(arg.substring(17));
 			}
+			else if (arg.startsWith("--paced-slices=")) {
+				pacedSlices = Integer.parseInt(arg.substring(15));
+			}
 			else if (arg.startsWith("--servers=")) {
 				servers = List.of(arg.substring(10).split(","));
 			}
@@ -182,8 +186,8 @@ public final class BenchmarkMain {
 			}
 		}
 		HttpBenchmark httpBenchmark = http
-				? new HttpBenchmark(warmup, duration, (pacedDuration != null) ? pacedDuration : duration, rounds,
-						connections, pacedConnections, Math.toIntExact(pacedDelay.toMillis()))
+				? new HttpBenchmark(warmup, duration, (pacedDuration != null) ? pacedDuration : duration, pacedSlices,
+						rounds, connections, pacedConnections, Math.toIntExact(pacedDelay.toMillis()))
 				: null;
 		List<HttpServerKind> httpServers = HttpServerKind.named(servers);
 		List<HttpEndpoint> httpEndpoints = HttpEndpoint.named(endpoints);
@@ -222,12 +226,16 @@ public final class BenchmarkMain {
 				System.out.println(MemoryTable.markdown(results));
 			}
 			if (httpBenchmark != null) {
-				List<HttpResult> results = httpBenchmark.run(redis, httpServers, httpEndpoints);
+				HttpBenchmark.Measured results = httpBenchmark.run(redis, httpServers, httpEndpoints);
 				if (charts != null) {
-					Charts.writeHttp(charts, results).forEach((chart) -> System.out.println("chart: " + chart));
+					Charts.writeHttp(charts, results.saturated())
+						.forEach((chart) -> System.out.println("chart: " + chart));
 				}
 				System.out.println();
-				System.out.println(HttpResults.markdown(results));
+				System.out.println(HttpResults.markdown(results.saturated()));
+				if (!results.paced().isEmpty()) {
+					System.out.println(HttpPacedResults.markdown(results.paced()));
+				}
 			}
 		}
 		System.exit(0);

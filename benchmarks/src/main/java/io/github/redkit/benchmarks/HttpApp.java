@@ -1,6 +1,8 @@
 package io.github.redkit.benchmarks;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -8,6 +10,7 @@ import io.github.redkit.idempotency.IdempotentStep;
 import io.github.redkit.lock.DistributedLock;
 import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.testsupport.RedisServer;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -57,6 +60,22 @@ final class HttpApp {
 	 */
 	static ConfigurableApplicationContext start(RedisServer redis, HttpServerKind server,
 			Map<String, Object> overrides) {
+		return start(redis, server, overrides, null);
+	}
+
+	/**
+	 * Starts the application on a free port, timing itself ({@link HttpTiming}).
+	 * @param redis the Redis to use
+	 * @param server the server to run on
+	 * @param times where it records its times
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext start(RedisServer redis, HttpServerKind server, InServerTimes times) {
+		return start(redis, server, Map.of(), times);
+	}
+
+	private static ConfigurableApplicationContext start(RedisServer redis, HttpServerKind server,
+			Map<String, Object> overrides, @Nullable InServerTimes times) {
 		Map<String, Object> properties = new HashMap<>();
 		properties.put("server.port", 0);
 		properties.put("redkit.rate-limit.limits.one.windows[0].limit", LIMIT);
@@ -84,8 +103,16 @@ final class HttpApp {
 					"org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration");
 		}
 		properties.putAll(overrides);
-		Class<?> endpoints = (server == HttpServerKind.NETTY) ? FluxEndpoints.class : MvcEndpoints.class;
-		return new SpringApplicationBuilder(Clients.BenchmarkApplication.class, endpoints).web(server.type())
+		List<Class<?>> sources = new ArrayList<>(List.of(Clients.BenchmarkApplication.class,
+				(server == HttpServerKind.NETTY) ? FluxEndpoints.class : MvcEndpoints.class));
+		SpringApplicationBuilder application = new SpringApplicationBuilder();
+		if (times != null) {
+			sources.add(HttpTiming.Common.class);
+			sources.add((server == HttpServerKind.NETTY) ? HttpTiming.Reactive.class : HttpTiming.Servlet.class);
+			application.initializers((context) -> context.getBeanFactory().registerSingleton("inServerTimes", times));
+		}
+		return application.sources(sources.toArray(Class<?>[]::new))
+			.web(server.type())
 			.logStartupInfo(false)
 			.properties(Map.of("spring.data.redis.host", RedisServer.HOST, "spring.data.redis.port", redis.port(),
 					"spring.main.banner-mode", "off", "logging.level.root", "warn"))

@@ -15,34 +15,45 @@ import java.util.UUID;
 import io.github.redkit.testsupport.CommandLog;
 import io.github.redkit.testsupport.CommandStats;
 import io.github.redkit.testsupport.RedisServer;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * What a request pays: the endpoints of {@link HttpApp} on each server, driven by
  * {@code wrk} in interleaved rounds (every endpoint once per round, in alternating
- * order). Each slice is a saturating run ({@code connections} connections, the server's
- * requests/s, latency, Redis commands and CPU, the JVM's CPU and allocation per request)
- * and then a run below saturation (a few connections, each pausing after every answer)
- * whose p99 is the latency a request pays when the server is not queueing. Before the
- * rounds every endpoint answers 20 sequential requests under {@code MONITOR} (round trips
- * per request; a non-2xx answer stops the benchmark).
+ * order). Each round first runs a saturating slice per endpoint ({@code connections}
+ * connections, the server's requests/s, latency, Redis commands and CPU, the JVM's CPU
+ * and allocation per request), then, after a collection and a pause, the runs below
+ * saturation (a few connections, each pausing after every answer): {@code pacedSlices}
+ * passes over the endpoints, the order alternating, each endpoint one short slice per
+ * pass, so that the endpoints compared share the machine's moments and every slice of an
+ * endpoint has a slice of the plain one next to it. Below saturation the application also
+ * times itself ({@link InServerTimes}). Before the rounds every endpoint answers 20
+ * sequential requests under {@code MONITOR} (round trips per request; a non-2xx answer
+ * stops the benchmark).
  *
  * @param warmup each slice's unmeasured run before it (whole seconds, {@code 0} for none)
  * @param duration each slice's saturating run (whole seconds)
- * @param pacedDuration each slice's run below saturation ({@code 0} for none)
+ * @param pacedDuration each slice below saturation ({@code 0} for none)
+ * @param pacedSlices the slices below saturation per endpoint and round
  * @param rounds the rounds
  * @param connections the connections of the saturating run
  * @param pacedConnections the connections of the run below saturation
  * @param pacedDelayMillis each of their pauses after an answer
  */
-record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration, int rounds, int connections,
-		int pacedConnections, int pacedDelayMillis) {
+record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration, int pacedSlices, int rounds,
+		int connections, int pacedConnections, int pacedDelayMillis) {
 
 	private static final int WRK_THREADS = 2;
 
 	private static final int ROUND_TRIP_SAMPLE = 20;
+
+	// before the slices below saturation: what the saturated runs left (garbage, the
+	// JIT's queue, the kernel's sockets) is not to land in them
+	private static final Duration SETTLE = Duration.ofSeconds(2);
+
+	// longer than any decision may take (its timeout is 500 ms)
+	private static final Duration IDLE_WAIT = Duration.ofSeconds(5);
 
 	HttpBenchmark {
 		if (rounds < 1) {
@@ -51,19 +62,21 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 		if (duration.toSeconds() < 1) {
 			throw new IllegalArgumentException("--duration must be at least 1s for http (wrk counts whole seconds)");
 		}
-		if (connections < 1 || pacedConnections < 1 || pacedDelayMillis < 0) {
-			throw new IllegalArgumentException(
-					"--connections and --paced-connections must be positive, --paced-delay not negative");
+		if (connections < 1 || pacedConnections < 1 || pacedDelayMillis < 0 || pacedSlices < 1) {
+			throw new IllegalArgumentException("--connections, --paced-connections and --paced-slices must be "
+					+ "positive, --paced-delay not negative");
 		}
 	}
 
-	List<HttpResult> run(RedisServer redis, List<HttpServerKind> servers, List<HttpEndpoint> endpoints) {
+	Measured run(RedisServer redis, List<HttpServerKind> servers, List<HttpEndpoint> endpoints) {
 		HttpWrk wrk = HttpWrk.create();
 		List<HttpResult> results = new ArrayList<>();
+		List<HttpPacedResult> pacedResults = new ArrayList<>();
 		for (HttpServerKind server : servers) {
 			List<HttpEndpoint> rows = endpoints.stream().filter((endpoint) -> endpoint.runsOn(server)).toList();
 			redis.flushAll();
-			try (ConfigurableApplicationContext app = HttpApp.start(redis, server)) {
+			InServerTimes times = new InServerTimes();
+			try (ConfigurableApplicationContext app = HttpApp.start(redis, server, times)) {
 				String base = "http://127.0.0.1:" + HttpApp.port(app);
 				System.out.printf("== HTTP on %s (%s, %s)%n", server.description(), HttpApp.serverName(app), base);
 				HttpClient client = HttpClient.newHttpClient();
@@ -85,26 +98,48 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 					}
 				}
 				Map<HttpEndpoint, List<Slice>> slices = new LinkedHashMap<>();
+				Map<HttpEndpoint, List<PacedSlice>> paced = new LinkedHashMap<>();
 				for (int round = 0; round < this.rounds; round++) {
 					for (int i = 0; i < rows.size(); i++) {
 						HttpEndpoint endpoint = rows.get((round % 2 == 0) ? i : rows.size() - 1 - i);
 						Slice slice = measure(wrk, redis, base, endpoint, round);
 						System.out.printf(
-								"  round %d %-55s %,9.0f req/s  p50 %6d us  p99 %7d us  paced p99 %6s us  %5.2f commands/req  JVM CPU %6.1f us/req  %,8.0f B/req%s%n",
+								"  round %d %-55s %,9.0f req/s  p50 %6d us  p99 %7d us  %5.2f commands/req  JVM CPU %6.1f us/req  %,8.0f B/req%s%n",
 								round + 1, endpoint.description(), slice.saturated().requestsPerSecond(),
 								slice.saturated().p50Micros(), slice.saturated().p99Micros(),
-								(slice.paced() != null) ? Long.toString(slice.paced().p99Micros()) : "–",
 								slice.commandsPerRequest(), slice.jvmCpuNanos() / 1000.0 / slice.requests(),
 								(double) slice.allocatedBytes() / slice.requests(),
 								(slice.failed() > 0) ? "  FAILED " + slice.failed() : "");
 						System.out.printf("          %s%n", ThreadSplit.describe(slice.threads(), slice.requests()));
 						slices.computeIfAbsent(endpoint, (e) -> new ArrayList<>()).add(slice);
 					}
+					if (this.pacedDuration.toSeconds() > 0) {
+						settle();
+						for (int pass = 0; pass < this.pacedSlices; pass++) {
+							boolean forward = (round * this.pacedSlices + pass) % 2 == 0;
+							for (int i = 0; i < rows.size(); i++) {
+								HttpEndpoint endpoint = rows.get(forward ? i : rows.size() - 1 - i);
+								PacedSlice slice = measurePaced(wrk, times, base, endpoint, round, pass);
+								System.out.printf(
+										"  round %d below saturation %d %-39s %,6.0f req/s  wrk p99 %6d us  in server p50 %5.0f p99 %6.0f us  advised p99 %6.0f us  Redis round trip p99 %5.0f us%s%n",
+										round + 1, pass + 1, endpoint.description(), slice.run().requestsPerSecond(),
+										slice.run().p99Micros(), HttpPacedResults.micros(slice.times().service(), 50),
+										HttpPacedResults.micros(slice.times().service(), 99),
+										HttpPacedResults.micros(slice.times().advised(), 99),
+										HttpPacedResults.micros(slice.times().redisRoundTrip(), 99),
+										(slice.failed() > 0) ? "  FAILED " + slice.failed() : "");
+								paced.computeIfAbsent(endpoint, (e) -> new ArrayList<>()).add(slice);
+							}
+						}
+					}
 				}
 				results.addAll(HttpResults.of(server, slices, roundTrips, this.rounds));
+				if (!paced.isEmpty()) {
+					pacedResults.addAll(HttpPacedResults.of(server, paced));
+				}
 			}
 		}
-		return results;
+		return new Measured(results, pacedResults);
 	}
 
 	private Slice measure(HttpWrk wrk, RedisServer redis, String base, HttpEndpoint endpoint, int round) {
@@ -123,15 +158,29 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 		Map<ThreadSplit.Kind, ThreadSplit.Counters> split = ThreadSplit.now().since(threads);
 		long redisCpuUsed = RedisCpu.micros(redis) - redisCpu;
 		long commandsRun = redis.commandStats().since(commands).total();
-		HttpWrk.Run paced = null;
-		if (this.pacedDuration.toSeconds() > 0) {
-			paced = wrk.run(url, endpoint.method(), 1, this.pacedConnections, this.pacedDuration, this.pacedDelayMillis,
-					run + "p");
+		return new Slice(saturated, commandsRun, redisCpuUsed, jvmAfter.cpuNanosSince(jvm),
+				jvmAfter.allocatedSince(jvm), split, saturated.socketErrors() + saturated.statusErrors());
+	}
+
+	private PacedSlice measurePaced(HttpWrk wrk, InServerTimes times, String base, HttpEndpoint endpoint, int round,
+			int pass) {
+		String run = "r" + round + "p" + pass + "-" + UUID.randomUUID().toString().substring(0, 8);
+		times.awaitIdle(IDLE_WAIT);
+		times.clear();
+		HttpWrk.Run paced = wrk.run(base + endpoint.path(), endpoint.method(), 1, this.pacedConnections,
+				this.pacedDuration, this.pacedDelayMillis, run);
+		return new PacedSlice(paced, times.take(endpoint), paced.socketErrors() + paced.statusErrors());
+	}
+
+	private static void settle() {
+		System.gc();
+		try {
+			Thread.sleep(SETTLE.toMillis());
 		}
-		long failed = saturated.socketErrors() + saturated.statusErrors()
-				+ ((paced != null) ? paced.socketErrors() + paced.statusErrors() : 0);
-		return new Slice(saturated, paced, commandsRun, redisCpuUsed, jvmAfter.cpuNanosSince(jvm),
-				jvmAfter.allocatedSince(jvm), split, failed);
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	// sequential requests under MONITOR: the commands the application sent per request
@@ -172,19 +221,28 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 	}
 
 	/**
-	 * One endpoint's measurement in one round.
+	 * What the benchmark measured.
+	 *
+	 * @param saturated a row per endpoint and server, at saturation
+	 * @param paced a row per endpoint and server, below saturation (none when not run)
+	 */
+	record Measured(List<HttpResult> saturated, List<HttpPacedResult> paced) {
+
+	}
+
+	/**
+	 * One endpoint's saturating slice in one round.
 	 *
 	 * @param saturated the saturating run
-	 * @param paced the run below saturation, or {@code null}
 	 * @param commands commands Redis ran during the saturating run
 	 * @param redisCpuMicros Redis CPU time during it
 	 * @param jvmCpuNanos the JVM's CPU time during it
 	 * @param allocatedBytes the bytes its threads allocated during it
 	 * @param threads the CPU time and context switches of each kind of thread during it
-	 * @param failed requests not answered with 2xx or 3xx, in either run
+	 * @param failed requests not answered with 2xx or 3xx
 	 */
-	record Slice(HttpWrk.Run saturated, HttpWrk.@Nullable Run paced, long commands, long redisCpuMicros,
-			long jvmCpuNanos, long allocatedBytes, Map<ThreadSplit.Kind, ThreadSplit.Counters> threads, long failed) {
+	record Slice(HttpWrk.Run saturated, long commands, long redisCpuMicros, long jvmCpuNanos, long allocatedBytes,
+			Map<ThreadSplit.Kind, ThreadSplit.Counters> threads, long failed) {
 
 		long requests() {
 			return Math.max(1, this.saturated.requests());
@@ -193,6 +251,17 @@ record HttpBenchmark(Duration warmup, Duration duration, Duration pacedDuration,
 		double commandsPerRequest() {
 			return (double) this.commands / requests();
 		}
+
+	}
+
+	/**
+	 * One endpoint's slice below saturation.
+	 *
+	 * @param run what {@code wrk} measured
+	 * @param times what the application measured inside itself
+	 * @param failed requests not answered with 2xx or 3xx
+	 */
+	record PacedSlice(HttpWrk.Run run, InServerTimes.Sample times, long failed) {
 
 	}
 

@@ -15,9 +15,6 @@ import java.util.Arrays;
  * median, min and max
  * @param p50Micros median latency at saturation (median of the rounds)
  * @param p99Micros 99th percentile at saturation (median of the rounds)
- * @param pacedP99Micros 99th percentile below saturation (median of the rounds), or
- * {@code NaN} when not measured
- * @param pacedP99AddedMicros the same minus the plain endpoint's
  * @param commandsPerRequest commands Redis ran per request, those of scripts included
  * @param roundTripsPerRequest commands the application sent per request
  * @param redisCpuMicrosPerRequest CPU time of the Redis server per request
@@ -28,10 +25,9 @@ import java.util.Arrays;
  * @param failed requests answered with neither 2xx nor 3xx, or not answered
  */
 record HttpResult(HttpServerKind server, HttpEndpoint endpoint, int rounds, Spread requestsPerSecond, Spread ratio,
-		double p50Micros, double p99Micros, double pacedP99Micros, double pacedP99AddedMicros,
-		double commandsPerRequest, double roundTripsPerRequest, double redisCpuMicrosPerRequest,
-		double jvmCpuMicrosPerRequest, double jvmCpuAddedMicros, double allocatedBytesPerRequest,
-		double allocatedAddedBytes, long failed) {
+		double p50Micros, double p99Micros, double commandsPerRequest, double roundTripsPerRequest,
+		double redisCpuMicrosPerRequest, double jvmCpuMicrosPerRequest, double jvmCpuAddedMicros,
+		double allocatedBytesPerRequest, double allocatedAddedBytes, long failed) {
 
 	/**
 	 * A value over the rounds.

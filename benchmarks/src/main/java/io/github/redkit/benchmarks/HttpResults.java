@@ -20,7 +20,6 @@ final class HttpResults {
 	static List<HttpResult> of(HttpServerKind server, Map<HttpEndpoint, List<HttpBenchmark.Slice>> slices,
 			Map<HttpEndpoint, Double> roundTrips, int rounds) {
 		List<HttpBenchmark.Slice> plain = Objects.requireNonNull(slices.get(HttpEndpoint.PLAIN), "the plain endpoint");
-		double plainPacedP99 = median(plain, HttpResults::pacedP99);
 		double plainCpu = perRequest(plain, HttpBenchmark.Slice::jvmCpuNanos) / 1000;
 		double plainAllocated = perRequest(plain, HttpBenchmark.Slice::allocatedBytes);
 		List<HttpResult> results = new ArrayList<>();
@@ -30,13 +29,12 @@ final class HttpResults {
 				ratios[round] = measured.get(round).saturated().requestsPerSecond()
 						/ plain.get(round).saturated().requestsPerSecond();
 			}
-			double pacedP99 = median(measured, HttpResults::pacedP99);
 			double cpu = perRequest(measured, HttpBenchmark.Slice::jvmCpuNanos) / 1000;
 			double allocated = perRequest(measured, HttpBenchmark.Slice::allocatedBytes);
 			results.add(new HttpResult(server, endpoint, rounds,
 					HttpResult.Spread.of(values(measured, (slice) -> slice.saturated().requestsPerSecond())),
 					HttpResult.Spread.of(ratios), median(measured, (slice) -> slice.saturated().p50Micros()),
-					median(measured, (slice) -> slice.saturated().p99Micros()), pacedP99, pacedP99 - plainPacedP99,
+					median(measured, (slice) -> slice.saturated().p99Micros()),
 					perRequest(measured, HttpBenchmark.Slice::commands), roundTrips.getOrDefault(endpoint, Double.NaN),
 					perRequest(measured, HttpBenchmark.Slice::redisCpuMicros), cpu, cpu - plainCpu, allocated,
 					allocated - plainAllocated, measured.stream().mapToLong(HttpBenchmark.Slice::failed).sum()));
@@ -47,36 +45,26 @@ final class HttpResults {
 	static String markdown(List<HttpResult> results) {
 		StringBuilder table = new StringBuilder();
 		table.append("| server | endpoint | requests/s median (min–max) | × plain median (min–max) | p50 ms | p99 ms "
-				+ "| p99 below saturation ms | p99 added below saturation ms | Redis commands/request "
+				+ "| Redis commands/request "
 				+ "| round trips/request | Redis CPU µs/request | JVM CPU µs/request | JVM CPU added µs/request "
 				+ "| allocated KB/request | allocated added KB/request | failed |\n");
-		table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+		table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (HttpResult r : results) {
 			boolean reference = r.endpoint() == HttpEndpoint.PLAIN;
 			table.append(String.format(Locale.ROOT,
-					"| %s | %s | %,.0f (%,.0f–%,.0f) | %s | %.2f | %.2f | %s | %s | %.2f | %.2f | %.1f | %.0f | %s | %.1f | %s | %d |%n",
+					"| %s | %s | %,.0f (%,.0f–%,.0f) | %s | %.2f | %.2f | %.2f | %.2f | %.1f | %.0f | %s | %.1f | %s | %d |%n",
 					r.server().description(), r.endpoint().description(), r.requestsPerSecond().median(),
 					r.requestsPerSecond().min(), r.requestsPerSecond().max(),
 					reference ? "1.00"
 							: String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", r.ratio().median(), r.ratio().min(),
 									r.ratio().max()),
-					r.p50Micros() / 1000, r.p99Micros() / 1000, millis(r.pacedP99Micros()),
-					reference ? "–" : millis(r.pacedP99AddedMicros()), r.commandsPerRequest(), r.roundTripsPerRequest(),
+					r.p50Micros() / 1000, r.p99Micros() / 1000, r.commandsPerRequest(), r.roundTripsPerRequest(),
 					r.redisCpuMicrosPerRequest(), r.jvmCpuMicrosPerRequest(),
 					reference ? "–" : String.format(Locale.ROOT, "%.0f", r.jvmCpuAddedMicros()),
 					r.allocatedBytesPerRequest() / 1024,
 					reference ? "–" : String.format(Locale.ROOT, "%.1f", r.allocatedAddedBytes() / 1024), r.failed()));
 		}
 		return table.toString();
-	}
-
-	private static String millis(double micros) {
-		return Double.isNaN(micros) ? "–" : String.format(Locale.ROOT, "%.2f", micros / 1000);
-	}
-
-	private static double pacedP99(HttpBenchmark.Slice slice) {
-		HttpWrk.Run paced = slice.paced();
-		return (paced != null) ? paced.p99Micros() : Double.NaN;
 	}
 
 	private static double[] values(List<HttpBenchmark.Slice> slices, ToDoubleFunction<HttpBenchmark.Slice> value) {
