@@ -73,6 +73,12 @@ public final class HandStartedServers {
 
 	private static final Map<Path, JavaClasses> CLASSES = new ConcurrentHashMap<>();
 
+	/**
+	 * Whether a constructed class is a container, by name: a module's classes construct
+	 * many.
+	 */
+	private static final Map<String, Boolean> CONTAINERS = new ConcurrentHashMap<>();
+
 	private static final Set<String> SERVER_COMMANDS = Set.of("redis-server", "valkey-server", "redis-sentinel",
 			"valkey-sentinel");
 
@@ -220,6 +226,10 @@ public final class HandStartedServers {
 	 * such as {@code com.redis.testcontainers}) where it has not.
 	 */
 	private static boolean isContainer(String name) {
+		return CONTAINERS.computeIfAbsent(name, HandStartedServers::isContainerType);
+	}
+
+	private static boolean isContainerType(String name) {
 		if (name.contains("testcontainers.") && name.endsWith("Container")) {
 			return true;
 		}
