@@ -114,15 +114,12 @@ class RateLimitUnsharedConnectionTimeoutTests {
 		assertThatExceptionOfType(RateLimiterUnavailableException.class)
 			.isThrownBy(() -> timed(() -> limiter.reserve("api", List.of("blocked"), 1)));
 		// an asynchronous call returns its future without waiting for the connection
-		CompletableFuture<RateLimitDecision> decision = timed(
-				() -> limiter.tryAcquireAsync("api", List.of("blocked-async"), 1));
-		assertThat(decision).failsWithin(BOUND)
-			.withThrowableThat()
-			.havingCause()
-			.isInstanceOf(RateLimiterUnavailableException.class);
-		CompletableFuture<RateLimitReservation> reservation = timed(
-				() -> limiter.reserveAsync("api", List.of("blocked-async"), 1));
-		assertThat(reservation).failsWithin(BOUND)
+		assertUnavailableWithinTheBound(timed(() -> limiter.tryAcquireAsync("api", List.of("blocked-async"), 1)));
+		assertUnavailableWithinTheBound(timed(() -> limiter.reserveAsync("api", List.of("blocked-async"), 1)));
+	}
+
+	private static void assertUnavailableWithinTheBound(CompletableFuture<?> future) {
+		assertThat(future).failsWithin(BOUND)
 			.withThrowableThat()
 			.havingCause()
 			.isInstanceOf(RateLimiterUnavailableException.class);

@@ -11,14 +11,15 @@ import java.util.stream.Stream;
 import io.github.redkit.core.ApplicationKeys;
 import io.github.redkit.ratelimit.RateLimitFields.Policy;
 import io.github.redkit.ratelimit.RateLimitFields.ServiceLimit;
+import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.NonBlockingThreads;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
 import static org.assertj.core.api.Assertions.assertThat;
 import tools.jackson.databind.JsonNode;
@@ -102,7 +103,7 @@ class ReactiveWebFluxRateLimitTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(names = { "STANDALONE", "CLUSTER" })
+	@RedisTopologies(exercises = Exercises.NODES)
 	void refusesWith429RetryAfterRateLimitFieldsAndTheDraftsProblemType(RedisTopology topology) {
 		ConfigurableApplicationContext context = shared(topology);
 		WebTestClient client = client(context);

@@ -7,7 +7,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redkit.core.web.QuotaHeaders;
+import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.NonBlockingThreads;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -18,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -85,7 +86,7 @@ class ReactiveGatewayRateLimiterTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(names = { "STANDALONE", "CLUSTER" })
+	@RedisTopologies(exercises = Exercises.NODES)
 	void refusesBeyondTheLimitWith429AndTheDraftFieldsAndCountsTheDecisions(RedisTopology topology) {
 		String[] redis = topology.server().springProperties();
 		try (ConfigurableApplicationContext context = start(redis)) {
@@ -135,7 +136,7 @@ class ReactiveGatewayRateLimiterTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(names = { "STANDALONE", "CLUSTER" })
+	@RedisTopologies(exercises = Exercises.NODES)
 	void holdsTheLimitOverABurstFromConcurrentClients(RedisTopology topology) {
 		String[] redis = topology.server().springProperties();
 		try (ConfigurableApplicationContext context = start(redis)) {
@@ -164,7 +165,7 @@ class ReactiveGatewayRateLimiterTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(names = { "STANDALONE", "CLUSTER" })
+	@RedisTopologies(exercises = Exercises.NODES)
 	void limitsEveryIdentifierOfARouteWithSeveralKeyResolvers(RedisTopology topology) {
 		String[] redis = topology.server().springProperties();
 		try (ConfigurableApplicationContext context = start(redis)) {

@@ -1,16 +1,20 @@
 package io.github.redkit.testsupport;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds free loopback ports for test servers, below the kernel's ephemeral range: a port
@@ -37,8 +41,25 @@ final class FreePorts {
 	 */
 	private static final Path CLAIMS = Path.of(System.getProperty("java.io.tmpdir"), "redkit-ports");
 
-	/** The claims this JVM holds: open until it ends. */
-	private static final Set<FileChannel> HELD = ConcurrentHashMap.newKeySet();
+	/**
+	 * Where a user claims ports when {@link #CLAIMS} is not theirs to write (another user
+	 * made it): shared with their own JVMs only.
+	 */
+	private static final Path USERS_CLAIMS = Path.of(System.getProperty("java.io.tmpdir"),
+			"redkit-ports-" + System.getProperty("user.name"));
+
+	private static final Logger logger = LoggerFactory.getLogger(FreePorts.class);
+
+	/** Whether this JVM said that it claims ports in {@link #USERS_CLAIMS}. */
+	private static volatile boolean fellBack;
+
+	/**
+	 * The claims this JVM holds, by port: open until it ends, or until a cluster node's
+	 * port is given back because its bus port was taken. One channel a file: closing any
+	 * other channel on a file this JVM locks would drop the lock (POSIX record locks
+	 * belong to the process).
+	 */
+	private static final Map<Integer, FileChannel> HELD = new ConcurrentHashMap<>();
 
 	private FreePorts() {
 	}
@@ -47,9 +68,14 @@ final class FreePorts {
 		int end = ephemeralStart() - (withClusterBus ? CLUSTER_BUS_OFFSET : 0);
 		for (int attempt = 0; attempt < 500; attempt++) {
 			int port = ThreadLocalRandom.current().nextInt(LOWEST, end);
-			if ((!withClusterBus || isFree(port + CLUSTER_BUS_OFFSET)) && reserve(port)
-					&& (!withClusterBus || reserve(port + CLUSTER_BUS_OFFSET))) {
+			if (!withClusterBus && reserve(port)) {
 				return port;
+			}
+			if (withClusterBus && isFree(port + CLUSTER_BUS_OFFSET) && reserve(port)) {
+				if (reserve(port + CLUSTER_BUS_OFFSET)) {
+					return port;
+				}
+				release(port);
 			}
 		}
 		throw new IllegalStateException("No free port found");
@@ -61,31 +87,66 @@ final class FreePorts {
 	 * @return whether this JVM may now use the port
 	 */
 	static boolean reserve(int port) {
-		return isFree(port) && claimOnMachine(port) && HANDED_OUT.add(port);
+		// this JVM's claim first: a port it holds never gets a second channel
+		if (!HANDED_OUT.add(port)) {
+			return false;
+		}
+		if (isFree(port) && claimOnMachine(port)) {
+			return true;
+		}
+		HANDED_OUT.remove(port);
+		return false;
+	}
+
+	private static void release(int port) {
+		FileChannel channel = HELD.remove(port);
+		if (channel != null) {
+			close(channel);
+		}
+		HANDED_OUT.remove(port);
 	}
 
 	private static boolean claimOnMachine(int port) {
-		FileChannel channel;
-		try {
-			Files.createDirectories(CLAIMS);
-			channel = FileChannel.open(CLAIMS.resolve(port + ".lock"), StandardOpenOption.CREATE,
-					StandardOpenOption.WRITE);
-		}
-		catch (IOException ex) {
-			// no claims on this file system: the socket's check alone
-			return true;
-		}
+		FileChannel channel = open(port);
 		try {
 			if (channel.tryLock() != null) {
-				HELD.add(channel);
+				HELD.put(port, channel);
 				return true;
 			}
 		}
-		catch (IOException | OverlappingFileLockException ex) {
-			// another JVM holds it, or this one does
+		catch (IOException ex) {
+			// another JVM holds it
 		}
 		close(channel);
 		return false;
+	}
+
+	private static FileChannel open(int port) {
+		try {
+			return open(CLAIMS, port);
+		}
+		catch (IOException ex) {
+			try {
+				FileChannel channel = open(USERS_CLAIMS, port);
+				if (!fellBack) {
+					fellBack = true;
+					logger.warn("Cannot claim ports in {} ({}): claimed in {}, seen by this user's JVMs only", CLAIMS,
+							ex.toString(), USERS_CLAIMS);
+				}
+				return channel;
+			}
+			catch (IOException again) {
+				again.addSuppressed(ex);
+				throw new UncheckedIOException(
+						"Cannot claim port " + port + " for the machine in " + CLAIMS + " nor in " + USERS_CLAIMS,
+						again);
+			}
+		}
+	}
+
+	private static FileChannel open(Path claims, int port) throws IOException {
+		Files.createDirectories(claims);
+		return FileChannel.open(claims.resolve(port + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
 	}
 
 	private static void close(FileChannel channel) {

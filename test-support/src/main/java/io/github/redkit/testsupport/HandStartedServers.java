@@ -5,10 +5,14 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 
 import com.tngtech.archunit.ArchConfiguration;
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -27,32 +31,53 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * The rule of {@code docs/testing.md} for a Redis of a test's own, read from compiled
- * test classes: no test code starts one by hand (a static {@code @PrivateRedis} field or
- * a test's {@code @PrivateRedis} parameter has this module do it and stop it). A call, a
- * method reference or a constructor call of the starting API breaks it however the source
- * spells it (a static import, a reference, a call over several lines): the {@code start*}
- * methods of {@link RedisServers}, {@link RedisNode} and {@link SentinelRedisServer},
- * embedded-redis' servers and Testcontainers' containers, and a process (a
+ * classes: no test code, and no module's main code but the classes listed, starts one by
+ * hand (a static {@code @PrivateRedis} field or a test's {@code @PrivateRedis} parameter
+ * has this module do it and stop it). A call, a method reference or a constructor call of
+ * the starting API breaks it however the source spells it (a static import, a reference,
+ * a call over several lines): the {@code start*} methods of {@link RedisServers},
+ * {@link RedisNode} and {@link SentinelRedisServer}, a server's
+ * {@link RedisServer#start()} where the same method stopped none (a restart),
+ * embedded-redis' servers, a Testcontainers container of any package, and a process (a
  * {@link ProcessBuilder}, {@link Runtime#exec(String[])}) started by a class that names a
  * server's command ({@code redis-server}, {@code valkey-server}, their Sentinels) or
- * takes it from {@link RedisBinary}. {@link HandStartedServersTests} holds it in every
- * module whose tests depend on this one.
+ * takes it from {@link RedisBinary}, itself or through a class of its module it uses.
+ * {@link HandStartedServersTests} holds it in every module whose tests depend on this
+ * one.
  */
 public final class HandStartedServers {
 
 	/**
-	 * The test classes (top-level, by name) that start servers themselves on purpose, and
-	 * why; their nested classes and lambdas are theirs.
+	 * The classes (top-level, by name), of tests or of a module's main code, that start
+	 * servers themselves on purpose, and why; their nested classes and lambdas are
+	 * theirs.
 	 */
 	public static final Map<String, String> ON_PURPOSE = Map.of("io.github.redkit.sample.EmbeddedRedisTests",
 			"the configured Redis comes up on a given port mid-test, while the application waits for it",
 			"io.github.redkit.faults.FaultRun",
-			"the fault harness starts the nodes of each run (a seed, a scenario) as the run asks for them");
+			"the fault harness starts the nodes of each run (a seed, a scenario) as the run asks for them",
+			"io.github.redkit.benchmarks.BenchmarkMain",
+			"the benchmarks measure a Redis of their own, started for the run unless a named one is given",
+			"io.github.redkit.sample.EmbeddedRedisEnvironmentPostProcessor",
+			"the sample starts an embedded Redis when none answers at the configured address");
 
 	private static final Set<String> STARTING_OWNERS = Set.of(RedisServers.class.getName(), RedisNode.class.getName(),
 			SentinelRedisServer.class.getName());
 
-	private static final Map<Path, JavaClasses> TEST_CLASSES = new ConcurrentHashMap<>();
+	/** The servers a test may stop and start again: a restart, not a start. */
+	private static final Set<String> RESTARTABLE = Set.of(RedisServer.class.getName(),
+			SentinelRedisServer.class.getName());
+
+	/** A Testcontainers container, whatever its package. */
+	private static final String STARTABLE = "org.testcontainers.lifecycle.Startable";
+
+	private static final Map<Path, JavaClasses> CLASSES = new ConcurrentHashMap<>();
+
+	/**
+	 * Whether a constructed class is a container, by name: a module's classes construct
+	 * many.
+	 */
+	private static final Map<String, Boolean> CONTAINERS = new ConcurrentHashMap<>();
 
 	private static final Set<String> SERVER_COMMANDS = Set.of("redis-server", "valkey-server", "redis-sentinel",
 			"valkey-sentinel");
@@ -78,29 +103,74 @@ public final class HandStartedServers {
 	 * The compiled test classes of the module whose tests run (surefire's
 	 * {@code basedir}), read once a JVM for the rules held there
 	 * ({@link HandStartedServersTests}, {@link TopologyIntentTests}).
-	 * @return its test classes, none when they are not compiled
+	 * @return its test classes
+	 * @throws IllegalStateException when a test source of the module has no compiled
+	 * class there: a rule would pass checking nothing
 	 */
 	public static JavaClasses testClassesOfThisModule() {
-		Path module = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
-		return TEST_CLASSES.computeIfAbsent(module.toAbsolutePath().normalize(), HandStartedServers::testClassesOf);
+		return testClassesOf(thisModule());
+	}
+
+	/**
+	 * The compiled main classes of the module whose tests run, none when it has no main
+	 * code of its own.
+	 * @return its main classes
+	 */
+	public static JavaClasses mainClassesOfThisModule() {
+		return classesIn(thisModule().resolve(Path.of("target", "classes")));
 	}
 
 	/**
 	 * The compiled test classes of a module.
 	 * @param module the module's folder
-	 * @return its test classes, none when they are not compiled
+	 * @return its test classes
+	 * @throws IllegalStateException when a test source of the module has no compiled
+	 * class there: a rule would pass checking nothing
 	 */
 	public static JavaClasses testClassesOf(Path module) {
-		Path classes = module.resolve(Path.of("target", "test-classes"));
-		List<Path> paths = Files.isDirectory(classes) ? List.of(classes) : List.of();
-		// the rule reads only what the classes access, by name: resolving the classes
-		// they
-		// name from the classpath (Spring, Lettuce, ...) took most of a module's 10 to 20
-		// s
-		return ArchConfiguration.withThreadLocalScope((ArchConfiguration configuration) -> {
-			configuration.setResolveMissingDependenciesFromClassPath(false);
-			return new ClassFileImporter().importPaths(paths);
+		Path sources = module.resolve(Path.of("src", "test", "java"));
+		Path compiled = module.resolve(Path.of("target", "test-classes"));
+		JavaClasses classes = classesIn(compiled);
+		List<String> missing = topLevelNames(sources).filter((name) -> !classes.contain(name)).toList();
+		if (!Files.isDirectory(sources) || !missing.isEmpty()) {
+			throw new IllegalStateException("The rules would check nothing of " + module + ": " + compiled
+					+ " lacks the test classes of " + sources + " " + missing.subList(0, Math.min(5, missing.size()))
+					+ " (is the module's folder, surefire's basedir, right, and are its tests compiled?)");
+		}
+		return classes;
+	}
+
+	static Path thisModule() {
+		return Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath().normalize();
+	}
+
+	private static JavaClasses classesIn(Path folder) {
+		return CLASSES.computeIfAbsent(folder, (classes) -> {
+			List<Path> paths = Files.isDirectory(classes) ? List.of(classes) : List.of();
+			// the rule reads only what the classes access, by name: resolving the classes
+			// they name from the classpath (Spring, Lettuce, ...) took most of a module's
+			// 10 to 20 s
+			return ArchConfiguration.withThreadLocalScope((ArchConfiguration configuration) -> {
+				configuration.setResolveMissingDependenciesFromClassPath(false);
+				return new ClassFileImporter().importPaths(paths);
+			});
 		});
+	}
+
+	private static Stream<String> topLevelNames(Path sources) {
+		if (!Files.isDirectory(sources)) {
+			return Stream.empty();
+		}
+		try (Stream<Path> files = Files.walk(sources)) {
+			return files.filter((file) -> file.getFileName().toString().endsWith(".java"))
+				.map((file) -> sources.relativize(file).toString().replace(".java", "").replace('/', '.'))
+				.filter((name) -> !name.endsWith("package-info") && !name.endsWith("module-info"))
+				.toList()
+				.stream();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/**
@@ -118,31 +188,94 @@ public final class HandStartedServers {
 	private static boolean startsAServer(JavaAccess<?> access) {
 		AccessTarget target = access.getTarget();
 		String owner = target.getOwner().getName();
+		if (RESTARTABLE.contains(owner) && isStartOfAServer(target)) {
+			return !stopsAServer(access);
+		}
 		if (STARTING_OWNERS.contains(owner)) {
 			return target.getName().startsWith("start");
 		}
 		if (owner.startsWith("redis.embedded.")) {
-			return target instanceof AccessTarget.ConstructorCallTarget
-					|| target instanceof AccessTarget.ConstructorReferenceTarget || target.getName().equals("start");
+			return isConstruction(target) || target.getName().equals("start");
 		}
-		return owner.startsWith("org.testcontainers.") && owner.endsWith("Container")
-				&& (target instanceof AccessTarget.ConstructorCallTarget
-						|| target instanceof AccessTarget.ConstructorReferenceTarget);
+		return isConstruction(target) && isContainer(owner);
+	}
+
+	/** A server's own {@code start()}, no factory of one. */
+	private static boolean isStartOfAServer(AccessTarget target) {
+		return target.getName().equals("start") && target instanceof AccessTarget.CodeUnitAccessTarget codeUnit
+				&& codeUnit.getRawParameterTypes().isEmpty();
+	}
+
+	/** Whether the method (or lambda) of an access stops a server: a restart. */
+	private static boolean stopsAServer(JavaAccess<?> access) {
+		return access.getOrigin()
+			.getMethodCallsFromSelf()
+			.stream()
+			.anyMatch((call) -> RESTARTABLE.contains(call.getTargetOwner().getName())
+					&& call.getTarget().getName().equals("stop"));
+	}
+
+	private static boolean isConstruction(AccessTarget target) {
+		return target instanceof AccessTarget.ConstructorCallTarget
+				|| target instanceof AccessTarget.ConstructorReferenceTarget;
+	}
+
+	/**
+	 * Whether a class is a Testcontainers container: by its type where the class path has
+	 * it, by its name (a Testcontainers module's, {@code org.testcontainers} or another
+	 * such as {@code com.redis.testcontainers}) where it has not.
+	 */
+	private static boolean isContainer(String name) {
+		return CONTAINERS.computeIfAbsent(name, HandStartedServers::isContainerType);
+	}
+
+	private static boolean isContainerType(String name) {
+		if (name.contains("testcontainers.") && name.endsWith("Container")) {
+			return true;
+		}
+		try {
+			ClassLoader loader = Thread.currentThread().getContextClassLoader();
+			return Class.forName(STARTABLE, false, loader).isAssignableFrom(Class.forName(name, false, loader));
+		}
+		catch (ClassNotFoundException | LinkageError ex) {
+			return false;
+		}
 	}
 
 	private static boolean startsAProcess(JavaAccess<?> access) {
 		AccessTarget target = access.getTarget();
 		String owner = target.getOwner().getName();
-		return (owner.equals(ProcessBuilder.class.getName()) && (target instanceof AccessTarget.ConstructorCallTarget
-				|| target instanceof AccessTarget.ConstructorReferenceTarget))
+		return (owner.equals(ProcessBuilder.class.getName()) && isConstruction(target))
 				|| (owner.equals(Runtime.class.getName()) && target.getName().equals("exec"));
 	}
 
 	/**
-	 * Whether a class's command line is a server's: it spells a server's command, alone
-	 * or as the end of a path, or reads where the server binary is.
+	 * Whether a class's command line is a server's: it, or a class of its module it uses
+	 * (a helper that gives the binary's path), spells a server's command, alone or as the
+	 * end of a path, or reads where the server binary is.
 	 */
 	private static boolean namesAServerCommand(JavaClass javaClass) {
+		Set<JavaClass> seen = new HashSet<>();
+		Deque<JavaClass> next = new ArrayDeque<>(List.of(javaClass));
+		while (!next.isEmpty()) {
+			JavaClass used = next.pop();
+			if (seen.add(used)) {
+				if (namesAServerCommandItself(used)) {
+					return true;
+				}
+				// a class of the module imported with it (from its class file), not a
+				// name this module only refers to
+				used.getAccessesFromSelf()
+					.stream()
+					.map(JavaAccess::getTargetOwner)
+					.filter((owner) -> owner.getSource().isPresent())
+					.forEach(next::push);
+			}
+		}
+		return false;
+	}
+
+	private static boolean namesAServerCommandItself(JavaClass javaClass) {
 		if (javaClass.getAccessesFromSelf()
 			.stream()
 			.anyMatch((access) -> access.getTargetOwner().getName().equals(RedisBinary.class.getName()))) {
@@ -181,7 +314,8 @@ public final class HandStartedServers {
 		};
 	}
 
-	private static JavaClass topLevel(JavaClass javaClass) {
+	/** The top-level class a class is nested in, or itself. */
+	static JavaClass topLevel(JavaClass javaClass) {
 		JavaClass enclosing = javaClass;
 		while (enclosing.getEnclosingClass().isPresent()) {
 			enclosing = enclosing.getEnclosingClass().get();

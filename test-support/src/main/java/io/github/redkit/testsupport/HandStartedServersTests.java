@@ -6,9 +6,9 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Holds {@link HandStartedServers#rule()} over the compiled test classes of the module
- * running it: every module whose tests depend on {@code redkit-test-support} runs this
- * class from its jar (surefire's {@code dependenciesToScan} in the parent POM's
+ * Holds {@link HandStartedServers#rule()} over the compiled test and main classes of the
+ * module running it: every module whose tests depend on {@code redkit-test-support} runs
+ * this class from its jar (surefire's {@code dependenciesToScan} in the parent POM's
  * {@code hand-started-servers} profile), so that the rule sees each module's classes once
  * they are compiled, whatever order a parallel build takes.
  */
@@ -20,8 +20,17 @@ class HandStartedServersTests {
 	}
 
 	@Test
+	void noMainCodeStartsARedisButTheClassesListed() {
+		HandStartedServers.rule().check(HandStartedServers.mainClassesOfThisModule());
+	}
+
+	@Test
 	void theClassesAllowedToStartServersHereStillDo() {
-		JavaClasses classes = testClasses();
+		theClassesAllowedToStartServersStillDo(testClasses());
+		theClassesAllowedToStartServersStillDo(HandStartedServers.mainClassesOfThisModule());
+	}
+
+	private static void theClassesAllowedToStartServersStillDo(JavaClasses classes) {
 		HandStartedServers.ON_PURPOSE.keySet()
 			.stream()
 			.filter(classes::contain)

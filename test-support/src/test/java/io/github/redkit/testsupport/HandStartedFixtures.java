@@ -3,6 +3,9 @@ package io.github.redkit.testsupport;
 import java.io.IOException;
 import java.util.function.Supplier;
 
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.utility.DockerImageName;
+
 import static io.github.redkit.testsupport.RedisServers.startStandalone;
 
 /**
@@ -85,6 +88,63 @@ final class HandStartedFixtures {
 
 		Process start() throws IOException {
 			return new ProcessBuilder(RedisBinary.locate().toString(), "--port", "6399").start();
+		}
+
+	}
+
+	/** Starts a server it was given, stopped by someone else. */
+	static final class StartOfAGivenServer {
+
+		void start(RedisServer server) {
+			server.start();
+		}
+
+	}
+
+	/**
+	 * Constructs a container of a Testcontainers module outside
+	 * {@code org.testcontainers} (as {@code com.redis.testcontainers.RedisContainer} is).
+	 */
+	static final class ContainerOfAnotherModule {
+
+		GenericContainer<?> start() {
+			return new AnotherModulesContainer();
+		}
+
+	}
+
+	static final class AnotherModulesContainer extends GenericContainer<AnotherModulesContainer> {
+
+		AnotherModulesContainer() {
+			super(DockerImageName.parse("redis:7"));
+		}
+
+	}
+
+	/** Starts the server binary whose path a helper class of its module gives. */
+	static final class ProcessBuilderOfAHelpersBinary {
+
+		Process start() throws IOException {
+			return new ProcessBuilder(ServerBinary.path(), "--port", "6399").start();
+		}
+
+	}
+
+	/** Gives the server binary's path; starts nothing itself. */
+	static final class ServerBinary {
+
+		static String path() {
+			return RedisBinary.locate().toString();
+		}
+
+	}
+
+	/** Stops its own server and starts it again: a restart, no start. */
+	static final class Restart {
+
+		void restart(@PrivateRedis RedisServer server) {
+			server.stop();
+			server.start();
 		}
 
 	}

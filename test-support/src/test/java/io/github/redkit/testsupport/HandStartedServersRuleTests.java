@@ -1,15 +1,20 @@
 package io.github.redkit.testsupport;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.EvaluationResult;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * {@link HandStartedServers#rule()} catches a start however its source spells it, read
@@ -22,12 +27,41 @@ class HandStartedServersRuleTests {
 			HandStartedFixtures.MethodReference.class, HandStartedFixtures.SplitOverTwoLines.class,
 			HandStartedFixtures.InALambda.class, HandStartedFixtures.EmbeddedRedisConstructor.class,
 			HandStartedFixtures.ProcessBuilderOfTheServer.class, HandStartedFixtures.RuntimeExecOfTheServer.class,
-			HandStartedFixtures.ProcessBuilderOfTheLocatedBinary.class })
+			HandStartedFixtures.ProcessBuilderOfTheLocatedBinary.class, HandStartedFixtures.StartOfAGivenServer.class,
+			HandStartedFixtures.ContainerOfAnotherModule.class })
 	void aStartIsCaughtHoweverItIsSpelled(Class<?> fixture) {
 		assertThat(violations(fixture)).singleElement()
 			.asString()
 			.contains(fixture.getName())
 			.contains(HandStartedFixtures.class.getSimpleName() + ".java:");
+	}
+
+	@Test
+	void aServerBinaryAHelperClassGivesIsCaughtWhereItIsStarted() {
+		assertThat(violations(HandStartedFixtures.ProcessBuilderOfAHelpersBinary.class,
+				HandStartedFixtures.ServerBinary.class))
+			.singleElement()
+			.asString()
+			.contains(HandStartedFixtures.ProcessBuilderOfAHelpersBinary.class.getName());
+	}
+
+	@Test
+	void restartingAServerItStoppedIsNoStart() {
+		assertThat(violations(HandStartedFixtures.Restart.class)).isEmpty();
+	}
+
+	@Test
+	void aModuleWhoseTestClassesAreNotWhereTheRuleReadsFailsInsteadOfPassing(@TempDir Path module) throws IOException {
+		Path source = module.resolve(Path.of("src", "test", "java", "example", "ExampleTests.java"));
+		Files.createDirectories(source.getParent());
+		Files.writeString(source, "package example; class ExampleTests {}");
+		assertThatIllegalStateException().isThrownBy(() -> HandStartedServers.testClassesOf(module))
+			.withMessageContaining("example.ExampleTests");
+	}
+
+	@Test
+	void theTestClassesOfThisModuleAreRead() {
+		assertThat(HandStartedServers.testClassesOfThisModule().contain(HandStartedServersRuleTests.class)).isTrue();
 	}
 
 	@Test
@@ -45,8 +79,8 @@ class HandStartedServersRuleTests {
 		assertThat(violations(RedisProcess.class)).isEmpty();
 	}
 
-	private static List<String> violations(Class<?> fixture) {
-		JavaClasses classes = new ClassFileImporter().importClasses(fixture);
+	private static List<String> violations(Class<?>... fixtures) {
+		JavaClasses classes = new ClassFileImporter().importClasses(fixtures);
 		EvaluationResult result = HandStartedServers.rule().evaluate(classes);
 		return result.getFailureReport().getDetails();
 	}

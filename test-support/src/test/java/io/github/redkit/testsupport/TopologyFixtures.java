@@ -1,9 +1,14 @@
 package io.github.redkit.testsupport;
 
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -52,6 +57,60 @@ final class TopologyFixtures {
 
 		static Stream<RedisTopology> topologies() {
 			return Stream.of(RedisTopology.STANDALONE, RedisTopology.CLUSTER);
+		}
+
+	}
+
+	static final class EnumSourceWithTheTypeInferred {
+
+		@ParameterizedTest
+		@EnumSource(names = { "STANDALONE", "CLUSTER" })
+		void runs(RedisTopology topology) {
+		}
+
+	}
+
+	static final class MethodSourceOfArguments {
+
+		@ParameterizedTest
+		@MethodSource("topologies")
+		void runs(RedisTopology topology, String name) {
+		}
+
+		static Stream<Arguments> topologies() {
+			return Stream.of(Arguments.of(RedisTopology.STANDALONE, "one"), Arguments.of(RedisTopology.CLUSTER, "two"));
+		}
+
+	}
+
+	static final class EnumSetOfThemAll {
+
+		Set<?> topologies() {
+			return EnumSet.allOf(RedisTopology.class);
+		}
+
+	}
+
+	static final class ArrayOfThem {
+
+		RedisTopology[] topologies() {
+			return new RedisTopology[] { RedisTopology.STANDALONE, RedisTopology.CLUSTER };
+		}
+
+	}
+
+	/**
+	 * A parameterized test that says what it exercises, and a context kept for each
+	 * topology.
+	 */
+	static final class MethodWithAnIntent {
+
+		private final Map<RedisTopology, Object> contexts = new EnumMap<>(RedisTopology.class);
+
+		@ParameterizedTest
+		@RedisTopologies(exercises = Exercises.NODES)
+		void runs(RedisTopology topology) {
+			this.contexts.put(topology, topology.name());
 		}
 
 	}

@@ -17,7 +17,9 @@ class TopologyIntentRuleTests {
 
 	@ParameterizedTest
 	@ValueSource(classes = { TopologyFixtures.SelectedByAStaticImport.class, TopologyFixtures.ValuesByAReference.class,
-			TopologyFixtures.EnumSourceWithItsAttributesSwapped.class, TopologyFixtures.MethodSourceOfItsOwn.class })
+			TopologyFixtures.EnumSourceWithItsAttributesSwapped.class, TopologyFixtures.MethodSourceOfItsOwn.class,
+			TopologyFixtures.EnumSourceWithTheTypeInferred.class, TopologyFixtures.MethodSourceOfArguments.class,
+			TopologyFixtures.EnumSetOfThemAll.class, TopologyFixtures.ArrayOfThem.class })
 	void aRunWithoutAnIntentIsCaughtHoweverItIsSpelled(Class<?> fixture) {
 		assertThat(violations(fixture)).isNotEmpty()
 			.allSatisfy(
@@ -27,6 +29,11 @@ class TopologyIntentRuleTests {
 	@Test
 	void aSuiteWithAnIntentAndANamedTopologyAreNoRunWithoutOne() {
 		assertThat(violations(TopologyFixtures.WithAnIntent.class)).isEmpty();
+	}
+
+	@Test
+	void aParameterizedTestWithAnIntentAndAMapByTopologyAreNoRunWithoutOne() {
+		assertThat(violations(TopologyFixtures.MethodWithAnIntent.class)).isEmpty();
 	}
 
 	private static List<String> violations(Class<?> fixture) {

@@ -97,9 +97,7 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store, @PrivateRedis RedisServer redis)
 			throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onARedisThatFreezes(redis, Duration.ofSeconds(10), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.send(queue, new Email("x", 1));
 			CountDownLatch handled = new CountDownLatch(1);
@@ -116,11 +114,7 @@ class QueueConsumerStopTests {
 			container.stop();
 			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("the stop's wait")
 				.isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1500);
-		}
-		finally {
-			redis.resume();
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -573,15 +567,7 @@ class QueueConsumerStopTests {
 				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
 					if (((Email) payload).number() == 2) {
 						second.countDown();
-						try {
-							new CountDownLatch(1).await();
-						}
-						catch (InterruptedException ex) {
-							// a listener that keeps its thread's interrupt, as it
-							// should
-							Thread.currentThread().interrupt();
-							throw new IllegalStateException("Interrupted", ex);
-						}
+						QueueTestSupport.awaitTheStopKeepingItsInterrupt();
 					}
 				}));
 			container.start();
@@ -606,9 +592,7 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store, @PrivateRedis RedisServer redis)
 			throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(5));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onARedisThatFreezes(redis, Duration.ofSeconds(5), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
 			CountDownLatch started = new CountDownLatch(2);
@@ -621,11 +605,7 @@ class QueueConsumerStopTests {
 			assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 			redis.pause();
 			assertThat(millisOf(container::stop)).as("the stop's wait").isLessThan(2000);
-		}
-		finally {
-			redis.resume();
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -707,20 +687,38 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aRegistryStopsItsIdleContainersOnAFrozenRedisWithinOneShutdownTimeout(QueueStore store,
 			@PrivateRedis RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onARedisThatFreezes(redis, Duration.ofSeconds(10), (factory, template) -> {
 			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
 			DefaultQueueListenerRegistry registry = registry(template, factory, queues, new BlockedListeners());
 			registry.start();
 			await().atMost(Duration.ofSeconds(10)).until(() -> queues.stream().allMatch((queue) -> inWait(queue)));
 			redis.pause();
 			assertThat(millisOf(registry::stop)).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1000);
+		});
+	}
+
+	/**
+	 * Runs a test's body with a factory and a template on its Redis, which the body
+	 * freezes ({@code pause}); the Redis answers again and the factory is closed after
+	 * it.
+	 */
+	private void onARedisThatFreezes(RedisServer redis, Duration commandTimeout, OnARedisThatFreezes body)
+			throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory(commandTimeout);
+		try {
+			body.run(factory, template(factory));
 		}
 		finally {
 			redis.resume();
 			close(factory);
 		}
+	}
+
+	@FunctionalInterface
+	private interface OnARedisThatFreezes {
+
+		void run(LettuceConnectionFactory factory, RedisQueueTemplate template) throws Exception;
+
 	}
 
 	private static long millisOf(Runnable stop) {

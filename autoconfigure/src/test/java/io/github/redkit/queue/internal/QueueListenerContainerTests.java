@@ -360,14 +360,7 @@ class QueueListenerContainerTests {
 					int number = ((Email) payload).number();
 					if (number == 2) {
 						running.countDown();
-						try {
-							new CountDownLatch(1).await();
-						}
-						catch (InterruptedException ex) {
-							// a listener that keeps its thread's interrupt, as it should
-							Thread.currentThread().interrupt();
-							throw new IllegalStateException("Interrupted", ex);
-						}
+						QueueTestSupport.awaitTheStopKeepingItsInterrupt();
 					}
 					handled.add(number);
 				}), Duration.ofMillis(200));

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
@@ -200,6 +201,20 @@ final class QueueTestSupport implements AutoCloseable {
 	@Override
 	public void close() {
 		this.factories.forEach(QueueListenerContainerFactory::destroy);
+	}
+
+	/**
+	 * A listener's wait for the stop that interrupts it: it keeps its thread's interrupt,
+	 * as a listener should, and ends with an exception.
+	 */
+	static void awaitTheStopKeepingItsInterrupt() {
+		try {
+			new CountDownLatch(1).await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
 	}
 
 	static QueueMessageHandler handler(Class<?> type, ThrowingConsumer consumer) {
