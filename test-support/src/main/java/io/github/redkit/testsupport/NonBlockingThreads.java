@@ -14,10 +14,11 @@ import reactor.blockhound.BlockingOperationError;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Installs BlockHound for the reactive tests (their own surefire execution, see the
- * module's pom): any blocking call on a non-blocking thread (Reactor's parallel
- * scheduler, Netty's and so Lettuce's event loops) fails the call that made it, but for
- * the wait on Lettuce's short writer lock.
+ * Installs BlockHound for the reactive tests (a JVM of their own, given the flag it
+ * needs: {@code autoconfigure/tests-apart}, the gateway's {@code reactive} execution):
+ * any blocking call on a non-blocking thread (Reactor's parallel scheduler, Netty's and
+ * so Lettuce's event loops) fails the call that made it, but for the wait on Lettuce's
+ * short writer lock.
  */
 public final class NonBlockingThreads {
 
@@ -122,12 +123,13 @@ public final class NonBlockingThreads {
 
 	/**
 	 * Installs BlockHound and checks that it watches, or skips the test in a JVM where it
-	 * cannot (a {@code -Dtest=...} run also reaches the module's default execution).
+	 * cannot (a {@code -Dtest=...} run also reaches a module's default execution; the
+	 * library's tests keep such classes out of it: {@code TestsApartTests}).
 	 */
 	public static void watch() {
 		Assumptions.assumeTrue(INSTRUMENTABLE,
-				"BlockHound needs -XX:+AllowRedefinitionToAddDeleteMethods: the reactive tests run in the "
-						+ "'reactive' surefire execution");
+				"BlockHound needs -XX:+AllowRedefinitionToAddDeleteMethods: the reactive tests run in a JVM given it "
+						+ "(autoconfigure/tests-apart, the gateway's 'reactive' execution)");
 		// not in a static initializer: the check's task runs this class's code on another
 		// thread, which would wait for the initialization it is part of
 		if (INSTALLED.compareAndSet(false, true)) {
