@@ -118,6 +118,11 @@ class RequestAllocationTests {
 				System.out.printf("%s round %d: plain %,.0f B %,.1f us/request; added %s%n", server, round + 1,
 						plain.bytes(), plain.cpuNanos() / 1000, describe(costs, plain, limited));
 			}
+			Integer siteRequests = Integer.getInteger(AllocationSites.PROPERTY);
+			if (siteRequests != null) {
+				// where the bytes go: exact in a JVM without TLABs (docs/benchmarks.md)
+				AllocationSites.print(server, paths, siteRequests, (path, n) -> measure(client, path, n));
+			}
 		}
 		Map<String, Cost> medians = new LinkedHashMap<>();
 		added.forEach((path, costs) -> medians.put(path, Cost.median(costs)));
