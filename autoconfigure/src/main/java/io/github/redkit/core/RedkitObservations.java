@@ -97,19 +97,8 @@ public interface RedkitObservations {
 		return observeAsync(startUnscoped(kind, name), call, outcomes);
 	}
 
-	/**
-	 * Observes an asynchronous call until it completes under an observation already
-	 * {@linkplain #startUnscoped started}, as
-	 * {@link #observe(RedkitObservation, Call, RedkitOutcomes)} does for a call that
-	 * returns.
-	 * @param <T> the result type
-	 * @param observation the started observation, closed once the call completes
-	 * @param call the call
-	 * @param outcomes how a result or a failure is named
-	 * @return the call's answer, completed once the observation is closed
-	 */
-	static <T> CompletableFuture<T> observeAsync(RedkitObservation observation, Supplier<CompletableFuture<T>> call,
-			RedkitOutcomes<? super T> outcomes) {
+	private static <T> CompletableFuture<T> observeAsync(RedkitObservation observation,
+			Supplier<CompletableFuture<T>> call, RedkitOutcomes<? super T> outcomes) {
 		CompletableFuture<T> answer;
 		try {
 			answer = call.get();
@@ -129,20 +118,7 @@ public interface RedkitObservations {
 		});
 	}
 
-	/**
-	 * Observes a call, in scope, under an observation already {@linkplain #start
-	 * started}: a caller on a hot path starts it first and, when it is
-	 * {@link RedkitObservation#NONE} (nothing observes), makes the call without the
-	 * function object an observed call needs.
-	 * @param <T> the result type
-	 * @param <E> what the call may throw
-	 * @param observation the started observation, closed once the call returns or fails
-	 * @param call the call
-	 * @param outcomes how a result or a failure is named
-	 * @return what the call returned
-	 * @throws E when the call fails
-	 */
-	static <T, E extends Throwable> T observe(RedkitObservation observation, Call<T, E> call,
+	private static <T, E extends Throwable> T observe(RedkitObservation observation, Call<T, E> call,
 			RedkitOutcomes<? super T> outcomes) throws E {
 		try (observation) {
 			try {

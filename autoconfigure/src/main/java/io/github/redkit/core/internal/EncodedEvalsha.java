@@ -37,9 +37,15 @@ final class EncodedEvalsha<T> extends Command<byte[], byte[], T> {
 	 * @param output reads the reply
 	 * @param keys the keys
 	 * @param args the arguments
+	 * @param routed whether the connection routes the command by its first key (a
+	 * cluster's): else the command's arguments, which Lettuce then reads only for their
+	 * count and its logs, are shared by every command of the same shape, so that none is
+	 * made per call
 	 */
-	EncodedEvalsha(byte[] head, CommandOutput<byte[], byte[], T> output, byte[][] keys, byte[][] args) {
-		super(CommandType.EVALSHA, output, new Arguments(keys, args));
+	EncodedEvalsha(byte[] head, CommandOutput<byte[], byte[], T> output, byte[][] keys, byte[][] args, boolean routed) {
+		super(CommandType.EVALSHA, output,
+				routed ? new Arguments(keys.length, args.length, (keys.length > 0) ? keys[0] : null)
+						: Arguments.shaped(keys.length, args.length));
 		this.head = head;
 		this.keys = keys;
 		this.args = args;
@@ -103,28 +109,55 @@ final class EncodedEvalsha<T> extends Command<byte[], byte[], T> {
 	/**
 	 * The command's arguments as Lettuce reads them without encoding them: the first key,
 	 * by which a cluster connection routes the command, their count, and a description
-	 * for its logs.
+	 * for its logs (the counts only, never a key or a value). Each makes a list of
+	 * Lettuce's that stays empty, so a connection that routes nothing by key gets one of
+	 * the instances kept per shape.
 	 */
 	private static final class Arguments extends CommandArgs<byte[], byte[]> {
 
-		private final byte[][] keys;
+		private static final int KEPT_KEYS = 4;
 
-		private final byte[][] args;
+		private static final int KEPT_ARGS = 32;
 
-		Arguments(byte[][] keys, byte[][] args) {
+		// filled as shapes are met; each instance's fields are final, so one published
+		// through a race is seen whole, and two threads making the same shape both
+		// make a valid one
+		private static final Arguments[] KEPT = new Arguments[(KEPT_KEYS + 1) * (KEPT_ARGS + 1)];
+
+		private final int keyCount;
+
+		private final int argCount;
+
+		private final byte @Nullable [] firstKey;
+
+		Arguments(int keyCount, int argCount, byte @Nullable [] firstKey) {
 			super(ByteArrayCodec.INSTANCE);
-			this.keys = keys;
-			this.args = args;
+			this.keyCount = keyCount;
+			this.argCount = argCount;
+			this.firstKey = firstKey;
+		}
+
+		static Arguments shaped(int keyCount, int argCount) {
+			if (keyCount > KEPT_KEYS || argCount > KEPT_ARGS) {
+				return new Arguments(keyCount, argCount, null);
+			}
+			int slot = keyCount * (KEPT_ARGS + 1) + argCount;
+			Arguments kept = KEPT[slot];
+			if (kept == null) {
+				kept = new Arguments(keyCount, argCount, null);
+				KEPT[slot] = kept;
+			}
+			return kept;
 		}
 
 		@Override
 		public int count() {
-			return 2 + this.keys.length + this.args.length;
+			return 2 + this.keyCount + this.argCount;
 		}
 
 		@Override
 		public @Nullable ByteBuffer getFirstEncodedKey() {
-			return (this.keys.length > 0) ? ByteBuffer.wrap(this.keys[0]) : null;
+			return (this.firstKey != null) ? ByteBuffer.wrap(this.firstKey) : null;
 		}
 
 		@Override
@@ -134,7 +167,7 @@ final class EncodedEvalsha<T> extends Command<byte[], byte[], T> {
 
 		@Override
 		public String toCommandString() {
-			return "<sha1> " + this.keys.length + " key<" + this.keys.length + " keys> value<" + this.args.length
+			return "<sha1> " + this.keyCount + " key<" + this.keyCount + " keys> value<" + this.argCount
 					+ " arguments>";
 		}
 

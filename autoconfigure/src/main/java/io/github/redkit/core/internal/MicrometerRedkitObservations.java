@@ -68,6 +68,20 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 				: RedkitObservation.NONE;
 	}
 
+	/**
+	 * Whether these observations are Redkit's own and observe nothing now (no registry,
+	 * or one without handlers): a caller on a hot path then makes its call without the
+	 * function object and the stage an observed call needs. Any other bean, an
+	 * application's own, is always asked through its {@code observe} or
+	 * {@code observeAsync}, as every capability asks it.
+	 * @param observations the observations a capability was given
+	 * @return {@code true} when the call may skip them
+	 */
+	public static boolean observeNothing(RedkitObservations observations) {
+		return observations == RedkitObservations.NONE
+				|| (observations instanceof MicrometerRedkitObservations own && own.observing() == null);
+	}
+
 	private @Nullable ObservationRegistry observing() {
 		ObservationRegistry registry = this.registry.get();
 		return (registry != null && !registry.isNoop()) ? registry : null;

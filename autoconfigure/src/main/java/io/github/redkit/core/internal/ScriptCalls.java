@@ -11,6 +11,7 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.BooleanOutput;
 import io.lettuce.core.output.CommandOutput;
@@ -284,7 +285,8 @@ final class ScriptCalls {
 				.whenComplete(answer);
 			return;
 		}
-		ReplayGuard<Object> guard = new ReplayGuard<>(command(script, type, keys, args));
+		ReplayGuard<Object> guard = new ReplayGuard<>(
+				command(script, type, keys, args, connection instanceof StatefulRedisClusterConnection));
 		AsyncCommand<byte[], byte[], Object> sent = new AsyncCommand<>(guard);
 		try {
 			connection.dispatch(sent);
@@ -314,9 +316,9 @@ final class ScriptCalls {
 	 * the {@code EVAL} after a {@code NOSCRIPT} is Lettuce's own.
 	 */
 	private static Command<byte[], byte[], Object> command(LuaScript<?> script, CommandType type, byte[][] keys,
-			byte[][] args) {
+			byte[][] args, boolean routed) {
 		if (type == CommandType.EVALSHA) {
-			return new EncodedEvalsha<>(script.evalshaHead(), output(script), keys, args);
+			return new EncodedEvalsha<>(script.evalshaHead(), output(script), keys, args, routed);
 		}
 		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
 		arguments.add(script.source()).add(keys.length).addKeys(keys).addValues(args);

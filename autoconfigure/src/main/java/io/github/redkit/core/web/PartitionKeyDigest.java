@@ -40,6 +40,9 @@ final class PartitionKeyDigest {
 	// an ASCII identifier's bytes, up to this length
 	private final byte[] ascii = new byte[ASCII_BYTES];
 
+	// the field's bytes, before they are copied into its string
+	private final byte[] field = new byte[2 + PARTITION_KEY_BYTES / 3 * 4];
+
 	private PartitionKeyDigest(MessageDigest digest) {
 		this.digest = digest;
 		this.hash = new byte[digest.getDigestLength()];
@@ -75,7 +78,7 @@ final class PartitionKeyDigest {
 		catch (DigestException ex) {
 			throw new IllegalStateException("A SHA-256 digest fits its own length", ex);
 		}
-		byte[] field = new byte[2 + PARTITION_KEY_BYTES / 3 * 4];
+		byte[] field = this.field;
 		field[0] = ':';
 		for (int i = 0, j = 1; i < PARTITION_KEY_BYTES; i += 3) {
 			int bits = (this.hash[i] & 0xff) << 16 | (this.hash[i + 1] & 0xff) << 8 | (this.hash[i + 2] & 0xff);

@@ -9,11 +9,11 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
-import io.github.redkit.core.RedkitObservation;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.FailureCooldown;
 import io.github.redkit.core.internal.LocalBatchLifecycle;
+import io.github.redkit.core.internal.MicrometerRedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
@@ -216,12 +216,13 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 */
 	RateLimitDecision tryAcquire(RateLimitRegistry.Entry entry, List<String> keys, int cost) {
 		PreparedLimit limit = current(entry);
-		RedkitObservation observation = this.observations.start(RateLimitObservationKind.DECISION, limit.name());
-		if (observation == RedkitObservation.NONE) {
-			// nothing observes: no function object is made for the call
+		if (MicrometerRedkitObservations.observeNothing(this.observations)) {
+			// Redkit's own observations, and nothing observes: no function object is made
+			// for the call (an application's own bean is always asked)
 			return decideNow(entry, limit, keys, cost);
 		}
-		return RedkitObservations.observe(observation, () -> decideNow(entry, limit, keys, cost), DECIDED);
+		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
+				() -> decideNow(entry, limit, keys, cost), DECIDED);
 	}
 
 	private RateLimitDecision decideNow(RateLimitRegistry.Entry entry, PreparedLimit limit, List<String> keys,
@@ -242,11 +243,10 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 */
 	CompletableFuture<RateLimitDecision> tryAcquireAsync(RateLimitRegistry.Entry entry, List<String> keys, int cost) {
 		PreparedLimit limit = current(entry);
-		RedkitObservation observation = this.observations.startUnscoped(RateLimitObservationKind.DECISION,
-				limit.name());
-		if (observation == RedkitObservation.NONE) {
-			// nothing observes: no function object and no stage to close an observation;
-			// a copy, so that a caller who cancels its answer cancels neither the stage
+		if (MicrometerRedkitObservations.observeNothing(this.observations)) {
+			// Redkit's own observations, and nothing observes: no function object and no
+			// stage to close an observation; a copy, so that a caller who cancels its
+			// answer cancels neither the stage
 			// that records the decision nor a future the call shares (a local batch)
 			try {
 				return decideLater(entry, limit, keys, cost).copy();
@@ -255,7 +255,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		return RedkitObservations.observeAsync(observation, () -> decideLater(entry, limit, keys, cost), DECIDED);
+		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
+				() -> decideLater(entry, limit, keys, cost), DECIDED);
 	}
 
 	private CompletableFuture<RateLimitDecision> decideLater(RateLimitRegistry.Entry entry, PreparedLimit limit,

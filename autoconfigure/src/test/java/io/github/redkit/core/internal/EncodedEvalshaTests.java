@@ -48,16 +48,33 @@ class EncodedEvalshaTests {
 		byte[][] keys = { bytes("{tag}:a"), bytes("{tag}:b") };
 		byte[][] args = { bytes("1") };
 		EncodedEvalsha<byte[]> command = new EncodedEvalsha<>(EncodedEvalsha.head(SHA1),
-				new ValueOutput<>(ByteArrayCodec.INSTANCE), keys, args);
+				new ValueOutput<>(ByteArrayCodec.INSTANCE), keys, args, true);
 		CommandArgs<byte[], byte[]> lettuces = lettucesArgs(keys, args);
 		assertThat(command.getArgs().getFirstEncodedKey()).isEqualTo(lettuces.getFirstEncodedKey());
 		assertThat(command.getArgs().count()).isEqualTo(lettuces.count());
 		assertThat(command.getType()).isEqualTo(CommandType.EVALSHA);
 	}
 
+	@Test
+	void onAConnectionThatRoutesNothingByKeyCommandsOfOneShapeShareTheirArguments() {
+		byte[][] args = { bytes("1"), bytes("2") };
+		EncodedEvalsha<byte[]> first = new EncodedEvalsha<>(EncodedEvalsha.head(SHA1),
+				new ValueOutput<>(ByteArrayCodec.INSTANCE), new byte[][] { bytes("a") }, args, false);
+		EncodedEvalsha<byte[]> second = new EncodedEvalsha<>(EncodedEvalsha.head(SHA1),
+				new ValueOutput<>(ByteArrayCodec.INSTANCE), new byte[][] { bytes("b") }, args, false);
+		EncodedEvalsha<byte[]> routed = new EncodedEvalsha<>(EncodedEvalsha.head(SHA1),
+				new ValueOutput<>(ByteArrayCodec.INSTANCE), new byte[][] { bytes("b") }, args, true);
+		assertThat(second.getArgs()).isSameAs(first.getArgs());
+		assertThat(second.getArgs().count()).isEqualTo(lettucesArgs(new byte[][] { bytes("b") }, args).count())
+			.isEqualTo(routed.getArgs().count());
+		assertThat(second.getArgs().toCommandString()).isEqualTo(routed.getArgs().toCommandString())
+			.doesNotContain("b");
+		assertThat(written(second)).isEqualTo(written(routed));
+	}
+
 	private static byte[] encoded(byte[][] keys, byte[][] args) {
 		return written(new EncodedEvalsha<>(EncodedEvalsha.head(SHA1), new ValueOutput<>(ByteArrayCodec.INSTANCE), keys,
-				args));
+				args, false));
 	}
 
 	private static byte[] lettuces(byte[][] keys, byte[][] args) {
