@@ -178,6 +178,39 @@ public final class RedisServers {
 	}
 
 	/**
+	 * Starts a server like a topology's, owned by the caller, which must close it: a
+	 * standalone server of its family ({@link RedisTopology#OLDEST}'s Redis 6.2, the
+	 * server of {@link #named(String)} for the other families, the default one for
+	 * standalone, pooled and Sentinel), or a cluster for {@link RedisTopology#CLUSTER}.
+	 * @param topology the topology
+	 * @return a running server
+	 */
+	public static RedisServer startLike(RedisTopology topology) {
+		if (topology == RedisTopology.CLUSTER) {
+			return startCluster();
+		}
+		RedisServer server;
+		if (topology == RedisTopology.OLDEST) {
+			server = useDocker() ? ContainerRedisServer.standalone(OLDEST_IMAGE)
+					: ProcessRedisServer.standalone(RedisBinary.embedded()
+						.orElseThrow(() -> new IllegalStateException(
+								"The oldest-version topology needs the embedded-redis binary for this platform")));
+		}
+		else if (topology == RedisTopology.REDIS_8 || topology == RedisTopology.VALKEY_8
+				|| topology == RedisTopology.VALKEY_9) {
+			String name = topology.name().toLowerCase(Locale.ROOT).replace('_', '-');
+			server = useDocker() ? ContainerRedisServer.standalone(imageOf(name))
+					: ProcessRedisServer.standalone(RedisBinary.named(name)
+						.orElseThrow(() -> new IllegalStateException("No " + name + " server here")));
+		}
+		else {
+			return startStandalone();
+		}
+		logger.info("Started {} {}: {}", topology, server.version(), server.description());
+		return server;
+	}
+
+	/**
 	 * Starts a standalone {@code redis-server} process on a given port, owned by the
 	 * caller, which must close it: for applications that must find each other's Redis
 	 * (the sample's regions), so never in a container.
