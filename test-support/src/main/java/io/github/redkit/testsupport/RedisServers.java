@@ -78,10 +78,7 @@ public final class RedisServers {
 	 */
 	public static synchronized RedisServer oldest() {
 		if (oldest == null) {
-			oldest = shared(() -> useDocker() ? ContainerRedisServer.standalone(OLDEST_IMAGE)
-					: ProcessRedisServer.standalone(RedisBinary.embedded()
-						.orElseThrow(() -> new IllegalStateException(
-								"The oldest-version topology needs the embedded-redis binary for this platform"))));
+			oldest = shared(RedisServers::startOldest);
 			logger.info("Started Redis {}: {}", oldest.version(), oldest.description());
 		}
 		return oldest;
@@ -110,15 +107,26 @@ public final class RedisServers {
 	public static synchronized RedisServer named(String name) {
 		RedisServer server = named.get(name);
 		if (server == null) {
-			server = shared(() -> useDocker() ? ContainerRedisServer.standalone(imageOf(name))
-					: ProcessRedisServer.standalone(RedisBinary.named(name)
-						.orElseThrow(() -> new IllegalStateException("No " + name + " server here: run .ci/servers"
-								+ " (Debian's packages, unpacked under ~/.cache/redkit/servers) or set REDKIT_"
-								+ name.toUpperCase(Locale.ROOT).replace('-', '_') + "_SERVER"))));
+			server = shared(() -> startNamed(name));
 			logger.info("Started {} {}: {}", name, server.version(), server.description());
 			named.put(name, server);
 		}
 		return server;
+	}
+
+	private static RedisServer startOldest() {
+		return useDocker() ? ContainerRedisServer.standalone(OLDEST_IMAGE)
+				: ProcessRedisServer.standalone(RedisBinary.embedded()
+					.orElseThrow(() -> new IllegalStateException(
+							"The oldest-version topology needs the embedded-redis binary for this platform")));
+	}
+
+	private static RedisServer startNamed(String name) {
+		return useDocker() ? ContainerRedisServer.standalone(imageOf(name))
+				: ProcessRedisServer.standalone(RedisBinary.named(name)
+					.orElseThrow(() -> new IllegalStateException("No " + name + " server here: run .ci/servers"
+							+ " (Debian's packages, unpacked under ~/.cache/redkit/servers) or set REDKIT_"
+							+ name.toUpperCase(Locale.ROOT).replace('-', '_') + "_SERVER")));
 	}
 
 	private static String imageOf(String name) {
@@ -191,17 +199,11 @@ public final class RedisServers {
 		}
 		RedisServer server;
 		if (topology == RedisTopology.OLDEST) {
-			server = useDocker() ? ContainerRedisServer.standalone(OLDEST_IMAGE)
-					: ProcessRedisServer.standalone(RedisBinary.embedded()
-						.orElseThrow(() -> new IllegalStateException(
-								"The oldest-version topology needs the embedded-redis binary for this platform")));
+			server = startOldest();
 		}
 		else if (topology == RedisTopology.REDIS_8 || topology == RedisTopology.VALKEY_8
 				|| topology == RedisTopology.VALKEY_9) {
-			String name = topology.name().toLowerCase(Locale.ROOT).replace('_', '-');
-			server = useDocker() ? ContainerRedisServer.standalone(imageOf(name))
-					: ProcessRedisServer.standalone(RedisBinary.named(name)
-						.orElseThrow(() -> new IllegalStateException("No " + name + " server here")));
+			server = startNamed(topology.name().toLowerCase(Locale.ROOT).replace('_', '-'));
 		}
 		else {
 			return startStandalone();
