@@ -3,10 +3,9 @@ package io.github.redkit.core;
 import java.time.Duration;
 
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RespClient;
 
 /**
- * Holds every command of every client of a server for a while
+ * Holds every command of every client of a server (every node of a cluster) for a while
  * ({@code CLIENT PAUSE <ms> ALL}): what is sent meanwhile runs when the pause ends. It
  * opens a window in which a caller gives up on a command that Redis still runs.
  */
@@ -19,15 +18,14 @@ public final class ClientPause {
 	}
 
 	/**
-	 * Pauses the clients of a standalone server; the pause ends by itself.
+	 * Pauses the clients of a server, on every node of a cluster (the node of a queue's
+	 * slot is any of them); the pause ends by itself.
 	 * @param redis the server (not a shared one)
 	 * @param duration how long
 	 * @return the pause
 	 */
 	public static ClientPause start(RedisServer redis, Duration duration) {
-		try (RespClient admin = redis.client(redis.port())) {
-			admin.call("CLIENT", "PAUSE", Long.toString(duration.toMillis()), "ALL");
-		}
+		redis.callOnEveryNode("CLIENT", "PAUSE", Long.toString(duration.toMillis()), "ALL");
 		return new ClientPause(redis);
 	}
 
@@ -36,9 +34,7 @@ public final class ClientPause {
 	 * commands held before it have run.
 	 */
 	public void awaitEnd() {
-		try (RespClient client = this.redis.client(this.redis.port())) {
-			client.call("PING");
-		}
+		this.redis.callOnEveryNode("PING");
 	}
 
 }

@@ -79,6 +79,17 @@ public @interface PrivateRedis {
 	String[] arguments() default {};
 
 	/**
+	 * Whether the server is of the test's {@link RedisTopology} (the class's
+	 * {@code @Parameter} field of that type, in a suite run by
+	 * {@link RedisTopologies @RedisTopologies}): a standalone server of that topology's
+	 * family (Redis 6.2 for {@code oldest}, Redis 8.0 or Valkey for theirs, the default
+	 * server for the others) or, for {@code cluster}, a cluster of its own; for a test of
+	 * a server's own that what it exercises can fail on another server family.
+	 * @return {@code true} for a server like the test's topology
+	 */
+	boolean ofTopology() default false;
+
+	/**
 	 * For a {@link SentinelRedisServer}, how long its master must be unreachable before
 	 * the Sentinels fail it over (see {@link RedisServers#startSentinel}).
 	 * @return milliseconds, by default the shared deployment's 10 s

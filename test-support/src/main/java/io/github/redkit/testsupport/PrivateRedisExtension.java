@@ -136,7 +136,29 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 		if (parameter.getType() == RedisNode.class) {
 			return resources.started(startNode(annotation, parameter.getName()));
 		}
+		if (annotation.ofTopology()) {
+			return resources.started(RedisServers.startLike(topology(extensionContext, parameter.getName())));
+		}
 		return resources.started(start(annotation, parameter.getType(), parameter.getName()));
+	}
+
+	// the topology the test instance runs on: its @Parameter field of that type
+	private static RedisTopology topology(ExtensionContext context, String name) {
+		Object instance = context.getRequiredTestInstance();
+		List<Field> fields = AnnotationSupport.findAnnotatedFields(instance.getClass(),
+				org.junit.jupiter.params.Parameter.class, (field) -> field.getType() == RedisTopology.class,
+				HierarchyTraversalMode.TOP_DOWN);
+		if (fields.size() != 1) {
+			throw new ExtensionConfigurationException("@PrivateRedis(ofTopology = true) " + name
+					+ ": the test class needs one @Parameter RedisTopology field (@RedisTopologies)");
+		}
+		try {
+			fields.get(0).setAccessible(true);
+			return (RedisTopology) fields.get(0).get(instance);
+		}
+		catch (IllegalAccessException ex) {
+			throw new ExtensionConfigurationException("@PrivateRedis(ofTopology = true) " + name, ex);
+		}
 	}
 
 	/**

@@ -78,10 +78,7 @@ public final class RedisServers {
 	 */
 	public static synchronized RedisServer oldest() {
 		if (oldest == null) {
-			oldest = shared(() -> useDocker() ? ContainerRedisServer.standalone(OLDEST_IMAGE)
-					: ProcessRedisServer.standalone(RedisBinary.embedded()
-						.orElseThrow(() -> new IllegalStateException(
-								"The oldest-version topology needs the embedded-redis binary for this platform"))));
+			oldest = shared(RedisServers::startOldest);
 			logger.info("Started Redis {}: {}", oldest.version(), oldest.description());
 		}
 		return oldest;
@@ -110,15 +107,26 @@ public final class RedisServers {
 	public static synchronized RedisServer named(String name) {
 		RedisServer server = named.get(name);
 		if (server == null) {
-			server = shared(() -> useDocker() ? ContainerRedisServer.standalone(imageOf(name))
-					: ProcessRedisServer.standalone(RedisBinary.named(name)
-						.orElseThrow(() -> new IllegalStateException("No " + name + " server here: run .ci/servers"
-								+ " (Debian's packages, unpacked under ~/.cache/redkit/servers) or set REDKIT_"
-								+ name.toUpperCase(Locale.ROOT).replace('-', '_') + "_SERVER"))));
+			server = shared(() -> startNamed(name));
 			logger.info("Started {} {}: {}", name, server.version(), server.description());
 			named.put(name, server);
 		}
 		return server;
+	}
+
+	private static RedisServer startOldest() {
+		return useDocker() ? ContainerRedisServer.standalone(OLDEST_IMAGE)
+				: ProcessRedisServer.standalone(RedisBinary.embedded()
+					.orElseThrow(() -> new IllegalStateException(
+							"The oldest-version topology needs the embedded-redis binary for this platform")));
+	}
+
+	private static RedisServer startNamed(String name) {
+		return useDocker() ? ContainerRedisServer.standalone(imageOf(name))
+				: ProcessRedisServer.standalone(RedisBinary.named(name)
+					.orElseThrow(() -> new IllegalStateException("No " + name + " server here: run .ci/servers"
+							+ " (Debian's packages, unpacked under ~/.cache/redkit/servers) or set REDKIT_"
+							+ name.toUpperCase(Locale.ROOT).replace('-', '_') + "_SERVER")));
 	}
 
 	private static String imageOf(String name) {
@@ -174,6 +182,33 @@ public final class RedisServers {
 		RedisServer server = useDocker() ? ContainerRedisServer.standalone(image())
 				: ProcessRedisServer.standalone(RedisBinary.locate());
 		logger.info("Started Redis {}: {}", server.version(), server.description());
+		return server;
+	}
+
+	/**
+	 * Starts a server like a topology's, owned by the caller, which must close it: a
+	 * standalone server of its family ({@link RedisTopology#OLDEST}'s Redis 6.2, the
+	 * server of {@link #named(String)} for the other families, the default one for
+	 * standalone, pooled and Sentinel), or a cluster for {@link RedisTopology#CLUSTER}.
+	 * @param topology the topology
+	 * @return a running server
+	 */
+	public static RedisServer startLike(RedisTopology topology) {
+		if (topology == RedisTopology.CLUSTER) {
+			return startCluster();
+		}
+		RedisServer server;
+		if (topology == RedisTopology.OLDEST) {
+			server = startOldest();
+		}
+		else if (topology == RedisTopology.REDIS_8 || topology == RedisTopology.VALKEY_8
+				|| topology == RedisTopology.VALKEY_9) {
+			server = startNamed(topology.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+		}
+		else {
+			return startStandalone();
+		}
+		logger.info("Started {} {}: {}", topology, server.version(), server.description());
 		return server;
 	}
 

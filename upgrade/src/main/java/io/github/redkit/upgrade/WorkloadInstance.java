@@ -47,12 +47,14 @@ final class WorkloadInstance {
 
 	private final DeadLetterLoad deadLetters;
 
+	private final HeldLoad held;
+
 	private final BudgetLoad budgets;
 
 	private final @Nullable RegionLoad regions;
 
 	private WorkloadInstance(String name, ConfigurableApplicationContext context, HistoryLog history, Loops loops,
-			QueueLoad queue, DelayLoad delays, DeadLetterLoad deadLetters, BudgetLoad budgets,
+			QueueLoad queue, DelayLoad delays, DeadLetterLoad deadLetters, HeldLoad held, BudgetLoad budgets,
 			@Nullable RegionLoad regions) {
 		this.name = name;
 		this.context = context;
@@ -61,6 +63,7 @@ final class WorkloadInstance {
 		this.queue = queue;
 		this.delays = delays;
 		this.deadLetters = deadLetters;
+		this.held = held;
 		this.budgets = budgets;
 		this.regions = regions;
 	}
@@ -102,6 +105,7 @@ final class WorkloadInstance {
 		QueueLoad queue = new QueueLoad(context.getBean(QueueTemplate.class), history, name);
 		DelayLoad delays = new DelayLoad(context.getBean(QueueTemplate.class), history);
 		DeadLetterLoad deadLetters = new DeadLetterLoad(context.getBean(QueueTemplate.class), history, name);
+		HeldLoad held = new HeldLoad(context.getBean(QueueTemplate.class), history, name);
 		List<String> limits = Arrays.asList(environment.getRequiredProperty("upgrade.limits").split(","));
 		RateLimitLoad rateLimits = new RateLimitLoad(context.getBean(RateLimiter.class), history, limits);
 		LockLoad locks = new LockLoad(context.getBean(DistributedLocks.class), history);
@@ -136,13 +140,15 @@ final class WorkloadInstance {
 		loops.start("queue-delay", 1, 10, delays::send);
 		loops.start("queue-delay-take", 1, 10, delays::take);
 		loops.start("dead-letter", 1, 10, deadLetters::step);
+		loops.start("queue-held-send", 1, 60, held::send);
+		loops.start("queue-held-take", 1, 10, held::take);
 		loops.start("step", 1, 10, steps::step);
 		loops.start("step-abandon", 1, 10, abandons::step);
 		if (regions != null) {
 			loops.start("region", 1, 10, regions::step);
 		}
 		history.event("ready");
-		return new WorkloadInstance(name, context, history, loops, queue, delays, deadLetters, budgets, regions);
+		return new WorkloadInstance(name, context, history, loops, queue, delays, deadLetters, held, budgets, regions);
 	}
 
 	/**
@@ -158,6 +164,7 @@ final class WorkloadInstance {
 				this.queue.drain();
 				this.delays.drain();
 				this.deadLetters.drain();
+				this.held.drain();
 				this.budgets.finish();
 				if (this.regions != null) {
 					this.regions.finish();

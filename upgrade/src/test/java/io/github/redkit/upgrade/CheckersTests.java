@@ -406,6 +406,46 @@ class CheckersTests {
 	}
 
 	@Test
+	void aHeldMessageTakenByAnotherOrNeverAcknowledgedIsCaught() {
+		List<Entry> history = new ArrayList<>();
+		// each message sent, extended, failed and released by one version and taken next
+		// by the other
+		held(history, "m1", 0, "a1", "current", "b1", "0.1.0");
+		held(history, "m2", 10, "b1", "0.1.0", "a1", "current");
+		history.add(entry("held", "final", "h", 30, "ok", "ready", 0L, "inFlight", 0L, "delayed", 0L));
+		assertThat(HeldDeliveries.check(history, EU)).isEmpty();
+		// taken by b1 while a1 held it, whose acknowledgement is then refused
+		history.add(entry("held", "send", "h", 40, "ok", "id", "m3"));
+		history.add(entry("held", "take", "h", 41, "ok", "id", "m3", "deliveries", 1L));
+		history.add(entry("held", "take", "h", 43, "ok", "id", "m3", "deliveries", 2L, "instance", "b1"));
+		history.add(entry("held", "ack", "h", 45, "refused", "id", "m3"));
+		// a take at once with a1's (either may have been first), given back before b1's,
+		// is no violation
+		history.add(entry("held", "take", "h", 41, "ok", "id", "m3", "deliveries", 2L, "instance", "c1"));
+		history.add(entry("held", "release", "h", 42, "ok", "id", "m3", "instance", "c1"));
+		assertThat(HeldDeliveries.check(history, EU)).hasSize(3)
+			.anyMatch((violation) -> violation.contains("m3 taken by b1 at 44 while a1 held it"))
+			.anyMatch((violation) -> violation.contains("a ack refused within the visibility timeout"))
+			.anyMatch((violation) -> violation.contains("m3 sent, taken 3 times, never acknowledged"));
+		// nothing crossed versions
+		assertThat(HeldDeliveries.check(history.subList(0, 8), EU))
+			.filteredOn((violation) -> violation.endsWith("nothing tested"))
+			.hasSize(4);
+	}
+
+	private static void held(List<Entry> history, String id, long at, String one, String oneVersion, String other,
+			String otherVersion) {
+		history.add(entry("held", "send", "h", at, "ok", "id", id, "instance", one, "version", oneVersion));
+		history.add(entry("held", "take", "h", at + 1, "ok", "id", id, "instance", other, "version", otherVersion));
+		history.add(entry("held", "extend", "h", at + 2, "ok", "id", id, "instance", other, "version", otherVersion));
+		history.add(entry("held", "fail", "h", at + 3, "ok", "id", id, "instance", other, "version", otherVersion));
+		history.add(entry("held", "take", "h", at + 4, "ok", "id", id, "instance", one, "version", oneVersion));
+		history.add(entry("held", "release", "h", at + 5, "ok", "id", id, "instance", one, "version", oneVersion));
+		history.add(entry("held", "take", "h", at + 6, "ok", "id", id, "instance", other, "version", otherVersion));
+		history.add(entry("held", "ack", "h", at + 7, "ok", "id", id, "instance", other, "version", otherVersion));
+	}
+
+	@Test
 	void aStepClaimedTwiceIsCaught() {
 		List<Entry> history = List.of(entry("step", "claim", "o/reserve", 0, "ok", "claim", "CLAIMED"),
 				entry("step", "complete", "o/reserve", 1, "ok"),

@@ -68,6 +68,9 @@ final class UpgradeRun {
 				// no promise
 				"redkit.rate-limit.timeout=10s", "redkit.concurrency-limit.timeout=10s", "redkit.budget.timeout=10s",
 				"redkit.idempotency.timeout=10s"));
+		HeldLoad.properties()
+			.forEach((name, value) -> properties
+				.add("redkit.queue.queues." + HeldLoad.QUEUE + "." + name + "=" + value));
 		properties.addAll(
 				RateLimitBound.properties(more.stream().anyMatch((property) -> property.startsWith("redkit.regions"))));
 		properties.addAll(more);
@@ -124,6 +127,7 @@ final class UpgradeRun {
 		violations.addAll(QueueDeliveries.check(history, regions));
 		violations.addAll(DelayedDeliveries.check(history, regions));
 		violations.addAll(DeadLetters.check(history, regions));
+		violations.addAll(HeldDeliveries.check(history, regions));
 		violations.addAll(StepClaims.check(history, regions));
 		violations.addAll(StepAbandons.check(history, regions));
 		violations.addAll(ConcurrencyHolds.check(history, regions));

@@ -34,10 +34,15 @@ import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
+import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisTopologies;
+import io.github.redkit.testsupport.RedisTopology;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -53,13 +58,22 @@ import static org.awaitility.Awaitility.await;
  * finding 6): the stop ends a take that outlives {@code shutdown-timeout}, and the
  * acknowledgements a take carried that timed out go in one call under that take's name,
  * not one by one reported late. A take the stop gave up is not sent again as {@code EVAL}
- * after {@code NOSCRIPT}, whatever the connection (finding 2).
+ * after {@code NOSCRIPT}, whatever the connection (finding 2). Each test on a server of
+ * its own of every server family and on a cluster: a stop gives back and leaves with
+ * scripts ({@code XINFO CONSUMERS}, {@code XGROUP DELCONSUMER}, a script's error reply, a
+ * string on 6.2) and waits on a Redis paused by {@code CLIENT PAUSE}.
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class QueueConsumerStopTests {
 
 	private static final Duration SHUTDOWN_TIMEOUT = Duration.ofMillis(500);
 
 	private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+
+	/** What each test's server is like. */
+	@Parameter
+	RedisTopology topology;
 
 	private final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
 
@@ -74,7 +88,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopEndsAConsumerWhoseTakeHangs(QueueStore store, @PrivateRedis RedisServer redis) throws Exception {
+	void aStopEndsAConsumerWhoseTakeHangs(QueueStore store, @PrivateRedis(ofTopology = true) RedisServer redis)
+			throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		try {
 			Stopped stopped = stopWhileATakeHangs(store, factory, redis::pause);
@@ -95,8 +110,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store, @PrivateRedis RedisServer redis)
-			throws Exception {
+	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store,
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		onARedisThatFreezes(redis, Duration.ofSeconds(10), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.send(queue, new Email("x", 1));
@@ -127,7 +142,7 @@ class QueueConsumerStopTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aTakeTheStopGaveUpOnAnUnsharedConnectionIsNotAppliedAfterNoscript(QueueStore store,
-			@PrivateRedis RedisServer redis) throws Exception {
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		factory.setShareNativeConnection(false);
 		try {
@@ -161,7 +176,7 @@ class QueueConsumerStopTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store,
-			@PrivateRedis RedisServer redis) throws Exception {
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(2));
 		try {
@@ -211,7 +226,7 @@ class QueueConsumerStopTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aPrefetchedMessageWhoseListenerWouldStartAfterTheStopReturnedIsGivenBack(QueueStore store,
-			@PrivateRedis RedisServer redis) throws Exception {
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
@@ -265,8 +280,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store, @PrivateRedis RedisServer redis)
-			throws Exception {
+	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store,
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
@@ -314,7 +329,7 @@ class QueueConsumerStopTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aStoppingConsumerWhoseTakeWasAnsweredWithAnErrorAcknowledgesOnItsOwn(QueueStore store,
-			@PrivateRedis RedisServer redis) throws Exception {
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			AtomicBoolean failing = new AtomicBoolean();
@@ -507,8 +522,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStoppingConsumerGivesBackTheWholeBatchOfATimedOutTake(QueueStore store, @PrivateRedis RedisServer redis)
-			throws Exception {
+	void aStoppingConsumerGivesBackTheWholeBatchOfATimedOutTake(QueueStore store,
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(2));
 		try {
@@ -554,7 +569,7 @@ class QueueConsumerStopTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedOnAnUnsharedConnection(QueueStore store,
-			@PrivateRedis RedisServer redis) throws Exception {
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		factory.setShareNativeConnection(false);
 		try {
@@ -590,8 +605,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store, @PrivateRedis RedisServer redis)
-			throws Exception {
+	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store,
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		onARedisThatFreezes(redis, Duration.ofSeconds(5), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
@@ -616,7 +631,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void noListenerStartsAfterTheStopReturned(QueueStore store, @PrivateRedis RedisServer redis) throws Exception {
+	void noListenerStartsAfterTheStopReturned(QueueStore store, @PrivateRedis(ofTopology = true) RedisServer redis)
+			throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
@@ -661,8 +677,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aRegistryStopsItsContainersWithinOneShutdownTimeout(QueueStore store, @PrivateRedis RedisServer redis)
-			throws Exception {
+	void aRegistryStopsItsContainersWithinOneShutdownTimeout(QueueStore store,
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
@@ -686,7 +702,7 @@ class QueueConsumerStopTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aRegistryStopsItsIdleContainersOnAFrozenRedisWithinOneShutdownTimeout(QueueStore store,
-			@PrivateRedis RedisServer redis) throws Exception {
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		onARedisThatFreezes(redis, Duration.ofSeconds(10), (factory, template) -> {
 			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
 			DefaultQueueListenerRegistry registry = registry(template, factory, queues, new BlockedListeners());

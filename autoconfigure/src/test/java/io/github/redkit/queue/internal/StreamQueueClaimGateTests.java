@@ -19,10 +19,15 @@ import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.CommandStats;
+import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.RedisStreamCommands.XClaimOptions;
@@ -37,8 +42,12 @@ import static org.awaitility.Awaitility.await;
  * The stream store's claim gate on a busy queue (every take has a new message to read, so
  * no take scans for want of one): a retry is taken again when its backoff ends and a
  * release at once, whatever the gate (closed for a tenth of the visibility timeout after
- * a pass, 2 s here) or a pass under way was doing (issue 46).
+ * a pass, 2 s here) or a pass under way was doing (issue 46). On every server family: the
+ * claim scan reads {@code XAUTOCLAIM}'s reply, which lists the entries deleted while
+ * pending since Redis 7.0 only.
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class StreamQueueClaimGateTests {
 
 	private static final Duration VISIBILITY = Duration.ofSeconds(20);
@@ -48,11 +57,14 @@ class StreamQueueClaimGateTests {
 	 */
 	private static final Duration MARGIN = Duration.ofMillis(500);
 
-	private final QueueTestSupport support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.STREAM);
+	@Parameter
+	RedisTopology topology;
 
-	private final RedisQueueTemplate template = this.support.template;
+	private QueueTestSupport support;
 
-	private final StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+	private RedisQueueTemplate template;
+
+	private StringRedisTemplate redis;
 
 	/** When each awaited message was given back (failed or released), in nanoTime. */
 	private final Map<String, Long> givenBack = new ConcurrentHashMap<>();
@@ -62,6 +74,13 @@ class StreamQueueClaimGateTests {
 
 	/** The deliveries of each awaited message's take again. */
 	private final Map<String, Integer> deliveries = new ConcurrentHashMap<>();
+
+	@BeforeEach
+	void setUp() {
+		this.support = new QueueTestSupport(this.topology, QueueStore.STREAM);
+		this.template = this.support.template;
+		this.redis = new StringRedisTemplate(this.topology.connectionFactory());
+	}
 
 	@AfterEach
 	void close() {
@@ -147,7 +166,7 @@ class StreamQueueClaimGateTests {
 			assertThat(this.template.ack(message)).isTrue();
 			return past;
 		});
-		RedisServer server = RedisTopology.STANDALONE.server();
+		RedisServer server = this.topology.server();
 		CommandStats before = server.commandStats();
 		long start = System.nanoTime();
 		for (int i = 0; i < 20; i++) {

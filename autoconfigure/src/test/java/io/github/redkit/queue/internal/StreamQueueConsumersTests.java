@@ -8,9 +8,14 @@ import io.github.redkit.queue.CollapsePolicy;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -19,15 +24,29 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The consumers of a stream queue's group (review46d finding 4c): each instance reads as
- * one; those of instances that ended must not pile up in {@code XINFO CONSUMERS}.
+ * one; those of instances that ended must not pile up in {@code XINFO CONSUMERS}. On
+ * every server family: the leave reads {@code XINFO CONSUMERS}' {@code idle} (its meaning
+ * changed in Redis 7.2, which added {@code inactive}) and sends
+ * {@code XGROUP DELCONSUMER}.
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.SCRIPTS)
 class StreamQueueConsumersTests {
 
 	private static final Duration VISIBILITY = Duration.ofMillis(300);
 
-	private final QueueTestSupport support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.STREAM);
+	@Parameter
+	RedisTopology topology;
 
-	private final StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+	private QueueTestSupport support;
+
+	private StringRedisTemplate redis;
+
+	@BeforeEach
+	void setUp() {
+		this.support = new QueueTestSupport(this.topology, QueueStore.STREAM);
+		this.redis = new StringRedisTemplate(this.topology.connectionFactory());
+	}
 
 	@AfterEach
 	void close() {
