@@ -60,6 +60,21 @@ class HandStartedServersRuleTests {
 	}
 
 	@Test
+	void aModuleWithoutTestSourcesOfItsOwnIsReadWhereItCompiledAnotherFoldersTests(@TempDir Path module)
+			throws IOException {
+		assertThatIllegalStateException()
+			.isThrownBy(() -> HandStartedServers.testClassesOf(module.resolve("nothing-compiled")))
+			.withMessageContaining("no compiled test class");
+		Path compiled = module.resolve(Path.of("target", "test-classes", "io", "github", "redkit", "testsupport"));
+		Files.createDirectories(compiled);
+		String name = HandStartedServersRuleTests.class.getSimpleName() + ".class";
+		try (var in = HandStartedServersRuleTests.class.getResourceAsStream(name)) {
+			Files.copy(in, compiled.resolve(name));
+		}
+		assertThat(HandStartedServers.testClassesOf(module).contain(HandStartedServersRuleTests.class)).isTrue();
+	}
+
+	@Test
 	void theTestClassesOfThisModuleAreRead() {
 		assertThat(HandStartedServers.testClassesOfThisModule().contain(HandStartedServersRuleTests.class)).isTrue();
 	}
