@@ -510,7 +510,10 @@ public class RedisScriptRunner implements SmartLifecycle {
 
 	/**
 	 * Waits for an answer at most {@code timeout}, translating failures; a wait that
-	 * times out or is interrupted cancels the answer (the caller gave up).
+	 * times out or is interrupted cancels the answer (the caller gave up). An answer that
+	 * arrives as the wait ends, before the cancel, is what the caller gets: what it took
+	 * (a multi-slot decision's permits) is then given back by the caller, who would never
+	 * learn of it from a timeout.
 	 * @param <T> the result type
 	 * @param answer the pending answer
 	 * @param timeout how long to wait
@@ -523,23 +526,35 @@ public class RedisScriptRunner implements SmartLifecycle {
 			return answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			answer.cancel(false);
-			throw new QueryTimeoutException("Redis did not answer " + what + " within " + timeout.toMillis() + " ms",
-					ex);
+			if (answer.cancel(false) || answer.isCancelled()) {
+				throw new QueryTimeoutException(
+						"Redis did not answer " + what + " within " + timeout.toMillis() + " ms", ex);
+			}
 		}
 		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof DataAccessException dataAccess) {
-				throw dataAccess;
-			}
-			throw new RedisSystemException("Redis call " + what + " failed", cause);
+			throw failure(ex, what);
 		}
 		catch (InterruptedException ex) {
 			// an interrupted caller gave up as one that timed out did
-			answer.cancel(false);
+			boolean cancelled = answer.cancel(false) || answer.isCancelled();
 			Thread.currentThread().interrupt();
-			throw new QueryTimeoutException("Interrupted while waiting for " + what, ex);
+			if (cancelled) {
+				throw new QueryTimeoutException("Interrupted while waiting for " + what, ex);
+			}
 		}
+		// answered between the end of the wait and the cancel
+		try {
+			return answer.join();
+		}
+		catch (CompletionException ex) {
+			throw failure(ex, what);
+		}
+	}
+
+	private static DataAccessException failure(Exception ex, String what) {
+		Throwable cause = unwrap(ex.getCause() != null ? ex.getCause() : ex);
+		return (cause instanceof DataAccessException dataAccess) ? dataAccess
+				: new RedisSystemException("Redis call " + what + " failed", cause);
 	}
 
 	/**
