@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,6 +27,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -79,6 +81,52 @@ class RateLimitUnsharedConnectionTimeoutTests {
 			borrower.start();
 			awaitBorrowed(borrower);
 			assertDecisionsEndWithinTheirTimeout(limiter);
+		}
+		finally {
+			try (RespClient client = redis.client(redis.port())) {
+				client.call("LPUSH", list, "done");
+			}
+			borrower.join(10_000);
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void decisionsBeyondTheHandOffsBoundGetTheFailureModeAtOnceWhileThePoolIsHeld() throws Exception {
+		RedisServer redis = RedisServers.standalone();
+		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
+		pool.setMaxTotal(1);
+		pool.setMaxWait(Duration.ofMillis(-1));
+		LettuceConnectionFactory factory = unshared(new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
+				LettucePoolingClientConfiguration.builder()
+					.poolConfig(pool)
+					.commandTimeout(Duration.ofSeconds(10))
+					.build());
+		String list = "redkit-test:blocked-" + UUID.randomUUID();
+		Thread borrower = new Thread(() -> {
+			try (RedisConnection connection = factory.getConnection()) {
+				connection.listCommands().bLPop(0, list.getBytes());
+			}
+		});
+		try {
+			RedisRateLimiter limiter = limiter(factory);
+			warmUp(limiter);
+			borrower.start();
+			awaitBorrowed(borrower);
+			// one hand-off thread (the pool's max-active) waits for the pool for ever:
+			// what is handed off after it waits, up to the bound
+			int bound = RedisScriptRunner.HAND_OFF_WAITING_PER_THREAD;
+			for (int i = 0; i <= bound; i++) {
+				limiter.tryAcquireAsync("api", List.of("queued-" + i), 1);
+			}
+			CompletableFuture<RateLimitDecision> beyond = limiter.tryAcquireAsync("api", List.of("beyond"), 1);
+			assertThat(beyond).as("a decision beyond the bound is not queued").isDone();
+			// failed at once for want of a connection, not after its timeout
+			assertThatExceptionOfType(CompletionException.class).isThrownBy(beyond::join)
+				.havingCause()
+				.isInstanceOf(RateLimiterUnavailableException.class)
+				.havingCause()
+				.isInstanceOf(RedisConnectionFailureException.class);
 		}
 		finally {
 			try (RespClient client = redis.client(redis.port())) {
