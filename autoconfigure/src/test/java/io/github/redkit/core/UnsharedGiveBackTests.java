@@ -1,7 +1,6 @@
 package io.github.redkit.core;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +18,7 @@ import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.RespClient;
 import io.lettuce.core.api.StatefulConnection;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -121,10 +121,13 @@ class UnsharedGiveBackTests {
 		});
 		borrower.start();
 		sent.join();
+		// the pop on the server: the borrower won the pool's only connection
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (Arrays.stream(borrower.getStackTrace()).noneMatch((frame) -> frame.getMethodName().equals("bLPop"))) {
-			assertThat(System.nanoTime()).as("the borrower sent its BLPOP").isLessThan(deadline);
-			Thread.onSpinWait();
+		try (RespClient client = redis.client(redis.port())) {
+			while (!client.callForString("CLIENT", "LIST").contains("cmd=blpop")) {
+				assertThat(System.nanoTime()).as("the borrower's BLPOP reached the server").isLessThan(deadline);
+				Thread.onSpinWait();
+			}
 		}
 		return borrower;
 	}

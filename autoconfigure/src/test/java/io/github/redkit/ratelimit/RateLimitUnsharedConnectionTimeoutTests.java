@@ -112,7 +112,8 @@ class RateLimitUnsharedConnectionTimeoutTests {
 			RedisRateLimiter limiter = limiter(factory);
 			warmUp(limiter);
 			borrower.start();
-			awaitBorrowed(borrower);
+			// the pop on the server: the borrower won the pool's only connection
+			awaitBlockedInAPop(redis);
 			// one hand-off thread (the pool's max-active) waits for the pool for ever:
 			// what is handed off after it waits, up to the bound
 			int bound = RedisScriptRunner.HAND_OFF_WAITING_PER_THREAD;
@@ -210,6 +211,17 @@ class RateLimitUnsharedConnectionTimeoutTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new AssertionError(ex);
+		}
+	}
+
+	// a client blocked in BLPOP on the server, not only a thread on its way to borrow
+	private static void awaitBlockedInAPop(RedisServer redis) {
+		try (RespClient client = redis.client(redis.port())) {
+			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+			while (!client.callForString("CLIENT", "LIST").contains("cmd=blpop")) {
+				assertThat(System.nanoTime()).as("the borrower's BLPOP reached the server").isLessThan(deadline);
+				Thread.onSpinWait();
+			}
 		}
 	}
 
