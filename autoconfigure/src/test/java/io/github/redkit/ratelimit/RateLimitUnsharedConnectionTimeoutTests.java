@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -121,13 +120,14 @@ class RateLimitUnsharedConnectionTimeoutTests {
 				limiter.tryAcquireAsync("api", List.of("queued-" + i), 1);
 			}
 			CompletableFuture<RateLimitDecision> beyond = limiter.tryAcquireAsync("api", List.of("beyond"), 1);
-			assertThat(beyond).as("a decision beyond the bound is not queued").isDone();
-			// failed at once for want of a connection, not after its timeout
-			assertThatExceptionOfType(CompletionException.class).isThrownBy(beyond::join)
+			// failed for want of a place in the queue, not by its timeout once queued
+			assertThat(beyond).failsWithin(BOUND)
+				.withThrowableThat()
 				.havingCause()
 				.isInstanceOf(RateLimiterUnavailableException.class)
 				.havingCause()
-				.isInstanceOf(RedisConnectionFailureException.class);
+				.isInstanceOf(RedisConnectionFailureException.class)
+				.withMessageContaining("wait for a connection already");
 		}
 		finally {
 			try (RespClient client = redis.client(redis.port())) {
