@@ -1,5 +1,6 @@
 package io.github.redkit.core;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -15,7 +16,9 @@ import org.springframework.util.Assert;
  * or close a hash tag, or make two different inputs share a key: bytes outside
  * {@code [A-Za-z0-9._@-]} become {@code %XX}, and an escaped part longer than
  * {@link #MAX_PART_LENGTH} is replaced by {@code #} and its SHA-256 (Base64url). Neither
- * {@code %} nor {@code #} survives escaping, so the mapping stays one to one.
+ * {@code %} nor {@code #} survives escaping, so the mapping stays one to one. A lone
+ * surrogate, which UTF-8 cannot encode, is escaped as the three bytes of its code unit
+ * (WTF-8), which no valid UTF-8 holds.
  */
 public final class RedisKeyspace {
 
@@ -78,7 +81,7 @@ public final class RedisKeyspace {
 		if (isSafe(part)) {
 			return (part.length() <= MAX_PART_LENGTH) ? part : hash(part);
 		}
-		byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+		byte[] bytes = bytes(part);
 		StringBuilder escaped = new StringBuilder(bytes.length + 16);
 		for (byte b : bytes) {
 			int c = b & 0xFF;
@@ -97,6 +100,42 @@ public final class RedisKeyspace {
 		return escaped.toString();
 	}
 
+	// UTF-8, except that a lone surrogate, which UTF-8 cannot encode (Java's encoder
+	// writes '?'), takes the three bytes of its code unit (as WTF-8 does): bytes no
+	// valid UTF-8 holds, so it shares a key neither with '?' nor with another surrogate
+	private static byte[] bytes(String part) {
+		int lone = firstLoneSurrogate(part, 0);
+		if (lone < 0) {
+			return part.getBytes(StandardCharsets.UTF_8);
+		}
+		ByteArrayOutputStream bytes = new ByteArrayOutputStream(part.length() * 3);
+		int start = 0;
+		while (lone >= 0) {
+			bytes.writeBytes(part.substring(start, lone).getBytes(StandardCharsets.UTF_8));
+			char surrogate = part.charAt(lone);
+			bytes.write(0xE0 | (surrogate >> 12));
+			bytes.write(0x80 | ((surrogate >> 6) & 0x3F));
+			bytes.write(0x80 | (surrogate & 0x3F));
+			start = lone + 1;
+			lone = firstLoneSurrogate(part, start);
+		}
+		bytes.writeBytes(part.substring(start).getBytes(StandardCharsets.UTF_8));
+		return bytes.toByteArray();
+	}
+
+	private static int firstLoneSurrogate(String part, int from) {
+		for (int i = from; i < part.length(); i++) {
+			char c = part.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < part.length() && Character.isLowSurrogate(part.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
 	private static boolean isSafe(String part) {
 		for (int i = 0; i < part.length(); i++) {
 			if (!isSafe(part.charAt(i))) {
@@ -113,7 +152,7 @@ public final class RedisKeyspace {
 
 	private static String hash(String part) {
 		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(part.getBytes(StandardCharsets.UTF_8));
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes(part));
 			return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
 		}
 		catch (NoSuchAlgorithmException ex) {

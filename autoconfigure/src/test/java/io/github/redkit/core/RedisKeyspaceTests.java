@@ -49,6 +49,22 @@ class RedisKeyspaceTests {
 	}
 
 	@Test
+	void loneSurrogatesNeverShareAKeyWithAQuestionMarkOrEachOther() {
+		// a JSON "\ud800" reaches a key expression as a lone surrogate, which UTF-8
+		// cannot encode (Java's encoder writes '?')
+		String longTail = "x".repeat(RedisKeyspace.MAX_PART_LENGTH);
+		List<String> inputs = List.of("?", "\uD800", "\uDC00", "\uDBFF", "\uD800\uDC00", "\uDC00\uD800", "a\uD800b",
+				"a?b", "%ED%A0%80", longTail + "?", longTail + "\uD800", longTail + "\uDC00");
+		Set<String> escaped = new HashSet<>();
+		inputs.forEach((input) -> escaped.add(RedisKeyspace.escape(input)));
+		assertThat(escaped).hasSameSizeAs(inputs);
+		inputs.forEach((input) -> assertThat(RedisKeyspace.escape(input)).matches("[A-Za-z0-9._@%#_-]+"));
+		// a valid pair is escaped as its UTF-8, as before
+		assertThat(RedisKeyspace.escape("\uD83D\uDE00")).isEqualTo("%F0%9F%98%80");
+		assertThat(RedisKeyspace.escape("?")).isEqualTo("%3F");
+	}
+
+	@Test
 	void longPartsAreHashed() {
 		String longPart = "x".repeat(10_000);
 		String escaped = RedisKeyspace.escape(longPart);

@@ -26,6 +26,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -79,6 +80,54 @@ class RateLimitUnsharedConnectionTimeoutTests {
 			borrower.start();
 			awaitBorrowed(borrower);
 			assertDecisionsEndWithinTheirTimeout(limiter);
+		}
+		finally {
+			try (RespClient client = redis.client(redis.port())) {
+				client.call("LPUSH", list, "done");
+			}
+			borrower.join(10_000);
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void decisionsBeyondTheHandOffsBoundGetTheFailureModeAtOnceWhileThePoolIsHeld() throws Exception {
+		RedisServer redis = RedisServers.standalone();
+		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
+		pool.setMaxTotal(1);
+		pool.setMaxWait(Duration.ofMillis(-1));
+		LettuceConnectionFactory factory = unshared(new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
+				LettucePoolingClientConfiguration.builder()
+					.poolConfig(pool)
+					.commandTimeout(Duration.ofSeconds(10))
+					.build());
+		String list = "redkit-test:blocked-" + UUID.randomUUID();
+		Thread borrower = new Thread(() -> {
+			try (RedisConnection connection = factory.getConnection()) {
+				connection.listCommands().bLPop(0, list.getBytes());
+			}
+		});
+		try {
+			RedisRateLimiter limiter = limiter(factory);
+			warmUp(limiter);
+			borrower.start();
+			// the pop on the server: the borrower won the pool's only connection
+			awaitBlockedInAPop(redis);
+			// one hand-off thread (the pool's max-active) waits for the pool for ever:
+			// what is handed off after it waits, up to the bound
+			int bound = RedisScriptRunner.HAND_OFF_WAITING_PER_THREAD;
+			for (int i = 0; i <= bound; i++) {
+				limiter.tryAcquireAsync("api", List.of("queued-" + i), 1);
+			}
+			CompletableFuture<RateLimitDecision> beyond = limiter.tryAcquireAsync("api", List.of("beyond"), 1);
+			// failed for want of a place in the queue, not by its timeout once queued
+			assertThat(beyond).failsWithin(BOUND)
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(RateLimiterUnavailableException.class)
+				.havingCause()
+				.isInstanceOf(RedisConnectionFailureException.class)
+				.withMessageContaining("wait for a connection already");
 		}
 		finally {
 			try (RespClient client = redis.client(redis.port())) {
@@ -159,6 +208,17 @@ class RateLimitUnsharedConnectionTimeoutTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new AssertionError(ex);
+		}
+	}
+
+	// a client blocked in BLPOP on the server, not only a thread on its way to borrow
+	private static void awaitBlockedInAPop(RedisServer redis) {
+		try (RespClient client = redis.client(redis.port())) {
+			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+			while (!client.callForString("CLIENT", "LIST").contains("cmd=blpop")) {
+				assertThat(System.nanoTime()).as("the borrower's BLPOP reached the server").isLessThan(deadline);
+				Thread.onSpinWait();
+			}
 		}
 	}
 

@@ -26,7 +26,7 @@ final class ConcurrencyScripts {
 
 	static final LuaScript<List> ACQUIRE = LuaScript.load("concurrency_acquire", List.class);
 
-	static final LuaScript<Long> RELEASE = LuaScript.load("concurrency_release", Long.class);
+	static final LuaScript<Long> RELEASE = LuaScript.load("concurrency_release", Long.class).givingBack();
 
 	static final LuaScript<Long> RENEW = LuaScript.load("concurrency_renew", Long.class);
 

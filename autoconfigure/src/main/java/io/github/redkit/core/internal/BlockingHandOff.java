@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -43,9 +44,18 @@ final class BlockingHandOff {
 
 	private final int threads;
 
+	// scripts waiting for one of the threads: with Redis frozen and every thread waiting
+	// for a connection, they would pile up at the request rate, each holding its
+	// caller's arguments; beyond the bound a script fails at once (its caller's failure
+	// mode), save a give-back, of which there are no more than what was taken
+	private final AtomicInteger waiting = new AtomicInteger();
+
+	private final int maxWaiting;
+
 	BlockingHandOff(int threads, ExecutorService handOff) {
 		this.threads = threads;
 		this.handOff = handOff;
+		this.maxWaiting = threads * RedisScriptRunner.HAND_OFF_WAITING_PER_THREAD;
 	}
 
 	/**
@@ -90,17 +100,31 @@ final class BlockingHandOff {
 	/**
 	 * Sends a script on one of the hand-off's threads.
 	 * @param what the script's name, for the failure
+	 * @param givesBack whether the script gives back what its caller held: handed off
+	 * even when {@link RedisScriptRunner#HAND_OFF_WAITING_PER_THREAD} scripts per thread
+	 * wait already, as it frees what would otherwise stay held
 	 * @param send sends the script, given the caller's future: it may block for a
 	 * connection, and returns that future unsent when the caller gave up meanwhile
 	 * @return the caller's future
 	 */
-	<T> CompletableFuture<T> handOff(String what, Function<CompletableFuture<T>, CompletableFuture<T>> send) {
+	<T> CompletableFuture<T> handOff(String what, boolean givesBack,
+			Function<CompletableFuture<T>, CompletableFuture<T>> send) {
 		// the caller's own future: when it times out or is cancelled, the caller gave up
 		CompletableFuture<T> answer = new CompletableFuture<>();
+		if (this.waiting.incrementAndGet() > this.maxWaiting && !givesBack) {
+			this.waiting.decrementAndGet();
+			answer.completeExceptionally(new RedisConnectionFailureException("Redkit could not hand " + what
+					+ " off to be sent: " + this.maxWaiting + " scripts wait for a connection already"));
+			return answer;
+		}
 		try {
-			this.handOff.execute(() -> relay(send, answer));
+			this.handOff.execute(() -> {
+				this.waiting.decrementAndGet();
+				relay(send, answer);
+			});
 		}
 		catch (RejectedExecutionException ex) {
+			this.waiting.decrementAndGet();
 			// shut down or refusing: an answer like any failure to send, never a throw
 			// that a caller who made a slot or a record first does not expect
 			answer.completeExceptionally(new RedisConnectionFailureException(

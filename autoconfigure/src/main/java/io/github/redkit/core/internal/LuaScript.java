@@ -46,8 +46,10 @@ public final class LuaScript<T> {
 
 	private final boolean givenUpWithItsCaller;
 
+	private final boolean givesBack;
+
 	private LuaScript(String name, RedisScript<T> script, @Nullable NativeForm nativeForm, boolean dropsReplays,
-			boolean givenUpWithItsCaller) {
+			boolean givenUpWithItsCaller, boolean givesBack) {
 		this.name = name;
 		this.script = script;
 		this.source = script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
@@ -58,6 +60,7 @@ public final class LuaScript<T> {
 		this.nativeForm = nativeForm;
 		this.dropsReplays = dropsReplays;
 		this.givenUpWithItsCaller = givenUpWithItsCaller;
+		this.givesBack = givesBack;
 	}
 
 	/**
@@ -71,7 +74,7 @@ public final class LuaScript<T> {
 	 * @throws IllegalStateException when the file is missing
 	 */
 	public static <T> LuaScript<T> load(String name, Class<T> resultType) {
-		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType), null, false, false);
+		return new LuaScript<>(name, new DefaultRedisScript<>(read(name), resultType), null, false, false, false);
 	}
 
 	/**
@@ -81,7 +84,8 @@ public final class LuaScript<T> {
 	 * @return the script with its native form
 	 */
 	public LuaScript<T> withNativeForm(NativeForm form) {
-		return new LuaScript<>(this.name, this.script, form, this.dropsReplays, this.givenUpWithItsCaller);
+		return new LuaScript<>(this.name, this.script, form, this.dropsReplays, this.givenUpWithItsCaller,
+				this.givesBack);
 	}
 
 	/**
@@ -104,7 +108,8 @@ public final class LuaScript<T> {
 			throw new IllegalArgumentException("Script '" + this.name + "': resultType " + this.script.getResultType()
 					+ " is an array reply, whose re-sends cannot be dropped safely; declare one value (byte[], String, Long or Boolean)");
 		}
-		return new LuaScript<>(this.name, this.script, this.nativeForm, true, this.givenUpWithItsCaller);
+		return new LuaScript<>(this.name, this.script, this.nativeForm, true, this.givenUpWithItsCaller,
+				this.givesBack);
 	}
 
 	/**
@@ -117,7 +122,28 @@ public final class LuaScript<T> {
 	 * @return the script, given up with its caller
 	 */
 	public LuaScript<T> givenUpWithItsCaller() {
-		return new LuaScript<>(this.name, this.script, this.nativeForm, this.dropsReplays, true);
+		return new LuaScript<>(this.name, this.script, this.nativeForm, this.dropsReplays, true, this.givesBack);
+	}
+
+	/**
+	 * This script, giving back what a caller held (a lock, a permit, a claim, permits
+	 * taken): waiting for a connection the factory does not share, it is sent once one
+	 * frees even when its caller stopped waiting (its timeout, a cancel), within the
+	 * connection's command timeout, so that what it frees is not held until its lease
+	 * ends. The caller's own wait still ends with its timeout.
+	 * @return the script, sent whoever still waits for it
+	 */
+	public LuaScript<T> givingBack() {
+		return new LuaScript<>(this.name, this.script, this.nativeForm, this.dropsReplays, this.givenUpWithItsCaller,
+				true);
+	}
+
+	/**
+	 * Whether this script is sent even once its caller stopped waiting.
+	 * @return {@code true} for a script made with {@link #givingBack()}
+	 */
+	public boolean givesBack() {
+		return this.givesBack;
 	}
 
 	/**

@@ -1,11 +1,12 @@
 package io.github.redkit.core.internal;
 
 import java.lang.reflect.Method;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -45,15 +46,18 @@ public final class ReactiveCall {
 
 	};
 
-	private static final AtomicIntegerFieldUpdater<ReactiveCall> INVOKED = AtomicIntegerFieldUpdater
-		.newUpdater(ReactiveCall.class, "invoked");
+	private static final AtomicReferenceFieldUpdater<ReactiveCall, @Nullable MethodInvocation> PRISTINE = AtomicReferenceFieldUpdater
+		.newUpdater(ReactiveCall.class, MethodInvocation.class, "pristine");
 
 	private final MethodInvocation invocation;
 
 	private final ReactiveAdapter adapter;
 
-	// 1 once the invocation itself was proceeded: a later subscription proceeds a clone
-	private volatile int invoked;
+	// a clone of the invocation made before the first subscription proceeded it, which
+	// later subscriptions clone in turn: a proceeded invocation stands at its last
+	// interceptor, and so would a clone of it, which would call the method past every
+	// interceptor after this one (a transaction, a lock)
+	private volatile @Nullable MethodInvocation pristine;
 
 	private ReactiveCall(MethodInvocation invocation, ReactiveAdapter adapter) {
 		this.invocation = invocation;
@@ -119,22 +123,36 @@ public final class ReactiveCall {
 		return Flux.defer(this::invoke);
 	}
 
-	// invokes the method once: its publisher as the adapter makes it, its failure as one.
-	// The first subscription proceeds the invocation itself, which nothing proceeded
-	// before (the interceptor returned without proceeding it); a proceeded invocation
-	// stands at its last interceptor, so each later one proceeds a clone
+	// invokes the method once: its publisher as the adapter makes it, its failure as one
 	private Publisher<Object> invoke() {
-		MethodInvocation call = (INVOKED.compareAndSet(this, 0, 1)
-				|| !(this.invocation instanceof ProxyMethodInvocation proxied)) ? this.invocation
-						: proxied.invocableClone();
 		Object result;
 		try {
-			result = call.proceed();
+			result = nextCall().proceed();
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);
 		}
 		return (result != null) ? this.adapter.<Object>toPublisher(result) : Mono.empty();
+	}
+
+	// The first subscription proceeds the invocation itself, which nothing proceeded
+	// before (the interceptor returned without proceeding it), once it kept a pristine
+	// clone of it; each later one proceeds a clone of that clone, which starts at the
+	// interceptor after this one again. A subscription that loses the race to be first
+	// drops the clone it made
+	private MethodInvocation nextCall() {
+		if (!(this.invocation instanceof ProxyMethodInvocation proxied)) {
+			return this.invocation;
+		}
+		MethodInvocation pristine = this.pristine;
+		if (pristine == null) {
+			MethodInvocation clone = proxied.invocableClone();
+			if (PRISTINE.compareAndSet(this, null, clone)) {
+				return proxied;
+			}
+			pristine = Objects.requireNonNull(this.pristine);
+		}
+		return (pristine instanceof ProxyMethodInvocation kept) ? kept.invocableClone() : pristine;
 	}
 
 	/**

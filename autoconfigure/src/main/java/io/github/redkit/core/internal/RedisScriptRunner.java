@@ -40,12 +40,16 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * connection first (the first connect, a pooled borrow) to a few threads of the runner's,
  * by default as many as the pool's {@code max-active}; so does every caller when the
  * factory does not share its native connection (a connection borrowed or made per
- * script), so that a blocking caller's timeout bounds that wait too. A script whose
- * caller gave up (its future timed out or was cancelled) before it could be sent is not
- * sent ({@link BlockingHandOff}), and one {@linkplain LuaScript#givenUpWithItsCaller()
- * given up with its caller} (a take) whose caller cancelled it (as {@link #await} does on
- * its timeout or an interrupt) is not sent again as {@code EVAL} after a {@code NOSCRIPT}
- * answer, on the shared connection, the runner's own or one made or borrowed for it.
+ * script), or before the shared one is kept (the first script, and after a reset or a
+ * stop closed it), so that a blocking caller's timeout bounds that wait too; at most
+ * {@link #HAND_OFF_WAITING_PER_THREAD} scripts per thread wait, beyond which one fails at
+ * once. A script whose caller gave up (its future timed out or was cancelled) before it
+ * could be sent is not sent ({@link BlockingHandOff}), save a
+ * {@linkplain LuaScript#givingBack() give-back}, sent once a connection frees within the
+ * command timeout, and one {@linkplain LuaScript#givenUpWithItsCaller() given up with its
+ * caller} (a take) whose caller cancelled it (as {@link #await} does on its timeout or an
+ * interrupt) is not sent again as {@code EVAL} after a {@code NOSCRIPT} answer, on the
+ * shared connection, the runner's own or one made or borrowed for it.
  * <p>
  * Once connected, scripts go on one connection kept open, in the order they are sent: the
  * factory's shared connection, or, from a pooling factory that shares one, a pooled
@@ -72,6 +76,14 @@ public class RedisScriptRunner implements SmartLifecycle {
 	 * a pool without a bound: the pool's own default {@code max-active}.
 	 */
 	public static final int DEFAULT_HAND_OFF_THREADS = 8;
+
+	/**
+	 * How many scripts at most wait for each thread of the hand-off: beyond them (Redis
+	 * frozen, every thread waiting for a connection) a script fails at once with a
+	 * {@code RedisConnectionFailureException}, which its caller meets with its failure
+	 * mode; a give-back ({@link LuaScript#givingBack()}) is handed off still.
+	 */
+	public static final int HAND_OFF_WAITING_PER_THREAD = 1024;
 
 	/**
 	 * Where a non-blocking path runs the short blocking steps it cannot avoid (making a
@@ -106,6 +118,9 @@ public class RedisScriptRunner implements SmartLifecycle {
 
 	private volatile boolean running;
 
+	// how long a give-back waits for a connection at most: the command timeout
+	private final Duration giveBackTimeout;
+
 	/**
 	 * Creates a runner on a connection factory, handing scripts off to as many threads as
 	 * its pool's {@code max-active} ({@value #DEFAULT_HAND_OFF_THREADS} without a pool or
@@ -134,6 +149,7 @@ public class RedisScriptRunner implements SmartLifecycle {
 		this.template = new StringRedisTemplate(connectionFactory);
 		this.handOff = new BlockingHandOff(handOffThreads, handOff);
 		this.connection = new ScriptConnection(connectionFactory, this.template, this.nativeCommands);
+		this.giveBackTimeout = ReplayWindow.commandTimeout(connectionFactory);
 	}
 
 	/**
@@ -408,18 +424,21 @@ public class RedisScriptRunner implements SmartLifecycle {
 		if (answer != null) {
 			return answer;
 		}
-		if (this.connection.connected() && !BlockingHandOff.onNonBlockingThread()
-				&& this.connection.sendsOnSharedConnection()) {
-			return this.connection.send(script, keys, args, null);
-		}
 		// until a connection has been made, making one blocks for the connect timeout;
 		// the factory hands even its shared one out under a lock that a start, a reset or
-		// another caller may hold; a connection the factory does not share is borrowed
+		// another caller may hold, and makes it again there after a reset (the kept one
+		// closed for good), for as long as the connect takes; a connection the factory
+		// does not share is borrowed
 		// or made for every script, which may wait for the pool (as the runner's own
 		// may, with Boot's default max-wait for ever) or for a connect and handshake (up
 		// to the command timeout): do it on another thread, so that callers, blocking
 		// ones too, can still bound their wait and an event loop never waits
-		return this.handOff.handOff(script.name(), (caller) -> this.connection.sendWaiting(script, keys, args, caller));
+		CompletableFuture<T> handedOff = this.handOff.handOff(script.name(), script.givesBack(),
+				(caller) -> this.connection.sendWaiting(script, keys, args, caller));
+		// a give-back is sent once a connection frees, within the command timeout: its
+		// caller's timeout or cancel completes only a copy, or what it frees would stay
+		// held until its lease ends
+		return script.givesBack() ? within(handedOff, this.giveBackTimeout) : handedOff;
 	}
 
 	/**
@@ -510,7 +529,10 @@ public class RedisScriptRunner implements SmartLifecycle {
 
 	/**
 	 * Waits for an answer at most {@code timeout}, translating failures; a wait that
-	 * times out or is interrupted cancels the answer (the caller gave up).
+	 * times out or is interrupted cancels the answer (the caller gave up). An answer that
+	 * arrives as the wait ends, before the cancel, is what the caller gets: what it took
+	 * (a multi-slot decision's permits) is then given back by the caller, who would never
+	 * learn of it from a timeout.
 	 * @param <T> the result type
 	 * @param answer the pending answer
 	 * @param timeout how long to wait
@@ -523,23 +545,35 @@ public class RedisScriptRunner implements SmartLifecycle {
 			return answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			answer.cancel(false);
-			throw new QueryTimeoutException("Redis did not answer " + what + " within " + timeout.toMillis() + " ms",
-					ex);
+			if (answer.cancel(false) || answer.isCancelled()) {
+				throw new QueryTimeoutException(
+						"Redis did not answer " + what + " within " + timeout.toMillis() + " ms", ex);
+			}
 		}
 		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof DataAccessException dataAccess) {
-				throw dataAccess;
-			}
-			throw new RedisSystemException("Redis call " + what + " failed", cause);
+			throw failure(ex, what);
 		}
 		catch (InterruptedException ex) {
 			// an interrupted caller gave up as one that timed out did
-			answer.cancel(false);
+			boolean cancelled = answer.cancel(false) || answer.isCancelled();
 			Thread.currentThread().interrupt();
-			throw new QueryTimeoutException("Interrupted while waiting for " + what, ex);
+			if (cancelled) {
+				throw new QueryTimeoutException("Interrupted while waiting for " + what, ex);
+			}
 		}
+		// answered between the end of the wait and the cancel
+		try {
+			return answer.join();
+		}
+		catch (CompletionException ex) {
+			throw failure(ex, what);
+		}
+	}
+
+	private static DataAccessException failure(Exception ex, String what) {
+		Throwable cause = unwrap(ex.getCause() != null ? ex.getCause() : ex);
+		return (cause instanceof DataAccessException dataAccess) ? dataAccess
+				: new RedisSystemException("Redis call " + what + " failed", cause);
 	}
 
 	/**

@@ -29,8 +29,8 @@ import org.springframework.util.ClassUtils;
  * the runner's own, kept through Lettuce's reconnects and given back only by
  * {@link #close()}; until then, and for other drivers, a connection of the factory's per
  * script. Its blocking steps (a connect, a borrow) run on the caller's thread: the runner
- * hands them off first unless it sends on the factory's shared connection from a thread
- * that may block.
+ * hands every script that needs one off first, the factory's shared connection included
+ * (made again, under the factory's lock, after a reset).
  */
 final class ScriptConnection {
 
@@ -68,8 +68,6 @@ final class ScriptConnection {
 	// which scripts with a native form are sent as their command (the runner's)
 	private final NativeCommands nativeCommands;
 
-	private volatile boolean connected;
-
 	// the connection scripts are sent on once one was handed out: the factory's shared
 	// one, or the runner's own from a pool (see keepsOwnConnection)
 	private final AtomicReference<@Nullable KeptConnection> kept = new AtomicReference<>();
@@ -96,7 +94,6 @@ final class ScriptConnection {
 	 */
 	void connect(Consumer<RedisConnection> connected) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			this.connected = true;
 			connected.accept(connection);
 		}
 		catch (RuntimeException ex) {
@@ -112,14 +109,6 @@ final class ScriptConnection {
 				logger.debug("Cannot borrow Redkit's own pooled connection yet; the first script will", ex);
 			}
 		}
-	}
-
-	/**
-	 * Whether a connection was made once: sending on the factory's then blocks no longer
-	 * than a call does.
-	 */
-	boolean connected() {
-		return this.connected;
 	}
 
 	/**
@@ -185,10 +174,15 @@ final class ScriptConnection {
 		RedisConnection connection;
 		try {
 			connection = this.connectionFactory.getConnection();
-			this.connected = true;
 		}
 		catch (DataAccessException ex) {
 			return CompletableFuture.failedFuture(ex);
+		}
+		catch (RuntimeException ex) {
+			// a factory stopped or destroyed (an IllegalStateException): Redis cannot be
+			// reached, which callers meet with their failure mode
+			return CompletableFuture.failedFuture(new RedisConnectionFailureException(
+					"Redkit could not get a connection for " + script.name() + ": " + ex.getMessage(), ex));
 		}
 		CompletableFuture<T> answer;
 		try {
@@ -212,6 +206,11 @@ final class ScriptConnection {
 			connection.close();
 			return CompletableFuture.failedFuture(
 					(ex instanceof DataAccessException dataAccess) ? dataAccess : ScriptFailures.translate(script, ex));
+		}
+		catch (Error ex) {
+			// the borrowed connection goes back to the pool whatever went wrong
+			connection.close();
+			throw ex;
 		}
 		if (sharesNativeConnection()) {
 			// the handle of the factory's shared connection: closing it releases nothing
@@ -287,7 +286,6 @@ final class ScriptConnection {
 				throw new RedisConnectionFailureException("Redkit's script runner was closed");
 			}
 			this.kept.set(borrowed);
-			this.connected = true;
 			// close() may have run between the check above and the set, and found
 			// nothing to give back: whichever of the two takes it out gives it back
 			if (this.closed && this.kept.compareAndSet(borrowed, null)) {
@@ -334,16 +332,6 @@ final class ScriptConnection {
 	 */
 	boolean keepsOwnConnection() {
 		return POOL_PRESENT && sharesNativeConnection() && LettuceConnections.pooled(this.connectionFactory);
-	}
-
-	/**
-	 * Whether scripts go on the factory's shared connection, which, once made, is handed
-	 * out without a connect or a borrow: a connection the factory does not share is
-	 * borrowed from its pool or made for every script, and the runner's own pooled one
-	 * borrowed again once closed.
-	 */
-	boolean sendsOnSharedConnection() {
-		return sharesNativeConnection() && !keepsOwnConnection();
 	}
 
 	private boolean sharesNativeConnection() {

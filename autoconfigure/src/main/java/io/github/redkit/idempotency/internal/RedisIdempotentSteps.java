@@ -52,7 +52,7 @@ public class RedisIdempotentSteps implements IdempotentSteps {
 
 	private static final LuaScript<Long> COMPLETE = LuaScript.load("idempotency_complete", Long.class);
 
-	private static final LuaScript<Long> ABANDON = LuaScript.load("idempotency_abandon", Long.class);
+	private static final LuaScript<Long> ABANDON = LuaScript.load("idempotency_abandon", Long.class).givingBack();
 
 	private static final LuaScript<Long> EXTEND = LuaScript.load("idempotency_extend", Long.class);
 

@@ -30,7 +30,8 @@ final class LockScripts {
 
 	// on servers with SET IFEQ, one SET frees a record its holder can name to the byte
 	static final LuaScript<Long> RELEASE = LuaScript.load("lock_release", Long.class)
-		.withNativeForm(new ReleaseIfUnchanged());
+		.withNativeForm(new ReleaseIfUnchanged())
+		.givingBack();
 
 	// no native form: the new lease end is Redis' time, which the caller cannot name
 	static final LuaScript<Long> EXTEND = LuaScript.load("lock_extend", Long.class);

@@ -54,7 +54,7 @@ public record PreparedLimit(String name, RateLimitPolicy policy, List<RateLimitW
 		.map(AlgorithmDescriptor::of)
 		.collect(Collectors.toUnmodifiableMap(Function.identity(),
 				(descriptor) -> new Scripts(LuaScript.load(descriptor.scriptName(), byte[].class).droppingReplays(),
-						LuaScript.load(descriptor.refundScriptName(), Long.class))));
+						LuaScript.load(descriptor.refundScriptName(), Long.class).givingBack())));
 
 	/**
 	 * Reads the scripts of every algorithm now, if they were not yet: a limiter calls it

@@ -37,7 +37,7 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 	private static final LuaScript<byte[]> SCRIPT = LuaScript.load("ratelimit_global_window", byte[].class)
 		.droppingReplays();
 
-	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_global_refund", Long.class);
+	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_global_refund", Long.class).givingBack();
 
 	/** How long an applied give-back is remembered, so that a late attempt is ignored. */
 	static final Duration REFUND_MARKER_TTL = Duration.ofMinutes(5);

@@ -20,7 +20,7 @@ class BlockingHandOffErrorTests {
 		ExecutorService threads = BlockingHandOff.executor(1);
 		try {
 			BlockingHandOff handOff = new BlockingHandOff(1, threads);
-			CompletableFuture<Long> answer = handOff.handOff("a script", (caller) -> {
+			CompletableFuture<Long> answer = handOff.handOff("a script", false, (caller) -> {
 				throw new AssertionError("a send that failed with an Error");
 			});
 			assertThat(answer).failsWithin(Duration.ofSeconds(5))
