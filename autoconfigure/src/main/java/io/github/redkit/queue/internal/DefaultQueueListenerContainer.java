@@ -121,6 +121,7 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		long deadline = startedAt + this.shutdownTimeout.toNanos();
 		boolean answered = true;
 		List<CompletableFuture<?>> giveBacks = new ArrayList<>();
+		List<QueueConsumer> settledByStop = new ArrayList<>();
 		for (int i = 0; i < this.threads.size(); i++) {
 			Thread thread = this.threads.get(i);
 			join(thread, deadline - System.nanoTime());
@@ -142,6 +143,7 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 			}
 			if (giveBack != null) {
 				giveBacks.add(giveBack.sent());
+				settledByStop.add(this.consumers.get(i));
 			}
 			// a consumer whose take Redis did not answer in time gives it up
 			else if (thread.isAlive() && this.consumers.get(i).giveUpTake()) {
@@ -154,7 +156,7 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		answered &= awaitGiveBacks(giveBacks, deadline);
 		// what the give-backs settle and was not sent by now is not sent after the stop
 		// returned
-		this.consumers.forEach(QueueConsumer::closeSettling);
+		settledByStop.forEach(QueueConsumer::closeSettling);
 		boolean stopped = !this.threads.isEmpty();
 		// a consumer still blocked (an idle wait, an acknowledgement, an extend) may wait
 		// for a Redis that does not answer, which leaving the group would wait for too
