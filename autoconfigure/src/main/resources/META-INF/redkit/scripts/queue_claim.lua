@@ -6,8 +6,8 @@
 -- failed, extended or expires on its own.
 -- The reaper runs only when the next-due hint (KEYS[5], see queue_hint.lua) is not
 -- trusted: a trusted hint says no score of either set is at or below now, so a take with
--- nothing due costs TIME, MGET (the hint and the take's record), LPOP, ZADD and the
--- record's SET (and the acknowledgements' ZREM). A take
+-- nothing due costs TIME, MGET (the hint and the take's record), LLEN and ZCARD (the type
+-- checks), LPOP, ZADD and the record's SET (and the acknowledgements' ZREM). A take
 -- that reaped and popped writes a fresh hint after reading both sets' earliest scores,
 -- unless the reaper moved a full batch (more may be due: the next take reaps again).
 -- An in-flight entry is "<take token>#<element>": the token, new at each take, tells
