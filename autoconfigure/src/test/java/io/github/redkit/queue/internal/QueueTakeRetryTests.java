@@ -292,8 +292,7 @@ class QueueTakeRetryTests {
 		assertThat(this.meters.find("redkit.queue.messages").tag("outcome", "late-ack").counter())
 			.as("no acknowledgement reported late")
 			.isNull();
-		assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count())
-			.isEqualTo(2);
+		assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isEqualTo(2);
 		assertThat(this.support.template.stats(queue).inFlight()).isZero();
 	}
 
