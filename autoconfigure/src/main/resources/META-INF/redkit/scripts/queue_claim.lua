@@ -6,8 +6,8 @@
 -- failed, extended or expires on its own.
 -- The reaper runs only when the next-due hint (KEYS[5], see queue_hint.lua) is not
 -- trusted: a trusted hint says no score of either set is at or below now, so a take with
--- nothing due costs TIME, MGET (the hint and the take's record), LPOP, ZADD and the
--- record's SET (and the acknowledgements' ZREM). A take
+-- nothing due costs TIME, MGET (the hint and the take's record), LLEN and ZCARD (the type
+-- checks), LPOP, ZADD and the record's SET (and the acknowledgements' ZREM). A take
 -- that reaped and popped writes a fresh hint after reading both sets' earliest scores,
 -- unless the reaper moved a full batch (more may be due: the next take reaps again).
 -- An in-flight entry is "<take token>#<element>": the token, new at each take, tells
@@ -24,7 +24,8 @@
 -- delivery counted.
 -- KEYS[1] ready list, KEYS[2] in-flight zset (score = deadline), KEYS[3] delayed zset
 -- (score = due time), KEYS[4] collapse hash (sha1(payload) -> pending delayed element),
--- KEYS[5] next-due hint, KEYS[6] this take's record "once:<token>"
+-- KEYS[5] next-due hint, KEYS[6] this take's record "once:<token>"; a key of another type
+-- than these fails the take with WRONGTYPE before it writes anything
 -- ARGV[1] '1' = LIFO (pop the tail) else FIFO, ARGV[2] visibility timeout ms,
 -- ARGV[3] reaper batch size, ARGV[4] how many to take at most, ARGV[5] this take's
 -- token (no '#', no '|'), ARGV[6] the replay window ms, ARGV[7..] optional: in-flight
@@ -68,13 +69,26 @@ if read[2] then
   reply[#reply + 1] = math.max(0, now - (tonumber(deadline) - tonumber(ARGV[2])))
   return reply
 end
+local hint = tonumber(read[1])
+local trusted = hint_trusted(hint, now)
+-- another writer's value at a key this take writes fails it before it changes anything (an
+-- error after its first write would leave acknowledgements applied and unreported, or an
+-- expired or popped message lost): each key it may write is read before the first write,
+-- by cheap commands that answer WRONGTYPE
+redis.call('LLEN', KEYS[1])
+redis.call('ZCARD', KEYS[2])
+if not trusted then
+  redis.call('ZCARD', KEYS[3])
+  local collapse = redis.call('TYPE', KEYS[4])
+  collapse = collapse.ok or collapse
+  if collapse ~= 'none' and collapse ~= 'hash' then
+    return redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value')
+  end
+end
 local acked = 0
 if #ARGV >= 7 then
   acked = redis.call('ZREM', KEYS[2], unpack(ARGV, 7))
 end
-
-local hint = tonumber(read[1])
-local trusted = hint_trusted(hint, now)
 -- whether the reaper moved every score at or below now (so that a fresh hint may be written)
 local reaped = false
 if not trusted then

@@ -1,13 +1,16 @@
 -- Gives an in-flight message back to the queue at once (graceful shutdown), without
--- counting the delivery, if the caller still owns it.
--- KEYS[1] in-flight zset, KEYS[2] ready list
--- ARGV[1] element, ARGV[2] '1' = LIFO (back on top) else FIFO (back at the head),
--- ARGV[3] the in-flight entry "<take token>#<element>" (only this take may give it back)
+-- counting the delivery, if the caller still owns it; once: the call's record (written
+-- when it gave it back) answers the copy the client sends again after a reconnect.
+-- KEYS[1] in-flight zset, KEYS[2] ready list, KEYS[3] the call's record "once:<operation
+-- id>"; ARGV[1] element, ARGV[2] '1' = LIFO (back on top) else FIFO (back at the head),
+-- ARGV[3] the in-flight entry "<take token>#<element>" (only this take may give it back),
+-- ARGV[4] the replay window ms
 -- Returns 1 when released, 0 when not owned any more.
 --#include core_numbers
 if redis.call('ZREM', KEYS[1], ARGV[3]) == 0 then
-  return 0
+  return redis.call('EXISTS', KEYS[3])
 end
+redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
 local e = ARGV[1]
 local p1 = string.find(e, '|', 1, true)
 local p2 = string.find(e, '|', p1 + 1, true)

@@ -5,10 +5,13 @@
 -- shutdown-timeout, one that held entries when it stopped): those with nothing pending, idle
 -- for at least the visibility timeout (a live instance takes at least every poll-timeout; one
 -- taken out holding nothing is made again by its next take), at most SWEEP a call, so that
--- one name per start does not pile up in XINFO CONSUMERS.
+-- one name per start does not pile up in XINFO CONSUMERS. Only consumers Redkit named
+-- ("redkit-<id>") are swept: on a stream another application writes, its own readers of the
+-- group (a NOACK reader holds nothing pending) are left alone.
 -- KEYS[1] stream; ARGV[1] group, ARGV[2] consumer, ARGV[3] the visibility timeout ms.
 -- Returns 1 when it left (or was not there), 0 when it still holds pending entries.
 local SWEEP = 1000
+local PREFIX = 'redkit-'
 local consumers = redis.pcall('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])
 if type(consumers) ~= 'table' or consumers.err then
   return 1
@@ -33,7 +36,8 @@ for _, c in ipairs(consumers) do
     else
       redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], name)
     end
-  elseif idle_enough and pending == 0 and idle and idle >= idle_enough and swept < SWEEP then
+  elseif idle_enough and pending == 0 and idle and idle >= idle_enough and swept < SWEEP
+      and string.sub(name, 1, #PREFIX) == PREFIX then
     redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], name)
     swept = swept + 1
   end

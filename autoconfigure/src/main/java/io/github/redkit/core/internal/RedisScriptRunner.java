@@ -242,7 +242,7 @@ public class RedisScriptRunner implements SmartLifecycle {
 			return this.template.execute(script.redisScript(), keys, (Object[]) args);
 		}
 		catch (RedisSystemException ex) {
-			throw new RedkitScriptException(script.name(), ex);
+			throw ScriptFailures.answered(script, ex);
 		}
 	}
 

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
-import io.github.redkit.core.RedkitScriptException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -348,7 +347,7 @@ final class ScriptConnection {
 			return this.template.execute(script.redisScript(), BINARY_ARGUMENTS, result, keys, (Object[]) args);
 		}
 		catch (RedisSystemException ex) {
-			throw new RedkitScriptException(script.name(), ex);
+			throw ScriptFailures.answered(script, ex);
 		}
 	}
 

@@ -3,6 +3,7 @@ package io.github.redkit.core.internal;
 import java.util.concurrent.CompletionException;
 
 import io.github.redkit.core.RedkitScriptException;
+import io.lettuce.core.RedisCommandExecutionException;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisSystemException;
@@ -58,10 +59,42 @@ final class ScriptFailures {
 		}
 		DataAccessException translated = (ScriptConnection.LETTUCE_PRESENT && ex instanceof Exception exception)
 				? new LettuceExceptionConverter().convert(exception) : null;
-		if (translated == null || translated.getClass() == RedisSystemException.class) {
+		if (translated == null) {
 			return new RedkitScriptException(script.name(), ex);
 		}
-		return translated;
+		return (translated instanceof RedisSystemException system && system.getClass() == RedisSystemException.class)
+				? answered(script, system) : translated;
+	}
+
+	/**
+	 * What a call's failure that Spring can only call a {@link RedisSystemException}
+	 * becomes: a {@link RedkitScriptException} when Redis answered the call with an error
+	 * (it applied nothing), else the same (Lettuce's "Connection closed": the call may
+	 * have been applied, and its caller must not take it for answered).
+	 * @param script the script called
+	 * @param failure what Spring translated the call's failure to
+	 * @return the failure to report
+	 */
+	static DataAccessException answered(LuaScript<?> script, RedisSystemException failure) {
+		return (!ScriptConnection.LETTUCE_PRESENT || errorReply(failure))
+				? new RedkitScriptException(script.name(), failure) : failure;
+	}
+
+	/**
+	 * Whether Redis answered with an error (Lettuce's
+	 * {@link RedisCommandExecutionException}: a script's error, {@code NOSCRIPT},
+	 * {@code WRONGTYPE}, {@code OOM}, {@code BUSY}).
+	 */
+	private static boolean errorReply(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RedisCommandExecutionException) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
 	}
 
 }

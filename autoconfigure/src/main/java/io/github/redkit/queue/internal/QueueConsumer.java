@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.LeaseRenewer;
+import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueListenerContainer;
 import io.github.redkit.queue.QueueMessage;
@@ -101,10 +102,25 @@ final class QueueConsumer implements Runnable {
 	private volatile boolean killed;
 
 	/**
-	 * The message whose listener runs, until the consumer thread (to settle it) or a stop
-	 * that timed out (to give it back) takes it out of hand.
+	 * The message whose listener is about to run or runs, until the consumer thread (to
+	 * settle it) or a stop that timed out (to give it back) takes it out of hand. A stop
+	 * that takes it also settles what the consumer handled and prefetched before
+	 * ({@link #settleAtStop}): from then on the consumer thread sends nothing.
 	 */
-	private final AtomicReference<@Nullable QueueMessage<Object>> inHand = new AtomicReference<>();
+	private final AtomicReference<@Nullable InHand> inHand = new AtomicReference<>();
+
+	/**
+	 * A stop took the message in hand, and with it the settling of {@link #pendingAcks}
+	 * and {@link #prefetched}: the consumer thread no longer touches them. Read and
+	 * written by the consumer thread only.
+	 */
+	private boolean settledByStop;
+
+	/**
+	 * The stop that settles what this consumer handled and prefetched returned: nothing
+	 * more is sent for them (what was not sent comes back after its visibility timeout).
+	 */
+	private volatile boolean settlingClosed;
 
 	private volatile LeaseRenewer.@Nullable Renewal currentRenewal;
 
@@ -194,12 +210,8 @@ final class QueueConsumer implements Runnable {
 			}
 		}
 		finally {
-			// a stop that gave back the message in hand interrupted the listener's
-			// thread: the acknowledgements of those handled before still wait for Redis
-			boolean interrupted = Thread.interrupted();
-			flushAck();
-			if (interrupted) {
-				Thread.currentThread().interrupt();
+			if (!this.settledByStop) {
+				flushAck();
 			}
 			this.wait.close();
 		}
@@ -291,6 +303,11 @@ final class QueueConsumer implements Runnable {
 		}
 		else if (!this.killed) {
 			for (QueueMessage<Object> message : this.pendingAcks) {
+				if (this.settlingClosed) {
+					logger.warn("Consumer of queue '" + this.queue + "' stopped before it could acknowledge message "
+							+ message.id() + "; it comes back after its visibility timeout");
+					continue;
+				}
 				try {
 					this.template.ack(ConvertedMessage.taken(message));
 				}
@@ -301,7 +318,7 @@ final class QueueConsumer implements Runnable {
 			}
 		}
 		acknowledged();
-		if (!this.killed && !this.prefetched.isEmpty()) {
+		if (!this.killed && !this.settlingClosed && !this.prefetched.isEmpty()) {
 			// taken and not started: back to the queue at once, their deliveries not
 			// counted, rather than in flight until their visibility timeout
 			List<QueueMessage<Object>> unhandled = new ArrayList<>(this.prefetched);
@@ -378,16 +395,26 @@ final class QueueConsumer implements Runnable {
 			giveBackUnhandled(message, ex);
 			return;
 		}
-		this.inHand.set(message);
+		InHand ready = new InHand(message, false);
+		this.inHand.set(ready);
 		if (this.stopTimedOut) {
 			// a stop past shutdown-timeout found no listener running and returned: none
 			// may start after it; this message goes back, unless the stop took it first
+			// (then the stop settles it and the rest)
 			renewal.stop();
-			if (this.inHand.compareAndSet(message, null)) {
+			if (this.inHand.compareAndSet(ready, null)) {
 				giveBack(List.of(message));
 			}
-			// the stop's interrupt, if any, was for a listener: the rest is given back
-			Thread.interrupted();
+			else {
+				this.settledByStop = true;
+			}
+			return;
+		}
+		InHand running = new InHand(message, true);
+		if (!this.inHand.compareAndSet(ready, running)) {
+			// a stop took it before its listener started: it settles it and the rest
+			renewal.stop();
+			this.settledByStop = true;
 			return;
 		}
 		this.currentRenewal = renewal;
@@ -404,10 +431,12 @@ final class QueueConsumer implements Runnable {
 			failure = ex;
 		}
 		this.currentRenewal = null;
-		boolean settles = this.inHand.compareAndSet(message, null);
+		boolean settles = this.inHand.compareAndSet(running, null);
 		if (this.killed || !settles) {
+			// killed, or given back by a stop that timed out, which settles the rest
+			this.settledByStop = !settles;
 			renewal.stop();
-			return; // killed, or given back by a stop that timed out
+			return;
 		}
 		// not a stop's interrupt (it takes the message out of hand first) nor a kill's
 		// (it is marked killed first; one that comes after this line ends the consumer
@@ -501,27 +530,52 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * Gives the message whose listener still runs back to the queue, unless the consumer
-	 * thread took it out of hand first (its listener returned: it is being settled),
-	 * without waiting for Redis: a stop gives back the messages of all its consumers at
-	 * once.
-	 * @return the give-back under way (one that fails is logged: its message comes back
-	 * after its visibility timeout), or {@code null} when no listener still ran
+	 * Gives the message in hand back to the queue, unless the consumer thread took it out
+	 * of hand first (its listener returned: it is being settled), without waiting for
+	 * Redis: a stop gives back the messages of all its consumers at once. Taking it, the
+	 * stop also settles what the consumer handled and prefetched before
+	 * ({@link #settleAtStop}), since the consumer thread may stay in its listener.
+	 * @return the give-back under way, or {@code null} when no message was in hand
 	 */
-	@Nullable CompletableFuture<?> giveBack() {
+	@Nullable GiveBack giveBack() {
 		// set first: a listener that has not started by then does not start (handle)
 		this.stopTimedOut = true;
-		QueueMessage<Object> message = this.inHand.getAndSet(null);
-		if (message == null) {
+		InHand taken = this.inHand.getAndSet(null);
+		if (taken == null) {
 			return null;
 		}
 		stopCurrentRenewal();
-		return this.setup.release(message).whenComplete((released, ex) -> {
+		CompletableFuture<?> released = this.setup.release(taken.message()).whenComplete((done, ex) -> {
 			if (ex != null) {
-				logger.warn("Cannot give message " + message.id() + " back to queue '" + this.queue
+				logger.warn("Cannot give message " + taken.message().id() + " back to queue '" + this.queue
 						+ "'; it comes back after its visibility timeout", ex);
 			}
 		});
+		return new GiveBack(taken.message().id(), taken.listening(), CompletableFuture.allOf(released, settleAtStop()));
+	}
+
+	/**
+	 * Sends, on a thread of its own, what the consumer thread would have sent at its end:
+	 * the acknowledgements of the messages it handled and the give-backs of those it
+	 * prefetched. The stop that took the message in hand owns them (the consumer thread,
+	 * in or past its listener, no longer touches them) and waits for them as for the
+	 * give-back, so that none is sent after it returned, once Redis' connections may be
+	 * closed.
+	 */
+	private CompletableFuture<Void> settleAtStop() {
+		if (this.pendingAcks.isEmpty() && this.prefetched.isEmpty()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return CompletableFuture.runAsync(this::flushAck,
+				(task) -> RedkitThreads.newThread("redkit-queue-" + this.queue + "-stop", task, true).start());
+	}
+
+	/**
+	 * The stop that took the message in hand returned: what it has not sent by then is
+	 * not sent.
+	 */
+	void closeSettling() {
+		this.settlingClosed = true;
 	}
 
 	/**
@@ -547,6 +601,27 @@ final class QueueConsumer implements Runnable {
 		// a crashed process renews nothing: what it held comes back after its visibility
 		// timeout (the killed thread stops its handled messages' heartbeats itself)
 		stopCurrentRenewal();
+	}
+
+	/**
+	 * A message taken out of the queue for its listener.
+	 *
+	 * @param message the message
+	 * @param listening whether its listener started
+	 */
+	private record InHand(QueueMessage<Object> message, boolean listening) {
+
+	}
+
+	/**
+	 * A stop's give-back of the message in hand.
+	 *
+	 * @param id the message's id
+	 * @param listening whether its listener ran (else the stop came before it started)
+	 * @param sent the give-back and what the consumer had left to settle, under way
+	 */
+	record GiveBack(String id, boolean listening, CompletableFuture<?> sent) {
+
 	}
 
 	private void stopCurrentRenewal() {

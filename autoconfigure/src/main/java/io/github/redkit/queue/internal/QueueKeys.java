@@ -204,7 +204,7 @@ public final class QueueKeys {
 	 * The record of one call applied, kept for the replay window only, so that the same
 	 * call sent again by the client is answered, not applied again: {@code once:<id>},
 	 * the id a send's first message id, a take's token or the operation id of a re-queue
-	 * or of a stream queue's acknowledgement, extension, release or failure.
+	 * or of an acknowledgement, a release or a failure (and a stream queue's extension).
 	 * @param id the call's id
 	 * @return the key
 	 */
@@ -242,8 +242,17 @@ public final class QueueKeys {
 		return List.of(this.inFlight, this.nextDue);
 	}
 
-	public List<String> failKeys() {
-		return List.of(this.inFlight, this.delayed, this.dead, this.deadErrors, this.deadIndex, this.nextDue);
+	public List<String> ackKeys(String operationId) {
+		return List.of(this.inFlight, once(operationId));
+	}
+
+	public List<String> releaseKeys(String operationId) {
+		return List.of(this.inFlight, this.ready, once(operationId));
+	}
+
+	public List<String> failKeys(String operationId) {
+		return List.of(this.inFlight, this.delayed, this.dead, this.deadErrors, this.deadIndex, this.nextDue,
+				once(operationId));
 	}
 
 	public List<String> streamTakeKeys(String take) {

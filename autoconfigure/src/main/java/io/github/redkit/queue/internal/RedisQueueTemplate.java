@@ -363,8 +363,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		CompletableFuture<Long> removal = isStream(message.queue())
 				? this.streams.ack(keys(message.queue()), settings(message.queue()), TakenMessage.of(message))
 					.thenApply((acked) -> acked ? 1L : 0L)
-				: this.runner.executeAsync(ACK, List.of(keys(message.queue()).inFlight()),
-						TakenMessage.of(message).inFlightEntry());
+				: this.runner.executeAsync(ACK, keys(message.queue()).ackKeys(RandomIds.next()),
+						TakenMessage.of(message).inFlightEntry(), this.replayWindow);
 		return removal.thenApply((removed) -> {
 			boolean acked = removed != null && removed > 0;
 			acknowledged(message.queue(), List.of(message), acked ? 1 : 0);
@@ -480,10 +480,10 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 		CompletableFuture<Long> settled = isStream(message.queue())
 				? this.streams.fail(keys(message.queue()), queue, TakenMessage.of(message), mode, backoff,
 						describe(error))
-				: this.runner.executeAsync(FAIL, keys(message.queue()).failKeys(),
+				: this.runner.executeAsync(FAIL, keys(message.queue()).failKeys(RandomIds.next()),
 						TakenMessage.of(message).envelope().raw(), mode, Long.toString(backoff), message.id(),
 						describe(error), Long.toString(queue.deadLetterRetention().toMillis()),
-						TakenMessage.of(message).inFlightEntry());
+						TakenMessage.of(message).inFlightEntry(), this.replayWindow);
 		return settled.thenApply((result) -> {
 			if (result != null && result == StreamQueueStore.TRIMMED_RETRY) {
 				// nothing left to deliver again: lost by the trim
@@ -542,8 +542,8 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 				.thenApply((done) -> held(taken, done));
 		}
 		return this.runner
-			.executeAsync(RELEASE, List.of(k.inFlight(), k.ready()), TakenMessage.of(message).envelope().raw(),
-					lifoFlag(message.queue()), TakenMessage.of(message).inFlightEntry())
+			.executeAsync(RELEASE, k.releaseKeys(RandomIds.next()), TakenMessage.of(message).envelope().raw(),
+					lifoFlag(message.queue()), TakenMessage.of(message).inFlightEntry(), this.replayWindow)
 			.thenApply((released) -> released != null && released == 1L);
 	}
 
@@ -699,19 +699,21 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	}
 
 	/**
-	 * The call of a take, once it recorded that a take not answered (a timeout, a lost
-	 * connection, a caller that gave up), yet maybe applied, carried {@code done}: the
-	 * same acknowledgements sent again go under its name, so that its record answers what
-	 * it acknowledged and took (not late acknowledgements, and messages taken for
-	 * nobody). The caller's answer depends on this stage, so that it sees the failure
-	 * only once the name is recorded: a stage beside it may run after the caller woke and
-	 * sent them again under a new name (issue 46: on the stream store, whose call is a
-	 * stage more, it ran after it at low load).
+	 * The call of a take, once it recorded that a take that failed carried {@code done}:
+	 * the same acknowledgements sent again go under its name, so that its record answers
+	 * what it acknowledged and took (not late acknowledgements, and messages taken for
+	 * nobody). Whatever the failure: one not answered (a timeout, a lost connection, a
+	 * caller that gave up) may have been applied, and a stream take answered with an
+	 * error after its acknowledgements recorded them; a take that applied nothing left no
+	 * record, and the next one under its name runs as new. The caller's answer depends on
+	 * this stage, so that it sees the failure only once the name is recorded: a stage
+	 * beside it may run after the caller woke and sent them again under a new name (issue
+	 * 46: on the stream store, whose call is a stage more, it ran after it at low load).
 	 */
 	private static <T> CompletableFuture<T> carrying(CompletableFuture<T> call, String take,
 			Collection<? extends QueueMessage<?>> done) {
 		return call.whenComplete((reply, ex) -> {
-			if (ex != null && unanswered(ex)) {
+			if (ex != null) {
 				done.forEach((message) -> TakenMessage.of(message).carriedBy(take));
 			}
 		});

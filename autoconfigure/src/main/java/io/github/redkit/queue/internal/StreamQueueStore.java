@@ -78,7 +78,8 @@ final class StreamQueueStore {
 
 	/**
 	 * This instance's consumer in every queue's group: XAUTOCLAIM gives an expired entry
-	 * to a consumer that is taking, so a live one.
+	 * to a consumer that is taking, so a live one. Its prefix tells Redkit's consumers
+	 * from an application's own readers of the group, which a leave never sweeps.
 	 */
 	private final String consumer = "redkit-" + RandomIds.next();
 

@@ -36,6 +36,7 @@ import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.ReadOffset;
 import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.connection.stream.StreamOffset;
+import org.springframework.data.redis.connection.stream.StreamInfo.XInfoConsumer;
 import org.springframework.data.redis.connection.stream.StreamReadOptions;
 import org.springframework.data.redis.connection.stream.StreamRecords;
 import org.springframework.data.redis.core.RedisCallback;
@@ -266,6 +267,38 @@ class ExistingStreamListenerTests {
 		assertThat(this.redis.opsForStream().consumers(stream, StreamQueueStore.GROUP).size()).isEqualTo(1);
 		container.stop();
 		assertThat(this.redis.opsForStream().consumers(stream, StreamQueueStore.GROUP).size()).isZero();
+	}
+
+	/**
+	 * The application that writes the stream reads it with the same group too, under
+	 * names of its own (a reader with {@code NOACK} holds nothing pending): a Redkit stop
+	 * sweeps only the idle consumers Redkit named, never the application's (review34
+	 * finding 6).
+	 */
+	@Test
+	void aStopSweepsOnlyTheIdleConsumersRedkitNamed() {
+		String key = "orders-" + UUID.randomUUID();
+		Duration visibility = Duration.ofMillis(200);
+		String queue = queue(key, "orders", "$", null, 3, visibility);
+		xadd(key, Map.of("order", "1"));
+		xadd(key, Map.of("order", "2"));
+		// the application's reader, and the consumer of a Redkit instance that ended:
+		// both
+		// hold nothing
+		for (String consumer : List.of("billing-1", "redkit-ended")) {
+			this.redis.opsForStream()
+				.read(Consumer.from("orders", consumer), StreamReadOptions.empty().noack().count(1),
+						StreamOffset.create(key, ReadOffset.lastConsumed()));
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.redis.opsForStream()
+				.consumers(key, "orders")
+				.stream()
+				.allMatch((consumer) -> consumer.idleTimeMs() > visibility.toMillis()));
+		assertThat(this.support.template.leaveGroup(queue)).isTrue();
+		assertThat(this.redis.opsForStream().consumers(key, "orders").stream().map(XInfoConsumer::consumerName))
+			.as("the application's reader stays, the consumer of a Redkit instance that ended leaves")
+			.containsExactly("billing-1");
 	}
 
 	@Test

@@ -17,6 +17,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -40,11 +43,14 @@ import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -403,8 +409,12 @@ class QueueConsumerStopTests {
 	}
 
 	private RedisQueueTemplate template(LettuceConnectionFactory factory) {
-		return new RedisQueueTemplate(new RedisScriptRunner(factory), QueueTestSupport.KEYSPACE, QueueTestSupport.JSON,
-				this.settings::get, new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+		return template(new RedisScriptRunner(factory));
+	}
+
+	private RedisQueueTemplate template(RedisScriptRunner runner) {
+		return new RedisQueueTemplate(runner, QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.settings::get,
+				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
 	}
 
 	private QueueListenerContainerFactory containers(RedisQueueTemplate template, LettuceConnectionFactory factory,
@@ -735,6 +745,133 @@ class QueueConsumerStopTests {
 
 		void run(LettuceConnectionFactory factory, RedisQueueTemplate template) throws Exception;
 
+	}
+
+	/**
+	 * A stop whose listener overruns {@code shutdown-timeout} (it runs on 300 ms past the
+	 * stop's interrupt) settles what its consumer handled and prefetched before it
+	 * returns: once the runner and the connections are closed after it, as the
+	 * application context does, message 1 (handled) is acknowledged, not delivered again,
+	 * and message 3 (prefetched) is back in the queue at once, not in flight until its
+	 * visibility timeout (review34 finding 1).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStopSettlesWhatItsConsumerHandledAndPrefetchedBeforeItReturns(QueueStore store,
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		RedisScriptRunner runner = new RedisScriptRunner(factory);
+		RedisQueueTemplate template = template(runner);
+		String queue = queue(store, 3);
+		template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		CountDownLatch second = new CountDownLatch(1);
+		DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+			.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+				if (((Email) payload).number() == 2) {
+					second.countDown();
+					runsOnPastItsInterrupt();
+				}
+			}));
+		container.start();
+		assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
+		container.stop();
+		runner.stop();
+		close(factory);
+		assertSettledAtStop(redis, queue);
+	}
+
+	/**
+	 * The listener a stop gives the message of back returns while the stop logs it, and
+	 * Redis holds the consumer's next call: the stop's interrupt reaches nothing the
+	 * consumer sends, so message 1 (handled) is acknowledged and counted as processed,
+	 * and message 3 (prefetched) is back in the queue at once (review34 finding 2).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStopsInterruptReachesNothingTheConsumerSendsAfterItsListenerReturned(QueueStore store,
+			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		RedisScriptRunner runner = new RedisScriptRunner(factory);
+		RedisQueueTemplate template = template(runner);
+		String queue = queue(store, 3);
+		template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		CountDownLatch second = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+			.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+				if (((Email) payload).number() == 2) {
+					second.countDown();
+					release.await(20, TimeUnit.SECONDS);
+				}
+			}));
+		// between the stop's give-back and its interrupt: the listener returns, and its
+		// consumer's next call waits for Redis
+		ListAppender<ILoggingEvent> gap = new ListAppender<>() {
+
+			@Override
+			protected void append(ILoggingEvent event) {
+				if (event.getFormattedMessage().contains("did not finish within")) {
+					ClientPause.start(redis, Duration.ofMillis(400));
+					release.countDown();
+					try {
+						await().atMost(Duration.ofSeconds(1))
+							.pollInterval(Duration.ofMillis(5))
+							.until(() -> in(queue, "ack") || in(queue, "release"));
+					}
+					catch (ConditionTimeoutException ex) {
+						// the consumer sent nothing after its listener returned
+					}
+				}
+			}
+
+		};
+		Logger logger = (Logger) LoggerFactory.getLogger(DefaultQueueListenerContainer.class);
+		gap.start();
+		logger.addAppender(gap);
+		try {
+			container.start();
+			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
+			container.stop();
+		}
+		finally {
+			logger.detachAppender(gap);
+		}
+		runner.stop();
+		close(factory);
+		assertSettledAtStop(redis, queue);
+	}
+
+	/**
+	 * Message 1 of the three a consumer took at once was acknowledged before the stop
+	 * returned, counted as processed, and messages 2 and 3 are back in the queue.
+	 */
+	private void assertSettledAtStop(RedisServer redis, String queue) {
+		Counter counter = this.meters.find("redkit.queue.messages").tag("outcome", "processed").counter();
+		double processed = (counter != null) ? counter.count() : 0;
+		LettuceConnectionFactory restarted = redis.createConnectionFactory();
+		try {
+			RedisQueueTemplate template = template(restarted);
+			assertThat(template.receive(queue, Email.class, 10)).as("given back before the stop returned")
+				.extracting((message) -> message.payload().number())
+				.containsExactlyInAnyOrder(2, 3);
+			assertThat(template.stats(queue).inFlight()).as("in flight: 2 and 3 only, 1 acknowledged").isEqualTo(2);
+			assertThat(processed).as("processed before the stop returned").isOne();
+		}
+		finally {
+			restarted.destroy();
+		}
+	}
+
+	/**
+	 * A listener that runs on for 300 ms once interrupted, then returns.
+	 */
+	private static void runsOnPastItsInterrupt() throws InterruptedException {
+		try {
+			new CountDownLatch(1).await();
+		}
+		catch (InterruptedException ex) {
+			Thread.sleep(300);
+		}
 	}
 
 	private static long millisOf(Runnable stop) {

@@ -247,12 +247,12 @@ class QueueScriptsTests {
 	void releasePutsTheMessageBackWhereItIsTakenNext() {
 		this.redis.opsForList().rightPush(this.keys.ready(), "b|0|{}");
 		this.redis.opsForZSet().add(this.keys.inFlight(), "t1#a|2|{}", Double.MAX_VALUE);
-		assertThat(this.runner.execute(RELEASE, List.of(this.keys.inFlight(), this.keys.ready()), "a|2|{}", "0",
-				"t0#a|2|{}"))
+		assertThat(this.runner.execute(RELEASE, this.keys.releaseKeys(UUID.randomUUID().toString()), "a|2|{}", "0",
+				"t0#a|2|{}", WINDOW))
 			.as("another take")
 			.isZero();
-		assertThat(this.runner.execute(RELEASE, List.of(this.keys.inFlight(), this.keys.ready()), "a|2|{}", "0",
-				"t1#a|2|{}"))
+		assertThat(this.runner.execute(RELEASE, this.keys.releaseKeys(UUID.randomUUID().toString()), "a|2|{}", "0",
+				"t1#a|2|{}", WINDOW))
 			.isEqualTo(1);
 		assertThat(this.redis.opsForList().range(this.keys.ready(), 0, -1)).containsExactly("a|1|{}", "b|0|{}");
 	}
@@ -463,7 +463,7 @@ class QueueScriptsTests {
 	}
 
 	private Long ack(String entry) {
-		return this.runner.execute(ACK, List.of(this.keys.inFlight()), entry);
+		return this.runner.execute(ACK, this.keys.ackKeys(UUID.randomUUID().toString()), entry, WINDOW);
 	}
 
 	private Long delay(String element, long millis, String policy) {
@@ -476,8 +476,8 @@ class QueueScriptsTests {
 	}
 
 	private Long fail(String element, String mode, String entry) {
-		return this.runner.execute(FAIL, this.keys.failKeys(), element, mode, "10", element.substring(0, 1), "boom",
-				"60000", entry);
+		return this.runner.execute(FAIL, this.keys.failKeys(UUID.randomUUID().toString()), element, mode, "10",
+				element.substring(0, 1), "boom", "60000", entry, WINDOW);
 	}
 
 }

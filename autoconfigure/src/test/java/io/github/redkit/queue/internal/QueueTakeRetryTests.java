@@ -11,6 +11,7 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueStore;
@@ -18,6 +19,8 @@ import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
+import io.github.redkit.testsupport.RedisServer;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -28,6 +31,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -69,6 +74,8 @@ class QueueTakeRetryTests {
 		this.factory.destroy();
 		if (this.lateFactory != null) {
 			this.lateFactory.destroy();
+		}
+		if (this.lateResources != null) {
 			this.lateResources.shutdown();
 		}
 		this.link.close();
@@ -170,10 +177,7 @@ class QueueTakeRetryTests {
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
 		String queue = this.support.prefetchingQueue(visibility, 2);
 		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
-		byte[] take = LuaScript.load((store == QueueStore.LIST) ? "queue_claim" : "queue_stream_take", List.class)
-			.redisScript()
-			.getSha1()
-			.getBytes(StandardCharsets.US_ASCII);
+		byte[] take = takeSha(store);
 		AtomicBoolean secondStarted = new AtomicBoolean();
 		AtomicBoolean thirdStarted = new AtomicBoolean();
 		AtomicBoolean thirdHandled = new AtomicBoolean();
@@ -213,6 +217,128 @@ class QueueTakeRetryTests {
 		assertThat(this.link.cutsAfterWrite(take)).isOne();
 		assertThat(thirdStarted).as("the first message the take sent again handed over was started").isTrue();
 		assertThat(takenElsewhere).as("taken by another consumer while its listener ran").doesNotContain(3);
+	}
+
+	/**
+	 * A take that acknowledges is applied and its connection closes before the answer
+	 * came (Lettuce does not reconnect: it fails the call with "Connection closed"): the
+	 * take is not answered, so the next one goes under its name and is answered what the
+	 * first did, its acknowledgement not reported late and the message it took handed
+	 * over (review34 finding 3: a lost connection was taken for an error Redis answered).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aTakeWhoseConnectionClosedIsNotAnswered(QueueStore store) {
+		this.lateFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, this.link.port()),
+				LettuceClientConfiguration.builder()
+					.clientOptions(ClientOptions.builder().autoReconnect(false).build())
+					.commandTimeout(Duration.ofSeconds(5))
+					.build());
+		this.lateFactory.afterPropertiesSet();
+		this.lateFactory.start();
+		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.lateFactory),
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
+				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+		String queue = this.support.queue();
+		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
+		this.link.cutAfterNextWrite(takeSha(store));
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> template.ackAndReceive(handled, Email.class));
+		assertThat(this.link.cutsAfterWrite()).isOne();
+		// a connection that does not reconnect is made anew (as with the factory's
+		// validation)
+		this.lateFactory.resetConnection();
+		QueueMessage<Email> next = template.ackAndReceive(handled, Email.class).orElseThrow();
+		assertThat(next.payload().number()).as("what the first take took, handed out").isEqualTo(2);
+		assertThat(this.meters.find("redkit.queue.messages").tag("outcome", "late-ack").counter())
+			.as("the acknowledgement the first take applied is not reported late")
+			.isNull();
+		assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isOne();
+		assertThat(this.support.template.stats(queue)).extracting(QueueStats::ready, QueueStats::inFlight)
+			.containsExactly(1L, 1L);
+	}
+
+	/**
+	 * A list queue's acknowledgement and failure whose answers are lost with the
+	 * connection, which Lettuce sends again once it reconnected: Redis answers each copy
+	 * as it did the first (review34 finding 4: the copy found the take settled and
+	 * answered "lost", a false late acknowledgement and a failure reported not owned).
+	 */
+	@Test
+	void aListAckAndFailSentAgainAfterAReconnectAnswerAsTheFirstDid() {
+		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.LIST);
+		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
+				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+		String queue = this.support.queue();
+		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
+		// both scripts known to Redis first: the cut then comes after an EVALSHA Redis
+		// applied, not after one it answered NOSCRIPT
+		QueueMessage<Email> warmAck = template.receive(queue, Email.class).orElseThrow();
+		QueueMessage<Email> warmFail = template.receive(queue, Email.class).orElseThrow();
+		assertThat(template.ack(warmAck)).isTrue();
+		assertThat(template.fail(warmFail, new IllegalStateException("boom"))).isEqualTo(FailureOutcome.RETRIED);
+		QueueMessage<Email> first = template.receive(queue, Email.class).orElseThrow();
+		QueueMessage<Email> second = template.receive(queue, Email.class).orElseThrow();
+		this.link.cutAfterNextWrite(sha("queue_ack"));
+		assertThat(template.ack(first)).as("acknowledged by the first copy").isTrue();
+		this.link.cutAfterNextWrite(sha("queue_fail"));
+		assertThat(template.fail(second, new IllegalStateException("boom"))).as("retried by the first copy")
+			.isEqualTo(FailureOutcome.RETRIED);
+		assertThat(this.link.cutsAfterWrite()).isEqualTo(2);
+		assertThat(this.meters.find("redkit.queue.messages").tag("outcome", "late-ack").counter())
+			.as("no acknowledgement reported late")
+			.isNull();
+		assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isEqualTo(2);
+		assertThat(this.support.template.stats(queue).inFlight()).isZero();
+	}
+
+	/**
+	 * A take that acknowledges and meets another writer's value at a key of its queue (a
+	 * string where the list store's delayed set or the stream store's set of takes given
+	 * back is) is answered with an error; once the key is fixed, the next take
+	 * acknowledges the same message: none is reported late and nothing is lost (review34
+	 * finding 5: the list take had applied the acknowledgement before the error, the
+	 * stream take had recorded it under a name the next take did not use).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aTakeAnsweredWithAnErrorReportsNoAcknowledgementLate(QueueStore store) {
+		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
+				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+		String queue = this.support.queue();
+		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
+		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
+		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		// the list take reaps (no hint) and reads the delayed set; the stream take scans
+		// (no cursor) to the end of the pending entries and reads the takes given back
+		redis.delete((store == QueueStore.LIST) ? keys.nextDue() : keys.claimCursor());
+		String foreign = (store == QueueStore.LIST) ? keys.delayed() : keys.claimDue();
+		redis.opsForValue().set(foreign, "not a sorted set");
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> template.ackAndReceive(handled, Email.class));
+		redis.delete(foreign);
+		template.ackAndReceive(handled, Email.class);
+		assertThat(this.meters.find("redkit.queue.messages").tag("outcome", "late-ack").counter())
+			.as("the acknowledgement is not reported late")
+			.isNull();
+		assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isOne();
+		assertThat(this.support.template.stats(queue)).as("nothing lost: 2 and 3 ready or in flight")
+			.satisfies((stats) -> assertThat(stats.ready() + stats.inFlight()).isEqualTo(2));
+	}
+
+	private static byte[] takeSha(QueueStore store) {
+		return sha((store == QueueStore.LIST) ? "queue_claim" : "queue_stream_take");
+	}
+
+	private static byte[] sha(String script) {
+		return LuaScript.load(script, Object.class).redisScript().getSha1().getBytes(StandardCharsets.US_ASCII);
 	}
 
 	private long redisNow() {
