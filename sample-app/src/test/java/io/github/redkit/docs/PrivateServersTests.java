@@ -47,10 +47,11 @@ class PrivateServersTests {
 	@Test
 	void theClassesAllowedToStartServersExist() {
 		List<Path> modules = modulesWithTests();
-		assertThat(HandStartedServers.ON_PURPOSE.keySet()).as("test classes listed as starting servers on purpose")
+		assertThat(HandStartedServers.ON_PURPOSE.keySet()).as("classes listed as starting servers on purpose")
 			.allSatisfy((name) -> assertThat(modules).as(name)
-				.anyMatch((module) -> Files
-					.isRegularFile(module.resolve(Path.of("src", "test", "java", name.replace('.', '/') + ".java")))));
+				.anyMatch((module) -> Stream.of("test", "main")
+					.anyMatch((code) -> Files.isRegularFile(
+							module.resolve(Path.of("src", code, "java", name.replace('.', '/') + ".java"))))));
 	}
 
 	private static List<Path> modulesWithTests() {
