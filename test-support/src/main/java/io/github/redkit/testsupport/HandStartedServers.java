@@ -3,8 +3,10 @@ package io.github.redkit.testsupport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashSet;
@@ -143,13 +145,33 @@ public final class HandStartedServers {
 			}
 			return classes;
 		}
-		List<String> missing = topLevelNames(sources).filter((name) -> !classes.contain(name)).toList();
+		List<PathMatcher> elsewhere = compiledElsewhere();
+		List<String> missing = topLevelNames(sources)
+			.filter((name) -> elsewhere.stream()
+				.noneMatch((matcher) -> matcher.matches(Path.of(name.replace('.', '/') + ".java"))))
+			.filter((name) -> !classes.contain(name))
+			.toList();
 		if (!missing.isEmpty()) {
 			throw new IllegalStateException("The rules would check nothing of " + module + ": " + compiled
 					+ " lacks the test classes of " + sources + " " + missing.subList(0, Math.min(5, missing.size()))
 					+ " (is the module's folder, surefire's basedir, right, and are its tests compiled?)");
 		}
 		return classes;
+	}
+
+	/**
+	 * The source patterns ({@code **}{@code /Reactive*Tests.java}) of this module's test
+	 * folder that another project compiles and checks (system property
+	 * {@code redkit.test-sources.compiled-elsewhere}, comma-separated; autoconfigure's
+	 * tests-apart).
+	 */
+	private static List<PathMatcher> compiledElsewhere() {
+		String patterns = System.getProperty("redkit.test-sources.compiled-elsewhere", "");
+		return Stream.of(patterns.split(","))
+			.map(String::trim)
+			.filter((pattern) -> !pattern.isEmpty())
+			.map((pattern) -> FileSystems.getDefault().getPathMatcher("glob:" + pattern))
+			.toList();
 	}
 
 	static Path thisModule() {

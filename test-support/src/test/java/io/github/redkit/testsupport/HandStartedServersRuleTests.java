@@ -60,6 +60,26 @@ class HandStartedServersRuleTests {
 	}
 
 	@Test
+	void sourcesAnotherProjectCompilesAreNotAskedForHere(@TempDir Path module) throws IOException {
+		Path source = module.resolve(Path.of("src", "test", "java", "example", "ReactiveExampleTests.java"));
+		Files.createDirectories(source.getParent());
+		Files.writeString(source, "package example; class ReactiveExampleTests {}");
+		Files.createDirectories(module.resolve(Path.of("target", "test-classes")));
+		String previous = System.setProperty("redkit.test-sources.compiled-elsewhere", "**/Reactive*Tests.java");
+		try {
+			assertThat(HandStartedServers.testClassesOf(module)).isEmpty();
+		}
+		finally {
+			if (previous != null) {
+				System.setProperty("redkit.test-sources.compiled-elsewhere", previous);
+			}
+			else {
+				System.clearProperty("redkit.test-sources.compiled-elsewhere");
+			}
+		}
+	}
+
+	@Test
 	void aModuleWithoutTestSourcesOfItsOwnIsReadWhereItCompiledAnotherFoldersTests(@TempDir Path module)
 			throws IOException {
 		assertThatIllegalStateException()
