@@ -28,7 +28,12 @@ import org.springframework.util.Assert;
  */
 public final class MicrometerRedkitObservations implements RedkitObservations, SmartInitializingSingleton {
 
-	private final LateLookup<ObservationRegistry> registry;
+	private final LateLookup<ObservationRegistry> lookup;
+
+	// what the lookup found once settled (null for none), read alone by a decision
+	private volatile @Nullable ObservationRegistry registry;
+
+	private volatile boolean settled;
 
 	private final List<RedkitObservationConvention> conventions;
 
@@ -42,7 +47,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 	 */
 	public MicrometerRedkitObservations(Supplier<@Nullable ObservationRegistry> registry,
 			List<? extends RedkitObservationConvention> conventions) {
-		this.registry = new LateLookup<>(registry);
+		this.lookup = new LateLookup<>(registry);
 		this.conventions = List.copyOf(conventions);
 	}
 
@@ -83,7 +88,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 	}
 
 	private @Nullable ObservationRegistry observing() {
-		ObservationRegistry registry = this.registry.get();
+		ObservationRegistry registry = this.settled ? this.registry : this.lookup.get();
 		return (registry != null && !registry.isNoop()) ? registry : null;
 	}
 
@@ -120,7 +125,8 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		this.registry.settle();
+		this.registry = this.lookup.settle();
+		this.settled = true;
 	}
 
 	private record Started(Observation observation, Observation.@Nullable Scope scope,
