@@ -87,6 +87,26 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 				|| (observations instanceof MicrometerRedkitObservations own && own.observing() == null);
 	}
 
+	/**
+	 * What a caller on a hot path may hold in place of asking {@link #observeNothing}
+	 * each call, once every singleton exists: the registry Redkit's own observations
+	 * settled on, whose {@link ObservationRegistry#isNoop()} then tells the same (a
+	 * handler may still be added later), so that the check runs no code of these
+	 * observations.
+	 * @param observations the observations a capability was given
+	 * @return the registry found, {@link ObservationRegistry#NOOP} when none was;
+	 * {@code null} when the caller must go on asking {@link #observeNothing}: Redkit's
+	 * own not settled yet, {@link RedkitObservations#NONE}, or any other bean (an
+	 * application's own, always asked)
+	 */
+	public static @Nullable ObservationRegistry settledRegistry(RedkitObservations observations) {
+		if (observations instanceof MicrometerRedkitObservations own && own.settled) {
+			ObservationRegistry registry = own.registry;
+			return (registry != null) ? registry : ObservationRegistry.NOOP;
+		}
+		return null;
+	}
+
 	private @Nullable ObservationRegistry observing() {
 		ObservationRegistry registry = this.settled ? this.registry : this.lookup.get();
 		return (registry != null && !registry.isNoop()) ? registry : null;
