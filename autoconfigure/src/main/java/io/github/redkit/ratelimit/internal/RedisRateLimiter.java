@@ -60,6 +60,10 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	private final FailureCooldown failureCooldown;
 
+	// set before the first failure starts the cooldown, never cleared: until then a call
+	// reads this field alone, and runs no code of the cooldown
+	private volatile boolean failedOnce;
+
 	// set once the failure mode decided a call, after it did: the next call Redis answers
 	// tells the policy (a local limiter hands back), the others pass nothing of it
 	private volatile boolean failedSinceAnswer;
@@ -475,8 +479,13 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	private RateLimitDecision failed(PreparedLimit limit, List<String> keys, int cost, long start,
 			@Nullable DataAccessException cause, boolean startsCooldown) {
 		try {
-			return (startsCooldown && cause != null) ? this.failurePolicy.failedAfter(limit, keys, cost, start, cause)
-					: this.failurePolicy.failed(limit, keys, cost, start, cause);
+			if (startsCooldown && cause != null) {
+				// before the cooldown starts: a call that reads it unset runs as one that
+				// read the cooldown before
+				this.failedOnce = true;
+				return this.failurePolicy.failedAfter(limit, keys, cost, start, cause);
+			}
+			return this.failurePolicy.failed(limit, keys, cost, start, cause);
 		}
 		finally {
 			// after the policy decided: an answer that clears this before would miss a
@@ -512,7 +521,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		if (cost > limit.smallestLimit()) {
 			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
 		}
-		if (this.failureCooldown.coolingDown(start)) {
+		if (this.failedOnce && this.failureCooldown.coolingDown(start)) {
 			return failed(limit, keys, cost, start, null, false);
 		}
 		return null;
