@@ -22,6 +22,10 @@ import org.jspecify.annotations.Nullable;
  * writes a {@code PING} instead, and completes as {@linkplain #dropped() dropped} when
  * the {@code PONG} arrives. A write after a reply (a cluster's {@code MOVED} or
  * {@code ASK}, which Redis did not apply) sends the script again.
+ * <p>
+ * Nested here, the other pieces of a guarded call: the {@code EVALSHA} written in place
+ * ({@link EncodedEvalsha}), sent only inside a guard, and the output through which the
+ * guard sees a reply ({@link AnswerWatch}).
  *
  * @param <T> the reply's type
  */

@@ -384,9 +384,6 @@ final class ScriptConnection {
 	 */
 	record KeptConnection(Object commands, @Nullable Object connection, @Nullable RedisConnection owner) {
 
-		// logged under the name of the runner: the category applications already configure
-		private static final Log logger = LogFactory.getLog(RedisScriptRunner.class);
-
 		/**
 		 * Gives the own connection of the runner back to its pool, on this thread; nothing
 		 * for the shared connection of the factory.
