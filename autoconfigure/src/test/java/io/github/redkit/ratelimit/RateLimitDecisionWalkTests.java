@@ -152,7 +152,8 @@ class RateLimitDecisionWalkTests {
 		walk((context) -> context.getBean(LoginService.class).search(WALKER).block(), REACTIVE_DOWN, REACTIVE_BACK);
 	}
 
-	// issue 44's goal: fewer files than the tree it was filed against walked (e61072ba: 14
+	// issue 44's goal: fewer files than the tree it was filed against walked (e61072ba:
+	// 14
 	// down and 12 back, 15 and 13 for a Mono), so that a list grown to let a longer walk
 	// pass fails too
 	@Test

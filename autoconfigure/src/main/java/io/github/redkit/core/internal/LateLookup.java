@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
  * the context starts, once it is found no more, and for the last time when every
  * singleton exists ({@link #settle()}). From then on the answer is kept, a missing one
  * included: a bean factory lookup on every use cost a rate-limit decision more than its
- * interceptor. Its holder keeps the settled answer in a field of its own, so that a
- * use after start-up runs no code of this class.
+ * interceptor. Its holder keeps the settled answer in a field of its own, so that a use
+ * after start-up runs no code of this class.
  *
  * @param <T> what is looked up
  */
@@ -47,8 +47,8 @@ public final class LateLookup<T> implements Supplier<@Nullable T> {
 
 	/**
 	 * Looks it up for the last time when not found yet; call once every singleton exists.
-	 * @return what was found, for the holder to keep: from then on it need not ask
-	 * again, or {@code null} when there is none
+	 * @return what was found, for the holder to keep: from then on it need not ask again,
+	 * or {@code null} when there is none
 	 */
 	public @Nullable T settle() {
 		T current = this.found;

@@ -91,9 +91,9 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 	}
 
 	/**
-	 * A command's output that tells whether a reply was read into it since its last write:
-	 * the difference, for {@link ReplayGuard}, between a cluster's redirection and a re-send
-	 * after a reconnect. Everything else goes to the command's own output.
+	 * A command's output that tells whether a reply was read into it since its last
+	 * write: the difference, for {@link ReplayGuard}, between a cluster's redirection and
+	 * a re-send after a reconnect. Everything else goes to the command's own output.
 	 *
 	 * @param <T> the reply's type
 	 */
@@ -226,11 +226,12 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 
 	/**
 	 * An {@code EVALSHA} that writes itself into Lettuce's buffer: the same bytes as
-	 * Lettuce's own encoding (RESP: the count, the command, the SHA-1, the number of keys,
-	 * then each key and argument as a bulk string), without the argument objects Lettuce
-	 * makes for each, their iterator, and the string it makes of every length and count. A
-	 * script is sent with every decision, so these were a large part of what one allocates;
-	 * the head of each script's command is encoded once ({@link #head(String)}).
+	 * Lettuce's own encoding (RESP: the count, the command, the SHA-1, the number of
+	 * keys, then each key and argument as a bulk string), without the argument objects
+	 * Lettuce makes for each, their iterator, and the string it makes of every length and
+	 * count. A script is sent with every decision, so these were a large part of what one
+	 * allocates; the head of each script's command is encoded once
+	 * ({@link #head(String)}).
 	 *
 	 * @param <T> the reply's type
 	 */
@@ -251,11 +252,12 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 		 * @param keys the keys
 		 * @param args the arguments
 		 * @param routed whether the connection routes the command by its first key (a
-		 * cluster's): else the command's arguments, which Lettuce then reads only for their
-		 * count and its logs, are shared by every command of the same shape, so that none is
-		 * made per call
+		 * cluster's): else the command's arguments, which Lettuce then reads only for
+		 * their count and its logs, are shared by every command of the same shape, so
+		 * that none is made per call
 		 */
-		EncodedEvalsha(byte[] head, CommandOutput<byte[], byte[], T> output, byte[][] keys, byte[][] args, boolean routed) {
+		EncodedEvalsha(byte[] head, CommandOutput<byte[], byte[], T> output, byte[][] keys, byte[][] args,
+				boolean routed) {
 			super(CommandType.EVALSHA, output,
 					routed ? new Arguments(keys.length, args.length, (keys.length > 0) ? keys[0] : null)
 							: Arguments.shaped(keys.length, args.length));
@@ -265,8 +267,8 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 		}
 
 		/**
-		 * What every {@code EVALSHA} of a script starts with after its count: the command and
-		 * the SHA-1, as bulk strings.
+		 * What every {@code EVALSHA} of a script starts with after its count: the command
+		 * and the SHA-1, as bulk strings.
 		 * @param sha1 the script's SHA-1
 		 * @return the encoded head
 		 */
@@ -320,11 +322,11 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 		}
 
 		/**
-		 * The command's arguments as Lettuce reads them without encoding them: the first key,
-		 * by which a cluster connection routes the command, their count, and a description
-		 * for its logs (the counts only, never a key or a value). Each makes a list of
-		 * Lettuce's that stays empty, so a connection that routes nothing by key gets one of
-		 * the instances kept per shape.
+		 * The command's arguments as Lettuce reads them without encoding them: the first
+		 * key, by which a cluster connection routes the command, their count, and a
+		 * description for its logs (the counts only, never a key or a value). Each makes
+		 * a list of Lettuce's that stays empty, so a connection that routes nothing by
+		 * key gets one of the instances kept per shape.
 		 */
 		private static final class Arguments extends CommandArgs<byte[], byte[]> {
 
@@ -332,7 +334,8 @@ final class ReplayGuard<T> extends CommandWrapper<byte[], byte[], T> {
 
 			private static final int KEPT_ARGS = 32;
 
-			// filled as shapes are met; each instance's fields are final, so one published
+			// filled as shapes are met; each instance's fields are final, so one
+			// published
 			// through a race is seen whole, and two threads making the same shape both
 			// make a valid one
 			private static final Arguments[] KEPT = new Arguments[(KEPT_KEYS + 1) * (KEPT_ARGS + 1)];

@@ -64,8 +64,8 @@ final class ScriptCalls {
 	 * written before the connection closed fails instead)
 	 */
 	@SuppressWarnings("unchecked")
-	static <T> @Nullable CompletableFuture<T> executeIfOpen(ScriptConnection.KeptConnection kept, LuaScript<T> script, byte[][] keys,
-			byte[][] args, NativeCommands nativeCommands) {
+	static <T> @Nullable CompletableFuture<T> executeIfOpen(ScriptConnection.KeptConnection kept, LuaScript<T> script,
+			byte[][] keys, byte[][] args, NativeCommands nativeCommands) {
 		StatefulConnection<byte[], byte[]> connection = (StatefulConnection<byte[], byte[]>) kept.connection();
 		if (isClosed(connection)) {
 			return null;

@@ -172,11 +172,11 @@ record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int c
 	}
 
 	/**
-	 * The limit a {@code @RateLimited} method is decided on, named or inline, built once with
-	 * its operation: it asks the {@link RateLimiter} the question that fits, so that a call
-	 * site need not tell the two apart. Redkit's own limiter is handed the limit's registry
-	 * entry, looked up at the first call and held: a named limit defined again is seen
-	 * through it, and later calls need no look-up.
+	 * The limit a {@code @RateLimited} method is decided on, named or inline, built once
+	 * with its operation: it asks the {@link RateLimiter} the question that fits, so that
+	 * a call site need not tell the two apart. Redkit's own limiter is handed the limit's
+	 * registry entry, looked up at the first call and held: a named limit defined again
+	 * is seen through it, and later calls need no look-up.
 	 */
 	static final class LimitReference {
 
@@ -190,10 +190,10 @@ record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int c
 
 		/**
 		 * Creates a reference.
-		 * @param name the limit's name (for an inline limit, the short name metrics, headers
-		 * and exceptions show)
-		 * @param id what the counters of an inline limit are kept under; the name for a named
-		 * limit
+		 * @param name the limit's name (for an inline limit, the short name metrics,
+		 * headers and exceptions show)
+		 * @param id what the counters of an inline limit are kept under; the name for a
+		 * named limit
 		 * @param inlinePolicy the inline policy, or {@code null} for a named limit
 		 */
 		LimitReference(String name, String id, @Nullable RateLimitPolicy inlinePolicy) {
@@ -264,17 +264,17 @@ record RateLimitedOperation(LimitReference limit, String[] keyExpressions, int c
 		}
 
 		/**
-		 * Redkit's own limiter, asked through its registry entry; any other, a subclass too
-		 * (the proxy Spring makes for an application's aspect on the limiter), is asked
-		 * through its public face, so that its advice sees the call.
+		 * Redkit's own limiter, asked through its registry entry; any other, a subclass
+		 * too (the proxy Spring makes for an application's aspect on the limiter), is
+		 * asked through its public face, so that its advice sees the call.
 		 */
 		private static @Nullable RedisRateLimiter own(RateLimiter limiter) {
 			return (limiter.getClass() == RedisRateLimiter.class) ? (RedisRateLimiter) limiter : null;
 		}
 
 		/**
-		 * The limit's entry in the limiter's registry, looked up once: an unknown name fails
-		 * every call until it is defined.
+		 * The limit's entry in the limiter's registry, looked up once: an unknown name
+		 * fails every call until it is defined.
 		 */
 		private RateLimitRegistry.Entry entry(RedisRateLimiter limiter) {
 			Resolved resolved = this.resolved;

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link EncodedEvalsha} (beside the {@link ReplayGuard} that sends it) writes the bytes Lettuce's own {@code EVALSHA} writes, and
- * routes by the same first key: only the allocation differs.
+ * {@link EncodedEvalsha} (beside the {@link ReplayGuard} that sends it) writes the bytes
+ * Lettuce's own {@code EVALSHA} writes, and routes by the same first key: only the
+ * allocation differs.
  */
 class EncodedEvalshaTests {
 
