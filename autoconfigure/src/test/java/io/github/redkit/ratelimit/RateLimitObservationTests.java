@@ -21,6 +21,7 @@ import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,6 +88,44 @@ class RateLimitObservationTests {
 			.hasSize(2)
 			.allSatisfy((context) -> Assertions.assertThat(context.getAllKeyValues().stream().map(KeyValue::getValue))
 				.doesNotContain("user-1"));
+	}
+
+	// started, the limiter holds the registry Redkit's own observations settled on and
+	// asks it at each decision whether anything observes: a handler added later sees
+	// the next decision, as it did when the observations were asked
+	@Test
+	void aStartedLimiterObservesOnceAHandlerIsAddedToTheSettledRegistry() {
+		ObservationRegistry registry = ObservationRegistry.create();
+		MicrometerRedkitObservations observations = new MicrometerRedkitObservations(() -> registry, List.of());
+		observations.afterSingletonsInstantiated();
+		RedisRateLimiter limiter = new RedisRateLimiter(new RedisScriptRunner(this.topology.connectionFactory()),
+				new RedisKeyspace("rl-obs-test"),
+				Map.of(this.limit, RateLimitPolicy.slidingWindow(RateLimitWindow.of(10, Duration.ofHours(1)))),
+				new RateLimitSettings(LimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO), RedkitMetrics.NONE,
+				observations);
+		limiter.start();
+		try {
+			limiter.tryAcquire(this.limit, "user-1");
+			List<String> stopped = new CopyOnWriteArrayList<>();
+			registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return true;
+				}
+
+				@Override
+				public void onStop(Observation.Context context) {
+					stopped.add(context.getName());
+				}
+
+			});
+			limiter.tryAcquire(this.limit, "user-1");
+			Assertions.assertThat(stopped).containsExactly("redkit.ratelimit.decision");
+		}
+		finally {
+			limiter.stop();
+		}
 	}
 
 	@Test

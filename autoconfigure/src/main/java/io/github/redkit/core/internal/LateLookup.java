@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * the context starts, once it is found no more, and for the last time when every
  * singleton exists ({@link #settle()}). From then on the answer is kept, a missing one
  * included: a bean factory lookup on every use cost a rate-limit decision more than its
- * interceptor.
+ * interceptor. Its holder keeps the settled answer in a field of its own, so that a use
+ * after start-up runs no code of this class.
  *
  * @param <T> what is looked up
  */
@@ -46,12 +47,17 @@ public final class LateLookup<T> implements Supplier<@Nullable T> {
 
 	/**
 	 * Looks it up for the last time when not found yet; call once every singleton exists.
+	 * @return what was found, for the holder to keep: from then on it need not ask again,
+	 * or {@code null} when there is none
 	 */
-	public void settle() {
-		if (this.found == null) {
-			this.found = this.lookup.get();
+	public @Nullable T settle() {
+		T current = this.found;
+		if (current == null) {
+			current = this.lookup.get();
+			this.found = current;
 		}
 		this.settled = true;
+		return current;
 	}
 
 }

@@ -49,7 +49,7 @@ final class LettuceConnections {
 	 * runner, once it found it closed.
 	 * @return the connection's commands and the handle that gives it back
 	 */
-	static KeptConnection borrowOwn(RedisConnectionFactory connectionFactory) {
+	static ScriptConnection.KeptConnection borrowOwn(RedisConnectionFactory connectionFactory) {
 		RedisConnection connection = connectionFactory.getConnection();
 		try {
 			connection.openPipeline();
@@ -59,10 +59,10 @@ final class LettuceConnections {
 				throw new IllegalStateException("Not a Lettuce connection: " + commands);
 			}
 			stateful.setAutoFlushCommands(true);
-			return new KeptConnection(commands, stateful, connection);
+			return new ScriptConnection.KeptConnection(commands, stateful, connection);
 		}
 		catch (RuntimeException ex) {
-			KeptConnection.closeQuietly(connection);
+			ScriptConnection.KeptConnection.closeQuietly(connection);
 			throw ex;
 		}
 	}
@@ -101,8 +101,8 @@ final class LettuceConnections {
 	 * @param commands its asynchronous commands, Lettuce's
 	 * @return the connection kept, which nothing gives back
 	 */
-	static KeptConnection shared(Object commands) {
-		return new KeptConnection(commands, statefulConnection(commands), null);
+	static ScriptConnection.KeptConnection shared(Object commands) {
+		return new ScriptConnection.KeptConnection(commands, statefulConnection(commands), null);
 	}
 
 }

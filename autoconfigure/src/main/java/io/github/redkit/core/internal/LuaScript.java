@@ -56,7 +56,7 @@ public final class LuaScript<T> {
 		// computed once: DefaultRedisScript guards its SHA-1 with a lock, and a contended
 		// lock parks the thread, an event loop's included
 		this.sha1 = script.getSha1();
-		this.evalshaHead = EncodedEvalsha.head(this.sha1);
+		this.evalshaHead = ReplayGuard.EncodedEvalsha.head(this.sha1);
 		this.nativeForm = nativeForm;
 		this.dropsReplays = dropsReplays;
 		this.givenUpWithItsCaller = givenUpWithItsCaller;

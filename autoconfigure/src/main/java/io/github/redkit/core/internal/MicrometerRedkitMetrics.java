@@ -26,7 +26,12 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  */
 public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitializingSingleton {
 
-	private final LateLookup<MeterRegistry> registry;
+	private final LateLookup<MeterRegistry> lookup;
+
+	// what the lookup found once settled (null for none), read alone by a recording
+	private volatile @Nullable MeterRegistry registry;
+
+	private volatile boolean settled;
 
 	private final Map<RedkitMeter, Map<Tags, Meter>> meters = new ConcurrentHashMap<>();
 
@@ -35,7 +40,7 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitia
 	 * @param registry supplies the registry, or {@code null} while there is none
 	 */
 	public MicrometerRedkitMetrics(Supplier<@Nullable MeterRegistry> registry) {
-		this.registry = new LateLookup<>(registry);
+		this.lookup = new LateLookup<>(registry);
 	}
 
 	/**
@@ -44,7 +49,8 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitia
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		this.registry.settle();
+		this.registry = this.lookup.settle();
+		this.settled = true;
 	}
 
 	@Override
@@ -79,7 +85,7 @@ public final class MicrometerRedkitMetrics implements RedkitMetrics, SmartInitia
 	@SuppressWarnings("unchecked")
 	private @Nullable Meter meter(RedkitMeter meter, String[] tags, @Nullable Object source,
 			@Nullable ToDoubleFunction<?> value) {
-		MeterRegistry registry = this.registry.get();
+		MeterRegistry registry = this.settled ? this.registry : this.lookup.get();
 		if (registry == null) {
 			// nothing records: no key is made to look a meter up with
 			return null;

@@ -28,7 +28,12 @@ import org.springframework.util.Assert;
  */
 public final class MicrometerRedkitObservations implements RedkitObservations, SmartInitializingSingleton {
 
-	private final LateLookup<ObservationRegistry> registry;
+	private final LateLookup<ObservationRegistry> lookup;
+
+	// what the lookup found once settled (null for none), read alone by a decision
+	private volatile @Nullable ObservationRegistry registry;
+
+	private volatile boolean settled;
 
 	private final List<RedkitObservationConvention> conventions;
 
@@ -42,7 +47,7 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 	 */
 	public MicrometerRedkitObservations(Supplier<@Nullable ObservationRegistry> registry,
 			List<? extends RedkitObservationConvention> conventions) {
-		this.registry = new LateLookup<>(registry);
+		this.lookup = new LateLookup<>(registry);
 		this.conventions = List.copyOf(conventions);
 	}
 
@@ -82,8 +87,28 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 				|| (observations instanceof MicrometerRedkitObservations own && own.observing() == null);
 	}
 
+	/**
+	 * What a caller on a hot path may hold in place of asking {@link #observeNothing}
+	 * each call, once every singleton exists: the registry Redkit's own observations
+	 * settled on, whose {@link ObservationRegistry#isNoop()} then tells the same (a
+	 * handler may still be added later), so that the check runs no code of these
+	 * observations.
+	 * @param observations the observations a capability was given
+	 * @return the registry found, {@link ObservationRegistry#NOOP} when none was;
+	 * {@code null} when the caller must go on asking {@link #observeNothing}: Redkit's
+	 * own not settled yet, {@link RedkitObservations#NONE}, or any other bean (an
+	 * application's own, always asked)
+	 */
+	public static @Nullable ObservationRegistry settledRegistry(RedkitObservations observations) {
+		if (observations instanceof MicrometerRedkitObservations own && own.settled) {
+			ObservationRegistry registry = own.registry;
+			return (registry != null) ? registry : ObservationRegistry.NOOP;
+		}
+		return null;
+	}
+
 	private @Nullable ObservationRegistry observing() {
-		ObservationRegistry registry = this.registry.get();
+		ObservationRegistry registry = this.settled ? this.registry : this.lookup.get();
 		return (registry != null && !registry.isNoop()) ? registry : null;
 	}
 
@@ -120,7 +145,8 @@ public final class MicrometerRedkitObservations implements RedkitObservations, S
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		this.registry.settle();
+		this.registry = this.lookup.settle();
+		this.settled = true;
 	}
 
 	private record Started(Observation observation, Observation.@Nullable Scope scope,

@@ -64,8 +64,8 @@ final class ScriptCalls {
 	 * written before the connection closed fails instead)
 	 */
 	@SuppressWarnings("unchecked")
-	static <T> @Nullable CompletableFuture<T> executeIfOpen(KeptConnection kept, LuaScript<T> script, byte[][] keys,
-			byte[][] args, NativeCommands nativeCommands) {
+	static <T> @Nullable CompletableFuture<T> executeIfOpen(ScriptConnection.KeptConnection kept, LuaScript<T> script,
+			byte[][] keys, byte[][] args, NativeCommands nativeCommands) {
 		StatefulConnection<byte[], byte[]> connection = (StatefulConnection<byte[], byte[]>) kept.connection();
 		if (isClosed(connection)) {
 			return null;
@@ -318,7 +318,7 @@ final class ScriptCalls {
 	private static Command<byte[], byte[], Object> command(LuaScript<?> script, CommandType type, byte[][] keys,
 			byte[][] args, boolean routed) {
 		if (type == CommandType.EVALSHA) {
-			return new EncodedEvalsha<>(script.evalshaHead(), output(script), keys, args, routed);
+			return new ReplayGuard.EncodedEvalsha<>(script.evalshaHead(), output(script), keys, args, routed);
 		}
 		CommandArgs<byte[], byte[]> arguments = new CommandArgs<>(ByteArrayCodec.INSTANCE);
 		arguments.add(script.source()).add(keys.length).addKeys(keys).addValues(args);

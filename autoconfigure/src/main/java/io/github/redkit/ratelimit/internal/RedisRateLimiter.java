@@ -24,6 +24,7 @@ import io.github.redkit.ratelimit.RateLimitPolicy;
 import io.github.redkit.ratelimit.RateLimitReservation;
 import io.github.redkit.ratelimit.RateLimitWindow;
 import io.github.redkit.ratelimit.RateLimiter;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -59,6 +60,10 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	private final FailureCooldown failureCooldown;
 
+	// set before the first failure starts the cooldown, never cleared: until then a call
+	// reads this field alone, and runs no code of the cooldown
+	private volatile boolean failedOnce;
+
 	// set once the failure mode decided a call, after it did: the next call Redis answers
 	// tells the policy (a local limiter hands back), the others pass nothing of it
 	private volatile boolean failedSinceAnswer;
@@ -72,6 +77,12 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	private final PermitSettlement settlement;
 
 	private final RedkitObservations observations;
+
+	// the registry Redkit's own observations settled on (ObservationRegistry.NOOP for
+	// none), read at start: a decision asks it whether anything observes, running no
+	// code of the observations; null before, and for any other observations bean, which
+	// MicrometerRedkitObservations.observeNothing answers per decision
+	private volatile @Nullable ObservationRegistry settledObservationRegistry;
 
 	private final LocalAllowances allowances;
 
@@ -140,6 +151,8 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 
 	@Override
 	public void start() {
+		// every singleton exists: Redkit's own observations have settled
+		this.settledObservationRegistry = MicrometerRedkitObservations.settledRegistry(this.observations);
 		this.lifecycle.start();
 	}
 
@@ -216,13 +229,22 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 */
 	RateLimitDecision tryAcquire(RateLimitRegistry.Entry entry, List<String> keys, int cost) {
 		PreparedLimit limit = current(entry);
-		if (MicrometerRedkitObservations.observeNothing(this.observations)) {
+		if (observeNothing()) {
 			// Redkit's own observations, and nothing observes: no function object is made
 			// for the call (an application's own bean is always asked)
 			return decideNow(entry, limit, keys, cost);
 		}
 		return this.observations.observe(RateLimitObservationKind.DECISION, limit.name(),
 				() -> decideNow(entry, limit, keys, cost), DECIDED);
+	}
+
+	/**
+	 * Whether the decision may skip the observations: Redkit's own, and nothing observes
+	 * now (an application's own bean is always asked).
+	 */
+	private boolean observeNothing() {
+		ObservationRegistry settled = this.settledObservationRegistry;
+		return (settled != null) ? settled.isNoop() : MicrometerRedkitObservations.observeNothing(this.observations);
 	}
 
 	private RateLimitDecision decideNow(RateLimitRegistry.Entry entry, PreparedLimit limit, List<String> keys,
@@ -243,7 +265,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	 */
 	CompletableFuture<RateLimitDecision> tryAcquireAsync(RateLimitRegistry.Entry entry, List<String> keys, int cost) {
 		PreparedLimit limit = current(entry);
-		if (MicrometerRedkitObservations.observeNothing(this.observations)) {
+		if (observeNothing()) {
 			// Redkit's own observations, and nothing observes: no function object and no
 			// stage to close an observation; a copy, so that a caller who cancels its
 			// answer cancels neither the stage
@@ -457,8 +479,13 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	private RateLimitDecision failed(PreparedLimit limit, List<String> keys, int cost, long start,
 			@Nullable DataAccessException cause, boolean startsCooldown) {
 		try {
-			return (startsCooldown && cause != null) ? this.failurePolicy.failedAfter(limit, keys, cost, start, cause)
-					: this.failurePolicy.failed(limit, keys, cost, start, cause);
+			if (startsCooldown && cause != null) {
+				// before the cooldown starts: a call that reads it unset runs as one that
+				// read the cooldown before
+				this.failedOnce = true;
+				return this.failurePolicy.failedAfter(limit, keys, cost, start, cause);
+			}
+			return this.failurePolicy.failed(limit, keys, cost, start, cause);
 		}
 		finally {
 			// after the policy decided: an answer that clears this before would miss a
@@ -494,7 +521,7 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 		if (cost > limit.smallestLimit()) {
 			return record(limitName, start, refuseOverLimit(limit.policy(), cost));
 		}
-		if (this.failureCooldown.coolingDown(start)) {
+		if (this.failedOnce && this.failureCooldown.coolingDown(start)) {
 			return failed(limit, keys, cost, start, null, false);
 		}
 		return null;

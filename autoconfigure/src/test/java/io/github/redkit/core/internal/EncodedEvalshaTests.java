@@ -3,6 +3,7 @@ package io.github.redkit.core.internal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
+import io.github.redkit.core.internal.ReplayGuard.EncodedEvalsha;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.Command;
@@ -15,8 +16,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link EncodedEvalsha} writes the bytes Lettuce's own {@code EVALSHA} writes, and
- * routes by the same first key: only the allocation differs.
+ * {@link EncodedEvalsha} (beside the {@link ReplayGuard} that sends it) writes the bytes
+ * Lettuce's own {@code EVALSHA} writes, and routes by the same first key: only the
+ * allocation differs.
  */
 class EncodedEvalshaTests {
 
