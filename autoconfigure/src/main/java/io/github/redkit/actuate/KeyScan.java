@@ -5,12 +5,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import io.github.redkit.core.RedisKeyspace;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -392,8 +394,13 @@ public final class KeyScan {
 	}
 
 	/**
-	 * A key part as the application passed it, so that it can be acted on by it; a hashed
-	 * part ({@code #} and its SHA-256) cannot be reversed and is returned as it is.
+	 * A key part as the application passed it, so that it can be acted on by it: the
+	 * exact inverse of {@link RedisKeyspace#escape(String)}, so two different parts never
+	 * show alike. A lone UTF-16 surrogate (stored as the three WTF-8 bytes of its code
+	 * unit) comes back as that surrogate, which JSON shows as its escape
+	 * ({@code "\ud800"}). A hashed part ({@code #} and its SHA-256) cannot be reversed,
+	 * nor a part escaping cannot have written (another writer's key under the prefix):
+	 * each is returned as it is stored.
 	 * @param part a part as {@code RedisKeyspace} stored it
 	 * @return the part before escaping
 	 */
@@ -404,15 +411,51 @@ public final class KeyScan {
 		ByteArrayOutputStream bytes = new ByteArrayOutputStream(part.length());
 		for (int i = 0; i < part.length(); i++) {
 			char c = part.charAt(i);
-			if (c == '%' && i + 2 < part.length()) {
-				bytes.write(Integer.parseInt(part, i + 1, i + 3, 16));
+			if (c != '%') {
+				bytes.write(c);
+			}
+			else if (i + 2 < part.length() && HexFormat.isHexDigit(part.charAt(i + 1))
+					&& HexFormat.isHexDigit(part.charAt(i + 2))) {
+				bytes.write(HexFormat.fromHexDigits(part, i + 1, i + 3));
 				i += 2;
 			}
 			else {
-				bytes.write(c);
+				return part;
 			}
 		}
-		return bytes.toString(StandardCharsets.UTF_8);
+		String raw = decode(bytes.toByteArray());
+		// escaping the result gives the part back only where escaping wrote it: what
+		// it writes is ASCII, upper-case hex, UTF-8 and a lone surrogate's three bytes
+		return (raw != null && !raw.isEmpty() && RedisKeyspace.escape(raw).equals(part)) ? raw : part;
+	}
+
+	// UTF-8 read as RedisKeyspace writes it: a three-byte sequence may hold a surrogate
+	// (its code unit); null where the bytes are no such sequence
+	private static @Nullable String decode(byte[] bytes) {
+		StringBuilder text = new StringBuilder(bytes.length);
+		int i = 0;
+		while (i < bytes.length) {
+			int lead = bytes[i] & 0xFF;
+			int length = (lead < 0x80) ? 1 : (lead >= 0xC2 && lead < 0xE0) ? 2
+					: (lead >= 0xE0 && lead < 0xF0) ? 3 : (lead >= 0xF0 && lead < 0xF5) ? 4 : 0;
+			if (length == 0 || i + length > bytes.length) {
+				return null;
+			}
+			int codePoint = (length == 1) ? lead : lead & (0xFF >> (length + 1));
+			for (int k = 1; k < length; k++) {
+				int next = bytes[i + k] & 0xFF;
+				if ((next & 0xC0) != 0x80) {
+					return null;
+				}
+				codePoint = (codePoint << 6) | (next & 0x3F);
+			}
+			if (codePoint > Character.MAX_CODE_POINT) {
+				return null;
+			}
+			text.appendCodePoint(codePoint);
+			i += length;
+		}
+		return text.toString();
 	}
 
 	/**

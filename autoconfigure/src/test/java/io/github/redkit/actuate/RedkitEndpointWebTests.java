@@ -7,17 +7,19 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.github.redkit.lock.DistributedLocks;
+import io.github.redkit.pubsub.ControlState;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -35,6 +37,8 @@ import static org.awaitility.Awaitility.await;
  * refused unless {@code management.endpoint.redkit.access=unrestricted}.
  */
 class RedkitEndpointWebTests {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -114,25 +118,9 @@ class RedkitEndpointWebTests {
 			for (String key : new String[] { "tenant/7/order", hashed }) {
 				locks.tryLock(key, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
 			}
-			// every page, to the end: the server holds other tests' keys, and a page that
-			// meets its deadline under load ends early with a cursor
-			StringBuilder listing = new StringBuilder();
+			List<Map<?, ?>> listing = listed(base, "locks");
 			Map<String, String> ids = new HashMap<>();
-			String cursor = "0";
-			do {
-				String page = send(HttpRequest
-					.newBuilder(URI
-						.create(base + "/locks?count=10&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8)))
-					.GET()).body();
-				listing.append(page);
-				Matcher lock = Pattern.compile("\"id\":\"([^\"]+)\",\"key\":\"([^\"]+)\"").matcher(page);
-				while (lock.find()) {
-					ids.put(lock.group(2), lock.group(1));
-				}
-				Matcher next = Pattern.compile("\"cursor\":\"([^\"]+)\",\"complete\":false").matcher(page);
-				cursor = next.find() ? next.group(1) : null;
-			}
-			while (cursor != null);
+			listing.forEach((lock) -> ids.put((String) lock.get("key"), (String) lock.get("id")));
 			assertThat(ids).as(listing.toString()).containsKey("tenant/7/order").hasSize(2);
 			for (String id : ids.values()) {
 				assertThat(id).matches("[A-Za-z0-9_-]+");
@@ -155,6 +143,46 @@ class RedkitEndpointWebTests {
 				.doesNotContain("segment(lock.key)")
 				.contains("segment(limit) + segments(key)");
 		}
+	}
+
+	@Test
+	void keysWithLoneSurrogatesAreShownAsTheApplicationPassedThem() throws Exception {
+		try (ConfigurableApplicationContext context = start("read-only")) {
+			String base = base(context);
+			// a JSON "\ud800" reaches a key as a lone surrogate, stored as its WTF-8
+			// bytes: neither '?' nor another surrogate
+			List<String> keys = List.of("a\uD800", "a\uDC00", "a?", "a\uFFFD");
+			DistributedLocks locks = context.getBean(DistributedLocks.class);
+			keys.forEach((key) -> locks.tryLock(key, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow());
+			long version = context.getBean(ControlState.class).set("workers\uD800", Map.of("throttle", "10"));
+			List<Object> shown = listed(base, "locks").stream().<Object>map((lock) -> lock.get("key")).toList();
+			assertThat(shown).containsExactlyInAnyOrderElementsOf(keys);
+			// the group shown reads its own state back
+			assertThat(listed(base, "control")).singleElement().satisfies((group) -> {
+				assertThat(group.get("group")).isEqualTo("workers\uD800");
+				assertThat(((Number) group.get("version")).longValue()).isEqualTo(version);
+				assertThat(group.get("values")).isEqualTo(Map.of("throttle", "10"));
+			});
+		}
+	}
+
+	// every page of a listing, to the end: the server holds other tests' keys, and a
+	// page that meets its deadline under load ends early with a cursor
+	private List<Map<?, ?>> listed(String base, String section) throws Exception {
+		List<Map<?, ?>> listed = new ArrayList<>();
+		String cursor = "0";
+		do {
+			String body = send(HttpRequest
+				.newBuilder(URI.create(
+						base + "/" + section + "?count=10&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8)))
+				.GET()).body();
+			Map<?, ?> page = JSON.readValue(body, Map.class);
+			((List<?>) page.get(section.equals("locks") ? "locks" : "groups"))
+				.forEach((entry) -> listed.add((Map<?, ?>) entry));
+			cursor = Boolean.TRUE.equals(page.get("complete")) ? null : (String) page.get("cursor");
+		}
+		while (cursor != null);
+		return listed;
 	}
 
 	private ConfigurableApplicationContext start(String access) {

@@ -5,9 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -92,30 +89,8 @@ class RateLimitSharedFactoryResetTests {
 					&& limiter.tryAcquire("api", List.of("warm-up", "other"), 1).allowed());
 	}
 
-	// the call runs on a plain thread of its own, bounded
 	private static <T> T timed(Supplier<T> call) {
-		CompletableFuture<T> result = new CompletableFuture<>();
-		new Thread(() -> {
-			try {
-				result.complete(call.get());
-			}
-			catch (Throwable ex) {
-				result.completeExceptionally(ex);
-			}
-		}, "plain-caller").start();
-		try {
-			return result.get(BOUND.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			throw new AssertionError("The call still waits after " + BOUND.toMillis() + " ms", ex);
-		}
-		catch (ExecutionException ex) {
-			throw new AssertionError("The call threw instead of applying the failure mode", ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new AssertionError(ex);
-		}
+		return PlainThreadCalls.within(BOUND, call);
 	}
 
 	private RedisRateLimiter limiter(LettuceConnectionFactory factory) {

@@ -1,14 +1,11 @@
 package io.github.redkit.ratelimit;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.redkit.core.RedisKeyspace;
@@ -57,41 +54,36 @@ class RateLimitUnsharedConnectionTimeoutTests {
 
 	@Test
 	void aDecisionEndsWithinItsTimeoutWhileAnotherBorrowerHoldsThePoolsOnlyConnection() throws Exception {
-		RedisServer redis = RedisServers.standalone();
-		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
-		pool.setMaxTotal(1);
-		// Boot's default max-wait: a borrow waits as long as it takes
-		pool.setMaxWait(Duration.ofMillis(-1));
-		LettuceConnectionFactory factory = unshared(new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
-				LettucePoolingClientConfiguration.builder()
-					.poolConfig(pool)
-					.commandTimeout(Duration.ofSeconds(10))
-					.build());
-		String list = "redkit-test:blocked-" + UUID.randomUUID();
-		// the only connection waits in a blocking pop with no timeout
-		Thread borrower = new Thread(() -> {
-			try (RedisConnection connection = factory.getConnection()) {
-				connection.listCommands().bLPop(0, list.getBytes());
-			}
-		});
-		try {
-			RedisRateLimiter limiter = limiter(factory);
-			warmUp(limiter);
-			borrower.start();
-			awaitBorrowed(borrower);
-			assertDecisionsEndWithinTheirTimeout(limiter);
-		}
-		finally {
-			try (RespClient client = redis.client(redis.port())) {
-				client.call("LPUSH", list, "done");
-			}
-			borrower.join(10_000);
-			factory.destroy();
-		}
+		whileAnotherBorrowerHoldsThePoolsOnlyConnection(this::assertDecisionsEndWithinTheirTimeout);
 	}
 
 	@Test
 	void decisionsBeyondTheHandOffsBoundGetTheFailureModeAtOnceWhileThePoolIsHeld() throws Exception {
+		whileAnotherBorrowerHoldsThePoolsOnlyConnection((limiter) -> {
+			// one hand-off thread (the pool's max-active) waits for the pool for ever:
+			// what is handed off after it waits, up to the bound
+			int bound = RedisScriptRunner.HAND_OFF_WAITING_PER_THREAD;
+			for (int i = 0; i <= bound; i++) {
+				limiter.tryAcquireAsync("api", List.of("queued-" + i), 1);
+			}
+			CompletableFuture<RateLimitDecision> beyond = limiter.tryAcquireAsync("api", List.of("beyond"), 1);
+			// failed for want of a place in the queue, not by its timeout once queued
+			assertThat(beyond).failsWithin(BOUND)
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(RateLimiterUnavailableException.class)
+				.havingCause()
+				.isInstanceOf(RedisConnectionFailureException.class)
+				.withMessageContaining("wait for a connection already");
+		});
+	}
+
+	/**
+	 * Runs a test's body on a limiter whose factory has a pool of one connection, which
+	 * another borrower holds in a blocking pop with no timeout (Boot's default
+	 * {@code max-wait}: a borrow waits as long as it takes); the pop ends after it.
+	 */
+	private void whileAnotherBorrowerHoldsThePoolsOnlyConnection(Consumer<RedisRateLimiter> body) throws Exception {
 		RedisServer redis = RedisServers.standalone();
 		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
 		pool.setMaxTotal(1);
@@ -113,21 +105,7 @@ class RateLimitUnsharedConnectionTimeoutTests {
 			borrower.start();
 			// the pop on the server: the borrower won the pool's only connection
 			awaitBlockedInAPop(redis);
-			// one hand-off thread (the pool's max-active) waits for the pool for ever:
-			// what is handed off after it waits, up to the bound
-			int bound = RedisScriptRunner.HAND_OFF_WAITING_PER_THREAD;
-			for (int i = 0; i <= bound; i++) {
-				limiter.tryAcquireAsync("api", List.of("queued-" + i), 1);
-			}
-			CompletableFuture<RateLimitDecision> beyond = limiter.tryAcquireAsync("api", List.of("beyond"), 1);
-			// failed for want of a place in the queue, not by its timeout once queued
-			assertThat(beyond).failsWithin(BOUND)
-				.withThrowableThat()
-				.havingCause()
-				.isInstanceOf(RateLimiterUnavailableException.class)
-				.havingCause()
-				.isInstanceOf(RedisConnectionFailureException.class)
-				.withMessageContaining("wait for a connection already");
+			body.accept(limiter);
 		}
 		finally {
 			try (RespClient client = redis.client(redis.port())) {
@@ -184,31 +162,7 @@ class RateLimitUnsharedConnectionTimeoutTests {
 	// the call runs on a plain thread of its own: one that waits for the pool for ever
 	// fails the test instead of hanging it
 	private static <T> T timed(Supplier<T> call) {
-		CompletableFuture<T> result = new CompletableFuture<>();
-		new Thread(() -> {
-			try {
-				result.complete(call.get());
-			}
-			catch (Throwable ex) {
-				result.completeExceptionally(ex);
-			}
-		}, "plain-caller").start();
-		try {
-			return result.get(BOUND.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			throw new AssertionError("The call still waits after " + BOUND.toMillis() + " ms", ex);
-		}
-		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof RuntimeException failure) {
-				throw failure;
-			}
-			throw new AssertionError(ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new AssertionError(ex);
-		}
+		return PlainThreadCalls.within(BOUND, call);
 	}
 
 	// a client blocked in BLPOP on the server, not only a thread on its way to borrow
@@ -219,15 +173,6 @@ class RateLimitUnsharedConnectionTimeoutTests {
 				assertThat(System.nanoTime()).as("the borrower's BLPOP reached the server").isLessThan(deadline);
 				Thread.onSpinWait();
 			}
-		}
-	}
-
-	// the borrower holds the pool's only connection once it sends its pop
-	private static void awaitBorrowed(Thread borrower) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (Arrays.stream(borrower.getStackTrace()).noneMatch((frame) -> frame.getMethodName().equals("bLPop"))) {
-			assertThat(System.nanoTime()).as("the borrower sent its BLPOP").isLessThan(deadline);
-			Thread.onSpinWait();
 		}
 	}
 

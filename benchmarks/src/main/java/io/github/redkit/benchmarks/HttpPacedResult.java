@@ -29,6 +29,6 @@ record HttpPacedResult(HttpServerKind server, HttpEndpoint endpoint, int slices,
 		HttpResult.Spread wrkP99Micros, HttpResult.Spread wrkP99AddedMicros, double serviceP50Micros,
 		double serviceP99Micros, double serviceP999Micros, double serviceP99AddedMicros,
 		HttpResult.Spread serviceP99AddedPairedMicros, double advisedP50Micros, double advisedP99Micros,
-		double redisRoundTripP50Micros, double redisRoundTripP99Micros, long failed) {
+		double redisRoundTripP50Micros, double redisRoundTripP99Micros, long failed) implements HttpTable.Row {
 
 }

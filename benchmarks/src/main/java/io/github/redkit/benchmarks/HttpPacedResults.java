@@ -15,6 +15,23 @@ import org.HdrHistogram.Histogram;
  */
 final class HttpPacedResults {
 
+	private static final HttpTable<HttpPacedResult> TABLE = new HttpTable<HttpPacedResult>()
+		.column("slices", (r) -> String.valueOf(r.slices()))
+		.column("requests/s", (r) -> HttpTable.format("%,.0f", r.requestsPerSecond()))
+		.column("wrk p99 ms median (min–max)", (r) -> spread(r.wrkP99Micros()))
+		.added("wrk p99 added ms, paired median (min–max)", (r) -> spread(r.wrkP99AddedMicros()))
+		.column("in server p50 ms", (r) -> millis(r.serviceP50Micros()))
+		.column("in server p99 ms", (r) -> millis(r.serviceP99Micros()))
+		.column("in server p99.9 ms", (r) -> millis(r.serviceP999Micros()))
+		.added("in server p99 added ms; paired median (min–max)",
+				(r) -> millis(r.serviceP99AddedMicros()) + "; paired " + spread(r.serviceP99AddedPairedMicros()))
+		.column("advised method p50 / p99 ms",
+				(r) -> millis(r.advisedP50Micros()) + " / " + millis(r.advisedP99Micros()))
+		.column("Redis round trip p50 / p99 ms",
+				(r) -> Double.isNaN(r.redisRoundTripP50Micros()) ? "–"
+						: millis(r.redisRoundTripP50Micros()) + " / " + millis(r.redisRoundTripP99Micros()))
+		.column("failed", (r) -> String.valueOf(r.failed()));
+
 	private HttpPacedResults() {
 	}
 
@@ -41,27 +58,7 @@ final class HttpPacedResults {
 	}
 
 	static String markdown(List<HttpPacedResult> results) {
-		StringBuilder table = new StringBuilder();
-		table.append("| server | endpoint | slices | requests/s | wrk p99 ms median (min–max) "
-				+ "| wrk p99 added ms, paired median (min–max) | in server p50 ms | in server p99 ms "
-				+ "| in server p99.9 ms | in server p99 added ms; paired median (min–max) "
-				+ "| advised method p50 / p99 ms | Redis round trip p50 / p99 ms | failed |\n");
-		table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-		for (HttpPacedResult r : results) {
-			boolean reference = r.endpoint() == HttpEndpoint.PLAIN;
-			table.append(String.format(Locale.ROOT,
-					"| %s | %s | %d | %,.0f | %s | %s | %s | %s | %s | %s | %s | %s | %d |%n", r.server().description(),
-					r.endpoint().description(), r.slices(), r.requestsPerSecond(), spread(r.wrkP99Micros()),
-					reference ? "–" : spread(r.wrkP99AddedMicros()), millis(r.serviceP50Micros()),
-					millis(r.serviceP99Micros()), millis(r.serviceP999Micros()),
-					reference ? "–"
-							: millis(r.serviceP99AddedMicros()) + "; paired " + spread(r.serviceP99AddedPairedMicros()),
-					millis(r.advisedP50Micros()) + " / " + millis(r.advisedP99Micros()),
-					Double.isNaN(r.redisRoundTripP50Micros()) ? "–"
-							: millis(r.redisRoundTripP50Micros()) + " / " + millis(r.redisRoundTripP99Micros()),
-					r.failed()));
-		}
-		return table.toString();
+		return TABLE.markdown(results);
 	}
 
 	private static InServerTimes.Sample total(List<HttpBenchmark.PacedSlice> slices) {
@@ -94,8 +91,7 @@ final class HttpPacedResults {
 	}
 
 	private static String spread(HttpResult.Spread micros) {
-		return String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", micros.median() / 1000, micros.min() / 1000,
-				micros.max() / 1000);
+		return HttpTable.spread("%.2f", micros, 1000);
 	}
 
 }

@@ -27,7 +27,7 @@ import java.util.Arrays;
 record HttpResult(HttpServerKind server, HttpEndpoint endpoint, int rounds, Spread requestsPerSecond, Spread ratio,
 		double p50Micros, double p99Micros, double commandsPerRequest, double roundTripsPerRequest,
 		double redisCpuMicrosPerRequest, double jvmCpuMicrosPerRequest, double jvmCpuAddedMicros,
-		double allocatedBytesPerRequest, double allocatedAddedBytes, long failed) {
+		double allocatedBytesPerRequest, double allocatedAddedBytes, long failed) implements HttpTable.Row {
 
 	/**
 	 * A value over the rounds.

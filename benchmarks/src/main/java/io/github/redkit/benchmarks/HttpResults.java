@@ -3,7 +3,6 @@ package io.github.redkit.benchmarks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.ToDoubleFunction;
@@ -13,6 +12,21 @@ import java.util.function.ToDoubleFunction;
  * {@code docs/benchmarks.md}.
  */
 final class HttpResults {
+
+	private static final HttpTable<HttpResult> TABLE = new HttpTable<HttpResult>()
+		.column("requests/s median (min–max)", (r) -> HttpTable.spread("%,.0f", r.requestsPerSecond(), 1))
+		.column("× plain median (min–max)",
+				(r) -> (r.endpoint() == HttpEndpoint.PLAIN) ? "1.00" : HttpTable.spread("%.2f", r.ratio(), 1))
+		.column("p50 ms", (r) -> HttpTable.format("%.2f", r.p50Micros() / 1000))
+		.column("p99 ms", (r) -> HttpTable.format("%.2f", r.p99Micros() / 1000))
+		.column("Redis commands/request", (r) -> HttpTable.format("%.2f", r.commandsPerRequest()))
+		.column("round trips/request", (r) -> HttpTable.format("%.2f", r.roundTripsPerRequest()))
+		.column("Redis CPU µs/request", (r) -> HttpTable.format("%.1f", r.redisCpuMicrosPerRequest()))
+		.column("JVM CPU µs/request", (r) -> HttpTable.format("%.0f", r.jvmCpuMicrosPerRequest()))
+		.added("JVM CPU added µs/request", (r) -> HttpTable.format("%.0f", r.jvmCpuAddedMicros()))
+		.column("allocated KB/request", (r) -> HttpTable.format("%.1f", r.allocatedBytesPerRequest() / 1024))
+		.added("allocated added KB/request", (r) -> HttpTable.format("%.1f", r.allocatedAddedBytes() / 1024))
+		.column("failed", (r) -> String.valueOf(r.failed()));
 
 	private HttpResults() {
 	}
@@ -43,28 +57,7 @@ final class HttpResults {
 	}
 
 	static String markdown(List<HttpResult> results) {
-		StringBuilder table = new StringBuilder();
-		table.append("| server | endpoint | requests/s median (min–max) | × plain median (min–max) | p50 ms | p99 ms "
-				+ "| Redis commands/request "
-				+ "| round trips/request | Redis CPU µs/request | JVM CPU µs/request | JVM CPU added µs/request "
-				+ "| allocated KB/request | allocated added KB/request | failed |\n");
-		table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-		for (HttpResult r : results) {
-			boolean reference = r.endpoint() == HttpEndpoint.PLAIN;
-			table.append(String.format(Locale.ROOT,
-					"| %s | %s | %,.0f (%,.0f–%,.0f) | %s | %.2f | %.2f | %.2f | %.2f | %.1f | %.0f | %s | %.1f | %s | %d |%n",
-					r.server().description(), r.endpoint().description(), r.requestsPerSecond().median(),
-					r.requestsPerSecond().min(), r.requestsPerSecond().max(),
-					reference ? "1.00"
-							: String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", r.ratio().median(), r.ratio().min(),
-									r.ratio().max()),
-					r.p50Micros() / 1000, r.p99Micros() / 1000, r.commandsPerRequest(), r.roundTripsPerRequest(),
-					r.redisCpuMicrosPerRequest(), r.jvmCpuMicrosPerRequest(),
-					reference ? "–" : String.format(Locale.ROOT, "%.0f", r.jvmCpuAddedMicros()),
-					r.allocatedBytesPerRequest() / 1024,
-					reference ? "–" : String.format(Locale.ROOT, "%.1f", r.allocatedAddedBytes() / 1024), r.failed()));
-		}
-		return table.toString();
+		return TABLE.markdown(results);
 	}
 
 	private static double[] values(List<HttpBenchmark.Slice> slices, ToDoubleFunction<HttpBenchmark.Slice> value) {

@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.greenbytes.http.sfv.Parser;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
@@ -53,6 +54,8 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 // a deadline on everything, the context's start and close included: a connection
 // wedged by a blocking call fails its test instead of hanging the build
 @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
+// run by the module's 'reactive' execution, whose JVM BlockHound can instrument
+@Tag("blockhound")
 class ReactiveGatewayRateLimiterTests {
 
 	private static final AtomicInteger backendCalls = new AtomicInteger();

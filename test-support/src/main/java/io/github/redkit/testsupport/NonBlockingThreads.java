@@ -129,7 +129,8 @@ public final class NonBlockingThreads {
 	public static void watch() {
 		Assumptions.assumeTrue(INSTRUMENTABLE,
 				"BlockHound needs -XX:+AllowRedefinitionToAddDeleteMethods: the reactive tests run in a JVM given it "
-						+ "(autoconfigure/tests-apart, the gateway's 'reactive' execution)");
+						+ "(autoconfigure/tests-apart; in the gateway, its 'reactive' execution runs the classes "
+						+ "tagged blockhound)");
 		// not in a static initializer: the check's task runs this class's code on another
 		// thread, which would wait for the initialization it is part of
 		if (INSTALLED.compareAndSet(false, true)) {

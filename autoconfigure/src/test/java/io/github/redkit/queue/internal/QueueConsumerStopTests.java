@@ -96,16 +96,11 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopEndsAConsumerWhoseTakeHangs(QueueStore store, @PrivateRedis(ofTopology = true) RedisServer redis)
 			throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory();
-		try {
-			Stopped stopped = stopWhileATakeHangs(store, factory, redis::pause);
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
+			Stopped stopped = stopWhileATakeHangs(store, factory, template, redis::pause);
 			assertThat(stopped.stopMillis()).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1500);
 			assertThat(stopped.consumerEnded()).as("the consumer thread ended while Redis was frozen").isTrue();
-		}
-		finally {
-			redis.resume();
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -118,7 +113,7 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		onARedisThatFreezes(redis, Duration.ofSeconds(10), (factory, template) -> {
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.send(queue, new Email("x", 1));
 			CountDownLatch handled = new CountDownLatch(1);
@@ -149,28 +144,27 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aTakeTheStopGaveUpOnAnUnsharedConnectionIsNotAppliedAfterNoscript(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory();
-		factory.setShareNativeConnection(false);
-		try {
-			// Redis forgets the take's script, and holds every script (a new connection's
-			// handshake still goes through): the take's EVALSHA is answered NOSCRIPT once
-			// the pause ends
-			Stopped stopped = stopWhileATakeHangs(store, factory, () -> {
-				redis.callOnEveryNode("SCRIPT", "FLUSH");
-				redis.callOnEveryNode("CLIENT", "PAUSE", "60000", "WRITE");
-			});
-			redis.callOnEveryNode("CLIENT", "UNPAUSE");
-			// a connection per call, closed once its last command (an EVAL sent on the
-			// NOSCRIPT answer included) completed
-			await().atMost(Duration.ofSeconds(20)).until(() -> clients(redis) == 0);
-			QueueStats stats = stopped.template().stats(stopped.queue());
-			assertThat(stats.ready()).as("the second message, not taken for nobody").isOne();
-			assertThat(stopped.consumerEnded()).isTrue();
-		}
-		finally {
-			redis.callOnEveryNode("CLIENT", "UNPAUSE");
-			close(factory);
-		}
+		onItsRedis(redis, Connection.unshared(), (factory, template) -> {
+			try {
+				// Redis forgets the take's script, and holds every script (a new
+				// connection's handshake still goes through): the take's EVALSHA is
+				// answered NOSCRIPT once the pause ends
+				Stopped stopped = stopWhileATakeHangs(store, factory, template, () -> {
+					redis.callOnEveryNode("SCRIPT", "FLUSH");
+					redis.callOnEveryNode("CLIENT", "PAUSE", "60000", "WRITE");
+				});
+				redis.callOnEveryNode("CLIENT", "UNPAUSE");
+				// a connection per call, closed once its last command (an EVAL sent on
+				// the NOSCRIPT answer included) completed
+				await().atMost(Duration.ofSeconds(20)).until(() -> clients(redis) == 0);
+				QueueStats stats = template.stats(stopped.queue());
+				assertThat(stats.ready()).as("the second message, not taken for nobody").isOne();
+				assertThat(stopped.consumerEnded()).isTrue();
+			}
+			finally {
+				redis.callOnEveryNode("CLIENT", "UNPAUSE");
+			}
+		});
 	}
 
 	/**
@@ -184,21 +178,18 @@ class QueueConsumerStopTests {
 	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(2));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(2)), (factory, template) -> {
 			String queue = queue(store, 3);
-			template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
+			template.sendAll(queue, emails(1, 4));
 			List<Integer> handled = new CopyOnWriteArrayList<>();
 			CountDownLatch third = new CountDownLatch(1);
-			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT,
-					Duration.ofSeconds(20))
-				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
-					handled.add(((Email) payload).number());
-					if (((Email) payload).number() == 3) {
-						third.await(20, TimeUnit.SECONDS);
-					}
-				}));
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, Duration.ofSeconds(20),
+					(payload) -> {
+						handled.add(((Email) payload).number());
+						if (((Email) payload).number() == 3) {
+							third.await(20, TimeUnit.SECONDS);
+						}
+					});
 			container.start();
 			await().atMost(Duration.ofSeconds(20)).until(() -> handled.contains(3));
 			// the take that acknowledges 1 to 3 waits for the pause's end, after its
@@ -216,10 +207,7 @@ class QueueConsumerStopTests {
 				.isEqualTo(3);
 			assertThat(template.receive(queue, Email.class)).as("the message the take took, back in the queue at once")
 				.hasValueSatisfying((message) -> assertThat(message.payload().number()).isEqualTo(4));
-		}
-		finally {
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -233,28 +221,26 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aPrefetchedMessageWhoseListenerWouldStartAfterTheStopReturnedIsGivenBack(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			String queue = queue(store, 2, Duration.ofSeconds(6));
-			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			template.sendAll(queue, emails(1, 2));
 			Map<Integer, Long> started = new ConcurrentHashMap<>();
 			AtomicReference<ClientPause> pause = new AtomicReference<>();
-			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
-				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
-					int number = ((Email) payload).number();
-					long begun = System.nanoTime();
-					started.put(number, begun);
-					if (number == 1) {
-						// past a third of the visibility timeout: the second is
-						// extended
-						// before its listener starts, while Redis holds every client
-						await().atMost(Duration.ofSeconds(10))
-							.pollInterval(Duration.ofMillis(20))
-							.until(() -> System.nanoTime() - begun > Duration.ofMillis(2300).toNanos());
-						pause.set(ClientPause.start(redis, Duration.ofSeconds(2)));
-					}
-				}));
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+					(payload) -> {
+						int number = ((Email) payload).number();
+						long begun = System.nanoTime();
+						started.put(number, begun);
+						if (number == 1) {
+							// past a third of the visibility timeout: the second is
+							// extended before its listener starts, while Redis holds
+							// every client
+							await().atMost(Duration.ofSeconds(10))
+								.pollInterval(Duration.ofMillis(20))
+								.until(() -> System.nanoTime() - begun > Duration.ofMillis(2300).toNanos());
+							pause.set(ClientPause.start(redis, Duration.ofSeconds(2)));
+						}
+					});
 			container.start();
 			await().atMost(Duration.ofSeconds(20)).until(() -> in(queue, "extend"));
 			container.stop();
@@ -272,10 +258,7 @@ class QueueConsumerStopTests {
 				.get()
 				.payload()
 				.number()).as("the second message, back in the queue at once").isEqualTo(2);
-		}
-		finally {
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -288,11 +271,9 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			String queue = queue(store, 3, Duration.ofSeconds(30));
-			template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+			template.sendAll(queue, emails(1, 3));
 			Stalling.reading = new CountDownLatch(1);
 			Stalling.proceed = new CountDownLatch(1);
 			List<Integer> handled = new CopyOnWriteArrayList<>();
@@ -319,10 +300,7 @@ class QueueConsumerStopTests {
 			assertThat(Stream.concat(handled.stream(), back.stream()).toList())
 				.as("messages 1 and 3: handled (%s), or back in the queue at once (%s)", handled, back)
 				.contains(1, 3);
-		}
-		finally {
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -336,8 +314,7 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStoppingConsumerWhoseTakeWasAnsweredWithAnErrorAcknowledgesOnItsOwn(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
-		try {
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, plain) -> {
 			AtomicBoolean failing = new AtomicBoolean();
 			AtomicInteger failed = new AtomicInteger();
 			RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(factory),
@@ -357,9 +334,9 @@ class QueueConsumerStopTests {
 
 			};
 			String queue = queue(store, 1);
-			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
-			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
-				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> failing.set(true)));
+			template.sendAll(queue, emails(1, 2));
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+					(payload) -> failing.set(true));
 			container.start();
 			await().atMost(Duration.ofSeconds(20)).until(() -> failed.get() > 0);
 			container.stop();
@@ -370,28 +347,24 @@ class QueueConsumerStopTests {
 			assertThat(template.stats(queue)).extracting(QueueStats::inFlight, QueueStats::ready)
 				.as("the handled message acknowledged, the other still ready")
 				.containsExactly(0L, 1L);
-		}
-		finally {
-			close(factory);
-		}
+		});
 	}
 
 	/**
 	 * Stops a consumer whose take (acknowledging the message its listener handled) waits
 	 * for a Redis that {@code freeze} stopped answering.
 	 */
-	private Stopped stopWhileATakeHangs(QueueStore store, LettuceConnectionFactory factory, Runnable freeze)
-			throws Exception {
-		RedisQueueTemplate template = template(factory);
+	private Stopped stopWhileATakeHangs(QueueStore store, LettuceConnectionFactory factory, RedisQueueTemplate template,
+			Runnable freeze) throws Exception {
 		String queue = queue(store, 1);
-		template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+		template.sendAll(queue, emails(1, 2));
 		CountDownLatch first = new CountDownLatch(1);
 		CountDownLatch started = new CountDownLatch(1);
-		DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
-			.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
-				started.countDown();
-				first.await(20, TimeUnit.SECONDS);
-			}));
+		DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+				(payload) -> {
+					started.countDown();
+					first.await(20, TimeUnit.SECONDS);
+				});
 		container.start();
 		assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 		freeze.run();
@@ -405,11 +378,26 @@ class QueueConsumerStopTests {
 		if (consumer != null) {
 			consumer.join(1500);
 		}
-		return new Stopped(template, queue, stopMillis, consumer == null || !consumer.isAlive());
+		return new Stopped(queue, stopMillis, consumer == null || !consumer.isAlive());
 	}
 
 	private RedisQueueTemplate template(LettuceConnectionFactory factory) {
 		return template(new RedisScriptRunner(factory));
+	}
+
+	/**
+	 * A container of one consumer of the queue's e-mails, which polls for
+	 * {@link #POLL_TIMEOUT} and stops within its shutdown timeout.
+	 */
+	private DefaultQueueListenerContainer emailContainer(RedisQueueTemplate template, LettuceConnectionFactory factory,
+			String queue, Duration shutdownTimeout, QueueTestSupport.ThrowingConsumer listener) {
+		return containers(template, factory, POLL_TIMEOUT, shutdownTimeout).create(queue, 1,
+				QueueTestSupport.handler(Email.class, listener));
+	}
+
+	// e-mails numbered first to last
+	private static List<Email> emails(int first, int last) {
+		return IntStream.rangeClosed(first, last).mapToObj((i) -> new Email("x", i)).toList();
 	}
 
 	private RedisQueueTemplate template(RedisScriptRunner runner) {
@@ -519,7 +507,7 @@ class QueueConsumerStopTests {
 
 	}
 
-	private record Stopped(RedisQueueTemplate template, String queue, long stopMillis, boolean consumerEnded) {
+	private record Stopped(String queue, long stopMillis, boolean consumerEnded) {
 
 	}
 
@@ -535,25 +523,22 @@ class QueueConsumerStopTests {
 	void aStoppingConsumerGivesBackTheWholeBatchOfATimedOutTake(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(2));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(2)), (factory, template) -> {
 			String queue = queue(store, 3);
 			template.send(queue, new Email("x", 1));
 			List<Integer> handled = new CopyOnWriteArrayList<>();
 			CountDownLatch started = new CountDownLatch(1);
 			CountDownLatch first = new CountDownLatch(1);
-			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT,
-					Duration.ofSeconds(20))
-				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
-					handled.add(((Email) payload).number());
-					started.countDown();
-					first.await(20, TimeUnit.SECONDS);
-				}));
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, Duration.ofSeconds(20),
+					(payload) -> {
+						handled.add(((Email) payload).number());
+						started.countDown();
+						first.await(20, TimeUnit.SECONDS);
+					});
 			container.start();
 			assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 			// the next take acknowledges 1 and takes these three
-			template.sendAll(queue, IntStream.rangeClosed(2, 4).mapToObj((i) -> new Email("x", i)).toList());
+			template.sendAll(queue, emails(2, 4));
 			ClientPause pause = ClientPause.start(redis, Duration.ofSeconds(3));
 			first.countDown();
 			await().atMost(Duration.ofSeconds(2)).until(() -> inTake(queue));
@@ -564,10 +549,7 @@ class QueueConsumerStopTests {
 				.as("the batch the take took, back in the queue at once")
 				.extracting((message) -> message.payload().number())
 				.containsExactlyInAnyOrder(2, 3, 4);
-		}
-		finally {
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -580,31 +562,25 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedOnAnUnsharedConnection(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory();
-		factory.setShareNativeConnection(false);
-		try {
-			RedisQueueTemplate template = template(factory);
+		onItsRedis(redis, Connection.unshared(), (factory, template) -> {
 			String queue = queue(store, 2);
 			// both taken at once: the first one's acknowledgement waits for the next take
-			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			template.sendAll(queue, emails(1, 2));
 			CountDownLatch second = new CountDownLatch(1);
-			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
-				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
-					if (((Email) payload).number() == 2) {
-						second.countDown();
-						QueueTestSupport.awaitTheStopKeepingItsInterrupt();
-					}
-				}));
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+					(payload) -> {
+						if (((Email) payload).number() == 2) {
+							second.countDown();
+							QueueTestSupport.awaitTheStopKeepingItsInterrupt();
+						}
+					});
 			container.start();
 			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
 			container.stop();
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> this.meters.find("redkit.queue.messages").tag("outcome", "processed").counter() != null);
 			assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isOne();
-		}
-		finally {
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -617,9 +593,9 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		onARedisThatFreezes(redis, Duration.ofSeconds(5), (factory, template) -> {
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
 			String queue = queue(store, 1);
-			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			template.sendAll(queue, emails(1, 2));
 			CountDownLatch started = new CountDownLatch(2);
 			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
 				.create(queue, 2, QueueTestSupport.handler(Email.class, (payload) -> {
@@ -643,24 +619,22 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void noListenerStartsAfterTheStopReturned(QueueStore store, @PrivateRedis(ofTopology = true) RedisServer redis)
 			throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			// longer than the first listener and the pause together: the extend finds
 			// the second message still held
 			String queue = queue(store, 2, Duration.ofMillis(4500));
-			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			template.sendAll(queue, emails(1, 2));
 			List<Integer> handled = new CopyOnWriteArrayList<>();
 			CountDownLatch started = new CountDownLatch(1);
-			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
-				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
-					handled.add(((Email) payload).number());
-					started.countDown();
-					// a slow listener, not a wait for time: longer than a third of
-					// the visibility timeout, so the second message is extended
-					// before its listener starts
-					Thread.sleep(1600);
-				}));
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+					(payload) -> {
+						handled.add(((Email) payload).number());
+						started.countDown();
+						// a slow listener, not a wait for time: longer than a third of
+						// the visibility timeout, so the second message is extended
+						// before its listener starts
+						Thread.sleep(1600);
+					});
 			container.start();
 			assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
 			ClientPause pause = ClientPause.start(redis, Duration.ofMillis(3200));
@@ -674,10 +648,7 @@ class QueueConsumerStopTests {
 			assertThat(handled).as("no listener started after the stop").containsExactly(1);
 			assertThat(template.receive(queue, Email.class)).as("the second message, given back")
 				.hasValueSatisfying((message) -> assertThat(message.payload().number()).isEqualTo(2));
-		}
-		finally {
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -689,9 +660,7 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aRegistryStopsItsContainersWithinOneShutdownTimeout(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
-		try {
-			RedisQueueTemplate template = template(factory);
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
 			BlockedListeners listeners = new BlockedListeners();
 			DefaultQueueListenerRegistry registry = registry(template, factory, queues, listeners);
@@ -699,10 +668,7 @@ class QueueConsumerStopTests {
 			queues.forEach((queue) -> template.send(queue, new Email("x", 1)));
 			assertThat(listeners.started.await(20, TimeUnit.SECONDS)).isTrue();
 			assertThat(millisOf(registry::stop)).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1000);
-		}
-		finally {
-			close(factory);
-		}
+		});
 	}
 
 	/**
@@ -713,7 +679,7 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aRegistryStopsItsIdleContainersOnAFrozenRedisWithinOneShutdownTimeout(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		onARedisThatFreezes(redis, Duration.ofSeconds(10), (factory, template) -> {
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
 			DefaultQueueListenerRegistry registry = registry(template, factory, queues, new BlockedListeners());
 			registry.start();
@@ -724,26 +690,49 @@ class QueueConsumerStopTests {
 	}
 
 	/**
-	 * Runs a test's body with a factory and a template on its Redis, which the body
-	 * freezes ({@code pause}); the Redis answers again and the factory is closed after
-	 * it.
+	 * Runs a test's body with a connection factory to its Redis and a template on it;
+	 * after it, the Redis answers again (a body may freeze it: {@code pause}), and the
+	 * template's runner, the containers and the factory are closed, in the order the
+	 * application context closes them.
 	 */
-	private void onARedisThatFreezes(RedisServer redis, Duration commandTimeout, OnARedisThatFreezes body)
-			throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory(commandTimeout);
+	private void onItsRedis(RedisServer redis, Connection connection, OnItsRedis body) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory(connection.commandTimeout());
+		factory.setShareNativeConnection(connection.shared());
+		RedisScriptRunner runner = new RedisScriptRunner(factory);
 		try {
-			body.run(factory, template(factory));
+			body.run(factory, template(runner));
 		}
 		finally {
 			redis.resume();
+			runner.stop();
 			close(factory);
 		}
 	}
 
 	@FunctionalInterface
-	private interface OnARedisThatFreezes {
+	private interface OnItsRedis {
 
 		void run(LettuceConnectionFactory factory, RedisQueueTemplate template) throws Exception;
+
+	}
+
+	/**
+	 * How a test's connection factory talks to its Redis.
+	 *
+	 * @param commandTimeout how long a command waits for its answer
+	 * @param shared whether every command goes on one native connection (the default), or
+	 * each on a connection of its own
+	 */
+	private record Connection(Duration commandTimeout, boolean shared) {
+
+		static Connection shared(Duration commandTimeout) {
+			return new Connection(commandTimeout, true);
+		}
+
+		// the factory's default command timeout
+		static Connection unshared() {
+			return new Connection(Duration.ofSeconds(5), false);
+		}
 
 	}
 
@@ -759,24 +748,21 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopSettlesWhatItsConsumerHandledAndPrefetchedBeforeItReturns(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory();
-		RedisScriptRunner runner = new RedisScriptRunner(factory);
-		RedisQueueTemplate template = template(runner);
 		String queue = queue(store, 3);
-		template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
-		CountDownLatch second = new CountDownLatch(1);
-		DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
-			.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
-				if (((Email) payload).number() == 2) {
-					second.countDown();
-					runsOnPastItsInterrupt();
-				}
-			}));
-		container.start();
-		assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
-		container.stop();
-		runner.stop();
-		close(factory);
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
+			template.sendAll(queue, emails(1, 3));
+			CountDownLatch second = new CountDownLatch(1);
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+					(payload) -> {
+						if (((Email) payload).number() == 2) {
+							second.countDown();
+							runsOnPastItsInterrupt();
+						}
+					});
+			container.start();
+			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
+			container.stop();
+		});
 		assertSettledAtStop(redis, queue);
 	}
 
@@ -790,54 +776,51 @@ class QueueConsumerStopTests {
 	@EnumSource(QueueStore.class)
 	void aStopsInterruptReachesNothingTheConsumerSendsAfterItsListenerReturned(QueueStore store,
 			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
-		LettuceConnectionFactory factory = redis.createConnectionFactory();
-		RedisScriptRunner runner = new RedisScriptRunner(factory);
-		RedisQueueTemplate template = template(runner);
 		String queue = queue(store, 3);
-		template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
-		CountDownLatch second = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
-		DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
-			.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
-				if (((Email) payload).number() == 2) {
-					second.countDown();
-					release.await(20, TimeUnit.SECONDS);
-				}
-			}));
-		// between the stop's give-back and its interrupt: the listener returns, and its
-		// consumer's next call waits for Redis
-		ListAppender<ILoggingEvent> gap = new ListAppender<>() {
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
+			template.sendAll(queue, emails(1, 3));
+			CountDownLatch second = new CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+					(payload) -> {
+						if (((Email) payload).number() == 2) {
+							second.countDown();
+							release.await(20, TimeUnit.SECONDS);
+						}
+					});
+			// between the stop's give-back and its interrupt: the listener returns, and
+			// its consumer's next call waits for Redis
+			ListAppender<ILoggingEvent> gap = new ListAppender<>() {
 
-			@Override
-			protected void append(ILoggingEvent event) {
-				if (event.getFormattedMessage().contains("did not finish within")) {
-					ClientPause.start(redis, Duration.ofMillis(400));
-					release.countDown();
-					try {
-						await().atMost(Duration.ofSeconds(1))
-							.pollInterval(Duration.ofMillis(5))
-							.until(() -> in(queue, "ack") || in(queue, "release"));
-					}
-					catch (ConditionTimeoutException ex) {
-						// the consumer sent nothing after its listener returned
+				@Override
+				protected void append(ILoggingEvent event) {
+					if (event.getFormattedMessage().contains("did not finish within")) {
+						ClientPause.start(redis, Duration.ofMillis(400));
+						release.countDown();
+						try {
+							await().atMost(Duration.ofSeconds(1))
+								.pollInterval(Duration.ofMillis(5))
+								.until(() -> in(queue, "ack") || in(queue, "release"));
+						}
+						catch (ConditionTimeoutException ex) {
+							// the consumer sent nothing after its listener returned
+						}
 					}
 				}
+
+			};
+			Logger logger = (Logger) LoggerFactory.getLogger(DefaultQueueListenerContainer.class);
+			gap.start();
+			logger.addAppender(gap);
+			try {
+				container.start();
+				assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
+				container.stop();
 			}
-
-		};
-		Logger logger = (Logger) LoggerFactory.getLogger(DefaultQueueListenerContainer.class);
-		gap.start();
-		logger.addAppender(gap);
-		try {
-			container.start();
-			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
-			container.stop();
-		}
-		finally {
-			logger.detachAppender(gap);
-		}
-		runner.stop();
-		close(factory);
+			finally {
+				logger.detachAppender(gap);
+			}
+		});
 		assertSettledAtStop(redis, queue);
 	}
 

@@ -84,12 +84,8 @@ class QueueTakeRetryTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aTakeSentAgainWithTheAcknowledgementsOfOneNotAnsweredIsAnsweredWhatTheFirstDid(QueueStore store) {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
-		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
-				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
-		String queue = this.support.queue();
-		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
+		RedisQueueTemplate template = templateThrough(this.factory, store);
+		String queue = holding(this.support.queue(), 4);
 		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
 		this.link.delay(Duration.ofMillis(2500));
 		assertThatExceptionOfType(DataAccessException.class)
@@ -127,12 +123,8 @@ class QueueTakeRetryTests {
 	 */
 	@Test
 	void aStreamTakeThatFailedAfterItsAcknowledgementsIsAnsweredThemWhenSentAgain() {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.STREAM);
-		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
-				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
-		String queue = this.support.queue();
-		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		RedisQueueTemplate template = templateThrough(this.factory, QueueStore.STREAM);
+		String queue = holding(this.support.queue(), 3);
 		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
 		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
@@ -171,12 +163,8 @@ class QueueTakeRetryTests {
 		Duration visibility = Duration.ofSeconds(3);
 		this.lateResources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(2200))).build();
 		this.lateFactory = this.link.connectionFactory(Duration.ofSeconds(2), this.lateResources);
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
-		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.lateFactory),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
-				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
-		String queue = this.support.prefetchingQueue(visibility, 2);
-		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
+		RedisQueueTemplate template = templateThrough(this.lateFactory, store);
+		String queue = holding(this.support.prefetchingQueue(visibility, 2), 4);
 		byte[] take = takeSha(store);
 		AtomicBoolean secondStarted = new AtomicBoolean();
 		AtomicBoolean thirdStarted = new AtomicBoolean();
@@ -237,12 +225,8 @@ class QueueTakeRetryTests {
 					.build());
 		this.lateFactory.afterPropertiesSet();
 		this.lateFactory.start();
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
-		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.lateFactory),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
-				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
-		String queue = this.support.queue();
-		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		RedisQueueTemplate template = templateThrough(this.lateFactory, store);
+		String queue = holding(this.support.queue(), 3);
 		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
 		this.link.cutAfterNextWrite(takeSha(store));
 		assertThatExceptionOfType(DataAccessException.class)
@@ -269,12 +253,8 @@ class QueueTakeRetryTests {
 	 */
 	@Test
 	void aListAckAndFailSentAgainAfterAReconnectAnswerAsTheFirstDid() {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.LIST);
-		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
-				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
-		String queue = this.support.queue();
-		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 4).mapToObj((i) -> new Email("x", i)).toList());
+		RedisQueueTemplate template = templateThrough(this.factory, QueueStore.LIST);
+		String queue = holding(this.support.queue(), 4);
 		// both scripts known to Redis first: the cut then comes after an EVALSHA Redis
 		// applied, not after one it answered NOSCRIPT
 		QueueMessage<Email> warmAck = template.receive(queue, Email.class).orElseThrow();
@@ -307,12 +287,8 @@ class QueueTakeRetryTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aTakeAnsweredWithAnErrorReportsNoAcknowledgementLate(QueueStore store) {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
-		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
-				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
-				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
-		String queue = this.support.queue();
-		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		RedisQueueTemplate template = templateThrough(this.factory, store);
+		String queue = holding(this.support.queue(), 3);
 		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
 		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
@@ -331,6 +307,23 @@ class QueueTakeRetryTests {
 		assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isOne();
 		assertThat(this.support.template.stats(queue)).as("nothing lost: 2 and 3 ready or in flight")
 			.satisfies((stats) -> assertThat(stats.ready() + stats.inFlight()).isEqualTo(2));
+	}
+
+	/**
+	 * A template through the given factory (one through the link) on the queues of a new
+	 * support of that store, which counts what it does in this test's meters.
+	 */
+	private RedisQueueTemplate templateThrough(LettuceConnectionFactory factory, QueueStore store) {
+		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		return new RedisQueueTemplate(new RedisScriptRunner(factory), QueueTestSupport.KEYSPACE, QueueTestSupport.JSON,
+				this.support::settings, new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+	}
+
+	// the queue, once e-mails 1 to `messages` are sent to it on the shared server
+	private String holding(String queue, int messages) {
+		this.support.template.sendAll(queue,
+				IntStream.rangeClosed(1, messages).mapToObj((i) -> new Email("x", i)).toList());
+		return queue;
 	}
 
 	private static byte[] takeSha(QueueStore store) {
