@@ -64,10 +64,12 @@ import static org.awaitility.Awaitility.await;
  * finding 6): the stop ends a take that outlives {@code shutdown-timeout}, and the
  * acknowledgements a take carried that timed out go in one call under that take's name,
  * not one by one reported late. A take the stop gave up is not sent again as {@code EVAL}
- * after {@code NOSCRIPT}, whatever the connection (finding 2). Each test on a server of
- * its own of every server family and on a cluster: a stop gives back and leaves with
- * scripts ({@code XINFO CONSUMERS}, {@code XGROUP DELCONSUMER}, a script's error reply, a
- * string on 6.2) and waits on a Redis paused by {@code CLIENT PAUSE}.
+ * after {@code NOSCRIPT}, whatever the connection (finding 2). On a server of the class's
+ * own of every server family and on a cluster of its own: a stop gives back and leaves
+ * with scripts ({@code XINFO CONSUMERS}, {@code XGROUP DELCONSUMER}, a script's error
+ * reply, a string on 6.2) and waits on a Redis paused by {@code CLIENT PAUSE}. The tests
+ * of a topology share that server: a cluster takes over 2 s to start (each master waits
+ * that long before it serves), and one per test was most of the class's time.
  */
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.SCRIPTS)
@@ -77,9 +79,17 @@ class QueueConsumerStopTests {
 
 	private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
-	/** What each test's server is like. */
+	/** What the class's server is like. */
 	@Parameter
 	RedisTopology topology;
+
+	/**
+	 * The server of the class's tests on {@link #topology}: each test leaves it as it
+	 * found it (its pause ended, its frozen server resumed) and works on queues of its
+	 * own.
+	 */
+	@PrivateRedis(ofTopology = true)
+	static RedisServer redis;
 
 	private final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
 
@@ -94,8 +104,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopEndsAConsumerWhoseTakeHangs(QueueStore store, @PrivateRedis(ofTopology = true) RedisServer redis)
-			throws Exception {
+	void aStopEndsAConsumerWhoseTakeHangs(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		try {
 			Stopped stopped = stopWhileATakeHangs(store, factory, redis::pause);
@@ -116,8 +125,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store) throws Exception {
 		onARedisThatFreezes(redis, Duration.ofSeconds(10), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.send(queue, new Email("x", 1));
@@ -147,8 +155,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aTakeTheStopGaveUpOnAnUnsharedConnectionIsNotAppliedAfterNoscript(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aTakeTheStopGaveUpOnAnUnsharedConnectionIsNotAppliedAfterNoscript(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		factory.setShareNativeConnection(false);
 		try {
@@ -181,8 +188,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(2));
 		try {
@@ -231,8 +237,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aPrefetchedMessageWhoseListenerWouldStartAfterTheStopReturnedIsGivenBack(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aPrefetchedMessageWhoseListenerWouldStartAfterTheStopReturnedIsGivenBack(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
@@ -286,8 +291,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
@@ -334,8 +338,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStoppingConsumerWhoseTakeWasAnsweredWithAnErrorAcknowledgesOnItsOwn(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStoppingConsumerWhoseTakeWasAnsweredWithAnErrorAcknowledgesOnItsOwn(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			AtomicBoolean failing = new AtomicBoolean();
@@ -532,8 +535,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStoppingConsumerGivesBackTheWholeBatchOfATimedOutTake(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStoppingConsumerGivesBackTheWholeBatchOfATimedOutTake(QueueStore store) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(2));
 		try {
@@ -578,8 +580,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedOnAnUnsharedConnection(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedOnAnUnsharedConnection(QueueStore store)
+			throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		factory.setShareNativeConnection(false);
 		try {
@@ -615,8 +617,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store) throws Exception {
 		onARedisThatFreezes(redis, Duration.ofSeconds(5), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
@@ -641,8 +642,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void noListenerStartsAfterTheStopReturned(QueueStore store, @PrivateRedis(ofTopology = true) RedisServer redis)
-			throws Exception {
+	void noListenerStartsAfterTheStopReturned(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
@@ -687,8 +687,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aRegistryStopsItsContainersWithinOneShutdownTimeout(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aRegistryStopsItsContainersWithinOneShutdownTimeout(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory(Duration.ofSeconds(10));
 		try {
 			RedisQueueTemplate template = template(factory);
@@ -711,8 +710,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aRegistryStopsItsIdleContainersOnAFrozenRedisWithinOneShutdownTimeout(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aRegistryStopsItsIdleContainersOnAFrozenRedisWithinOneShutdownTimeout(QueueStore store) throws Exception {
 		onARedisThatFreezes(redis, Duration.ofSeconds(10), (factory, template) -> {
 			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
 			DefaultQueueListenerRegistry registry = registry(template, factory, queues, new BlockedListeners());
@@ -757,8 +755,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopSettlesWhatItsConsumerHandledAndPrefetchedBeforeItReturns(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopSettlesWhatItsConsumerHandledAndPrefetchedBeforeItReturns(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		RedisScriptRunner runner = new RedisScriptRunner(factory);
 		RedisQueueTemplate template = template(runner);
@@ -788,8 +785,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopsInterruptReachesNothingTheConsumerSendsAfterItsListenerReturned(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopsInterruptReachesNothingTheConsumerSendsAfterItsListenerReturned(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		RedisScriptRunner runner = new RedisScriptRunner(factory);
 		RedisQueueTemplate template = template(runner);
