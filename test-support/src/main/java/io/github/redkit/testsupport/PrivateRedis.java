@@ -29,6 +29,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <li>On a {@link RedisServer} parameter of a test method: a server started for that test
  * and closed after it, for a test that breaks its server for good or needs one of its own
  * configuration.</li>
+ * <li>{@link #ofTopology()} on a static {@link RedisServer} field of a suite run over the
+ * topologies: a server like each topology, started before the first test on it and closed
+ * once that topology's tests are done.</li>
  * <li>On a {@link RedisNode} field or parameter, the same for a fault test's node
  * (paused, killed, restarted, failed over, its clock moved), with a replica if
  * {@link #replica()} and a movable clock if {@link #movableClock()}.</li>
@@ -84,7 +87,9 @@ public @interface PrivateRedis {
 	 * {@link RedisTopologies @RedisTopologies}): a standalone server of that topology's
 	 * family (Redis 6.2 for {@code oldest}, Redis 8.0 or Valkey for theirs, the default
 	 * server for the others) or, for {@code cluster}, a cluster of its own; for a test of
-	 * a server's own that what it exercises can fail on another server family.
+	 * a server's own that what it exercises can fail on another server family. On a
+	 * static field, the server of the class's tests on that topology, one after the
+	 * other: they leave it as they found it (a pause ended, a frozen server resumed).
 	 * @return {@code true} for a server like the test's topology
 	 */
 	boolean ofTopology() default false;

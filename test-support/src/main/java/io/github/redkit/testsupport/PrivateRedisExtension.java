@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
@@ -30,10 +31,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Starts the {@link PrivateRedis} servers, nodes and connection factories of a test class
- * (or method parameter) and stops them after its tests (or the test); disables what asks
- * for a node with a movable clock where none can be started.
+ * (or method parameter) and stops them after its tests (or the test); starts a class's
+ * {@link PrivateRedis#ofTopology() ofTopology} server for each topology it runs on;
+ * disables what asks for a node with a movable clock where none can be started.
  */
-final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolver, ExecutionCondition {
+final class PrivateRedisExtension
+		implements BeforeAllCallback, BeforeEachCallback, ParameterResolver, ExecutionCondition {
 
 	private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
 		.create(PrivateRedisExtension.class);
@@ -64,7 +67,14 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 		Map<String, List<RedisServer>> servers = new LinkedHashMap<>();
 		for (Field field : fields) {
 			PrivateRedis annotation = field.getAnnotation(PrivateRedis.class);
-			if (field.getType() == RedisServer.class || field.getType() == SentinelRedisServer.class) {
+			if (annotation.ofTopology()) {
+				if (field.getType() != RedisServer.class) {
+					throw new ExtensionConfigurationException("@PrivateRedis(ofTopology = true) " + field.getName()
+							+ " is a " + field.getGenericType().getTypeName() + "; use a static RedisServer field");
+				}
+				// started before the first test of each topology (beforeEach)
+			}
+			else if (field.getType() == RedisServer.class || field.getType() == SentinelRedisServer.class) {
 				RedisServer server = resources.started(start(annotation, field.getType(), field.getName()));
 				servers.put(field.getName(), List.of(server));
 				set(field, server);
@@ -116,6 +126,42 @@ final class PrivateRedisExtension implements BeforeAllCallback, ParameterResolve
 						+ "ProxiedCluster field, or a List of RedisServer or LettuceConnectionFactory");
 			}
 		}
+	}
+
+	/**
+	 * Starts the class's {@code ofTopology} servers before the first test of each
+	 * topology: a {@code @ParameterizedClass} runs its tests topology by topology, and a
+	 * test instance knows its topology only once created. They are closed once that
+	 * topology's tests are done.
+	 */
+	@Override
+	public void beforeEach(ExtensionContext context) throws Exception {
+		List<Field> fields = AnnotationSupport.findAnnotatedFields(context.getRequiredTestClass(), PrivateRedis.class,
+				(field) -> ModifierSupport.isStatic(field) && field.getAnnotation(PrivateRedis.class).ofTopology(),
+				HierarchyTraversalMode.TOP_DOWN);
+		if (fields.isEmpty()) {
+			return;
+		}
+		ExtensionContext invocation = classInvocation(context);
+		// keyed by the invocation, as a store answers from its parents'
+		String key = invocation.getUniqueId() + "/ofTopology";
+		if (invocation.getStore(NAMESPACE).get(key) != null) {
+			return;
+		}
+		Resources resources = new Resources();
+		invocation.getStore(NAMESPACE).put(key, resources);
+		for (Field field : fields) {
+			set(field, resources.started(RedisServers.startLike(topology(context, field.getName()))));
+		}
+	}
+
+	// the context of the class's run on one topology (of the class, if not parameterized)
+	private static ExtensionContext classInvocation(ExtensionContext context) {
+		ExtensionContext current = context;
+		while (current.getTestMethod().isPresent() && current.getParent().isPresent()) {
+			current = current.getParent().get();
+		}
+		return current;
 	}
 
 	@Override

@@ -64,10 +64,12 @@ import static org.awaitility.Awaitility.await;
  * finding 6): the stop ends a take that outlives {@code shutdown-timeout}, and the
  * acknowledgements a take carried that timed out go in one call under that take's name,
  * not one by one reported late. A take the stop gave up is not sent again as {@code EVAL}
- * after {@code NOSCRIPT}, whatever the connection (finding 2). Each test on a server of
- * its own of every server family and on a cluster: a stop gives back and leaves with
- * scripts ({@code XINFO CONSUMERS}, {@code XGROUP DELCONSUMER}, a script's error reply, a
- * string on 6.2) and waits on a Redis paused by {@code CLIENT PAUSE}.
+ * after {@code NOSCRIPT}, whatever the connection (finding 2). On a server of the class's
+ * own of every server family and on a cluster of its own: a stop gives back and leaves
+ * with scripts ({@code XINFO CONSUMERS}, {@code XGROUP DELCONSUMER}, a script's error
+ * reply, a string on 6.2) and waits on a Redis paused by {@code CLIENT PAUSE}. The tests
+ * of a topology share that server: a cluster takes over 2 s to start (each master waits
+ * that long before it serves), and one per test was most of the class's time.
  */
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.SCRIPTS)
@@ -77,9 +79,17 @@ class QueueConsumerStopTests {
 
 	private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
-	/** What each test's server is like. */
+	/** What the class's server is like. */
 	@Parameter
 	RedisTopology topology;
+
+	/**
+	 * The server of the class's tests on {@link #topology}: each test leaves it as it
+	 * found it (its pause ended, its frozen server resumed) and works on queues of its
+	 * own.
+	 */
+	@PrivateRedis(ofTopology = true)
+	static RedisServer redis;
 
 	private final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
 
@@ -94,8 +104,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopEndsAConsumerWhoseTakeHangs(QueueStore store, @PrivateRedis(ofTopology = true) RedisServer redis)
-			throws Exception {
+	void aStopEndsAConsumerWhoseTakeHangs(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
 			Stopped stopped = stopWhileATakeHangs(store, factory, template, redis::pause);
 			assertThat(stopped.stopMillis()).as("the stop's wait").isLessThan(SHUTDOWN_TIMEOUT.toMillis() + 1500);
@@ -111,8 +120,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopReturnsInTimeWhileAnIdleConsumerWaitsOnAFrozenRedis(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.send(queue, new Email("x", 1));
@@ -142,8 +150,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aTakeTheStopGaveUpOnAnUnsharedConnectionIsNotAppliedAfterNoscript(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aTakeTheStopGaveUpOnAnUnsharedConnectionIsNotAppliedAfterNoscript(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.unshared(), (factory, template) -> {
 			try {
 				// Redis forgets the take's script, and holds every script (a new
@@ -175,8 +182,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStoppingConsumerSendsTheAcknowledgementsOfATimedOutTakeUnderItsName(QueueStore store) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(2)), (factory, template) -> {
 			String queue = queue(store, 3);
@@ -219,8 +225,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aPrefetchedMessageWhoseListenerWouldStartAfterTheStopReturnedIsGivenBack(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aPrefetchedMessageWhoseListenerWouldStartAfterTheStopReturnedIsGivenBack(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			String queue = queue(store, 2, Duration.ofSeconds(6));
 			template.sendAll(queue, emails(1, 2));
@@ -269,8 +274,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopWhileATakeReportsAnUnreadableMessageLosesNoneOfItsBatch(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			String queue = queue(store, 3, Duration.ofSeconds(30));
 			template.sendAll(queue, emails(1, 3));
@@ -312,8 +316,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStoppingConsumerWhoseTakeWasAnsweredWithAnErrorAcknowledgesOnItsOwn(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStoppingConsumerWhoseTakeWasAnsweredWithAnErrorAcknowledgesOnItsOwn(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, plain) -> {
 			AtomicBoolean failing = new AtomicBoolean();
 			AtomicInteger failed = new AtomicInteger();
@@ -520,8 +523,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStoppingConsumerGivesBackTheWholeBatchOfATimedOutTake(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStoppingConsumerGivesBackTheWholeBatchOfATimedOutTake(QueueStore store) throws Exception {
 		// shorter than the pause, so that the take times out while Redis holds it
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(2)), (factory, template) -> {
 			String queue = queue(store, 3);
@@ -560,8 +562,8 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedOnAnUnsharedConnection(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aMessageHandledBeforeTheOneAStopGaveBackIsAcknowledgedOnAnUnsharedConnection(QueueStore store)
+			throws Exception {
 		onItsRedis(redis, Connection.unshared(), (factory, template) -> {
 			String queue = queue(store, 2);
 			// both taken at once: the first one's acknowledgement waits for the next take
@@ -591,8 +593,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopDoesNotWaitForAFrozenRedisToTakeBackEachMessageInHand(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
 			String queue = queue(store, 1);
 			template.sendAll(queue, emails(1, 2));
@@ -617,8 +618,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void noListenerStartsAfterTheStopReturned(QueueStore store, @PrivateRedis(ofTopology = true) RedisServer redis)
-			throws Exception {
+	void noListenerStartsAfterTheStopReturned(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			// longer than the first listener and the pause together: the extend finds
 			// the second message still held
@@ -658,8 +658,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aRegistryStopsItsContainersWithinOneShutdownTimeout(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aRegistryStopsItsContainersWithinOneShutdownTimeout(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
 			BlockedListeners listeners = new BlockedListeners();
@@ -677,8 +676,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aRegistryStopsItsIdleContainersOnAFrozenRedisWithinOneShutdownTimeout(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aRegistryStopsItsIdleContainersOnAFrozenRedisWithinOneShutdownTimeout(QueueStore store) throws Exception {
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, template) -> {
 			List<String> queues = IntStream.range(0, 4).mapToObj((i) -> queue(store, 1)).toList();
 			DefaultQueueListenerRegistry registry = registry(template, factory, queues, new BlockedListeners());
@@ -746,8 +744,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopSettlesWhatItsConsumerHandledAndPrefetchedBeforeItReturns(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopSettlesWhatItsConsumerHandledAndPrefetchedBeforeItReturns(QueueStore store) throws Exception {
 		String queue = queue(store, 3);
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
 			template.sendAll(queue, emails(1, 3));
@@ -774,8 +771,7 @@ class QueueConsumerStopTests {
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
-	void aStopsInterruptReachesNothingTheConsumerSendsAfterItsListenerReturned(QueueStore store,
-			@PrivateRedis(ofTopology = true) RedisServer redis) throws Exception {
+	void aStopsInterruptReachesNothingTheConsumerSendsAfterItsListenerReturned(QueueStore store) throws Exception {
 		String queue = queue(store, 3);
 		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
 			template.sendAll(queue, emails(1, 3));
