@@ -149,11 +149,15 @@ class QueueRecorder {
 		}
 
 		/**
-		 * The entries of a stream take's answer: {acked, wait, then id, deliveries,
-		 * element per entry}.
+		 * The entries of a stream take's answer: {acked, wait, the entries read (id,
+		 * element, ...), then id, deliveries, element per entry claimed[, held ms]}.
 		 */
 		private static int streamTaken(Object reply) {
-			return (reply instanceof List<?> list) ? Math.max(0, list.size() - 2) / 3 : 0;
+			if (!(reply instanceof List<?> list) || list.size() < 3) {
+				return 0;
+			}
+			int read = (list.get(2) instanceof List<?> entries) ? entries.size() / 2 : 0;
+			return read + (list.size() - 3) / 3;
 		}
 
 	}

@@ -174,16 +174,24 @@ final class StreamQueueStore {
 			end--;
 		}
 		// the entries claimed again (id, deliveries, element or fields), then those read
-		// (XREADGROUP's own reply: id and fields, one delivery each)
+		// (one delivery each)
 		for (int k = 3; k + 2 < end; k += 3) {
 			add(queue, settings, String.valueOf(reply.get(k)), ((Number) reply.get(k + 1)).intValue(), reply.get(k + 2),
 					held, sorted);
 		}
-		for (Object read : (List<?>) reply.get(2)) {
-			List<?> entry = (List<?>) read;
-			List<?> fields = (List<?>) entry.get(1);
-			add(queue, settings, String.valueOf(entry.get(0)), 1,
-					(settings.existingStream() != null) ? fields : element(fields), 0, sorted);
+		List<?> read = (List<?>) reply.get(2);
+		if (settings.existingStream() != null) {
+			// XREADGROUP's own reply: id and fields
+			for (Object item : read) {
+				List<?> entry = (List<?>) item;
+				add(queue, settings, String.valueOf(entry.get(0)), 1, entry.get(1), 0, sorted);
+			}
+		}
+		else {
+			// id, element, id, element, ...
+			for (int k = 0; k + 1 < read.size(); k += 2) {
+				add(queue, settings, String.valueOf(read.get(k)), 1, read.get(k + 1), 0, sorted);
+			}
 		}
 		return new Taken(sorted.messages(), sorted.unreadable(), acked, waitMillis);
 	}
@@ -194,19 +202,6 @@ final class StreamQueueStore {
 	 */
 	private record Sorted(List<TakenMessage<Object>> messages, List<TakenMessage<Object>> unreadable) {
 
-	}
-
-	/**
-	 * The element a Redkit send wrote (field {@code e}); an entry not written by Redkit
-	 * is handed out whole, its fields joined, to be dead-lettered.
-	 */
-	private static String element(List<?> fields) {
-		if (fields.size() >= 2 && "e".equals(String.valueOf(fields.get(0)))) {
-			return String.valueOf(fields.get(1));
-		}
-		List<String> words = new ArrayList<>(fields.size());
-		fields.forEach((field) -> words.add(String.valueOf(field)));
-		return String.join(" ", words);
 	}
 
 	/**
