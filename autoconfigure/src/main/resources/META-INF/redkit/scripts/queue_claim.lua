@@ -25,7 +25,7 @@
 -- KEYS[1] ready list, KEYS[2] in-flight zset (score = deadline), KEYS[3] delayed zset
 -- (score = due time), KEYS[4] collapse hash (sha1(payload) -> pending delayed element),
 -- KEYS[5] next-due hint, KEYS[6] this take's record "once:<token>"; a key of another type
--- than these fails the take with WRONGTYPE before it writes anything
+-- than these fails the take with WRONGTYPE before it writes anything, whatever the hint
 -- ARGV[1] '1' = LIFO (pop the tail) else FIFO, ARGV[2] visibility timeout ms,
 -- ARGV[3] reaper batch size, ARGV[4] how many to take at most, ARGV[5] this take's
 -- token (no '#', no '|'), ARGV[6] the replay window ms, ARGV[7..] optional: in-flight
@@ -71,12 +71,15 @@ if read[2] then
 end
 local hint = tonumber(read[1])
 local trusted = hint_trusted(hint, now)
--- another writer's value at a key this take writes fails it before it changes anything (an
--- error after its first write would leave acknowledgements applied and unreported, or an
--- expired or popped message lost): each key it may write is read before the first write,
--- by cheap commands that answer WRONGTYPE
-redis.call('LLEN', KEYS[1])
+-- another writer's value at a key this take reads or writes fails it before it changes
+-- anything (an error after its first write would leave acknowledgements applied and
+-- unreported, or an expired or popped message lost): each such key is read before the
+-- first write, on every path, by cheap commands that answer WRONGTYPE
+local ready = redis.call('LLEN', KEYS[1])
 redis.call('ZCARD', KEYS[2])
+-- a trusted hint's take with nothing ready reads only the delayed set's earliest (to answer
+-- how long to wait): read here, before the acknowledgements; nil when not read here
+local dueRead
 if not trusted then
   redis.call('ZCARD', KEYS[3])
   local collapse = redis.call('TYPE', KEYS[4])
@@ -84,6 +87,8 @@ if not trusted then
   if collapse ~= 'none' and collapse ~= 'hash' then
     return redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value')
   end
+elseif ready == 0 then
+  dueRead = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
 end
 local acked = 0
 if #ARGV >= 7 then
@@ -128,7 +133,7 @@ end
 -- the earliest score of each set (nil when empty): to write a fresh hint and to answer
 -- how long to wait
 local function earliest()
-  local nextDue = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+  local nextDue = dueRead or redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
   local nextDeadline = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   return tonumber(nextDue[2]), tonumber(nextDeadline[2])
 end

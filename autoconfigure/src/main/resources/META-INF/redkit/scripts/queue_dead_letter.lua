@@ -8,6 +8,15 @@ local function clock_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- Reads the dead-letter keys before a script's first write: another writer's value there
+-- fails the script (WRONGTYPE) before it changes anything, not after the message left
+-- flight (lost).
+local function check_dead_letter(dead, errors, index)
+  redis.call('HLEN', dead)
+  redis.call('HLEN', errors)
+  redis.call('ZCARD', index)
+end
+
 -- Keeps the element under its message id with its last error, dead at now (ms); the dead
 -- letters older than the retention (ms) leave first, a bounded batch per call, and the
 -- keys live as long as the retention.

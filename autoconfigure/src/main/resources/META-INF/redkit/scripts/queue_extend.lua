@@ -13,9 +13,13 @@ end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local deadline = now + tonumber(ARGV[2])
+-- a later deadline keeps the hint a lower bound; only a shorter visibility moves one
+-- earlier: the hint is read before the ZADD, so that another writer's value there fails
+-- the call before it changes anything
+local earlier = deadline < tonumber(held)
+local hint = earlier and tonumber(redis.call('GET', KEYS[2]))
 redis.call('ZADD', KEYS[1], 'XX', exact(deadline), ARGV[1])
--- a later deadline keeps the hint a lower bound; only a shorter visibility moves one earlier
-if deadline < tonumber(held) then
-  lower_hint(KEYS[2], deadline, now)
+if earlier then
+  keep_hint_below(KEYS[2], hint, deadline, now)
 end
 return 1

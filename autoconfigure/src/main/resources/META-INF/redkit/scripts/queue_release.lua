@@ -7,6 +7,9 @@
 -- ARGV[4] the replay window ms
 -- Returns 1 when released, 0 when not owned any more.
 --#include core_numbers
+-- another writer's value at the ready list fails the call before it changes anything (an
+-- error after the ZREM would lose the message)
+redis.call('LLEN', KEYS[2])
 if redis.call('ZREM', KEYS[1], ARGV[3]) == 0 then
   return redis.call('EXISTS', KEYS[3])
 end

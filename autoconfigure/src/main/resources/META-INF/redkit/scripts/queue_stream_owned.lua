@@ -173,6 +173,13 @@ end
 -- timeout later. When it becomes claimable (Redis' time) is also kept under due, a sorted
 -- set of "<id> <deliveries>" kept for keep ms, so that a pass under way, or one that ends
 -- before then, does not close the gate past it (close_gate in queue_stream_take.lua).
+-- Reads the keys open_gate writes before a script's first write: another writer's value
+-- there fails the script (WRONGTYPE) before it changes anything.
+local function check_gate(cursor, due)
+  redis.call('GET', cursor)
+  redis.call('ZCARD', due)
+end
+
 local function open_gate(cursor, due, id, deliveries, ms, keep)
   redis.call('ZADD', due, exact(redis_ms() + ms), id .. ' ' .. deliveries)
   redis.call('PEXPIRE', due, exact(keep))

@@ -3,11 +3,13 @@ package io.github.redkit.queue.internal;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.LeaseRenewer;
 import io.github.redkit.core.internal.RedkitThreads;
+import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueReceiver;
 import io.github.redkit.queue.QueueSettings;
@@ -71,13 +73,52 @@ record ConsumerSetup(QueueTemplate template, QueueReceiver receiver, QueueListen
 	 */
 	CompletableFuture<Boolean> release(QueueMessage<?> message) {
 		QueueMessage<?> taken = ConvertedMessage.taken(message);
+		return call((redis) -> redis.releaseAsync(taken), () -> this.template.release(taken));
+	}
+
+	/**
+	 * Acknowledges a message without waiting for Redis on the caller's thread.
+	 * @param message the message
+	 * @return whether its take was still in flight, once Redis answered
+	 */
+	CompletableFuture<Boolean> ack(QueueMessage<?> message) {
+		QueueMessage<?> taken = ConvertedMessage.taken(message);
+		return call((redis) -> redis.ackAsync(taken), () -> this.template.ack(taken));
+	}
+
+	/**
+	 * Reports a failed message without waiting for Redis on the caller's thread.
+	 * @param message the message
+	 * @param error why
+	 * @return what happened to it, once Redis answered
+	 */
+	CompletableFuture<FailureOutcome> fail(QueueMessage<?> message, Throwable error) {
+		QueueMessage<?> taken = ConvertedMessage.taken(message);
+		return call((redis) -> redis.failAsync(taken, error, false), () -> this.template.fail(taken, error));
+	}
+
+	/**
+	 * Extends a message's visibility without waiting for Redis on the caller's thread.
+	 * @param message the message
+	 * @param visibility how long it stays invisible from now on
+	 * @return {@code false} when its take was lost, once Redis answered
+	 */
+	CompletableFuture<Boolean> extendNow(QueueMessage<?> message, Duration visibility) {
+		QueueMessage<?> taken = ConvertedMessage.taken(message);
+		return call((redis) -> redis.extendAsync(taken, visibility), () -> this.template.extend(taken, visibility));
+	}
+
+	/**
+	 * Sends a call without waiting for Redis: Redkit's template writes it at once, an
+	 * application's own template answers on a thread of its own.
+	 */
+	private <T> CompletableFuture<T> call(Function<RedisQueueTemplate, CompletableFuture<T>> own, Supplier<T> other) {
 		try {
 			if (this.template instanceof RedisQueueTemplate redis) {
-				return redis.releaseAsync(taken);
+				return own.apply(redis);
 			}
-			// an application's own template answers on a thread of its own
-			return CompletableFuture.supplyAsync(() -> this.template.release(taken),
-					(task) -> RedkitThreads.newThread("redkit-queue-give-back", task, true).start());
+			return CompletableFuture.supplyAsync(other,
+					(task) -> RedkitThreads.newThread("redkit-queue-settle", task, true).start());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);

@@ -121,7 +121,6 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		long deadline = startedAt + this.shutdownTimeout.toNanos();
 		boolean answered = true;
 		List<CompletableFuture<?>> giveBacks = new ArrayList<>();
-		List<QueueConsumer> settledByStop = new ArrayList<>();
 		for (int i = 0; i < this.threads.size(); i++) {
 			Thread thread = this.threads.get(i);
 			join(thread, deadline - System.nanoTime());
@@ -136,14 +135,13 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 				// listener
 				thread.interrupt();
 			}
-			else if (giveBack != null) {
+			else if (giveBack != null && giveBack.id() != null) {
 				logger.warn("Listener of queue '" + this.queue + "' had not started on message " + giveBack.id()
 						+ " when the stop's shutdown-timeout of " + this.shutdownTimeout.toMillis()
 						+ " ms ran out: the message goes back to the queue unhandled");
 			}
 			if (giveBack != null) {
 				giveBacks.add(giveBack.sent());
-				settledByStop.add(this.consumers.get(i));
 			}
 			// a consumer whose take Redis did not answer in time gives it up
 			else if (thread.isAlive() && this.consumers.get(i).giveUpTake()) {
@@ -154,9 +152,9 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		}
 		// a give-back Redis did not answer in time: it would not answer the stop either
 		answered &= awaitGiveBacks(giveBacks, deadline);
-		// what the give-backs settle and was not sent by now is not sent after the stop
-		// returned
-		settledByStop.forEach(QueueConsumer::closeSettling);
+		// no consumer's call starts after the stop returned (what was not sent by now
+		// comes back after its visibility timeout)
+		this.consumers.forEach(QueueConsumer::closeSettling);
 		boolean stopped = !this.threads.isEmpty();
 		// a consumer still blocked (an idle wait, an acknowledgement, an extend) may wait
 		// for a Redis that does not answer, which leaving the group would wait for too

@@ -6,13 +6,17 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.LeaseRenewer;
+import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueListenerContainer;
@@ -20,7 +24,6 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueReceiver;
 import io.github.redkit.queue.QueueSettings;
-import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.RedkitQueueHandleContext;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -38,25 +41,31 @@ import org.jspecify.annotations.Nullable;
  * elsewhere, one that waited more than a third of it is extended before its listener
  * starts (and left alone if that finds it lost), and prefetched messages left at stop go
  * back to the queue at once. A stop that timed out ({@link #giveBack}) and the consumer
- * thread race for the message in hand: whichever takes it out of hand first settles it,
- * so a message is either given back or acknowledged (or failed), never both; a listener
- * that had not started by then does not start. A stop past {@code shutdown-timeout} that
- * finds the consumer waiting for a take gives the take up ({@link #giveUpTake}: the
- * thread is interrupted in that wait, nowhere else). Whatever it hands its template (to
- * settle, extend or give back) is the message as the template handed it out
+ * thread race for the message in hand (from its pre-start extend until its listener
+ * returned, and while it is failed): whichever takes it out of hand first settles it, so
+ * a message is either given back or acknowledged (or failed), never both; a listener that
+ * had not started by then does not start. No call of the consumer's starts after the stop
+ * returned ({@link #closeSettling}). A stop past {@code shutdown-timeout} that finds the
+ * consumer waiting for a take gives the take up ({@link #giveUpTake}: the thread is
+ * interrupted in that wait, nowhere else). Whatever it hands its template (to settle,
+ * extend or give back) is the message as the template handed it out
  * ({@link ConvertedMessage#taken}).
  */
 final class QueueConsumer implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(QueueConsumer.class);
 
+	/**
+	 * How long a call the consumer makes waits for Redis at most (as the template's own
+	 * calls do).
+	 */
+	private static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
+
 	private static final RedkitOutcomes<Object> HANDLED = RedkitOutcomes.of((message) -> "handled");
 
 	private final String queue;
 
 	private final QueueMessageHandler handler;
-
-	private final QueueTemplate template;
 
 	private final QueueReceiver receiver;
 
@@ -102,9 +111,11 @@ final class QueueConsumer implements Runnable {
 	private volatile boolean killed;
 
 	/**
-	 * The message whose listener is about to run or runs, until the consumer thread (to
-	 * settle it) or a stop that timed out (to give it back) takes it out of hand. A stop
-	 * that takes it also settles what the consumer handled and prefetched before
+	 * The message the consumer thread works on outside a take: one whose listener is
+	 * about to start (its pre-start extend, its heartbeat's start) or runs, or one being
+	 * failed, until the consumer thread (to go on or settle it) or a stop that timed out
+	 * takes it out of hand. A stop that takes it gives it back (unless it is being
+	 * failed) and settles what the consumer handled and prefetched before
 	 * ({@link #settleAtStop}): from then on the consumer thread sends nothing.
 	 */
 	private final AtomicReference<@Nullable InHand> inHand = new AtomicReference<>();
@@ -117,10 +128,16 @@ final class QueueConsumer implements Runnable {
 	private boolean settledByStop;
 
 	/**
-	 * The stop that settles what this consumer handled and prefetched returned: nothing
-	 * more is sent for them (what was not sent comes back after its visibility timeout).
+	 * The stop returned: no call to Redis starts after it (what was not sent comes back
+	 * after its visibility timeout). Written under {@link #sending}.
 	 */
 	private volatile boolean settlingClosed;
+
+	/**
+	 * Guards {@link #settlingClosed}: a call starts (Redkit's template writes it at once)
+	 * while it is held, so that none starts after the stop returned.
+	 */
+	private final Object sending = new Object();
 
 	private volatile LeaseRenewer.@Nullable Renewal currentRenewal;
 
@@ -136,21 +153,16 @@ final class QueueConsumer implements Runnable {
 	private @Nullable Thread taking;
 
 	/**
-	 * A stop past {@code shutdown-timeout} returned, giving back the message whose
-	 * listener ran, if any: no listener starts after it.
-	 */
-	private volatile boolean stopTimedOut;
-
-	/**
 	 * A stop past {@code shutdown-timeout} gave up the take this consumer waited for.
 	 */
 	private volatile boolean takeGivenUp;
 
 	/**
-	 * The last take carried {@link #pendingAcks} and was not answered: Redis may have
-	 * applied it.
+	 * The last take carried {@link #pendingAcks} and failed: not answered (Redis may have
+	 * applied it), or answered with an error (a stream take records the acknowledgements
+	 * it applied before the error): they go under its name, whose record answers them.
 	 */
-	private boolean takeUnanswered;
+	private boolean takeFailed;
 
 	/**
 	 * Handled and not yet acknowledged: the next take acknowledges them (one round trip).
@@ -165,7 +177,6 @@ final class QueueConsumer implements Runnable {
 	QueueConsumer(String queue, QueueMessageHandler handler, ConsumerSetup setup) {
 		this.queue = queue;
 		this.handler = handler;
-		this.template = setup.template();
 		this.receiver = setup.receiver();
 		this.settings = setup.settings().apply(queue);
 		this.events = setup.events();
@@ -211,7 +222,7 @@ final class QueueConsumer implements Runnable {
 		}
 		finally {
 			if (!this.settledByStop) {
-				flushAck();
+				awaitQuietly(flushAck());
 			}
 			this.wait.close();
 		}
@@ -227,13 +238,12 @@ final class QueueConsumer implements Runnable {
 			this.taking = Thread.currentThread();
 		}
 		try {
-			QueueReceiver.Batch batch = takeBatch(max);
-			this.takeUnanswered = false;
+			QueueReceiver.Batch batch = takeBatch(max, this.pendingAcks);
+			this.takeFailed = false;
 			return batch;
 		}
 		catch (RuntimeException ex) {
-			// an error Redis answered applied nothing: its acknowledgements go as new
-			this.takeUnanswered = !this.pendingAcks.isEmpty() && RedisQueueTemplate.unanswered(ex);
+			this.takeFailed = !this.pendingAcks.isEmpty();
 			throw ex;
 		}
 		finally {
@@ -247,17 +257,17 @@ final class QueueConsumer implements Runnable {
 		}
 	}
 
-	private QueueReceiver.Batch takeBatch(int max) {
+	private QueueReceiver.Batch takeBatch(int max, List<QueueMessage<Object>> acks) {
 		if (this.prefetch == 1) {
 			// one message per round trip, through the single take a receiver may override
 			// (never for a prefetching consumer: a take sent again under the name of one
 			// not answered hands out that one's whole batch)
 			QueueReceiver.Receipt receipt = this.receiver.take(this.queue, this.handler.payloadType(),
-					this.pendingAcks.isEmpty() ? null : this.pendingAcks.get(0));
+					acks.isEmpty() ? null : acks.get(0));
 			return (receipt.message() != null) ? new QueueReceiver.Batch(List.of(receipt.message()), null)
 					: new QueueReceiver.Batch(List.of(), receipt.readyIn());
 		}
-		return this.receiver.take(this.queue, this.handler.payloadType(), List.copyOf(this.pendingAcks), max);
+		return this.receiver.take(this.queue, this.handler.payloadType(), List.copyOf(acks), max);
 	}
 
 	/**
@@ -290,7 +300,14 @@ final class QueueConsumer implements Runnable {
 		return this.prefetched.poll();
 	}
 
-	private void flushAck() {
+	/**
+	 * Settles what the consumer handled and prefetched: the acknowledgements of the
+	 * handled messages and the give-backs of the prefetched ones, sent side by side; none
+	 * starts once the stop returned ({@link #send}).
+	 * @return the calls under way
+	 */
+	private CompletableFuture<?> flushAck() {
+		List<CompletableFuture<?>> sent = new ArrayList<>();
 		if (!this.killed && !this.pendingAcks.isEmpty() && this.takeGivenUp) {
 			// Redis did not answer within shutdown-timeout: sending more would
 			// wait as long
@@ -298,54 +315,64 @@ final class QueueConsumer implements Runnable {
 					+ this.pendingAcks.size() + " acknowledgement(s) it carried " + ids(this.pendingAcks)
 					+ " are applied if Redis ran it, else those messages come back after their visibility timeout");
 		}
-		else if (!this.killed && this.takeUnanswered) {
-			ackUnderUnansweredTake();
+		else if (!this.killed && this.takeFailed) {
+			sent.add(ackUnderFailedTake(List.copyOf(this.pendingAcks)));
 		}
 		else if (!this.killed) {
 			for (QueueMessage<Object> message : this.pendingAcks) {
-				if (this.settlingClosed) {
-					logger.warn("Consumer of queue '" + this.queue + "' stopped before it could acknowledge message "
-							+ message.id() + "; it comes back after its visibility timeout");
-					continue;
-				}
-				try {
-					this.template.ack(ConvertedMessage.taken(message));
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Cannot acknowledge message " + message.id() + " of queue '" + this.queue
-							+ "'; it comes back after its visibility timeout", ex);
-				}
+				sent.add(send(() -> this.setup.ack(message), message, "acknowledge"));
 			}
 		}
 		acknowledged();
-		if (!this.killed && !this.settlingClosed && !this.prefetched.isEmpty()) {
+		if (!this.killed && !this.prefetched.isEmpty()) {
 			// taken and not started: back to the queue at once, their deliveries not
 			// counted, rather than in flight until their visibility timeout
 			List<QueueMessage<Object>> unhandled = new ArrayList<>(this.prefetched);
 			this.prefetched.clear();
-			giveBack(unhandled);
+			sent.add(giveBack(unhandled));
 		}
+		return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
 	}
 
 	/**
-	 * Sends the pending acknowledgements that a take not answered carried with one take
-	 * of at most one message, under that take's name ({@link RedisQueueTemplate} reuses
-	 * it): should Redis have applied the first, it answers what that one acknowledged and
-	 * took (its whole batch), so none is reported late, as each acknowledgement sent
-	 * alone would be. What the take hands out goes back to the queue at once.
+	 * Sends the pending acknowledgements that a failed take carried with one take of at
+	 * most one message, under that take's name ({@link RedisQueueTemplate} reuses it), on
+	 * a thread of its own: should Redis have applied the first (or recorded the
+	 * acknowledgements it applied before an error), it answers what that one acknowledged
+	 * and took (its whole batch), so none is reported late, as each acknowledgement sent
+	 * alone would be. What the take hands out goes back to the queue at once. A take
+	 * under that name answered with an error twice (the second reads what the first
+	 * recorded) applied nothing: the acknowledgements then go each on its own.
 	 */
-	private void ackUnderUnansweredTake() {
-		List<QueueMessage<Object>> taken;
-		try {
-			taken = take(1).messages();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Cannot acknowledge messages " + ids(this.pendingAcks) + " of queue '" + this.queue
-					+ "'; they come back after their visibility timeout unless Redis ran the take that carried them",
-					ex);
-			return;
-		}
-		giveBack(taken);
+	private CompletableFuture<?> ackUnderFailedTake(List<QueueMessage<Object>> acks) {
+		return CompletableFuture.runAsync(() -> {
+			QueueReceiver.Batch taken = null;
+			for (int attempt = 1; taken == null; attempt++) {
+				if (this.settlingClosed) {
+					logger.warn("Consumer of queue '" + this.queue + "' stopped before it could acknowledge messages "
+							+ ids(acks) + "; they come back after their visibility timeout");
+					return;
+				}
+				try {
+					taken = takeBatch(1, acks);
+				}
+				catch (RuntimeException ex) {
+					if (RedisQueueTemplate.unanswered(ex)) {
+						logger.warn("Cannot acknowledge messages " + ids(acks) + " of queue '" + this.queue
+								+ "'; they come back after their visibility timeout unless Redis ran the take that"
+								+ " carried them", ex);
+						return;
+					}
+					if (attempt == 2) {
+						awaitQuietly(CompletableFuture.allOf(acks.stream()
+							.map((message) -> send(() -> this.setup.ack(message), message, "acknowledge"))
+							.toArray(CompletableFuture[]::new)));
+						return;
+					}
+				}
+			}
+			awaitQuietly(giveBack(taken.messages()));
+		}, (task) -> RedkitThreads.newThread("redkit-queue-" + this.queue + "-settle", task, true).start());
 	}
 
 	private static List<String> ids(List<QueueMessage<Object>> messages) {
@@ -365,20 +392,37 @@ final class QueueConsumer implements Runnable {
 		if (!this.settings.allowsDelivery(message.deliveries())) {
 			// it outlived its visibility timeout too often (a consumer died with it each
 			// time)
-			this.template.fail(ConvertedMessage.taken(message), new IllegalStateException("Delivered "
-					+ message.deliveries() + " times without being acknowledged (visibility timeout expired)"));
+			fail(message, new IllegalStateException("Delivered " + message.deliveries()
+					+ " times without being acknowledged (visibility timeout expired)"));
 			return;
 		}
-		if (System.nanoTime() - this.prefetchedRenewal >= 0
-				&& !this.template.extend(ConvertedMessage.taken(message), this.visibility)) {
-			logger.debug("Leaving prefetched message " + message.id() + " of queue '" + this.queue
-					+ "': its visibility timeout passed and it was taken again");
-			return;
+		// in hand from here: a stop that finds this consumer extending the message or
+		// starting its heartbeat gives it back and settles the rest
+		InHand starting = new InHand(message, Stage.STARTING);
+		this.inHand.set(starting);
+		if (System.nanoTime() - this.prefetchedRenewal >= 0) {
+			Boolean held;
+			try {
+				held = extend(message);
+			}
+			catch (RuntimeException ex) {
+				if (outOfHand(starting)) {
+					throw ex;
+				}
+				return;
+			}
+			if (!Boolean.TRUE.equals(held)) {
+				if (outOfHand(starting) && held != null) {
+					logger.debug("Leaving prefetched message " + message.id() + " of queue '" + this.queue
+							+ "': its visibility timeout passed and it was taken again");
+				}
+				return;
+			}
 		}
-		if (!this.running) {
-			// a stop passed this consumer by while the extend waited for Redis (neither
-			// in hand nor in a take): no listener starts after the stop returned
-			giveBack(List.of(message));
+		if (this.inHand.get() != starting) {
+			// a stop took it while the extend waited for Redis: it settles it and the
+			// rest
+			this.settledByStop = true;
 			return;
 		}
 		LeaseRenewer.Renewal renewal;
@@ -392,29 +436,19 @@ final class QueueConsumer implements Runnable {
 			// no heartbeat, no handling: left in flight, the message would come back
 			// after its visibility timeout with a delivery used up, and again each time
 			// this consumer took it, until dead-lettered without any listener failing
-			giveBackUnhandled(message, ex);
-			return;
-		}
-		InHand ready = new InHand(message, false);
-		this.inHand.set(ready);
-		if (this.stopTimedOut) {
-			// a stop past shutdown-timeout found no listener running and returned: none
-			// may start after it; this message goes back, unless the stop took it first
-			// (then the stop settles it and the rest)
-			renewal.stop();
-			if (this.inHand.compareAndSet(ready, null)) {
-				giveBack(List.of(message));
-			}
-			else {
-				this.settledByStop = true;
+			if (outOfHand(starting)) {
+				giveBackUnhandled(message, ex);
 			}
 			return;
 		}
-		InHand running = new InHand(message, true);
-		if (!this.inHand.compareAndSet(ready, running)) {
-			// a stop took it before its listener started: it settles it and the rest
+		InHand running = new InHand(message, Stage.LISTENING);
+		if (!this.running || !this.inHand.compareAndSet(starting, running)) {
+			// a stop began: no listener starts after it; this message goes back, unless
+			// the stop took it first (then the stop settles it and the rest)
 			renewal.stop();
-			this.settledByStop = true;
+			if (outOfHand(starting)) {
+				awaitQuietly(giveBack(List.of(message)));
+			}
 			return;
 		}
 		this.currentRenewal = renewal;
@@ -430,8 +464,12 @@ final class QueueConsumer implements Runnable {
 		catch (Throwable ex) {
 			failure = ex;
 		}
+		// a handled message stays in hand until it is pending acknowledgement, a failed
+		// one while it is failed: a stop meanwhile acknowledges the handled one and
+		// settles the rest
+		InHand settling = new InHand(message, (failure != null) ? Stage.FAILING : Stage.HANDLED);
+		boolean settles = this.inHand.compareAndSet(running, settling);
 		this.currentRenewal = null;
-		boolean settles = this.inHand.compareAndSet(running, null);
 		if (this.killed || !settles) {
 			// killed, or given back by a stop that timed out, which settles the rest
 			this.settledByStop = !settles;
@@ -448,6 +486,11 @@ final class QueueConsumer implements Runnable {
 		}
 		this.events.handled(this.queue, Duration.ofNanos(System.nanoTime() - start), failure == null);
 		if (failure == null) {
+			if (!outOfHand(settling)) {
+				// the stop acknowledges it
+				renewal.stop();
+				return;
+			}
 			// kept invisible until the next take sends the acknowledgement
 			this.pendingAcks.add(message);
 			this.pendingRenewals.add(renewal);
@@ -455,14 +498,56 @@ final class QueueConsumer implements Runnable {
 		else {
 			renewal.stop();
 			logger.debug("Listener of queue '" + this.queue + "' failed on message " + message.id(), failure);
-			FailureOutcome outcome = this.template.fail(ConvertedMessage.taken(message), failure);
-			if (outcome == FailureOutcome.DEAD_LETTERED || outcome == FailureOutcome.DROPPED) {
-				// retries are routine (DEBUG above); giving up on a message is not
-				logger.warn("Listener of queue '" + this.queue + "' failed on message " + message.id()
-						+ " for the last time; it was "
-						+ ((outcome == FailureOutcome.DEAD_LETTERED) ? "dead-lettered" : "dropped") + ": " + failure);
-			}
+			failInHand(settling, failure);
 		}
+	}
+
+	/**
+	 * Extends a prefetched message's visibility before its listener starts.
+	 * @return {@code false} when its take was lost, {@code null} when the stop returned
+	 */
+	private @Nullable Boolean extend(QueueMessage<Object> message) {
+		return sendAndWait(() -> this.setup.extendNow(message, this.visibility));
+	}
+
+	/**
+	 * Fails a message the consumer holds in hand meanwhile: a stop then settles the rest
+	 * (not this message, which the failure settles).
+	 */
+	private void fail(QueueMessage<Object> message, Throwable failure) {
+		InHand failing = new InHand(message, Stage.FAILING);
+		this.inHand.set(failing);
+		failInHand(failing, failure);
+	}
+
+	private void failInHand(InHand failing, Throwable failure) {
+		QueueMessage<Object> message = failing.message();
+		FailureOutcome outcome;
+		try {
+			outcome = sendAndWait(() -> this.setup.fail(message, failure));
+		}
+		finally {
+			outOfHand(failing);
+		}
+		if (outcome == FailureOutcome.DEAD_LETTERED || outcome == FailureOutcome.DROPPED) {
+			// retries are routine (DEBUG above); giving up on a message is not
+			logger.warn("Listener of queue '" + this.queue + "' failed on message " + message.id()
+					+ " for the last time; it was "
+					+ ((outcome == FailureOutcome.DEAD_LETTERED) ? "dead-lettered" : "dropped") + ": " + failure);
+		}
+	}
+
+	/**
+	 * Takes a message out of hand, unless a stop took it first: the stop then settles it
+	 * and the rest, and this consumer sends nothing more.
+	 * @return whether this consumer still settles it
+	 */
+	private boolean outOfHand(InHand held) {
+		if (this.inHand.compareAndSet(held, null)) {
+			return true;
+		}
+		this.settledByStop = true;
+		return false;
 	}
 
 	/**
@@ -476,7 +561,7 @@ final class QueueConsumer implements Runnable {
 		unhandled.add(message);
 		unhandled.addAll(this.prefetched);
 		this.prefetched.clear();
-		giveBack(unhandled);
+		awaitQuietly(giveBack(unhandled));
 		if (cause instanceof RejectedExecutionException) {
 			this.running = false;
 			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
@@ -488,25 +573,85 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * Gives unhandled messages back to the queue, their deliveries not counted; once one
-	 * cannot be (Redis did not answer in time), the others are left in flight too rather
-	 * than each waiting as long.
+	 * Gives unhandled messages back to the queue, their deliveries not counted, one after
+	 * another (each at the head of its end of the list: the last first, so that the batch
+	 * keeps its order), none after the stop returned; once one cannot be given back, the
+	 * others are left in flight too rather than each waiting for Redis as long.
+	 * @return the give-backs under way
 	 */
-	private void giveBack(List<QueueMessage<Object>> unhandled) {
-		// the last first: each goes back to the head of its end of the list, so the batch
-		// keeps its order
+	private CompletableFuture<?> giveBack(List<QueueMessage<Object>> unhandled) {
+		CompletableFuture<?> sent = CompletableFuture.completedFuture(null);
 		for (int i = unhandled.size() - 1; i >= 0; i--) {
 			QueueMessage<Object> back = unhandled.get(i);
-			try {
-				this.template.release(ConvertedMessage.taken(back));
+			sent = sent.thenCompose((previous) -> send(() -> this.setup.release(back), back, "give back"));
+		}
+		return sent;
+	}
+
+	/**
+	 * Starts a settling call (an acknowledgement, a give-back) unless the stop returned;
+	 * a call that fails is logged.
+	 * @param call starts the call
+	 * @param message the message it settles
+	 * @param what what it does, for the log
+	 * @return the call under way, or done when the stop returned
+	 */
+	private CompletableFuture<?> send(Supplier<CompletableFuture<Boolean>> call, QueueMessage<Object> message,
+			String what) {
+		CompletableFuture<Boolean> sent;
+		try {
+			sent = start(call);
+		}
+		catch (RuntimeException ex) {
+			sent = CompletableFuture.failedFuture(ex);
+		}
+		if (sent == null) {
+			logger.warn("Consumer of queue '" + this.queue + "' stopped before it could " + what + " message "
+					+ message.id() + "; it comes back after its visibility timeout");
+			return CompletableFuture.completedFuture(null);
+		}
+		return sent.whenComplete((done, ex) -> {
+			if (ex != null) {
+				logger.warn("Cannot " + what + " message " + message.id() + " of queue '" + this.queue
+						+ "'; it comes back after its visibility timeout", RedisScriptRunner.unwrap(ex));
 			}
-			catch (RuntimeException ex) {
-				logger.warn(
-						"Cannot give message " + back.id() + ((i > 0) ? " and " + i + " other(s)" : "")
-								+ " back to queue '" + this.queue + "'; they come back after their visibility timeout",
-						ex);
-				return;
-			}
+		});
+	}
+
+	/**
+	 * Makes a call and waits for its answer, unless the stop returned.
+	 * @return the answer, or {@code null} when the stop returned
+	 */
+	private <T> @Nullable T sendAndWait(Supplier<CompletableFuture<T>> call) {
+		CompletableFuture<T> sent = start(call);
+		return (sent != null) ? RedisScriptRunner.await(sent, CALL_TIMEOUT, "a call of queue '" + this.queue + "'")
+				: null;
+	}
+
+	/**
+	 * Starts a call unless the stop returned: under {@link #sending}, so that none starts
+	 * after it (Redkit's template writes it at once).
+	 * @return the call under way, or {@code null} when the stop returned
+	 */
+	private <T> @Nullable CompletableFuture<T> start(Supplier<CompletableFuture<T>> call) {
+		synchronized (this.sending) {
+			return this.settlingClosed ? null : call.get();
+		}
+	}
+
+	/**
+	 * Waits for calls under way (each logs its own failure) as long as a call's answer
+	 * may take.
+	 */
+	private static void awaitQuietly(CompletableFuture<?> sent) {
+		try {
+			sent.get(CALL_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// logged by each call
 		}
 	}
 
@@ -530,52 +675,59 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * Gives the message in hand back to the queue, unless the consumer thread took it out
-	 * of hand first (its listener returned: it is being settled), without waiting for
-	 * Redis: a stop gives back the messages of all its consumers at once. Taking it, the
-	 * stop also settles what the consumer handled and prefetched before
-	 * ({@link #settleAtStop}), since the consumer thread may stay in its listener.
+	 * Gives the message in hand back to the queue (one being failed excepted: its failure
+	 * settles it), unless the consumer thread took it out of hand first (its listener
+	 * returned: it is being settled), without waiting for Redis: a stop gives back the
+	 * messages of all its consumers at once. Taking it, the stop also settles what the
+	 * consumer handled and prefetched before ({@link #settleAtStop}), since the consumer
+	 * thread may stay in its listener, its extend or its failure.
 	 * @return the give-back under way, or {@code null} when no message was in hand
 	 */
 	@Nullable GiveBack giveBack() {
-		// set first: a listener that has not started by then does not start (handle)
-		this.stopTimedOut = true;
 		InHand taken = this.inHand.getAndSet(null);
 		if (taken == null) {
 			return null;
 		}
 		stopCurrentRenewal();
+		if (taken.stage() == Stage.FAILING) {
+			return new GiveBack(null, false, settleAtStop());
+		}
+		if (taken.stage() == Stage.HANDLED) {
+			// its listener returned: acknowledged, not given back
+			return new GiveBack(null, false, CompletableFuture
+				.allOf(send(() -> this.setup.ack(taken.message()), taken.message(), "acknowledge"), settleAtStop()));
+		}
 		CompletableFuture<?> released = this.setup.release(taken.message()).whenComplete((done, ex) -> {
 			if (ex != null) {
 				logger.warn("Cannot give message " + taken.message().id() + " back to queue '" + this.queue
 						+ "'; it comes back after its visibility timeout", ex);
 			}
 		});
-		return new GiveBack(taken.message().id(), taken.listening(), CompletableFuture.allOf(released, settleAtStop()));
+		return new GiveBack(taken.message().id(), taken.stage() == Stage.LISTENING,
+				CompletableFuture.allOf(released, settleAtStop()));
 	}
 
 	/**
-	 * Sends, on a thread of its own, what the consumer thread would have sent at its end:
-	 * the acknowledgements of the messages it handled and the give-backs of those it
+	 * Sends, side by side, what the consumer thread would have sent at its end: the
+	 * acknowledgements of the messages it handled and the give-backs of those it
 	 * prefetched. The stop that took the message in hand owns them (the consumer thread,
 	 * in or past its listener, no longer touches them) and waits for them as for the
-	 * give-back, so that none is sent after it returned, once Redis' connections may be
-	 * closed.
+	 * give-back; none starts after it returned, once Redis' connections may be closed.
 	 */
-	private CompletableFuture<Void> settleAtStop() {
+	private CompletableFuture<?> settleAtStop() {
 		if (this.pendingAcks.isEmpty() && this.prefetched.isEmpty()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		return CompletableFuture.runAsync(this::flushAck,
-				(task) -> RedkitThreads.newThread("redkit-queue-" + this.queue + "-stop", task, true).start());
+		return flushAck();
 	}
 
 	/**
-	 * The stop that took the message in hand returned: what it has not sent by then is
-	 * not sent.
+	 * The stop returned: no call of this consumer's starts after it.
 	 */
 	void closeSettling() {
-		this.settlingClosed = true;
+		synchronized (this.sending) {
+			this.settlingClosed = true;
+		}
 	}
 
 	/**
@@ -604,23 +756,43 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * A message taken out of the queue for its listener.
+	 * A message taken out of the queue, in hand.
 	 *
 	 * @param message the message
-	 * @param listening whether its listener started
+	 * @param stage what the consumer thread does with it
 	 */
-	private record InHand(QueueMessage<Object> message, boolean listening) {
+	private record InHand(QueueMessage<Object> message, Stage stage) {
 
 	}
 
 	/**
-	 * A stop's give-back of the message in hand.
+	 * What the consumer thread does with the message in hand.
+	 */
+	private enum Stage {
+
+		/** Extends it or starts its heartbeat: its listener has not started. */
+		STARTING,
+
+		/** Runs its listener. */
+		LISTENING,
+
+		/** Its listener returned: it is about to be pending acknowledgement. */
+		HANDLED,
+
+		/** Fails it (its listener failed, or it was delivered too often). */
+		FAILING
+
+	}
+
+	/**
+	 * What a stop settles of a consumer whose message in hand it took.
 	 *
-	 * @param id the message's id
+	 * @param id the id of the message it gives back, {@code null} for one being failed
+	 * (its failure settles it) or handled (the stop acknowledges it)
 	 * @param listening whether its listener ran (else the stop came before it started)
 	 * @param sent the give-back and what the consumer had left to settle, under way
 	 */
-	record GiveBack(String id, boolean listening, CompletableFuture<?> sent) {
+	record GiveBack(@Nullable String id, boolean listening, CompletableFuture<?> sent) {
 
 	}
 

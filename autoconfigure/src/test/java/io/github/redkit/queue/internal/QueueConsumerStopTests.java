@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -54,6 +55,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -403,6 +405,23 @@ class QueueConsumerStopTests {
 		return IntStream.rangeClosed(first, last).mapToObj((i) -> new Email("x", i)).toList();
 	}
 
+	/**
+	 * A template whose acknowledgements reach Redis 300 ms late, as over a slow link.
+	 */
+	private RedisQueueTemplate slowAcks(RedisScriptRunner runner) {
+		return new RedisQueueTemplate(runner, QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.settings::get,
+				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE) {
+
+			@Override
+			public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
+				return CompletableFuture.runAsync(() -> {
+				}, CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS))
+					.thenCompose((late) -> super.ackAsync(message));
+			}
+
+		};
+	}
+
 	private RedisQueueTemplate template(RedisScriptRunner runner) {
 		return new RedisQueueTemplate(runner, QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.settings::get,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
@@ -456,12 +475,14 @@ class QueueConsumerStopTests {
 	}
 
 	/**
-	 * Whether the queue's consumer is in a given method of its template.
+	 * Whether the queue's consumer is in a given method of its template, or of its own
+	 * that waits for the template's answer.
 	 */
 	private static boolean in(String queue, String method) {
 		Thread consumer = consumer(queue);
 		return consumer != null && Arrays.stream(consumer.getStackTrace())
-			.anyMatch((frame) -> frame.getClassName().startsWith(RedisQueueTemplate.class.getName())
+			.anyMatch((frame) -> (frame.getClassName().startsWith(RedisQueueTemplate.class.getName())
+					|| frame.getClassName().equals(QueueConsumer.class.getName()))
 					&& frame.getMethodName().equals(method));
 	}
 
@@ -740,25 +761,34 @@ class QueueConsumerStopTests {
 	 * returns: once the runner and the connections are closed after it, as the
 	 * application context does, message 1 (handled) is acknowledged, not delivered again,
 	 * and message 3 (prefetched) is back in the queue at once, not in flight until its
-	 * visibility timeout (review34 finding 1).
+	 * visibility timeout (review34 finding 1). The acknowledgement reaches Redis 300 ms
+	 * late, so that a stop that waited for the give-back alone would return before it
+	 * (review35).
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aStopSettlesWhatItsConsumerHandledAndPrefetchedBeforeItReturns(QueueStore store) throws Exception {
 		String queue = queue(store, 3);
-		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, template) -> {
-			template.sendAll(queue, emails(1, 3));
-			CountDownLatch second = new CountDownLatch(1);
-			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
-					(payload) -> {
-						if (((Email) payload).number() == 2) {
-							second.countDown();
-							runsOnPastItsInterrupt();
-						}
-					});
-			container.start();
-			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
-			container.stop();
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(5)), (factory, unused) -> {
+			RedisScriptRunner runner = new RedisScriptRunner(factory);
+			try {
+				RedisQueueTemplate template = slowAcks(runner);
+				template.sendAll(queue, emails(1, 3));
+				CountDownLatch second = new CountDownLatch(1);
+				DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+						(payload) -> {
+							if (((Email) payload).number() == 2) {
+								second.countDown();
+								runsOnPastItsInterrupt();
+							}
+						});
+				container.start();
+				assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
+				container.stop();
+			}
+			finally {
+				runner.stop();
+			}
 		});
 		assertSettledAtStop(redis, queue);
 	}
@@ -818,6 +848,174 @@ class QueueConsumerStopTests {
 			}
 		});
 		assertSettledAtStop(redis, queue);
+	}
+
+	/**
+	 * A stop whose wait ends while Redis holds the settling of what the consumer left
+	 * (paused from the first give-back of a prefetched message on, for 1.5 s): no
+	 * acknowledgement or give-back starts after the stop returned, what was not sent
+	 * comes back after its visibility timeout (review35 finding 3: the prefetched
+	 * messages went back one by one, each waiting for the one before, on after the stop
+	 * returned).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void noSettlingStartsAfterTheStopReturned(QueueStore store) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		List<Long> sends = new CopyOnWriteArrayList<>();
+		AtomicInteger releases = new AtomicInteger();
+		AtomicReference<ClientPause> pause = new AtomicReference<>();
+		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(factory), QueueTestSupport.KEYSPACE,
+				QueueTestSupport.JSON, this.settings::get, new MicrometerRedkitMetrics(() -> this.meters),
+				RedkitObservations.NONE) {
+
+			@Override
+			public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
+				sends.add(System.nanoTime());
+				return super.ackAsync(message);
+			}
+
+			@Override
+			public CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
+				sends.add(System.nanoTime());
+				// the first is the message in hand's, the second a prefetched one's
+				if (releases.incrementAndGet() == 2) {
+					pause.set(ClientPause.start(redis, Duration.ofMillis(1500)));
+				}
+				return super.releaseAsync(message);
+			}
+
+		};
+		try {
+			String queue = queue(store, 5);
+			template.sendAll(queue, IntStream.rangeClosed(1, 5).mapToObj((i) -> new Email("x", i)).toList());
+			CountDownLatch second = new CountDownLatch(1);
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+					if (((Email) payload).number() == 2) {
+						second.countDown();
+						QueueTestSupport.awaitTheStopKeepingItsInterrupt();
+					}
+				}));
+			container.start();
+			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
+			container.stop();
+			long returned = System.nanoTime();
+			// what was sent before is answered once the pause ends
+			pause.get().awaitEnd();
+			assertThat(releases).as("message 2 and the first prefetched one given back")
+				.hasValueGreaterThanOrEqualTo(2);
+			assertThat(sends).as("acknowledgements and give-backs started after the stop returned")
+				.noneMatch((sent) -> sent - returned > 0);
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * A stop that finds the consumer extending its next prefetched message before its
+	 * listener starts (the one before ran past a third of the visibility timeout), on a
+	 * Redis paused for longer than {@code shutdown-timeout}: the stop settles what the
+	 * consumer left before it returns, as it does for a consumer whose listener runs.
+	 * Once the connections are closed after it, message 1 (handled) is acknowledged and
+	 * messages 2 and 3 are back in the queue (review35 finding 4: the consumer, passed
+	 * by, sent them after the stop returned, on closed connections: message 1 was
+	 * delivered again and message 3 stayed in flight).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStopSettlesWhatAConsumerExtendingItsNextMessageLeft(QueueStore store) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		RedisScriptRunner runner = new RedisScriptRunner(factory);
+		String queue = queue(store, 3, Duration.ofMillis(600));
+		CountDownLatch extending = new CountDownLatch(1);
+		RedisQueueTemplate template = new RedisQueueTemplate(runner, QueueTestSupport.KEYSPACE, QueueTestSupport.JSON,
+				this.settings::get, new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE) {
+
+			@Override
+			public CompletableFuture<Boolean> extendAsync(QueueMessage<?> message, Duration visibility) {
+				// the consumer's own extend, not a heartbeat's
+				if (Thread.currentThread().getName().equals("redkit-queue-" + queue + "-1")
+						&& extending.getCount() > 0) {
+					ClientPause.start(redis, Duration.ofMillis(700));
+					extending.countDown();
+				}
+				return super.extendAsync(message, visibility);
+			}
+
+		};
+		template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
+		DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, SHUTDOWN_TIMEOUT)
+			.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+				if (((Email) payload).number() == 1) {
+					// past a third of the visibility timeout: message 2 is extended first
+					Thread.sleep(250);
+				}
+			}));
+		container.start();
+		assertThat(extending.await(20, TimeUnit.SECONDS)).isTrue();
+		container.stop();
+		runner.stop();
+		close(factory);
+		assertSettledAtStop(redis, queue);
+	}
+
+	/**
+	 * A stream take that acknowledges message 1 fails after its acknowledgement (a string
+	 * where the set of takes given back is), and the consumer is stopped before it takes
+	 * again: the stop sends the acknowledgement under the failed take's name, whose
+	 * record answers it, so it is counted as processed, not reported late (review35
+	 * finding 5: sent on its own, it found the entry settled and answered "lost").
+	 */
+	@ParameterizedTest
+	@EnumSource(value = QueueStore.class, names = "STREAM")
+	void aStopAfterATakeAnsweredWithAnErrorReportsNoAcknowledgementLate(QueueStore store) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		try {
+			AtomicInteger failed = new AtomicInteger();
+			RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(factory),
+					QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.settings::get,
+					new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE) {
+
+				@Override
+				public Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done, int max) {
+					try {
+						return super.take(queue, payloadType, done, max);
+					}
+					catch (RuntimeException ex) {
+						failed.incrementAndGet();
+						throw ex;
+					}
+				}
+
+			};
+			String queue = queue(store, 1);
+			QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
+			template.sendAll(queue, List.of(new Email("x", 1), new Email("x", 2)));
+			StringRedisTemplate foreign = new StringRedisTemplate(factory);
+			// the consumer pauses a poll timeout (2 s) after the failed take: the stop
+			// comes
+			// first, and waits for it (shutdown-timeout 10 s)
+			DefaultQueueListenerContainer container = containers(template, factory, Duration.ofSeconds(2),
+					Duration.ofSeconds(10))
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+					// the next take scans (no cursor) to the takes given back: an error
+					// after its acknowledgement
+					foreign.delete(keys.claimCursor());
+					foreign.opsForValue().set(keys.claimDue(), "not a sorted set");
+				}));
+			container.start();
+			await().atMost(Duration.ofSeconds(20)).until(() -> failed.get() > 0);
+			container.stop();
+			assertThat(this.meters.find("redkit.queue.messages").tag("outcome", "late-ack").counter())
+				.as("the acknowledgement the failed take applied is not reported late")
+				.isNull();
+			assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isOne();
+		}
+		finally {
+			close(factory);
+		}
 	}
 
 	/**
@@ -881,10 +1079,7 @@ class QueueConsumerStopTests {
 	 * Whether the queue's consumer waits for Redis to extend a message's visibility.
 	 */
 	private static boolean inExtend(String queue) {
-		Thread consumer = consumer(queue);
-		return consumer != null && Arrays.stream(consumer.getStackTrace())
-			.anyMatch((frame) -> frame.getClassName().equals(RedisQueueTemplate.class.getName())
-					&& frame.getMethodName().equals("extend"));
+		return in(queue, "extend");
 	}
 
 	/**

@@ -277,6 +277,30 @@ class QueueTakeRetryTests {
 	}
 
 	/**
+	 * A list queue's give-back whose answer is lost with the connection, which Lettuce
+	 * sends again once it reconnected: its record answers the copy as the first was
+	 * answered (released), and the message is in the queue once (review35 finding 6).
+	 */
+	@Test
+	void aListReleaseSentAgainAfterAReconnectAnswersAsTheFirstDid() {
+		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.LIST);
+		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
+				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
+				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+		String queue = this.support.queue();
+		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 2).mapToObj((i) -> new Email("x", i)).toList());
+		// the script known to Redis first: the cut then comes after an EVALSHA Redis
+		// applied, not after one it answered NOSCRIPT
+		assertThat(template.release(template.receive(queue, Email.class).orElseThrow())).isTrue();
+		QueueMessage<Email> taken = template.receive(queue, Email.class).orElseThrow();
+		this.link.cutAfterNextWrite(sha("queue_release"));
+		assertThat(template.release(taken)).as("released by the first copy").isTrue();
+		assertThat(this.link.cutsAfterWrite()).isOne();
+		assertThat(this.support.template.stats(queue)).extracting(QueueStats::ready, QueueStats::inFlight)
+			.containsExactly(2L, 0L);
+	}
+
+	/**
 	 * A take that acknowledges and meets another writer's value at a key of its queue (a
 	 * string where the list store's delayed set or the stream store's set of takes given
 	 * back is) is answered with an error; once the key is fixed, the next take
