@@ -16,7 +16,8 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
-import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
 import io.github.redkit.testsupport.RedisServer;
@@ -27,6 +28,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -46,17 +48,22 @@ import static org.awaitility.Awaitility.await;
  * command timeout passed while the link was slow, then the connection was lost), is sent
  * again with the same acknowledgements, as a listener's consumer does after a failed take
  * (issue 46): Redis applied the first, so the second must neither report its
- * acknowledgements late nor leave what the first took in flight for nobody.
+ * acknowledgements late nor leave what the first took in flight for nobody. On every
+ * server family: the take's record and the stream commands' replies are the server's.
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.FAMILIES)
 class QueueTakeRetryTests {
 
-	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
+	private final RedisTopology topology;
+
+	private final TcpProxy link;
 
 	/**
 	 * The client's command timeout: shorter than the link's delay, longer than a loaded
 	 * machine's answers.
 	 */
-	private final LettuceConnectionFactory factory = this.link.connectionFactory(Duration.ofSeconds(2));
+	private final LettuceConnectionFactory factory;
 
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
@@ -66,6 +73,12 @@ class QueueTakeRetryTests {
 	private @Nullable LettuceConnectionFactory lateFactory;
 
 	private @Nullable ClientResources lateResources;
+
+	QueueTakeRetryTests(RedisTopology topology) {
+		this.topology = topology;
+		this.link = TcpProxy.start(topology.server().port());
+		this.factory = this.link.connectionFactory(Duration.ofSeconds(2));
+	}
 
 	@AfterEach
 	void close() {
@@ -84,7 +97,7 @@ class QueueTakeRetryTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aTakeSentAgainWithTheAcknowledgementsOfOneNotAnsweredIsAnsweredWhatTheFirstDid(QueueStore store) {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		this.support = new QueueTestSupport(this.topology, store);
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
@@ -127,7 +140,7 @@ class QueueTakeRetryTests {
 	 */
 	@Test
 	void aStreamTakeThatFailedAfterItsAcknowledgementsIsAnsweredThemWhenSentAgain() {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.STREAM);
+		this.support = new QueueTestSupport(this.topology, QueueStore.STREAM);
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
@@ -135,7 +148,7 @@ class QueueTakeRetryTests {
 		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
 		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
 		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
 		// the take scans (no cursor), reaches the end of the pending entries and reads
 		// the
 		// key of takes given back: an error after the acknowledgement
@@ -158,20 +171,23 @@ class QueueTakeRetryTests {
 	/**
 	 * A listener consumer's take that acknowledges is applied, its answer lost with the
 	 * connection; the consumer sends it again after the client's command timeout (2 s),
-	 * and the client reconnects later still (2.2 s): Redis answers the messages the first
-	 * take delivered (review46c, finding 3), whose visibility timeout (3 s) ran from
+	 * and the client reconnects later still (4.4 s): Redis answers the messages the first
+	 * take delivered (review46c, finding 3), whose visibility timeout (6 s) ran from
 	 * their first delivery, not from the take sent again. Timed from the take sent again,
 	 * the first message's listener would start with no extend (a third of the timeout not
 	 * yet passed) and its heartbeat's first extend would come after the real deadline:
-	 * another consumer would take the message from a listener still running it.
+	 * another consumer would take the message from a listener still running it. The take
+	 * sent again comes in the last third of the timeout (after 4 s, a loaded machine only
+	 * later), and 1.6 s before its end, for the listener to start and extend (0.8 s, with
+	 * a timeout of 3 s and a reconnect after 2.2 s, was missed at load 36).
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aListenerKeepsAMessageATakeSentAgainHandsOverTimedFromItsFirstDelivery(QueueStore store) {
-		Duration visibility = Duration.ofSeconds(3);
-		this.lateResources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(2200))).build();
+		Duration visibility = Duration.ofSeconds(6);
+		this.lateResources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(4400))).build();
 		this.lateFactory = this.link.connectionFactory(Duration.ofSeconds(2), this.lateResources);
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		this.support = new QueueTestSupport(this.topology, store);
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.lateFactory),
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
@@ -237,7 +253,7 @@ class QueueTakeRetryTests {
 					.build());
 		this.lateFactory.afterPropertiesSet();
 		this.lateFactory.start();
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		this.support = new QueueTestSupport(this.topology, store);
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.lateFactory),
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
@@ -269,7 +285,7 @@ class QueueTakeRetryTests {
 	 */
 	@Test
 	void aListAckAndFailSentAgainAfterAReconnectAnswerAsTheFirstDid() {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.LIST);
+		this.support = new QueueTestSupport(this.topology, QueueStore.LIST);
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
@@ -307,7 +323,7 @@ class QueueTakeRetryTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aTakeAnsweredWithAnErrorReportsNoAcknowledgementLate(QueueStore store) {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		this.support = new QueueTestSupport(this.topology, store);
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
@@ -315,7 +331,7 @@ class QueueTakeRetryTests {
 		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 3).mapToObj((i) -> new Email("x", i)).toList());
 		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
 		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
 		// the list take reaps (no hint) and reads the delayed set; the stream take scans
 		// (no cursor) to the end of the pending entries and reads the takes given back
 		redis.delete((store == QueueStore.LIST) ? keys.nextDue() : keys.claimCursor());
@@ -342,7 +358,7 @@ class QueueTakeRetryTests {
 	}
 
 	private long redisNow() {
-		Long now = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory())
+		Long now = new StringRedisTemplate(this.topology.connectionFactory())
 			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
 		return now;
 	}
