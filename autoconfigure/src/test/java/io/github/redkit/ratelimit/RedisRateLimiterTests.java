@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,6 +26,7 @@ import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.BOTH)
@@ -54,12 +57,31 @@ class RedisRateLimiterTests {
 
 	private final String id = UUID.randomUUID().toString();
 
+	/**
+	 * How long a decision waits for Redis: every decision here is Redis', never the
+	 * failure mode's (with 5 s, 67 of 320 decisions of sixteen threads failed open at a
+	 * load near 50 on 2 cores, and the test counted 167 allowed of a limit of 100).
+	 */
+	private static final Duration DECISION_TIMEOUT = Duration.ofSeconds(60);
+
+	/** Per topology, connections whose commands wait as long; closed after the class. */
+	private static final Map<RedisTopology, LettuceConnectionFactory> CONNECTIONS = new ConcurrentHashMap<>();
+
+	@AfterAll
+	static void closeConnections() {
+		CONNECTIONS.values().forEach(LettuceConnectionFactory::destroy);
+		CONNECTIONS.clear();
+	}
+
 	@BeforeEach
 	void createLimiter() {
 		this.redis = this.topology.server();
-		this.runner = new RedisScriptRunner(this.topology.connectionFactory());
+		this.runner = new RedisScriptRunner(CONNECTIONS.computeIfAbsent(this.topology,
+				(topology) -> (topology == RedisTopology.POOLED)
+						? topology.server().createPooledConnectionFactory(DECISION_TIMEOUT)
+						: topology.server().createConnectionFactory(DECISION_TIMEOUT)));
 		this.limiter = new RedisRateLimiter(this.runner, new RedisKeyspace("rl-test"), Map.of(),
-				new RateLimitSettings(LimitFailureMode.ALLOW, Duration.ofSeconds(5), Duration.ZERO), RedkitMetrics.NONE,
+				new RateLimitSettings(LimitFailureMode.ALLOW, DECISION_TIMEOUT, Duration.ZERO), RedkitMetrics.NONE,
 				RedkitObservations.NONE);
 	}
 
@@ -266,15 +288,20 @@ class RedisRateLimiterTests {
 		// judged on Redis' clock: a loaded machine may deliver the refusal, or send the
 		// retry, late enough that the retry is no longer early
 		Instant permitBack = refused.decidedAt().plus(refused.retryAfter());
-		if (retried.decidedAt() != null && retried.decidedAt().isBefore(permitBack)) {
-			assertThat(retried.allowed()).as("a retry before Retry-After").isFalse();
+		if (retried.allowed() && retried.decidedAt() != null) {
+			// a loaded machine sent it late: the permit was back, and it took it
+			assertThat(retried.decidedAt()).as("a retry allowed before Retry-After").isAfterOrEqualTo(permitBack);
+			return;
+		}
+		// from the moment Redis named on, a call is allowed: every refusal until the
+		// first call Redis allows was decided, on its clock, within 200 ms of it
+		List<Instant> refusedAt = new ArrayList<>();
+		if (retried.decidedAt() != null && !retried.decidedAt().isBefore(permitBack)) {
+			refusedAt.add(retried.decidedAt());
 		}
 		await().atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(10))
 			.until(() -> System.nanoTime() > retryAt);
-		// from the moment Redis named on, a call is allowed: every refusal until the
-		// first call Redis allows was decided, on its clock, within 200 ms of it
-		List<Instant> refusedAt = new ArrayList<>();
 		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(() -> {
 			RateLimitDecision decision = acquire(policy, refusal.identifier());
 			if (!decision.allowed()) {

@@ -171,21 +171,18 @@ class QueueTakeRetryTests {
 	/**
 	 * A listener consumer's take that acknowledges is applied, its answer lost with the
 	 * connection; the consumer sends it again after the client's command timeout (2 s),
-	 * and the client reconnects later still (4.4 s): Redis answers the messages the first
-	 * take delivered (review46c, finding 3), whose visibility timeout (6 s) ran from
+	 * and the client reconnects later still (2.2 s): Redis answers the messages the first
+	 * take delivered (review46c, finding 3), whose visibility timeout (3 s) ran from
 	 * their first delivery, not from the take sent again. Timed from the take sent again,
 	 * the first message's listener would start with no extend (a third of the timeout not
 	 * yet passed) and its heartbeat's first extend would come after the real deadline:
-	 * another consumer would take the message from a listener still running it. The take
-	 * sent again comes in the last third of the timeout (after 4 s, a loaded machine only
-	 * later), and 1.6 s before its end, for the listener to start and extend (0.8 s, with
-	 * a timeout of 3 s and a reconnect after 2.2 s, was missed at load 36).
+	 * another consumer would take the message from a listener still running it.
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aListenerKeepsAMessageATakeSentAgainHandsOverTimedFromItsFirstDelivery(QueueStore store) {
-		Duration visibility = Duration.ofSeconds(6);
-		this.lateResources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(4400))).build();
+		Duration visibility = Duration.ofSeconds(3);
+		this.lateResources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(2200))).build();
 		this.lateFactory = this.link.connectionFactory(Duration.ofSeconds(2), this.lateResources);
 		this.support = new QueueTestSupport(this.topology, store);
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.lateFactory),
