@@ -12,11 +12,13 @@ import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
-import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -28,22 +30,35 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Redis applied a call and before its answer came back
  * ({@link TcpProxy#cutAfterNextWrite()}), so Lettuce reconnects and sends the same call
  * again (issue 43). An acquisition is recognised as the same one (one fencing token
- * handed out), an extend and a release compare on the holder's token.
+ * handed out), an extend and a release compare on the holder's token. On every server
+ * family: a release is the native {@code SET IFEQ} where the server has it (Valkey), a
+ * script elsewhere.
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.FAMILIES)
 class LockReplayTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
-
-	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
-
 	private final RedisKeyspace keyspace = new RedisKeyspace("lrp-" + UUID.randomUUID());
 
-	private final RedisDistributedLocks locks = locks(connected(new RedisScriptRunner(this.factory)));
+	private final RedisTopology topology;
 
-	private final RedisDistributedLocks direct = locks(
-			new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()));
+	private final TcpProxy link;
+
+	private final LettuceConnectionFactory factory;
+
+	private final RedisDistributedLocks locks;
+
+	private final RedisDistributedLocks direct;
+
+	LockReplayTests(RedisTopology topology) {
+		this.topology = topology;
+		this.link = TcpProxy.start(topology.server().port());
+		this.factory = this.link.connectionFactory(TIMEOUT);
+		this.locks = locks(connected(new RedisScriptRunner(this.factory)));
+		this.direct = locks(new RedisScriptRunner(topology.connectionFactory()));
+	}
 
 	@AfterEach
 	void close() {
@@ -83,7 +98,7 @@ class LockReplayTests {
 	// the record's fencing token: struct '<BddBs' (layout, token, lease end, waiters,
 	// holder)
 	private long recordedToken(String key) {
-		try (RedisConnection connection = RedisTopology.STANDALONE.connectionFactory().getConnection()) {
+		try (RedisConnection connection = this.topology.connectionFactory().getConnection()) {
 			byte[] record = connection.stringCommands()
 				.get(this.locks.redisKeys(key).get(0).getBytes(StandardCharsets.UTF_8));
 			assertThat(record).isNotNull();

@@ -17,7 +17,8 @@ import io.github.redkit.ratelimit.internal.RateLimitInstances;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
 import io.lettuce.core.ClientOptions;
@@ -26,6 +27,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -44,7 +46,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * ({@link TcpProxy#cutAfterNextWrite()}), so Lettuce reconnects and sends the same call
  * again (issue 43). A decision or a charge is not sent again (Redkit drops the re-send,
  * and the caller meets the failure mode, as after a timeout); a give-back is idempotent.
+ * On every server family: the give-back's marker and the decisions are scripts whose
+ * answers are the server's.
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.FAMILIES)
 class RateLimitReplayTests {
 
 	// long enough for a cold first call on a loaded machine: a warm-up that timed out
@@ -54,15 +60,23 @@ class RateLimitReplayTests {
 	private static final RateLimitPolicy POLICY = new RateLimitPolicy(RateLimitAlgorithm.SLIDING_WINDOW,
 			List.of(RateLimitWindow.of(10, Duration.ofHours(1))));
 
-	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
+	private final RedisTopology topology;
 
-	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
+	private final TcpProxy link;
+
+	private final LettuceConnectionFactory factory;
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("rlrp-" + UUID.randomUUID());
 
 	private final String key = "replayed-" + UUID.randomUUID();
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	RateLimitReplayTests(RedisTopology topology) {
+		this.topology = topology;
+		this.link = TcpProxy.start(topology.server().port());
+		this.factory = this.link.connectionFactory(TIMEOUT);
+	}
 
 	@AfterEach
 	void close() {
@@ -75,7 +89,7 @@ class RateLimitReplayTests {
 	void aDecisionIsCountedOnceAndTheCallerMeetsTheFailureMode(RateLimitAlgorithm algorithm) {
 		RateLimiter limiter = limiter(algorithm, RateLimitFailureMode.ALLOW, new RedisScriptRunner(this.factory));
 		RateLimiter direct = limiter(algorithm, RateLimitFailureMode.DENY,
-				new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()));
+				new RedisScriptRunner(this.topology.connectionFactory()));
 		// connected, and the script loaded, before the cut
 		assertThat(limiter.tryAcquire("api", "warm-up-" + UUID.randomUUID()).allowed()).isTrue();
 		this.link.cutAfterNextWrite();
@@ -93,7 +107,7 @@ class RateLimitReplayTests {
 	void aDecisionOfTwoIdentifiersUnderDenyIsRefusedAndCountedOnce(RateLimitAlgorithm algorithm) {
 		RateLimiter limiter = limiter(algorithm, RateLimitFailureMode.DENY, new RedisScriptRunner(this.factory));
 		RateLimiter direct = limiter(algorithm, RateLimitFailureMode.DENY,
-				new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()));
+				new RedisScriptRunner(this.topology.connectionFactory()));
 		assertThat(limiter.tryAcquire("api", "warm-up-" + UUID.randomUUID()).allowed()).isTrue();
 		this.link.cutAfterNextWrite();
 		Throwable refused = catchThrowable(() -> limiter.tryAcquire("api", List.of(this.key, this.key + "-other"), 1));
@@ -171,7 +185,7 @@ class RateLimitReplayTests {
 	void aSettlementThatChargesMoreChargesOnce(RateLimitAlgorithm algorithm) {
 		RateLimiter limiter = limiter(algorithm, RateLimitFailureMode.ALLOW, new RedisScriptRunner(this.factory));
 		RateLimiter direct = limiter(algorithm, RateLimitFailureMode.DENY,
-				new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()));
+				new RedisScriptRunner(this.topology.connectionFactory()));
 		RateLimitReservation reservation = limiter.reserve("api", List.of(this.key), 1);
 		assertThat(reservation.decision().allowed()).isTrue();
 		this.link.cutAfterNextWrite();
@@ -190,7 +204,7 @@ class RateLimitReplayTests {
 	void aSettlementThatGivesBackGivesBackOnce(RateLimitAlgorithm algorithm) {
 		RateLimiter limiter = limiter(algorithm, RateLimitFailureMode.ALLOW, new RedisScriptRunner(this.factory));
 		RateLimiter direct = limiter(algorithm, RateLimitFailureMode.DENY,
-				new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()));
+				new RedisScriptRunner(this.topology.connectionFactory()));
 		RateLimitReservation reservation = limiter.reserve("api", List.of(this.key), 5);
 		assertThat(reservation.decision().allowed()).isTrue();
 		this.link.cutAfterNextWrite();
@@ -205,7 +219,7 @@ class RateLimitReplayTests {
 		// the application's own options, a replay filter of its own among them
 		ClientOptions own = ClientOptions.builder().replayFilter((command) -> false).build();
 		RateLimiter direct = limiter(RateLimitAlgorithm.SLIDING_WINDOW, RateLimitFailureMode.DENY,
-				new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()));
+				new RedisScriptRunner(this.topology.connectionFactory()));
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedkitAutoConfiguration.class,
 					RateLimitAutoConfiguration.class))

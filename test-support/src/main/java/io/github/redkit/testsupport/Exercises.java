@@ -19,6 +19,18 @@ public enum Exercises {
 			RedisTopology.VALKEY_8, RedisTopology.VALKEY_9)),
 
 	/**
+	 * The scripts' answers on one server of every family, through one connection the test
+	 * cuts or delays (a {@link TcpProxy}): what a script answers when the client sends it
+	 * again, which a server family can change. Runs on standalone and the other server
+	 * families (Redis 6.2, 8, Valkey 8, 9); not on a cluster, whose masters one proxied
+	 * connection cannot reach (a cluster's re-sent scripts are tested through a
+	 * {@link ProxiedCluster} of a class's own), nor on Sentinel or the pool, which reach
+	 * the same Redis 7 binary as standalone.
+	 */
+	FAMILIES(EnumSet.of(RedisTopology.STANDALONE, RedisTopology.OLDEST, RedisTopology.REDIS_8, RedisTopology.VALKEY_8,
+			RedisTopology.VALKEY_9)),
+
+	/**
 	 * The connection: the thread hand-off, the pool, pub/sub, blocking commands, a master
 	 * found through Sentinel, reconnects. Runs on standalone, the pool, Sentinel and a
 	 * cluster; not on the other server families, whose differences the script suites

@@ -208,11 +208,22 @@ public interface RedisServer extends AutoCloseable {
 	 * @return the connection factory; the caller destroys it
 	 */
 	default LettuceConnectionFactory createPooledConnectionFactory() {
+		return createPooledConnectionFactory(Duration.ofSeconds(5));
+	}
+
+	/**
+	 * A started connection factory to a standalone server through a pool of dedicated
+	 * connections (see {@link #createPooledConnectionFactory()}) whose commands time out
+	 * after a time of the test's.
+	 * @param commandTimeout how long a command waits for its answer
+	 * @return the connection factory; the caller destroys it
+	 */
+	default LettuceConnectionFactory createPooledConnectionFactory(Duration commandTimeout) {
 		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
 		pool.setMaxTotal(POOL_SIZE);
 		LettuceClientConfiguration client = LettucePoolingClientConfiguration.builder()
 			.poolConfig(pool)
-			.commandTimeout(Duration.ofSeconds(5))
+			.commandTimeout(commandTimeout)
 			.build();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(HOST, port()),
 				client);

@@ -29,7 +29,8 @@ public @interface RedisTopologies {
 
 	/**
 	 * What the suite exercises; no default, so that every suite says it.
-	 * @return the scripts, the connection, both, or the nodes
+	 * @return the scripts, the scripts on the server families, the connection, both, or
+	 * the nodes
 	 */
 	Exercises exercises();
 

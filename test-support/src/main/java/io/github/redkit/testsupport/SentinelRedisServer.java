@@ -284,11 +284,16 @@ public final class SentinelRedisServer implements RedisServer {
 
 	@Override
 	public LettuceConnectionFactory createConnectionFactory() {
+		return createConnectionFactory(Duration.ofSeconds(5));
+	}
+
+	@Override
+	public LettuceConnectionFactory createConnectionFactory(Duration commandTimeout) {
 		RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
 		sentinel.master(MASTER_NAME);
 		sentinelPorts().forEach((port) -> sentinel.sentinel(HOST, port));
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(sentinel,
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;

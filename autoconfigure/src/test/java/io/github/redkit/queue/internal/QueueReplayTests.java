@@ -15,13 +15,15 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
-import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -33,26 +35,40 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Redis applied a call and before its answer came back
  * ({@link TcpProxy#cutAfterNextWrite()}), so Lettuce reconnects and sends the same call
  * again (issue 43). A message is enqueued, scheduled, taken and re-queued once, and the
- * caller gets the first application's answer.
+ * caller gets the first application's answer. On every server family: what a script
+ * answers when sent again is the server's.
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.FAMILIES)
 class QueueReplayTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
+	private final RedisTopology topology;
 
-	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
+	private final TcpProxy link;
+
+	private final LettuceConnectionFactory factory;
 
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
 	/** Straight to the server, to look at what the cut calls left. */
-	private final QueueTestSupport support = new QueueTestSupport(RedisTopology.STANDALONE);
+	private final QueueTestSupport support;
 
-	private final RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
-			QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
-			new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+	private final RedisQueueTemplate template;
 
-	private final RedisQueueTemplate direct = this.support.template;
+	private final RedisQueueTemplate direct;
+
+	QueueReplayTests(RedisTopology topology) {
+		this.topology = topology;
+		this.link = TcpProxy.start(topology.server().port());
+		this.factory = this.link.connectionFactory(TIMEOUT);
+		this.support = new QueueTestSupport(topology);
+		this.template = new RedisQueueTemplate(new RedisScriptRunner(this.factory), QueueTestSupport.KEYSPACE,
+				QueueTestSupport.JSON, this.support::settings, new MicrometerRedkitMetrics(() -> this.meters),
+				RedkitObservations.NONE);
+		this.direct = this.support.template;
+	}
 
 	@BeforeEach
 	void loadScripts() {
@@ -201,7 +217,7 @@ class QueueReplayTests {
 	void aSendsRecordIsKeptForTheReplayWindowOnly() {
 		String queue = connectedQueue(CollapsePolicy.NONE);
 		this.template.send(queue, new Email("a", 1));
-		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
 		String record = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).once("x");
 		Set<String> records = redis.keys(record.substring(0, record.length() - 1) + "*");
 		assertThat(records).hasSize(1);

@@ -16,7 +16,8 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
-import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
 import io.github.redkit.testsupport.RedisServer;
@@ -27,6 +28,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -46,17 +48,22 @@ import static org.awaitility.Awaitility.await;
  * command timeout passed while the link was slow, then the connection was lost), is sent
  * again with the same acknowledgements, as a listener's consumer does after a failed take
  * (issue 46): Redis applied the first, so the second must neither report its
- * acknowledgements late nor leave what the first took in flight for nobody.
+ * acknowledgements late nor leave what the first took in flight for nobody. On every
+ * server family: the take's record and the stream commands' replies are the server's.
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.FAMILIES)
 class QueueTakeRetryTests {
 
-	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
+	private final RedisTopology topology;
+
+	private final TcpProxy link;
 
 	/**
 	 * The client's command timeout: shorter than the link's delay, longer than a loaded
 	 * machine's answers.
 	 */
-	private final LettuceConnectionFactory factory = this.link.connectionFactory(Duration.ofSeconds(2));
+	private final LettuceConnectionFactory factory;
 
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
@@ -66,6 +73,12 @@ class QueueTakeRetryTests {
 	private @Nullable LettuceConnectionFactory lateFactory;
 
 	private @Nullable ClientResources lateResources;
+
+	QueueTakeRetryTests(RedisTopology topology) {
+		this.topology = topology;
+		this.link = TcpProxy.start(topology.server().port());
+		this.factory = this.link.connectionFactory(Duration.ofSeconds(2));
+	}
 
 	@AfterEach
 	void close() {
@@ -127,7 +140,7 @@ class QueueTakeRetryTests {
 		String queue = holding(this.support.queue(), 3);
 		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
 		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
 		// the take scans (no cursor), reaches the end of the pending entries and reads
 		// the
 		// key of takes given back: an error after the acknowledgement
@@ -283,7 +296,7 @@ class QueueTakeRetryTests {
 	 */
 	@Test
 	void aListReleaseSentAgainAfterAReconnectAnswersAsTheFirstDid() {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.LIST);
+		this.support = new QueueTestSupport(this.topology, QueueStore.LIST);
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
@@ -315,7 +328,7 @@ class QueueTakeRetryTests {
 		String queue = holding(this.support.queue(), 3);
 		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
 		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
 		// the list take reaps (no hint) and reads the delayed set; the stream take scans
 		// (no cursor) to the end of the pending entries and reads the takes given back
 		redis.delete((store == QueueStore.LIST) ? keys.nextDue() : keys.claimCursor());
@@ -338,7 +351,7 @@ class QueueTakeRetryTests {
 	 * support of that store, which counts what it does in this test's meters.
 	 */
 	private RedisQueueTemplate templateThrough(LettuceConnectionFactory factory, QueueStore store) {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		this.support = new QueueTestSupport(this.topology, store);
 		return new RedisQueueTemplate(new RedisScriptRunner(factory), QueueTestSupport.KEYSPACE, QueueTestSupport.JSON,
 				this.support::settings, new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
 	}
@@ -359,7 +372,7 @@ class QueueTakeRetryTests {
 	}
 
 	private long redisNow() {
-		Long now = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory())
+		Long now = new StringRedisTemplate(this.topology.connectionFactory())
 			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
 		return now;
 	}

@@ -17,13 +17,15 @@ import io.github.redkit.queue.QueueOrder;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueStore;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
-import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.Exercises;
+import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.github.redkit.testsupport.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -36,28 +38,41 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link QueueReplayTests} on the stream store: the connection is cut after Redis applied
  * a call and before its answer came back ({@link TcpProxy#cutAfterNextWrite()}), so
  * Lettuce reconnects and sends the same call again (issue 43, issue 46). Each call is
- * applied once and the caller gets the first application's answer.
+ * applied once and the caller gets the first application's answer. On every server
+ * family: the stream commands' replies differ between them ({@code XAUTOCLAIM}'s,
+ * {@code XINFO}'s).
  */
+@ParameterizedClass
+@RedisTopologies(exercises = Exercises.FAMILIES)
 class StreamQueueReplayTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-	private final TcpProxy link = TcpProxy.start(RedisServers.standalone().port());
+	private final TcpProxy link;
 
-	private final LettuceConnectionFactory factory = this.link.connectionFactory(TIMEOUT);
+	private final LettuceConnectionFactory factory;
 
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
 	/** Straight to the server, to look at what the cut calls left. */
-	private final QueueTestSupport support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.STREAM);
+	private final QueueTestSupport support;
 
-	private final RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(this.factory),
-			QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
-			new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+	private final RedisQueueTemplate template;
 
-	private final RedisQueueTemplate direct = this.support.template;
+	private final RedisQueueTemplate direct;
 
-	private final StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
+	private final StringRedisTemplate redis;
+
+	StreamQueueReplayTests(RedisTopology topology) {
+		this.link = TcpProxy.start(topology.server().port());
+		this.factory = this.link.connectionFactory(TIMEOUT);
+		this.support = new QueueTestSupport(topology, QueueStore.STREAM);
+		this.template = new RedisQueueTemplate(new RedisScriptRunner(this.factory), QueueTestSupport.KEYSPACE,
+				QueueTestSupport.JSON, this.support::settings, new MicrometerRedkitMetrics(() -> this.meters),
+				RedkitObservations.NONE);
+		this.direct = this.support.template;
+		this.redis = new StringRedisTemplate(topology.connectionFactory());
+	}
 
 	@BeforeEach
 	void loadScripts() {
