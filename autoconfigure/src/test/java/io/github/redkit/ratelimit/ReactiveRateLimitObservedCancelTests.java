@@ -24,6 +24,7 @@ import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
@@ -38,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * subscriber's cancel must not complete the stage that records the decision.
  * {@code CLIENT PAUSE} holds the script on the server to open the window.
  */
+@Tag("tests-apart")
 class ReactiveRateLimitObservedCancelTests {
 
 	@PrivateRedis
