@@ -1,6 +1,7 @@
 package io.github.redkit.autoconfigure;
 
 import io.github.redkit.testsupport.RedisServers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,6 +21,7 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
  * capability does beyond (the tests are public: the subclasses live in the capabilities'
  * packages).
  */
+@Tag("tests-apart")
 public abstract class ReactiveFaceTests {
 
 	private final AutoConfigurations configurations;

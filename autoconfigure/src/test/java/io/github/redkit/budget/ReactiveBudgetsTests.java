@@ -19,6 +19,7 @@ import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -37,6 +38,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * The reactive face of budgets does what the blocking one does, on subscription, from
  * non-blocking threads (BlockHound watches), with the same exceptions and meters.
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveBudgetsTests {

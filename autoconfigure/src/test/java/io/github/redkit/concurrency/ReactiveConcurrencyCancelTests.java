@@ -15,6 +15,7 @@ import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.core.ClientPause;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
@@ -37,6 +38,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Redis grants is given back, so nothing stays held and the next call gets the place.
  * {@code CLIENT PAUSE} holds the script on the server to open the window.
  */
+@Tag("tests-apart")
 class ReactiveConcurrencyCancelTests {
 
 	private static final Duration PAUSE = Duration.ofMillis(1500);

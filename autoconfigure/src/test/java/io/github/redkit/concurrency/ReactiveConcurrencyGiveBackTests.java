@@ -11,6 +11,7 @@ import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfigurat
 import io.github.redkit.core.ClientPause;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
@@ -32,6 +33,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  * logged while the value still arrives. {@code CLIENT PAUSE} holds the release on the
  * server.
  */
+@Tag("tests-apart")
 @ExtendWith(OutputCaptureExtension.class)
 class ReactiveConcurrencyGiveBackTests {
 

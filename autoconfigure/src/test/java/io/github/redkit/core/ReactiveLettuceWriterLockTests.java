@@ -11,6 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import io.github.redkit.testsupport.NonBlockingThreads;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * side's wait for it, and nothing more (a failure here inside Lettuce's {@code write}
  * left its writer count negative and wedged every later write).
  */
+@Tag("tests-apart")
 class ReactiveLettuceWriterLockTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);

@@ -22,6 +22,7 @@ import io.github.redkit.ratelimit.RateLimited;
 import io.github.redkit.testsupport.RedisTopology;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -47,6 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code block()}, a {@code retry}, a {@code repeat} or a concurrent subscription does
  * not skip a transaction, a lock or any other advice ordered after Redkit's.
  */
+@Tag("tests-apart")
 class ReactiveResubscriptionTests {
 
 	private static final Duration BOUND = Duration.ofSeconds(20);

@@ -10,6 +10,7 @@ import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.RedisTopology;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +24,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * first calls from Reactor's parallel threads met on it in CI, and BlockHound failed one
  * of them.
  */
+@Tag("tests-apart")
 class ReactiveSharedConnectionLockTests {
 
 	private static final Duration DEADLINE = Duration.ofSeconds(10);

@@ -4,39 +4,45 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redkit.cache.internal.SingleFlight;
 import io.github.redkit.concurrency.ConcurrencyPermit;
 import io.github.redkit.concurrency.ConcurrencyPolicy;
 import io.github.redkit.concurrency.internal.ConcurrencyLimitSettings;
 import io.github.redkit.concurrency.internal.RedisConcurrencyLimiter;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.idempotency.StepOutcome;
+import io.github.redkit.idempotency.internal.IdempotencySettings;
+import io.github.redkit.idempotency.internal.RedisIdempotentSteps;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockSettings;
 import io.github.redkit.lock.internal.RedisDistributedLocks;
+import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.RateLimitReservation;
+import io.github.redkit.ratelimit.RateLimitWindow;
+import io.github.redkit.ratelimit.internal.RateLimitSettings;
+import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
-import io.github.redkit.testsupport.RespClient;
-import io.lettuce.core.api.StatefulConnection;
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
+import org.springframework.dao.DataAccessException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A give-back (a lock's release, a permit's) whose caller's timeout passes while it waits
- * for a connection the factory does not share is still sent once one frees: the lock or
- * the permit is free at once after, not when its lease ends, and the caller still returns
- * within its timeout.
+ * A give-back (a lock's release, a permit's, a step's abandon, a rate limit's refund, a
+ * cache entry's unlock) whose caller's timeout passes (or whose caller is interrupted)
+ * while it waits for a connection the factory does not share is still sent once one
+ * frees: what it held is free at once after, not when its lease ends, and the caller
+ * still returns within its timeout.
  */
 class UnsharedGiveBackTests {
 
@@ -53,13 +59,13 @@ class UnsharedGiveBackTests {
 
 	private final RedisKeyspace keyspace = new RedisKeyspace("ugb-" + UUID.randomUUID());
 
-	private final LettuceConnectionFactory factory = unsharedWithOneConnection();
+	private final OneConnectionPool pool = OneConnectionPool.on(redis);
 
-	private final RedisScriptRunner runner = new RedisScriptRunner(this.factory);
+	private final RedisScriptRunner runner = new RedisScriptRunner(this.pool.factory());
 
 	@AfterEach
-	void destroyFactory() {
-		this.factory.destroy();
+	void closePool() {
+		this.pool.close();
 	}
 
 	@Test
@@ -74,7 +80,7 @@ class UnsharedGiveBackTests {
 			locks.tryLock("warm-up", Duration.ZERO, LEASE).orElseThrow().close();
 		});
 		LockHandle held = locks.tryLock("order", Duration.ZERO, LEASE).orElseThrow();
-		Thread borrower = holdThePoolsOnlyConnection();
+		Thread borrower = this.pool.hold(HELD_SECONDS);
 		long start = System.nanoTime();
 		assertThat(held.release()).as("the release timed out waiting for the pool").isFalse();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(HELD_SECONDS));
@@ -95,7 +101,7 @@ class UnsharedGiveBackTests {
 			limiter.tryAcquire("one", "warm-up").orElseThrow().close();
 		});
 		ConcurrencyPermit held = limiter.tryAcquire("one", "k").orElseThrow();
-		Thread borrower = holdThePoolsOnlyConnection();
+		Thread borrower = this.pool.hold(HELD_SECONDS);
 		long start = System.nanoTime();
 		held.close();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(HELD_SECONDS));
@@ -109,44 +115,78 @@ class UnsharedGiveBackTests {
 		next.get().close();
 	}
 
-	// another borrower holds the pool's only connection in a blocking pop for a while
-	private Thread holdThePoolsOnlyConnection() {
-		byte[] list = ("ugb-blocked-" + UUID.randomUUID()).getBytes();
-		CompletableFuture<Void> sent = new CompletableFuture<>();
-		Thread borrower = new Thread(() -> {
-			try (RedisConnection connection = this.factory.getConnection()) {
-				sent.complete(null);
-				connection.listCommands().bLPop(HELD_SECONDS, list);
-			}
+	@Test
+	void aStepAbandonThatTimedOutWaitingForThePoolStillFreesTheStep() throws Exception {
+		RedisIdempotentSteps steps = new RedisIdempotentSteps(this.runner, this.keyspace, JsonMapper.builder().build(),
+				new IdempotencySettings(Duration.ofHours(1), LEASE, TIMEOUT), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
+		await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+			assertThat(steps.claim("warm-up", "step", Set.of(), null)).isEqualTo(StepOutcome.CLAIMED);
+			steps.abandon("warm-up", "step");
 		});
-		borrower.start();
-		sent.join();
-		// the pop on the server: the borrower won the pool's only connection
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		try (RespClient client = redis.client(redis.port())) {
-			while (!client.callForString("CLIENT", "LIST").contains("cmd=blpop")) {
-				assertThat(System.nanoTime()).as("the borrower's BLPOP reached the server").isLessThan(deadline);
-				Thread.onSpinWait();
-			}
-		}
-		return borrower;
+		assertThat(steps.claim("order", "pay", Set.of(), null)).isEqualTo(StepOutcome.CLAIMED);
+		Thread borrower = this.pool.hold(HELD_SECONDS);
+		long start = System.nanoTime();
+		assertThatExceptionOfType(DataAccessException.class).as("the abandon timed out waiting for the pool")
+			.isThrownBy(() -> steps.abandon("order", "pay"));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(HELD_SECONDS));
+		borrower.join(10_000);
+		await("the step abandoned once the pool's connection was free").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> steps.claim("order", "pay", Set.of(), null) == StepOutcome.CLAIMED);
 	}
 
-	private static LettuceConnectionFactory unsharedWithOneConnection() {
-		GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
-		pool.setMaxTotal(1);
-		// Boot's default max-wait: a borrow waits as long as it takes
-		pool.setMaxWait(Duration.ofMillis(-1));
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(RedisServer.HOST, redis.port()),
-				LettucePoolingClientConfiguration.builder()
-					.poolConfig(pool)
-					.commandTimeout(Duration.ofSeconds(10))
-					.build());
-		factory.setShareNativeConnection(false);
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+	@Test
+	void aRateLimitRefundThatTimedOutWaitingForThePoolStillGivesThePermitsBack() throws Exception {
+		RedisRateLimiter limiter = new RedisRateLimiter(this.runner, this.keyspace,
+				Map.of("tokens", RateLimitPolicy.slidingWindow(RateLimitWindow.of(100, Duration.ofHours(1)))),
+				new RateLimitSettings(LimitFailureMode.DENY, TIMEOUT, Duration.ZERO), RedkitMetrics.NONE,
+				RedkitObservations.NONE);
+		await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+			RateLimitReservation warmUp = limiter.reserve("tokens", List.of("warm-up"), 1);
+			assertThat(warmUp.allowed()).isTrue();
+			assertThat(warmUp.settle(0)).isTrue();
+		});
+		RateLimitReservation reservation = limiter.reserve("tokens", List.of("acme"), 60);
+		assertThat(reservation.allowed()).isTrue();
+		Thread borrower = this.pool.hold(HELD_SECONDS);
+		// every attempt of the refund times out waiting for the pool
+		assertThat(reservation.settleAsync(0)).succeedsWithin(Duration.ofSeconds(HELD_SECONDS + 1)).isEqualTo(false);
+		borrower.join(10_000);
+		await("the 60 permits given back once the pool's connection was free").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> {
+				RateLimitReservation look = limiter.reserve("tokens", List.of("acme"), 1);
+				look.settle(0);
+				return look.decision().remaining() == 99;
+			});
+	}
+
+	@Test
+	void aCacheUnlockWhoseCallerWasInterruptedWhileThePoolIsHeldStillFreesTheLock() throws Exception {
+		SingleFlight flight = new SingleFlight(this.runner, this.keyspace);
+		String lockKey = flight.lockKey("entry".getBytes());
+		await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+			String token = SingleFlight.newToken();
+			assertThat(flight.tryLock(lockKey, token, LEASE)).isTrue();
+			flight.unlock(lockKey, token, LEASE);
+		});
+		String token = SingleFlight.newToken();
+		assertThat(flight.tryLock(lockKey, token, LEASE)).isTrue();
+		Thread borrower = this.pool.hold(HELD_SECONDS);
+		// a loader interrupted (its request cancelled) unlocks in its finally
+		Thread.currentThread().interrupt();
+		try {
+			assertThatExceptionOfType(DataAccessException.class).as("the interrupted unlock gave up its wait")
+				.isThrownBy(() -> flight.unlock(lockKey, token, LEASE));
+		}
+		finally {
+			Thread.interrupted();
+		}
+		borrower.join(10_000);
+		await("the entry's lock freed once the pool's connection was free").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> flight.tryLock(lockKey, SingleFlight.newToken(), LEASE));
 	}
 
 }

@@ -18,6 +18,7 @@ import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -45,6 +46,7 @@ import org.springframework.context.annotation.Configuration;
  * method again, abandoned on error, on cancellation and beyond the Flux limit; nothing
  * blocks a non-blocking thread (BlockHound watches).
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveIdempotentStepTests {

@@ -18,6 +18,7 @@ import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -33,6 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
  * and keys: one face sees what the other recorded), on subscription, and never blocks a
  * non-blocking thread (BlockHound watches).
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveIdempotentStepsTests {

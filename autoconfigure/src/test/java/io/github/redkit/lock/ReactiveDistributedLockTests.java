@@ -16,6 +16,7 @@ import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.Parameter;
@@ -44,6 +45,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * the lock is taken on subscription, waited for without blocking (BlockHound watches),
  * held until the result completes, fails or is cancelled, then released.
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 @ExtendWith(ThreadDumpOnFailure.class)

@@ -14,6 +14,7 @@ import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -42,6 +43,7 @@ import org.springframework.web.bind.annotation.RestController;
  * the first request, holding the lock or the step until its publisher completes, then
  * succeeds. BlockHound watches the event loops throughout.
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveWebFluxConflictTests {

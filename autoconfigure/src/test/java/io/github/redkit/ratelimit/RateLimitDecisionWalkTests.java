@@ -32,6 +32,7 @@ import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -64,6 +65,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * failed; library code ran during the walk on a thread that is neither the caller's nor
  * Lettuce's.
  */
+@Tag("decision-walk")
 class RateLimitDecisionWalkTests {
 
 	/**

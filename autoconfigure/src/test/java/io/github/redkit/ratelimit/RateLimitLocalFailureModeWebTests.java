@@ -12,6 +12,7 @@ import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;
@@ -28,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * {@code Redkit-Degraded: local} besides the {@code RateLimit} fields, which announce the
  * local share of the limit; once Redis answers again the mark is gone.
  */
+@Tag("tests-apart")
 class RateLimitLocalFailureModeWebTests {
 
 	private static final String[] LOCAL = { "redkit.rate-limit.failure-mode=local",

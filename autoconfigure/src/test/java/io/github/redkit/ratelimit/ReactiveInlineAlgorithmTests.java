@@ -16,6 +16,7 @@ import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * event loop too (BlockHound watches). Token bucket: no other reactive test uses it, so
  * nothing earlier in this JVM has prepared it.
  */
+@Tag("tests-apart")
 class ReactiveInlineAlgorithmTests {
 
 	@BeforeAll

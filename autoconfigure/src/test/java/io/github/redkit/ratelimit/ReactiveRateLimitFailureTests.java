@@ -10,6 +10,7 @@ import io.github.redkit.testsupport.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
@@ -27,6 +28,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * The reactive face applies the same failure modes, within the same timeout and with the
  * same meters, as the blocking one when Redis hangs, without blocking a thread.
  */
+@Tag("tests-apart")
 class ReactiveRateLimitFailureTests {
 
 	@PrivateRedis

@@ -17,6 +17,7 @@ import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
@@ -31,6 +32,7 @@ import static org.awaitility.Awaitility.await;
  * took is given back as soon as it answers. {@code CLIENT PAUSE} holds the script on the
  * server to open the window.
  */
+@Tag("tests-apart")
 class ReactiveRateLimitReserveCancelTests {
 
 	@PrivateRedis

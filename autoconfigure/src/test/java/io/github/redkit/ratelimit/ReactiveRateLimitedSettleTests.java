@@ -12,6 +12,7 @@ import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its publisher completes (a {@code Flux} on its last element) or fails, a cancelled call
  * keeps its estimate, and nothing blocks a non-blocking thread.
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveRateLimitedSettleTests {

@@ -19,6 +19,7 @@ import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -32,6 +33,7 @@ import static org.awaitility.Awaitility.await;
  * The reactive face decides like the blocking one, on subscription, and never blocks a
  * non-blocking thread (BlockHound watches).
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveRateLimiterTests {

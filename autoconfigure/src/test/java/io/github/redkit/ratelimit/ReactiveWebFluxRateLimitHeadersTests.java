@@ -22,6 +22,7 @@ import io.github.redkit.testsupport.RedisTopology;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
@@ -57,6 +58,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * annotation does. Read with {@link WebTestClient} and an RFC 9651 parser; BlockHound
  * watches the event loops throughout.
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 @ExtendWith(ThreadDumpOnFailure.class)

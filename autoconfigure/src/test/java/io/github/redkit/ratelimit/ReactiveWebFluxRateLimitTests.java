@@ -18,6 +18,7 @@ import io.github.redkit.testsupport.RedisTopology;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import reactor.core.publisher.Mono;
@@ -54,6 +55,7 @@ import org.springframework.web.server.WebFilterChain;
  * Redis is unreachable and the failure mode is deny. BlockHound watches the event loops
  * throughout.
  */
+@Tag("tests-apart")
 class ReactiveWebFluxRateLimitTests {
 
 	// one application per topology for the tests on a reachable Redis, each test

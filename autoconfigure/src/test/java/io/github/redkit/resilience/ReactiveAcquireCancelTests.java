@@ -35,6 +35,7 @@ import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -62,6 +63,7 @@ import static org.awaitility.Awaitility.await;
  * {@code CLIENT PAUSE} holds the script on the server to open the window. The concurrency
  * permits' own test is {@code ReactiveConcurrencyCancelTests}.
  */
+@Tag("tests-apart")
 class ReactiveAcquireCancelTests {
 
 	private static final Duration PAUSE = Duration.ofMillis(1500);

@@ -1,6 +1,7 @@
 package io.github.redkit.testsupport;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,8 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * module running it: every module whose tests depend on {@code redkit-test-support} runs
  * this class from its jar (surefire's {@code dependenciesToScan} in the parent POM's
  * {@code hand-started-servers} profile), so that the rule sees each module's classes once
- * they are compiled, whatever order a parallel build takes.
+ * they are compiled, whatever order a parallel build takes. Tagged
+ * {@code test-code-rules}: {@code autoconfigure/tests-apart} runs the classes of its
+ * executions by tag.
  */
+@Tag("test-code-rules")
 class HandStartedServersTests {
 
 	@Test

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,8 +19,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@link HandStartedServersTests} does for its rule; and that {@code docs/testing.md}'s
  * table "Suites per topology" lists each suite of the module with the intent its compiled
  * class declares (that the table's marks are its intents' and that each row names a suite
- * of some module is the sample's {@code TopologySuitesTests}' to hold).
+ * of some module is the sample's {@code TopologySuitesTests}' to hold). Tagged
+ * {@code test-code-rules}: {@code autoconfigure/tests-apart} runs the classes of its
+ * executions by tag.
  */
+@Tag("test-code-rules")
 class TopologyIntentTests {
 
 	@Test

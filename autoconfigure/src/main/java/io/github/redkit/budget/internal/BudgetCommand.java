@@ -48,4 +48,13 @@ record BudgetCommand(String budgetId, @Nullable String kind, @Nullable String op
 		return ONCE.equals(this.kind);
 	}
 
+	/**
+	 * Whether the command gives back what a caller held: the unused part of a local
+	 * allowance's batch, or a reservation's amount.
+	 * @return {@code true} for a {@code giveback} or a {@code release}
+	 */
+	boolean givesBack() {
+		return "giveback".equals(this.command) || "release".equals(this.command);
+	}
+
 }

@@ -46,6 +46,11 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 
 	private static final LuaScript<List> APPLY = LuaScript.load("budget_apply", List.class);
 
+	// the same script giving back what a caller held (a batch's unused part, a
+	// reservation): sent once a connection frees even after its caller's timeout, or
+	// the amount would stay spent, or reserved until its ttl ends
+	private static final LuaScript<List> GIVE_BACK = APPLY.givingBack();
+
 	private static final String MAX = Long.toString(MAX_AMOUNT);
 
 	/**
@@ -440,8 +445,8 @@ public class RedisBudgets implements Budgets, SmartLifecycle {
 			keys.add(this.keyspace.key("budget").tag(command.budgetId()).part("op", "spend", operationId).build());
 		}
 		String recordTtl = command.generatedId() ? this.onceTtl : Long.toString(this.operationTtl.toMillis());
-		return this.runner.executeAsync(APPLY, keys, command.command(), Long.toString(command.amount()), command.id(),
-				command.reservationTtl(), recordTtl, MAX);
+		return this.runner.executeAsync(command.givesBack() ? GIVE_BACK : APPLY, keys, command.command(),
+				Long.toString(command.amount()), command.id(), command.reservationTtl(), recordTtl, MAX);
 	}
 
 	private DataAccessException unavailable(String command, DataAccessException ex) {

@@ -19,8 +19,10 @@ public final class SingleFlight {
 
 	private static final LuaScript<Long> LOCK = LuaScript.load("cache_lock", Long.class);
 
-	// DELIFEQ where the server has it (Valkey 9)
-	private static final LuaScript<Long> UNLOCK = DeleteIfEqual.script("cache_unlock");
+	// DELIFEQ where the server has it (Valkey 9); a give-back: an unlock whose caller
+	// stopped waiting (interrupted, in the finally of a load) is still sent once a
+	// connection frees, or the other loaders would wait for the lock's lease
+	private static final LuaScript<Long> UNLOCK = DeleteIfEqual.script("cache_unlock").givingBack();
 
 	private final RedisScriptRunner runner;
 

@@ -127,10 +127,11 @@ public final class LuaScript<T> {
 
 	/**
 	 * This script, giving back what a caller held (a lock, a permit, a claim, permits
-	 * taken): waiting for a connection the factory does not share, it is sent once one
-	 * frees even when its caller stopped waiting (its timeout, a cancel), within the
-	 * connection's command timeout, so that what it frees is not held until its lease
-	 * ends. The caller's own wait still ends with its timeout.
+	 * taken, a budget's batch or reservation, a cache entry's lock): waiting for a
+	 * connection the factory does not share, it is sent once one frees even when its
+	 * caller stopped waiting (its timeout, a cancel), within the connection's command
+	 * timeout, so that what it frees is not held until its lease ends. The caller's own
+	 * wait still ends with its timeout.
 	 * @return the script, sent whoever still waits for it
 	 */
 	public LuaScript<T> givingBack() {

@@ -14,6 +14,7 @@ import io.github.redkit.core.RedkitScriptException;
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RandomIds;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -22,7 +23,7 @@ import org.apache.commons.logging.LogFactory;
  * refused or did not decide. A give-back is tried up to {@value #ATTEMPTS} times, each
  * attempt waiting at most the rate limiter's timeout, 50, 100 then 200 ms apart; it is
  * applied at most once however many attempts reach Redis (a marker key next to the
- * identifiers remembers it for {@link #MARKER_TTL}), and its end is counted as
+ * identifiers remembers it for {@link #markerTtl}), and its end is counted as
  * {@code given-back} or {@code failed}.
  */
 public final class PermitGiveBack {
@@ -30,7 +31,10 @@ public final class PermitGiveBack {
 	/** How many times a give-back is sent before it counts as failed. */
 	static final int ATTEMPTS = 4;
 
-	/** How long an applied give-back is remembered, so that a late attempt is ignored. */
+	/**
+	 * The least an applied give-back is remembered, so that a late attempt is ignored:
+	 * enough for a command timeout up to Boot's 60 s ({@link #markerTtl}).
+	 */
 	static final Duration MARKER_TTL = Duration.ofMinutes(5);
 
 	private static final long FIRST_BACKOFF_MILLIS = 50;
@@ -44,6 +48,8 @@ public final class PermitGiveBack {
 	private final RedkitMetrics metrics;
 
 	private final BiConsumer<Long, Runnable> delayer;
+
+	private final Duration markerTtl;
 
 	/**
 	 * Creates a give-back.
@@ -67,6 +73,26 @@ public final class PermitGiveBack {
 		this.attemptTimeout = attemptTimeout;
 		this.metrics = metrics;
 		this.delayer = delayer;
+		this.markerTtl = markerTtl(ReplayWindow.commandTimeout(runner.connectionFactory()), attemptTimeout);
+	}
+
+	/**
+	 * How long an applied give-back is remembered: longer than its last attempt, or a
+	 * copy of it Lettuce sends again after a reconnect, may reach Redis after the first
+	 * application. The last attempt starts after the others timed out and paused; a
+	 * give-back waits for a connection up to the command timeout before it is written
+	 * ({@link io.github.redkit.core.internal.LuaScript#givingBack()}), Lettuce sends it
+	 * again until a command timeout after that, and a copy sent then reaches Redis within
+	 * one more: three command timeouts and the attempts, never less than
+	 * {@link #MARKER_TTL}.
+	 * @param commandTimeout the connection's command timeout
+	 * @param attemptTimeout how long one attempt waits for Redis
+	 * @return how long the marker is kept
+	 */
+	public static Duration markerTtl(Duration commandTimeout, Duration attemptTimeout) {
+		Duration attempts = attemptTimeout.plusMillis(FIRST_BACKOFF_MILLIS << (ATTEMPTS - 1)).multipliedBy(ATTEMPTS);
+		Duration needed = commandTimeout.multipliedBy(3).plus(attempts);
+		return (needed.compareTo(MARKER_TTL) > 0) ? needed : MARKER_TTL;
 	}
 
 	/**
@@ -85,7 +111,7 @@ public final class PermitGiveBack {
 		// the marker extends the first key, so it keeps its hash tag and its slot
 		scriptKeys.add(keys.get(0) + ":refund:" + RandomIds.next());
 		LuaScript<Long> refund = limit.refundScript();
-		byte[][] args = limit.refundArguments(cost, MARKER_TTL, reply);
+		byte[][] args = limit.refundArguments(cost, this.markerTtl, reply);
 		// the first attempt is sent before the caller learns of the refusal, so that its
 		// next call on the same connection finds the permits back
 		return retried(limit.name(), cost + " permit(s) on " + keys,

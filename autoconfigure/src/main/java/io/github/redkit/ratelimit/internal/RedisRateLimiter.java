@@ -277,8 +277,12 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideLater(entry, limit, keys, cost), DECIDED);
+		// a copy too: an application's own observations may hand the call's answer back
+		// as it is, whose cancel would complete the stage that records the decision
+		return this.observations
+			.observeAsync(RateLimitObservationKind.DECISION, limit.name(), () -> decideLater(entry, limit, keys, cost),
+					DECIDED)
+			.copy();
 	}
 
 	private CompletableFuture<RateLimitDecision> decideLater(RateLimitRegistry.Entry entry, PreparedLimit limit,
@@ -335,10 +339,13 @@ public class RedisRateLimiter implements RateLimiter, SmartLifecycle {
 	CompletableFuture<RateLimitReservation> reserveAsync(RateLimitRegistry.Entry entry, List<String> keys,
 			int estimate) {
 		PreparedLimit limit = current(entry);
-		return this.observations.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
-				() -> decideOrFailAsync(limit, entry.decider(), keys, estimate, this.timeout.toNanos())
-					.thenApply(this.settlement::reservation),
-				RESERVED);
+		// a copy, as for a decision: a cancel must not skip making the reservation
+		return this.observations
+			.observeAsync(RateLimitObservationKind.DECISION, limit.name(),
+					() -> decideOrFailAsync(limit, entry.decider(), keys, estimate, this.timeout.toNanos())
+						.thenApply(this.settlement::reservation),
+					RESERVED)
+			.copy();
 	}
 
 	private static PreparedLimit current(RateLimitRegistry.Entry entry) {

@@ -16,10 +16,12 @@ import java.util.stream.Collectors;
 
 import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.core.internal.ReplayWindow;
 import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitPolicy;
+import io.github.redkit.ratelimit.internal.PermitGiveBack;
 
 import org.jspecify.annotations.Nullable;
 
@@ -39,10 +41,11 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 
 	private static final LuaScript<Long> REFUND = LuaScript.load("ratelimit_global_refund", Long.class).givingBack();
 
-	/** How long an applied give-back is remembered, so that a late attempt is ignored. */
-	static final Duration REFUND_MARKER_TTL = Duration.ofMinutes(5);
-
 	private final RedisScriptRunner runner;
+
+	// Lettuce's command timeout on this region's Redis: how long a give-back is
+	// remembered depends on it (PermitGiveBack.markerTtl)
+	private final Duration commandTimeout;
 
 	private final RegionOutbox outbox;
 
@@ -59,6 +62,7 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 	 */
 	public GlobalRateLimitDecider(RedisScriptRunner runner, RegionOutbox outbox, Set<String> names) {
 		this.runner = runner;
+		this.commandTimeout = ReplayWindow.commandTimeout(runner.connectionFactory());
 		this.outbox = outbox;
 		this.names = Set.copyOf(names);
 		this.region = new byte[][] { ascii(outbox.region()), ascii(Long.toString(outbox.maxLength())) };
@@ -93,7 +97,7 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 	 * Settles a call on the local Redis, queued for the other regions like a decision: an
 	 * excess is charged by the decision script (a negative cost), the unused part given
 	 * back in the sub-windows the call was decided in, once per settlement: a marker in
-	 * the outbox's slot remembers it for {@link #REFUND_MARKER_TTL}.
+	 * the outbox's slot remembers it for {@link PermitGiveBack#markerTtl}.
 	 */
 	@Override
 	public CompletableFuture<Boolean> settle(RateLimitCall call, byte[] reply, long difference, String settlementId) {
@@ -130,7 +134,7 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 		}
 		if (marker != null) {
 			keys.add(marker);
-			args.add(ascii(Long.toString(REFUND_MARKER_TTL.toMillis())));
+			args.add(ascii(Long.toString(PermitGiveBack.markerTtl(this.commandTimeout, call.timeout()).toMillis())));
 		}
 		return this.runner.executeAsync(script, call.timeout(), keys, args.toArray(byte[][]::new));
 	}

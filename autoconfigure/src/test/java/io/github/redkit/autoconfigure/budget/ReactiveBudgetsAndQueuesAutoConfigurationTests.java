@@ -8,6 +8,7 @@ import io.github.redkit.budget.internal.DefaultReactiveBudgets;
 import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.ReactiveQueueTemplate;
 import io.github.redkit.testsupport.RedisServers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,6 +23,7 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
  * A reactive application gets the reactive faces of budgets and queues; a servlet
  * application gets neither; an application's own wins.
  */
+@Tag("tests-apart")
 class ReactiveBudgetsAndQueuesAutoConfigurationTests {
 
 	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(DataRedisAutoConfiguration.class,

@@ -5,6 +5,7 @@ import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.ReactiveDistributedLocks;
 import io.github.redkit.lock.internal.DefaultReactiveDistributedLocks;
 import io.github.redkit.testsupport.RedisServers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,6 +20,7 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
  * A reactive application gets both faces of the locks; a servlet application gets the
  * blocking one only, unless it asks; an application's own reactive face wins.
  */
+@Tag("tests-apart")
 class ReactiveLocksAutoConfigurationTests {
 
 	private static <R extends AbstractApplicationContextRunner<R, ?, ?>> R configured(R runner) {

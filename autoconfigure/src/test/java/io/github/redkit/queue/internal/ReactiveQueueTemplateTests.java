@@ -23,6 +23,7 @@ import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -48,6 +49,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The reactive face sends and takes like the blocking one, takes no more than its
  * subscriber requested, and never blocks a non-blocking thread (BlockHound watches).
  */
+@Tag("tests-apart")
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class ReactiveQueueTemplateTests {
