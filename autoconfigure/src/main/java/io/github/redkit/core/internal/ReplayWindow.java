@@ -21,7 +21,40 @@ public final class ReplayWindow {
 	 */
 	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
 
+	/** How many times a give-back is sent before it counts as failed. */
+	public static final int GIVE_BACK_ATTEMPTS = 4;
+
+	/** The pause before a give-back's second attempt, doubled before each later one. */
+	public static final long GIVE_BACK_FIRST_BACKOFF_MILLIS = 50;
+
+	/**
+	 * The least an applied give-back is remembered, so that a late attempt is ignored:
+	 * enough for a command timeout up to Boot's 60 s ({@link #giveBackMarker}).
+	 */
+	public static final Duration GIVE_BACK_MARKER_FLOOR = Duration.ofMinutes(5);
+
 	private ReplayWindow() {
+	}
+
+	/**
+	 * How long an applied give-back is remembered: longer than its last attempt, or a
+	 * copy of it Lettuce sends again after a reconnect, may reach Redis after the first
+	 * application. The last attempt starts after the others timed out and paused; a
+	 * give-back waits for a connection up to the command timeout before it is written
+	 * ({@link LuaScript#givingBack()}), Lettuce sends it again until a command timeout
+	 * after that, and a copy sent then reaches Redis within one more: three command
+	 * timeouts and the attempts, never less than {@link #GIVE_BACK_MARKER_FLOOR}. Every
+	 * capability whose give-back keeps a marker (a rate limit's refund, local or global)
+	 * keeps it this long.
+	 * @param commandTimeout the connection's command timeout
+	 * @param attemptTimeout how long one attempt waits for Redis
+	 * @return how long the marker is kept
+	 */
+	public static Duration giveBackMarker(Duration commandTimeout, Duration attemptTimeout) {
+		Duration attempts = attemptTimeout.plusMillis(GIVE_BACK_FIRST_BACKOFF_MILLIS << (GIVE_BACK_ATTEMPTS - 1))
+			.multipliedBy(GIVE_BACK_ATTEMPTS);
+		Duration needed = commandTimeout.multipliedBy(3).plus(attempts);
+		return (needed.compareTo(GIVE_BACK_MARKER_FLOOR) > 0) ? needed : GIVE_BACK_MARKER_FLOOR;
 	}
 
 	/**

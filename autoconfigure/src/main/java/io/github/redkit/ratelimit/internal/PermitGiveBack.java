@@ -29,15 +29,12 @@ import org.apache.commons.logging.LogFactory;
 public final class PermitGiveBack {
 
 	/** How many times a give-back is sent before it counts as failed. */
-	static final int ATTEMPTS = 4;
+	static final int ATTEMPTS = ReplayWindow.GIVE_BACK_ATTEMPTS;
 
-	/**
-	 * The least an applied give-back is remembered, so that a late attempt is ignored:
-	 * enough for a command timeout up to Boot's 60 s ({@link #markerTtl}).
-	 */
-	static final Duration MARKER_TTL = Duration.ofMinutes(5);
+	/** The least an applied give-back is remembered ({@link #markerTtl}). */
+	static final Duration MARKER_TTL = ReplayWindow.GIVE_BACK_MARKER_FLOOR;
 
-	private static final long FIRST_BACKOFF_MILLIS = 50;
+	private static final long FIRST_BACKOFF_MILLIS = ReplayWindow.GIVE_BACK_FIRST_BACKOFF_MILLIS;
 
 	private static final Log logger = LogFactory.getLog(PermitGiveBack.class);
 
@@ -77,22 +74,14 @@ public final class PermitGiveBack {
 	}
 
 	/**
-	 * How long an applied give-back is remembered: longer than its last attempt, or a
-	 * copy of it Lettuce sends again after a reconnect, may reach Redis after the first
-	 * application. The last attempt starts after the others timed out and paused; a
-	 * give-back waits for a connection up to the command timeout before it is written
-	 * ({@link io.github.redkit.core.internal.LuaScript#givingBack()}), Lettuce sends it
-	 * again until a command timeout after that, and a copy sent then reaches Redis within
-	 * one more: three command timeouts and the attempts, never less than
-	 * {@link #MARKER_TTL}.
+	 * How long an applied give-back is remembered: {@link ReplayWindow#giveBackMarker},
+	 * shared with the global refund of the regions.
 	 * @param commandTimeout the connection's command timeout
 	 * @param attemptTimeout how long one attempt waits for Redis
 	 * @return how long the marker is kept
 	 */
 	public static Duration markerTtl(Duration commandTimeout, Duration attemptTimeout) {
-		Duration attempts = attemptTimeout.plusMillis(FIRST_BACKOFF_MILLIS << (ATTEMPTS - 1)).multipliedBy(ATTEMPTS);
-		Duration needed = commandTimeout.multipliedBy(3).plus(attempts);
-		return (needed.compareTo(MARKER_TTL) > 0) ? needed : MARKER_TTL;
+		return ReplayWindow.giveBackMarker(commandTimeout, attemptTimeout);
 	}
 
 	/**

@@ -21,7 +21,6 @@ import io.github.redkit.ratelimit.RateLimitAlgorithm;
 import io.github.redkit.ratelimit.RateLimitCall;
 import io.github.redkit.ratelimit.RateLimitDecider;
 import io.github.redkit.ratelimit.RateLimitPolicy;
-import io.github.redkit.ratelimit.internal.PermitGiveBack;
 
 import org.jspecify.annotations.Nullable;
 
@@ -44,7 +43,7 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 	private final RedisScriptRunner runner;
 
 	// Lettuce's command timeout on this region's Redis: how long a give-back is
-	// remembered depends on it (PermitGiveBack.markerTtl)
+	// remembered depends on it (ReplayWindow.giveBackMarker)
 	private final Duration commandTimeout;
 
 	private final RegionOutbox outbox;
@@ -97,7 +96,7 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 	 * Settles a call on the local Redis, queued for the other regions like a decision: an
 	 * excess is charged by the decision script (a negative cost), the unused part given
 	 * back in the sub-windows the call was decided in, once per settlement: a marker in
-	 * the outbox's slot remembers it for {@link PermitGiveBack#markerTtl}.
+	 * the outbox's slot remembers it for {@link ReplayWindow#giveBackMarker}.
 	 */
 	@Override
 	public CompletableFuture<Boolean> settle(RateLimitCall call, byte[] reply, long difference, String settlementId) {
@@ -134,7 +133,7 @@ public final class GlobalRateLimitDecider implements RateLimitDecider {
 		}
 		if (marker != null) {
 			keys.add(marker);
-			args.add(ascii(Long.toString(PermitGiveBack.markerTtl(this.commandTimeout, call.timeout()).toMillis())));
+			args.add(ascii(Long.toString(ReplayWindow.giveBackMarker(this.commandTimeout, call.timeout()).toMillis())));
 		}
 		return this.runner.executeAsync(script, call.timeout(), keys, args.toArray(byte[][]::new));
 	}
