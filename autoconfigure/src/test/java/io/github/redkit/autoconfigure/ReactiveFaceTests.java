@@ -1,7 +1,6 @@
 package io.github.redkit.autoconfigure;
 
 import io.github.redkit.testsupport.RedisServers;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,9 +18,9 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
  * did not ask gets only the blocking one, and any application that asks
  * ({@code redkit.reactive.enabled=true}) gets the reactive one. A subclass adds what its
  * capability does beyond (the tests are public: the subclasses live in the capabilities'
- * packages).
+ * packages). Untagged: it runs only as its subclasses, compiled and run here, which would
+ * inherit a tag.
  */
-@Tag("tests-apart")
 public abstract class ReactiveFaceTests {
 
 	private final AutoConfigurations configurations;

@@ -41,6 +41,10 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 
 	private static final LuaScript<List> CHANGE = LuaScript.load("region_budget_change", List.class);
 
+	// a reservation's release: sent once a connection frees even when its caller stopped
+	// waiting, so that the amount is not held until the reservation's ttl
+	private static final LuaScript<List> RELEASE = CHANGE.givingBack();
+
 	private static final LuaScript<List> READ = LuaScript.load("region_budget_read", List.class);
 
 	private static final LuaScript<List> APPLY = LuaScript.load("region_apply", List.class);
@@ -387,7 +391,8 @@ public class RedisRegionalBudgets implements RegionalBudgets {
 				args.add(others.get(i + 1));
 			}
 		}
-		return target.execute(CHANGE, this.timeout, keys, args.toArray(new String[0]));
+		LuaScript<List> script = change.operation().equals("release") ? RELEASE : CHANGE;
+		return target.execute(script, this.timeout, keys, args.toArray(new String[0]));
 	}
 
 	/** Refuses an amount that Lua's doubles would round, as {@link Budgets} does. */

@@ -50,6 +50,21 @@ class RateLimitObservationAutoConfigurationTests {
 	}
 
 	@Test
+	void decisionsAreStillObservedOnTheSameRegistryAfterTheContextStoppedAndStartedAgain() {
+		this.runner.withUserConfiguration(Observed.class).run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+			limiter.tryAcquire("api", UUID.randomUUID().toString());
+			assertThat(registry).hasNumberOfObservationsWithNameEqualTo("redkit.ratelimit.decision", 1);
+			context.stop();
+			context.start();
+			limiter.tryAcquire("api", UUID.randomUUID().toString());
+			assertThat(registry).as("the registry found before the stop, held across it")
+				.hasNumberOfObservationsWithNameEqualTo("redkit.ratelimit.decision", 2);
+		});
+	}
+
+	@Test
 	void withoutARegistryNothingIsObserved() {
 		this.runner.run((context) -> {
 			assertThat(context).hasSingleBean(RedkitObservations.class);

@@ -1,10 +1,12 @@
 package io.github.redkit.region.internal;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
@@ -29,7 +31,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -74,6 +79,10 @@ class GlobalRateLimitSettleTests {
 		us.flushAll();
 		this.euLimiter = limiter("eu", euFactory);
 		this.usLimiter = limiter("us", usFactory);
+		// connected, and the scripts loaded, counted apart: a cold first call may take
+		// longer than the 300 ms timeout
+		warm(limiter("eu", euFactory, new SimpleMeterRegistry()));
+		warm(limiter("us", usFactory, new SimpleMeterRegistry()));
 		this.euToUs = RegionReplicator.toPeer(new RegionShipping("eu", 0, new RedisScriptRunner(euFactory), KEYSPACE,
 				new RegionRounds(200, Duration.ofMillis(10), Duration.ofMillis(500)),
 				new MicrometerRedkitMetrics(SimpleMeterRegistry::new)), "us", new RedisScriptRunner(usFactory));
@@ -132,11 +141,55 @@ class GlobalRateLimitSettleTests {
 		assertThat(remaining(this.euLimiter)).isEqualTo(100 - 5 - 1);
 	}
 
+	/**
+	 * A global give-back's marker outlives every attempt and copy of it, as a local one's
+	 * does ({@code RefundMarkerTtlTests}): with a command timeout of 2 minutes it is kept
+	 * more than three of them.
+	 */
+	@Test
+	void aGiveBacksMarkerOutlivesThreeCommandTimeouts() {
+		LettuceConnectionFactory slow = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(RedisServer.HOST, eu.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMinutes(2)).build());
+		slow.afterPropertiesSet();
+		slow.start();
+		try {
+			RateLimiter limiter = limiter("eu", slow);
+			warm(limiter("eu", slow, new SimpleMeterRegistry()));
+			String sequence = new RegionOutbox(KEYSPACE, "eu", 1_000_000).sequence("api");
+			StringRedisTemplate template = new RedisScriptRunner(slow).template();
+			Set<String> before = template.keys(sequence + ":refund:*");
+			RateLimitReservation reservation = limiter.reserve("api", List.of("tenant"), 10);
+			assertThat(reservation.allowed()).isTrue();
+			assertThat(reservation.settleAsync(0)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+			Set<String> markers = new HashSet<>(template.keys(sequence + ":refund:*"));
+			markers.removeAll(before);
+			assertThat(markers).as("the give-back's marker").hasSize(1);
+			for (String marker : markers) {
+				Long kept = template.getExpire(marker, TimeUnit.MILLISECONDS);
+				assertThat(Duration.ofMillis(kept)).as(marker).isGreaterThan(Duration.ofMinutes(6));
+			}
+		}
+		finally {
+			slow.destroy();
+		}
+	}
+
+	private static void warm(RateLimiter limiter) {
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreExceptions()
+			.until(() -> limiter.reserve("api", List.of("warm-up"), 1).giveBackAsync().join());
+	}
+
 	private RateLimiter limiter(String region, LettuceConnectionFactory factory) {
+		return limiter(region, factory, this.registry);
+	}
+
+	private static RateLimiter limiter(String region, LettuceConnectionFactory factory, SimpleMeterRegistry registry) {
 		RedisScriptRunner runner = new RedisScriptRunner(factory);
 		return new RedisRateLimiter(runner, KEYSPACE, Map.of("api", HUNDRED_AN_HOUR),
 				new RateLimitSettings(LimitFailureMode.DENY, Duration.ofMillis(300), Duration.ZERO),
-				new MicrometerRedkitMetrics(() -> this.registry), RedkitObservations.NONE,
+				new MicrometerRedkitMetrics(() -> registry), RedkitObservations.NONE,
 				List.of(new GlobalRateLimitDecider(runner, new RegionOutbox(KEYSPACE, region, 1_000_000),
 						Set.of("api"))));
 	}
