@@ -139,6 +139,12 @@ final class QueueConsumer implements Runnable {
 	 */
 	private final Object sending = new Object();
 
+	/**
+	 * A take resent under a failed take's name is under way ({@link #startResend}).
+	 * Guarded by {@link #sending}.
+	 */
+	private boolean resending;
+
 	private volatile LeaseRenewer.@Nullable Renewal currentRenewal;
 
 	/**
@@ -354,16 +360,17 @@ final class QueueConsumer implements Runnable {
 			QueueReceiver.Batch taken = null;
 			for (int attempt = 1; taken == null; attempt++) {
 				try {
-					// started as every call is, so that none is written after the stop
-					// returned: the stop waits for its answer instead
-					CompletableFuture<QueueReceiver.Batch> sent = start(
-							() -> CompletableFuture.completedFuture(takeBatch(1, acks)));
-					if (sent == null) {
+					if (!startResend()) {
 						logger.warn("Consumer of queue '" + this.queue + "' stopped before it could acknowledge "
 								+ ids(acks) + "; they come back after their visibility timeout");
 						return;
 					}
-					taken = sent.join();
+					try {
+						taken = takeBatch(1, acks);
+					}
+					finally {
+						endResend();
+					}
 				}
 				catch (RuntimeException ex) {
 					if (RedisQueueTemplate.unanswered(ex)) {
@@ -761,11 +768,47 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * The stop returned: no call of this consumer's starts after it.
+	 * Marks a take resent under a failed take's name as under way, unless the stop
+	 * returned: a receiver's take waits for its answer, so it cannot start under
+	 * {@link #sending} as the other calls do (a Redis client's thread settling another
+	 * message would wait for the lock meanwhile), and the stop waits for it instead
+	 * ({@link #closeSettling}).
+	 * @return whether the take may be sent
+	 */
+	private boolean startResend() {
+		synchronized (this.sending) {
+			if (this.settlingClosed) {
+				return false;
+			}
+			this.resending = true;
+			return true;
+		}
+	}
+
+	private void endResend() {
+		synchronized (this.sending) {
+			this.resending = false;
+			this.sending.notifyAll();
+		}
+	}
+
+	/**
+	 * The stop returned: no call of this consumer's starts after it, and a take resent
+	 * under a failed take's name that is under way is answered first (no longer than the
+	 * client's command timeout), so that it is not written after the stop returned.
 	 */
 	void closeSettling() {
 		synchronized (this.sending) {
 			this.settlingClosed = true;
+			while (this.resending) {
+				try {
+					this.sending.wait();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
 		}
 	}
 

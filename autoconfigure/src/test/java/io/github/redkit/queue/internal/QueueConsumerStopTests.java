@@ -1015,7 +1015,7 @@ class QueueConsumerStopTests {
 	/**
 	 * A consumer whose listener on message 1 returns just before the stop's deadline
 	 * settles what it left on its own: the acknowledgement of message 1 and the
-	 * give-backs of messages 2 to 5, one after another, each answered 100 ms late as over
+	 * give-backs of messages 2 to 5, one after another, each answered 50 ms late as over
 	 * a slow link. The stop waits for them as for its own give-backs (review of fix35: it
 	 * waited for nothing and closed settling at its deadline, so only the first give-back
 	 * arrived and the other messages stayed in flight).
@@ -1031,7 +1031,7 @@ class QueueConsumerStopTests {
 			@Override
 			public CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
 				return super.releaseAsync(message).thenCompose((released) -> CompletableFuture
-					.supplyAsync(() -> released, CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)));
+					.supplyAsync(() -> released, CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS)));
 			}
 
 		};
@@ -1045,9 +1045,9 @@ class QueueConsumerStopTests {
 				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
 					if (((Email) payload).number() == 1) {
 						first.countDown();
-						// returns 100 ms before the stop's deadline
+						// returns 50 ms before the stop's deadline
 						long returnAt = stopping.get(20, TimeUnit.SECONDS) + shutdownTimeout.toNanos()
-								- TimeUnit.MILLISECONDS.toNanos(100);
+								- TimeUnit.MILLISECONDS.toNanos(50);
 						new CountDownLatch(1).await(Math.max(0, returnAt - System.nanoTime()), TimeUnit.NANOSECONDS);
 					}
 				}));
