@@ -149,6 +149,11 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 						+ this.shutdownTimeout.toMillis() + " ms: the take is given up");
 				answered = false;
 			}
+			// a consumer that settles on its own (its end's acknowledgements and
+			// give-backs, one after another) is waited for as a give-back is
+			else if (thread.isAlive()) {
+				giveBacks.add(this.consumers.get(i).settling());
+			}
 		}
 		// a give-back Redis did not answer in time: it would not answer the stop either
 		answered &= awaitGiveBacks(giveBacks, deadline);

@@ -139,7 +139,18 @@ final class QueueConsumer implements Runnable {
 	 */
 	private final Object sending = new Object();
 
+	/**
+	 * A take resent under a failed take's name is under way ({@link #startResend}).
+	 * Guarded by {@link #sending}.
+	 */
+	private boolean resending;
+
 	private volatile LeaseRenewer.@Nullable Renewal currentRenewal;
+
+	/**
+	 * What the consumer thread settles on its own ({@link #awaitSettling}).
+	 */
+	private volatile CompletableFuture<?> settling = CompletableFuture.completedFuture(null);
 
 	/**
 	 * Guards {@link #taking}: a stop interrupts the consumer thread only while it waits
@@ -222,7 +233,7 @@ final class QueueConsumer implements Runnable {
 		}
 		finally {
 			if (!this.settledByStop) {
-				awaitQuietly(flushAck());
+				awaitSettling(flushAck());
 			}
 			this.wait.close();
 		}
@@ -348,13 +359,18 @@ final class QueueConsumer implements Runnable {
 		return CompletableFuture.runAsync(() -> {
 			QueueReceiver.Batch taken = null;
 			for (int attempt = 1; taken == null; attempt++) {
-				if (this.settlingClosed) {
-					logger.warn("Consumer of queue '" + this.queue + "' stopped before it could acknowledge messages "
-							+ ids(acks) + "; they come back after their visibility timeout");
-					return;
-				}
 				try {
-					taken = takeBatch(1, acks);
+					if (!startResend()) {
+						logger.warn("Consumer of queue '" + this.queue + "' stopped before it could acknowledge "
+								+ ids(acks) + "; they come back after their visibility timeout");
+						return;
+					}
+					try {
+						taken = takeBatch(1, acks);
+					}
+					finally {
+						endResend();
+					}
 				}
 				catch (RuntimeException ex) {
 					if (RedisQueueTemplate.unanswered(ex)) {
@@ -441,17 +457,20 @@ final class QueueConsumer implements Runnable {
 			}
 			return;
 		}
+		// known before the listener is in hand as running, so that a stop that takes it
+		// from then on stops this heartbeat too
+		this.currentRenewal = renewal;
 		InHand running = new InHand(message, Stage.LISTENING);
 		if (!this.running || !this.inHand.compareAndSet(starting, running)) {
 			// a stop began: no listener starts after it; this message goes back, unless
 			// the stop took it first (then the stop settles it and the rest)
+			this.currentRenewal = null;
 			renewal.stop();
 			if (outOfHand(starting)) {
-				awaitQuietly(giveBack(List.of(message)));
+				awaitSettling(giveBack(withPrefetched(message)));
 			}
 			return;
 		}
-		this.currentRenewal = renewal;
 		long start = System.nanoTime();
 		Throwable failure = null;
 		// in scope while the listener runs: its own spans continue the sender's trace
@@ -557,11 +576,8 @@ final class QueueConsumer implements Runnable {
 	 * stops, since it could keep no message invisible.
 	 */
 	private void giveBackUnhandled(QueueMessage<Object> message, RuntimeException cause) {
-		List<QueueMessage<Object>> unhandled = new ArrayList<>();
-		unhandled.add(message);
-		unhandled.addAll(this.prefetched);
-		this.prefetched.clear();
-		awaitQuietly(giveBack(unhandled));
+		List<QueueMessage<Object>> unhandled = withPrefetched(message);
+		awaitSettling(giveBack(unhandled));
 		if (cause instanceof RejectedExecutionException) {
 			this.running = false;
 			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
@@ -570,6 +586,19 @@ final class QueueConsumer implements Runnable {
 			return;
 		}
 		throw cause;
+	}
+
+	/**
+	 * Takes the prefetched messages out of {@link #prefetched}, behind a message of their
+	 * batch taken before them: given back together, one after another, they keep their
+	 * order.
+	 */
+	private List<QueueMessage<Object>> withPrefetched(QueueMessage<Object> message) {
+		List<QueueMessage<Object>> unhandled = new ArrayList<>();
+		unhandled.add(message);
+		unhandled.addAll(this.prefetched);
+		this.prefetched.clear();
+		return unhandled;
 	}
 
 	/**
@@ -640,6 +669,26 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
+	 * Waits, on the consumer thread, for what it settles on its own (its end's
+	 * acknowledgements and give-backs, a give-back at a stop), which the stop waits for
+	 * as well ({@link #settling()}).
+	 */
+	private void awaitSettling(CompletableFuture<?> sent) {
+		this.settling = sent;
+		awaitQuietly(sent);
+	}
+
+	/**
+	 * What the consumer thread settles on its own, under way: a stop waits for it before
+	 * it closes settling, within the same bounded wait as for its own give-backs, since
+	 * the give-backs of a batch go one after another.
+	 * @return the settling under way, or done when there is none
+	 */
+	CompletableFuture<?> settling() {
+		return this.settling;
+	}
+
+	/**
 	 * Waits for calls under way (each logs its own failure) as long as a call's answer
 	 * may take.
 	 */
@@ -697,14 +746,11 @@ final class QueueConsumer implements Runnable {
 			return new GiveBack(null, false, CompletableFuture
 				.allOf(send(() -> this.setup.ack(taken.message()), taken.message(), "acknowledge"), settleAtStop()));
 		}
-		CompletableFuture<?> released = this.setup.release(taken.message()).whenComplete((done, ex) -> {
-			if (ex != null) {
-				logger.warn("Cannot give message " + taken.message().id() + " back to queue '" + this.queue
-						+ "'; it comes back after its visibility timeout", ex);
-			}
-		});
+		// given back in the chain of the prefetched ones, last, so that the batch keeps
+		// its order at the head of the queue
+		List<QueueMessage<Object>> unhandled = withPrefetched(taken.message());
 		return new GiveBack(taken.message().id(), taken.stage() == Stage.LISTENING,
-				CompletableFuture.allOf(released, settleAtStop()));
+				CompletableFuture.allOf(giveBack(unhandled), settleAtStop()));
 	}
 
 	/**
@@ -722,11 +768,47 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * The stop returned: no call of this consumer's starts after it.
+	 * Marks a take resent under a failed take's name as under way, unless the stop
+	 * returned: a receiver's take waits for its answer, so it cannot start under
+	 * {@link #sending} as the other calls do (a Redis client's thread settling another
+	 * message would wait for the lock meanwhile), and the stop waits for it instead
+	 * ({@link #closeSettling}).
+	 * @return whether the take may be sent
+	 */
+	private boolean startResend() {
+		synchronized (this.sending) {
+			if (this.settlingClosed) {
+				return false;
+			}
+			this.resending = true;
+			return true;
+		}
+	}
+
+	private void endResend() {
+		synchronized (this.sending) {
+			this.resending = false;
+			this.sending.notifyAll();
+		}
+	}
+
+	/**
+	 * The stop returned: no call of this consumer's starts after it, and a take resent
+	 * under a failed take's name that is under way is answered first (no longer than the
+	 * client's command timeout), so that it is not written after the stop returned.
 	 */
 	void closeSettling() {
 		synchronized (this.sending) {
 			this.settlingClosed = true;
+			while (this.resending) {
+				try {
+					this.sending.wait();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
 		}
 	}
 

@@ -12,10 +12,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import ch.qos.logback.classic.Logger;
@@ -46,6 +48,7 @@ import io.github.redkit.testsupport.RedisTopology;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.awaitility.core.ConditionTimeoutException;
@@ -98,6 +101,15 @@ class QueueConsumerStopTests {
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
 	private final List<QueueListenerContainerFactory> factories = new CopyOnWriteArrayList<>();
+
+	/**
+	 * The shared server is left unpaused whatever a test did, so that the next test does
+	 * not wait on a pause this one left.
+	 */
+	@AfterEach
+	void unpause() {
+		redis.callOnEveryNode("CLIENT", "UNPAUSE");
+	}
 
 	/**
 	 * A take that hangs (Redis frozen) past {@code shutdown-timeout} does not keep the
@@ -153,6 +165,8 @@ class QueueConsumerStopTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aTakeTheStopGaveUpOnAnUnsharedConnectionIsNotAppliedAfterNoscript(QueueStore store) throws Exception {
+		// the clients this test opens: their ids are above every id until now
+		long before = lastClientId(redis);
 		onItsRedis(redis, Connection.unshared(), (factory, template) -> {
 			try {
 				// Redis forgets the take's script, and holds every script (a new
@@ -165,7 +179,7 @@ class QueueConsumerStopTests {
 				redis.callOnEveryNode("CLIENT", "UNPAUSE");
 				// a connection per call, closed once its last command (an EVAL sent on
 				// the NOSCRIPT answer included) completed
-				await().atMost(Duration.ofSeconds(20)).until(() -> clients(redis) == 0);
+				await().atMost(Duration.ofSeconds(20)).until(() -> clientsSince(redis, before) == 0);
 				QueueStats stats = template.stats(stopped.queue());
 				assertThat(stats.ready()).as("the second message, not taken for nobody").isOne();
 				assertThat(stopped.consumerEnded()).isTrue();
@@ -356,6 +370,72 @@ class QueueConsumerStopTests {
 	}
 
 	/**
+	 * A stopping consumer whose take was answered with an error sends the acknowledgement
+	 * it carried under that take's name on a thread of its own, whose take the test holds
+	 * at its entry until the stop would have returned: the take is sent before the stop
+	 * returns, never after (review of fix35: it was sent outside the lock that keeps
+	 * calls from starting after the stop, and took a message whose give-back the closed
+	 * consumer then refused).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void noTakeUnderAFailedTakesNameStartsAfterTheStopReturned(QueueStore store) throws Exception {
+		onItsRedis(redis, Connection.shared(Duration.ofSeconds(10)), (factory, plain) -> {
+			AtomicBoolean failing = new AtomicBoolean();
+			AtomicInteger failed = new AtomicInteger();
+			CountDownLatch settling = new CountDownLatch(1);
+			CountDownLatch proceed = new CountDownLatch(1);
+			List<Long> takes = new CopyOnWriteArrayList<>();
+			RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(factory),
+					QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.settings::get,
+					new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE) {
+
+				@Override
+				public Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done, int max) {
+					if (Thread.currentThread().getName().endsWith("-settle")) {
+						settling.countDown();
+						try {
+							proceed.await(20, TimeUnit.SECONDS);
+						}
+						catch (InterruptedException ex) {
+							Thread.currentThread().interrupt();
+						}
+						takes.add(System.nanoTime());
+					}
+					else if (failing.get() && !done.isEmpty()) {
+						failed.incrementAndGet();
+						throw new RedkitScriptException("queue_claim",
+								new RedisCommandExecutionException("ERR user_script:1: Script failed"));
+					}
+					return super.take(queue, payloadType, done, max);
+				}
+
+			};
+			String queue = queue(store, 1);
+			template.sendAll(queue, emails(1, 2));
+			DefaultQueueListenerContainer container = emailContainer(template, factory, queue, SHUTDOWN_TIMEOUT,
+					(payload) -> failing.set(true));
+			container.start();
+			await().atMost(Duration.ofSeconds(20)).until(() -> failed.get() > 0);
+			CompletableFuture<Long> stopped = CompletableFuture.supplyAsync(() -> {
+				container.stop();
+				return System.nanoTime();
+			});
+			assertThat(settling.await(20, TimeUnit.SECONDS)).isTrue();
+			try {
+				// past the stop's deadline and its wait for what the consumer settles
+				stopped.get(2 * SHUTDOWN_TIMEOUT.toMillis() + 500, TimeUnit.MILLISECONDS);
+			}
+			catch (TimeoutException ex) {
+				// the stop waits for the take
+			}
+			proceed.countDown();
+			long returned = stopped.get(20, TimeUnit.SECONDS);
+			assertThat(takes).as("takes started after the stop returned").noneMatch((sent) -> sent - returned > 0);
+		});
+	}
+
+	/**
 	 * Stops a consumer whose take (acknowledging the message its listener handled) waits
 	 * for a Redis that {@code freeze} stopped answering.
 	 */
@@ -496,10 +576,20 @@ class QueueConsumerStopTests {
 					&& frame.getMethodName().equals("await"));
 	}
 
-	// the clients connected but the one asking
-	private static long clients(RedisServer redis) {
+	// the clients connected since the one of the given id, but the one asking
+	private static long clientsSince(RedisServer redis, long id) {
+		return clientIds(redis).filter((client) -> client > id).count() - 1;
+	}
+
+	private static long lastClientId(RedisServer redis) {
+		return clientIds(redis).max().orElse(0);
+	}
+
+	private static LongStream clientIds(RedisServer redis) {
 		String list = String.valueOf(redis.callOnEveryNode("CLIENT", "LIST").get(0));
-		return list.lines().filter((line) -> !line.isBlank()).count() - 1;
+		return list.lines()
+			.filter((line) -> line.startsWith("id="))
+			.mapToLong((line) -> Long.parseLong(line.substring(3, line.indexOf(' '))));
 	}
 
 	/**
@@ -863,6 +953,7 @@ class QueueConsumerStopTests {
 	void noSettlingStartsAfterTheStopReturned(QueueStore store) throws Exception {
 		LettuceConnectionFactory factory = redis.createConnectionFactory();
 		List<Long> sends = new CopyOnWriteArrayList<>();
+		List<CompletableFuture<?>> answers = new CopyOnWriteArrayList<>();
 		AtomicInteger releases = new AtomicInteger();
 		AtomicReference<ClientPause> pause = new AtomicReference<>();
 		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(factory), QueueTestSupport.KEYSPACE,
@@ -872,17 +963,22 @@ class QueueConsumerStopTests {
 			@Override
 			public CompletableFuture<Boolean> ackAsync(QueueMessage<?> message) {
 				sends.add(System.nanoTime());
-				return super.ackAsync(message);
+				CompletableFuture<Boolean> answer = super.ackAsync(message);
+				answers.add(answer);
+				return answer;
 			}
 
 			@Override
 			public CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
 				sends.add(System.nanoTime());
-				// the first is the message in hand's, the second a prefetched one's
+				// the first two are prefetched ones', given back before the message in
+				// hand
 				if (releases.incrementAndGet() == 2) {
 					pause.set(ClientPause.start(redis, Duration.ofMillis(1500)));
 				}
-				return super.releaseAsync(message);
+				CompletableFuture<Boolean> answer = super.releaseAsync(message);
+				answers.add(answer);
+				return answer;
 			}
 
 		};
@@ -901,12 +997,74 @@ class QueueConsumerStopTests {
 			assertThat(second.await(20, TimeUnit.SECONDS)).isTrue();
 			container.stop();
 			long returned = System.nanoTime();
-			// what was sent before is answered once the pause ends
+			// what was sent before is answered once the pause ends, and nothing more
+			// starts meanwhile or after
 			pause.get().awaitEnd();
-			assertThat(releases).as("message 2 and the first prefetched one given back")
-				.hasValueGreaterThanOrEqualTo(2);
+			assertThat(releases).as("the first two give-backs").hasValueGreaterThanOrEqualTo(2);
+			await().atMost(Duration.ofSeconds(10)).until(() -> answers.stream().allMatch(CompletableFuture::isDone));
+			int before = sends.size();
+			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> sends.size() == before);
 			assertThat(sends).as("acknowledgements and give-backs started after the stop returned")
 				.noneMatch((sent) -> sent - returned > 0);
+		}
+		finally {
+			close(factory);
+		}
+	}
+
+	/**
+	 * A consumer whose listener on message 1 returns just before the stop's deadline
+	 * settles what it left on its own: the acknowledgement of message 1 and the
+	 * give-backs of messages 2 to 5, one after another, each answered 50 ms late as over
+	 * a slow link. The stop waits for them as for its own give-backs (review of fix35: it
+	 * waited for nothing and closed settling at its deadline, so only the first give-back
+	 * arrived and the other messages stayed in flight).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aStopWaitsForTheGiveBacksOfAConsumerSettlingOnItsOwn(QueueStore store) throws Exception {
+		LettuceConnectionFactory factory = redis.createConnectionFactory();
+		RedisQueueTemplate template = new RedisQueueTemplate(new RedisScriptRunner(factory), QueueTestSupport.KEYSPACE,
+				QueueTestSupport.JSON, this.settings::get, new MicrometerRedkitMetrics(() -> this.meters),
+				RedkitObservations.NONE) {
+
+			@Override
+			public CompletableFuture<Boolean> releaseAsync(QueueMessage<?> message) {
+				return super.releaseAsync(message).thenCompose((released) -> CompletableFuture
+					.supplyAsync(() -> released, CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS)));
+			}
+
+		};
+		try {
+			Duration shutdownTimeout = Duration.ofSeconds(1);
+			String queue = queue(store, 5);
+			template.sendAll(queue, emails(1, 5));
+			CountDownLatch first = new CountDownLatch(1);
+			CompletableFuture<Long> stopping = new CompletableFuture<>();
+			DefaultQueueListenerContainer container = containers(template, factory, POLL_TIMEOUT, shutdownTimeout)
+				.create(queue, 1, QueueTestSupport.handler(Email.class, (payload) -> {
+					if (((Email) payload).number() == 1) {
+						first.countDown();
+						// returns 50 ms before the stop's deadline
+						long returnAt = stopping.get(20, TimeUnit.SECONDS) + shutdownTimeout.toNanos()
+								- TimeUnit.MILLISECONDS.toNanos(50);
+						new CountDownLatch(1).await(Math.max(0, returnAt - System.nanoTime()), TimeUnit.NANOSECONDS);
+					}
+				}));
+			container.start();
+			assertThat(first.await(20, TimeUnit.SECONDS)).isTrue();
+			stopping.complete(System.nanoTime());
+			container.stop();
+			List<Integer> back = template.receive(queue, Email.class, 10)
+				.stream()
+				.map((message) -> message.payload().number())
+				.toList();
+			if (store == QueueStore.LIST) {
+				assertThat(back).as("given back before the stop returned, in their order").containsExactly(2, 3, 4, 5);
+			}
+			else {
+				assertThat(back).as("given back before the stop returned").containsExactlyInAnyOrder(2, 3, 4, 5);
+			}
 		}
 		finally {
 			close(factory);
@@ -1020,7 +1178,9 @@ class QueueConsumerStopTests {
 
 	/**
 	 * Message 1 of the three a consumer took at once was acknowledged before the stop
-	 * returned, counted as processed, and messages 2 and 3 are back in the queue.
+	 * returned, counted as processed, and messages 2 and 3 are back in the queue, in
+	 * their order at the head of a list queue (review of fix35: the message in hand went
+	 * back first, the prefetched one in front of it).
 	 */
 	private void assertSettledAtStop(RedisServer redis, String queue) {
 		Counter counter = this.meters.find("redkit.queue.messages").tag("outcome", "processed").counter();
@@ -1028,9 +1188,16 @@ class QueueConsumerStopTests {
 		LettuceConnectionFactory restarted = redis.createConnectionFactory();
 		try {
 			RedisQueueTemplate template = template(restarted);
-			assertThat(template.receive(queue, Email.class, 10)).as("given back before the stop returned")
-				.extracting((message) -> message.payload().number())
-				.containsExactlyInAnyOrder(2, 3);
+			List<Integer> back = template.receive(queue, Email.class, 10)
+				.stream()
+				.map((message) -> message.payload().number())
+				.toList();
+			if (this.settings.get(queue).store() == QueueStore.LIST) {
+				assertThat(back).as("given back before the stop returned, in their order").containsExactly(2, 3);
+			}
+			else {
+				assertThat(back).as("given back before the stop returned").containsExactlyInAnyOrder(2, 3);
+			}
 			assertThat(template.stats(queue).inFlight()).as("in flight: 2 and 3 only, 1 acknowledged").isEqualTo(2);
 			assertThat(processed).as("processed before the stop returned").isOne();
 		}

@@ -67,6 +67,10 @@ class QueueForeignKeyTests {
 				Long.toString(at).getBytes(), "PXAT".getBytes(), Long.toString(at).getBytes()));
 		assertThatExceptionOfType(DataAccessException.class)
 			.isThrownBy(() -> template.ackAndReceive(handled, Email.class));
+		// still there, so there during the take: the take trusted it (a machine too
+		// loaded to take within the second ran the untrusted path, which this test is
+		// not about)
+		assertThat(this.redis.hasKey(keys.nextDue())).as("the next-due hint, trusted by the take").isTrue();
 		this.redis.delete(keys.delayed());
 		assertThat(this.support.template.stats(queue).inFlight()).as("the error applied nothing").isOne();
 		assertThat(template.ackAndReceive(handled, Email.class)).isEmpty();
