@@ -16,6 +16,12 @@ import io.github.redkit.idempotency.StepOutcome;
  */
 class BrokenIdempotentSteps extends BrokenBuild<Breakage> {
 
+	/** The script {@link Breakage#REPLAY_NOT_RECOGNISED} sends without its dedupe. */
+	static final String SCRIPT = "idempotency_claim";
+
+	/** How that script recognises a claim delivered again. */
+	static final String DEDUPE = "string.match(mine, '^p|%d+|%d+|([^|]*)|') == ARGV[4]";
+
 	private final AtomicLong refusals = new AtomicLong();
 
 	BrokenIdempotentSteps() {
@@ -25,8 +31,7 @@ class BrokenIdempotentSteps extends BrokenBuild<Breakage> {
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof RedisScriptRunner runner && broken(Breakage.REPLAY_NOT_RECOGNISED)) {
-			return DedupeRemoved.runner(runner, "idempotency_claim",
-					"string.match(mine, '^p|%d+|%d+|([^|]*)|') == ARGV[4]");
+			return DedupeRemoved.runner(runner, SCRIPT, DEDUPE);
 		}
 		return super.postProcessAfterInitialization(bean, beanName);
 	}

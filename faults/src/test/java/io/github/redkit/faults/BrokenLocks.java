@@ -20,6 +20,15 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 class BrokenLocks extends BrokenBuild<LockScenario.Breakage> implements BeanFactoryAware {
 
+	/**
+	 * The script {@link LockScenario.Breakage#REPLAY_NOT_RECOGNISED} sends without its
+	 * dedupe.
+	 */
+	static final String SCRIPT = "lock_acquire";
+
+	/** How that script recognises an acquire delivered again. */
+	static final String DEDUPE = "holder == ARGV[1]";
+
 	private final AtomicLong tokens = new AtomicLong();
 
 	private BeanFactory beans;
@@ -36,7 +45,7 @@ class BrokenLocks extends BrokenBuild<LockScenario.Breakage> implements BeanFact
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof RedisScriptRunner runner && broken(LockScenario.Breakage.REPLAY_NOT_RECOGNISED)) {
-			return DedupeRemoved.runner(runner, "lock_acquire", "holder == ARGV[1]");
+			return DedupeRemoved.runner(runner, SCRIPT, DEDUPE);
 		}
 		return super.postProcessAfterInitialization(bean, beanName);
 	}

@@ -1,18 +1,18 @@
 package io.github.redkit.faults;
 
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.lang.reflect.Parameter;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redkit.core.internal.LuaScript;
-import io.github.redkit.core.internal.NativeForm;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
-import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * An instance's script runner that sends one script with the lines that recognise a
@@ -96,7 +96,14 @@ final class DedupeRemoved implements MethodInterceptor {
 		return invocation.proceed();
 	}
 
-	private static LuaScript<?> edit(LuaScript<?> lua, String dedupe, String replacement) {
+	/**
+	 * A script without its dedupe, sent as the original is (its flags kept).
+	 * @param lua the script
+	 * @param dedupe the expression taken out
+	 * @param replacement what it becomes
+	 * @return the edited script
+	 */
+	static LuaScript<?> edit(LuaScript<?> lua, String dedupe, String replacement) {
 		String source = lua.redisScript().getScriptAsString();
 		if (!source.contains(dedupe)) {
 			// a script that changed must not leave a build that is not broken at all
@@ -105,20 +112,37 @@ final class DedupeRemoved implements MethodInterceptor {
 		return script(lua, source.replace(dedupe, replacement));
 	}
 
-	@SuppressWarnings({ "rawtypes", "unchecked" })
+	// the library makes scripts from its own files only: a test may make others. The
+	// constructor's arguments are read by name from the original's fields, so that a flag
+	// LuaScript gains is kept rather than leaving the soak's broken builds unmade (the
+	// arguments' names are compiled in: -parameters)
 	private static LuaScript<?> script(LuaScript<?> original, String source) {
+		Constructor<?>[] constructors = LuaScript.class.getDeclaredConstructors();
+		if (constructors.length != 1) {
+			throw new IllegalStateException("LuaScript has " + constructors.length + " constructors: expected one");
+		}
+		Constructor<?> constructor = constructors[0];
+		Parameter[] parameters = constructor.getParameters();
+		Object[] arguments = new Object[parameters.length];
 		try {
-			// the library makes scripts from its own files only: a test may make others
-			Constructor<LuaScript> constructor = LuaScript.class.getDeclaredConstructor(String.class, RedisScript.class,
-					NativeForm.class, boolean.class);
+			for (int i = 0; i < parameters.length; i++) {
+				String name = parameters[i].getName();
+				arguments[i] = name.equals("script")
+						? new DefaultRedisScript<>(source, original.redisScript().getResultType())
+						: field(name).get(original);
+			}
 			constructor.setAccessible(true);
-			return constructor.newInstance(original.name(),
-					new DefaultRedisScript<>(source, original.redisScript().getResultType()), original.nativeForm(),
-					original.dropsReplays());
+			return (LuaScript<?>) constructor.newInstance(arguments);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new IllegalStateException("Cannot make a script without its dedupe", ex);
 		}
+	}
+
+	private static Field field(String name) throws NoSuchFieldException {
+		Field field = LuaScript.class.getDeclaredField(name);
+		field.setAccessible(true);
+		return field;
 	}
 
 }
