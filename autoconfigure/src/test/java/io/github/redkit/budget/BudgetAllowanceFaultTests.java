@@ -15,6 +15,7 @@ import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
+import io.github.redkit.testsupport.ScannedKeys;
 import io.github.redkit.testsupport.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -73,7 +74,8 @@ class BudgetAllowanceFaultTests {
 		Thread.sleep(1_500);
 		this.link.heal();
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
-		Set<String> spends = redis.keys(this.keyspace.key("budget").tag(this.budgetId).build() + ":op:spend:*");
+		Set<String> spends = ScannedKeys.matching(redis,
+				this.keyspace.key("budget").tag(this.budgetId).build() + ":op:spend:*");
 		assertThat(spends).hasSize(1);
 		assertThat(redis.opsForValue().get(spends.iterator().next())).as("the batch's spend applied").startsWith("1|");
 		budgets.stop();

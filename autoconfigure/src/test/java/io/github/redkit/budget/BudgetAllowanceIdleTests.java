@@ -1,7 +1,6 @@
 package io.github.redkit.budget;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -13,11 +12,10 @@ import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.testsupport.RedisTopology;
+import io.github.redkit.testsupport.ScannedKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +45,7 @@ class BudgetAllowanceIdleTests {
 		budgets.create(budgetId, 1_000);
 		assertThat(budgets.spend(budgetId, 1).applied()).isTrue();
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
-		List<String> spends = records(redis, prefix + ":budget:*:op:spend:*");
+		List<String> spends = List.copyOf(ScannedKeys.matching(redis, prefix + ":budget:*:op:spend:*"));
 		assertThat(spends).as("the record of the batch's spend").hasSize(1);
 		// Redis' own expiry of that record (EXISTS expires it): no spend comes meanwhile
 		await().atMost(Duration.ofSeconds(10))
@@ -87,14 +85,6 @@ class BudgetAllowanceIdleTests {
 				new RedisKeyspace(prefix), Duration.ofSeconds(5), OPERATION_TTL,
 				new MicrometerRedkitMetrics(() -> registry), RedkitObservations.NONE,
 				Map.of(budgetId, new BudgetAllowance(SIZE, maxAge)));
-	}
-
-	private static List<String> records(StringRedisTemplate redis, String pattern) {
-		List<String> records = new ArrayList<>();
-		try (Cursor<String> found = redis.scan(ScanOptions.scanOptions().match(pattern).build())) {
-			found.forEachRemaining(records::add);
-		}
-		return records;
 	}
 
 }

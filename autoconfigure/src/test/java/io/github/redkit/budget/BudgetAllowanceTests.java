@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -20,12 +21,11 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.testsupport.CommandStats;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
+import io.github.redkit.testsupport.ScannedKeys;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -130,11 +130,7 @@ class BudgetAllowanceTests {
 		assertThat(budgets.remaining(budgetId)).isEqualTo(1_000 - SIZE);
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
 		redis.opsForValue().set(prefix + ":budget:{" + budgetId + "}:balance", "1000");
-		List<String> records = new ArrayList<>();
-		try (Cursor<String> found = redis
-			.scan(ScanOptions.scanOptions().match(prefix + ":budget:*:op:spend:*").build())) {
-			found.forEachRemaining(records::add);
-		}
+		Set<String> records = ScannedKeys.matching(redis, prefix + ":budget:*:op:spend:*");
 		assertThat(records).hasSize(1);
 		redis.delete(records);
 		budgets.stop();

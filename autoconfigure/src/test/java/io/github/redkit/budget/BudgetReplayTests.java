@@ -14,6 +14,7 @@ import io.github.redkit.core.internal.MicrometerRedkitMetrics;
 import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.testsupport.RedisServers;
 import io.github.redkit.testsupport.RedisTopology;
+import io.github.redkit.testsupport.ScannedKeys;
 import io.github.redkit.testsupport.TcpProxy;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
@@ -70,14 +71,14 @@ class BudgetReplayTests {
 		StringRedisTemplate redis = new StringRedisTemplate(RedisTopology.STANDALONE.connectionFactory());
 		String pattern = this.keyspace.key("budget").tag(this.budgetId).build() + ":op:once:*";
 		// the create's own record (a create carries a generated id too)
-		Set<String> before = redis.keys(pattern);
+		Set<String> before = ScannedKeys.matching(redis, pattern);
 		this.link.cutAfterNextWrite();
 		SpendResult spent = this.budgets.spend(this.budgetId, 100);
 		assertThat(this.link.cutsAfterWrite()).isEqualTo(1);
 		assertThat(spent).isEqualTo(new SpendResult(true, 900));
 		assertThat(this.direct.remaining(this.budgetId)).isEqualTo(900);
 		// the generated id is kept for the replay window only: twice the command timeout
-		Set<String> records = redis.keys(pattern);
+		Set<String> records = ScannedKeys.matching(redis, pattern);
 		records.removeAll(before);
 		assertThat(records).hasSize(1);
 		assertThat(redis.getExpire(records.iterator().next(), TimeUnit.MILLISECONDS)).isPositive()

@@ -3,6 +3,7 @@ package io.github.redkit.budget;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 
 import io.github.redkit.budget.internal.BudgetAllowance;
 import io.github.redkit.budget.internal.RedisBudgets;
@@ -11,8 +12,10 @@ import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.region.internal.RedisRegionalBudgets;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,9 +27,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A budget's give-back (the unused part of a local allowance's batch when the application
- * stops, a reservation's release) whose timeout passes while it waits for a connection
- * the factory does not share is still sent once one frees: balance + spent = the budget
- * to the unit, not the batch or the reservation spent for good (or until its ttl).
+ * stops, a reservation's release, a regional budget's too) whose timeout passes while it
+ * waits for a connection the factory does not share is still sent once one frees: balance
+ * + spent = the budget to the unit, not the batch or the reservation spent for good (or
+ * until its ttl).
  */
 class UnsharedBudgetGiveBackTests {
 
@@ -46,6 +50,9 @@ class UnsharedBudgetGiveBackTests {
 	private final RedisBudgets budgets = new RedisBudgets(this.runner, new RedisKeyspace("ubg-" + UUID.randomUUID()),
 			TIMEOUT, Duration.ofHours(1), RedkitMetrics.NONE, RedkitObservations.NONE,
 			Map.of(this.budgetId, new BudgetAllowance(30, Duration.ofMinutes(10))));
+
+	private final RedisRegionalBudgets regional = new RedisRegionalBudgets(this.runner, Map.of(),
+			new RedisKeyspace("urg-" + UUID.randomUUID()), "eu", 1_000, Duration.ofHours(1), TIMEOUT);
 
 	@AfterEach
 	void closePool() {
@@ -71,14 +78,22 @@ class UnsharedBudgetGiveBackTests {
 	void aReleaseThatTimedOutWaitingForThePoolStillGivesTheReservationBack() throws Exception {
 		createWarm();
 		Reservation reservation = this.budgets.reserve(this.budgetId, 10, Duration.ofHours(1)).orElseThrow();
-		Thread borrower = this.pool.hold(2);
-		assertThatExceptionOfType(DataAccessException.class).as("the release timed out waiting for the pool")
-			.isThrownBy(() -> this.budgets.release(reservation));
-		borrower.join(15_000);
-		await("the reservation given back once the pool's connection freed").atMost(Duration.ofSeconds(5))
-			.pollInterval(Duration.ofMillis(50))
-			.ignoreExceptions()
-			.untilAsserted(() -> assertThat(this.budgets.remaining(this.budgetId)).isEqualTo(BUDGET));
+		assertGivenBackOnceThePoolFrees(() -> this.budgets.release(reservation),
+				() -> this.budgets.remaining(this.budgetId));
+	}
+
+	@Test
+	void aRegionalReleaseThatTimedOutWaitingForThePoolStillGivesTheReservationBack() throws Exception {
+		await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+			this.regional.create(this.budgetId, BUDGET);
+			assertThat(this.regional.remaining(this.budgetId)).isEqualTo(BUDGET);
+		});
+		Reservation reservation = this.regional
+			.reserve(this.budgetId, 10, Duration.ofHours(1), "r-" + UUID.randomUUID())
+			.orElseThrow();
+		assertThat(this.regional.remaining(this.budgetId)).isEqualTo(BUDGET - 10);
+		assertGivenBackOnceThePoolFrees(() -> this.regional.release(reservation),
+				() -> this.regional.remaining(this.budgetId));
 	}
 
 	// created, and the script loaded: a cold first call may take longer than the timeout
@@ -87,6 +102,22 @@ class UnsharedBudgetGiveBackTests {
 			this.budgets.create(this.budgetId, BUDGET);
 			assertThat(this.budgets.remaining(this.budgetId)).isEqualTo(BUDGET);
 		});
+	}
+
+	/**
+	 * A release that times out waiting for the pool's only connection, held by another
+	 * borrower, and the whole budget back once that connection frees.
+	 */
+	private void assertGivenBackOnceThePoolFrees(ThrowingCallable release, LongSupplier remaining)
+			throws InterruptedException {
+		Thread borrower = this.pool.hold(2);
+		assertThatExceptionOfType(DataAccessException.class).as("the release timed out waiting for the pool")
+			.isThrownBy(release);
+		borrower.join(15_000);
+		await("the reservation given back once the pool's connection freed").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(50))
+			.ignoreExceptions()
+			.untilAsserted(() -> assertThat(remaining.getAsLong()).isEqualTo(BUDGET));
 	}
 
 }

@@ -2,7 +2,6 @@ package io.github.redkit.concurrency;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +12,7 @@ import io.github.redkit.autoconfigure.RedkitAutoConfiguration;
 import io.github.redkit.autoconfigure.concurrency.ConcurrencyLimitAutoConfiguration;
 import io.github.redkit.core.KeyExpressionException;
 import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.ScannedKeys;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -25,8 +25,6 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.resilience.InvocationRejectedException;
 import org.springframework.resilience.annotation.ConcurrencyLimit;
@@ -83,7 +81,8 @@ class ConcurrencyLimitedAnnotationTests {
 				});
 			gate.open();
 			running.get(10, TimeUnit.SECONDS);
-			assertThat(scan(context.getBean(StringRedisTemplate.class), this.prefix + ":concurrency:*")).isEmpty();
+			assertThat(ScannedKeys.matching(context.getBean(StringRedisTemplate.class), this.prefix + ":concurrency:*"))
+				.isEmpty();
 		});
 	}
 
@@ -120,7 +119,7 @@ class ConcurrencyLimitedAnnotationTests {
 			assertThatExceptionOfType(InvocationRejectedException.class).isThrownBy(() -> service.run("k", Gate.OPEN));
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
 			// an inline limit is kept under the method's full signature, hashed when long
-			Set<String> keys = scan(redis, this.prefix + ":concurrency:*");
+			Set<String> keys = ScannedKeys.matching(redis, this.prefix + ":concurrency:*");
 			assertThat(keys).hasSize(1);
 			String key = keys.iterator().next();
 			assertThat(redis.opsForZSet().zCard(key)).as("only the running call holds a Redis permit").isEqualTo(1);
@@ -218,15 +217,6 @@ class ConcurrencyLimitedAnnotationTests {
 			return new ThrottledService();
 		}
 
-	}
-
-	/** The keys that match a pattern, found with SCAN (never KEYS). */
-	private static Set<String> scan(StringRedisTemplate redis, String pattern) {
-		Set<String> keys = new HashSet<>();
-		try (Cursor<String> cursor = redis.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
-			cursor.forEachRemaining(keys::add);
-		}
-		return keys;
 	}
 
 }

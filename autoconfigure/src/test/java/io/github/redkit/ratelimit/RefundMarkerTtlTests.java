@@ -16,6 +16,7 @@ import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisServers;
+import io.github.redkit.testsupport.ScannedKeys;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -61,7 +62,7 @@ class RefundMarkerTtlTests {
 			assertThat(reservation.allowed()).isTrue();
 			assertThat(reservation.settle(0)).isTrue();
 			StringRedisTemplate template = runner.template();
-			Set<String> markers = template.keys(prefix + "*:refund:*");
+			Set<String> markers = ScannedKeys.matching(template, prefix + "*:refund:*");
 			assertThat(markers).as("the give-back's marker").hasSize(1);
 			Long kept = template.getExpire(markers.iterator().next(), TimeUnit.MILLISECONDS);
 			assertThat(Duration.ofMillis(kept)).isGreaterThan(Duration.ofMinutes(6));

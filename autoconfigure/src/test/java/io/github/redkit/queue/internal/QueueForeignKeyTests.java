@@ -41,6 +41,13 @@ class QueueForeignKeyTests {
 
 	private QueueTestSupport support;
 
+	// this test's own template, whose meters it reads
+	private RedisQueueTemplate template;
+
+	private String queue;
+
+	private QueueKeys keys;
+
 	@AfterEach
 	void close() {
 		this.support.close();
@@ -54,31 +61,27 @@ class QueueForeignKeyTests {
 	 */
 	@Test
 	void aTakeWithATrustedHintAndNothingReadyAppliesNothingBeforeAForeignDelayedSet() {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.LIST);
-		RedisQueueTemplate template = template();
-		String queue = this.support.queue();
-		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		this.support.template.send(queue, new Email("x", 1));
-		QueueMessage<Email> handled = template.receive(queue, Email.class).orElseThrow();
-		this.redis.opsForValue().set(keys.delayed(), "not a sorted set");
+		QueueMessage<Email> handled = sentAndTaken(QueueStore.LIST);
+		this.redis.opsForValue().set(this.keys.delayed(), "not a sorted set");
 		// trusted for the next second (HINT_MAX_AGE), whatever the machine's load
 		long at = redisNow() + 999;
-		this.redis.execute((RedisCallback<Object>) (connection) -> connection.execute("SET", keys.nextDue().getBytes(),
-				Long.toString(at).getBytes(), "PXAT".getBytes(), Long.toString(at).getBytes()));
+		this.redis
+			.execute((RedisCallback<Object>) (connection) -> connection.execute("SET", this.keys.nextDue().getBytes(),
+					Long.toString(at).getBytes(), "PXAT".getBytes(), Long.toString(at).getBytes()));
 		assertThatExceptionOfType(DataAccessException.class)
-			.isThrownBy(() -> template.ackAndReceive(handled, Email.class));
+			.isThrownBy(() -> this.template.ackAndReceive(handled, Email.class));
 		// still there, so there during the take: the take trusted it (a machine too
 		// loaded to take within the second ran the untrusted path, which this test is
 		// not about)
-		assertThat(this.redis.hasKey(keys.nextDue())).as("the next-due hint, trusted by the take").isTrue();
-		this.redis.delete(keys.delayed());
-		assertThat(this.support.template.stats(queue).inFlight()).as("the error applied nothing").isOne();
-		assertThat(template.ackAndReceive(handled, Email.class)).isEmpty();
+		assertThat(this.redis.hasKey(this.keys.nextDue())).as("the next-due hint, trusted by the take").isTrue();
+		this.redis.delete(this.keys.delayed());
+		assertThat(this.support.template.stats(this.queue).inFlight()).as("the error applied nothing").isOne();
+		assertThat(this.template.ackAndReceive(handled, Email.class)).isEmpty();
 		assertThat(this.meters.find("redkit.queue.messages").tag("outcome", "late-ack").counter())
 			.as("the acknowledgement is not reported late")
 			.isNull();
 		assertThat(this.meters.get("redkit.queue.messages").tag("outcome", "processed").counter().count()).isOne();
-		assertThat(this.support.template.stats(queue).inFlight()).isZero();
+		assertThat(this.support.template.stats(this.queue).inFlight()).isZero();
 	}
 
 	/**
@@ -90,20 +93,15 @@ class QueueForeignKeyTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aFailureThatDeadLettersAppliesNothingBeforeAForeignDeadLetterIndex(QueueStore store) {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
-		RedisQueueTemplate template = template();
-		String queue = this.support.queue();
-		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		this.support.template.send(queue, new Email("x", 1));
-		QueueMessage<Email> message = template.receive(queue, Email.class).orElseThrow();
-		this.redis.opsForValue().set(keys.deadIndex(), "not a sorted set");
+		QueueMessage<Email> message = sentAndTaken(store);
+		this.redis.opsForValue().set(this.keys.deadIndex(), "not a sorted set");
 		assertThatExceptionOfType(Exception.class)
-			.isThrownBy(() -> template.failAsync(message, new IllegalStateException("boom"), true).join());
-		this.redis.delete(keys.deadIndex());
-		assertThat(this.support.template.stats(queue).inFlight()).as("the error applied nothing").isOne();
-		assertThat(template.failAsync(message, new IllegalStateException("boom"), true).join())
+			.isThrownBy(() -> this.template.failAsync(message, new IllegalStateException("boom"), true).join());
+		this.redis.delete(this.keys.deadIndex());
+		assertThat(this.support.template.stats(this.queue).inFlight()).as("the error applied nothing").isOne();
+		assertThat(this.template.failAsync(message, new IllegalStateException("boom"), true).join())
 			.isEqualTo(FailureOutcome.DEAD_LETTERED);
-		assertThat(this.support.template.deadLetters(queue, 10)).hasSize(1);
+		assertThat(this.support.template.deadLetters(this.queue, 10)).hasSize(1);
 	}
 
 	/**
@@ -114,22 +112,20 @@ class QueueForeignKeyTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aFailureThatRetriesAppliesNothingBeforeAForeignKey(QueueStore store) {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
-		RedisQueueTemplate template = template();
-		String queue = this.support.queue();
-		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		this.support.template.sendAll(queue, IntStream.rangeClosed(1, 2).mapToObj((i) -> new Email("x", i)).toList());
-		List<QueueMessage<Email>> taken = template.receive(queue, Email.class, 2);
-		List<String> foreign = (store == QueueStore.LIST) ? List.of(keys.delayed(), keys.nextDue())
-				: List.of(keys.claimDue());
+		open(store);
+		this.support.template.sendAll(this.queue,
+				IntStream.rangeClosed(1, 2).mapToObj((i) -> new Email("x", i)).toList());
+		List<QueueMessage<Email>> taken = this.template.receive(this.queue, Email.class, 2);
+		List<String> foreign = (store == QueueStore.LIST) ? List.of(this.keys.delayed(), this.keys.nextDue())
+				: List.of(this.keys.claimDue());
 		for (int i = 0; i < foreign.size(); i++) {
 			QueueMessage<Email> message = taken.get(i);
 			this.redis.delete(foreign.get(i));
 			this.redis.opsForHash().put(foreign.get(i), "a", "hash");
 			assertThatExceptionOfType(DataAccessException.class)
-				.isThrownBy(() -> template.fail(message, new IllegalStateException("boom")));
+				.isThrownBy(() -> this.template.fail(message, new IllegalStateException("boom")));
 			this.redis.delete(foreign.get(i));
-			assertThat(template.fail(message, new IllegalStateException("boom"))).as(foreign.get(i))
+			assertThat(this.template.fail(message, new IllegalStateException("boom"))).as(foreign.get(i))
 				.isEqualTo(FailureOutcome.RETRIED);
 		}
 	}
@@ -141,18 +137,13 @@ class QueueForeignKeyTests {
 	 */
 	@Test
 	void aGiveBackAppliesNothingBeforeAForeignReadyList() {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.LIST);
-		RedisQueueTemplate template = template();
-		String queue = this.support.queue();
-		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		this.support.template.send(queue, new Email("x", 1));
-		QueueMessage<Email> message = template.receive(queue, Email.class).orElseThrow();
-		this.redis.opsForValue().set(keys.ready(), "not a list");
-		assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> template.release(message));
-		this.redis.delete(keys.ready());
-		assertThat(this.support.template.stats(queue).inFlight()).as("the error applied nothing").isOne();
-		assertThat(template.release(message)).isTrue();
-		assertThat(this.support.template.stats(queue)).extracting(QueueStats::ready, QueueStats::inFlight)
+		QueueMessage<Email> message = sentAndTaken(QueueStore.LIST);
+		this.redis.opsForValue().set(this.keys.ready(), "not a list");
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> this.template.release(message));
+		this.redis.delete(this.keys.ready());
+		assertThat(this.support.template.stats(this.queue).inFlight()).as("the error applied nothing").isOne();
+		assertThat(this.template.release(message)).isTrue();
+		assertThat(this.support.template.stats(this.queue)).extracting(QueueStats::ready, QueueStats::inFlight)
 			.containsExactly(1L, 0L);
 	}
 
@@ -162,28 +153,34 @@ class QueueForeignKeyTests {
 	 */
 	@Test
 	void anExtendAppliesNothingBeforeAForeignHint() {
-		this.support = new QueueTestSupport(RedisTopology.STANDALONE, QueueStore.LIST);
-		RedisQueueTemplate template = template();
-		String queue = this.support.queue();
-		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
-		this.support.template.send(queue, new Email("x", 1));
-		QueueMessage<Email> message = template.receive(queue, Email.class).orElseThrow();
+		QueueMessage<Email> message = sentAndTaken(QueueStore.LIST);
 		String entry = TakenMessage.of(message).inFlightEntry();
-		Double deadline = this.redis.opsForZSet().score(keys.inFlight(), entry);
-		this.redis.delete(keys.nextDue());
-		this.redis.opsForHash().put(keys.nextDue(), "a", "hash");
+		Double deadline = this.redis.opsForZSet().score(this.keys.inFlight(), entry);
+		this.redis.delete(this.keys.nextDue());
+		this.redis.opsForHash().put(this.keys.nextDue(), "a", "hash");
 		assertThatExceptionOfType(DataAccessException.class)
-			.isThrownBy(() -> template.extend(message, Duration.ofSeconds(1)));
-		assertThat(this.redis.opsForZSet().score(keys.inFlight(), entry)).as("the error applied nothing")
+			.isThrownBy(() -> this.template.extend(message, Duration.ofSeconds(1)));
+		assertThat(this.redis.opsForZSet().score(this.keys.inFlight(), entry)).as("the error applied nothing")
 			.isEqualTo(deadline);
-		this.redis.delete(keys.nextDue());
-		assertThat(template.extend(message, Duration.ofSeconds(1))).isTrue();
+		this.redis.delete(this.keys.nextDue());
+		assertThat(this.template.extend(message, Duration.ofSeconds(1))).isTrue();
 	}
 
-	private RedisQueueTemplate template() {
-		return new RedisQueueTemplate(new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()),
+	/** A new queue of a store, with this test's template and the queue's keys. */
+	private void open(QueueStore store) {
+		this.support = new QueueTestSupport(RedisTopology.STANDALONE, store);
+		this.template = new RedisQueueTemplate(new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()),
 				QueueTestSupport.KEYSPACE, QueueTestSupport.JSON, this.support::settings,
 				new MicrometerRedkitMetrics(() -> this.meters), RedkitObservations.NONE);
+		this.queue = this.support.queue();
+		this.keys = QueueKeys.of(QueueTestSupport.KEYSPACE, this.queue);
+	}
+
+	/** A new queue of a store, one message sent and taken by this test's template. */
+	private QueueMessage<Email> sentAndTaken(QueueStore store) {
+		open(store);
+		this.support.template.send(this.queue, new Email("x", 1));
+		return this.template.receive(this.queue, Email.class).orElseThrow();
 	}
 
 	private long redisNow() {

@@ -18,6 +18,7 @@ import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
+import io.github.redkit.testsupport.ScannedKeys;
 import io.github.redkit.testsupport.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -219,7 +220,7 @@ class QueueReplayTests {
 		this.template.send(queue, new Email("a", 1));
 		StringRedisTemplate redis = new StringRedisTemplate(this.topology.connectionFactory());
 		String record = QueueKeys.of(QueueTestSupport.KEYSPACE, queue).once("x");
-		Set<String> records = redis.keys(record.substring(0, record.length() - 1) + "*");
+		Set<String> records = ScannedKeys.matching(redis, record.substring(0, record.length() - 1) + "*");
 		assertThat(records).hasSize(1);
 		// Boot's default command timeout (60 s) and the queue's (60 s): twice that
 		assertThat(redis.getExpire(records.iterator().next(), TimeUnit.MILLISECONDS)).isPositive()

@@ -1,7 +1,6 @@
 package io.github.redkit.region.internal;
 
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,6 +21,7 @@ import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RespClient;
+import io.github.redkit.testsupport.ScannedKeys;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -158,11 +158,11 @@ class GlobalRateLimitSettleTests {
 			warm(limiter("eu", slow, new SimpleMeterRegistry()));
 			String sequence = new RegionOutbox(KEYSPACE, "eu", 1_000_000).sequence("api");
 			StringRedisTemplate template = new RedisScriptRunner(slow).template();
-			Set<String> before = template.keys(sequence + ":refund:*");
+			Set<String> before = ScannedKeys.matching(template, sequence + ":refund:*");
 			RateLimitReservation reservation = limiter.reserve("api", List.of("tenant"), 10);
 			assertThat(reservation.allowed()).isTrue();
 			assertThat(reservation.settleAsync(0)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
-			Set<String> markers = new HashSet<>(template.keys(sequence + ":refund:*"));
+			Set<String> markers = ScannedKeys.matching(template, sequence + ":refund:*");
 			markers.removeAll(before);
 			assertThat(markers).as("the give-back's marker").hasSize(1);
 			for (String marker : markers) {

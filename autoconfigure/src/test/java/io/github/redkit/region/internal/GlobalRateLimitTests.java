@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,14 +29,13 @@ import io.github.redkit.testsupport.CommandLog;
 import io.github.redkit.testsupport.CommandStats;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.ScannedKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -272,7 +270,7 @@ class GlobalRateLimitTests {
 		StringBuilder hashes = new StringBuilder();
 		for (String region : ThreeRegions.NAMES) {
 			StringRedisTemplate template = three.runner(region).template();
-			for (String key : keys(template, "*")) {
+			for (String key : ScannedKeys.matching(template, "*")) {
 				if ("hash".equals(template.type(key).code())) {
 					hashes.append(region)
 						.append(' ')
@@ -287,24 +285,12 @@ class GlobalRateLimitTests {
 	}
 
 	/**
-	 * The keys matching a pattern, found with SCAN: KEYS blocks the server and is often
-	 * renamed away. A key SCAN returns twice is listed once.
-	 */
-	private static Set<String> keys(StringRedisTemplate template, String pattern) {
-		Set<String> keys = new LinkedHashSet<>();
-		try (Cursor<String> cursor = template.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
-			cursor.forEachRemaining(keys::add);
-		}
-		return keys;
-	}
-
-	/**
 	 * Every view field of a region's Redis equals its sub-window counter's slots summed.
 	 */
 	private static void assertViewsMatchCounters(String region) {
 		StringRedisTemplate template = three.runner(region).template();
 		int views = 0;
-		for (String view : keys(template, "*:window:rl.*")) {
+		for (String view : ScannedKeys.matching(template, "*:window:rl.*")) {
 			String counters = view.replace(":window:rl.", ":counter:rl.");
 			for (Map.Entry<Object, Object> field : template.opsForHash().entries(view).entrySet()) {
 				long sum = 0;

@@ -13,6 +13,7 @@ import io.github.redkit.core.internal.RedisScriptRunner;
 import io.github.redkit.region.RegionalBudgets.RegionalSpend;
 import io.github.redkit.testsupport.PrivateRedis;
 import io.github.redkit.testsupport.RedisServer;
+import io.github.redkit.testsupport.ScannedKeys;
 import io.github.redkit.testsupport.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -83,7 +84,7 @@ class RegionReplayTests {
 		assertThat(us.get("orders")).as("shipped once").isEqualTo(5);
 		// the generated id is kept for the replay window only: twice the command timeout
 		StringRedisTemplate redis = new StringRedisTemplate(factories.get(0));
-		Set<String> records = redis.keys(new RegionKeys(KEYSPACE).operation("orders", "once ") + "*");
+		Set<String> records = ScannedKeys.matching(redis, new RegionKeys(KEYSPACE).operation("orders", "once ") + "*");
 		assertThat(records).hasSize(1);
 		assertThat(records)
 			.allSatisfy((record) -> assertThat(redis.getExpire(record, TimeUnit.MILLISECONDS)).isPositive()
