@@ -48,7 +48,7 @@ class RequestAllocationTests {
 
 	private static final int WARMUP_REQUESTS = 1000;
 
-	private static final int REQUESTS = 1000;
+	private static final int REQUESTS = 500;
 
 	private static final int ROUNDS = 3;
 

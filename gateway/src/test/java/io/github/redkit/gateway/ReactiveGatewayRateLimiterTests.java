@@ -2,7 +2,9 @@ package io.github.redkit.gateway;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -11,13 +13,17 @@ import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.NonBlockingThreads;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.greenbytes.http.sfv.Parser;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,6 +62,11 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 // run by the module's 'reactive' execution, whose JVM BlockHound can instrument
 @Tag("blockhound")
+// the gateways that reach Redis are shared by their tests, one per topology, and closed
+// after the last of them: closing any gateway application disposes Reactor Netty's global
+// loops, which a shared one serves on, so the tests that start their own gateway without
+// Redis run first
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReactiveGatewayRateLimiterTests {
 
 	private static final AtomicInteger backendCalls = new AtomicInteger();
@@ -65,6 +76,8 @@ class ReactiveGatewayRateLimiterTests {
 	private static final LoopResources backendLoops = LoopResources.create("backend", 1, true);
 
 	private static DisposableServer backend;
+
+	private static final Map<RedisTopology, ConfigurableApplicationContext> gateways = new ConcurrentHashMap<>();
 
 	@BeforeAll
 	static void startBackend() {
@@ -82,6 +95,7 @@ class ReactiveGatewayRateLimiterTests {
 
 	@AfterAll
 	static void stopBackend() {
+		gateways.values().forEach(ConfigurableApplicationContext::close);
 		if (backend != null) {
 			backend.disposeNow();
 		}
@@ -91,114 +105,100 @@ class ReactiveGatewayRateLimiterTests {
 	@ParameterizedTest
 	@RedisTopologies(exercises = Exercises.NODES)
 	void refusesBeyondTheLimitWith429AndTheDraftFieldsAndCountsTheDecisions(RedisTopology topology) {
-		String[] redis = topology.server().springProperties();
-		try (ConfigurableApplicationContext context = start(redis)) {
-			assertThat(context.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
-				.as("the gateway's RedisRateLimiter is there too, ours is the default")
-				.isInstanceOf(RedkitGatewayRateLimiter.class);
-			assertThat(context.getBeansOfType(RedisRateLimiter.class)).hasSize(1);
-			WebTestClient client = client(context);
-			String user = UUID.randomUUID().toString();
-			int before = backendCalls.get();
-			for (int i = 0; i < 3; i++) {
-				client.get()
-					.uri("/api/hello?user=" + user)
-					.exchange()
-					.expectStatus()
-					.isOk()
-					.expectHeader()
-					.doesNotExist("X-RateLimit-Remaining")
-					.expectHeader()
-					.valueEquals("RateLimit-Policy", policy("gw", "10s", 3, "1h", 100, user))
-					.expectBody(String.class)
-					.isEqualTo("hello");
-			}
-			HttpHeaders refused = client.get()
+		ConfigurableApplicationContext context = gateway(topology);
+		assertThat(context.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
+			.as("the gateway's RedisRateLimiter is there too, ours is the default")
+			.isInstanceOf(RedkitGatewayRateLimiter.class);
+		assertThat(context.getBeansOfType(RedisRateLimiter.class)).hasSize(1);
+		WebTestClient client = client(context);
+		String user = UUID.randomUUID().toString();
+		int before = backendCalls.get();
+		double allowedBefore = decisions(context, "allowed");
+		double deniedBefore = decisions(context, "denied");
+		for (int i = 0; i < 3; i++) {
+			client.get()
 				.uri("/api/hello?user=" + user)
 				.exchange()
 				.expectStatus()
-				.isEqualTo(429)
-				.returnResult(Void.class)
-				.getResponseHeaders();
-			long retryAfter = Long.parseLong(refused.getFirst(HttpHeaders.RETRY_AFTER));
-			// a sliding window may make a client wait past the current period
-			assertThat(retryAfter).isBetween(1L, 20L);
-			assertThat(refused.getFirst("RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, user));
-			assertThat(refused.getFirst("RateLimit")).startsWith("\"gw-10s\";r=0;t=")
-				.endsWith(";pk=" + QuotaHeaders.partitionKey(List.of(user)));
-			assertThat(backendCalls.get() - before).as("the refused request did not reach the backend").isEqualTo(3);
-			MeterRegistry meters = context.getBean(MeterRegistry.class);
-			assertThat(meters.get("redkit.ratelimit.decisions")
-				.tags("limit", "gw", "outcome", "allowed")
-				.counter()
-				.count()).isEqualTo(3);
-			assertThat(
-					meters.get("redkit.ratelimit.decisions").tags("limit", "gw", "outcome", "denied").counter().count())
-				.isEqualTo(1);
+				.isOk()
+				.expectHeader()
+				.doesNotExist("X-RateLimit-Remaining")
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", policy("gw", "10s", 3, "1h", 100, user))
+				.expectBody(String.class)
+				.isEqualTo("hello");
 		}
+		HttpHeaders refused = client.get()
+			.uri("/api/hello?user=" + user)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(429)
+			.returnResult(Void.class)
+			.getResponseHeaders();
+		long retryAfter = Long.parseLong(refused.getFirst(HttpHeaders.RETRY_AFTER));
+		// a sliding window may make a client wait past the current period
+		assertThat(retryAfter).isBetween(1L, 20L);
+		assertThat(refused.getFirst("RateLimit-Policy")).isEqualTo(policy("gw", "10s", 3, "1h", 100, user));
+		assertThat(refused.getFirst("RateLimit")).startsWith("\"gw-10s\";r=0;t=")
+			.endsWith(";pk=" + QuotaHeaders.partitionKey(List.of(user)));
+		assertThat(backendCalls.get() - before).as("the refused request did not reach the backend").isEqualTo(3);
+		assertThat(decisions(context, "allowed") - allowedBefore).isEqualTo(3);
+		assertThat(decisions(context, "denied") - deniedBefore).isEqualTo(1);
 	}
 
 	@ParameterizedTest
 	@RedisTopologies(exercises = Exercises.NODES)
 	void holdsTheLimitOverABurstFromConcurrentClients(RedisTopology topology) {
-		String[] redis = topology.server().springProperties();
-		try (ConfigurableApplicationContext context = start(redis)) {
-			String user = UUID.randomUUID().toString();
-			WebClient client = WebClient.create("http://127.0.0.1:" + port(context));
-			List<Integer> statuses = Flux.range(0, 40)
-				.flatMap((i) -> client.get()
-					.uri("/api/hello?user=" + user)
-					.retrieve()
-					.toBodilessEntity()
-					.onErrorResume(WebClientResponseException.class,
-							(ex) -> Mono.just(ResponseEntity.status(ex.getStatusCode()).build()))
-					.map(ResponseEntity::getStatusCode)
-					.map(HttpStatusCode::value)
-					.timeout(Duration.ofSeconds(30)), 8)
-				.collectList()
-				.block(Duration.ofSeconds(60));
-			assertThat(context.getBean(MeterRegistry.class)
-				.get("redkit.ratelimit.decisions")
-				.tags("limit", "gw", "outcome", "allowed")
-				.counter()
-				.count()).as("decided by Redis, not let through by the failure mode").isEqualTo(3);
-			assertThat(statuses).filteredOn((status) -> status == 200).hasSize(3);
-			assertThat(statuses).filteredOn((status) -> status == 429).hasSize(37);
-		}
+		ConfigurableApplicationContext context = gateway(topology);
+		String user = UUID.randomUUID().toString();
+		WebClient client = WebClient.create("http://127.0.0.1:" + port(context));
+		double allowedBefore = decisions(context, "allowed");
+		List<Integer> statuses = Flux.range(0, 40)
+			.flatMap((i) -> client.get()
+				.uri("/api/hello?user=" + user)
+				.retrieve()
+				.toBodilessEntity()
+				.onErrorResume(WebClientResponseException.class,
+						(ex) -> Mono.just(ResponseEntity.status(ex.getStatusCode()).build()))
+				.map(ResponseEntity::getStatusCode)
+				.map(HttpStatusCode::value)
+				.timeout(Duration.ofSeconds(30)), 8)
+			.collectList()
+			.block(Duration.ofSeconds(60));
+		assertThat(decisions(context, "allowed") - allowedBefore)
+			.as("decided by Redis, not let through by the failure mode")
+			.isEqualTo(3);
+		assertThat(statuses).filteredOn((status) -> status == 200).hasSize(3);
+		assertThat(statuses).filteredOn((status) -> status == 429).hasSize(37);
 	}
 
 	@ParameterizedTest
 	@RedisTopologies(exercises = Exercises.NODES)
 	void limitsEveryIdentifierOfARouteWithSeveralKeyResolvers(RedisTopology topology) {
-		String[] redis = topology.server().springProperties();
-		try (ConfigurableApplicationContext context = start(redis)) {
-			WebTestClient client = client(context);
-			String tenant = UUID.randomUUID().toString();
-			String alice = UUID.randomUUID().toString();
-			String bob = UUID.randomUUID().toString();
-			for (int i = 0; i < 3; i++) {
-				client.get()
-					.uri("/multi/api/hello?user=" + alice + "&tenant=" + tenant)
-					.exchange()
-					.expectStatus()
-					.isOk();
-			}
-			client.get()
-				.uri("/multi/api/hello?user=" + bob + "&tenant=" + tenant)
-				.exchange()
-				.expectStatus()
-				.isEqualTo(429)
-				.expectHeader()
-				.valueEquals("RateLimit-Policy", policy("gw", "10s", 3, "1h", 100, bob, tenant));
-			client.get()
-				.uri("/multi/api/hello?user=" + bob + "&tenant=" + UUID.randomUUID())
-				.exchange()
-				.expectStatus()
-				.isOk();
+		ConfigurableApplicationContext context = gateway(topology);
+		WebTestClient client = client(context);
+		String tenant = UUID.randomUUID().toString();
+		String alice = UUID.randomUUID().toString();
+		String bob = UUID.randomUUID().toString();
+		for (int i = 0; i < 3; i++) {
+			client.get().uri("/multi/api/hello?user=" + alice + "&tenant=" + tenant).exchange().expectStatus().isOk();
 		}
+		client.get()
+			.uri("/multi/api/hello?user=" + bob + "&tenant=" + tenant)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(429)
+			.expectHeader()
+			.valueEquals("RateLimit-Policy", policy("gw", "10s", 3, "1h", 100, bob, tenant));
+		client.get()
+			.uri("/multi/api/hello?user=" + bob + "&tenant=" + UUID.randomUUID())
+			.exchange()
+			.expectStatus()
+			.isOk();
 	}
 
 	@Test
+	@Order(1)
 	void denyModeAnswersWithTheGatewaysRefusalWhenRedisIsUnreachable() {
 		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=deny", "redkit.rate-limit.timeout=500ms")) {
@@ -220,6 +220,7 @@ class ReactiveGatewayRateLimiterTests {
 	}
 
 	@Test
+	@Order(1)
 	void allowModeLetsRequestsThroughWhenRedisIsUnreachable() {
 		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=allow",
@@ -242,6 +243,7 @@ class ReactiveGatewayRateLimiterTests {
 	}
 
 	@Test
+	@Order(1)
 	void localModeDecidesOnThisInstanceAndMarksTheAnswersWhenRedisIsUnreachable() {
 		try (ConfigurableApplicationContext context = start("spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=1", "redkit.rate-limit.failure-mode=local",
@@ -287,6 +289,24 @@ class ReactiveGatewayRateLimiterTests {
 	private static long seconds(String period) {
 		return period.endsWith("h") ? Long.parseLong(period.replace("h", "")) * 3600
 				: Long.parseLong(period.replace("s", ""));
+	}
+
+	/**
+	 * The gateway on the given topology's Redis, started by the first test that asks.
+	 */
+	private static ConfigurableApplicationContext gateway(RedisTopology topology) {
+		return gateways.computeIfAbsent(topology, (key) -> start(key.server().springProperties()));
+	}
+
+	/**
+	 * The decisions of the {@code gw} limit with the given outcome so far.
+	 */
+	private static double decisions(ConfigurableApplicationContext context, String outcome) {
+		Counter counter = context.getBean(MeterRegistry.class)
+			.find("redkit.ratelimit.decisions")
+			.tags("limit", "gw", "outcome", outcome)
+			.counter();
+		return (counter != null) ? counter.count() : 0;
 	}
 
 	private static ConfigurableApplicationContext start(String... properties) {

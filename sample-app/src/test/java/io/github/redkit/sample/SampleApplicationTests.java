@@ -5,7 +5,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
-import io.github.redkit.testsupport.RedisServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;
@@ -13,20 +12,14 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/**
+ * The sample started as its main method starts it, with no Redis configured (on a
+ * configured Redis it is started by the {@code @SampleApplicationTest} classes, whose
+ * health {@code SampleOperationsTests} reads).
+ */
 class SampleApplicationTests {
 
 	private final HttpClient http = HttpClient.newHttpClient();
-
-	@Test
-	void healthShowsRedisUpOnTheConfiguredRedis() throws Exception {
-		String[] redis = RedisServers.standalone().springProperties();
-		try (ConfigurableApplicationContext context = SpringApplication.run(SampleApplication.class, "--server.port=0",
-				"--" + redis[0], "--" + redis[1])) {
-			String health = get(context, "/actuator/health");
-			assertThat(health).contains("\"status\":\"UP\"").contains("\"redis\"");
-			assertThat(get(context, "/actuator/redkit")).contains("\"capabilities\"").contains("\"posts\"");
-		}
-	}
 
 	@Test
 	void startsAnEmbeddedRedisWhenNoneIsConfigured() throws Exception {

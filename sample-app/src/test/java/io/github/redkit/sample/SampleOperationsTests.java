@@ -5,8 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import io.github.redkit.budget.Budgets;
 import io.github.redkit.lock.DistributedLocks;
@@ -16,51 +15,50 @@ import io.github.redkit.sample.ads.Settlement;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import tools.jackson.databind.JsonNode;
 
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Ad campaigns, worker control, analytics, maintenance and metrics over HTTP on a real
- * Redis.
+ * Ad campaigns, worker control, analytics, maintenance, health and metrics over HTTP on a
+ * real Redis.
  */
+@SampleApplicationTest
 class SampleOperationsTests {
 
 	private static final String[] ADMIN = { "X-Admin-Token", SampleClient.ADMIN };
 
-	private static SampleClient app;
+	private SampleClient app;
 
-	@BeforeAll
-	static void start() {
-		app = new SampleClient();
-	}
-
-	@AfterAll
-	static void stop() {
-		app.close();
+	// the application the other @SampleApplicationTest classes share
+	@BeforeEach
+	void wrap(@Autowired ConfigurableApplicationContext context) {
+		this.app = new SampleClient(context);
 	}
 
 	@Test
 	void aCampaignWhoseBudgetEndedIsSkippedBySettlementNotAFailure() throws Exception {
 		String campaign = "gone-" + UUID.randomUUID().toString().substring(0, 8);
-		assertThat(app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":5}").statusCode())
+		assertThat(this.app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":5}").statusCode())
 			.isEqualTo(201);
 		// its budget ends (as with its TTL) while the campaign stays listed
-		app.bean(Budgets.class).delete(campaign);
+		this.app.bean(Budgets.class).delete(campaign);
 		Map<String, Object> settled = await().atMost(Duration.ofSeconds(5))
 			.ignoreExceptionsInstanceOf(LockNotAcquiredException.class)
-			.until(() -> app.bean(Settlement.class).settle(), (result) -> true);
+			.until(() -> this.app.bean(Settlement.class).settle(), (result) -> true);
 		assertThat(settled.get("withoutBudget")).asInstanceOf(InstanceOfAssertFactories.LIST).contains(campaign);
 	}
 
 	@Test
 	void aSettlementWriterWhoseLeaseExpiredIsRefusedByTheFencingToken() throws Exception {
 		String campaign = "c-" + UUID.randomUUID().toString().substring(0, 8);
-		assertThat(app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":500}").statusCode())
+		assertThat(this.app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":500}").statusCode())
 			.isEqualTo(201);
-		DistributedLocks locks = app.bean(DistributedLocks.class);
-		Settlement settlement = app.bean(Settlement.class);
+		DistributedLocks locks = this.app.bean(DistributedLocks.class);
+		Settlement settlement = this.app.bean(Settlement.class);
 		// the first holder takes the lock with a short lease and stalls past it
 		LockHandle first = locks.tryLock("campaign-settlement", Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
 		long stale = first.fencingToken();
@@ -73,13 +71,13 @@ class SampleOperationsTests {
 		// the first holder resumes: its write is refused, the second's stands
 		Map<String, Object> late = settlement.record(stale);
 		assertThat(late.get("refused")).asInstanceOf(InstanceOfAssertFactories.LIST).contains(campaign);
-		assertThat(app.redis().opsForHash().get("ads:settlement:" + campaign, "fence"))
+		assertThat(this.app.redis().opsForHash().get("ads:settlement:" + campaign, "fence"))
 			.isEqualTo(Long.toString((Long) second.get("fencingToken")));
 	}
 
 	@Test
 	void auctionReplayWithDuplicatedShuffledEventsLeavesTheBudgetExact() throws Exception {
-		HttpResponse<String> response = app.post("/api/ads/replay", "{\"auctions\":300,\"seed\":42}");
+		HttpResponse<String> response = this.app.post("/api/ads/replay", "{\"auctions\":300,\"seed\":42}");
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
 		JsonNode report = SampleClient.json(response);
 		assertThat(report.get("duplicates").asLong()).isPositive();
@@ -87,73 +85,74 @@ class SampleOperationsTests {
 		assertThat(report.get("auctionsWithBidAndOneOutcome").asLong()).isEqualTo(300);
 		assertThat(report.get("exact").asBoolean()).isTrue();
 		String campaign = report.get("campaign").asString();
-		assertThat(SampleClient.json(app.get("/api/campaigns/" + campaign)).get("remaining").asLong())
+		assertThat(SampleClient.json(this.app.get("/api/campaigns/" + campaign)).get("remaining").asLong())
 			.isEqualTo(report.get("expectedRemaining").asLong());
 	}
 
 	@Test
 	void auctionStepsOverHttpRunOnceAndInOrder() throws Exception {
 		String campaign = "c-" + UUID.randomUUID().toString().substring(0, 8);
-		assertThat(app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":1000}").statusCode())
+		assertThat(this.app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":1000}").statusCode())
 			.isEqualTo(201);
 		String auction = "/api/campaigns/" + campaign + "/auctions/a1/";
-		assertThat(app.post(auction + "notice", "{\"amount\":100}").statusCode()).isEqualTo(409);
-		assertThat(app.post(auction + "bid", "{\"amount\":300}").body()).contains("\"remaining\":700");
-		assertThat(app.post(auction + "bid", "{\"amount\":300}").body()).contains("\"remaining\":700");
-		assertThat(app.post(auction + "notice", "{\"amount\":120}").body()).contains("\"remaining\":880");
-		assertThat(app.post(auction + "notice", "{\"amount\":120}").body()).contains("\"remaining\":880");
-		assertThat(app.post(auction + "timeout", null).statusCode()).isEqualTo(409);
-		assertThat(app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":5}").statusCode())
+		assertThat(this.app.post(auction + "notice", "{\"amount\":100}").statusCode()).isEqualTo(409);
+		assertThat(this.app.post(auction + "bid", "{\"amount\":300}").body()).contains("\"remaining\":700");
+		assertThat(this.app.post(auction + "bid", "{\"amount\":300}").body()).contains("\"remaining\":700");
+		assertThat(this.app.post(auction + "notice", "{\"amount\":120}").body()).contains("\"remaining\":880");
+		assertThat(this.app.post(auction + "notice", "{\"amount\":120}").body()).contains("\"remaining\":880");
+		assertThat(this.app.post(auction + "timeout", null).statusCode()).isEqualTo(409);
+		assertThat(this.app.post("/api/campaigns", "{\"id\":\"" + campaign + "\",\"budget\":5}").statusCode())
 			.isEqualTo(409);
-		assertThat(app.post("/api/campaigns", "{\"id\":\"bad:id\",\"budget\":5}").statusCode()).isEqualTo(400);
-		assertThat(app.post("/api/campaigns", "{\"id\":\"neg\",\"budget\":-5}").statusCode()).isEqualTo(400);
-		assertThat(app.post("/api/campaigns/nope-" + campaign + "/auctions/a1/bid", "{\"amount\":1}").statusCode())
+		assertThat(this.app.post("/api/campaigns", "{\"id\":\"bad:id\",\"budget\":5}").statusCode()).isEqualTo(400);
+		assertThat(this.app.post("/api/campaigns", "{\"id\":\"neg\",\"budget\":-5}").statusCode()).isEqualTo(400);
+		assertThat(this.app.post("/api/campaigns/nope-" + campaign + "/auctions/a1/bid", "{\"amount\":1}").statusCode())
 			.isEqualTo(404);
 
-		assertThat(app.post("/api/admin/settle", null).statusCode()).isEqualTo(403);
-		HttpResponse<String> settled = app.post("/api/admin/settle", null, ADMIN);
+		assertThat(this.app.post("/api/admin/settle", null).statusCode()).isEqualTo(403);
+		HttpResponse<String> settled = this.app.post("/api/admin/settle", null, ADMIN);
 		assertThat(settled.statusCode()).as(settled.body()).isEqualTo(200);
 		assertThat(settled.body()).contains("\"" + campaign + "\":880");
-		assertThat(app.redis().opsForHash().get("ads:settlement:" + campaign, "remaining")).isEqualTo("880");
+		assertThat(this.app.redis().opsForHash().get("ads:settlement:" + campaign, "remaining")).isEqualTo("880");
 	}
 
 	@Test
 	void pausedFanOutWorkersResumeThroughTheControlState() throws Exception {
 		String author = SampleClient.uniqueName("paused");
-		String authorAuth = app.register(author);
-		String fanAuth = app.register(SampleClient.uniqueName("fan"));
-		app.post("/api/follow/" + author, null, "Authorization", fanAuth);
-		assertThat(app.post("/api/admin/fanout", "{\"run\":false}").statusCode()).isEqualTo(403);
+		String authorAuth = this.app.register(author);
+		String fanAuth = this.app.register(SampleClient.uniqueName("fan"));
+		this.app.post("/api/follow/" + author, null, "Authorization", fanAuth);
+		assertThat(this.app.post("/api/admin/fanout", "{\"run\":false}").statusCode()).isEqualTo(403);
 		try {
-			assertThat(app.post("/api/admin/fanout", "{\"run\":false}", ADMIN).statusCode()).isEqualTo(200);
+			assertThat(this.app.post("/api/admin/fanout", "{\"run\":false}", ADMIN).statusCode()).isEqualTo(200);
 			await().atMost(Duration.ofSeconds(10))
-				.untilAsserted(
-						() -> assertThat(app.get("/api/admin/fanout", ADMIN).body()).contains("\"runningHere\":false"));
+				.untilAsserted(() -> assertThat(this.app.get("/api/admin/fanout", ADMIN).body())
+					.contains("\"runningHere\":false"));
 			long postId = SampleClient
-				.json(app.post("/api/posts", "{\"text\":\"while paused\"}", "Authorization", authorAuth))
+				.json(this.app.post("/api/posts", "{\"text\":\"while paused\"}", "Authorization", authorAuth))
 				.get("id")
 				.asLong();
 			// the message waits in the queue while the workers are paused
-			assertThat(app.redis().opsForList().size("redkit:queue:{fanout}:ready")).isPositive();
-			assertThat(app.get("/api/timeline", "Authorization", fanAuth).body()).doesNotContain("\"id\":" + postId);
-			assertThat(app.post("/api/admin/fanout", "{\"run\":true,\"throttle\":50}", ADMIN).statusCode())
+			assertThat(this.app.redis().opsForList().size("redkit:queue:{fanout}:ready")).isPositive();
+			assertThat(this.app.get("/api/timeline", "Authorization", fanAuth).body())
+				.doesNotContain("\"id\":" + postId);
+			assertThat(this.app.post("/api/admin/fanout", "{\"run\":true,\"throttle\":50}", ADMIN).statusCode())
 				.isEqualTo(200);
 			await().atMost(Duration.ofSeconds(10))
-				.untilAsserted(() -> assertThat(app.get("/api/timeline", "Authorization", fanAuth).body())
+				.untilAsserted(() -> assertThat(this.app.get("/api/timeline", "Authorization", fanAuth).body())
 					.contains("\"id\":" + postId));
-			assertThat(app.get("/api/admin/fanout", ADMIN).body()).contains("\"throttleHere\":50")
+			assertThat(this.app.get("/api/admin/fanout", ADMIN).body()).contains("\"throttleHere\":50")
 				.contains("acknowledgements");
 		}
 		finally {
-			app.post("/api/admin/fanout", "{\"run\":true,\"throttle\":0}", ADMIN);
+			this.app.post("/api/admin/fanout", "{\"run\":true,\"throttle\":0}", ADMIN);
 		}
 	}
 
 	@Test
 	void analyticsCountVisitorsActivityAndPosts() throws Exception {
-		String auth = app.register(SampleClient.uniqueName("counted"));
-		app.post("/api/posts", "{\"text\":\"count me\"}", "Authorization", auth);
-		JsonNode summary = SampleClient.json(app.get("/api/analytics?minutes=2"));
+		String auth = this.app.register(SampleClient.uniqueName("counted"));
+		this.app.post("/api/posts", "{\"text\":\"count me\"}", "Authorization", auth);
+		JsonNode summary = SampleClient.json(this.app.get("/api/analytics?minutes=2"));
 		assertThat(summary.get("uniqueVisitorsToday").asLong()).isPositive();
 		long posts = 0;
 		long active = 0;
@@ -165,20 +164,20 @@ class SampleOperationsTests {
 		}
 		assertThat(posts).isPositive();
 		assertThat(active).isPositive();
-		assertThat(app.get("/api/analytics?minutes=0").statusCode()).isEqualTo(400);
+		assertThat(this.app.get("/api/analytics?minutes=0").statusCode()).isEqualTo(400);
 	}
 
 	@Test
 	void maintenanceGivesATtlToKeysWithoutOneInBatches() throws Exception {
-		StringRedisTemplate redis = app.redis();
+		StringRedisTemplate redis = this.app.redis();
 		String prefix = "maint-" + UUID.randomUUID() + ":";
 		for (int i = 0; i < 25; i++) {
 			redis.opsForValue().set(prefix + i, "v");
 		}
 		redis.opsForValue().set(prefix + "has-ttl", "v", Duration.ofSeconds(5000));
-		assertThat(app.post("/api/admin/maintenance/expire", "{\"pattern\":\"x\",\"ttlSeconds\":1}").statusCode())
+		assertThat(this.app.post("/api/admin/maintenance/expire", "{\"pattern\":\"x\",\"ttlSeconds\":1}").statusCode())
 			.isEqualTo(403);
-		HttpResponse<String> response = app.post("/api/admin/maintenance/expire",
+		HttpResponse<String> response = this.app.post("/api/admin/maintenance/expire",
 				"{\"pattern\":\"" + prefix + "*\",\"ttlSeconds\":3600,\"batchSize\":10}", ADMIN);
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
 		JsonNode report = SampleClient.json(response);
@@ -187,26 +186,33 @@ class SampleOperationsTests {
 		assertThat(report.get("batches").size()).isGreaterThanOrEqualTo(3);
 		assertThat(redis.getExpire(prefix + "0")).isBetween(3500L, 3600L);
 		assertThat(redis.getExpire(prefix + "has-ttl")).isGreaterThan(4000L);
-		assertThat(app.post("/api/admin/maintenance/expire", "{\"pattern\":\"" + prefix + "*\"}", ADMIN).statusCode())
+		assertThat(
+				this.app.post("/api/admin/maintenance/expire", "{\"pattern\":\"" + prefix + "*\"}", ADMIN).statusCode())
 			.isEqualTo(400);
 	}
 
 	@Test
+	void healthShowsRedisUpOnTheConfiguredRedis() throws Exception {
+		assertThat(this.app.get("/actuator/health").body()).contains("\"status\":\"UP\"").contains("\"redis\"");
+		assertThat(this.app.get("/actuator/redkit").body()).contains("\"capabilities\"").contains("\"posts\"");
+	}
+
+	@Test
 	void metricsAreExposed() throws Exception {
-		String auth = app.register(SampleClient.uniqueName("metered"));
-		app.post("/api/posts", "{\"text\":\"metrics\"}", "Authorization", auth);
-		app.get("/api/users/" + SampleClient.uniqueName("ghost"));
-		app.post("/api/ads/replay", "{\"auctions\":5}");
-		app.post("/api/admin/settle", null, ADMIN);
+		String auth = this.app.register(SampleClient.uniqueName("metered"));
+		this.app.post("/api/posts", "{\"text\":\"metrics\"}", "Authorization", auth);
+		this.app.get("/api/users/" + SampleClient.uniqueName("ghost"));
+		this.app.post("/api/ads/replay", "{\"auctions\":5}");
+		this.app.post("/api/admin/settle", null, ADMIN);
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(
-					() -> assertThat(app.get("/actuator/prometheus").body()).contains("redkit_ratelimit_decisions")
+					() -> assertThat(this.app.get("/actuator/prometheus").body()).contains("redkit_ratelimit_decisions")
 						.contains("redkit_queue_messages")
 						.contains("redkit_budget_changes")
 						.contains("redkit_idempotency_steps")
 						.contains("redkit_lock_acquire")
 						.contains("cache_gets"));
-		assertThat(app.get("/actuator/metrics/redkit.ratelimit.decisions").statusCode()).isEqualTo(200);
+		assertThat(this.app.get("/actuator/metrics/redkit.ratelimit.decisions").statusCode()).isEqualTo(200);
 	}
 
 }

@@ -10,6 +10,8 @@ import java.util.UUID;
 
 import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.testsupport.RedisServers;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -38,28 +40,34 @@ class RedkitEndpointSecurityTests {
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
-	@Test
-	void anonymousIsUnauthorizedAWrongRoleIsForbiddenTheRightRoleReads() throws Exception {
-		try (ConfigurableApplicationContext context = start("read-only")) {
-			String base = base(context);
-			assertThat(send(get(base), null).statusCode()).isEqualTo(401);
-			assertThat(send(get(base), "dev").statusCode()).isEqualTo(403);
-			HttpResponse<String> summary = send(get(base), "ops");
-			assertThat(summary.statusCode()).isEqualTo(200);
-			assertThat(summary.body()).contains("\"access\":\"read-only\"");
-			assertThat(send(get(base + "/ratelimits/api/user-1"), "ops").body()).contains("\"used\":1");
+	// the read-only tests share their application: neither changes what the other reads
+	private static @Nullable ConfigurableApplicationContext readOnly;
+
+	@AfterAll
+	static void close() {
+		if (readOnly != null) {
+			readOnly.close();
 		}
 	}
 
 	@Test
+	void anonymousIsUnauthorizedAWrongRoleIsForbiddenTheRightRoleReads() throws Exception {
+		String base = base(readOnly());
+		assertThat(send(get(base), null).statusCode()).isEqualTo(401);
+		assertThat(send(get(base), "dev").statusCode()).isEqualTo(403);
+		HttpResponse<String> summary = send(get(base), "ops");
+		assertThat(summary.statusCode()).isEqualTo(200);
+		assertThat(summary.body()).contains("\"access\":\"read-only\"");
+		assertThat(send(get(base + "/ratelimits/api/user-1"), "ops").body()).contains("\"used\":1");
+	}
+
+	@Test
 	void readOnlyAccessRefusesWritesEvenToTheRightRole() throws Exception {
-		try (ConfigurableApplicationContext context = start("read-only")) {
-			String base = base(context);
-			HttpResponse<String> reset = send(delete(base + "/ratelimits/api/user-1"), "ops");
-			assertThat(reset.statusCode()).isBetween(400, 499);
-			assertThat(send(get(base + "/ratelimits/api/user-1"), "ops").body()).as("nothing was reset")
-				.contains("\"used\":1");
-		}
+		String base = base(readOnly());
+		HttpResponse<String> reset = send(delete(base + "/ratelimits/api/user-1"), "ops");
+		assertThat(reset.statusCode()).isBetween(400, 499);
+		assertThat(send(get(base + "/ratelimits/api/user-1"), "ops").body()).as("nothing was reset")
+			.contains("\"used\":1");
 	}
 
 	@Test
@@ -79,7 +87,14 @@ class RedkitEndpointSecurityTests {
 		}
 	}
 
-	private ConfigurableApplicationContext start(String access) {
+	private static ConfigurableApplicationContext readOnly() {
+		if (readOnly == null) {
+			readOnly = start("read-only");
+		}
+		return readOnly;
+	}
+
+	private static ConfigurableApplicationContext start(String access) {
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
 			.properties(RedisServers.standalone().springProperties())
 			.properties("server.port=0", "redkit.key-prefix=redkit-test-" + UUID.randomUUID(),
