@@ -35,8 +35,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -92,46 +90,55 @@ class RedkitEndpointTests {
 			});
 	}
 
-	@ParameterizedTest
-	@ValueSource(strings = { "fixed-window", "sliding-window", "sliding-log", "token-bucket" })
-	void rateLimitUsageIsReadWithoutConsumingAndReset(String algorithm) {
-		this.runner
-			.withPropertyValues("redkit.rate-limit.limits.api.algorithm=" + algorithm,
-					"redkit.rate-limit.failure-mode=deny", "redkit.rate-limit.limits.api.windows[0].limit=5",
-					"redkit.rate-limit.limits.api.windows[0].period=1m",
-					"redkit.rate-limit.limits.api.windows[1].limit=100",
-					"redkit.rate-limit.limits.api.windows[1].period=1h")
-			.run((context) -> {
-				RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
-				RateLimiter limiter = context.getBean(RateLimiter.class);
-				// the first call may race the connection: with failure-mode deny it
-				// throws
-				// instead of allowing uncounted
-				await().ignoreExceptions().until(() -> limiter.tryAcquire("api", "warm-up").allowed());
+	/**
+	 * Each algorithm's usage, read and reset, in one application (a limit named after
+	 * each algorithm): the limits share nothing but the application, whose start was most
+	 * of what one application per algorithm cost.
+	 */
+	@Test
+	void rateLimitUsageIsReadWithoutConsumingAndReset() {
+		List<String> algorithms = List.of("fixed-window", "sliding-window", "sliding-log", "token-bucket");
+		List<String> properties = new ArrayList<>(List.of("redkit.rate-limit.failure-mode=deny"));
+		for (String algorithm : algorithms) {
+			String limit = "redkit.rate-limit.limits." + algorithm;
+			properties.addAll(List.of(limit + ".algorithm=" + algorithm, limit + ".windows[0].limit=5",
+					limit + ".windows[0].period=1m", limit + ".windows[1].limit=100", limit + ".windows[1].period=1h"));
+		}
+		this.runner.withPropertyValues(properties.toArray(String[]::new)).run((context) -> {
+			RedkitEndpoint endpoint = context.getBean(RedkitEndpoint.class);
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			// the first call may race the connection: with failure-mode deny it throws
+			// instead of allowing uncounted
+			await().ignoreExceptions().until(() -> limiter.tryAcquire(algorithms.get(0), "warm-up").allowed());
+			for (String algorithm : algorithms) {
 				for (int i = 0; i < 3; i++) {
-					assertThat(limiter.tryAcquire("api", "user-1").allowed()).isTrue();
+					assertThat(limiter.tryAcquire(algorithm, "user-1").allowed()).as(algorithm).isTrue();
 				}
 				for (int read = 0; read < 3; read++) {
-					List<?> windows = (List<?>) usage(endpoint, "user-1").get("windows");
-					assertThat(windows).hasSize(2);
+					List<?> windows = (List<?>) usage(endpoint, algorithm, "user-1").get("windows");
+					assertThat(windows).as(algorithm).hasSize(2);
 					Map<?, ?> minute = (Map<?, ?>) windows.get(0);
 					assertThat(minute.get("used")).as(algorithm).isEqualTo(3L);
-					assertThat(minute.get("remaining")).isEqualTo(2L);
-					assertThat(Duration.parse((String) minute.get("resetsIn"))).isPositive()
+					assertThat(minute.get("remaining")).as(algorithm).isEqualTo(2L);
+					assertThat(Duration.parse((String) minute.get("resetsIn"))).as(algorithm)
+						.isPositive()
 						.isLessThanOrEqualTo(Duration.ofMinutes(2));
-					assertThat(((Map<?, ?>) windows.get(1)).get("used")).isEqualTo(3L);
+					assertThat(((Map<?, ?>) windows.get(1)).get("used")).as(algorithm).isEqualTo(3L);
 				}
-				assertThat(limiter.tryAcquire("api", "user-1").remaining()).as("reading consumed nothing").isEqualTo(1);
-				assertThat(endpoint.delete("ratelimits", new String[] { "api", "user-1" }, null))
+				assertThat(limiter.tryAcquire(algorithm, "user-1").remaining())
+					.as("%s: reading consumed nothing", algorithm)
+					.isEqualTo(1);
+				assertThat(endpoint.delete("ratelimits", new String[] { algorithm, "user-1" }, null))
 					.isEqualTo(Map.of("reset", true));
-				assertThat(((Map<?, ?>) ((List<?>) usage(endpoint, "user-1").get("windows")).get(0)).get("used"))
-					.isEqualTo(0L);
-				assertThat(endpoint.detail("ratelimits", "unknown", new String[] { "user-1" }, null, null)).isNull();
-			});
+				assertThat(((Map<?, ?>) ((List<?>) usage(endpoint, algorithm, "user-1").get("windows")).get(0))
+					.get("used")).as(algorithm).isEqualTo(0L);
+			}
+			assertThat(endpoint.detail("ratelimits", "unknown", new String[] { "user-1" }, null, null)).isNull();
+		});
 	}
 
-	private static Map<?, ?> usage(RedkitEndpoint endpoint, String key) {
-		return (Map<?, ?>) endpoint.detail("ratelimits", "api", new String[] { key }, null, null);
+	private static Map<?, ?> usage(RedkitEndpoint endpoint, String limit, String key) {
+		return (Map<?, ?>) endpoint.detail("ratelimits", limit, new String[] { key }, null, null);
 	}
 
 	@Test

@@ -29,15 +29,17 @@ import static org.awaitility.Awaitility.await;
  * Many messages through four consumers with random failures, one consumer killed midway:
  * every message is processed, none is lost, and only the killed consumer's messages in
  * hand (at most one per thread) may be processed twice. The count is the system property
- * {@code redkit.queue.load-test.messages} (default 20,000: enough for the kill to land
- * amid thousands of messages in flight and for every consumer to fail hundreds of times;
- * raise it for a soak).
+ * {@code redkit.queue.load-test.messages} (default 5,000; raise it for a soak). The count
+ * buys no scenario the default misses: the kill lands once, on at most one message a
+ * thread in hand whatever the count, after thousands were taken and acknowledged and
+ * about fifty failed and were taken again; a larger count repeats the same take,
+ * acknowledgement and retry, at CPU cost in proportion (issue 44).
  */
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
 class QueueLoadTests {
 
-	private static final int MESSAGES = Integer.getInteger("redkit.queue.load-test.messages", 20_000);
+	private static final int MESSAGES = Integer.getInteger("redkit.queue.load-test.messages", 5_000);
 
 	/** Threads per consumer: the consumers are latency-bound, not Redis-bound. */
 	private static final int THREADS = 4;
