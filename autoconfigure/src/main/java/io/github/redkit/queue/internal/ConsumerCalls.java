@@ -113,12 +113,19 @@ final class ConsumerCalls {
 	}
 
 	/**
-	 * Waits, on the consumer thread, for what it settles on its own (its end's
+	 * Starts and waits for, on the consumer thread, what it settles on its own (its end's
 	 * acknowledgements and give-backs, a give-back at a stop), which the stop waits for
-	 * as well ({@link #settling()}).
+	 * as well ({@link #settling()}). Its first calls start and it is registered under
+	 * {@link #sending}, the lock the stop closes settling under: either the stop's close
+	 * finds it and waits for it, or it comes after the close and is refused.
+	 * @param settle starts the calls (none starts after the stop returned)
 	 */
-	void awaitSettling(CompletableFuture<?> sent) {
-		this.settling = sent;
+	void awaitSettling(Supplier<CompletableFuture<?>> settle) {
+		CompletableFuture<?> sent;
+		synchronized (this.sending) {
+			sent = settle.get();
+			this.settling = sent;
+		}
 		awaitQuietly(sent);
 	}
 
@@ -174,11 +181,51 @@ final class ConsumerCalls {
 	}
 
 	/**
-	 * The stop returned: no call of this consumer's starts after it, and a take resent
-	 * under a failed take's name that is under way is answered first (no longer than the
-	 * client's command timeout), so that it is not written after the stop returned.
+	 * The stop returned: no call of this consumer's starts after it. What the consumer
+	 * thread settles on its own and registered after the stop looked at it
+	 * ({@link #settling()}) is waited for first, until {@code lastAnswer} at most, as the
+	 * stop's own give-backs are; a take resent under a failed take's name that is under
+	 * way is answered first (no longer than the client's command timeout), so that it is
+	 * not written after the stop returned.
+	 * @param lastAnswer until when ({@link System#nanoTime()}) the stop waits for Redis
 	 */
-	void closeSettling() {
+	void closeSettling(long lastAnswer) {
+		boolean interrupted = false;
+		while (true) {
+			CompletableFuture<?> underWay;
+			synchronized (this.sending) {
+				underWay = this.settling;
+				if (interrupted || underWay.isDone() || System.nanoTime() - lastAnswer >= 0) {
+					close();
+					return;
+				}
+			}
+			interrupted = !awaitUntil(underWay, lastAnswer);
+		}
+	}
+
+	/**
+	 * Waits for calls under way (each logs its own failure) until a time at most.
+	 * @return {@code false} when the wait was interrupted
+	 */
+	private static boolean awaitUntil(CompletableFuture<?> sent, long until) {
+		try {
+			sent.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// logged by each call; past the time, the next look closes
+		}
+		return true;
+	}
+
+	/**
+	 * Closes settling, under {@link #sending}, once a resent take under way is answered.
+	 */
+	private void close() {
 		synchronized (this.sending) {
 			this.settlingClosed = true;
 			while (this.resending) {

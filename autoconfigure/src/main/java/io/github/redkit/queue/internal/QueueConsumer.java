@@ -166,7 +166,7 @@ final class QueueConsumer implements Runnable {
 		}
 		finally {
 			if (!this.settledByStop) {
-				this.calls.awaitSettling(flushAck());
+				this.calls.awaitSettling(this::flushAck);
 			}
 			this.wait.close();
 		}
@@ -286,7 +286,7 @@ final class QueueConsumer implements Runnable {
 			this.currentRenewal = null;
 			renewal.stop();
 			if (outOfHand(starting)) {
-				this.calls.awaitSettling(this.held.giveBack(this.held.withPrefetched(message)));
+				this.calls.awaitSettling(() -> this.held.giveBack(this.held.withPrefetched(message)));
 			}
 			return;
 		}
@@ -395,7 +395,7 @@ final class QueueConsumer implements Runnable {
 	 */
 	private void giveBackUnhandled(QueueMessage<Object> message, RuntimeException cause) {
 		List<QueueMessage<Object>> unhandled = this.held.withPrefetched(message);
-		this.calls.awaitSettling(this.held.giveBack(unhandled));
+		this.calls.awaitSettling(() -> this.held.giveBack(unhandled));
 		if (cause instanceof RejectedExecutionException) {
 			this.running = false;
 			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
@@ -481,11 +481,12 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * The stop returned: no call of this consumer's starts after it
-	 * ({@link ConsumerCalls#closeSettling()}).
+	 * The stop returns: no call of this consumer's starts after it, once what it settles
+	 * on its own is answered ({@link ConsumerCalls#closeSettling(long)}).
+	 * @param lastAnswer until when ({@link System#nanoTime()}) the stop waits for Redis
 	 */
-	void closeSettling() {
-		this.calls.closeSettling();
+	void closeSettling(long lastAnswer) {
+		this.calls.closeSettling(lastAnswer);
 	}
 
 	/**
