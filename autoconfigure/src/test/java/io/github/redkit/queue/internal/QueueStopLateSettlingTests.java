@@ -31,7 +31,12 @@ import static org.awaitility.Awaitility.await;
  */
 class QueueStopLateSettlingTests {
 
-	private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(1);
+	/**
+	 * Long enough for the listener, released once the stop began, to return and its
+	 * consumer to reach its first give-back before the stop's deadline on a loaded
+	 * machine.
+	 */
+	private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(3);
 
 	/**
 	 * Prefetch 3: the listener on message 1 returns once the stop began, and the
