@@ -158,8 +158,10 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 		// a give-back Redis did not answer in time: it would not answer the stop either
 		answered &= awaitGiveBacks(giveBacks, deadline);
 		// no consumer's call starts after the stop returned (what was not sent by now
-		// comes back after its visibility timeout)
-		this.consumers.forEach(QueueConsumer::closeSettling);
+		// comes back after its visibility timeout); a settle a consumer registered
+		// after the stop looked is waited for first, within the same bound
+		long lastAnswer = lastAnswer(deadline);
+		this.consumers.forEach((consumer) -> consumer.closeSettling(lastAnswer));
 		boolean stopped = !this.threads.isEmpty();
 		// a consumer still blocked (an idle wait, an acknowledgement, an extend) may wait
 		// for a Redis that does not answer, which leaving the group would wait for too

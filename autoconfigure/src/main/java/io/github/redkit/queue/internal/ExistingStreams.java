@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import io.github.redkit.queue.ExistingStream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.DataType;
@@ -14,8 +15,9 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The start-up check of a queue that reads a stream another application writes: what
- * cannot be read fails start-up naming the property, rather than every take later.
+ * The checks of a queue that reads a stream another application writes: at start-up, what
+ * cannot be read fails start-up naming the property, rather than every take later; what
+ * would write to that stream is refused.
  */
 final class ExistingStreams {
 
@@ -56,6 +58,22 @@ final class ExistingStreams {
 				throw new IllegalStateException(prefix + "start-from: cannot create group '" + existing.group()
 						+ "' of stream '" + existing.key() + "' from " + existing.startFrom(), ex);
 			}
+		}
+	}
+
+	/**
+	 * Refuses what would write to a stream another application writes: its layout is that
+	 * application's, and other groups may read it.
+	 * @param queue the queue name
+	 * @param existing the stream the queue reads, {@code null} for a queue of Redkit's
+	 * own
+	 * @param what what Redkit would do, for the refusal
+	 */
+	static void refuseWrites(String queue, @Nullable ExistingStream existing, String what) {
+		if (existing != null) {
+			throw new IllegalArgumentException("Queue '" + queue + "' reads the stream '" + existing.key()
+					+ "' another application writes (redkit.queue.queues." + queue + ".stream-key): Redkit never "
+					+ what + "; add entries to it as that application does (XADD)");
 		}
 	}
 

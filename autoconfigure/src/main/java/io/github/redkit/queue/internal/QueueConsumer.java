@@ -1,23 +1,14 @@
 package io.github.redkit.queue.internal;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.RedkitOutcomes;
 import io.github.redkit.core.internal.LeaseRenewer;
-import io.github.redkit.core.internal.RedisScriptRunner;
-import io.github.redkit.core.internal.RedkitThreads;
 import io.github.redkit.queue.FailureOutcome;
 import io.github.redkit.queue.QueueListenerContainer;
 import io.github.redkit.queue.QueueMessage;
@@ -25,6 +16,7 @@ import io.github.redkit.queue.QueueMessageHandler;
 import io.github.redkit.queue.QueueReceiver;
 import io.github.redkit.queue.QueueSettings;
 import io.github.redkit.queue.RedkitQueueHandleContext;
+import io.github.redkit.queue.internal.MessageInHand.Stage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -45,21 +37,15 @@ import org.jspecify.annotations.Nullable;
  * returned, and while it is failed): whichever takes it out of hand first settles it, so
  * a message is either given back or acknowledged (or failed), never both; a listener that
  * had not started by then does not start. No call of the consumer's starts after the stop
- * returned ({@link #closeSettling}). A stop past {@code shutdown-timeout} that finds the
- * consumer waiting for a take gives the take up ({@link #giveUpTake}: the thread is
- * interrupted in that wait, nowhere else). Whatever it hands its template (to settle,
- * extend or give back) is the message as the template handed it out
+ * returned ({@link ConsumerCalls#closeSettling}). A stop past {@code shutdown-timeout}
+ * that finds the consumer waiting for a take gives the take up ({@link #giveUpTake}: the
+ * thread is interrupted in that wait, nowhere else). Whatever it hands its template (to
+ * settle, extend or give back) is the message as the template handed it out
  * ({@link ConvertedMessage#taken}).
  */
 final class QueueConsumer implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(QueueConsumer.class);
-
-	/**
-	 * How long a call the consumer makes waits for Redis at most (as the template's own
-	 * calls do).
-	 */
-	private static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
 
 	private static final RedkitOutcomes<Object> HANDLED = RedkitOutcomes.of((message) -> "handled");
 
@@ -83,28 +69,17 @@ final class QueueConsumer implements Runnable {
 
 	private final Duration visibility;
 
-	private final long visibilityNanos;
-
 	private final ConsumerSetup setup;
 
 	/**
-	 * Taken and not yet handled, all of one batch.
+	 * The calls it sends besides its takes, closed by the stop.
 	 */
-	private final Deque<QueueMessage<Object>> prefetched = new ArrayDeque<>();
+	private final ConsumerCalls calls;
 
 	/**
-	 * When the batch in {@link #prefetched} may start to expire: its take was sent at
-	 * this {@link System#nanoTime()} minus the visibility timeout (less how long Redis
-	 * had held the batch, for a take sent again that hands over what the first one
-	 * delivered), so no later than on the Redis clock.
+	 * What it prefetched and handled, not yet settled.
 	 */
-	private long prefetchedExpiry;
-
-	/**
-	 * When a prefetched message has waited a third of its visibility timeout: from then
-	 * on it is extended before its listener starts.
-	 */
-	private long prefetchedRenewal;
+	private final HeldMessages held;
 
 	private volatile boolean running = true;
 
@@ -118,39 +93,16 @@ final class QueueConsumer implements Runnable {
 	 * failed) and settles what the consumer handled and prefetched before
 	 * ({@link #settleAtStop}): from then on the consumer thread sends nothing.
 	 */
-	private final AtomicReference<@Nullable InHand> inHand = new AtomicReference<>();
+	private final AtomicReference<@Nullable MessageInHand> inHand = new AtomicReference<>();
 
 	/**
-	 * A stop took the message in hand, and with it the settling of {@link #pendingAcks}
-	 * and {@link #prefetched}: the consumer thread no longer touches them. Read and
-	 * written by the consumer thread only.
+	 * A stop took the message in hand, and with it the settling of what the consumer
+	 * {@link #held}: the consumer thread no longer touches it. Read and written by the
+	 * consumer thread only.
 	 */
 	private boolean settledByStop;
 
-	/**
-	 * The stop returned: no call to Redis starts after it (what was not sent comes back
-	 * after its visibility timeout). Written under {@link #sending}.
-	 */
-	private volatile boolean settlingClosed;
-
-	/**
-	 * Guards {@link #settlingClosed}: a call starts (Redkit's template writes it at once)
-	 * while it is held, so that none starts after the stop returned.
-	 */
-	private final Object sending = new Object();
-
-	/**
-	 * A take resent under a failed take's name is under way ({@link #startResend}).
-	 * Guarded by {@link #sending}.
-	 */
-	private boolean resending;
-
 	private volatile LeaseRenewer.@Nullable Renewal currentRenewal;
-
-	/**
-	 * What the consumer thread settles on its own ({@link #awaitSettling}).
-	 */
-	private volatile CompletableFuture<?> settling = CompletableFuture.completedFuture(null);
 
 	/**
 	 * Guards {@link #taking}: a stop interrupts the consumer thread only while it waits
@@ -168,23 +120,6 @@ final class QueueConsumer implements Runnable {
 	 */
 	private volatile boolean takeGivenUp;
 
-	/**
-	 * The last take carried {@link #pendingAcks} and failed: not answered (Redis may have
-	 * applied it), or answered with an error (a stream take records the acknowledgements
-	 * it applied before the error): they go under its name, whose record answers them.
-	 */
-	private boolean takeFailed;
-
-	/**
-	 * Handled and not yet acknowledged: the next take acknowledges them (one round trip).
-	 */
-	private final List<QueueMessage<Object>> pendingAcks = new ArrayList<>();
-
-	/**
-	 * The heartbeats of {@link #pendingAcks}, stopped once their acknowledgement is sent.
-	 */
-	private final List<LeaseRenewer.Renewal> pendingRenewals = new ArrayList<>();
-
 	QueueConsumer(String queue, QueueMessageHandler handler, ConsumerSetup setup) {
 		this.queue = queue;
 		this.handler = handler;
@@ -196,8 +131,9 @@ final class QueueConsumer implements Runnable {
 		this.pollMillis = Math.max(10, setup.pollTimeout().toMillis());
 		this.prefetch = this.settings.prefetch();
 		this.visibility = this.settings.visibilityTimeout();
-		this.visibilityNanos = this.visibility.toNanos();
 		this.setup = setup;
+		this.calls = new ConsumerCalls(queue);
+		this.held = new HeldMessages(queue, setup, this.calls, this.visibility.toNanos());
 	}
 
 	@Override
@@ -205,19 +141,16 @@ final class QueueConsumer implements Runnable {
 		try {
 			while (this.running) {
 				try {
-					QueueMessage<Object> next = nextPrefetched();
+					QueueMessage<Object> next = this.held.nextPrefetched();
 					if (next != null) {
 						handle(next);
 						continue;
 					}
 					long sentAt = System.nanoTime();
 					QueueReceiver.Batch batch = take(this.prefetch);
-					acknowledged();
+					this.held.acknowledged();
 					if (!batch.messages().isEmpty()) {
-						this.prefetched.addAll(batch.messages());
-						long deliveredAt = sentAt - heldNanos(batch.messages());
-						this.prefetchedExpiry = deliveredAt + this.visibilityNanos;
-						this.prefetchedRenewal = deliveredAt + this.visibilityNanos / 3;
+						this.held.prefetched(batch.messages(), sentAt);
 					}
 					else if (this.running && !Duration.ZERO.equals(batch.readyIn())) {
 						await(batch.readyIn());
@@ -233,7 +166,7 @@ final class QueueConsumer implements Runnable {
 		}
 		finally {
 			if (!this.settledByStop) {
-				awaitSettling(flushAck());
+				this.calls.awaitSettling(this::flushAck);
 			}
 			this.wait.close();
 		}
@@ -249,12 +182,12 @@ final class QueueConsumer implements Runnable {
 			this.taking = Thread.currentThread();
 		}
 		try {
-			QueueReceiver.Batch batch = takeBatch(max, this.pendingAcks);
-			this.takeFailed = false;
+			QueueReceiver.Batch batch = takeBatch(max, this.held.pendingAcks());
+			this.held.taken(false);
 			return batch;
 		}
 		catch (RuntimeException ex) {
-			this.takeFailed = !this.pendingAcks.isEmpty();
+			this.held.taken(true);
 			throw ex;
 		}
 		finally {
@@ -282,126 +215,12 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * How long Redis had held the longest held of a batch when it handed it over: a take
-	 * sent again after one not answered hands over what the first one delivered, whose
-	 * visibility timeout runs from then (0 for a template other than Redkit's).
-	 */
-	private static long heldNanos(List<QueueMessage<Object>> batch) {
-		long held = 0;
-		for (QueueMessage<Object> message : batch) {
-			if (ConvertedMessage.taken(message) instanceof TakenMessage<?> taken) {
-				held = Math.max(held, taken.heldMillis());
-			}
-		}
-		return TimeUnit.MILLISECONDS.toNanos(held);
-	}
-
-	private @Nullable QueueMessage<Object> nextPrefetched() {
-		if (this.prefetched.isEmpty()) {
-			return null;
-		}
-		if (System.nanoTime() - this.prefetchedExpiry >= 0) {
-			// their visibility timeout may have passed: another consumer may have them
-			// now
-			logger.debug("Leaving " + this.prefetched.size() + " prefetched messages of queue '" + this.queue
-					+ "' whose visibility timeout passed before they were handled");
-			this.prefetched.clear();
-			return null;
-		}
-		return this.prefetched.poll();
-	}
-
-	/**
-	 * Settles what the consumer handled and prefetched: the acknowledgements of the
-	 * handled messages and the give-backs of the prefetched ones, sent side by side; none
-	 * starts once the stop returned ({@link #send}).
+	 * Settles what the consumer handled and prefetched ({@link HeldMessages#flush}): a
+	 * take that failed carrying acknowledgements is sent again under its name.
 	 * @return the calls under way
 	 */
 	private CompletableFuture<?> flushAck() {
-		List<CompletableFuture<?>> sent = new ArrayList<>();
-		if (!this.killed && !this.pendingAcks.isEmpty() && this.takeGivenUp) {
-			// Redis did not answer within shutdown-timeout: sending more would
-			// wait as long
-			logger.warn("Consumer of queue '" + this.queue + "' stopped while its take waited for Redis; the "
-					+ this.pendingAcks.size() + " acknowledgement(s) it carried " + ids(this.pendingAcks)
-					+ " are applied if Redis ran it, else those messages come back after their visibility timeout");
-		}
-		else if (!this.killed && this.takeFailed) {
-			sent.add(ackUnderFailedTake(List.copyOf(this.pendingAcks)));
-		}
-		else if (!this.killed) {
-			for (QueueMessage<Object> message : this.pendingAcks) {
-				sent.add(send(() -> this.setup.ack(message), message, "acknowledge"));
-			}
-		}
-		acknowledged();
-		if (!this.killed && !this.prefetched.isEmpty()) {
-			// taken and not started: back to the queue at once, their deliveries not
-			// counted, rather than in flight until their visibility timeout
-			List<QueueMessage<Object>> unhandled = new ArrayList<>(this.prefetched);
-			this.prefetched.clear();
-			sent.add(giveBack(unhandled));
-		}
-		return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
-	}
-
-	/**
-	 * Sends the pending acknowledgements that a failed take carried with one take of at
-	 * most one message, under that take's name ({@link RedisQueueTemplate} reuses it), on
-	 * a thread of its own: should Redis have applied the first (or recorded the
-	 * acknowledgements it applied before an error), it answers what that one acknowledged
-	 * and took (its whole batch), so none is reported late, as each acknowledgement sent
-	 * alone would be. What the take hands out goes back to the queue at once. A take
-	 * under that name answered with an error twice (the second reads what the first
-	 * recorded) applied nothing: the acknowledgements then go each on its own.
-	 */
-	private CompletableFuture<?> ackUnderFailedTake(List<QueueMessage<Object>> acks) {
-		return CompletableFuture.runAsync(() -> {
-			QueueReceiver.Batch taken = null;
-			for (int attempt = 1; taken == null; attempt++) {
-				try {
-					if (!startResend()) {
-						logger.warn("Consumer of queue '" + this.queue + "' stopped before it could acknowledge "
-								+ ids(acks) + "; they come back after their visibility timeout");
-						return;
-					}
-					try {
-						taken = takeBatch(1, acks);
-					}
-					finally {
-						endResend();
-					}
-				}
-				catch (RuntimeException ex) {
-					if (RedisQueueTemplate.unanswered(ex)) {
-						logger.warn("Cannot acknowledge messages " + ids(acks) + " of queue '" + this.queue
-								+ "'; they come back after their visibility timeout unless Redis ran the take that"
-								+ " carried them", ex);
-						return;
-					}
-					if (attempt == 2) {
-						awaitQuietly(CompletableFuture.allOf(acks.stream()
-							.map((message) -> send(() -> this.setup.ack(message), message, "acknowledge"))
-							.toArray(CompletableFuture[]::new)));
-						return;
-					}
-				}
-			}
-			awaitQuietly(giveBack(taken.messages()));
-		}, (task) -> RedkitThreads.newThread("redkit-queue-" + this.queue + "-settle", task, true).start());
-	}
-
-	private static List<String> ids(List<QueueMessage<Object>> messages) {
-		return messages.stream().map(QueueMessage::id).toList();
-	}
-
-	/**
-	 * The acknowledgements of {@link #pendingAcks} were sent: their heartbeats stop.
-	 */
-	private void acknowledged() {
-		this.pendingAcks.clear();
-		this.pendingRenewals.forEach(LeaseRenewer.Renewal::stop);
-		this.pendingRenewals.clear();
+		return this.held.flush(this.killed, this.takeGivenUp, (acks) -> takeBatch(1, acks));
 	}
 
 	private void handle(QueueMessage<Object> message) {
@@ -414,9 +233,9 @@ final class QueueConsumer implements Runnable {
 		}
 		// in hand from here: a stop that finds this consumer extending the message or
 		// starting its heartbeat gives it back and settles the rest
-		InHand starting = new InHand(message, Stage.STARTING);
+		MessageInHand starting = new MessageInHand(message, Stage.STARTING);
 		this.inHand.set(starting);
-		if (System.nanoTime() - this.prefetchedRenewal >= 0) {
+		if (this.held.renewalDue()) {
 			Boolean held;
 			try {
 				held = extend(message);
@@ -460,14 +279,14 @@ final class QueueConsumer implements Runnable {
 		// known before the listener is in hand as running, so that a stop that takes it
 		// from then on stops this heartbeat too
 		this.currentRenewal = renewal;
-		InHand running = new InHand(message, Stage.LISTENING);
+		MessageInHand running = new MessageInHand(message, Stage.LISTENING);
 		if (!this.running || !this.inHand.compareAndSet(starting, running)) {
 			// a stop began: no listener starts after it; this message goes back, unless
 			// the stop took it first (then the stop settles it and the rest)
 			this.currentRenewal = null;
 			renewal.stop();
 			if (outOfHand(starting)) {
-				awaitSettling(giveBack(withPrefetched(message)));
+				this.calls.awaitSettling(() -> this.held.giveBack(this.held.withPrefetched(message)));
 			}
 			return;
 		}
@@ -486,7 +305,7 @@ final class QueueConsumer implements Runnable {
 		// a handled message stays in hand until it is pending acknowledgement, a failed
 		// one while it is failed: a stop meanwhile acknowledges the handled one and
 		// settles the rest
-		InHand settling = new InHand(message, (failure != null) ? Stage.FAILING : Stage.HANDLED);
+		MessageInHand settling = new MessageInHand(message, (failure != null) ? Stage.FAILING : Stage.HANDLED);
 		boolean settles = this.inHand.compareAndSet(running, settling);
 		this.currentRenewal = null;
 		if (this.killed || !settles) {
@@ -511,8 +330,7 @@ final class QueueConsumer implements Runnable {
 				return;
 			}
 			// kept invisible until the next take sends the acknowledgement
-			this.pendingAcks.add(message);
-			this.pendingRenewals.add(renewal);
+			this.held.handled(message, renewal);
 		}
 		else {
 			renewal.stop();
@@ -526,7 +344,7 @@ final class QueueConsumer implements Runnable {
 	 * @return {@code false} when its take was lost, {@code null} when the stop returned
 	 */
 	private @Nullable Boolean extend(QueueMessage<Object> message) {
-		return sendAndWait(() -> this.setup.extendNow(message, this.visibility));
+		return this.calls.sendAndWait(() -> this.setup.extendNow(message, this.visibility));
 	}
 
 	/**
@@ -534,16 +352,16 @@ final class QueueConsumer implements Runnable {
 	 * (not this message, which the failure settles).
 	 */
 	private void fail(QueueMessage<Object> message, Throwable failure) {
-		InHand failing = new InHand(message, Stage.FAILING);
+		MessageInHand failing = new MessageInHand(message, Stage.FAILING);
 		this.inHand.set(failing);
 		failInHand(failing, failure);
 	}
 
-	private void failInHand(InHand failing, Throwable failure) {
+	private void failInHand(MessageInHand failing, Throwable failure) {
 		QueueMessage<Object> message = failing.message();
 		FailureOutcome outcome;
 		try {
-			outcome = sendAndWait(() -> this.setup.fail(message, failure));
+			outcome = this.calls.sendAndWait(() -> this.setup.fail(message, failure));
 		}
 		finally {
 			outOfHand(failing);
@@ -561,8 +379,8 @@ final class QueueConsumer implements Runnable {
 	 * and the rest, and this consumer sends nothing more.
 	 * @return whether this consumer still settles it
 	 */
-	private boolean outOfHand(InHand held) {
-		if (this.inHand.compareAndSet(held, null)) {
+	private boolean outOfHand(MessageInHand expected) {
+		if (this.inHand.compareAndSet(expected, null)) {
 			return true;
 		}
 		this.settledByStop = true;
@@ -576,8 +394,8 @@ final class QueueConsumer implements Runnable {
 	 * stops, since it could keep no message invisible.
 	 */
 	private void giveBackUnhandled(QueueMessage<Object> message, RuntimeException cause) {
-		List<QueueMessage<Object>> unhandled = withPrefetched(message);
-		awaitSettling(giveBack(unhandled));
+		List<QueueMessage<Object>> unhandled = this.held.withPrefetched(message);
+		this.calls.awaitSettling(() -> this.held.giveBack(unhandled));
 		if (cause instanceof RejectedExecutionException) {
 			this.running = false;
 			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
@@ -589,119 +407,12 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * Takes the prefetched messages out of {@link #prefetched}, behind a message of their
-	 * batch taken before them: given back together, one after another, they keep their
-	 * order.
-	 */
-	private List<QueueMessage<Object>> withPrefetched(QueueMessage<Object> message) {
-		List<QueueMessage<Object>> unhandled = new ArrayList<>();
-		unhandled.add(message);
-		unhandled.addAll(this.prefetched);
-		this.prefetched.clear();
-		return unhandled;
-	}
-
-	/**
-	 * Gives unhandled messages back to the queue, their deliveries not counted, one after
-	 * another (each at the head of its end of the list: the last first, so that the batch
-	 * keeps its order), none after the stop returned; once one cannot be given back, the
-	 * others are left in flight too rather than each waiting for Redis as long.
-	 * @return the give-backs under way
-	 */
-	private CompletableFuture<?> giveBack(List<QueueMessage<Object>> unhandled) {
-		CompletableFuture<?> sent = CompletableFuture.completedFuture(null);
-		for (int i = unhandled.size() - 1; i >= 0; i--) {
-			QueueMessage<Object> back = unhandled.get(i);
-			sent = sent.thenCompose((previous) -> send(() -> this.setup.release(back), back, "give back"));
-		}
-		return sent;
-	}
-
-	/**
-	 * Starts a settling call (an acknowledgement, a give-back) unless the stop returned;
-	 * a call that fails is logged.
-	 * @param call starts the call
-	 * @param message the message it settles
-	 * @param what what it does, for the log
-	 * @return the call under way, or done when the stop returned
-	 */
-	private CompletableFuture<?> send(Supplier<CompletableFuture<Boolean>> call, QueueMessage<Object> message,
-			String what) {
-		CompletableFuture<Boolean> sent;
-		try {
-			sent = start(call);
-		}
-		catch (RuntimeException ex) {
-			sent = CompletableFuture.failedFuture(ex);
-		}
-		if (sent == null) {
-			logger.warn("Consumer of queue '" + this.queue + "' stopped before it could " + what + " message "
-					+ message.id() + "; it comes back after its visibility timeout");
-			return CompletableFuture.completedFuture(null);
-		}
-		return sent.whenComplete((done, ex) -> {
-			if (ex != null) {
-				logger.warn("Cannot " + what + " message " + message.id() + " of queue '" + this.queue
-						+ "'; it comes back after its visibility timeout", RedisScriptRunner.unwrap(ex));
-			}
-		});
-	}
-
-	/**
-	 * Makes a call and waits for its answer, unless the stop returned.
-	 * @return the answer, or {@code null} when the stop returned
-	 */
-	private <T> @Nullable T sendAndWait(Supplier<CompletableFuture<T>> call) {
-		CompletableFuture<T> sent = start(call);
-		return (sent != null) ? RedisScriptRunner.await(sent, CALL_TIMEOUT, "a call of queue '" + this.queue + "'")
-				: null;
-	}
-
-	/**
-	 * Starts a call unless the stop returned: under {@link #sending}, so that none starts
-	 * after it (Redkit's template writes it at once).
-	 * @return the call under way, or {@code null} when the stop returned
-	 */
-	private <T> @Nullable CompletableFuture<T> start(Supplier<CompletableFuture<T>> call) {
-		synchronized (this.sending) {
-			return this.settlingClosed ? null : call.get();
-		}
-	}
-
-	/**
-	 * Waits, on the consumer thread, for what it settles on its own (its end's
-	 * acknowledgements and give-backs, a give-back at a stop), which the stop waits for
-	 * as well ({@link #settling()}).
-	 */
-	private void awaitSettling(CompletableFuture<?> sent) {
-		this.settling = sent;
-		awaitQuietly(sent);
-	}
-
-	/**
-	 * What the consumer thread settles on its own, under way: a stop waits for it before
-	 * it closes settling, within the same bounded wait as for its own give-backs, since
-	 * the give-backs of a batch go one after another.
+	 * What the consumer thread settles on its own, under way
+	 * ({@link ConsumerCalls#settling()}).
 	 * @return the settling under way, or done when there is none
 	 */
 	CompletableFuture<?> settling() {
-		return this.settling;
-	}
-
-	/**
-	 * Waits for calls under way (each logs its own failure) as long as a call's answer
-	 * may take.
-	 */
-	private static void awaitQuietly(CompletableFuture<?> sent) {
-		try {
-			sent.get(CALL_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			// logged by each call
-		}
+		return this.calls.settling();
 	}
 
 	private void await(@Nullable Duration hint) {
@@ -733,7 +444,7 @@ final class QueueConsumer implements Runnable {
 	 * @return the give-back under way, or {@code null} when no message was in hand
 	 */
 	@Nullable GiveBack giveBack() {
-		InHand taken = this.inHand.getAndSet(null);
+		MessageInHand taken = this.inHand.getAndSet(null);
 		if (taken == null) {
 			return null;
 		}
@@ -743,14 +454,16 @@ final class QueueConsumer implements Runnable {
 		}
 		if (taken.stage() == Stage.HANDLED) {
 			// its listener returned: acknowledged, not given back
-			return new GiveBack(null, false, CompletableFuture
-				.allOf(send(() -> this.setup.ack(taken.message()), taken.message(), "acknowledge"), settleAtStop()));
+			return new GiveBack(null, false,
+					CompletableFuture.allOf(
+							this.calls.send(() -> this.setup.ack(taken.message()), taken.message(), "acknowledge"),
+							settleAtStop()));
 		}
 		// given back in the chain of the prefetched ones, last, so that the batch keeps
 		// its order at the head of the queue
-		List<QueueMessage<Object>> unhandled = withPrefetched(taken.message());
+		List<QueueMessage<Object>> unhandled = this.held.withPrefetched(taken.message());
 		return new GiveBack(taken.message().id(), taken.stage() == Stage.LISTENING,
-				CompletableFuture.allOf(giveBack(unhandled), settleAtStop()));
+				CompletableFuture.allOf(this.held.giveBack(unhandled), settleAtStop()));
 	}
 
 	/**
@@ -761,55 +474,19 @@ final class QueueConsumer implements Runnable {
 	 * give-back; none starts after it returned, once Redis' connections may be closed.
 	 */
 	private CompletableFuture<?> settleAtStop() {
-		if (this.pendingAcks.isEmpty() && this.prefetched.isEmpty()) {
+		if (this.held.isEmpty()) {
 			return CompletableFuture.completedFuture(null);
 		}
 		return flushAck();
 	}
 
 	/**
-	 * Marks a take resent under a failed take's name as under way, unless the stop
-	 * returned: a receiver's take waits for its answer, so it cannot start under
-	 * {@link #sending} as the other calls do (a Redis client's thread settling another
-	 * message would wait for the lock meanwhile), and the stop waits for it instead
-	 * ({@link #closeSettling}).
-	 * @return whether the take may be sent
+	 * The stop returns: no call of this consumer's starts after it, once what it settles
+	 * on its own is answered ({@link ConsumerCalls#closeSettling(long)}).
+	 * @param lastAnswer until when ({@link System#nanoTime()}) the stop waits for Redis
 	 */
-	private boolean startResend() {
-		synchronized (this.sending) {
-			if (this.settlingClosed) {
-				return false;
-			}
-			this.resending = true;
-			return true;
-		}
-	}
-
-	private void endResend() {
-		synchronized (this.sending) {
-			this.resending = false;
-			this.sending.notifyAll();
-		}
-	}
-
-	/**
-	 * The stop returned: no call of this consumer's starts after it, and a take resent
-	 * under a failed take's name that is under way is answered first (no longer than the
-	 * client's command timeout), so that it is not written after the stop returned.
-	 */
-	void closeSettling() {
-		synchronized (this.sending) {
-			this.settlingClosed = true;
-			while (this.resending) {
-				try {
-					this.sending.wait();
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return;
-				}
-			}
-		}
+	void closeSettling(long lastAnswer) {
+		this.calls.closeSettling(lastAnswer);
 	}
 
 	/**
@@ -835,35 +512,6 @@ final class QueueConsumer implements Runnable {
 		// a crashed process renews nothing: what it held comes back after its visibility
 		// timeout (the killed thread stops its handled messages' heartbeats itself)
 		stopCurrentRenewal();
-	}
-
-	/**
-	 * A message taken out of the queue, in hand.
-	 *
-	 * @param message the message
-	 * @param stage what the consumer thread does with it
-	 */
-	private record InHand(QueueMessage<Object> message, Stage stage) {
-
-	}
-
-	/**
-	 * What the consumer thread does with the message in hand.
-	 */
-	private enum Stage {
-
-		/** Extends it or starts its heartbeat: its listener has not started. */
-		STARTING,
-
-		/** Runs its listener. */
-		LISTENING,
-
-		/** Its listener returned: it is about to be pending acknowledgement. */
-		HANDLED,
-
-		/** Fails it (its listener failed, or it was delivered too often). */
-		FAILING
-
 	}
 
 	/**

@@ -1,0 +1,243 @@
+package io.github.redkit.queue.internal;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.queue.QueueMessage;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The calls a {@link QueueConsumer} sends to Redis besides its takes (to settle, extend
+ * or fail a message), and the stop's hold on them: none starts once the stop returned
+ * ({@link #closeSettling}), and what the consumer thread settles on its own is there for
+ * the stop to wait for ({@link #settling()}).
+ */
+final class ConsumerCalls {
+
+	/**
+	 * Logs as the consumer it serves: the log categories an application configures stay
+	 * those of the consumer.
+	 */
+	private static final Log logger = LogFactory.getLog(QueueConsumer.class);
+
+	/**
+	 * How long a call the consumer makes waits for Redis at most (as the template's own
+	 * calls do).
+	 */
+	static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
+
+	private final String queue;
+
+	/**
+	 * The stop returned: no call to Redis starts after it (what was not sent comes back
+	 * after its visibility timeout). Written under {@link #sending}.
+	 */
+	private volatile boolean settlingClosed;
+
+	/**
+	 * Guards {@link #settlingClosed}: a call starts (Redkit's template writes it at once)
+	 * while it is held, so that none starts after the stop returned.
+	 */
+	private final Object sending = new Object();
+
+	/**
+	 * A take resent under a failed take's name is under way ({@link #startResend}).
+	 * Guarded by {@link #sending}.
+	 */
+	private boolean resending;
+
+	/**
+	 * What the consumer thread settles on its own ({@link #awaitSettling}).
+	 */
+	private volatile CompletableFuture<?> settling = CompletableFuture.completedFuture(null);
+
+	ConsumerCalls(String queue) {
+		this.queue = queue;
+	}
+
+	/**
+	 * Starts a settling call (an acknowledgement, a give-back) unless the stop returned;
+	 * a call that fails is logged.
+	 * @param call starts the call
+	 * @param message the message it settles
+	 * @param what what it does, for the log
+	 * @return the call under way, or done when the stop returned
+	 */
+	CompletableFuture<?> send(Supplier<CompletableFuture<Boolean>> call, QueueMessage<Object> message, String what) {
+		CompletableFuture<Boolean> sent;
+		try {
+			sent = start(call);
+		}
+		catch (RuntimeException ex) {
+			sent = CompletableFuture.failedFuture(ex);
+		}
+		if (sent == null) {
+			logger.warn("Consumer of queue '" + this.queue + "' stopped before it could " + what + " message "
+					+ message.id() + "; it comes back after its visibility timeout");
+			return CompletableFuture.completedFuture(null);
+		}
+		return sent.whenComplete((done, ex) -> {
+			if (ex != null) {
+				logger.warn("Cannot " + what + " message " + message.id() + " of queue '" + this.queue
+						+ "'; it comes back after its visibility timeout", RedisScriptRunner.unwrap(ex));
+			}
+		});
+	}
+
+	/**
+	 * Makes a call and waits for its answer, unless the stop returned.
+	 * @return the answer, or {@code null} when the stop returned
+	 */
+	<T> @Nullable T sendAndWait(Supplier<CompletableFuture<T>> call) {
+		CompletableFuture<T> sent = start(call);
+		return (sent != null) ? RedisScriptRunner.await(sent, CALL_TIMEOUT, "a call of queue '" + this.queue + "'")
+				: null;
+	}
+
+	/**
+	 * Starts a call unless the stop returned: under {@link #sending}, so that none starts
+	 * after it (Redkit's template writes it at once).
+	 * @return the call under way, or {@code null} when the stop returned
+	 */
+	private <T> @Nullable CompletableFuture<T> start(Supplier<CompletableFuture<T>> call) {
+		synchronized (this.sending) {
+			return this.settlingClosed ? null : call.get();
+		}
+	}
+
+	/**
+	 * Starts and waits for, on the consumer thread, what it settles on its own (its end's
+	 * acknowledgements and give-backs, a give-back at a stop), which the stop waits for
+	 * as well ({@link #settling()}). Its first calls start and it is registered under
+	 * {@link #sending}, the lock the stop closes settling under: either the stop's close
+	 * finds it and waits for it, or it comes after the close and is refused.
+	 * @param settle starts the calls (none starts after the stop returned)
+	 */
+	void awaitSettling(Supplier<CompletableFuture<?>> settle) {
+		CompletableFuture<?> sent;
+		synchronized (this.sending) {
+			sent = settle.get();
+			this.settling = sent;
+		}
+		awaitQuietly(sent);
+	}
+
+	/**
+	 * What the consumer thread settles on its own, under way: a stop waits for it before
+	 * it closes settling, within the same bounded wait as for its own give-backs, since
+	 * the give-backs of a batch go one after another.
+	 * @return the settling under way, or done when there is none
+	 */
+	CompletableFuture<?> settling() {
+		return this.settling;
+	}
+
+	/**
+	 * Waits for calls under way (each logs its own failure) as long as a call's answer
+	 * may take.
+	 */
+	static void awaitQuietly(CompletableFuture<?> sent) {
+		try {
+			sent.get(CALL_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// logged by each call
+		}
+	}
+
+	/**
+	 * Marks a take resent under a failed take's name as under way, unless the stop
+	 * returned: a receiver's take waits for its answer, so it cannot start under
+	 * {@link #sending} as the other calls do (a Redis client's thread settling another
+	 * message would wait for the lock meanwhile), and the stop waits for it instead
+	 * ({@link #closeSettling}).
+	 * @return whether the take may be sent
+	 */
+	boolean startResend() {
+		synchronized (this.sending) {
+			if (this.settlingClosed) {
+				return false;
+			}
+			this.resending = true;
+			return true;
+		}
+	}
+
+	void endResend() {
+		synchronized (this.sending) {
+			this.resending = false;
+			this.sending.notifyAll();
+		}
+	}
+
+	/**
+	 * The stop returned: no call of this consumer's starts after it. What the consumer
+	 * thread settles on its own and registered after the stop looked at it
+	 * ({@link #settling()}) is waited for first, until {@code lastAnswer} at most, as the
+	 * stop's own give-backs are; a take resent under a failed take's name that is under
+	 * way is answered first (no longer than the client's command timeout), so that it is
+	 * not written after the stop returned.
+	 * @param lastAnswer until when ({@link System#nanoTime()}) the stop waits for Redis
+	 */
+	void closeSettling(long lastAnswer) {
+		boolean interrupted = false;
+		while (true) {
+			CompletableFuture<?> underWay;
+			synchronized (this.sending) {
+				underWay = this.settling;
+				if (interrupted || underWay.isDone() || System.nanoTime() - lastAnswer >= 0) {
+					close();
+					return;
+				}
+			}
+			interrupted = !awaitUntil(underWay, lastAnswer);
+		}
+	}
+
+	/**
+	 * Waits for calls under way (each logs its own failure) until a time at most.
+	 * @return {@code false} when the wait was interrupted
+	 */
+	private static boolean awaitUntil(CompletableFuture<?> sent, long until) {
+		try {
+			sent.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// logged by each call; past the time, the next look closes
+		}
+		return true;
+	}
+
+	/**
+	 * Closes settling, under {@link #sending}, once a resent take under way is answered.
+	 */
+	private void close() {
+		synchronized (this.sending) {
+			this.settlingClosed = true;
+			while (this.resending) {
+				try {
+					this.sending.wait();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
+		}
+	}
+
+}
