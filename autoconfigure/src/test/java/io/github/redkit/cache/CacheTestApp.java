@@ -11,17 +11,21 @@ import io.github.redkit.testsupport.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration;
 import org.springframework.boot.cache.autoconfigure.metrics.CacheMetricsAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.cache.annotation.CacheEvict;
 import org.springframework.cache.annotation.Cacheable;
 import org.springframework.cache.annotation.EnableCaching;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * An application with {@code @EnableCaching}, Boot's cache auto-configuration and
@@ -36,14 +40,28 @@ final class CacheTestApp {
 	}
 
 	static ApplicationContextRunner runner(RedisServer server, String... properties) {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
-					RedkitAutoConfiguration.class, RedkitCacheAutoConfiguration.class, CacheAutoConfiguration.class,
-					CacheMetricsAutoConfiguration.class))
-			.withUserConfiguration(Config.class)
+		return new ApplicationContextRunner().withUserConfiguration(Application.class)
 			.withPropertyValues(server.springProperties())
 			.withPropertyValues("spring.cache.type=redis")
 			.withPropertyValues(properties);
+	}
+
+	/**
+	 * The application {@link #runner} runs, started for tests that share one: the caller
+	 * closes it.
+	 * @param server the Redis it caches in
+	 * @param properties more properties
+	 * @return the started application
+	 */
+	static ConfigurableApplicationContext start(RedisServer server, String... properties) {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		TestPropertyValues.of(server.springProperties())
+			.and("spring.cache.type=redis")
+			.and(properties)
+			.applyTo(context);
+		context.register(Application.class);
+		context.refresh();
+		return context;
 	}
 
 	static int loads(String key) {
@@ -51,6 +69,15 @@ final class CacheTestApp {
 	}
 
 	record Product(String id, String name, long priceCents) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+			RedkitAutoConfiguration.class, RedkitCacheAutoConfiguration.class, CacheAutoConfiguration.class,
+			CacheMetricsAutoConfiguration.class })
+	@Import(Config.class)
+	static class Application {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -19,12 +19,15 @@ import io.github.redkit.testsupport.RedisServer;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cache.CacheManager;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -35,12 +38,39 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTopologies(exercises = Exercises.SCRIPTS)
 class RedkitCacheTests {
 
+	/**
+	 * The caches' settings, and those of the tests that share one application: no jitter,
+	 * clearing in batches of 50, a hot cache refreshed early. Each test caches keys of
+	 * its own.
+	 */
+	private static final String[] PROPERTIES = { "redkit.cache.default-ttl=10m", "redkit.cache.caches.products.ttl=1h",
+			"redkit.cache.caches.short-lived.ttl=30s", "redkit.cache.caches.everything-else.ttl=10m",
+			"redkit.cache.ttl-jitter=0%", "redkit.cache.clear-batch-size=50", "redkit.cache.caches.hot.ttl=2s",
+			"redkit.cache.caches.hot.early-refresh=true", "redkit.cache.early-refresh.beta=200" };
+
+	// one application per topology: starting one per test was most of what the class
+	// cost
+	private static @Nullable ConfigurableApplicationContext shared;
+
 	@Parameter
 	RedisTopology topology;
 
 	private RedisServer redis;
 
 	private StringRedisTemplate raw;
+
+	@BeforeParameterizedClassInvocation
+	static void startTheSharedApplication(RedisTopology topology) {
+		shared = CacheTestApp.start(topology.server(), PROPERTIES);
+	}
+
+	@AfterParameterizedClassInvocation
+	static void closeTheSharedApplication() {
+		if (shared != null) {
+			shared.close();
+			shared = null;
+		}
+	}
 
 	@BeforeEach
 	void connect() {
@@ -49,29 +79,36 @@ class RedkitCacheTests {
 		this.raw.afterPropertiesSet();
 	}
 
-	private ApplicationContextRunner app(String... properties) {
-		return CacheTestApp.runner(this.redis, properties)
-			.withPropertyValues("redkit.cache.default-ttl=10m", "redkit.cache.caches.products.ttl=1h",
-					"redkit.cache.caches.short-lived.ttl=30s", "redkit.cache.caches.everything-else.ttl=10m");
+	@AfterEach
+	void loadAtFullSpeedAgain() {
+		shared().getBean(Catalog.class).slowDown(Duration.ZERO, () -> {
+		});
+	}
+
+	private static ConfigurableApplicationContext shared() {
+		ConfigurableApplicationContext context = shared;
+		if (context == null) {
+			throw new IllegalStateException("The shared application did not start");
+		}
+		return context;
 	}
 
 	@Test
 	void eachCacheGetsItsOwnTtlObservedWithPttl() {
-		app("redkit.cache.ttl-jitter=0%").run((context) -> {
-			Catalog catalog = context.getBean(Catalog.class);
-			String id = UUID.randomUUID().toString();
-			catalog.product(id);
-			catalog.shortLived(id);
-			catalog.defaults(id);
-			assertThat(pttl("products::" + id)).isBetween(3_590_000L, 3_600_000L);
-			assertThat(pttl("short-lived::" + id)).isBetween(29_000L, 30_000L);
-			assertThat(pttl("everything-else::" + id)).isBetween(599_000L, 600_000L);
-		});
+		ConfigurableApplicationContext context = shared();
+		Catalog catalog = context.getBean(Catalog.class);
+		String id = UUID.randomUUID().toString();
+		catalog.product(id);
+		catalog.shortLived(id);
+		catalog.defaults(id);
+		assertThat(pttl("products::" + id)).isBetween(3_590_000L, 3_600_000L);
+		assertThat(pttl("short-lived::" + id)).isBetween(29_000L, 30_000L);
+		assertThat(pttl("everything-else::" + id)).isBetween(599_000L, 600_000L);
 	}
 
 	@Test
 	void jitterSpreadsExpiriesBelowTheConfiguredTtl() {
-		app("redkit.cache.ttl-jitter=20%").run((context) -> {
+		CacheTestApp.runner(this.redis, PROPERTIES).withPropertyValues("redkit.cache.ttl-jitter=20%").run((context) -> {
 			Catalog catalog = context.getBean(Catalog.class);
 			List<Long> ttls = new ArrayList<>();
 			String run = UUID.randomUUID().toString();
@@ -90,33 +127,32 @@ class RedkitCacheTests {
 
 	@Test
 	void valuesAreJsonThatAnyClientCanRead() {
-		app().run((context) -> {
-			Catalog catalog = context.getBean(Catalog.class);
-			String id = UUID.randomUUID().toString();
-			Product product = catalog.product(id);
-			String json = rawGet("products::" + id);
-			assertThat(json).startsWith("{")
-				.contains("\"name\":\"Product " + id + "\"")
-				.contains("\"priceCents\":1999")
-				.doesNotContain("\u00ac\u00ed");
-			assertThat(catalog.product(id)).isEqualTo(product);
-			assertThat(CacheTestApp.loads(id)).isEqualTo(1);
-		});
+		Catalog catalog = shared().getBean(Catalog.class);
+		String id = UUID.randomUUID().toString();
+		Product product = catalog.product(id);
+		String json = rawGet("products::" + id);
+		assertThat(json).startsWith("{")
+			.contains("\"name\":\"Product " + id + "\"")
+			.contains("\"priceCents\":1999")
+			.doesNotContain("\u00ac\u00ed");
+		assertThat(catalog.product(id)).isEqualTo(product);
+		assertThat(CacheTestApp.loads(id)).isEqualTo(1);
 	}
 
 	@Test
 	void sixteenConcurrentMissesOnTwoApplicationsLoadOnce() throws Exception {
-		ApplicationContextRunner runner = app();
-		runner.run((first) -> runner.run((second) -> {
+		ConfigurableApplicationContext first = shared();
+		CacheTestApp.runner(this.redis, PROPERTIES).run((second) -> {
 			String id = UUID.randomUUID().toString();
 			List<Catalog> catalogs = List.of(first.getBean(Catalog.class), second.getBean(Catalog.class));
 			// both connected (through the Sentinels, too) before the race starts
 			catalogs.forEach((catalog) -> catalog.product("warm-" + UUID.randomUUID()));
 			// the loader holds the lock until a caller of the other application has
-			// missed too, so
-			// that caller must wait for it however the threads are scheduled
+			// missed too, so that caller must wait for it however the threads are
+			// scheduled
 			double firstMisses = misses(first);
 			double secondMisses = misses(second);
+			double waitsBefore = waits(first) + waits(second);
 			Runnable untilBothMissed = () -> {
 				long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
 				while ((misses(first) <= firstMisses || misses(second) <= secondMisses)
@@ -145,70 +181,63 @@ class RedkitCacheTests {
 				pool.shutdownNow();
 			}
 			assertThat(CacheTestApp.loads(id)).isEqualTo(1);
-			double waits = waits(first) + waits(second);
+			double waits = waits(first) + waits(second) - waitsBefore;
 			assertThat(waits).as("callers that waited in another JVM-wide context").isPositive();
-		}));
+		});
 	}
 
 	@Test
 	void springCacheMetricsCountHitsMissesAndPuts() {
-		app().run((context) -> {
-			Catalog catalog = context.getBean(Catalog.class);
-			String id = UUID.randomUUID().toString();
-			catalog.productUnsynced(id);
-			catalog.productUnsynced(id);
-			catalog.productUnsynced(id);
-			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(
-					registry.get("cache.gets").tag("cache", "products").tag("result", "hit").functionCounter().count())
-				.isGreaterThanOrEqualTo(2);
-			assertThat(
-					registry.get("cache.gets").tag("cache", "products").tag("result", "miss").functionCounter().count())
-				.isGreaterThanOrEqualTo(1);
-			assertThat(registry.get("cache.puts").tag("cache", "products").functionCounter().count())
-				.isGreaterThanOrEqualTo(1);
-		});
+		ConfigurableApplicationContext context = shared();
+		Catalog catalog = context.getBean(Catalog.class);
+		String id = UUID.randomUUID().toString();
+		catalog.productUnsynced(id);
+		catalog.productUnsynced(id);
+		catalog.productUnsynced(id);
+		MeterRegistry registry = context.getBean(MeterRegistry.class);
+		assertThat(registry.get("cache.gets").tag("cache", "products").tag("result", "hit").functionCounter().count())
+			.isGreaterThanOrEqualTo(2);
+		assertThat(registry.get("cache.gets").tag("cache", "products").tag("result", "miss").functionCounter().count())
+			.isGreaterThanOrEqualTo(1);
+		assertThat(registry.get("cache.puts").tag("cache", "products").functionCounter().count())
+			.isGreaterThanOrEqualTo(1);
 	}
 
 	@Test
 	void clearingACacheScansInBatchesAndNeverUsesKeys() {
-		app("redkit.cache.clear-batch-size=50").run((context) -> {
-			Catalog catalog = context.getBean(Catalog.class);
-			String run = UUID.randomUUID().toString();
-			for (int i = 0; i < 120; i++) {
-				catalog.product(run + "-" + i);
-			}
-			CommandStats before = this.redis.commandStats();
-			context.getBean(CacheManager.class).getCache("products").clear();
-			CommandStats used = this.redis.commandStats().since(before);
-			assertThat(used.calls("keys")).isZero();
-			assertThat(used.calls("scan")).isPositive();
-			assertThat(rawGet("products::" + run + "-7")).isNull();
-		});
+		ConfigurableApplicationContext context = shared();
+		Catalog catalog = context.getBean(Catalog.class);
+		String run = UUID.randomUUID().toString();
+		for (int i = 0; i < 120; i++) {
+			catalog.product(run + "-" + i);
+		}
+		CommandStats before = this.redis.commandStats();
+		context.getBean(CacheManager.class).getCache("products").clear();
+		CommandStats used = this.redis.commandStats().since(before);
+		assertThat(used.calls("keys")).isZero();
+		assertThat(used.calls("scan")).isPositive();
+		assertThat(rawGet("products::" + run + "-7")).isNull();
 	}
 
 	@Test
 	void hotKeysAreRefreshedBeforeTheyExpire() {
-		app("redkit.cache.caches.hot.ttl=2s", "redkit.cache.caches.hot.early-refresh=true",
-				"redkit.cache.early-refresh.beta=200", "redkit.cache.ttl-jitter=0%")
-			.run((context) -> {
-				Catalog catalog = context.getBean(Catalog.class);
-				catalog.slowDown(Duration.ofMillis(20), () -> {
-				});
-				String id = UUID.randomUUID().toString();
-				String first = catalog.hot(id);
-				long deadline = System.nanoTime() + Duration.ofMillis(1_900).toNanos();
-				String latest = first;
-				while (latest.equals(first) && System.nanoTime() < deadline) {
-					latest = catalog.hot(id);
-				}
-				assertThat(latest).as("refreshed before the 2s TTL ran out").isNotEqualTo(first);
-				assertThat(context.getBean(MeterRegistry.class)
-					.get("redkit.cache.early-refreshes")
-					.tag("cache", "hot")
-					.counter()
-					.count()).isPositive();
-			});
+		ConfigurableApplicationContext context = shared();
+		Catalog catalog = context.getBean(Catalog.class);
+		catalog.slowDown(Duration.ofMillis(20), () -> {
+		});
+		String id = UUID.randomUUID().toString();
+		String first = catalog.hot(id);
+		long deadline = System.nanoTime() + Duration.ofMillis(1_900).toNanos();
+		String latest = first;
+		while (latest.equals(first) && System.nanoTime() < deadline) {
+			latest = catalog.hot(id);
+		}
+		assertThat(latest).as("refreshed before the 2s TTL ran out").isNotEqualTo(first);
+		assertThat(context.getBean(MeterRegistry.class)
+			.get("redkit.cache.early-refreshes")
+			.tag("cache", "hot")
+			.counter()
+			.count()).isPositive();
 	}
 
 	private double misses(ConfigurableApplicationContext context) {

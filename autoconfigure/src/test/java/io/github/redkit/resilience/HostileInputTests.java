@@ -17,9 +17,11 @@ import io.github.redkit.ratelimit.RateLimiter;
 import io.github.redkit.testsupport.Exercises;
 import io.github.redkit.testsupport.RedisTopologies;
 import io.github.redkit.testsupport.RedisTopology;
-import org.junit.jupiter.api.AfterEach;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 
@@ -46,16 +48,32 @@ class HostileInputTests {
 	@Parameter
 	RedisTopology topology;
 
+	// one application per topology: each test works on identifiers, a queue message and
+	// operations of its own
+	private static @Nullable ConfigurableApplicationContext shared;
+
 	private ConfigurableApplicationContext context;
 
-	@BeforeEach
-	void start() {
-		this.context = FaultsApplication.start(this.topology.server());
+	@BeforeParameterizedClassInvocation
+	static void startTheApplication(RedisTopology topology) {
+		shared = FaultsApplication.start(topology.server());
 	}
 
-	@AfterEach
-	void stop() {
-		this.context.close();
+	@AfterParameterizedClassInvocation
+	static void stopTheApplication() {
+		if (shared != null) {
+			shared.close();
+			shared = null;
+		}
+	}
+
+	@BeforeEach
+	void useTheSharedApplication() {
+		ConfigurableApplicationContext context = shared;
+		if (context == null) {
+			throw new IllegalStateException("The shared application did not start");
+		}
+		this.context = context;
 	}
 
 	@Test
