@@ -1,5 +1,6 @@
 package io.github.redkit.testsupport;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -159,8 +160,10 @@ final class FreePorts {
 	}
 
 	private static int ephemeralStart() {
-		try {
-			int start = Integer.parseInt(Files.readString(EPHEMERAL_RANGE).trim().split("\\s+")[0]);
+		// read to its end: procfs reports no size, and Files.readString read one byte
+		try (BufferedReader reader = Files.newBufferedReader(EPHEMERAL_RANGE)) {
+			String line = reader.readLine();
+			int start = Integer.parseInt((line != null) ? line.trim().split("\\s+")[0] : "");
 			return (start > LOWEST + CLUSTER_BUS_OFFSET + 1000) ? start : 45000;
 		}
 		catch (IOException | RuntimeException ex) {

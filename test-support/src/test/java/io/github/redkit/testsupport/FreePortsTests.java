@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Surefire runs several JVMs at once: a port one of them found must not be handed out by
@@ -22,6 +23,29 @@ import static org.assertj.core.api.Assertions.assertThat;
  * two forks started servers on one port.
  */
 class FreePortsTests {
+
+	/**
+	 * Ports are handed out below the kernel's ephemeral range, which it reads from
+	 * {@code /proc}: {@code Files.readString} read one byte of that file (procfs reports
+	 * no size), so the range fell back to 45000 and ports from 32768 up were handed out
+	 * inside it, where an outgoing connection could take one before its server bound it
+	 * (a valkey server failed to start so in an idle plain verify of three module
+	 * threads).
+	 */
+	@Test
+	void portsAreHandedOutBelowTheKernelsEphemeralRange() throws Exception {
+		Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+		assumeTrue(Files.isReadable(range), "no /proc here");
+		int start;
+		try (BufferedReader reader = Files.newBufferedReader(range)) {
+			start = Integer.parseInt(reader.readLine().trim().split("\\s+")[0]);
+		}
+		assumeTrue(start > 21000, "an ephemeral range too low to leave room below it");
+		for (int i = 0; i < 50; i++) {
+			assertThat(FreePorts.find(false)).isLessThan(start);
+			assertThat(FreePorts.find(true) + 10000).isLessThan(start);
+		}
+	}
 
 	@Test
 	void aPortAnotherJvmFoundIsNotHandedOutHereUntilThatJvmEnds() throws Exception {
