@@ -93,7 +93,10 @@ class ReactiveGatewayRateLimiterTests {
 			.bindNow();
 	}
 
+	// the class's deadline covers its tests only: the shared gateways close here, and a
+	// close wedged by a blocking call must fail too rather than hang the fork
 	@AfterAll
+	@Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 	static void stopBackend() {
 		gateways.values().forEach(ConfigurableApplicationContext::close);
 		if (backend != null) {

@@ -55,11 +55,13 @@ class SharedLimitBoundTests {
 	// short periods: the bound is judged on Redis' clock, so a shorter period proves the
 	// same in less time; the clients keep the machine busy for as long as they run, so
 	// the run is what the class costs. It crosses the long window's boundary (from a
-	// random phase) and four of the short one's; the long window binds over the run
-	// (25 where the short one would let 40 through)
+	// random phase) and four of the short one's. The long window's bound must be below
+	// what the short one alone lets through in one long period (fixed window: 5 × 10 =
+	// 50 > 2 × 18; token bucket: 10 + 39 = 49 > 2 × 18 - 1): a build that forgets the
+	// long window's count, whose key expires with the short window, then fails
 	private static final RateLimitWindow SHORT = RateLimitWindow.of(10, Duration.ofMillis(100));
 
-	private static final RateLimitWindow LONG = RateLimitWindow.of(25, Duration.ofMillis(400));
+	private static final RateLimitWindow LONG = RateLimitWindow.of(18, Duration.ofMillis(400));
 
 	private static final int INSTANCES = 3;
 

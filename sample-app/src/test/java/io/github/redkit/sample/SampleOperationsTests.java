@@ -2,6 +2,8 @@ package io.github.redkit.sample;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -12,6 +14,10 @@ import io.github.redkit.lock.DistributedLocks;
 import io.github.redkit.lock.LockHandle;
 import io.github.redkit.lock.LockNotAcquiredException;
 import io.github.redkit.sample.ads.Settlement;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Statistic;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import tools.jackson.databind.JsonNode;
 
@@ -199,20 +205,49 @@ class SampleOperationsTests {
 
 	@Test
 	void metricsAreExposed() throws Exception {
+		// the registry is the shared application's, which other classes' calls counted in
+		// too: each meter must move with this test's own calls
+		List<String> meters = List.of("redkit.ratelimit.decisions", "redkit.queue.messages", "redkit.budget.changes",
+				"redkit.idempotency.steps", "redkit.lock.acquire", "cache.gets");
+		Map<String, Double> before = counts(meters);
 		String auth = this.app.register(SampleClient.uniqueName("metered"));
 		this.app.post("/api/posts", "{\"text\":\"metrics\"}", "Authorization", auth);
 		this.app.get("/api/users/" + SampleClient.uniqueName("ghost"));
 		this.app.post("/api/ads/replay", "{\"auctions\":5}");
 		this.app.post("/api/admin/settle", null, ADMIN);
-		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(
-					() -> assertThat(this.app.get("/actuator/prometheus").body()).contains("redkit_ratelimit_decisions")
-						.contains("redkit_queue_messages")
-						.contains("redkit_budget_changes")
-						.contains("redkit_idempotency_steps")
-						.contains("redkit_lock_acquire")
-						.contains("cache_gets"));
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			Map<String, Double> after = counts(meters);
+			for (String meter : meters) {
+				assertThat(after.get(meter)).as(meter).isGreaterThan(before.get(meter));
+			}
+		});
+		assertThat(this.app.get("/actuator/prometheus").body()).contains("redkit_ratelimit_decisions")
+			.contains("redkit_queue_messages")
+			.contains("redkit_budget_changes")
+			.contains("redkit_idempotency_steps")
+			.contains("redkit_lock_acquire")
+			.contains("cache_gets");
 		assertThat(this.app.get("/actuator/metrics/redkit.ratelimit.decisions").statusCode()).isEqualTo(200);
+	}
+
+	/**
+	 * Each meter's count, summed over its tags.
+	 */
+	private Map<String, Double> counts(List<String> meters) {
+		MeterRegistry registry = this.app.bean(MeterRegistry.class);
+		Map<String, Double> counts = new HashMap<>();
+		for (String meter : meters) {
+			double count = 0;
+			for (Meter each : registry.find(meter).meters()) {
+				for (Measurement measurement : each.measure()) {
+					if (measurement.getStatistic() == Statistic.COUNT) {
+						count += measurement.getValue();
+					}
+				}
+			}
+			counts.put(meter, count);
+		}
+		return counts;
 	}
 
 }

@@ -32,8 +32,8 @@ import static org.awaitility.Awaitility.await;
  * {@code redkit.queue.load-test.messages} (default 5,000; raise it for a soak). The count
  * buys no scenario the default misses: the kill lands once, on at most one message a
  * thread in hand whatever the count, after thousands were taken and acknowledged and
- * about fifty failed and were taken again; a larger count repeats the same take,
- * acknowledgement and retry, at CPU cost in proportion (issue 44).
+ * about a hundred (2 % of the takes) failed and were taken again; a larger count repeats
+ * the same take, acknowledgement and retry, at CPU cost in proportion (issue 44).
  */
 @ParameterizedClass
 @RedisTopologies(exercises = Exercises.CONNECTION)
