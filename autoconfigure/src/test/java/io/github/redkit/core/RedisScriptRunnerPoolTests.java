@@ -78,8 +78,10 @@ class RedisScriptRunnerPoolTests {
 	void aScriptItsCallerGaveUpOnKeepsItsConnectionUntilRedisAnswered() {
 		RedisScriptRunner runner = new RedisScriptRunner(this.factory);
 		RedisScriptRunner.await(runner.executeAsync(SLOW, List.of("slow"), "0"), Duration.ofSeconds(5), "warm-up");
-		// the timeout leaves the runner's thread the time to borrow and send
-		CompletableFuture<Long> timedOut = runner.executeAsync(SLOW, Duration.ofMillis(1000), List.of("slow"), "2500");
+		// the timeout leaves the runner's thread the time to borrow and send, on a loaded
+		// machine too (1 s was not enough there: a script still waiting at its caller's
+		// timeout is skipped, never borrowed)
+		CompletableFuture<Long> timedOut = runner.executeAsync(SLOW, Duration.ofMillis(2500), List.of("slow"), "4000");
 		awaitBorrowed("the script");
 		assertThatExceptionOfType(QueryTimeoutException.class)
 			.isThrownBy(() -> RedisScriptRunner.await(timedOut, Duration.ofSeconds(5), "slow"));
