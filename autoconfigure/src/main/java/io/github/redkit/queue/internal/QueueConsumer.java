@@ -37,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  * returned, and while it is failed): whichever takes it out of hand first settles it, so
  * a message is either given back or acknowledged (or failed), never both; a listener that
  * had not started by then does not start. No call of the consumer's starts after the stop
- * returned ({@link ConsumerCalls#closeSettling}). A stop past {@code shutdown-timeout}
+ * returned ({@link ConsumerCalls#closeSettling}), no take after it began
+ * ({@link ConsumerCalls#take}). A stop past {@code shutdown-timeout}
  * that finds the consumer waiting for a take gives the take up ({@link #giveUpTake}: the
  * thread is interrupted in that wait, nowhere else). Whatever it hands its template (to
  * settle, extend or give back) is the message as the template handed it out
@@ -148,6 +149,11 @@ final class QueueConsumer implements Runnable {
 					}
 					long sentAt = System.nanoTime();
 					QueueReceiver.Batch batch = take(this.prefetch);
+					if (batch == null) {
+						// the stop began: nothing was sent, what it would have acknowledged
+						// is settled at the end
+						break;
+					}
 					this.held.acknowledged();
 					if (!batch.messages().isEmpty()) {
 						this.held.prefetched(batch.messages(), sentAt);
@@ -173,17 +179,22 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * Takes up to {@code max} messages, acknowledging the pending ones, where a stop past
+	 * Takes up to {@code max} messages, acknowledging the pending ones, unless the stop
+	 * began ({@link ConsumerCalls#take}: marked as taking first, so that a stop that
+	 * comes after the check finds the take and may give it up); a stop past
 	 * {@code shutdown-timeout} may interrupt the wait; a take not answered leaves them
 	 * pending, carried by it.
+	 * @return what it took, or {@code null} when the stop began before it started
 	 */
-	private QueueReceiver.Batch take(int max) {
+	private QueueReceiver.@Nullable Batch take(int max) {
 		synchronized (this.takeLock) {
 			this.taking = Thread.currentThread();
 		}
 		try {
-			QueueReceiver.Batch batch = takeBatch(max, this.held.pendingAcks());
-			this.held.taken(false);
+			QueueReceiver.Batch batch = this.calls.take(() -> takeBatch(max, this.held.pendingAcks()));
+			if (batch != null) {
+				this.held.taken(false);
+			}
 			return batch;
 		}
 		catch (RuntimeException ex) {
@@ -430,8 +441,13 @@ final class QueueConsumer implements Runnable {
 		}
 	}
 
+	/**
+	 * Stops the consumer: no take of its starts from now on (it was told to stop first,
+	 * so that a take refused finds it stopping).
+	 */
 	void stop() {
 		this.running = false;
+		this.calls.stopTakes();
 	}
 
 	/**
@@ -509,6 +525,7 @@ final class QueueConsumer implements Runnable {
 	void kill() {
 		this.killed = true;
 		this.running = false;
+		this.calls.stopTakes();
 		// a crashed process renews nothing: what it held comes back after its visibility
 		// timeout (the killed thread stops its handled messages' heartbeats itself)
 		stopCurrentRenewal();
