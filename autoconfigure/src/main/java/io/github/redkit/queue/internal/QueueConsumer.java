@@ -292,12 +292,15 @@ final class QueueConsumer implements Runnable {
 		this.currentRenewal = renewal;
 		MessageInHand running = new MessageInHand(message, Stage.LISTENING);
 		if (!this.running || !this.inHand.compareAndSet(starting, running)) {
-			// a stop began: no listener starts after it; this message goes back, unless
-			// the stop took it first (then the stop settles it and the rest)
+			// a stop began: no listener starts after it; this message goes back with the
+			// rest of its batch in the consumer's one settle at its end, beside the
+			// acknowledgements of what it handled (two settles would leave a gap between
+			// them for the stop to close in), unless the stop took it first (then the
+			// stop settles it and the rest)
 			this.currentRenewal = null;
 			renewal.stop();
 			if (outOfHand(starting)) {
-				this.calls.awaitSettling(() -> this.held.giveBack(this.held.withPrefetched(message)));
+				this.held.putBack(message);
 			}
 			return;
 		}
@@ -402,18 +405,20 @@ final class QueueConsumer implements Runnable {
 	 * Gives a message whose heartbeat could not start, and the rest of its batch, back to
 	 * the queue untouched (their deliveries not counted). A renewer that rejects work was
 	 * shut down (its factory destroyed while this consumer still runs): this consumer
-	 * stops, since it could keep no message invisible.
+	 * stops, since it could keep no message invisible, and they go back in its one settle
+	 * at its end, beside the acknowledgements of what it handled.
 	 */
 	private void giveBackUnhandled(QueueMessage<Object> message, RuntimeException cause) {
-		List<QueueMessage<Object>> unhandled = this.held.withPrefetched(message);
-		this.calls.awaitSettling(() -> this.held.giveBack(unhandled));
 		if (cause instanceof RejectedExecutionException) {
+			this.held.putBack(message);
 			this.running = false;
 			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
-					+ " (its container factory destroyed while it still ran); " + unhandled.size()
-					+ " unhandled message(s) given back to the queue");
+					+ " (its container factory destroyed while it still ran); " + this.held.prefetchedCount()
+					+ " unhandled message(s) go back to the queue");
 			return;
 		}
+		List<QueueMessage<Object>> unhandled = this.held.withPrefetched(message);
+		this.calls.awaitSettling(() -> this.held.giveBack(unhandled));
 		throw cause;
 	}
 
