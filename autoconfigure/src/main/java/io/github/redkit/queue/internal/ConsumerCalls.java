@@ -55,8 +55,8 @@ final class ConsumerCalls {
 	private boolean takeRefused;
 
 	/**
-	 * How many claims the take under way started. Read and written by the consumer
-	 * thread only.
+	 * How many claims the take under way started. Read and written by the consumer thread
+	 * only.
 	 */
 	private int claimsStarted;
 
@@ -152,11 +152,11 @@ final class ConsumerCalls {
 	/**
 	 * Runs a take of the consumer thread, unless the stop began. Redkit's template starts
 	 * its claim under {@link #sending} ({@link #startTake}) and waits for it outside,
-	 * however its {@code take} was reached. An application's own template takes
-	 * blocking, so it cannot be started under the lock: it is checked before it starts,
-	 * and one that began before the stop is given up past {@code shutdown-timeout} (its
-	 * thread interrupted), which a template that ignores the interrupt may still write
-	 * after the stop returned.
+	 * however its {@code take} was reached. An application's own template takes blocking,
+	 * so it cannot be started under the lock: it is checked before it starts, and one
+	 * that began before the stop is given up past {@code shutdown-timeout} (its thread
+	 * interrupted), which a template that ignores the interrupt may still write after the
+	 * stop returned.
 	 * @param take the take, through the consumer's receiver
 	 * @return its answer, or {@code null} when the stop began before it started (nothing
 	 * was sent: what it would have acknowledged is still pending)
@@ -183,8 +183,8 @@ final class ConsumerCalls {
 	 * Starts a claim of Redkit's template: on a consumer thread in its take
 	 * ({@link #take}), under that consumer's {@link #sending} unless the stop began
 	 * (Redkit's template writes it at once, its answer awaited outside the lock);
-	 * anywhere else (an application's own call, a take resent under a failed take's
-	 * name, which {@link #startResend} holds) at once.
+	 * anywhere else (an application's own call, a take resent under a failed take's name,
+	 * which {@link #startResend} holds) at once.
 	 * @param claim starts the claim
 	 * @return the claim under way, or {@code null} when the stop began
 	 */

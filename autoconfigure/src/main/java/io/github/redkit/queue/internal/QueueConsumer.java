@@ -38,10 +38,10 @@ import org.jspecify.annotations.Nullable;
  * a message is either given back or acknowledged (or failed), never both; a listener that
  * had not started by then does not start. No call of the consumer's starts after the stop
  * returned ({@link ConsumerCalls#closeSettling}), no take after it began
- * ({@link ConsumerCalls#take}). A stop past {@code shutdown-timeout}
- * that finds the consumer waiting for a take gives the take up ({@link #giveUpTake}: the
- * thread is interrupted in that wait, nowhere else). Whatever it hands its template (to
- * settle, extend or give back) is the message as the template handed it out
+ * ({@link ConsumerCalls#take}). A stop past {@code shutdown-timeout} that finds the
+ * consumer waiting for a take gives the take up ({@link #giveUpTake}: the thread is
+ * interrupted in that wait, nowhere else). Whatever it hands its template (to settle,
+ * extend or give back) is the message as the template handed it out
  * ({@link ConvertedMessage#taken}).
  */
 final class QueueConsumer implements Runnable {
@@ -150,7 +150,8 @@ final class QueueConsumer implements Runnable {
 					long sentAt = System.nanoTime();
 					QueueReceiver.Batch batch = take(this.prefetch);
 					if (batch == null) {
-						// the stop began: nothing was sent, what it would have acknowledged
+						// the stop began: nothing was sent, what it would have
+						// acknowledged
 						// is settled at the end
 						break;
 					}
