@@ -150,9 +150,8 @@ final class QueueConsumer implements Runnable {
 					long sentAt = System.nanoTime();
 					QueueReceiver.Batch batch = take(this.prefetch);
 					if (batch == null) {
-						// the stop began: nothing was sent, what it would have
-						// acknowledged
-						// is settled at the end
+						// the stop began: nothing was sent; its end settles what
+						// this take would have acknowledged
 						break;
 					}
 					this.held.acknowledged();
