@@ -14,8 +14,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The calls a {@link QueueConsumer} sends to Redis besides its takes (to settle, extend
- * or fail a message), and the stop's hold on them: none starts once the stop returned
+ * The calls a {@link QueueConsumer} sends to Redis (to take, settle, extend or fail a
+ * message), and the stop's hold on them: no take starts once the stop began
+ * ({@link #stopTakes}, {@link #take}), no other call once it returned
  * ({@link #closeSettling}), and what the consumer thread settles on its own is there for
  * the stop to wait for ({@link #settling()}).
  */
@@ -33,7 +34,31 @@ final class ConsumerCalls {
 	 */
 	static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
 
+	/**
+	 * The consumer whose take runs on this thread, so that Redkit's template, even
+	 * reached through a subclass's own {@code take}, starts its claim under that
+	 * consumer's {@link #sending} ({@link #startTake}).
+	 */
+	private static final ThreadLocal<ConsumerCalls> TAKING = new ThreadLocal<>();
+
 	private final String queue;
+
+	/**
+	 * The stop began: no take starts from now on. Written under {@link #sending}.
+	 */
+	private boolean takesStopped;
+
+	/**
+	 * The take under way on the consumer thread found takes stopped before any of its
+	 * claims started. Read and written by the consumer thread only.
+	 */
+	private boolean takeRefused;
+
+	/**
+	 * How many claims the take under way started. Read and written by the consumer thread
+	 * only.
+	 */
+	private int claimsStarted;
 
 	/**
 	 * The stop returned: no call to Redis starts after it (what was not sent comes back
@@ -109,6 +134,74 @@ final class ConsumerCalls {
 	private <T> @Nullable CompletableFuture<T> start(Supplier<CompletableFuture<T>> call) {
 		synchronized (this.sending) {
 			return this.settlingClosed ? null : call.get();
+		}
+	}
+
+	/**
+	 * The stop began: no take of the consumer's starts from now on. Taken under
+	 * {@link #sending}, so that a claim of Redkit's template either started before (the
+	 * stop then waits for its consumer, or gives the take up past
+	 * {@code shutdown-timeout}) or is refused.
+	 */
+	void stopTakes() {
+		synchronized (this.sending) {
+			this.takesStopped = true;
+		}
+	}
+
+	/**
+	 * Runs a take of the consumer thread, unless the stop began. Redkit's template starts
+	 * its claim under {@link #sending} ({@link #startTake}) and waits for it outside,
+	 * however its {@code take} was reached. An application's own template takes blocking,
+	 * so it cannot be started under the lock: it is checked before it starts, and one
+	 * that began before the stop is given up past {@code shutdown-timeout} (its thread
+	 * interrupted), which a template that ignores the interrupt may still write after the
+	 * stop returned.
+	 * @param take the take, through the consumer's receiver
+	 * @return its answer, or {@code null} when the stop began before it started (nothing
+	 * was sent: what it would have acknowledged is still pending)
+	 */
+	<T> @Nullable T take(Supplier<T> take) {
+		synchronized (this.sending) {
+			if (this.takesStopped || this.settlingClosed) {
+				return null;
+			}
+		}
+		this.takeRefused = false;
+		this.claimsStarted = 0;
+		TAKING.set(this);
+		try {
+			T answer = take.get();
+			return this.takeRefused ? null : answer;
+		}
+		finally {
+			TAKING.remove();
+		}
+	}
+
+	/**
+	 * Starts a claim of Redkit's template: on a consumer thread in its take
+	 * ({@link #take}), under that consumer's {@link #sending} unless the stop began
+	 * (Redkit's template writes it at once, its answer awaited outside the lock);
+	 * anywhere else (an application's own call, a take resent under a failed take's name,
+	 * which {@link #startResend} holds) at once.
+	 * @param claim starts the claim
+	 * @return the claim under way, or {@code null} when the stop began
+	 */
+	static <T> @Nullable CompletableFuture<T> startTake(Supplier<CompletableFuture<T>> claim) {
+		ConsumerCalls calls = TAKING.get();
+		if (calls == null) {
+			return claim.get();
+		}
+		synchronized (calls.sending) {
+			if (calls.takesStopped || calls.settlingClosed) {
+				// a claim of the same take started before (one after unreadable
+				// elements) carried what it acknowledged: the take was sent
+				calls.takeRefused = calls.claimsStarted == 0;
+				return null;
+			}
+			calls.claimsStarted++;
+			return claim.get();
 		}
 	}
 

@@ -15,6 +15,7 @@ import io.github.redkit.queue.QueueReceiver;
 import io.github.redkit.queue.QueueStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -50,6 +51,13 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 
 	private final List<Thread> threads = new ArrayList<>();
 
+	/**
+	 * How long after its deadline a stop waits at most for Redis to answer what it and
+	 * its consumers send; {@code null} for as long again as {@code shutdown-timeout}, no
+	 * more than {@link #GIVE_BACK_WAIT}.
+	 */
+	private volatile @Nullable Duration answerWait;
+
 	DefaultQueueListenerContainer(String queue, int concurrency, QueueMessageHandler handler, ConsumerSetup setup) {
 		Assert.isTrue(concurrency > 0, () -> "Concurrency of the listener of queue '" + queue + "' must be > 0");
 		this.queue = queue;
@@ -84,6 +92,17 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 			this.threads.add(thread);
 			thread.start();
 		}
+	}
+
+	/**
+	 * Sets how long after its deadline a stop waits at most for Redis to answer what it
+	 * and its consumers send, instead of as long again as {@code shutdown-timeout} and no
+	 * more than {@link #GIVE_BACK_WAIT}. For tests: the thread hand-offs a test drives
+	 * past the deadline may take longer than a second on a loaded machine.
+	 * @param answerWait the wait
+	 */
+	void setAnswerWait(Duration answerWait) {
+		this.answerWait = answerWait;
 	}
 
 	/**
@@ -178,10 +197,12 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 	/**
 	 * How long after its deadline a stop waits at most for Redis to answer what it sends
 	 * itself: as long again as {@code shutdown-timeout}, no more than
-	 * {@link #GIVE_BACK_WAIT}.
+	 * {@link #GIVE_BACK_WAIT} (unless {@link #setAnswerWait set}).
 	 */
 	private long lastAnswer(long deadline) {
-		return deadline + Math.min(this.shutdownTimeout.toNanos(), GIVE_BACK_WAIT.toNanos());
+		Duration wait = this.answerWait;
+		return deadline + ((wait != null) ? wait.toNanos()
+				: Math.min(this.shutdownTimeout.toNanos(), GIVE_BACK_WAIT.toNanos()));
 	}
 
 	/**

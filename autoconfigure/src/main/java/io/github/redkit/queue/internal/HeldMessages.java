@@ -270,6 +270,24 @@ final class HeldMessages {
 	}
 
 	/**
+	 * Puts a message of the batch back at the head of {@link #prefetched}, where it was
+	 * taken from: the consumer's end gives it back with the rest, in their order
+	 * ({@link #flush}).
+	 * @param message the message
+	 */
+	void putBack(QueueMessage<Object> message) {
+		this.prefetched.addFirst(message);
+	}
+
+	/**
+	 * How many prefetched messages wait for their listener.
+	 * @return the count
+	 */
+	int prefetchedCount() {
+		return this.prefetched.size();
+	}
+
+	/**
 	 * Takes the prefetched messages out of {@link #prefetched}, behind a message of their
 	 * batch taken before them: given back together, one after another, they keep their
 	 * order.

@@ -37,10 +37,11 @@ import org.jspecify.annotations.Nullable;
  * returned, and while it is failed): whichever takes it out of hand first settles it, so
  * a message is either given back or acknowledged (or failed), never both; a listener that
  * had not started by then does not start. No call of the consumer's starts after the stop
- * returned ({@link ConsumerCalls#closeSettling}). A stop past {@code shutdown-timeout}
- * that finds the consumer waiting for a take gives the take up ({@link #giveUpTake}: the
- * thread is interrupted in that wait, nowhere else). Whatever it hands its template (to
- * settle, extend or give back) is the message as the template handed it out
+ * returned ({@link ConsumerCalls#closeSettling}), no take after it began
+ * ({@link ConsumerCalls#take}). A stop past {@code shutdown-timeout} that finds the
+ * consumer waiting for a take gives the take up ({@link #giveUpTake}: the thread is
+ * interrupted in that wait, nowhere else). Whatever it hands its template (to settle,
+ * extend or give back) is the message as the template handed it out
  * ({@link ConvertedMessage#taken}).
  */
 final class QueueConsumer implements Runnable {
@@ -148,6 +149,11 @@ final class QueueConsumer implements Runnable {
 					}
 					long sentAt = System.nanoTime();
 					QueueReceiver.Batch batch = take(this.prefetch);
+					if (batch == null) {
+						// the stop began: nothing was sent; its end settles what
+						// this take would have acknowledged
+						break;
+					}
 					this.held.acknowledged();
 					if (!batch.messages().isEmpty()) {
 						this.held.prefetched(batch.messages(), sentAt);
@@ -173,17 +179,22 @@ final class QueueConsumer implements Runnable {
 	}
 
 	/**
-	 * Takes up to {@code max} messages, acknowledging the pending ones, where a stop past
+	 * Takes up to {@code max} messages, acknowledging the pending ones, unless the stop
+	 * began ({@link ConsumerCalls#take}: marked as taking first, so that a stop that
+	 * comes after the check finds the take and may give it up); a stop past
 	 * {@code shutdown-timeout} may interrupt the wait; a take not answered leaves them
 	 * pending, carried by it.
+	 * @return what it took, or {@code null} when the stop began before it started
 	 */
-	private QueueReceiver.Batch take(int max) {
+	private QueueReceiver.@Nullable Batch take(int max) {
 		synchronized (this.takeLock) {
 			this.taking = Thread.currentThread();
 		}
 		try {
-			QueueReceiver.Batch batch = takeBatch(max, this.held.pendingAcks());
-			this.held.taken(false);
+			QueueReceiver.Batch batch = this.calls.take(() -> takeBatch(max, this.held.pendingAcks()));
+			if (batch != null) {
+				this.held.taken(false);
+			}
 			return batch;
 		}
 		catch (RuntimeException ex) {
@@ -281,12 +292,15 @@ final class QueueConsumer implements Runnable {
 		this.currentRenewal = renewal;
 		MessageInHand running = new MessageInHand(message, Stage.LISTENING);
 		if (!this.running || !this.inHand.compareAndSet(starting, running)) {
-			// a stop began: no listener starts after it; this message goes back, unless
-			// the stop took it first (then the stop settles it and the rest)
+			// a stop began: no listener starts after it; this message goes back with the
+			// rest of its batch in the consumer's one settle at its end, beside the
+			// acknowledgements of what it handled (two settles would leave a gap between
+			// them for the stop to close in), unless the stop took it first (then the
+			// stop settles it and the rest)
 			this.currentRenewal = null;
 			renewal.stop();
 			if (outOfHand(starting)) {
-				this.calls.awaitSettling(() -> this.held.giveBack(this.held.withPrefetched(message)));
+				this.held.putBack(message);
 			}
 			return;
 		}
@@ -391,18 +405,20 @@ final class QueueConsumer implements Runnable {
 	 * Gives a message whose heartbeat could not start, and the rest of its batch, back to
 	 * the queue untouched (their deliveries not counted). A renewer that rejects work was
 	 * shut down (its factory destroyed while this consumer still runs): this consumer
-	 * stops, since it could keep no message invisible.
+	 * stops, since it could keep no message invisible, and they go back in its one settle
+	 * at its end, beside the acknowledgements of what it handled.
 	 */
 	private void giveBackUnhandled(QueueMessage<Object> message, RuntimeException cause) {
-		List<QueueMessage<Object>> unhandled = this.held.withPrefetched(message);
-		this.calls.awaitSettling(() -> this.held.giveBack(unhandled));
 		if (cause instanceof RejectedExecutionException) {
+			this.held.putBack(message);
 			this.running = false;
 			logger.warn("Consumer of queue '" + this.queue + "' stops: its visibility renewer was shut down"
-					+ " (its container factory destroyed while it still ran); " + unhandled.size()
-					+ " unhandled message(s) given back to the queue");
+					+ " (its container factory destroyed while it still ran); " + this.held.prefetchedCount()
+					+ " unhandled message(s) go back to the queue");
 			return;
 		}
+		List<QueueMessage<Object>> unhandled = this.held.withPrefetched(message);
+		this.calls.awaitSettling(() -> this.held.giveBack(unhandled));
 		throw cause;
 	}
 
@@ -430,8 +446,13 @@ final class QueueConsumer implements Runnable {
 		}
 	}
 
+	/**
+	 * Stops the consumer: no take of its starts from now on (it was told to stop first,
+	 * so that a take refused finds it stopping).
+	 */
 	void stop() {
 		this.running = false;
+		this.calls.stopTakes();
 	}
 
 	/**
@@ -509,6 +530,7 @@ final class QueueConsumer implements Runnable {
 	void kill() {
 		this.killed = true;
 		this.running = false;
+		this.calls.stopTakes();
 		// a crashed process renews nothing: what it held comes back after its visibility
 		// timeout (the killed thread stops its handled messages' heartbeats itself)
 		stopCurrentRenewal();

@@ -428,16 +428,26 @@ public class RedisQueueTemplate implements QueueTemplate, QueueReceiver {
 	 * @return the claimed envelopes, or how long until something may become ready
 	 */
 	private Claim claim(String queue, Collection<? extends QueueMessage<?>> done, int max) {
-		Claim claim = RedisScriptRunner.await(this.claims.claimAsync(queue, done, max), CLAIM_TIMEOUT,
-				ListQueueStore.CLAIM.name());
+		Claim claim = startClaim(queue, done, max);
 		while (claim.taken().isEmpty() && !claim.unreadable().isEmpty()) {
 			// only unreadable elements, dead-lettered: an empty answer would say the
-			// queue
-			// is empty
-			claim = RedisScriptRunner.await(this.claims.claimAsync(queue, List.of(), max), CLAIM_TIMEOUT,
-					ListQueueStore.CLAIM.name());
+			// queue is empty
+			claim = startClaim(queue, List.of(), max);
 		}
 		return claim;
+	}
+
+	/**
+	 * Sends one claim and waits for it; a listener consumer's take starts it under the
+	 * consumer's lock, and none once its stop began ({@link ConsumerCalls#startTake}).
+	 * @return the claim, or nothing taken and nothing pending when the stop began
+	 */
+	private Claim startClaim(String queue, Collection<? extends QueueMessage<?>> done, int max) {
+		CompletableFuture<Claim> started = ConsumerCalls.startTake(() -> this.claims.claimAsync(queue, done, max));
+		if (started == null) {
+			return new Claim(List.of(), -1, List.of());
+		}
+		return RedisScriptRunner.await(started, CLAIM_TIMEOUT, ListQueueStore.CLAIM.name());
 	}
 
 	/**
