@@ -167,6 +167,18 @@ local function redis_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- Closes the claim scan's gate (cursor: the claim cursor) for ms, or opens it when that is
+-- at most 1: a key lives through the very ms its expiry names, and a take given back becomes
+-- claimable from the ms its idle time reaches the visibility timeout, so the gate expires one
+-- ms sooner than that, and a take at that ms claims it instead of reading new entries.
+local function gate_closed_for(cursor, ms)
+  if ms <= 1 then
+    redis.call('DEL', cursor)
+  else
+    redis.call('SET', cursor, 'done', 'PX', exact(ms - 1))
+  end
+end
+
 -- Opens the claim scan's gate (queue_stream_take.lua; cursor: the claim cursor) in ms, when
 -- a take released or retried (id, with the deliveries it is left with) becomes claimable: a
 -- take then claims it before reading new entries, instead of up to a tenth of the visibility
@@ -186,10 +198,11 @@ local function open_gate(cursor, due, id, deliveries, ms, keep)
   if redis.call('GET', cursor) ~= 'done' then
     return
   end
-  if ms <= 0 then
+  if ms <= 1 then
     redis.call('DEL', cursor)
-  elseif redis.call('PTTL', cursor) > ms then
-    redis.call('PEXPIRE', cursor, exact(ms))
+  elseif redis.call('PTTL', cursor) > ms - 1 then
+    -- expired by the ms the take becomes claimable (gate_closed_for)
+    redis.call('PEXPIRE', cursor, exact(ms - 1))
   end
 end
 

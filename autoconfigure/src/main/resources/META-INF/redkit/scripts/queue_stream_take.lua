@@ -145,7 +145,7 @@ local function close_gate()
   local ms = math.max(1, math.floor(visibility / 10))
   local heads = redis.call('ZRANGE', KEYS[4], 0, exact(GATE_LOOKS - 1), 'WITHSCORES')
   if not heads[1] then
-    redis.call('SET', KEYS[2], 'done', 'PX', exact(ms))
+    gate_closed_for(KEYS[2], ms)
     return
   end
   local now = redis_ms()
@@ -194,7 +194,7 @@ local function close_gate()
       ms = math.min(ms, due)
     end
   end
-  redis.call('SET', KEYS[2], 'done', 'PX', exact(ms))
+  gate_closed_for(KEYS[2], ms)
 end
 
 -- Claims takes past their visibility timeout, scanning the pending entries from a cursor

@@ -25,6 +25,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 
 import org.springframework.data.redis.connection.stream.PendingMessages;
 import org.springframework.data.redis.connection.stream.StreamRecords;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.domain.Range;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -134,6 +135,49 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 		assertThat(again.id()).as("the retry, claimable since its backoff passed, before the new messages")
 			.isEqualTo(failed.id());
 		assertThat(again.deliveries()).isEqualTo(2);
+	}
+
+	@Test
+	void theClaimGateClosesNoLongerThanUntilTheRetryItWaitsForIsClaimable() {
+		// a backoff nothing here waits for: the retry stays due after each step
+		String queue = this.support.queue(QueueOrder.FIFO, Duration.ofSeconds(60), 3,
+				io.github.redkit.queue.CollapsePolicy.NONE, Duration.ofSeconds(5));
+		this.template.send(queue, new Email("a", 1));
+		QueueMessage<Email> failed = this.template.receive(queue, Email.class).orElseThrow();
+		assertThat(this.template.fail(failed, new IllegalStateException("boom"))).isEqualTo(FailureOutcome.RETRIED);
+		// the retry opened the gate for its backoff; a key lives through the very ms its
+		// expiry names, and the retry is claimable from the ms its idle time reaches the
+		// visibility timeout: a take at that ms must find the gate open, not read past it
+		assertThat(gateAgainstRetry(queue)).as("the gate the retry shortened lives to before its claimable ms")
+			.isLessThan(60_000);
+		// a take with nothing new to read scans to the end and closes the gate until the
+		// retry is due
+		assertThat(this.template.receive(queue, Email.class)).isEmpty();
+		assertThat(gateAgainstRetry(queue)).as("the gate a pass closed lives to before the retry's claimable ms")
+			.isLessThan(60_000);
+	}
+
+	/**
+	 * The ms the claim gate still lives (its PTTL) plus the retry's idle time: below the
+	 * visibility timeout when the gate is gone by the ms the retry becomes claimable.
+	 * Redis 7.0 reads a key's time to live on the script's start time and an entry's idle
+	 * time on the clock, a ms later should the script cross one: the least of a few reads
+	 * is the sum on one instant.
+	 */
+	private long gateAgainstRetry(String queue) {
+		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
+		RedisScript<Long> read = RedisScript.of("""
+				local ttl = redis.call('PTTL', KEYS[1])
+				local idle = redis.call('XPENDING', KEYS[2], ARGV[1], '-', '+', 1)[1][3]
+				if ttl < 0 then return -1 end
+				return ttl + idle""", Long.class);
+		long least = Long.MAX_VALUE;
+		for (int i = 0; i < 5; i++) {
+			Long sum = this.redis.execute(read, List.of(keys.claimCursor(), keys.stream()), StreamQueueStore.GROUP);
+			assertThat(sum).as("the gate is closed").isNotNull().isNotNegative();
+			least = Math.min(least, sum);
+		}
+		return least;
 	}
 
 	@Test
