@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Holds {@link HandStartedServers#rule()} over the compiled test and main classes of the
- * module running it: every module whose tests depend on {@code redkit-test-support} runs
- * this class from its jar (surefire's {@code dependenciesToScan} in the parent POM's
- * {@code hand-started-servers} profile), so that the rule sees each module's classes once
- * they are compiled, whatever order a parallel build takes. Tagged
- * {@code test-code-rules}: {@code autoconfigure/tests-apart} runs the classes of its
- * executions by tag.
+ * module running it, and {@link KeysCommandCalls#rule()} over its test classes: every
+ * module whose tests depend on {@code redkit-test-support} runs this class from its jar
+ * (surefire's {@code dependenciesToScan} in the parent POM's {@code hand-started-servers}
+ * profile), so that the rule sees each module's classes once they are compiled, whatever
+ * order a parallel build takes. Tagged {@code test-code-rules}:
+ * {@code autoconfigure/tests-apart} runs the classes of its executions by tag.
  */
 @Tag("test-code-rules")
 class HandStartedServersTests {
@@ -21,6 +21,11 @@ class HandStartedServersTests {
 	@Test
 	void noTestCodeStartsARedisOfItsOwnByHand() {
 		HandStartedServers.rule().check(testClasses());
+	}
+
+	@Test
+	void noTestCodeListsKeysWithTheKeysCommand() {
+		KeysCommandCalls.rule().check(testClasses());
 	}
 
 	@Test
