@@ -83,6 +83,12 @@ final class ConsumerCalls {
 	 */
 	private volatile CompletableFuture<?> settling = CompletableFuture.completedFuture(null);
 
+	/**
+	 * Stands for the settle a consumer whose take a stop gave up has yet to register at
+	 * its end ({@link #awaitEndSettle}), done once it did. Guarded by {@link #sending}.
+	 */
+	private @Nullable CompletableFuture<Void> endSettle;
+
 	ConsumerCalls(String queue) {
 		this.queue = queue;
 	}
@@ -218,8 +224,29 @@ final class ConsumerCalls {
 		synchronized (this.sending) {
 			sent = settle.get();
 			this.settling = sent;
+			if (this.endSettle != null) {
+				// a stop that waits for it wakes and finds this settle in its place
+				this.endSettle.complete(null);
+				this.endSettle = null;
+			}
 		}
 		awaitQuietly(sent);
+	}
+
+	/**
+	 * A stop gave up the consumer's take: it waits for what the consumer settles at its
+	 * end as for any settle of the consumer's own ({@link #closeSettling}), within the
+	 * same bound. A take refused before its claim started sent nothing, so the
+	 * acknowledgements it was to carry go at the end; a take that was sent leaves nothing
+	 * to send but what it hands over. Called before the consumer is interrupted (and so
+	 * before it can reach its end).
+	 */
+	void awaitEndSettle() {
+		synchronized (this.sending) {
+			CompletableFuture<Void> toCome = new CompletableFuture<>();
+			this.endSettle = toCome;
+			this.settling = toCome;
+		}
 	}
 
 	/**
@@ -276,10 +303,11 @@ final class ConsumerCalls {
 	/**
 	 * The stop returned: no call of this consumer's starts after it. What the consumer
 	 * thread settles on its own and registered after the stop looked at it
-	 * ({@link #settling()}) is waited for first, until {@code lastAnswer} at most, as the
-	 * stop's own give-backs are; a take resent under a failed take's name that is under
-	 * way is answered first (no longer than the client's command timeout), so that it is
-	 * not written after the stop returned.
+	 * ({@link #settling()}), or at its end after the stop gave up its take
+	 * ({@link #awaitEndSettle}), is waited for first, until {@code lastAnswer} at most,
+	 * as the stop's own give-backs are; a take resent under a failed take's name that is
+	 * under way is answered first (no longer than the client's command timeout), so that
+	 * it is not written after the stop returned.
 	 * @param lastAnswer until when ({@link System#nanoTime()}) the stop waits for Redis
 	 */
 	void closeSettling(long lastAnswer) {

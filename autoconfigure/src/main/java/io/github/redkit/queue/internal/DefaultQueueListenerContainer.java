@@ -162,7 +162,9 @@ public class DefaultQueueListenerContainer implements QueueListenerContainer {
 			if (giveBack != null) {
 				giveBacks.add(giveBack.sent());
 			}
-			// a consumer whose take Redis did not answer in time gives it up
+			// a consumer whose take Redis did not answer in time gives it up; what it
+			// settles at its end (the acknowledgements of a take refused before its
+			// claim) is waited for as a give-back is, when settling closes below
 			else if (thread.isAlive() && this.consumers.get(i).giveUpTake()) {
 				logger.warn("Consumer of queue '" + this.queue + "' still waited for Redis to answer its take after "
 						+ this.shutdownTimeout.toMillis() + " ms: the take is given up");

@@ -175,7 +175,9 @@ final class HeldMessages {
 	 * handled messages and the give-backs of the prefetched ones, sent side by side; none
 	 * starts once the stop returned ({@link ConsumerCalls#send}).
 	 * @param killed whether the consumer was killed (it then sends nothing)
-	 * @param takeGivenUp whether a stop gave up the take the consumer waited for
+	 * @param takeGivenUp whether a stop gave up the take the consumer waited for after it
+	 * was sent, carrying the pending acknowledgements (not one refused before its claim
+	 * started: that one sent nothing, and they are sent here)
 	 * @param resend sends a take of at most one message carrying the given
 	 * acknowledgements, under the name of the take that failed carrying them
 	 * @return the calls under way

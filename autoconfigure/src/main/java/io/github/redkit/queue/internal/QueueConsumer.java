@@ -121,6 +121,13 @@ final class QueueConsumer implements Runnable {
 	 */
 	private volatile boolean takeGivenUp;
 
+	/**
+	 * The last take was refused, the stop having begun before its claim started
+	 * ({@link ConsumerCalls#take}): it sent nothing, not even the acknowledgements it was
+	 * to carry. Read and written by the consumer thread only.
+	 */
+	private boolean takeRefused;
+
 	QueueConsumer(String queue, QueueMessageHandler handler, ConsumerSetup setup) {
 		this.queue = queue;
 		this.handler = handler;
@@ -195,6 +202,7 @@ final class QueueConsumer implements Runnable {
 			if (batch != null) {
 				this.held.taken(false);
 			}
+			this.takeRefused = batch == null;
 			return batch;
 		}
 		catch (RuntimeException ex) {
@@ -231,7 +239,8 @@ final class QueueConsumer implements Runnable {
 	 * @return the calls under way
 	 */
 	private CompletableFuture<?> flushAck() {
-		return this.held.flush(this.killed, this.takeGivenUp, (acks) -> takeBatch(1, acks));
+		// a take given up that was refused sent nothing: its acknowledgements go now
+		return this.held.flush(this.killed, this.takeGivenUp && !this.takeRefused, (acks) -> takeBatch(1, acks));
 	}
 
 	private void handle(QueueMessage<Object> message) {
@@ -512,7 +521,9 @@ final class QueueConsumer implements Runnable {
 
 	/**
 	 * Gives up the take the consumer thread waits for, interrupting it there; nothing
-	 * else of the consumer's is interrupted.
+	 * else of the consumer's is interrupted. The stop then waits for what the consumer
+	 * settles at its end ({@link ConsumerCalls#awaitEndSettle}), within its bound: the
+	 * acknowledgements of a take refused before its claim started, which sent nothing.
 	 * @return whether it waited for a take
 	 */
 	boolean giveUpTake() {
@@ -522,6 +533,8 @@ final class QueueConsumer implements Runnable {
 				return false;
 			}
 			this.takeGivenUp = true;
+			// before the interrupt, which lets the consumer reach its end
+			this.calls.awaitEndSettle();
 			thread.interrupt();
 			return true;
 		}

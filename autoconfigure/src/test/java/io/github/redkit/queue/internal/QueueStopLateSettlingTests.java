@@ -37,7 +37,8 @@ import static org.awaitility.Awaitility.await;
  * settling at once and cut the give-backs that go one after another). A consumer whose
  * take reaches Redis only after the stop returned: it is not sent. A consumer that finds
  * the stop began just before a listener would start: that message goes back in the same
- * settle as the acknowledgements of what it handled.
+ * settle as the acknowledgements of what it handled. A consumer whose take the stop gave
+ * up before its claim started: the acknowledgements it was to carry are sent at its end.
  */
 class QueueStopLateSettlingTests {
 
@@ -189,6 +190,61 @@ class QueueStopLateSettlingTests {
 	}
 
 	/**
+	 * Prefetch 2 and a 100 ms {@code shutdown-timeout}: message 1's listener returns, and
+	 * the take that carries its acknowledgement is checked before the stop and parked in
+	 * the template's own {@code take} until the stop gives it up (its interrupt), then
+	 * reaches its claim, which the stop refuses: nothing was sent. The consumer's end
+	 * sends the acknowledgement, and the stop waits for it within its bound (before: the
+	 * end took it for sent with the take given up, and sent nothing; message 1 stayed in
+	 * flight, to be delivered again).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void theAcknowledgementsOfATakeGivenUpBeforeItsClaimAreSentAtTheEnd(QueueStore store) throws Exception {
+		try (QueueTestSupport support = new QueueTestSupport(RedisTopology.STANDALONE, store)) {
+			CountDownLatch parked = new CountDownLatch(1);
+			CountDownLatch refused = new CountDownLatch(1);
+			RedisQueueTemplate template = new RedisQueueTemplate(
+					new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()), QueueTestSupport.KEYSPACE,
+					QueueTestSupport.JSON, support::settings, RedkitMetrics.NONE, RedkitObservations.NONE) {
+
+				@Override
+				public QueueReceiver.Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done,
+						int max) {
+					if (done.isEmpty() || parked.getCount() == 0) {
+						return super.take(queue, payloadType, done, max);
+					}
+					parked.countDown();
+					awaitInterrupt();
+					try {
+						return super.take(queue, payloadType, done, max);
+					}
+					finally {
+						refused.countDown();
+					}
+				}
+
+			};
+			String queue = support.prefetchingQueue(Duration.ofSeconds(30), 2);
+			template.send(queue, new Email("a", 1));
+			DefaultQueueListenerContainer container = support.container(template, queue, 1,
+					QueueTestSupport.handler(Email.class, (payload) -> {
+					}), Duration.ofMillis(100));
+			// the consumer's end may reach its acknowledgement only after the stop's
+			// deadline on a loaded machine: the stop waits for it long enough
+			container.setAnswerWait(Duration.ofSeconds(5));
+			container.start();
+			assertThat(parked.await(20, TimeUnit.SECONDS)).isTrue();
+			container.stop();
+			assertThat(refused.await(20, TimeUnit.SECONDS)).isTrue();
+			awaitConsumerEnded(queue);
+			QueueStats stats = template.stats(queue);
+			assertThat(stats.inFlight()).as("message 1 acknowledged, not left to come back").isZero();
+			assertThat(stats.ready()).isZero();
+		}
+	}
+
+	/**
 	 * Prefetch 2: message 1's listener returns (its acknowledgement pending for the next
 	 * take), and the stop begins while the consumer reads message 2's delivery count,
 	 * before its listener starts, so that message 2 goes back. The answer to that
@@ -294,6 +350,19 @@ class QueueStopLateSettlingTests {
 			catch (InterruptedException ex) {
 				// ignored: it goes on waiting
 			}
+		}
+	}
+
+	/**
+	 * Waits until the thread is interrupted (a stop giving its take up), 20 s at most: on
+	 * a latch nothing counts down.
+	 */
+	private static void awaitInterrupt() {
+		try {
+			new CountDownLatch(1).await(20, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			// given up: it goes on to its claim, as a consumer thread past its check does
 		}
 	}
 
