@@ -201,8 +201,13 @@ final class ConsumerCalls {
 		}
 		synchronized (calls.sending) {
 			if (calls.takesStopped || calls.settlingClosed) {
-				// a claim of the same take started before (one after unreadable
-				// elements) carried what it acknowledged: the take was sent
+				// refused = nothing sent, the acknowledgements neither: Redkit's
+				// template sends them with a take's first claim only (those it sends
+				// after a claim of only unreadable elements carry none), and a refused
+				// claim ends its take, so a claim refused after one that started is one
+				// that carried none (the take was sent). A subclass whose own take calls
+				// Redkit's again on this thread (a retry of its own) has its second call
+				// refused as such, its take counted as sent with the first
 				calls.takeRefused = calls.claimsStarted == 0;
 				return null;
 			}

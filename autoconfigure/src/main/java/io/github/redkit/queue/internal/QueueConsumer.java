@@ -426,6 +426,13 @@ final class QueueConsumer implements Runnable {
 					+ " unhandled message(s) go back to the queue");
 			return;
 		}
+		// at once, in a settle of its own, and the consumer goes on taking: not a second
+		// settle beside its end's, as nothing is pending then. The renewer refuses work
+		// with a RejectedExecutionException only; any other failure to start a heartbeat
+		// comes of the consumer's own settings (a visibility timeout past a long's
+		// nanoseconds), so it fails the first message of a batch as it would every other
+		// and none was handled before it: no acknowledgement is pending (a take that
+		// answered sent them), and the end has nothing left to settle after this one
 		List<QueueMessage<Object>> unhandled = this.held.withPrefetched(message);
 		this.calls.awaitSettling(() -> this.held.giveBack(unhandled));
 		throw cause;
