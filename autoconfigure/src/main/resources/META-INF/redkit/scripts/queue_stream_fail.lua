@@ -39,12 +39,13 @@ if ARGV[6] == 'retry' then
     redis.call('XACK', KEYS[1], ARGV[1], ARGV[4])
     return settled('4')
   end
-  check_gate(KEYS[6], KEYS[7])
+  local now = check_gate(KEYS[6], KEYS[7])
   -- given to the group's consumer of retries, so that its holder's take ends as on a list (a
   -- late extend, ack, release or failure of it answers "lost"); JUSTID counts no delivery
   redis.call('XCLAIM', KEYS[1], ARGV[1], RETRIES, 0, ARGV[4], 'IDLE', ARGV[7], 'JUSTID')
   -- the visibility timeout is the idle time plus the backoff (a backoff is no longer)
-  open_gate(KEYS[6], KEYS[7], ARGV[4], ARGV[5], tonumber(ARGV[14]), 2 * (tonumber(ARGV[7]) + tonumber(ARGV[14])))
+  open_gate(KEYS[6], KEYS[7], ARGV[4], ARGV[5], now + tonumber(ARGV[14]),
+    2 * (tonumber(ARGV[7]) + tonumber(ARGV[14])))
   return settled('1')
 end
 if ARGV[6] ~= 'drop' then

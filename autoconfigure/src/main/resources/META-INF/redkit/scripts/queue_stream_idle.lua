@@ -27,12 +27,13 @@ local done = 0
 local mine, entry = owned(KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[2], ARGV[9])
 if mine then
   if in_stream(KEYS[1], ARGV[3], entry) then
+    local now
     if ARGV[8] == '1' then
-      check_gate(KEYS[3], KEYS[4])
+      now = check_gate(KEYS[3], KEYS[4])
     end
     redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[5], 'RETRYCOUNT', ARGV[6], 'JUSTID')
     if ARGV[8] == '1' then
-      open_gate(KEYS[3], KEYS[4], ARGV[3], ARGV[6], 0, 2 * tonumber(ARGV[5]))
+      open_gate(KEYS[3], KEYS[4], ARGV[3], ARGV[6], now, 2 * tonumber(ARGV[5]))
     end
     done = 1
   else

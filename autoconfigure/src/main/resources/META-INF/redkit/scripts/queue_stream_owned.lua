@@ -167,42 +167,52 @@ local function redis_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- Closes the claim scan's gate (cursor: the claim cursor) for ms, or opens it when that is
--- at most 1: a key lives through the very ms its expiry names, and a take given back becomes
--- claimable from the ms its idle time reaches the visibility timeout, so the gate expires one
--- ms sooner than that, and a take at that ms claims it instead of reading new entries.
-local function gate_closed_for(cursor, ms)
-  if ms <= 1 then
+-- Closes the claim scan's gate (cursor: the claim cursor) until at (ms on the Redis clock),
+-- or opens it when that is now or the next ms: a key lives through the very ms its expiry
+-- names, and a take given back becomes claimable from the ms its idle time reaches the
+-- visibility timeout, so the gate expires the ms before, and a take at that ms claims it
+-- instead of reading new entries. The time is absolute, read before the commands that give a
+-- take back or measure its idle time: Redis 6.2 and 7.0 read each command's time from the
+-- clock as it runs, so an expiry set relative to a later command would end a ms late
+-- should the script cross one; read before, it ends early at most (a scan more).
+local function close_gate_until(cursor, at, now)
+  if at - 1 <= now then
     redis.call('DEL', cursor)
   else
-    redis.call('SET', cursor, 'done', 'PX', exact(ms - 1))
+    redis.call('SET', cursor, 'done', 'PXAT', exact(at - 1))
   end
 end
 
--- Opens the claim scan's gate (queue_stream_take.lua; cursor: the claim cursor) in ms, when
--- a take released or retried (id, with the deliveries it is left with) becomes claimable: a
--- take then claims it before reading new entries, instead of up to a tenth of the visibility
--- timeout later. When it becomes claimable (Redis' time) is also kept under due, a sorted
--- set of "<id> <deliveries>" kept for keep ms, so that a pass under way, or one that ends
--- before then, does not close the gate past it (close_gate in queue_stream_take.lua).
+-- Opens the claim scan's gate (queue_stream_take.lua; cursor: the claim cursor) at at (ms on
+-- the Redis clock, from check_gate's time), when a take released or retried (id, with the
+-- deliveries it is left with) becomes claimable: a take then claims it before reading new
+-- entries, instead of up to a tenth of the visibility timeout later. When it becomes
+-- claimable is also kept under due, a sorted set of "<id> <deliveries>" kept for keep ms,
+-- so that a pass under way, or one that ends before then, does not close the gate past it
+-- (close_gate in queue_stream_take.lua).
 -- Reads the keys open_gate writes before a script's first write: another writer's value
--- there fails the script (WRONGTYPE) before it changes anything.
+-- there fails the script (WRONGTYPE) before it changes anything; returns now, read before the
+-- take is given back (close_gate_until).
 local function check_gate(cursor, due)
   redis.call('GET', cursor)
   redis.call('ZCARD', due)
+  return redis_ms()
 end
 
-local function open_gate(cursor, due, id, deliveries, ms, keep)
-  redis.call('ZADD', due, exact(redis_ms() + ms), id .. ' ' .. deliveries)
+local function open_gate(cursor, due, id, deliveries, at, keep)
+  redis.call('ZADD', due, exact(at), id .. ' ' .. deliveries)
   redis.call('PEXPIRE', due, exact(keep))
   if redis.call('GET', cursor) ~= 'done' then
     return
   end
-  if ms <= 1 then
+  -- shortened, never lengthened: a gate closed for less (a tenth of the visibility
+  -- timeout) keeps its end; its time to live is read on the clock now, and at least what
+  -- TIME just read, so a gate that ends later is shortened
+  local now = redis_ms()
+  if at - 1 <= now then
     redis.call('DEL', cursor)
-  elseif redis.call('PTTL', cursor) > ms - 1 then
-    -- expired by the ms the take becomes claimable (gate_closed_for)
-    redis.call('PEXPIRE', cursor, exact(ms - 1))
+  elseif now + redis.call('PTTL', cursor) >= at - 1 then
+    redis.call('PEXPIREAT', cursor, exact(at - 1))
   end
 end
 

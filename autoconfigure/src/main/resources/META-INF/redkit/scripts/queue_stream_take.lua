@@ -142,13 +142,14 @@ local taken = 0
 -- next one is due (stays open if that is now): the next pass looks on.
 local GATE_LOOKS = 100
 local function close_gate()
+  -- read before the idle times below (close_gate_until)
+  local now = redis_ms()
   local ms = math.max(1, math.floor(visibility / 10))
   local heads = redis.call('ZRANGE', KEYS[4], 0, exact(GATE_LOOKS - 1), 'WITHSCORES')
   if not heads[1] then
-    gate_closed_for(KEYS[2], ms)
+    close_gate_until(KEYS[2], now + ms, now)
     return
   end
-  local now = redis_ms()
   local gone = {}
   local looked = 0
   for i = 1, #heads, 2 do
@@ -194,7 +195,7 @@ local function close_gate()
       ms = math.min(ms, due)
     end
   end
-  gate_closed_for(KEYS[2], ms)
+  close_gate_until(KEYS[2], now + ms, now)
 end
 
 -- Claims takes past their visibility timeout, scanning the pending entries from a cursor

@@ -160,9 +160,9 @@ class StreamQueueTemplateTests extends QueueTemplateTests {
 	/**
 	 * The ms the claim gate still lives (its PTTL) plus the retry's idle time: below the
 	 * visibility timeout when the gate is gone by the ms the retry becomes claimable.
-	 * Redis 7.0 reads a key's time to live on the script's start time and an entry's idle
-	 * time on the clock, a ms later should the script cross one: the least of a few reads
-	 * is the sum on one instant.
+	 * Redis 6.2 and 7.0 read each command's time from the clock as it runs, so the idle
+	 * time may be read a ms after the time to live: the least of a few reads is the sum
+	 * on one instant.
 	 */
 	private long gateAgainstRetry(String queue) {
 		QueueKeys keys = QueueKeys.of(QueueTestSupport.KEYSPACE, queue);
