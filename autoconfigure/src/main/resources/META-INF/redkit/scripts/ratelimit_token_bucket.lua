@@ -38,14 +38,13 @@ for k = 1, #KEYS do
       -- a count past 2^52 would lose its last digits: a new one starts
       if old[r + 3] > 0 and old[r + 2] < restart then taken, since = old[r + 2], old[r + 3] end
     end
-    local step = cost * interval
-    local new_tat = min(tat + step, now + horizon)
-    -- what the bucket holds is read before this call's rounding up, which would hide a token
-    local left = floor((period - (new_tat - now)) / interval + 1e-9)
-    local owed = new_tat - now
-    -- the difference is exact (the two are within a factor of 2): below the step, the sum was
-    -- rounded down, and the next double up is the first a whole step past tat
-    if new_tat - tat < step and new_tat < now + horizon then
+    -- what the bucket owes once the call is taken, counted from now, where a double is fine
+    -- enough that the TAT's rounding neither hides a token nor adds one (tat - now is exact)
+    local owed = min(tat - now + cost * interval, horizon)
+    local left = floor((period - owed) / interval + 1e-9)
+    local new_tat = now + owed
+    -- below what is owed, the sum was rounded down: the next double up is the first not below it
+    if new_tat - now < owed and owed < horizon then
       local _, e = frexp(new_tat)
       new_tat = new_tat + 2 ^ (e - 53)
     end

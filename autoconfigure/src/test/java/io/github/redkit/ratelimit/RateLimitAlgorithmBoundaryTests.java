@@ -111,6 +111,19 @@ class RateLimitAlgorithmBoundaryTests {
 		assertThat(tat).as("late by less than one step of a double per call").isLessThan(owed + limit * Math.ulp(owed));
 	}
 
+	@Test
+	void tokenBucketCountsWhatAFullBucketHoldsAfterOneCall() {
+		// tokens of 166.6… ms and 666.6… ms: the TAT's sum is no double near today's time
+		// in ms, and rounded up it hid a token of what the bucket holds
+		for (RateLimitWindow window : List.of(RateLimitWindow.of(6, Duration.ofSeconds(1)),
+				RateLimitWindow.of(3, Duration.ofSeconds(2)), RateLimitWindow.of(18, Duration.ofMillis(400)))) {
+			RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.TOKEN_BUCKET, List.of(window));
+			RateLimitDecision first = this.limiter.tryAcquire(UUID.randomUUID().toString(), policy, List.of("u"), 1);
+			assertThat(first.allowed()).isTrue();
+			assertThat(first.remaining()).as("remaining of %s after one call", window).isEqualTo(window.limit() - 1);
+		}
+	}
+
 	private int burstsAroundBoundary(RateLimitAlgorithm algorithm) {
 		RateLimitPolicy policy = new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(5, PERIOD)));
 		long period = PERIOD.toMillis();
