@@ -1,5 +1,8 @@
 package io.github.redkit.ratelimit;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +13,10 @@ import io.github.redkit.core.LimitFailureMode;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitMetrics;
 import io.github.redkit.core.RedkitObservations;
+import io.github.redkit.core.internal.LuaScript;
 import io.github.redkit.core.internal.RedisScriptRunner;
+import io.github.redkit.ratelimit.internal.AlgorithmDescriptor;
+import io.github.redkit.ratelimit.internal.PreparedLimit;
 import io.github.redkit.ratelimit.internal.RateLimitSettings;
 import io.github.redkit.ratelimit.internal.RedisRateLimiter;
 import io.github.redkit.testsupport.RedisTopology;
@@ -19,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.springframework.data.redis.connection.RedisServerCommands;
+import org.springframework.data.redis.core.RedisCallback;
 
 /**
  * What each algorithm lets through around a window boundary, timed on Redis' clock: a
@@ -63,6 +70,57 @@ class RateLimitAlgorithmBoundaryTests {
 		assertThat(this.limiter.tryAcquire(name, policy, List.of("u"), 1).allowed()).isTrue();
 		if (System.nanoTime() - oneToken < Duration.ofMillis(150).toNanos()) {
 			assertThat(this.limiter.tryAcquire(name, policy, List.of("u"), 2).allowed()).isFalse();
+		}
+	}
+
+	@Test
+	void tokenBucketTakenOneTokenAtATimeOwesAWholePeriodNeverLess() {
+		// one token of 18 per 400 s is 22,222.2… ms, which no double near today's time in
+		// ms holds (their step is 2^-12 ms): rounded to the nearest, each call's TAT fell
+		// 0.05 µs short, and a bucket drained one call at a time refilled its last token
+		// that much early (36 permits in one 400 ms interval of SharedLimitBoundTests,
+		// against 2 x 18 - 1). Every call here finds the bucket still owed, so the TAT
+		// only adds up
+		int limit = 18;
+		Duration period = Duration.ofSeconds(400);
+		RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.TOKEN_BUCKET,
+				List.of(RateLimitWindow.of(limit, period)));
+		PreparedLimit prepared = PreparedLimit.of(UUID.randomUUID().toString(), policy,
+				new RedisKeyspace("rl-boundary"));
+		LuaScript<byte[]> script = LuaScript.load(AlgorithmDescriptor.of(RateLimitAlgorithm.TOKEN_BUCKET).scriptName(),
+				byte[].class);
+		String key = prepared.key("u");
+		double first = 0;
+		for (int i = 0; i < limit; i++) {
+			byte[] reply = this.runner.execute(script, Duration.ofSeconds(5), List.of(key), prepared.arguments(1));
+			RateLimitDecision decision = prepared.decision(reply);
+			assertThat(decision.allowed()).isTrue();
+			// what the bucket still holds, though the TAT is rounded up
+			assertThat(decision.remaining()).as("remaining after call %d", i + 1).isEqualTo(limit - 1 - i);
+			if (i == 0) {
+				first = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getDouble(40);
+			}
+		}
+		byte[] record = this.runner.template()
+			.execute((RedisCallback<byte[]>) (connection) -> connection.stringCommands()
+				.get(key.getBytes(StandardCharsets.UTF_8)), true);
+		double tat = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN).getDouble(8);
+		// first + 400,000 is itself a double: the exact TAT of the drained bucket
+		double owed = first + period.toMillis();
+		assertThat(tat).as("the TAT of the bucket drained from %f", first).isGreaterThanOrEqualTo(owed);
+		assertThat(tat).as("late by less than one step of a double per call").isLessThan(owed + limit * Math.ulp(owed));
+	}
+
+	@Test
+	void tokenBucketCountsWhatAFullBucketHoldsAfterOneCall() {
+		// tokens of 166.6… ms and 666.6… ms: the TAT's sum is no double near today's time
+		// in ms, and rounded up it hid a token of what the bucket holds
+		for (RateLimitWindow window : List.of(RateLimitWindow.of(6, Duration.ofSeconds(1)),
+				RateLimitWindow.of(3, Duration.ofSeconds(2)), RateLimitWindow.of(18, Duration.ofMillis(400)))) {
+			RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.TOKEN_BUCKET, List.of(window));
+			RateLimitDecision first = this.limiter.tryAcquire(UUID.randomUUID().toString(), policy, List.of("u"), 1);
+			assertThat(first.allowed()).isTrue();
+			assertThat(first.remaining()).as("remaining of %s after one call", window).isEqualTo(window.limit() - 1);
 		}
 	}
 
