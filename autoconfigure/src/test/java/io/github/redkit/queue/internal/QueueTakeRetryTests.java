@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import io.github.redkit.core.RedkitObservations;
@@ -162,23 +163,36 @@ class QueueTakeRetryTests {
 
 	/**
 	 * A listener consumer's take that acknowledges is applied, its answer lost with the
-	 * connection; the consumer sends it again after the client's command timeout (2 s),
-	 * and the client reconnects later still (2.2 s): Redis answers the messages the first
-	 * take delivered (review46c, finding 3), whose visibility timeout (3 s) ran from
-	 * their first delivery, not from the take sent again. Timed from the take sent again,
-	 * the first message's listener would start with no extend (a third of the timeout not
-	 * yet passed) and its heartbeat's first extend would come after the real deadline:
-	 * another consumer would take the message from a listener still running it.
+	 * connection; the take fails at the client's command timeout (1.5 s), the client
+	 * reconnects (2 s) and the consumer sends the take again after its poll-timeout (1.8
+	 * s): Redis answers the messages the first take delivered (review46c, finding 3),
+	 * whose visibility timeout (4.5 s) ran from their first delivery, not from the take
+	 * sent again. Timed from the take sent again (3.3 s), the first message's listener
+	 * would start with no extend (a third of the timeout not yet passed) and its
+	 * heartbeat's first extend would come after the real deadline (3.3 + 1.5 s): another
+	 * consumer would take the message from a listener still running it.
+	 * <p>
+	 * The consumer counts the batch's age back from when it sent the take again, so the
+	 * time that take waits for a reconnect counts twice: once in the age Redis reports,
+	 * once as the delay of its answer. It is sent once the client reconnected (1.3 s to
+	 * spare for a late reconnect), so the consumer starts the message if it has the
+	 * answer and extended the message within 1.2 s of sending the take again; else it
+	 * leaves the batch, which may have been delivered elsewhere. Before (a 3 s timeout, 2
+	 * s, the take sent again after 0.1 s and waiting for a reconnect after 2.2 s) that
+	 * margin was 0.7 s less twice the reconnect's lateness, which a reconnect 0.3 s late
+	 * at load 10 used up: the batch was left in 2 runs of 30 (and with 6 s, 3.8 s and 4.2
+	 * s in 2 of 40, its reconnect about 1 s late).
 	 */
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void aListenerKeepsAMessageATakeSentAgainHandsOverTimedFromItsFirstDelivery(QueueStore store) {
-		Duration visibility = Duration.ofSeconds(3);
-		this.lateResources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(2200))).build();
-		this.lateFactory = this.link.connectionFactory(Duration.ofSeconds(2), this.lateResources);
+		Duration visibility = Duration.ofMillis(4500);
+		this.lateResources = ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(2000))).build();
+		this.lateFactory = this.link.connectionFactory(Duration.ofMillis(1500), this.lateResources);
 		RedisQueueTemplate template = templateThrough(this.lateFactory, store);
 		String queue = holding(this.support.prefetchingQueue(visibility, 2), 4);
 		byte[] take = takeSha(store);
+		AtomicLong cutTakeSent = new AtomicLong();
 		AtomicBoolean secondStarted = new AtomicBoolean();
 		AtomicBoolean thirdStarted = new AtomicBoolean();
 		AtomicBoolean thirdHandled = new AtomicBoolean();
@@ -188,33 +202,43 @@ class QueueTakeRetryTests {
 					if (number == 2) {
 						// the take after it: acknowledges the first two, takes the next
 						// two
+						cutTakeSent.set(redisNow());
 						this.link.cutAfterNextWrite(take);
 						secondStarted.set(true);
 					}
 					else if (number == 3) {
 						thirdStarted.set(true);
-						// past its deadline on Redis' clock, however late it came first
-						long until = redisNow() + visibility.toMillis() + 500;
+						// past its first deadline on Redis' clock (that take ran after
+						// the time read before it was sent)
+						long until = cutTakeSent.get() + visibility.toMillis() + 500;
 						await().atMost(Duration.ofSeconds(20))
 							.pollInterval(Duration.ofMillis(50))
 							.until(() -> redisNow() >= until);
 						thirdHandled.set(true);
 					}
-				}), Duration.ofSeconds(5));
+				}), Duration.ofSeconds(5), Duration.ofMillis(1800));
 		container.start();
 		RedisQueueTemplate other = this.support.otherInstance();
 		List<Integer> takenElsewhere = new CopyOnWriteArrayList<>();
-		// from when the listener's first batch is in hand
-		await().atMost(Duration.ofSeconds(10)).until(secondStarted::get);
-		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
-			boolean handled = thirdHandled.get();
-			other.receive(queue, Email.class).ifPresent((message) -> {
-				takenElsewhere.add(message.payload().number());
-				other.ack(message);
-			});
-			return handled;
-		});
-		container.stop();
+		try {
+			// from when the listener's first batch is in hand
+			await().atMost(Duration.ofSeconds(10)).until(secondStarted::get);
+			await("message 3 handled (not left as past its visibility timeout, nor lost)")
+				.atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> {
+					boolean handled = thirdHandled.get();
+					other.receive(queue, Email.class).ifPresent((message) -> {
+						takenElsewhere.add(message.payload().number());
+						other.ack(message);
+					});
+					return handled;
+				});
+		}
+		finally {
+			// a consumer left running would retry on the destroyed factory for good
+			container.stop();
+		}
 		assertThat(this.link.cutsAfterWrite(take)).isOne();
 		assertThat(thirdStarted).as("the first message the take sent again handed over was started").isTrue();
 		assertThat(takenElsewhere).as("taken by another consumer while its listener ran").doesNotContain(3);

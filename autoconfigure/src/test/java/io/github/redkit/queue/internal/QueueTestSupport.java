@@ -145,6 +145,18 @@ final class QueueTestSupport implements AutoCloseable {
 	}
 
 	/**
+	 * A container that takes and settles messages through the given template, whose
+	 * consumers wait {@code pollTimeout} (instead of 100 ms) before they take again after
+	 * a take failed.
+	 */
+	DefaultQueueListenerContainer container(QueueTemplate template, String queue, int concurrency,
+			QueueMessageHandler handler, Duration shutdownTimeout, Duration pollTimeout) {
+		return factory(template, new QueueListenerSettings(this::settings, pollTimeout, shutdownTimeout),
+				RedkitMetrics.NONE, RedkitObservations.NONE)
+			.create(queue, concurrency, handler);
+	}
+
+	/**
 	 * A container factory, destroyed when this support is closed.
 	 */
 	QueueListenerContainerFactory factory(QueueTemplate template, Duration shutdownTimeout) {
@@ -168,8 +180,13 @@ final class QueueTestSupport implements AutoCloseable {
 
 	private QueueListenerContainerFactory factory(QueueTemplate template, Duration shutdownTimeout,
 			RedkitMetrics metrics, RedkitObservations observations) {
-		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(template,
-				new QueueListenerSettings(this::settings, Duration.ofMillis(100), shutdownTimeout),
+		return factory(template, new QueueListenerSettings(this::settings, Duration.ofMillis(100), shutdownTimeout),
+				metrics, observations);
+	}
+
+	private QueueListenerContainerFactory factory(QueueTemplate template, QueueListenerSettings listenerSettings,
+			RedkitMetrics metrics, RedkitObservations observations) {
+		QueueListenerContainerFactory factory = new QueueListenerContainerFactory(template, listenerSettings,
 				this.topology.connectionFactory(), KEYSPACE, JSON, metrics, observations);
 		this.factories.add(factory);
 		return factory;
