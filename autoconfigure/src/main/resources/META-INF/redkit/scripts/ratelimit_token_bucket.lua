@@ -39,8 +39,11 @@ for k = 1, #KEYS do
       if old[r + 3] > 0 and old[r + 2] < restart then taken, since = old[r + 2], old[r + 3] end
     end
     -- what the bucket owes once the call is taken, counted from now, where a double is fine
-    -- enough that the TAT's rounding neither hides a token nor adds one (tat - now is exact)
-    local owed = min(tat - now + cost * interval, horizon)
+    -- enough that the TAT's rounding neither hides a token nor adds one (tat - now is exact).
+    -- The call's share is cost * period / limit, not cost times the token: cost * period is
+    -- whole, so a call of the whole limit owes the period exactly, where 15 x fl(1000 / 15)
+    -- is 1000.0000000000001 and, rounded up, refused such a call for ever
+    local owed = min(tat - now + cost * period / limit, horizon)
     local left = floor((period - owed) / interval + 1e-9)
     local new_tat = now + owed
     -- below what is owed, the sum was rounded down: the next double up is the first not below it
