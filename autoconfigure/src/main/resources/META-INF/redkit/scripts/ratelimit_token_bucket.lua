@@ -51,6 +51,10 @@ for k = 1, #KEYS do
       local _, e = frexp(new_tat)
       new_tat = new_tat + 2 ^ (e - 53)
     end
+    -- the count grows by the call's share without the TAT's rounding up: the refund takes
+    -- that share off it, and a count left a fraction of a step above an earlier call's would
+    -- tell that call a later one still holds tokens (settled last first, it got nothing back)
+    local grown = owed - (tat - now)
     if new_tat - period > now and not forced then
       local wait = max(ceil(new_tat - period - now), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
@@ -66,7 +70,7 @@ for k = 1, #KEYS do
       if allowed == 1 then limiting = j - 1 end
     end
     local b = 4 * j
-    new[b - 3], new[b - 2], new[b - 1], new[b] = period, new_tat, taken + (new_tat - tat), since
+    new[b - 3], new[b - 2], new[b - 1], new[b] = period, new_tat, taken + grown, since
     ttl = max(ttl, ceil(new_tat - now))
   end
   states[k], ttls[k] = new, ttl
