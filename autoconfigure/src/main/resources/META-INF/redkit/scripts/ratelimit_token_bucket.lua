@@ -39,8 +39,11 @@ for k = 1, #KEYS do
       if old[r + 3] > 0 and old[r + 2] < restart then taken, since = old[r + 2], old[r + 3] end
     end
     -- what the bucket owes once the call is taken, counted from now, where a double is fine
-    -- enough that the TAT's rounding neither hides a token nor adds one (tat - now is exact)
-    local owed = min(tat - now + cost * interval, horizon)
+    -- enough that the TAT's rounding neither hides a token nor adds one (tat - now is exact).
+    -- The call's share is cost * period / limit, not cost times the token: cost * period is
+    -- whole, so a call of the whole limit owes the period exactly, where 15 x fl(1000 / 15)
+    -- is 1000.0000000000001 and, rounded up, refused such a call for ever
+    local owed = min(tat - now + cost * period / limit, horizon)
     local left = floor((period - owed) / interval + 1e-9)
     local new_tat = now + owed
     -- below what is owed, the sum was rounded down: the next double up is the first not below it
@@ -48,6 +51,10 @@ for k = 1, #KEYS do
       local _, e = frexp(new_tat)
       new_tat = new_tat + 2 ^ (e - 53)
     end
+    -- the count grows by the call's share without the TAT's rounding up: the refund takes
+    -- that share off it, and a count left a fraction of a step above an earlier call's would
+    -- tell that call a later one still holds tokens (settled last first, it got nothing back)
+    local grown = owed - (tat - now)
     if new_tat - period > now and not forced then
       local wait = max(ceil(new_tat - period - now), 1)
       if allowed == 1 or wait > retry then retry = wait; limiting = j - 1 end
@@ -63,7 +70,7 @@ for k = 1, #KEYS do
       if allowed == 1 then limiting = j - 1 end
     end
     local b = 4 * j
-    new[b - 3], new[b - 2], new[b - 1], new[b] = period, new_tat, taken + (new_tat - tat), since
+    new[b - 3], new[b - 2], new[b - 1], new[b] = period, new_tat, taken + grown, since
     ttl = max(ttl, ceil(new_tat - now))
   end
   states[k], ttls[k] = new, ttl

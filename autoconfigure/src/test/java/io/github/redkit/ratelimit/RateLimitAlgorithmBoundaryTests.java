@@ -124,6 +124,21 @@ class RateLimitAlgorithmBoundaryTests {
 		}
 	}
 
+	@Test
+	void tokenBucketAllowsACallOfItsWholeLimitOnAFreshBucket() {
+		// 15 x fl(1000 / 15) is 1000.0000000000001: a call's share counted as cost times
+		// the token put the rounded-up TAT one step past a whole period, and the call was
+		// refused (retry-after 1 ms) every time
+		for (RateLimitWindow window : List.of(RateLimitWindow.of(15, Duration.ofSeconds(1)),
+				RateLimitWindow.of(30, Duration.ofSeconds(1)), RateLimitWindow.of(11, Duration.ofMillis(100)))) {
+			RateLimitPolicy policy = new RateLimitPolicy(RateLimitAlgorithm.TOKEN_BUCKET, List.of(window));
+			RateLimitDecision whole = this.limiter.tryAcquire(UUID.randomUUID().toString(), policy, List.of("u"),
+					(int) window.limit());
+			assertThat(whole.allowed()).as("a call of %s's whole limit", window).isTrue();
+			assertThat(whole.remaining()).isZero();
+		}
+	}
+
 	private int burstsAroundBoundary(RateLimitAlgorithm algorithm) {
 		RateLimitPolicy policy = new RateLimitPolicy(algorithm, List.of(RateLimitWindow.of(5, PERIOD)));
 		long period = PERIOD.toMillis();

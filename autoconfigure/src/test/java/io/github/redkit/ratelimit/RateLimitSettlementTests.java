@@ -392,6 +392,26 @@ class RateLimitSettlementTests {
 	}
 
 	/**
+	 * The same with a token no double near today's time holds (233.3… ms): the TAT is
+	 * rounded up, and the bucket's count must not keep that rounding, or the last call's
+	 * give-back leaves the count above the earlier calls' and they get nothing back.
+	 */
+	@Test
+	void tokenBucketReservationsSettledLastFirstAllComeBackWhateverTheToken() {
+		String name = "lifo-token-" + UUID.randomUUID();
+		define(name, RateLimitAlgorithm.TOKEN_BUCKET, 30, Duration.ofSeconds(7));
+		List<String> keys = List.of("nested");
+		RateLimitReservation first = this.limiter.reserve(name, keys, 10);
+		RateLimitReservation second = this.limiter.reserve(name, keys, 10);
+		RateLimitReservation third = this.limiter.reserve(name, keys, 10);
+		assertThat(third.allowed()).isTrue();
+		assertThat(third.settle(0)).isTrue();
+		assertThat(second.settle(0)).isTrue();
+		assertThat(first.settle(0)).isTrue();
+		assertThat(remaining(name, keys)).as("only this look's 1 is taken").isEqualTo(30 - 1);
+	}
+
+	/**
 	 * An earlier reservation settled below its estimate after a later one was settled
 	 * while the last one still held its tokens (in an hour of 100: every interval far
 	 * within the bound). Used 3 + 4 + 10 = 17, so 82 would be left; the bucket's one
