@@ -186,6 +186,16 @@ final class ConsumerCalls {
 	}
 
 	/**
+	 * Whether a claim of Redkit's template started in the last take ({@link #take}),
+	 * carrying the acknowledgements it was to send: on the consumer thread, once the take
+	 * ended.
+	 * @return {@code false} when none did (the take sent nothing, if it was Redkit's)
+	 */
+	boolean claimStarted() {
+		return this.claimsStarted > 0;
+	}
+
+	/**
 	 * Starts a claim of Redkit's template: on a consumer thread in its take
 	 * ({@link #take}), under that consumer's {@link #sending} unless the stop began
 	 * (Redkit's template writes it at once, its answer awaited outside the lock);

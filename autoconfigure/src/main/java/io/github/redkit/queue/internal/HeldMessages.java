@@ -175,22 +175,23 @@ final class HeldMessages {
 	 * handled messages and the give-backs of the prefetched ones, sent side by side; none
 	 * starts once the stop returned ({@link ConsumerCalls#send}).
 	 * @param killed whether the consumer was killed (it then sends nothing)
-	 * @param takeGivenUp whether a stop gave up the take the consumer waited for after it
-	 * was sent, carrying the pending acknowledgements (not one refused before its claim
-	 * started: that one sent nothing, and they are sent here)
+	 * @param givenUp what the take a stop gave up, carrying the pending acknowledgements,
+	 * may have sent; {@code null} when none was given up or the one given up sent nothing
+	 * (refused, or Redkit's failing before its claim started: they are sent here)
 	 * @param resend sends a take of at most one message carrying the given
 	 * acknowledgements, under the name of the take that failed carrying them
 	 * @return the calls under way
 	 */
-	CompletableFuture<?> flush(boolean killed, boolean takeGivenUp,
+	CompletableFuture<?> flush(boolean killed, @Nullable GivenUpTake givenUp,
 			Function<List<QueueMessage<Object>>, QueueReceiver.Batch> resend) {
 		List<CompletableFuture<?>> sent = new ArrayList<>();
-		if (!killed && !this.pendingAcks.isEmpty() && takeGivenUp) {
-			// Redis did not answer within shutdown-timeout: sending more would
-			// wait as long
-			logger.warn("Consumer of queue '" + this.queue + "' stopped while its take waited for Redis; the "
+		if (!killed && !this.pendingAcks.isEmpty() && givenUp != null) {
+			// the take did not end within shutdown-timeout: sending more would wait as
+			// long
+			logger.warn("Consumer of queue '" + this.queue + "' stopped while its take waited; the "
 					+ this.pendingAcks.size() + " acknowledgement(s) it carried " + ids(this.pendingAcks)
-					+ " are applied if Redis ran it, else those messages come back after their visibility timeout");
+					+ " are applied if " + givenUp.appliedIf
+					+ ", else those messages come back after their visibility timeout");
 		}
 		else if (!killed && this.takeFailed) {
 			sent.add(ackUnderFailedTake(List.copyOf(this.pendingAcks), resend));
@@ -316,6 +317,30 @@ final class HeldMessages {
 			sent = sent.thenCompose((previous) -> this.calls.send(() -> this.setup.release(back), back, "give back"));
 		}
 		return sent;
+	}
+
+	/**
+	 * What a take a stop gave up may have sent of the acknowledgements it carried.
+	 */
+	enum GivenUpTake {
+
+		/**
+		 * Redkit's, whose claim started: sent, waiting for Redis' answer.
+		 */
+		SENT("Redis ran it"),
+
+		/**
+		 * An application's own template's, which may have failed before or after its call
+		 * reached Redis.
+		 */
+		MAYBE_SENT("its template sent it and Redis ran it");
+
+		private final String appliedIf;
+
+		GivenUpTake(String appliedIf) {
+			this.appliedIf = appliedIf;
+		}
+
 	}
 
 }

@@ -122,11 +122,21 @@ final class QueueConsumer implements Runnable {
 	private volatile boolean takeGivenUp;
 
 	/**
-	 * The last take was refused, the stop having begun before its claim started
-	 * ({@link ConsumerCalls#take}): it sent nothing, not even the acknowledgements it was
-	 * to carry. Read and written by the consumer thread only.
+	 * The last take sent nothing, not even the acknowledgements it was to carry: it was
+	 * refused, the stop having begun before its claim started
+	 * ({@link ConsumerCalls#take}), or it was Redkit's and ended with an exception before
+	 * any claim of it started. Written by the consumer thread, read by whichever thread
+	 * settles what the consumer held (the consumer thread at its end, or a stop that took
+	 * its message in hand, {@link #settleAtStop}): volatile.
 	 */
-	private boolean takeRefused;
+	private volatile boolean takeSentNothing;
+
+	/**
+	 * The consumer takes through Redkit's template, whose claims start through
+	 * {@link ConsumerCalls#startTake}: only then does a take that started no claim say
+	 * that nothing was sent.
+	 */
+	private final boolean ownTemplate;
 
 	QueueConsumer(String queue, QueueMessageHandler handler, ConsumerSetup setup) {
 		this.queue = queue;
@@ -141,6 +151,7 @@ final class QueueConsumer implements Runnable {
 		this.visibility = this.settings.visibilityTimeout();
 		this.setup = setup;
 		this.calls = new ConsumerCalls(queue);
+		this.ownTemplate = setup.template() instanceof RedisQueueTemplate;
 		this.held = new HeldMessages(queue, setup, this.calls, this.visibility.toNanos());
 	}
 
@@ -202,10 +213,18 @@ final class QueueConsumer implements Runnable {
 			if (batch != null) {
 				this.held.taken(false);
 			}
-			this.takeRefused = batch == null;
+			this.takeSentNothing = batch == null;
 			return batch;
 		}
 		catch (RuntimeException ex) {
+			// Redkit's template sends the acknowledgements with a take's first claim: a
+			// take of it that failed before any claim started (a step of a subclass's own
+			// before it, interrupted by a stop that gave it up) sent nothing, so a stop
+			// that gave it up leaves them to the end. An application's template may have
+			// sent its take before it failed. Either is still a failed take for the end,
+			// which sends them under its name: a subclass may fail its take for an error
+			// answer of its own
+			this.takeSentNothing = this.ownTemplate && !this.calls.claimStarted();
 			this.held.taken(true);
 			throw ex;
 		}
@@ -239,8 +258,19 @@ final class QueueConsumer implements Runnable {
 	 * @return the calls under way
 	 */
 	private CompletableFuture<?> flushAck() {
-		// a take given up that was refused sent nothing: its acknowledgements go now
-		return this.held.flush(this.killed, this.takeGivenUp && !this.takeRefused, (acks) -> takeBatch(1, acks));
+		return this.held.flush(this.killed, givenUpTake(), (acks) -> takeBatch(1, acks));
+	}
+
+	/**
+	 * What the take a stop gave up may have sent.
+	 * @return {@code null} when no take was given up or the one given up sent nothing
+	 * (its acknowledgements go now)
+	 */
+	private HeldMessages.@Nullable GivenUpTake givenUpTake() {
+		if (!this.takeGivenUp || this.takeSentNothing) {
+			return null;
+		}
+		return this.ownTemplate ? HeldMessages.GivenUpTake.SENT : HeldMessages.GivenUpTake.MAYBE_SENT;
 	}
 
 	private void handle(QueueMessage<Object> message) {

@@ -4,6 +4,7 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -19,11 +20,16 @@ import io.github.redkit.queue.QueueMessage;
 import io.github.redkit.queue.QueueReceiver;
 import io.github.redkit.queue.QueueStats;
 import io.github.redkit.queue.QueueStore;
+import io.github.redkit.queue.QueueTemplate;
 import io.github.redkit.queue.internal.QueueTestSupport.Email;
 import io.github.redkit.testsupport.RedisTopology;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -38,8 +44,11 @@ import static org.awaitility.Awaitility.await;
  * take reaches Redis only after the stop returned: it is not sent. A consumer that finds
  * the stop began just before a listener would start: that message goes back in the same
  * settle as the acknowledgements of what it handled. A consumer whose take the stop gave
- * up before its claim started: the acknowledgements it was to carry are sent at its end.
+ * up before its claim started (going on to it, or throwing): the acknowledgements it was
+ * to carry are sent at its end (an application's own template's take, which may have been
+ * sent, keeps them and says so).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class QueueStopLateSettlingTests {
 
 	/**
@@ -201,9 +210,86 @@ class QueueStopLateSettlingTests {
 	@ParameterizedTest
 	@EnumSource(QueueStore.class)
 	void theAcknowledgementsOfATakeGivenUpBeforeItsClaimAreSentAtTheEnd(QueueStore store) throws Exception {
+		assertThat(inFlightAfterGivingUpATakeParkedBeforeItsClaim(store, ParkedStep.GOES_ON))
+			.as("message 1 acknowledged, not left to come back")
+			.isZero();
+	}
+
+	/**
+	 * As above, but the step the take is parked in throws when the stop interrupts it (a
+	 * slow Redis call, a rate limiter's wait of the template's subclass) instead of going
+	 * on to the claim: nothing was sent either, and the consumer's end sends the
+	 * acknowledgement (before: the take ended by an exception counted as sent, and
+	 * message 1 stayed in flight).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void theAcknowledgementsOfATakeGivenUpThatThrowsBeforeItsClaimAreSentAtTheEnd(QueueStore store) throws Exception {
+		assertThat(inFlightAfterGivingUpATakeParkedBeforeItsClaim(store, ParkedStep.THROWS))
+			.as("message 1 acknowledged, not left to come back")
+			.isZero();
+	}
+
+	/**
+	 * As above with an application's own template (not Redkit's): its take claims nothing
+	 * through Redkit, so one that throws as the stop gives it up may have been sent
+	 * before it failed. The consumer's end sends nothing of what it carried, and its WARN
+	 * says they are applied if that template sent it: message 1 stays in flight.
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void theAcknowledgementsOfAGivenUpTakeOfAnApplicationsTemplateThatThrowsAreLeftToIt(QueueStore store,
+			CapturedOutput output) throws Exception {
 		try (QueueTestSupport support = new QueueTestSupport(RedisTopology.STANDALONE, store)) {
 			CountDownLatch parked = new CountDownLatch(1);
-			CountDownLatch refused = new CountDownLatch(1);
+			CountDownLatch leftStep = new CountDownLatch(1);
+			QueueTemplate template = new ForwardingQueueTemplate(support.template) {
+
+				@Override
+				public <T> List<QueueMessage<T>> ackAndReceive(Collection<? extends QueueMessage<?>> done, String queue,
+						Class<T> type, int max) {
+					if (done.isEmpty() || parked.getCount() == 0) {
+						return super.ackAndReceive(done, queue, type, max);
+					}
+					parked.countDown();
+					try {
+						ParkedStep.THROWS.awaitInterrupt();
+						return super.ackAndReceive(done, queue, type, max);
+					}
+					finally {
+						leftStep.countDown();
+					}
+				}
+
+			};
+			String queue = support.prefetchingQueue(Duration.ofSeconds(30), 2);
+			template.send(queue, new Email("a", 1));
+			DefaultQueueListenerContainer container = support.container(template, queue, 1,
+					QueueTestSupport.handler(Email.class, (payload) -> {
+					}), Duration.ofMillis(100));
+			container.setAnswerWait(Duration.ofSeconds(5));
+			container.start();
+			assertThat(parked.await(20, TimeUnit.SECONDS)).isTrue();
+			container.stop();
+			assertThat(leftStep.await(20, TimeUnit.SECONDS)).isTrue();
+			awaitConsumerEnded(queue);
+			assertThat(template.stats(queue).inFlight()).as("message 1 left to its visibility timeout").isOne();
+			assertThat(output).contains("the 1 acknowledgement(s) it carried")
+				.contains("are applied if its template sent it and Redis ran it");
+		}
+	}
+
+	/**
+	 * Runs a container of prefetch 2 and a 100 ms {@code shutdown-timeout} whose take
+	 * that carries message 1's acknowledgement is parked in a step of the template's own
+	 * {@code take}, before its claim, until the stop gives it up.
+	 * @return how many messages are in flight once the consumer ended
+	 */
+	private static long inFlightAfterGivingUpATakeParkedBeforeItsClaim(QueueStore store, ParkedStep step)
+			throws Exception {
+		try (QueueTestSupport support = new QueueTestSupport(RedisTopology.STANDALONE, store)) {
+			CountDownLatch parked = new CountDownLatch(1);
+			CountDownLatch leftStep = new CountDownLatch(1);
 			RedisQueueTemplate template = new RedisQueueTemplate(
 					new RedisScriptRunner(RedisTopology.STANDALONE.connectionFactory()), QueueTestSupport.KEYSPACE,
 					QueueTestSupport.JSON, support::settings, RedkitMetrics.NONE, RedkitObservations.NONE) {
@@ -215,12 +301,12 @@ class QueueStopLateSettlingTests {
 						return super.take(queue, payloadType, done, max);
 					}
 					parked.countDown();
-					awaitInterrupt();
 					try {
+						step.awaitInterrupt();
 						return super.take(queue, payloadType, done, max);
 					}
 					finally {
-						refused.countDown();
+						leftStep.countDown();
 					}
 				}
 
@@ -236,11 +322,11 @@ class QueueStopLateSettlingTests {
 			container.start();
 			assertThat(parked.await(20, TimeUnit.SECONDS)).isTrue();
 			container.stop();
-			assertThat(refused.await(20, TimeUnit.SECONDS)).isTrue();
+			assertThat(leftStep.await(20, TimeUnit.SECONDS)).isTrue();
 			awaitConsumerEnded(queue);
 			QueueStats stats = template.stats(queue);
-			assertThat(stats.inFlight()).as("message 1 acknowledged, not left to come back").isZero();
 			assertThat(stats.ready()).isZero();
+			return stats.inFlight();
 		}
 	}
 
@@ -353,19 +439,6 @@ class QueueStopLateSettlingTests {
 		}
 	}
 
-	/**
-	 * Waits until the thread is interrupted (a stop giving its take up), 20 s at most: on
-	 * a latch nothing counts down.
-	 */
-	private static void awaitInterrupt() {
-		try {
-			new CountDownLatch(1).await(20, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			// given up: it goes on to its claim, as a consumer thread past its check does
-		}
-	}
-
 	private static void awaitRelease(CountDownLatch latch) {
 		try {
 			if (!latch.await(20, TimeUnit.SECONDS)) {
@@ -376,6 +449,38 @@ class QueueStopLateSettlingTests {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * What a step of a template's {@code take} before its claim does when the stop gives
+	 * the take up: it waits for the interrupt (20 s at most: on a latch nothing counts
+	 * down), then goes on to the claim or throws.
+	 */
+	private enum ParkedStep {
+
+		/**
+		 * Goes on to its claim, as a consumer thread past its check does.
+		 */
+		GOES_ON,
+
+		/**
+		 * Throws, as a Redis call or a wait of the template's own ended by the interrupt
+		 * does.
+		 */
+		THROWS;
+
+		void awaitInterrupt() {
+			try {
+				new CountDownLatch(1).await(20, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				if (this == THROWS) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException(ex);
+				}
+			}
+		}
+
 	}
 
 	/**
