@@ -2,6 +2,7 @@ package io.github.redkit.concurrency.internal;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -47,8 +48,9 @@ final class RedisConcurrencyPermit implements ConcurrencyPermit {
 	private final long leaseNanos;
 
 	/**
-	 * When the lease ends on this machine's clock: a lease from when the acquire, or the
-	 * last renewal Redis confirmed, was sent (Redis started it later, so it ends later).
+	 * When the lease ends on this machine's clock: a lease (less the millisecond Redis'
+	 * floored time may take off it) from when the acquire, or the last renewal Redis
+	 * confirmed, was sent (Redis started it later, so it ends no sooner).
 	 */
 	private volatile long leaseEndNanos;
 
@@ -66,7 +68,11 @@ final class RedisConcurrencyPermit implements ConcurrencyPermit {
 		this.inFlight = grant.inFlight();
 		this.remaining = grant.remaining();
 		this.acquiredNanos = acquiredNanos;
-		this.leaseNanos = lease.toNanos();
+		// Redis counts a lease from the millisecond it started in, floored, and frees the
+		// place once that millisecond plus the lease is reached: up to a millisecond
+		// before
+		// the lease has run from when it was sent, so this machine counts one less
+		this.leaseNanos = Math.max(0, lease.toNanos() - TimeUnit.MILLISECONDS.toNanos(1));
 		this.leaseEndNanos = acquiredNanos + this.leaseNanos;
 	}
 

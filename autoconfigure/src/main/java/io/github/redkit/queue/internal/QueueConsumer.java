@@ -180,7 +180,10 @@ final class QueueConsumer implements Runnable {
 						await(batch.readyIn());
 					}
 				}
-				catch (RuntimeException ex) {
+				catch (Exception ex) {
+					// a checked exception too, which a template's or a listener's code
+					// may
+					// let through unchecked: the consumer goes on rather than dying
 					if (this.running) {
 						logger.warn("Consumer of queue '" + this.queue + "' failed; retrying", ex);
 						pause();
@@ -216,16 +219,19 @@ final class QueueConsumer implements Runnable {
 			this.takeSentNothing = batch == null;
 			return batch;
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			// Redkit's template sends the acknowledgements with a take's first claim: a
 			// take of it that failed before any claim started (a step of a subclass's own
 			// before it, interrupted by a stop that gave it up) sent nothing, so a stop
-			// that gave it up leaves them to the end. An application's template may have
-			// sent its take before it failed. Either is still a failed take for the end,
-			// which sends them under its name: a subclass may fail its take for an error
-			// answer of its own
+			// that gave it up leaves them to the end, which sends them on their own: not
+			// in a take under its name, which would run that step again with nobody to
+			// interrupt it. An application's template may have sent its take before it
+			// failed. Any other failed take is one for the end, which sends them under
+			// its name: a subclass may fail its take for an error answer of its own.
+			// Whatever it throws (a checked exception let through unchecked, an error):
+			// the state the end reads is this take's, not the last one's
 			this.takeSentNothing = this.ownTemplate && !this.calls.claimStarted();
-			this.held.taken(true);
+			this.held.taken(!(this.takeSentNothing && this.takeGivenUp));
 			throw ex;
 		}
 		finally {

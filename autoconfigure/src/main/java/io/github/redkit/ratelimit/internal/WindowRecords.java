@@ -36,7 +36,7 @@ final class WindowRecords {
 		/**
 		 * Decodes a record.
 		 * @param window the window
-		 * @param record the record's four numbers, in order, the period first
+		 * @param record the four numbers the record holds, in order, the period first
 		 * @param now Redis' time, in milliseconds
 		 * @return the window's usage
 		 */

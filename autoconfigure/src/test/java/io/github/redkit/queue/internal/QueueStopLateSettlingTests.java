@@ -231,6 +231,37 @@ class QueueStopLateSettlingTests {
 	}
 
 	/**
+	 * As above, but the step parks on every take that carries the acknowledgement (a slow
+	 * step of the subclass's own runs each time): the end sends the acknowledgement
+	 * alone, not through the template's take again, so the stop still returns within its
+	 * bound (before: the end sent it in a take under the failed take's name, which parked
+	 * in the step again with nobody to interrupt it, and the stop waited for it).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void aGivenUpTakeWhoseStepParksEveryTimeLeavesItsAcknowledgementsToTheEndsOwnCall(QueueStore store)
+			throws Exception {
+		assertThat(inFlightAfterGivingUpATakeParkedBeforeItsClaim(store, ParkedStep.THROWS_EVERY_TIME))
+			.as("message 1 acknowledged, not left to come back")
+			.isZero();
+	}
+
+	/**
+	 * As above, but the step lets the interrupt's checked exception through unchecked (a
+	 * Kotlin subclass, Lombok's {@code @SneakyThrows}): the take still ended before its
+	 * claim (before: the consumer kept the last take's state, counted this one as sent,
+	 * and sent nothing).
+	 */
+	@ParameterizedTest
+	@EnumSource(QueueStore.class)
+	void theAcknowledgementsOfATakeGivenUpThatThrowsACheckedExceptionAreSentAtTheEnd(QueueStore store)
+			throws Exception {
+		assertThat(inFlightAfterGivingUpATakeParkedBeforeItsClaim(store, ParkedStep.THROWS_CHECKED))
+			.as("message 1 acknowledged, not left to come back")
+			.isZero();
+	}
+
+	/**
 	 * As above with an application's own template (not Redkit's): its take claims nothing
 	 * through Redkit, so one that throws as the stop gives it up may have been sent
 	 * before it failed. The consumer's end sends nothing of what it carried, and its WARN
@@ -262,21 +293,40 @@ class QueueStopLateSettlingTests {
 				}
 
 			};
-			String queue = support.prefetchingQueue(Duration.ofSeconds(30), 2);
-			template.send(queue, new Email("a", 1));
-			DefaultQueueListenerContainer container = support.container(template, queue, 1,
-					QueueTestSupport.handler(Email.class, (payload) -> {
-					}), Duration.ofMillis(100));
-			container.setAnswerWait(Duration.ofSeconds(5));
-			container.start();
-			assertThat(parked.await(20, TimeUnit.SECONDS)).isTrue();
-			container.stop();
-			assertThat(leftStep.await(20, TimeUnit.SECONDS)).isTrue();
-			awaitConsumerEnded(queue);
+			String queue = stopWhileATakeIsParked(support, template, parked, leftStep);
 			assertThat(template.stats(queue).inFlight()).as("message 1 left to its visibility timeout").isOne();
 			assertThat(output).contains("the 1 acknowledgement(s) it carried")
 				.contains("are applied if its template sent it and Redis ran it");
 		}
+	}
+
+	/**
+	 * Sends message 1 to a new queue and runs a container of prefetch 2 and a 100 ms
+	 * {@code shutdown-timeout} on the template until its take carrying message 1's
+	 * acknowledgement is parked, stops it, and waits for the take to leave its step and
+	 * the consumer to end.
+	 * @return the queue
+	 */
+	private static String stopWhileATakeIsParked(QueueTestSupport support, QueueTemplate template,
+			CountDownLatch parked, CountDownLatch leftStep) throws InterruptedException {
+		String queue = support.prefetchingQueue(Duration.ofSeconds(30), 2);
+		template.send(queue, new Email("a", 1));
+		DefaultQueueListenerContainer container = support.container(template, queue, 1,
+				QueueTestSupport.handler(Email.class, (payload) -> {
+				}), Duration.ofMillis(100));
+		// the consumer's end may reach its acknowledgement only after the stop's deadline
+		// on a loaded machine: the stop waits for it long enough
+		container.setAnswerWait(Duration.ofSeconds(5));
+		container.start();
+		assertThat(parked.await(20, TimeUnit.SECONDS)).isTrue();
+		long stopping = System.nanoTime();
+		container.stop();
+		assertThat(Duration.ofNanos(System.nanoTime() - stopping))
+			.as("the stop returns within its bound: shutdown-timeout and the answer wait")
+			.isLessThan(Duration.ofSeconds(10));
+		assertThat(leftStep.await(20, TimeUnit.SECONDS)).isTrue();
+		awaitConsumerEnded(queue);
+		return queue;
 	}
 
 	/**
@@ -297,7 +347,7 @@ class QueueStopLateSettlingTests {
 				@Override
 				public QueueReceiver.Batch take(String queue, Type payloadType, List<? extends QueueMessage<?>> done,
 						int max) {
-					if (done.isEmpty() || parked.getCount() == 0) {
+					if (done.isEmpty() || (parked.getCount() == 0 && !step.everyTime())) {
 						return super.take(queue, payloadType, done, max);
 					}
 					parked.countDown();
@@ -311,19 +361,7 @@ class QueueStopLateSettlingTests {
 				}
 
 			};
-			String queue = support.prefetchingQueue(Duration.ofSeconds(30), 2);
-			template.send(queue, new Email("a", 1));
-			DefaultQueueListenerContainer container = support.container(template, queue, 1,
-					QueueTestSupport.handler(Email.class, (payload) -> {
-					}), Duration.ofMillis(100));
-			// the consumer's end may reach its acknowledgement only after the stop's
-			// deadline on a loaded machine: the stop waits for it long enough
-			container.setAnswerWait(Duration.ofSeconds(5));
-			container.start();
-			assertThat(parked.await(20, TimeUnit.SECONDS)).isTrue();
-			container.stop();
-			assertThat(leftStep.await(20, TimeUnit.SECONDS)).isTrue();
-			awaitConsumerEnded(queue);
+			String queue = stopWhileATakeIsParked(support, template, parked, leftStep);
 			QueueStats stats = template.stats(queue);
 			assertThat(stats.ready()).isZero();
 			return stats.inFlight();
@@ -467,18 +505,41 @@ class QueueStopLateSettlingTests {
 		 * Throws, as a Redis call or a wait of the template's own ended by the interrupt
 		 * does.
 		 */
-		THROWS;
+		THROWS,
+
+		/**
+		 * Throws as {@link #THROWS}, and parks on every take that carries an
+		 * acknowledgement, as a slow step of the template's own does.
+		 */
+		THROWS_EVERY_TIME,
+
+		/**
+		 * Lets the interrupt's {@link InterruptedException} through unchecked.
+		 */
+		THROWS_CHECKED;
+
+		boolean everyTime() {
+			return this == THROWS_EVERY_TIME;
+		}
 
 		void awaitInterrupt() {
 			try {
 				new CountDownLatch(1).await(20, TimeUnit.SECONDS);
 			}
 			catch (InterruptedException ex) {
-				if (this == THROWS) {
+				if (this == THROWS_CHECKED) {
+					throw ParkedStep.<RuntimeException>unchecked(ex);
+				}
+				if (this != GOES_ON) {
 					Thread.currentThread().interrupt();
 					throw new IllegalStateException(ex);
 				}
 			}
+		}
+
+		@SuppressWarnings("unchecked")
+		private static <E extends Throwable> E unchecked(Throwable ex) throws E {
+			throw (E) ex;
 		}
 
 	}
