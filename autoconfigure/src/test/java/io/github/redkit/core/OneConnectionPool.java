@@ -1,6 +1,7 @@
 package io.github.redkit.core;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -89,6 +90,19 @@ public final class OneConnectionPool implements AutoCloseable {
 			}
 		}
 		return borrower;
+	}
+
+	/**
+	 * Whether a thread of this JVM waits to borrow a connection from a pool (a pool's
+	 * only one being held): a thread that hands scripts off has taken its first.
+	 * @return whether one waits
+	 */
+	public static boolean aThreadWaitsToBorrow() {
+		return Thread.getAllStackTraces()
+			.values()
+			.stream()
+			.anyMatch(
+					(stack) -> Arrays.stream(stack).anyMatch((frame) -> frame.getMethodName().equals("borrowObject")));
 	}
 
 	@Override

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import io.github.redkit.core.OneConnectionPool;
 import io.github.redkit.core.RedisKeyspace;
 import io.github.redkit.core.RedkitObservations;
 import io.github.redkit.core.internal.MicrometerRedkitMetrics;
@@ -67,7 +68,11 @@ class RateLimitUnsharedConnectionTimeoutTests {
 			// one hand-off thread (the pool's max-active) waits for the pool for ever:
 			// what is handed off after it waits, up to the bound
 			int bound = RedisScriptRunner.HAND_OFF_WAITING_PER_THREAD;
-			for (int i = 0; i <= bound; i++) {
+			// the first is taken by that thread before the bound's worth is queued: one
+			// taken late (a loaded machine) would free a place for the one beyond
+			limiter.tryAcquireAsync("api", List.of("queued-0"), 1);
+			await().atMost(Duration.ofSeconds(10)).until(OneConnectionPool::aThreadWaitsToBorrow);
+			for (int i = 1; i <= bound; i++) {
 				limiter.tryAcquireAsync("api", List.of("queued-" + i), 1);
 			}
 			CompletableFuture<RateLimitDecision> beyond = limiter.tryAcquireAsync("api", List.of("beyond"), 1);

@@ -68,11 +68,12 @@ final class RedisConcurrencyPermit implements ConcurrencyPermit {
 		this.inFlight = grant.inFlight();
 		this.remaining = grant.remaining();
 		this.acquiredNanos = acquiredNanos;
-		// Redis counts a lease from the millisecond it started in, floored, and frees the
-		// place once that millisecond plus the lease is reached: up to a millisecond
-		// before
-		// the lease has run from when it was sent, so this machine counts one less
-		this.leaseNanos = Math.max(0, lease.toNanos() - TimeUnit.MILLISECONDS.toNanos(1));
+		// Redis is sent the lease in whole milliseconds, counts it from the millisecond
+		// it
+		// started in, floored, and frees the place once that millisecond plus the lease
+		// is reached: up to a millisecond before the lease has run from when it was sent,
+		// so this machine counts one less
+		this.leaseNanos = Math.max(0, TimeUnit.MILLISECONDS.toNanos(lease.toMillis() - 1));
 		this.leaseEndNanos = acquiredNanos + this.leaseNanos;
 	}
 

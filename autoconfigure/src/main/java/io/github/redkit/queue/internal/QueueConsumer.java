@@ -223,15 +223,21 @@ final class QueueConsumer implements Runnable {
 			// Redkit's template sends the acknowledgements with a take's first claim: a
 			// take of it that failed before any claim started (a step of a subclass's own
 			// before it, interrupted by a stop that gave it up) sent nothing, so a stop
-			// that gave it up leaves them to the end, which sends them on their own: not
+			// that gave it up leaves them to the end, which sends them on their own (not
 			// in a take under its name, which would run that step again with nobody to
-			// interrupt it. An application's template may have sent its take before it
+			// interrupt it), unless an earlier take that failed carried them. An
+			// application's template may have sent its take before it
 			// failed. Any other failed take is one for the end, which sends them under
 			// its name: a subclass may fail its take for an error answer of its own.
 			// Whatever it throws (a checked exception let through unchecked, an error):
 			// the state the end reads is this take's, not the last one's
 			this.takeSentNothing = this.ownTemplate && !this.calls.claimStarted();
-			this.held.taken(!(this.takeSentNothing && this.takeGivenUp));
+			if (!(this.takeSentNothing && this.takeGivenUp)) {
+				this.held.taken(true);
+			}
+			// else the state stays the last take's: a failed one's acknowledgements are
+			// still sent under its name, so that what it may have applied is not
+			// reported late
 			throw ex;
 		}
 		finally {
