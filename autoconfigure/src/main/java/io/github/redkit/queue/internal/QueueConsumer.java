@@ -220,24 +220,21 @@ final class QueueConsumer implements Runnable {
 			return batch;
 		}
 		catch (Throwable ex) {
-			// Redkit's template sends the acknowledgements with a take's first claim: a
-			// take of it that failed before any claim started (a step of a subclass's own
-			// before it, interrupted by a stop that gave it up) sent nothing, so a stop
-			// that gave it up leaves them to the end, which sends them on their own (not
-			// in a take under its name, which would run that step again with nobody to
-			// interrupt it), unless an earlier take that failed carried them. An
-			// application's template may have sent its take before it
+			// Whatever it throws (a checked exception let through unchecked, an error),
+			// the end reads this take's state. Redkit's template sends the
+			// acknowledgements with a take's first claim: a take of it that failed
+			// before any claim started (a step of a subclass's own, interrupted by a
+			// stop that gave it up) sent nothing, and the end sends them on their own
+			// (not in a take under its name, which would run that step again with nobody
+			// to interrupt it), unless an earlier take that failed carried them: they
+			// still go under that take's name, so that what it may have applied is not
+			// reported late. An application's template may have sent its take before it
 			// failed. Any other failed take is one for the end, which sends them under
-			// its name: a subclass may fail its take for an error answer of its own.
-			// Whatever it throws (a checked exception let through unchecked, an error):
-			// the state the end reads is this take's, not the last one's
+			// its name: a subclass may fail its take for an error answer of its own
 			this.takeSentNothing = this.ownTemplate && !this.calls.claimStarted();
 			if (!(this.takeSentNothing && this.takeGivenUp)) {
 				this.held.taken(true);
 			}
-			// else the state stays the last take's: a failed one's acknowledgements are
-			// still sent under its name, so that what it may have applied is not
-			// reported late
 			throw ex;
 		}
 		finally {
